@@ -1,0 +1,460 @@
+//! Engines: how operations reach the kernel.
+//!
+//! One trait, [`Engine`], and one table, [`ENGINES`]. Data operations go
+//! through fio's queue → reap model: [`Engine::queue`] either completes the
+//! operation at once (synchronous engines return `Some(Completion)`) or takes
+//! it into flight (a queued engine such as io_uring returns `None`), and
+//! [`Engine::reap`] collects finished ones. Callers written against this model
+//! drive any engine at any depth; [`Engine::exec`] is the shorthand for one
+//! operation at a time.
+//!
+//! Each engine owns its I/O buffers: `depth` slots of `max_len` bytes,
+//! page-aligned (O_DIRECT needs that), filled with incompressible bytes when
+//! the engine is made. An operation names its slot, so buffers outlive the
+//! operation as queued engines require.
+
+mod buffer;
+mod buffered;
+mod null;
+mod psync;
+mod sync;
+
+pub use buffer::AlignedBuf;
+
+use crate::measure::OpKind;
+use serde::Serialize;
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A file opened through an engine: an index into its file table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId(pub u32);
+
+/// How to open a file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct OpenHow {
+    pub read: bool,
+    pub write: bool,
+    pub create: bool,
+    pub truncate: bool,
+    pub append: bool,
+}
+
+impl OpenHow {
+    pub const READ: OpenHow = OpenHow {
+        read: true,
+        write: false,
+        create: false,
+        truncate: false,
+        append: false,
+    };
+    pub const READ_WRITE: OpenHow = OpenHow {
+        read: true,
+        write: true,
+        create: false,
+        truncate: false,
+        append: false,
+    };
+    pub const CREATE: OpenHow = OpenHow {
+        read: true,
+        write: true,
+        create: true,
+        truncate: true,
+        append: false,
+    };
+}
+
+/// One data operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Req {
+    pub kind: OpKind,
+    pub file: FileId,
+    pub offset: u64,
+    pub len: u32,
+    /// Which buffer slot to read into or write from (`0..depth`).
+    pub slot: u16,
+}
+
+impl Req {
+    pub fn read(file: FileId, offset: u64, len: u32) -> Req {
+        Req {
+            kind: OpKind::Read,
+            file,
+            offset,
+            len,
+            slot: 0,
+        }
+    }
+
+    pub fn write(file: FileId, offset: u64, len: u32) -> Req {
+        Req {
+            kind: OpKind::Write,
+            ..Req::read(file, offset, len)
+        }
+    }
+
+    pub fn fsync(file: FileId) -> Req {
+        Req {
+            kind: OpKind::Fsync,
+            ..Req::read(file, 0, 0)
+        }
+    }
+}
+
+/// A finished operation and how long it took.
+#[derive(Clone, Copy, Debug)]
+pub struct Completion {
+    pub req: Req,
+    /// Bytes transferred (may be short at end of file).
+    pub bytes: u64,
+    pub lat_ns: u64,
+    pub done: Instant,
+}
+
+/// What an engine can do; checked before a run starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Caps {
+    /// Completes every operation inside `queue`.
+    pub sync: bool,
+    /// Can open files with O_DIRECT.
+    pub direct: bool,
+    /// Does no I/O at all (for measuring iogauge itself).
+    pub fake: bool,
+    /// Keeps a user-space buffer (stdio-like): `fsync` flushes it first.
+    pub buffered: bool,
+}
+
+/// How the engine is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EngineOpts {
+    /// Open data files with O_DIRECT.
+    pub direct: bool,
+    /// Operations in flight at once (1 for synchronous engines).
+    pub depth: u16,
+    /// Largest transfer; each buffer slot holds this many bytes.
+    pub max_len: usize,
+    /// Use fdatasync(2) where an Fsync op asks for a sync.
+    pub datasync: bool,
+    /// Seed for the buffer contents.
+    pub seed: u64,
+}
+
+impl Default for EngineOpts {
+    fn default() -> Self {
+        EngineOpts {
+            direct: false,
+            depth: 1,
+            max_len: 64 << 10,
+            datasync: false,
+            seed: 0,
+        }
+    }
+}
+
+/// When to call fsync(2) (or fdatasync(2) with --fdatasync).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FsyncPolicy {
+    Never,
+    /// Once per file when the worker finishes (timed, inside the run).
+    End,
+    /// After every N writes of a worker, on the file just written.
+    Every(u64),
+}
+
+pub fn parse_fsync(s: &str) -> Result<FsyncPolicy, String> {
+    match s {
+        "never" => Ok(FsyncPolicy::Never),
+        "end" => Ok(FsyncPolicy::End),
+        _ => match s.strip_prefix("every=").map(str::parse::<u64>) {
+            Some(Ok(n)) if n > 0 => Ok(FsyncPolicy::Every(n)),
+            _ => Err(format!(
+                "'{s}' is not an fsync policy: use never, end or every=N (N ≥ 1)"
+            )),
+        },
+    }
+}
+
+/// Alignment for O_DIRECT buffers, offsets and lengths.
+pub const DIRECT_ALIGN: usize = 4096;
+
+pub trait Engine: Send {
+    fn info(&self) -> &'static EngineInfo;
+
+    fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId>;
+
+    /// Close a file (a buffered engine flushes it first).
+    fn close(&mut self, file: FileId) -> io::Result<()>;
+
+    /// Start one data operation. `Some` when it completed at once.
+    fn queue(&mut self, req: Req) -> io::Result<Option<Completion>>;
+
+    /// Submit what `queue` took (a no-op for synchronous engines).
+    fn commit(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Wait for at least `min` queued operations and append them to `out`.
+    fn reap(&mut self, _min: usize, _out: &mut Vec<Completion>) -> io::Result<usize> {
+        Ok(0)
+    }
+
+    /// The buffer of `slot`, to fill before a write or inspect after a read.
+    fn buf_mut(&mut self, slot: u16) -> &mut [u8];
+
+    /// Remove a file. Engines that do no I/O do nothing.
+    fn unlink(&mut self, path: &Path) -> io::Result<()> {
+        std::fs::remove_file(path)
+    }
+
+    /// The path a file was opened with, for error messages.
+    fn path(&self, file: FileId) -> &Path;
+
+    /// Run one operation to completion.
+    fn exec(&mut self, req: Req) -> io::Result<Completion> {
+        if let Some(c) = self.queue(req)? {
+            return Ok(c);
+        }
+        self.commit()?;
+        let mut out = Vec::with_capacity(1);
+        self.reap(1, &mut out)?;
+        out.pop()
+            .ok_or_else(|| io::Error::other("engine reaped no completion"))
+    }
+}
+
+/// An entry of the engine table.
+pub struct EngineInfo {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub caps: Caps,
+    pub make: fn(&EngineOpts) -> io::Result<Box<dyn Engine>>,
+}
+
+/// Every engine iogauge has.
+pub const ENGINES: &[EngineInfo] = &[psync::INFO, sync::INFO, buffered::INFO, null::INFO];
+
+pub fn find(name: &str) -> Option<&'static EngineInfo> {
+    ENGINES.iter().find(|e| e.name == name)
+}
+
+/// The names of all engines, for help and error messages.
+pub fn names() -> String {
+    ENGINES
+        .iter()
+        .map(|e| e.name)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Make the engine `name` with `opts`, checking its capabilities.
+pub fn make(name: &str, opts: &EngineOpts) -> Result<Box<dyn Engine>, String> {
+    let info = find(name)
+        .ok_or_else(|| format!("unknown engine '{name}'; the engines are: {}", names()))?;
+    if opts.direct && !info.caps.direct {
+        return Err(format!(
+            "engine '{name}' cannot do O_DIRECT I/O; use psync or sync with --direct"
+        ));
+    }
+    if opts.depth > 1 && info.caps.sync {
+        return Err(format!(
+            "engine '{name}' is synchronous and keeps one operation in flight; --iodepth must be 1"
+        ));
+    }
+    (info.make)(opts).map_err(|e| format!("cannot set up engine '{name}': {e}"))
+}
+
+/// Open a real file for a kernel-backed engine.
+pub(crate) fn open_file(path: &Path, how: OpenHow, direct: bool) -> io::Result<File> {
+    let mut o = std::fs::OpenOptions::new();
+    o.read(how.read)
+        .write(how.write || how.append)
+        .create(how.create)
+        .truncate(how.truncate)
+        .append(how.append)
+        .mode(0o644);
+    if direct {
+        o.custom_flags(libc::O_DIRECT);
+    }
+    o.open(path).map_err(|e| {
+        if direct && e.raw_os_error() == Some(libc::EINVAL) {
+            io::Error::new(
+                io::ErrorKind::Unsupported,
+                format!(
+                    "the file system holding {} refuses O_DIRECT (tmpfs does); run without --direct or pick another --dir",
+                    path.display()
+                ),
+            )
+        } else {
+            io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+        }
+    })
+}
+
+/// A table of open files shared by the kernel-backed engines.
+pub(crate) struct FileTable<T> {
+    files: Vec<Option<(T, PathBuf)>>,
+    free: Vec<u32>,
+}
+
+impl<T> Default for FileTable<T> {
+    fn default() -> Self {
+        FileTable {
+            files: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<T> FileTable<T> {
+    pub fn insert(&mut self, f: T, path: &Path) -> FileId {
+        let entry = Some((f, path.to_path_buf()));
+        if let Some(i) = self.free.pop() {
+            self.files[i as usize] = entry;
+            FileId(i)
+        } else {
+            self.files.push(entry);
+            FileId(self.files.len() as u32 - 1)
+        }
+    }
+
+    #[inline]
+    pub fn get(&mut self, id: FileId) -> io::Result<&mut T> {
+        match self.files.get_mut(id.0 as usize) {
+            Some(Some((f, _))) => Ok(f),
+            _ => Err(bad_file(id)),
+        }
+    }
+
+    pub fn remove(&mut self, id: FileId) -> io::Result<T> {
+        match self.files.get_mut(id.0 as usize).and_then(Option::take) {
+            Some((f, _)) => {
+                self.free.push(id.0);
+                Ok(f)
+            }
+            None => Err(bad_file(id)),
+        }
+    }
+
+    pub fn path(&self, id: FileId) -> &Path {
+        match self.files.get(id.0 as usize) {
+            Some(Some((_, p))) => p,
+            _ => Path::new("?"),
+        }
+    }
+}
+
+fn bad_file(id: FileId) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("file id {} is not open", id.0),
+    )
+}
+
+/// Time one synchronous call and wrap its result as a completion.
+#[inline]
+pub(crate) fn timed(req: Req, f: impl FnOnce() -> io::Result<usize>) -> io::Result<Completion> {
+    let t0 = Instant::now();
+    let n = f()?;
+    let done = Instant::now();
+    Ok(Completion {
+        req,
+        bytes: n as u64,
+        lat_ns: done.duration_since(t0).as_nanos() as u64,
+        done,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fsync_policies() {
+        assert_eq!(parse_fsync("never"), Ok(FsyncPolicy::Never));
+        assert_eq!(parse_fsync("end"), Ok(FsyncPolicy::End));
+        assert_eq!(parse_fsync("every=16"), Ok(FsyncPolicy::Every(16)));
+        for bad in ["every=0", "every=x", "always", ""] {
+            assert!(parse_fsync(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn engine_table_is_sound() {
+        let mut names: Vec<_> = ENGINES.iter().map(|e| e.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), ENGINES.len(), "engine names are unique");
+        for e in ENGINES {
+            assert!(!e.doc.is_empty(), "{} has docs", e.name);
+            let eng = (e.make)(&EngineOpts::default()).unwrap();
+            assert_eq!(eng.info().name, e.name);
+        }
+    }
+
+    #[test]
+    fn capability_checks_refuse_what_an_engine_cannot_do() {
+        let direct = EngineOpts {
+            direct: true,
+            ..Default::default()
+        };
+        assert!(
+            make("buffered", &direct)
+                .err()
+                .unwrap()
+                .contains("O_DIRECT")
+        );
+        assert!(
+            make("nope", &EngineOpts::default())
+                .err()
+                .unwrap()
+                .contains("psync")
+        );
+        let deep = EngineOpts {
+            depth: 8,
+            ..Default::default()
+        };
+        assert!(make("psync", &deep).err().unwrap().contains("iodepth"));
+    }
+
+    /// Every kernel-backed engine writes and reads back the same bytes.
+    #[test]
+    fn engines_round_trip_data() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["psync", "sync", "buffered"] {
+            let mut e = make(name, &EngineOpts::default()).unwrap();
+            let path = dir.path().join(name);
+            let f = e.open(&path, OpenHow::CREATE).unwrap();
+            let pattern: Vec<u8> = (0..8192u32).map(|i| (i * 7 + 3) as u8).collect();
+            e.buf_mut(0)[..8192].copy_from_slice(&pattern);
+            assert_eq!(e.exec(Req::write(f, 0, 8192)).unwrap().bytes, 8192);
+            assert_eq!(e.exec(Req::write(f, 8192, 100)).unwrap().bytes, 100);
+            e.exec(Req::fsync(f)).unwrap();
+            e.buf_mut(0).fill(0);
+            let c = e.exec(Req::read(f, 4096, 4096)).unwrap();
+            assert_eq!(c.bytes, 4096);
+            assert_eq!(&e.buf_mut(0)[..4096], &pattern[4096..8192], "{name}");
+            // a read past the end is short, not an error
+            assert_eq!(
+                e.exec(Req::read(f, 8192, 4096)).unwrap().bytes,
+                100,
+                "{name}"
+            );
+            e.close(f).unwrap();
+            assert_eq!(std::fs::metadata(&path).unwrap().len(), 8292, "{name}");
+        }
+    }
+
+    #[test]
+    fn null_engine_touches_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut e = make("null", &EngineOpts::default()).unwrap();
+        let f = e.open(&dir.path().join("x"), OpenHow::CREATE).unwrap();
+        assert_eq!(e.exec(Req::write(f, 0, 4096)).unwrap().bytes, 4096);
+        e.close(f).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}

@@ -1,0 +1,69 @@
+//! CPU time of the process, from getrusage(2).
+
+use std::time::Duration;
+
+/// User and system CPU time consumed so far, with peak resident memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct CpuTimes {
+    pub user: Duration,
+    pub sys: Duration,
+    /// Peak resident set size in KiB (`ru_maxrss`).
+    pub max_rss_kib: u64,
+}
+
+fn tv(t: libc::timeval) -> Duration {
+    Duration::new(t.tv_sec.max(0) as u64, (t.tv_usec.max(0) as u32) * 1000)
+}
+
+impl CpuTimes {
+    /// This process, all its threads.
+    pub fn now() -> Self {
+        Self::of(libc::RUSAGE_SELF)
+    }
+
+    /// Children this process has waited for (worker processes).
+    pub fn children() -> Self {
+        Self::of(libc::RUSAGE_CHILDREN)
+    }
+
+    fn of(who: libc::c_int) -> Self {
+        // SAFETY: getrusage only writes the struct we hand it; a zeroed
+        // rusage is a valid value of that plain-data type.
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `u` is a valid, writable rusage; `who` is RUSAGE_SELF or
+        // RUSAGE_CHILDREN, which never fail.
+        unsafe { libc::getrusage(who, &mut u) };
+        CpuTimes {
+            user: tv(u.ru_utime),
+            sys: tv(u.ru_stime),
+            max_rss_kib: u.ru_maxrss.max(0) as u64,
+        }
+    }
+
+    /// CPU consumed between `earlier` and `self` (peak RSS is `self`'s).
+    pub fn since(&self, earlier: &CpuTimes) -> CpuTimes {
+        CpuTimes {
+            user: self.user.saturating_sub(earlier.user),
+            sys: self.sys.saturating_sub(earlier.sys),
+            max_rss_kib: self.max_rss_kib,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn busy_loop_costs_user_time() {
+        let a = CpuTimes::now();
+        let t = std::time::Instant::now();
+        let mut x = 0u64;
+        while t.elapsed() < Duration::from_millis(50) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let d = CpuTimes::now().since(&a);
+        assert!(d.user + d.sys >= Duration::from_millis(30), "{d:?}");
+        assert!(d.max_rss_kib > 0);
+    }
+}

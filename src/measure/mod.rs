@@ -1,0 +1,450 @@
+//! The measurement core: what every benchmark records and how records merge.
+//!
+//! Each worker owns a [`WorkerStats`]; nothing in it is shared, locked or
+//! allocated while a run is timed (histograms for the op kinds a workload
+//! declares are created before the start barrier). After the workers join,
+//! their stats merge into one with [`WorkerStats::merge`]: counts and sums add,
+//! histograms add bucket by bucket, time series add second by second.
+//!
+//! Latencies are `u64` nanoseconds. The histogram (HDR, 1 ns … 1 h, 3
+//! significant digits) bounds the error of any percentile to 0.1 % of the
+//! value; count, sum, sum of squares, min and max are kept exactly beside it,
+//! so mean, stddev, min and max are exact.
+
+mod cpu;
+mod series;
+
+pub use cpu::CpuTimes;
+pub use series::TimeSeries;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// Highest latency the histograms track: one hour in nanoseconds. Longer
+/// operations are recorded as one hour (and counted exactly in `max`).
+pub const MAX_LATENCY_NS: u64 = 3_600_000_000_000;
+/// Significant decimal digits kept by the latency histograms.
+pub const SIG_DIGITS: u8 = 3;
+
+/// The kinds of operation a benchmark issues and times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKind {
+    Read,
+    Write,
+    Append,
+    Create,
+    Delete,
+    Open,
+    Close,
+    Stat,
+    Fsync,
+    Readdir,
+    Rename,
+    Lock,
+    Unlock,
+    Cpu,
+    /// A whole transaction of a suite (PostMark, IOBENCH): its latency spans
+    /// the operations inside it, which are counted on their own as well.
+    Transaction,
+}
+
+impl OpKind {
+    pub const ALL: [OpKind; 15] = [
+        OpKind::Read,
+        OpKind::Write,
+        OpKind::Append,
+        OpKind::Create,
+        OpKind::Delete,
+        OpKind::Open,
+        OpKind::Close,
+        OpKind::Stat,
+        OpKind::Fsync,
+        OpKind::Readdir,
+        OpKind::Rename,
+        OpKind::Lock,
+        OpKind::Unlock,
+        OpKind::Cpu,
+        OpKind::Transaction,
+    ];
+    pub const COUNT: usize = Self::ALL.len();
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OpKind::Read => "read",
+            OpKind::Write => "write",
+            OpKind::Append => "append",
+            OpKind::Create => "create",
+            OpKind::Delete => "delete",
+            OpKind::Open => "open",
+            OpKind::Close => "close",
+            OpKind::Stat => "stat",
+            OpKind::Fsync => "fsync",
+            OpKind::Readdir => "readdir",
+            OpKind::Rename => "rename",
+            OpKind::Lock => "lock",
+            OpKind::Unlock => "unlock",
+            OpKind::Cpu => "cpu",
+            OpKind::Transaction => "transaction",
+        }
+    }
+
+    /// Whether time spent in this kind counts as time inside I/O calls
+    /// (for `io_time_fraction`). CPU work, locks and whole transactions do
+    /// not: a transaction's I/O is counted through its own operations.
+    pub fn is_io(self) -> bool {
+        !matches!(
+            self,
+            OpKind::Cpu | OpKind::Transaction | OpKind::Lock | OpKind::Unlock
+        )
+    }
+
+    /// Whether this kind moves data (its bytes count as read or written).
+    pub fn direction(self) -> Option<Direction> {
+        match self {
+            OpKind::Read => Some(Direction::Read),
+            OpKind::Write | OpKind::Append => Some(Direction::Write),
+            _ => None,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Read,
+    Write,
+}
+
+/// Exact moments and a histogram for one op kind.
+#[derive(Clone, Debug)]
+pub struct KindStats {
+    pub count: u64,
+    pub bytes: u64,
+    pub sum_ns: u128,
+    pub sumsq_ns: u128,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub hist: Histogram<u64>,
+}
+
+impl Default for KindStats {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl KindStats {
+    pub fn new() -> Self {
+        KindStats {
+            count: 0,
+            bytes: 0,
+            sum_ns: 0,
+            sumsq_ns: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+            hist: Histogram::new_with_bounds(1, MAX_LATENCY_NS, SIG_DIGITS)
+                .expect("static histogram bounds are valid"),
+        }
+    }
+
+    #[inline]
+    pub fn record(&mut self, lat_ns: u64, bytes: u64) {
+        self.count += 1;
+        self.bytes += bytes;
+        self.sum_ns += lat_ns as u128;
+        self.sumsq_ns += (lat_ns as u128) * (lat_ns as u128);
+        self.min_ns = self.min_ns.min(lat_ns);
+        self.max_ns = self.max_ns.max(lat_ns);
+        self.hist.saturating_record(lat_ns.clamp(1, MAX_LATENCY_NS));
+    }
+
+    pub fn merge(&mut self, other: &KindStats) {
+        self.count += other.count;
+        self.bytes += other.bytes;
+        self.sum_ns += other.sum_ns;
+        self.sumsq_ns += other.sumsq_ns;
+        self.min_ns = self.min_ns.min(other.min_ns);
+        self.max_ns = self.max_ns.max(other.max_ns);
+        self.hist
+            .add(&other.hist)
+            .expect("histograms with equal bounds always add");
+    }
+
+    pub fn reset(&mut self) {
+        self.count = 0;
+        self.bytes = 0;
+        self.sum_ns = 0;
+        self.sumsq_ns = 0;
+        self.min_ns = u64::MAX;
+        self.max_ns = 0;
+        self.hist.reset();
+    }
+
+    pub fn mean_ns(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum_ns as f64 / self.count as f64
+        }
+    }
+
+    /// Population standard deviation, exact: n·Σx² − (Σx)² is computed in
+    /// integers when it fits, so small spreads around large means keep
+    /// their digits.
+    pub fn stddev_ns(&self) -> f64 {
+        if self.count < 2 {
+            return 0.0;
+        }
+        let n = self.count as u128;
+        let var = match (
+            n.checked_mul(self.sumsq_ns),
+            self.sum_ns.checked_mul(self.sum_ns),
+        ) {
+            (Some(a), Some(b)) => a.saturating_sub(b) as f64 / (n as f64 * n as f64),
+            _ => {
+                let mean = self.mean_ns();
+                (self.sumsq_ns as f64 / n as f64 - mean * mean).max(0.0)
+            }
+        };
+        var.sqrt()
+    }
+
+    pub fn percentile_ns(&self, q: f64) -> u64 {
+        if self.count == 0 {
+            return 0;
+        }
+        self.hist.value_at_quantile(q / 100.0)
+    }
+
+    pub fn summary(&self) -> LatencySummary {
+        LatencySummary {
+            mean: self.mean_ns(),
+            stddev: self.stddev_ns(),
+            min: if self.count == 0 { 0 } else { self.min_ns },
+            max: self.max_ns,
+            p50: self.percentile_ns(50.0),
+            p90: self.percentile_ns(90.0),
+            p95: self.percentile_ns(95.0),
+            p99: self.percentile_ns(99.0),
+            p999: self.percentile_ns(99.9),
+            p9999: self.percentile_ns(99.99),
+        }
+    }
+}
+
+/// Latency figures of one op kind, in nanoseconds.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct LatencySummary {
+    pub mean: f64,
+    pub stddev: f64,
+    pub min: u64,
+    pub max: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p95: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub p9999: u64,
+}
+
+/// Everything one worker measured. Merge workers with [`WorkerStats::merge`].
+#[derive(Clone, Debug)]
+pub struct WorkerStats {
+    kinds: [Option<Box<KindStats>>; OpKind::COUNT],
+    /// Nanoseconds spent inside I/O calls (kinds with [`OpKind::is_io`]).
+    pub io_ns: u128,
+    pub series: TimeSeries,
+}
+
+impl Default for WorkerStats {
+    fn default() -> Self {
+        Self::new(&[])
+    }
+}
+
+impl WorkerStats {
+    /// Stats with histograms made ahead of time for `kinds`, so that the
+    /// first op of each kind does not allocate inside the timed loop.
+    pub fn new(kinds: &[OpKind]) -> Self {
+        let mut s = WorkerStats {
+            kinds: Default::default(),
+            io_ns: 0,
+            series: TimeSeries::with_capacity(3600),
+        };
+        for &k in kinds {
+            s.kinds[k.index()] = Some(Box::new(KindStats::new()));
+        }
+        s
+    }
+
+    /// Record one completed op of `kind` that took `lat_ns` and moved
+    /// `bytes`, finishing `at_ns` after the start of measurement.
+    #[inline]
+    pub fn record(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, at_ns: u64) {
+        let slot = &mut self.kinds[kind.index()];
+        slot.get_or_insert_with(|| Box::new(KindStats::new()))
+            .record(lat_ns, bytes);
+        if kind.is_io() {
+            self.io_ns += lat_ns as u128;
+        }
+        if kind != OpKind::Transaction {
+            self.series.add(at_ns, 1, bytes);
+        }
+    }
+
+    pub fn kind(&self, kind: OpKind) -> Option<&KindStats> {
+        self.kinds[kind.index()].as_deref().filter(|k| k.count > 0)
+    }
+
+    /// The kinds with at least one op, in [`OpKind::ALL`] order.
+    pub fn kinds(&self) -> impl Iterator<Item = (OpKind, &KindStats)> {
+        OpKind::ALL
+            .iter()
+            .filter_map(|&k| self.kind(k).map(|s| (k, s)))
+    }
+
+    /// Forget everything recorded so far (the end of a ramp); allocates nothing.
+    pub fn reset(&mut self) {
+        for k in self.kinds.iter_mut().flatten() {
+            k.reset();
+        }
+        self.io_ns = 0;
+        self.series.clear();
+    }
+
+    pub fn merge(&mut self, other: &WorkerStats) {
+        for (mine, theirs) in self.kinds.iter_mut().zip(other.kinds.iter()) {
+            if let Some(t) = theirs {
+                mine.get_or_insert_with(|| Box::new(KindStats::new()))
+                    .merge(t);
+            }
+        }
+        self.io_ns += other.io_ns;
+        self.series.merge(&other.series);
+    }
+
+    /// Operations counted in the summary: every kind but whole transactions.
+    pub fn total_ops(&self) -> u64 {
+        self.kinds()
+            .filter(|(k, _)| *k != OpKind::Transaction)
+            .map(|(_, s)| s.count)
+            .sum()
+    }
+
+    pub fn bytes(&self, dir: Direction) -> u64 {
+        self.kinds()
+            .filter(|(k, _)| k.direction() == Some(dir))
+            .map(|(_, s)| s.bytes)
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator for test data (SplitMix64).
+    fn splitmix(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    #[test]
+    fn percentiles_match_sorted_samples_within_hdr_precision() {
+        let mut st = 7u64;
+        let mut k = KindStats::new();
+        let mut raw = Vec::new();
+        for _ in 0..100_000 {
+            // log-uniform over 100 ns … 10 ms, like real latencies
+            let u = (splitmix(&mut st) >> 11) as f64 / (1u64 << 53) as f64;
+            let v = (100.0 * (1e5f64).powf(u)) as u64;
+            raw.push(v);
+            k.record(v, 4096);
+        }
+        raw.sort_unstable();
+        for q in [50.0, 90.0, 95.0, 99.0, 99.9, 99.99] {
+            let idx = ((q / 100.0) * raw.len() as f64).ceil() as usize - 1;
+            let exact = raw[idx] as f64;
+            let got = k.percentile_ns(q) as f64;
+            assert!(
+                (got - exact).abs() <= exact * 0.001 + 1.0,
+                "p{q}: hdr {got} vs sorted {exact}"
+            );
+        }
+        assert_eq!(k.min_ns, raw[0]);
+        assert_eq!(k.max_ns, *raw.last().unwrap());
+        let mean = raw.iter().map(|&v| v as f64).sum::<f64>() / raw.len() as f64;
+        assert!((k.mean_ns() - mean).abs() < 1e-6 * mean);
+        let var = raw.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / raw.len() as f64;
+        assert!((k.stddev_ns() - var.sqrt()).abs() < 1e-6 * var.sqrt());
+    }
+
+    #[test]
+    fn stddev_keeps_digits_for_small_spread() {
+        let mut k = KindStats::new();
+        for v in [1_000_000_000u64, 1_000_000_002] {
+            k.record(v, 0);
+        }
+        assert_eq!(k.mean_ns(), 1_000_000_001.0);
+        assert_eq!(k.stddev_ns(), 1.0);
+    }
+
+    #[test]
+    fn merge_equals_recording_everything_in_one() {
+        let mut a = WorkerStats::new(&[OpKind::Read]);
+        let mut b = WorkerStats::new(&[]);
+        let mut all = WorkerStats::new(&[]);
+        for i in 1..=1000u64 {
+            let (kind, target) = if i % 3 == 0 {
+                (OpKind::Write, &mut b)
+            } else {
+                (OpKind::Read, &mut a)
+            };
+            target.record(kind, i * 10, 512, i * 3_000_000);
+            all.record(kind, i * 10, 512, i * 3_000_000);
+        }
+        a.merge(&b);
+        assert_eq!(a.total_ops(), 1000);
+        assert_eq!(
+            a.bytes(Direction::Read) + a.bytes(Direction::Write),
+            512_000
+        );
+        for kind in [OpKind::Read, OpKind::Write] {
+            let (x, y) = (a.kind(kind).unwrap(), all.kind(kind).unwrap());
+            assert_eq!(x.summary(), y.summary());
+        }
+        assert_eq!(a.io_ns, all.io_ns);
+        assert_eq!(a.series, all.series);
+        assert_eq!(a.series.ops().iter().sum::<u64>(), 1000);
+    }
+
+    #[test]
+    fn reset_forgets_but_keeps_histograms() {
+        let mut s = WorkerStats::new(&[OpKind::Read]);
+        s.record(OpKind::Read, 100, 1, 0);
+        s.reset();
+        assert_eq!(s.total_ops(), 0);
+        assert!(s.kind(OpKind::Read).is_none());
+        s.record(OpKind::Read, 200, 1, 0);
+        let k = s.kind(OpKind::Read).unwrap();
+        assert_eq!((k.count, k.min_ns, k.max_ns), (1, 200, 200));
+        assert_eq!(k.percentile_ns(50.0), 200);
+    }
+
+    #[test]
+    fn transactions_are_not_io_and_not_ops() {
+        let mut s = WorkerStats::new(&[]);
+        s.record(OpKind::Transaction, 1000, 0, 0);
+        s.record(OpKind::Read, 400, 10, 0);
+        s.record(OpKind::Cpu, 500, 0, 0);
+        assert_eq!(s.io_ns, 400);
+        assert_eq!(s.total_ops(), 2);
+    }
+}

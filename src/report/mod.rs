@@ -1,0 +1,188 @@
+//! Results: the versioned schema every command writes (`--json`), and the
+//! human text that goes with it. JSON is the canonical form; text, tables
+//! and plots render from it.
+
+pub mod text;
+
+use crate::env::Environment;
+use crate::measure::{Direction, LatencySummary};
+use crate::runner::Outcome;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+
+pub const SCHEMA: &str = "iogauge/result/v1";
+
+/// The git commit iogauge was built from (`unknown` outside a checkout).
+pub const COMMIT: &str = env!("IOGAUGE_COMMIT");
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+    pub commit: String,
+}
+
+impl Default for Tool {
+    fn default() -> Self {
+        Tool {
+            name: "iogauge".into(),
+            version: VERSION.into(),
+            commit: COMMIT.into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Summary {
+    pub ops: u64,
+    pub ops_per_s: f64,
+    pub bytes_read: u64,
+    pub bytes_written: u64,
+    pub read_bytes_per_s: f64,
+    pub write_bytes_per_s: f64,
+    /// Share of the workers' wall time spent inside I/O calls: Σ I/O latency
+    /// / (elapsed × workers). Near 1: I/O-bound; near 0: the benchmark
+    /// measures something else (Chen & Patterson's test).
+    pub io_time_fraction: f64,
+    pub cpu_user_s: f64,
+    pub cpu_sys_s: f64,
+    /// CPU seconds per wall second (1.0 = one core busy).
+    pub cpu_util: f64,
+    pub workers: usize,
+    pub max_rss_kib: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct OpSummary {
+    pub count: u64,
+    pub bytes: u64,
+    pub latency_ns: LatencySummary,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Series {
+    pub interval_s: f64,
+    pub ops: Vec<u64>,
+    pub bytes: Vec<u64>,
+}
+
+/// One run of one benchmark, as written by `--json`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct RunResult {
+    pub schema: String,
+    pub tool: Tool,
+    pub benchmark: String,
+    pub config: serde_json::Value,
+    pub environment: Environment,
+    pub started_at: String,
+    pub elapsed_s: f64,
+    pub complete: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub summary: Summary,
+    pub ops: BTreeMap<String, OpSummary>,
+    pub metrics: BTreeMap<String, serde_json::Value>,
+    pub timeseries: Series,
+}
+
+/// The current time as RFC 3339 (UTC, seconds).
+pub fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+impl RunResult {
+    pub fn new(
+        benchmark: &str,
+        config: impl Serialize,
+        environment: Environment,
+        started_at: String,
+    ) -> Self {
+        RunResult {
+            schema: SCHEMA.into(),
+            tool: Tool::default(),
+            benchmark: benchmark.into(),
+            config: serde_json::to_value(config).unwrap_or(serde_json::Value::Null),
+            environment,
+            started_at,
+            complete: true,
+            timeseries: Series {
+                interval_s: 1.0,
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    /// Fill summary, ops and time series from what the runner measured.
+    pub fn with_outcome(mut self, o: &Outcome) -> Self {
+        let secs = o.elapsed.as_secs_f64();
+        let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
+        let st = &o.stats;
+        let workers = o.per_worker.len().max(1);
+        let (br, bw) = (st.bytes(Direction::Read), st.bytes(Direction::Write));
+        let cpu = o.cpu.user.as_secs_f64() + o.cpu.sys.as_secs_f64();
+        self.elapsed_s = secs;
+        self.complete = o.complete;
+        self.error = o.error.as_ref().map(|e| format!("{e:#}"));
+        self.summary = Summary {
+            ops: st.total_ops(),
+            ops_per_s: per_s(st.total_ops() as f64),
+            bytes_read: br,
+            bytes_written: bw,
+            read_bytes_per_s: per_s(br as f64),
+            write_bytes_per_s: per_s(bw as f64),
+            io_time_fraction: if secs > 0.0 {
+                (st.io_ns as f64 / 1e9 / (secs * workers as f64)).min(1.0)
+            } else {
+                0.0
+            },
+            cpu_user_s: o.cpu.user.as_secs_f64(),
+            cpu_sys_s: o.cpu.sys.as_secs_f64(),
+            cpu_util: per_s(cpu),
+            workers,
+            max_rss_kib: o.cpu.max_rss_kib,
+        };
+        self.ops = st
+            .kinds()
+            .map(|(k, s)| {
+                (
+                    k.name().to_string(),
+                    OpSummary {
+                        count: s.count,
+                        bytes: s.bytes,
+                        latency_ns: s.summary(),
+                    },
+                )
+            })
+            .collect();
+        self.timeseries.ops = st.series.ops().to_vec();
+        self.timeseries.bytes = st.series.bytes().to_vec();
+        self
+    }
+
+    pub fn metric(&mut self, name: &str, value: impl Serialize) {
+        self.metrics.insert(
+            name.into(),
+            serde_json::to_value(value).unwrap_or(serde_json::Value::Null),
+        );
+    }
+}
+
+/// Write `value` as pretty JSON to `path`, or to stdout when `path` is `-`.
+pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    let mut text = serde_json::to_string_pretty(value).context("cannot serialise the result")?;
+    text.push('\n');
+    if path == Path::new("-") {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())
+            .and_then(|_| out.flush())
+            .context("cannot write the JSON result to stdout")?;
+    } else {
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,123 @@
+//! The human report: a few summary lines, a latency table per op kind, and
+//! throughput over time, rendered from a [`RunResult`].
+
+use super::RunResult;
+use crate::workload::units::{fmt_bytes, fmt_ns};
+use std::fmt::Write;
+
+/// Bytes per second in decimal MB/s, as storage people quote them.
+pub fn mb_s(bytes_per_s: f64) -> String {
+    format!("{:.1} MB/s", bytes_per_s / 1e6)
+}
+
+/// The summary lines and latency table of a run.
+pub fn render(r: &RunResult) -> String {
+    let mut o = String::new();
+    let s = &r.summary;
+    if !r.complete {
+        let why = r.error.as_deref().unwrap_or("interrupted");
+        let _ = writeln!(o, "  INCOMPLETE RUN ({why}): figures cover what ran");
+    }
+    let _ = writeln!(
+        o,
+        "  elapsed {:.3} s, {} worker{}: {} ops, {:.0} IO/s",
+        r.elapsed_s,
+        s.workers,
+        if s.workers == 1 { "" } else { "s" },
+        s.ops,
+        s.ops_per_s
+    );
+    if s.bytes_read > 0 || s.bytes_written > 0 {
+        let _ = writeln!(
+            o,
+            "  read  {:>12} {:>14}    write {:>12} {:>14}",
+            fmt_bytes(s.bytes_read),
+            mb_s(s.read_bytes_per_s),
+            fmt_bytes(s.bytes_written),
+            mb_s(s.write_bytes_per_s)
+        );
+    }
+    let _ = writeln!(
+        o,
+        "  cpu   user {:.2} s, sys {:.2} s ({:.0}% of one core)    io_time_fraction {:.3}    peak RSS {}",
+        s.cpu_user_s,
+        s.cpu_sys_s,
+        s.cpu_util * 100.0,
+        s.io_time_fraction,
+        fmt_bytes(s.max_rss_kib * 1024)
+    );
+    if !r.ops.is_empty() {
+        let _ = writeln!(
+            o,
+            "\n  {:<11} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+            "latency",
+            "count",
+            "mean",
+            "stddev",
+            "min",
+            "p50",
+            "p90",
+            "p99",
+            "p99.9",
+            "p99.99",
+            "max"
+        );
+        for (name, op) in &r.ops {
+            let l = &op.latency_ns;
+            let _ = writeln!(
+                o,
+                "  {:<11} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
+                name,
+                op.count,
+                fmt_ns(l.mean),
+                fmt_ns(l.stddev),
+                fmt_ns(l.min as f64),
+                fmt_ns(l.p50 as f64),
+                fmt_ns(l.p90 as f64),
+                fmt_ns(l.p99 as f64),
+                fmt_ns(l.p999 as f64),
+                fmt_ns(l.p9999 as f64),
+                fmt_ns(l.max as f64)
+            );
+        }
+    }
+    let ts = &r.timeseries.ops;
+    if ts.len() >= 2 {
+        // the last second is usually partial: leave it out of the spread
+        let mut full: Vec<u64> = ts[..ts.len() - 1].to_vec();
+        full.sort_unstable();
+        let _ = writeln!(
+            o,
+            "\n  IO/s per second over {} s: min {}, median {}, max {}",
+            full.len(),
+            full[0],
+            full[full.len() / 2],
+            full[full.len() - 1]
+        );
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{OpSummary, Summary};
+
+    #[test]
+    fn renders_every_op_kind_and_flags_incomplete_runs() {
+        let mut r = RunResult::new("run", (), Default::default(), "t".into());
+        r.complete = false;
+        r.summary = Summary {
+            ops: 3,
+            workers: 1,
+            bytes_read: 4096,
+            ..Default::default()
+        };
+        r.ops.insert("read".into(), OpSummary::default());
+        r.ops.insert("write".into(), OpSummary::default());
+        let t = render(&r);
+        assert!(t.contains("INCOMPLETE RUN (interrupted)"));
+        assert!(t.lines().any(|l| l.trim_start().starts_with("read ")));
+        assert!(t.lines().any(|l| l.trim_start().starts_with("write ")));
+    }
+}

@@ -1,0 +1,330 @@
+//! The runner: N workers that start together behind a barrier and stop on an
+//! op budget, a duration, an error or a signal, with an optional ramp whose
+//! ops are not counted.
+//!
+//! Layout and prefill happen before [`run`] and are never timed. Inside the
+//! timed loop a worker touches only its own [`Ctx`]: its stats, its op budget
+//! and one relaxed atomic load of the stop flag per op. The main thread keeps
+//! time, turns Ctrl-C into the stop flag, and draws the progress bar from
+//! counters each worker publishes every few hundred ops.
+
+pub mod signals;
+pub mod workdir;
+
+pub use workdir::{WorkDir, ensure_space};
+
+use crate::engine::Completion;
+use crate::measure::{CpuTimes, OpKind, WorkerStats};
+use anyhow::Result;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Barrier, OnceLock};
+use std::time::{Duration, Instant};
+
+/// When the timed phase ends.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StopRule {
+    /// Total ops over all workers (split evenly); `None` = no budget.
+    pub ops: Option<u64>,
+    /// Wall time of the measured phase (after the ramp).
+    pub duration: Option<Duration>,
+    /// Time at the start whose ops are done but not counted.
+    pub ramp: Option<Duration>,
+}
+
+/// A worker's view of the run. Cheap to consult in the hot loop.
+pub struct Ctx<'a> {
+    pub index: usize,
+    pub stats: WorkerStats,
+    stop: &'a AtomicBool,
+    progress: &'a AtomicU64,
+    /// Start of measurement (the end of the ramp).
+    t0: Instant,
+    measuring: bool,
+    ops_left: u64,
+    done: u64,
+}
+
+impl Ctx<'_> {
+    /// Whether the worker should issue another op.
+    #[inline]
+    pub fn keep_going(&self) -> bool {
+        self.ops_left > 0 && !self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Whether the run was asked to stop (signal, error, time).
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Record a finished engine operation.
+    #[inline]
+    pub fn record(&mut self, c: &Completion) {
+        self.record_op(c.req.kind, c.lat_ns, c.bytes, c.done);
+    }
+
+    /// Record an operation timed by the caller (metadata ops, transactions).
+    #[inline]
+    pub fn record_op(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, done: Instant) {
+        if !self.measuring {
+            if done < self.t0 {
+                return;
+            }
+            // the ramp is over: forget it (allocates nothing)
+            self.stats.reset();
+            self.measuring = true;
+        }
+        let at = done.saturating_duration_since(self.t0).as_nanos() as u64;
+        self.stats.record(kind, lat_ns, bytes, at);
+        if kind != OpKind::Transaction {
+            self.ops_left = self.ops_left.saturating_sub(1);
+            self.done += 1;
+            if self.done & 255 == 0 {
+                self.progress.store(self.done, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The start of measurement, for suites that time phases themselves.
+    pub fn t0(&self) -> Instant {
+        self.t0
+    }
+}
+
+/// Something that runs on one worker thread until told to stop.
+pub trait Worker: Send {
+    /// Op kinds this worker records, so their histograms exist before timing.
+    fn kinds(&self) -> &[OpKind];
+    /// The timed loop. Return when `ctx.keep_going()` turns false or the
+    /// work is done.
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()>;
+}
+
+/// What a run measured.
+pub struct Outcome {
+    /// All workers merged.
+    pub stats: WorkerStats,
+    /// Each worker's own stats, in worker order.
+    pub per_worker: Vec<WorkerStats>,
+    /// The measured phase: end of ramp to the last worker's end.
+    pub elapsed: Duration,
+    pub cpu: CpuTimes,
+    /// False when a signal or an error cut the run short.
+    pub complete: bool,
+    pub interrupted: bool,
+    /// The first worker error, if any.
+    pub error: Option<anyhow::Error>,
+}
+
+/// What the progress display is told; the default does nothing.
+pub trait Progress: Sync {
+    fn tick(&self, _done_ops: u64, _elapsed: Duration) {}
+}
+
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// Run `workers` under `rule`, each on its own thread.
+pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) -> Outcome {
+    let n = workers.len();
+    let stop = AtomicBool::new(false);
+    let finished = AtomicUsize::new(0);
+    let counters: Vec<Padded> = (0..n).map(|_| Padded::default()).collect();
+    let barrier = Barrier::new(n + 1);
+    let start: OnceLock<Instant> = OnceLock::new();
+    let ramp = rule.ramp.unwrap_or_default();
+    let per_worker_budget = |i: usize| match rule.ops {
+        Some(total) => total / n as u64 + u64::from((i as u64) < total % n as u64),
+        None => u64::MAX,
+    };
+
+    let mut results: Vec<(WorkerStats, Option<Instant>, Option<anyhow::Error>)> = Vec::new();
+    let mut cpu_at_t0 = CpuTimes::default();
+    let mut t0 = Instant::now();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = workers
+            .into_iter()
+            .enumerate()
+            .map(|(i, mut w)| {
+                let (stop, finished, counter, barrier, start) =
+                    (&stop, &finished, &counters[i].0, &barrier, &start);
+                let budget = per_worker_budget(i);
+                s.spawn(move || {
+                    let stats = WorkerStats::new(w.kinds());
+                    barrier.wait();
+                    let began = *start.get().expect("start is set before the barrier opens");
+                    let mut ctx = Ctx {
+                        index: i,
+                        stats,
+                        stop,
+                        progress: counter,
+                        t0: began + ramp,
+                        measuring: ramp.is_zero(),
+                        ops_left: budget,
+                        done: 0,
+                    };
+                    let r = w.run(&mut ctx);
+                    let end = Instant::now();
+                    if r.is_err() {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    finished.fetch_add(1, Ordering::Release);
+                    let measured = ctx.measuring.then_some(end);
+                    (ctx.stats, measured, r.err())
+                })
+            })
+            .collect();
+
+        let cpu_start = CpuTimes::now();
+        let began = Instant::now();
+        start.set(began).expect("set once");
+        barrier.wait();
+        t0 = began + ramp;
+        let deadline = rule.duration.map(|d| t0 + d);
+        let mut ramp_cpu_taken = ramp.is_zero();
+        cpu_at_t0 = cpu_start;
+        loop {
+            std::thread::sleep(Duration::from_millis(20));
+            let now = Instant::now();
+            if !ramp_cpu_taken && now >= t0 {
+                cpu_at_t0 = CpuTimes::now();
+                ramp_cpu_taken = true;
+            }
+            if finished.load(Ordering::Acquire) == n {
+                break;
+            }
+            if signals::interrupted() || deadline.is_some_and(|d| now >= d) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            let done: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
+            progress.tick(done, now.saturating_duration_since(t0));
+        }
+        for h in handles {
+            results.push(h.join().unwrap_or_else(|p| {
+                let msg = p
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_else(|| "a worker panicked".into());
+                (
+                    WorkerStats::default(),
+                    None,
+                    Some(anyhow::anyhow!("internal error: {msg}")),
+                )
+            }));
+        }
+    });
+    let cpu = CpuTimes::now().since(&cpu_at_t0);
+    let end = results.iter().filter_map(|r| r.1).max().unwrap_or(t0);
+    let mut stats = WorkerStats::default();
+    let mut per_worker = Vec::with_capacity(n);
+    let mut error = None;
+    for (s, _, e) in results {
+        stats.merge(&s);
+        per_worker.push(s);
+        if error.is_none() {
+            error = e;
+        }
+    }
+    let interrupted = signals::interrupted();
+    Outcome {
+        stats,
+        per_worker,
+        elapsed: end.saturating_duration_since(t0),
+        cpu,
+        complete: !interrupted && error.is_none(),
+        interrupted,
+        error,
+    }
+}
+
+/// A counter on its own cache line, so workers never share one.
+#[derive(Default)]
+#[repr(align(128))]
+struct Padded(AtomicU64);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{self, EngineOpts, FileId, Req};
+
+    struct NullWorker(Box<dyn engine::Engine>);
+    impl Worker for NullWorker {
+        fn kinds(&self) -> &[OpKind] {
+            &[OpKind::Read]
+        }
+        fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+            while ctx.keep_going() {
+                let c = self.0.exec(Req::read(FileId(0), 0, 512))?;
+                ctx.record(&c);
+            }
+            Ok(())
+        }
+    }
+
+    fn null_workers(n: usize) -> Vec<NullWorker> {
+        (0..n)
+            .map(|_| NullWorker(engine::make("null", &EngineOpts::default()).unwrap()))
+            .collect()
+    }
+
+    #[test]
+    fn op_budget_is_split_exactly() {
+        let rule = StopRule {
+            ops: Some(10_001),
+            ..Default::default()
+        };
+        let o = run(rule, null_workers(3), &NoProgress);
+        assert!(o.complete);
+        assert_eq!(o.stats.total_ops(), 10_001);
+        let each: Vec<u64> = o.per_worker.iter().map(|s| s.total_ops()).collect();
+        assert_eq!(each, [3334, 3334, 3333]);
+    }
+
+    #[test]
+    fn duration_stops_the_run_and_ramp_is_not_counted() {
+        let rule = StopRule {
+            duration: Some(Duration::from_millis(200)),
+            ramp: Some(Duration::from_millis(100)),
+            ..Default::default()
+        };
+        let t = Instant::now();
+        let o = run(rule, null_workers(2), &NoProgress);
+        let wall = t.elapsed();
+        assert!(o.complete);
+        assert!(
+            wall >= Duration::from_millis(300) && wall < Duration::from_secs(2),
+            "{wall:?}"
+        );
+        assert!(
+            o.elapsed >= Duration::from_millis(190) && o.elapsed < Duration::from_millis(400),
+            "{:?}",
+            o.elapsed
+        );
+        // every counted op finished inside the measured window
+        assert!(o.stats.series.ops().len() <= 1);
+        assert!(o.stats.total_ops() > 0);
+    }
+
+    struct Failing;
+    impl Worker for Failing {
+        fn kinds(&self) -> &[OpKind] {
+            &[]
+        }
+        fn run(&mut self, _ctx: &mut Ctx) -> Result<()> {
+            anyhow::bail!("disk on fire")
+        }
+    }
+
+    #[test]
+    fn a_worker_error_stops_the_run() {
+        let rule = StopRule {
+            duration: Some(Duration::from_secs(30)),
+            ..Default::default()
+        };
+        let t = Instant::now();
+        let o = run(rule, vec![Failing], &NoProgress);
+        assert!(t.elapsed() < Duration::from_secs(2));
+        assert!(!o.complete);
+        assert!(o.error.unwrap().to_string().contains("fire"));
+    }
+}

@@ -1,0 +1,28 @@
+//! Ctrl-C and SIGTERM: the first asks the run to stop (it winds down within a
+//! second, cleans up and writes a partial result); a second one ends the
+//! process at once with exit code 130.
+
+use signal_hook::consts::{SIGINT, SIGTERM};
+use std::sync::Arc;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+
+/// Install the handlers (once per process; later calls do nothing).
+pub fn install() {
+    FLAG.get_or_init(|| {
+        let flag = Arc::new(AtomicBool::new(false));
+        for sig in [SIGINT, SIGTERM] {
+            // a second signal while the flag is set exits at once
+            let _ = signal_hook::flag::register_conditional_shutdown(sig, 130, Arc::clone(&flag));
+            let _ = signal_hook::flag::register(sig, Arc::clone(&flag));
+        }
+        flag
+    });
+}
+
+/// Whether Ctrl-C or SIGTERM has arrived.
+pub fn interrupted() -> bool {
+    FLAG.get().is_some_and(|f| f.load(Ordering::Relaxed))
+}

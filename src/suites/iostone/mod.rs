@@ -1,0 +1,236 @@
+//! IOStone (Park & Lipton 1987, seed 000; C/II Park, Becker & Lipton 1990).
+//!
+//! [`plan`] says what the programs do, draw for draw; this module does it
+//! through an engine and times it. As in the originals, everything before the
+//! first timed transfer (C/1: writing the 4 MiB file; C/II: creating 396
+//! files and 8 spacers, then reading the spacers to flush the cache) is set-up
+//! and not timed. The metric is the original's — C/1: 400 000 / elapsed s;
+//! C/II: 2 000 000 / elapsed s — but elapsed is measured in nanoseconds, not
+//! with `time()`'s whole seconds, which on any machine of the last thirty
+//! years reads 0.
+
+pub mod plan;
+
+use crate::engine::{Engine, FileId, OpenHow, Req};
+use crate::measure::OpKind;
+use crate::runner::{Ctx, Worker};
+use anyhow::{Context, Result};
+use plan::{C2Plan, Dir, Transfer};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// Version C/1 (12/10/86), the seed's program: one 4 MiB file.
+    C1,
+    /// Version C/II (06/27/90): 396 files in 4 shuffled sets, open/close per access.
+    C2,
+}
+
+/// IOStone's figure: CONST·ITER·scale / elapsed seconds. The C/II scale
+/// factor keeps iostones comparable when `--scale` multiplies the sets.
+pub fn iostones_per_s(variant: Variant, scale: u64, elapsed_s: f64) -> f64 {
+    let work = match variant {
+        Variant::C1 => plan::C1_CONST * plan::ITER as u64,
+        Variant::C2 => plan::C2_CONST * plan::ITER as u64 * scale,
+    };
+    if elapsed_s > 0.0 {
+        work as f64 / elapsed_s
+    } else {
+        0.0
+    }
+}
+
+/// Under O_DIRECT, transfers must be whole sectors: IOStone's 256-byte
+/// transfers are raised to `align` bytes and offsets aligned down to it.
+/// Without O_DIRECT `align` is 1 and nothing changes.
+pub const DIRECT_SECTOR: u32 = 512;
+
+fn transfer_req(file: FileId, dir: Dir, offset: u64, len: u32, align: u32) -> Req {
+    let (offset, len) = (offset - offset % align as u64, len.max(align));
+    match dir {
+        Dir::Read => Req::read(file, offset, len),
+        Dir::Write => Req::write(file, offset, len),
+    }
+}
+
+fn exec(engine: &mut dyn Engine, req: Req) -> Result<crate::engine::Completion> {
+    let c = engine.exec(req).with_context(|| {
+        format!(
+            "{} at offset {} in {}",
+            req.kind.name(),
+            req.offset,
+            engine.path(req.file).display()
+        )
+    })?;
+    Ok(c)
+}
+
+/// C/1: set-up writes the file (zeros, 4 KiB at a time, as the program does);
+/// the file is unlinked right after opening, so it vanishes with the process.
+pub struct C1Worker {
+    engine: Box<dyn Engine>,
+    file: FileId,
+    transfers: Vec<Transfer>,
+    align: u32,
+}
+
+impl C1Worker {
+    pub fn new(
+        mut engine: Box<dyn Engine>,
+        dir: &Path,
+        scale: u64,
+        seeding: plan::Seeding,
+        align: u32,
+    ) -> Result<Self> {
+        let path = dir.join("iostone_temp_file");
+        let file = engine.open(&path, OpenHow::CREATE)?;
+        engine
+            .unlink(&path)
+            .with_context(|| format!("cannot unlink {}", path.display()))?;
+        engine.buf_mut(0).fill(0);
+        let size = plan::c1_file_size(scale);
+        let blk = plan::C1_INIT_BLOCK;
+        for i in 0..size / blk as u64 {
+            exec(engine.as_mut(), Req::write(file, i * blk as u64, blk))?;
+        }
+        Ok(C1Worker {
+            engine,
+            file,
+            transfers: plan::c1_transfers(scale, seeding),
+            align,
+        })
+    }
+}
+
+impl Worker for C1Worker {
+    fn kinds(&self) -> &[OpKind] {
+        &[OpKind::Read, OpKind::Write]
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        for t in &self.transfers {
+            if !ctx.keep_going() {
+                break;
+            }
+            let c = exec(
+                self.engine.as_mut(),
+                transfer_req(self.file, t.dir, t.offset, t.len, self.align),
+            )?;
+            ctx.record(&c);
+        }
+        Ok(())
+    }
+}
+
+/// C/II: every access opens the file, transfers it whole from offset 0 in
+/// 16 KiB pieces (or one piece if smaller), and closes it.
+pub struct C2Worker {
+    engine: Box<dyn Engine>,
+    plan: C2Plan,
+    paths: Vec<PathBuf>,
+    align: u32,
+}
+
+impl C2Worker {
+    pub fn new(
+        mut engine: Box<dyn Engine>,
+        dir: &Path,
+        scale: u64,
+        seeding: plan::Seeding,
+        align: u32,
+    ) -> Result<Self> {
+        let plan = plan::c2_plan(scale, seeding);
+        let paths: Vec<PathBuf> = plan
+            .create_order
+            .iter()
+            .map(|f| dir.join(&f.name))
+            .collect();
+        let fake = engine.info().caps.fake;
+        if !fake {
+            let zeros = vec![0u8; plan::C2_BUFFER_SIZE as usize];
+            for (f, p) in plan.create_order.iter().zip(&paths) {
+                let mut file = std::fs::File::create(p)
+                    .with_context(|| format!("cannot create {}", p.display()))?;
+                let (count, len) = f.creation_writes();
+                for _ in 0..count {
+                    file.write_all(&zeros[..len as usize])
+                        .with_context(|| format!("cannot write {}", p.display()))?;
+                }
+            }
+            // the program's cache flush: read every spacer through once
+            for i in plan.spacers() {
+                let mut s = std::fs::File::open(&paths[i])?;
+                std::io::copy(&mut s, &mut std::io::sink())?;
+            }
+        }
+        engine.buf_mut(0).fill(0);
+        Ok(C2Worker {
+            engine,
+            plan,
+            paths,
+            align,
+        })
+    }
+}
+
+impl Worker for C2Worker {
+    fn kinds(&self) -> &[OpKind] {
+        &[OpKind::Read, OpKind::Write, OpKind::Open, OpKind::Close]
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        for a in &self.plan.accesses {
+            if !ctx.keep_going() {
+                break;
+            }
+            let path = &self.paths[a.file];
+            let t = Instant::now();
+            let f = self
+                .engine
+                .open(path, OpenHow::READ_WRITE)
+                .with_context(|| format!("cannot open {}", path.display()))?;
+            let done = Instant::now();
+            ctx.record_op(
+                OpKind::Open,
+                done.duration_since(t).as_nanos() as u64,
+                0,
+                done,
+            );
+            for k in 0..a.transfers {
+                let off = k as u64 * a.transfer_len as u64;
+                let c = exec(
+                    self.engine.as_mut(),
+                    transfer_req(f, a.dir, off, a.transfer_len, self.align),
+                )?;
+                ctx.record(&c);
+            }
+            let t = Instant::now();
+            self.engine.close(f)?;
+            let done = Instant::now();
+            ctx.record_op(
+                OpKind::Close,
+                done.duration_since(t).as_nanos() as u64,
+                0,
+                done,
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metric_is_the_originals() {
+        assert_eq!(iostones_per_s(Variant::C1, 1, 4.0), 100_000.0);
+        assert_eq!(iostones_per_s(Variant::C1, 8, 4.0), 100_000.0);
+        assert_eq!(iostones_per_s(Variant::C2, 1, 2.0), 1_000_000.0);
+        assert_eq!(iostones_per_s(Variant::C2, 2, 2.0), 2_000_000.0);
+    }
+}

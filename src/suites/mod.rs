@@ -1,0 +1,4 @@
+//! The classic benchmarks, one folder each: configuration, generator, and
+//! the report their users know.
+
+pub mod iostone;

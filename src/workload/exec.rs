@@ -1,0 +1,240 @@
+//! Running the generic workload: lay out and prefill the files (untimed),
+//! then one [`GenericWorker`] per process issues the request stream through
+//! its own engine. Used by `iogauge run`, the survey and the self-scaling
+//! benchmark.
+
+use super::generic::{Generator, GenericSpec};
+use crate::engine::{Engine, FileId, FsyncPolicy, OpenHow, Req};
+use crate::measure::OpKind;
+use crate::report::RunResult;
+use crate::runner::{self, Ctx, Progress, StopRule, WorkDir, Worker};
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::io::Write;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+
+/// How the I/O is done, beside what it is (the spec).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct IoSetup {
+    pub engine: String,
+    pub direct: bool,
+    pub fsync: FsyncPolicy,
+    pub fdatasync: bool,
+    /// Drop the files from the page cache after prefill (posix_fadvise
+    /// DONTNEED), so the run starts cold.
+    pub cold: bool,
+}
+
+impl IoSetup {
+    fn fake(&self) -> bool {
+        crate::engine::find(&self.engine).is_some_and(|e| e.caps.fake)
+    }
+}
+
+/// Largest request the workload draws: sizes are clipped at
+/// 16·max(1, cv²)·mean (the gamma tail beyond is below 1e-6 for cv ≤ 2),
+/// and at the file size.
+pub fn max_request(spec: &GenericSpec) -> u64 {
+    let cap = spec.size_mean as f64 * 16.0 * spec.size_cv.powi(2).max(1.0);
+    let cap = (cap as u64).max(spec.align);
+    let cap = cap - cap % spec.align;
+    cap.min(spec.file_size())
+}
+
+impl GenericSpec {
+    /// The spec with request sizes clipped as [`max_request`] says.
+    fn clipped(&self) -> Result<super::sizes::SizeDist, String> {
+        super::sizes::SizeDist::new(self.size_mean, self.size_cv, self.align, max_request(self))
+    }
+}
+
+/// Create and fill the files of `spec` in `dir` (untimed). Returns the paths,
+/// or `None` when Ctrl-C arrived meanwhile.
+pub fn layout(spec: &GenericSpec, setup: &IoSetup, dir: &Path) -> Result<Option<Vec<PathBuf>>> {
+    let paths: Vec<PathBuf> = (0..spec.files)
+        .map(|i| dir.join(format!("data.{i}")))
+        .collect();
+    if setup.fake() {
+        return Ok(Some(paths));
+    }
+    const CHUNK: usize = 1 << 20;
+    let mut buf = vec![0u8; CHUNK];
+    super::fill_random(&mut buf, spec.seed);
+    let size = spec.file_size();
+    let mut chunk_no = 0u64;
+    for p in &paths {
+        let mut f =
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+        let mut left = size;
+        while left > 0 {
+            if runner::signals::interrupted() {
+                return Ok(None);
+            }
+            // stamp every 4 KiB block with the chunk number: no two blocks alike
+            for blk in buf.chunks_mut(4096) {
+                blk[8..16].copy_from_slice(&chunk_no.to_le_bytes());
+            }
+            chunk_no += 1;
+            let n = left.min(CHUNK as u64) as usize;
+            f.write_all(&buf[..n])
+                .with_context(|| format!("cannot write {}", p.display()))?;
+            left -= n as u64;
+        }
+        f.sync_all()
+            .with_context(|| format!("cannot fsync {}", p.display()))?;
+        if setup.cold {
+            // SAFETY: a valid open descriptor; advice has no memory effects.
+            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        }
+    }
+    Ok(Some(paths))
+}
+
+/// One process of the generic workload.
+pub struct GenericWorker {
+    engine: Box<dyn Engine>,
+    files: Vec<FileId>,
+    generator: Generator,
+    fsync: FsyncPolicy,
+}
+
+impl GenericWorker {
+    pub fn new(
+        spec: &GenericSpec,
+        setup: &IoSetup,
+        paths: &[PathBuf],
+        index: usize,
+    ) -> Result<Self> {
+        let max = max_request(spec) as usize;
+        let opts = crate::engine::EngineOpts {
+            direct: setup.direct,
+            depth: 1,
+            max_len: max,
+            datasync: setup.fdatasync,
+            seed: spec.seed ^ index as u64,
+        };
+        let mut engine =
+            crate::engine::make(&setup.engine, &opts).map_err(crate::cli::UsageError)?;
+        let mut files = Vec::with_capacity(paths.len());
+        for p in paths {
+            files.push(engine.open(p, OpenHow::READ_WRITE)?);
+        }
+        let mut generator = Generator::new(spec, index).map_err(crate::cli::UsageError)?;
+        generator.set_sizes(spec.clipped().map_err(crate::cli::UsageError)?);
+        Ok(GenericWorker {
+            engine,
+            files,
+            generator,
+            fsync: setup.fsync,
+        })
+    }
+
+    fn exec(&mut self, req: Req) -> Result<crate::engine::Completion> {
+        self.engine.exec(req).with_context(|| {
+            format!(
+                "{} of {} B at offset {} in {}",
+                req.kind.name(),
+                req.len,
+                req.offset,
+                self.engine.path(req.file).display()
+            )
+        })
+    }
+}
+
+impl Worker for GenericWorker {
+    fn kinds(&self) -> &[OpKind] {
+        &[OpKind::Read, OpKind::Write, OpKind::Fsync]
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let mut writes = 0u64;
+        while ctx.keep_going() {
+            let r = self.generator.next_request();
+            let file = self.files[r.file as usize];
+            let c = self.exec(Req {
+                kind: r.kind,
+                file,
+                offset: r.offset,
+                len: r.len as u32,
+                slot: 0,
+            })?;
+            ctx.record(&c);
+            if let (OpKind::Write, FsyncPolicy::Every(n)) = (r.kind, self.fsync) {
+                writes += 1;
+                if writes.is_multiple_of(n) {
+                    let c = self.exec(Req::fsync(file))?;
+                    ctx.record(&c);
+                }
+            }
+        }
+        if self.fsync == FsyncPolicy::End && !runner::signals::interrupted() {
+            for i in 0..self.files.len() {
+                let c = self.exec(Req::fsync(self.files[i]))?;
+                ctx.record(&c);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Lay out, run and measure the generic workload in a new work directory
+/// under `parent`; everything it created is gone when this returns.
+pub fn run_generic(
+    spec: &GenericSpec,
+    setup: &IoSetup,
+    rule: StopRule,
+    parent: &Path,
+    progress: &dyn Progress,
+) -> Result<RunResult> {
+    spec.validate().map_err(crate::cli::UsageError)?;
+    spec.clipped().map_err(crate::cli::UsageError)?;
+    crate::engine::make(
+        &setup.engine,
+        &crate::engine::EngineOpts {
+            direct: setup.direct,
+            ..Default::default()
+        },
+    )
+    .map_err(crate::cli::UsageError)?;
+    let started = crate::report::now_rfc3339();
+    let work = WorkDir::create(parent, "run")?;
+    if !setup.fake() {
+        runner::ensure_space(work.path(), spec.total_bytes())?;
+    }
+    let environment = crate::env::detect(work.path());
+    let config = serde_json::json!({
+        "workload": spec,
+        "io": setup,
+        "duration_s": rule.duration.map(|d| d.as_secs_f64()),
+        "ops": rule.ops,
+        "ramp_s": rule.ramp.map(|d| d.as_secs_f64()),
+        "max_request_bytes": max_request(spec),
+    });
+    let mut result = RunResult::new("run", config, environment, started);
+    let Some(paths) = layout(spec, setup, work.path())? else {
+        result.complete = false;
+        return Ok(result);
+    };
+    let workers = (0..spec.processes)
+        .map(|i| GenericWorker::new(spec, setup, &paths, i))
+        .collect::<Result<Vec<_>>>()?;
+    let outcome = runner::run(rule, workers, progress);
+    drop(work);
+    let mut result = result.with_outcome(&outcome);
+    let mean = outcome
+        .stats
+        .kinds()
+        .filter(|(k, _)| k.direction().is_some())
+        .fold((0u64, 0u64), |(n, b), (_, s)| (n + s.count, b + s.bytes));
+    if mean.0 > 0 {
+        result.metric("mean_request_bytes", mean.1 as f64 / mean.0 as f64);
+    }
+    result.metric(
+        "mb_per_s",
+        (result.summary.read_bytes_per_s + result.summary.write_bytes_per_s) / 1e6,
+    );
+    result.metric("iops", result.summary.ops_per_s);
+    Ok(result)
+}

@@ -22,12 +22,12 @@ mod sync;
 pub use buffer::AlignedBuf;
 
 use crate::measure::OpKind;
+use crate::measure::clock::now_ns;
 use serde::Serialize;
 use std::fs::File;
 use std::io;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// A file opened through an engine: an index into its file table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -111,7 +111,8 @@ pub struct Completion {
     /// Bytes transferred (may be short at end of file).
     pub bytes: u64,
     pub lat_ns: u64,
-    pub done: Instant,
+    /// When it finished, on [`crate::measure::clock::now_ns`]'s clock.
+    pub done_ns: u64,
 }
 
 /// What an engine can do; checked before a run starts.
@@ -357,14 +358,14 @@ fn bad_file(id: FileId) -> io::Error {
 /// Time one synchronous call and wrap its result as a completion.
 #[inline]
 pub(crate) fn timed(req: Req, f: impl FnOnce() -> io::Result<usize>) -> io::Result<Completion> {
-    let t0 = Instant::now();
+    let t0 = now_ns();
     let n = f()?;
-    let done = Instant::now();
+    let done_ns = now_ns();
     Ok(Completion {
         req,
         bytes: n as u64,
-        lat_ns: done.duration_since(t0).as_nanos() as u64,
-        done,
+        lat_ns: done_ns - t0,
+        done_ns,
     })
 }
 

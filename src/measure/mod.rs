@@ -11,6 +11,7 @@
 //! value; count, sum, sum of squares, min and max are kept exactly beside it,
 //! so mean, stddev, min and max are exact.
 
+pub mod clock;
 mod cpu;
 mod series;
 

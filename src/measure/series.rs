@@ -3,10 +3,20 @@
 /// Ops and bytes completed in each whole second since the start of
 /// measurement. Buckets are reserved ahead (an hour's worth), so adding does
 /// not allocate during a timed run shorter than that.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct TimeSeries {
     ops: Vec<u64>,
     bytes: Vec<u64>,
+    /// The bucket being filled and where it ends: spares a division per op.
+    cur: usize,
+    cur_start: u64,
+    cur_end: u64,
+}
+
+impl PartialEq for TimeSeries {
+    fn eq(&self, other: &Self) -> bool {
+        self.ops == other.ops && self.bytes == other.bytes
+    }
 }
 
 pub const INTERVAL_NS: u64 = 1_000_000_000;
@@ -16,18 +26,29 @@ impl TimeSeries {
         TimeSeries {
             ops: Vec::with_capacity(seconds),
             bytes: Vec::with_capacity(seconds),
+            ..Default::default()
         }
     }
 
     #[inline]
     pub fn add(&mut self, at_ns: u64, ops: u64, bytes: u64) {
+        if at_ns < self.cur_start || at_ns >= self.cur_end {
+            self.seek(at_ns);
+        }
+        self.ops[self.cur] += ops;
+        self.bytes[self.cur] += bytes;
+    }
+
+    #[cold]
+    fn seek(&mut self, at_ns: u64) {
         let i = (at_ns / INTERVAL_NS) as usize;
         if i >= self.ops.len() {
             self.ops.resize(i + 1, 0);
             self.bytes.resize(i + 1, 0);
         }
-        self.ops[i] += ops;
-        self.bytes[i] += bytes;
+        self.cur = i;
+        self.cur_start = i as u64 * INTERVAL_NS;
+        self.cur_end = self.cur_start + INTERVAL_NS;
     }
 
     pub fn merge(&mut self, other: &TimeSeries) {
@@ -39,6 +60,7 @@ impl TimeSeries {
     pub fn clear(&mut self) {
         self.ops.clear();
         self.bytes.clear();
+        (self.cur, self.cur_start, self.cur_end) = (0, 0, 0);
     }
 
     pub fn ops(&self) -> &[u64] {

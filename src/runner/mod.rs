@@ -14,11 +14,12 @@ pub mod workdir;
 pub use workdir::{WorkDir, ensure_space};
 
 use crate::engine::Completion;
+use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
 use anyhow::Result;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Barrier, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// When the timed phase ends.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -37,8 +38,8 @@ pub struct Ctx<'a> {
     pub stats: WorkerStats,
     stop: &'a AtomicBool,
     progress: &'a AtomicU64,
-    /// Start of measurement (the end of the ramp).
-    t0: Instant,
+    /// Start of measurement (the end of the ramp), in clock ns.
+    t0_ns: u64,
     measuring: bool,
     ops_left: u64,
     done: u64,
@@ -59,21 +60,21 @@ impl Ctx<'_> {
     /// Record a finished engine operation.
     #[inline]
     pub fn record(&mut self, c: &Completion) {
-        self.record_op(c.req.kind, c.lat_ns, c.bytes, c.done);
+        self.record_op(c.req.kind, c.lat_ns, c.bytes, c.done_ns);
     }
 
     /// Record an operation timed by the caller (metadata ops, transactions).
     #[inline]
-    pub fn record_op(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, done: Instant) {
+    pub fn record_op(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, done_ns: u64) {
         if !self.measuring {
-            if done < self.t0 {
+            if done_ns < self.t0_ns {
                 return;
             }
             // the ramp is over: forget it (allocates nothing)
             self.stats.reset();
             self.measuring = true;
         }
-        let at = done.saturating_duration_since(self.t0).as_nanos() as u64;
+        let at = done_ns.saturating_sub(self.t0_ns);
         self.stats.record(kind, lat_ns, bytes, at);
         if kind != OpKind::Transaction {
             self.ops_left = self.ops_left.saturating_sub(1);
@@ -84,9 +85,9 @@ impl Ctx<'_> {
         }
     }
 
-    /// The start of measurement, for suites that time phases themselves.
-    pub fn t0(&self) -> Instant {
-        self.t0
+    /// The start of measurement (clock ns), for suites that time phases themselves.
+    pub fn t0_ns(&self) -> u64 {
+        self.t0_ns
     }
 }
 
@@ -130,16 +131,16 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
     let finished = AtomicUsize::new(0);
     let counters: Vec<Padded> = (0..n).map(|_| Padded::default()).collect();
     let barrier = Barrier::new(n + 1);
-    let start: OnceLock<Instant> = OnceLock::new();
+    let start: OnceLock<u64> = OnceLock::new();
     let ramp = rule.ramp.unwrap_or_default();
     let per_worker_budget = |i: usize| match rule.ops {
         Some(total) => total / n as u64 + u64::from((i as u64) < total % n as u64),
         None => u64::MAX,
     };
 
-    let mut results: Vec<(WorkerStats, Option<Instant>, Option<anyhow::Error>)> = Vec::new();
+    let mut results: Vec<(WorkerStats, Option<u64>, Option<anyhow::Error>)> = Vec::new();
     let mut cpu_at_t0 = CpuTimes::default();
-    let mut t0 = Instant::now();
+    let mut t0 = now_ns();
     std::thread::scope(|s| {
         let handles: Vec<_> = workers
             .into_iter()
@@ -157,13 +158,13 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
                         stats,
                         stop,
                         progress: counter,
-                        t0: began + ramp,
+                        t0_ns: began + ramp.as_nanos() as u64,
                         measuring: ramp.is_zero(),
                         ops_left: budget,
                         done: 0,
                     };
                     let r = w.run(&mut ctx);
-                    let end = Instant::now();
+                    let end = now_ns();
                     if r.is_err() {
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -175,16 +176,16 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
             .collect();
 
         let cpu_start = CpuTimes::now();
-        let began = Instant::now();
+        let began = now_ns();
         start.set(began).expect("set once");
         barrier.wait();
-        t0 = began + ramp;
-        let deadline = rule.duration.map(|d| t0 + d);
+        t0 = began + ramp.as_nanos() as u64;
+        let deadline = rule.duration.map(|d| t0 + d.as_nanos() as u64);
         let mut ramp_cpu_taken = ramp.is_zero();
         cpu_at_t0 = cpu_start;
         loop {
             std::thread::sleep(Duration::from_millis(20));
-            let now = Instant::now();
+            let now = now_ns();
             if !ramp_cpu_taken && now >= t0 {
                 cpu_at_t0 = CpuTimes::now();
                 ramp_cpu_taken = true;
@@ -196,7 +197,7 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
                 stop.store(true, Ordering::Relaxed);
             }
             let done: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
-            progress.tick(done, now.saturating_duration_since(t0));
+            progress.tick(done, Duration::from_nanos(now.saturating_sub(t0)));
         }
         for h in handles {
             results.push(h.join().unwrap_or_else(|p| {
@@ -229,7 +230,7 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
     Outcome {
         stats,
         per_worker,
-        elapsed: end.saturating_duration_since(t0),
+        elapsed: Duration::from_nanos(end.saturating_sub(t0)),
         cpu,
         complete: !interrupted && error.is_none(),
         interrupted,
@@ -287,7 +288,7 @@ mod tests {
             ramp: Some(Duration::from_millis(100)),
             ..Default::default()
         };
-        let t = Instant::now();
+        let t = std::time::Instant::now();
         let o = run(rule, null_workers(2), &NoProgress);
         let wall = t.elapsed();
         assert!(o.complete);
@@ -321,7 +322,7 @@ mod tests {
             duration: Some(Duration::from_secs(30)),
             ..Default::default()
         };
-        let t = Instant::now();
+        let t = std::time::Instant::now();
         let o = run(rule, vec![Failing], &NoProgress);
         assert!(t.elapsed() < Duration::from_secs(2));
         assert!(!o.complete);

@@ -130,16 +130,23 @@ impl GenericWorker {
         })
     }
 
+    #[inline]
     fn exec(&mut self, req: Req) -> Result<crate::engine::Completion> {
-        self.engine.exec(req).with_context(|| {
-            format!(
-                "{} of {} B at offset {} in {}",
-                req.kind.name(),
-                req.len,
-                req.offset,
-                self.engine.path(req.file).display()
-            )
-        })
+        match self.engine.exec(req) {
+            Ok(c) => Ok(c),
+            Err(e) => Err(self.failed(req, e)),
+        }
+    }
+
+    #[cold]
+    fn failed(&self, req: Req, e: std::io::Error) -> anyhow::Error {
+        anyhow::Error::new(e).context(format!(
+            "{} of {} B at offset {} in {}",
+            req.kind.name(),
+            req.len,
+            req.offset,
+            self.engine.path(req.file).display()
+        ))
     }
 }
 

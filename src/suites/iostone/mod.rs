@@ -13,13 +13,13 @@ pub mod plan;
 
 use crate::engine::{Engine, FileId, OpenHow, Req};
 use crate::measure::OpKind;
+use crate::measure::clock::now_ns;
 use crate::runner::{Ctx, Worker};
 use anyhow::{Context, Result};
 use plan::{C2Plan, Dir, Transfer};
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -188,18 +188,13 @@ impl Worker for C2Worker {
                 break;
             }
             let path = &self.paths[a.file];
-            let t = Instant::now();
+            let t = now_ns();
             let f = self
                 .engine
                 .open(path, OpenHow::READ_WRITE)
                 .with_context(|| format!("cannot open {}", path.display()))?;
-            let done = Instant::now();
-            ctx.record_op(
-                OpKind::Open,
-                done.duration_since(t).as_nanos() as u64,
-                0,
-                done,
-            );
+            let done = now_ns();
+            ctx.record_op(OpKind::Open, done - t, 0, done);
             for k in 0..a.transfers {
                 let off = k as u64 * a.transfer_len as u64;
                 let c = exec(
@@ -208,15 +203,10 @@ impl Worker for C2Worker {
                 )?;
                 ctx.record(&c);
             }
-            let t = Instant::now();
+            let t = now_ns();
             self.engine.close(f)?;
-            let done = Instant::now();
-            ctx.record_op(
-                OpKind::Close,
-                done.duration_since(t).as_nanos() as u64,
-                0,
-                done,
-            );
+            let done = now_ns();
+            ctx.record_op(OpKind::Close, done - t, 0, done);
         }
         Ok(())
     }

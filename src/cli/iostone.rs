@@ -56,14 +56,14 @@ pub fn measure(a: &Args) -> Result<RunResult> {
         crate::usage!("iostone issues no fsync of its own; --fsync applies to run");
     }
     let started = now_rfc3339();
-    let work = WorkDir::create(&a.dir, "iostone")?;
     let need = match a.variant {
         Variant::C1 => plan::c1_file_size(a.scale),
         Variant::C2 => (983_040 + plan::C2_NSPACERS as u64 * plan::C2_SPACER_SIZE) * a.scale,
     };
-    if !a.engine.is_fake("sync") {
-        runner::ensure_space(work.path(), need)?;
+    if !a.engine.is_fake("sync") && a.dir.is_dir() {
+        runner::ensure_space(&a.dir, need)?;
     }
+    let work = WorkDir::create(&a.dir, "iostone")?;
     let environment = crate::env::detect(work.path());
     let config = serde_json::json!({
         "variant": a.variant, "seeding": a.seeding, "scale": a.scale,

@@ -91,13 +91,19 @@ fn points(quick: bool, direct_ok: bool) -> Vec<Point> {
             spec: spec(32 << 20, 20 << 10, 1.0, 0.5, 0.5, 512),
             setup: setup(false, FsyncPolicy::Never),
         },
-        Point {
-            name: "1 MiB sequential write+fsync",
-            spec: spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
-            setup: setup(false, FsyncPolicy::End),
-        },
     ];
-    if direct_ok {
+    if !direct_ok {
+        v.push(Point {
+            name: "1 MiB seq. write, fsync/16 MiB",
+            spec: spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            setup: setup(false, FsyncPolicy::Every(16)),
+        });
+    } else {
+        v.push(Point {
+            name: "O_DIRECT 1 MiB sequential write",
+            spec: spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            setup: setup(true, FsyncPolicy::Never),
+        });
         v.push(Point {
             name: "O_DIRECT 4 KiB random read",
             spec: spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
@@ -150,7 +156,11 @@ pub fn main(a: Args) -> Result<Status> {
     ));
     let mut failed = false;
     let mut add = |survey: &mut Survey, name: String, figure: f64, unit: &str, r: RunResult| {
-        let lat = r.ops.get("read").or_else(|| r.ops.values().next());
+        let lat = r
+            .ops
+            .get("read")
+            .or_else(|| r.ops.get("write"))
+            .or_else(|| r.ops.values().next());
         let (p50, p99) = lat.map_or((0.0, 0.0), |o| {
             (o.latency_ns.p50 as f64, o.latency_ns.p99 as f64)
         });

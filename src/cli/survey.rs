@@ -193,7 +193,10 @@ pub fn main(a: Args) -> Result<Status> {
             duration: Some(per),
             ..Default::default()
         };
-        let r = run_generic(&p.spec, &p.setup, rule, &a.dir, &crate::runner::NoProgress)?;
+        let show = !a.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+        let bar = super::progress::Bar::new(p.name, Some(per), None, show);
+        let r = run_generic(&p.spec, &p.setup, rule, &a.dir, super::progress::sink(&bar))?;
+        drop(bar);
         let (fig, unit) = if p.spec.size_mean >= 1 << 20 {
             (
                 (r.summary.read_bytes_per_s + r.summary.write_bytes_per_s) / 1e6,

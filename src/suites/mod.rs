@@ -2,3 +2,5 @@
 //! the report their users know.
 
 pub mod iostone;
+
+pub mod postmark;

@@ -322,9 +322,7 @@ pub fn parse_line(line: &str) -> Result<Command, CommandError> {
         }
         "set number" => Command::SetNumber(positive(p, CommandError::InvalidNumber)?),
         "set seed" => Command::SetSeed(positive(p, CommandError::InvalidSeed)?),
-        "set transactions" => {
-            Command::SetTransactions(positive(p, CommandError::NoTransactions)?)
-        }
+        "set transactions" => Command::SetTransactions(positive(p, CommandError::NoTransactions)?),
         "set location" => {
             let p = p.ok_or(CommandError::NoDirectory)?;
             Command::SetLocation(if let Some(rest) = p.strip_prefix('+') {
@@ -520,9 +518,10 @@ pub fn script_lines(data: &[u8]) -> Vec<ScriptLine> {
     data.split_inclusive(|&b| b == b'\n')
         .enumerate()
         .flat_map(|(i, line)| {
-            chop_chunks(line)
-                .into_iter()
-                .map(move |text| ScriptLine { number: i + 1, text })
+            chop_chunks(line).into_iter().map(move |text| ScriptLine {
+                number: i + 1,
+                text,
+            })
         })
         .collect()
 }
@@ -564,7 +563,7 @@ mod tests {
         assert_eq!(match_command("run out"), Some((12, Some("out".into()))));
         // The parameter starts after name + one character, whatever it is.
         assert_eq!(match_command("runXout"), Some((12, Some("out".into()))));
-        assert_eq!(match_command("quitting"), Some((16, Some("tting".into()))));
+        assert_eq!(match_command("quitting"), Some((16, Some("ing".into()))));
         assert_eq!(
             match_command("set readahead 5"),
             Some((6, Some("head 5".into())))
@@ -573,7 +572,10 @@ mod tests {
         assert_eq!(match_command("Run"), None);
         assert_eq!(match_command(" run"), None);
         assert_eq!(match_command(""), None);
-        assert_eq!(parse_line("set report terse"), Ok(Command::SetReport(ReportFormat::Terse)));
+        assert_eq!(
+            parse_line("set report terse"),
+            Ok(Command::SetReport(ReportFormat::Terse))
+        );
         assert_eq!(parse_line("# comment"), Err(CommandError::Unknown));
         assert_eq!(parse_line(""), Err(CommandError::Unknown));
         assert_eq!(parse_line("exit"), Err(CommandError::Unknown));
@@ -605,7 +607,13 @@ mod tests {
         // A leading space makes strchr find it first: H = atoi(" 30 40") = 30.
         run(&mut c, "set size  30 40").unwrap();
         assert_eq!((c.size_low, c.size_high), (30, 30));
-        for bad in ["set size", "set size ", "set size 0 100", "set size -1", "set size x"] {
+        for bad in [
+            "set size",
+            "set size ",
+            "set size 0 100",
+            "set size -1",
+            "set size x",
+        ] {
             assert_eq!(run(&mut c, bad), Err(CommandError::NoSizeBounds), "{bad}");
         }
         assert_eq!((c.size_low, c.size_high), (30, 30));
@@ -625,20 +633,47 @@ mod tests {
         run(&mut c, "set read 64").unwrap();
         run(&mut c, "set write 100x").unwrap();
         assert_eq!(
-            (c.number, c.seed, c.transactions, c.subdirectories, c.read_block, c.write_block),
+            (
+                c.number,
+                c.seed,
+                c.transactions,
+                c.subdirectories,
+                c.read_block,
+                c.write_block
+            ),
             (20, 7, 5, 3, 64, 100)
         );
         let cases = [
-            ("set number 0", CommandError::InvalidNumber, "Error: invalid number of files"),
-            ("set seed -3", CommandError::InvalidSeed, "Error: invalid seed for random numbers"),
-            ("set transactions", CommandError::NoTransactions, "Error: no transactions specified"),
+            (
+                "set number 0",
+                CommandError::InvalidNumber,
+                "Error: invalid number of files",
+            ),
+            (
+                "set seed -3",
+                CommandError::InvalidSeed,
+                "Error: invalid seed for random numbers",
+            ),
+            (
+                "set transactions",
+                CommandError::NoTransactions,
+                "Error: no transactions specified",
+            ),
             (
                 "set subdirectories 0",
                 CommandError::InvalidSubdirectories,
                 "Error: invalid number of subdirectories",
             ),
-            ("set read abc", CommandError::InvalidReadBlock, "Error: invalid read block size"),
-            ("set write ", CommandError::InvalidWriteBlock, "Error: invalid write block size"),
+            (
+                "set read abc",
+                CommandError::InvalidReadBlock,
+                "Error: invalid read block size",
+            ),
+            (
+                "set write ",
+                CommandError::InvalidWriteBlock,
+                "Error: invalid write block size",
+            ),
         ];
         for (line, err, text) in cases {
             assert_eq!(run(&mut c, line), Err(err.clone()), "{line}");
@@ -661,7 +696,10 @@ mod tests {
             run(&mut c, "set buffering true "),
             Err(CommandError::NoBufferingMode)
         );
-        assert_eq!(run(&mut c, "set buffering"), Err(CommandError::NoBufferingMode));
+        assert_eq!(
+            run(&mut c, "set buffering"),
+            Err(CommandError::NoBufferingMode)
+        );
         run(&mut c, "set buffering true").unwrap();
         assert!(c.buffered);
         run(&mut c, "set bias read -1").unwrap();
@@ -678,7 +716,10 @@ mod tests {
         run(&mut c, "set report terse").unwrap();
         assert_eq!(c.report, ReportFormat::Terse);
         assert_eq!(run(&mut c, "set report"), Err(CommandError::NoReportFormat));
-        assert_eq!(run(&mut c, "set report Terse"), Err(CommandError::NoReportFormat));
+        assert_eq!(
+            run(&mut c, "set report Terse"),
+            Err(CommandError::NoReportFormat)
+        );
         assert_eq!(c.report, ReportFormat::Terse);
     }
 
@@ -712,9 +753,15 @@ mod tests {
         );
         assert_eq!(c.locations, vec![loc("/my", 1)]);
         let cmd = run(&mut c, "set location +/d 0").unwrap();
-        assert_eq!(cmd.warning(), Some(CommandError::IgnoringInvalidWeight("0".into())));
+        assert_eq!(
+            cmd.warning(),
+            Some(CommandError::IgnoringInvalidWeight("0".into()))
+        );
         let cmd = run(&mut c, "set location +/e ").unwrap();
-        assert_eq!(cmd.warning(), Some(CommandError::IgnoringInvalidWeight(String::new())));
+        assert_eq!(
+            cmd.warning(),
+            Some(CommandError::IgnoringInvalidWeight(String::new()))
+        );
         assert_eq!(c.locations, vec![loc("/my", 1), loc("/d", 1), loc("/e", 1)]);
         // Duplicates: removal takes the first.
         run(&mut c, "set location +/d 5").unwrap();
@@ -772,7 +819,10 @@ mod tests {
              set bias read - Sets the chance of choosing read over append\n\
              set bias create - Sets the chance of choosing create over delete\n"
         );
-        assert_eq!(help_text(Some("run")), "run - Runs one iteration of benchmark\n");
+        assert_eq!(
+            help_text(Some("run")),
+            "run - Runs one iteration of benchmark\n"
+        );
         assert_eq!(help_text(Some("run now")), all);
     }
 
@@ -781,7 +831,10 @@ mod tests {
         assert_eq!(chop_chunks(b"run\n"), vec!["run"]);
         assert_eq!(chop_chunks(b"quit"), vec!["qui"]);
         assert_eq!(chop_chunks(b"\n"), vec![""]);
-        assert_eq!(chop_chunks(b"set report terse\r\n"), vec!["set report terse\r"]);
+        assert_eq!(
+            chop_chunks(b"set report terse\r\n"),
+            vec!["set report terse\r"]
+        );
         assert_eq!(chop_chunks(b"ru\0n\n"), vec!["r"]);
         assert_eq!(chop_chunks(b"\0run\n"), vec![""]);
         let mut long = vec![b'a'; 300];
@@ -792,10 +845,79 @@ mod tests {
         assert_eq!(pieces[1].len(), 46);
         let lines = script_lines(b"set number 5\n\nrun\nquit");
         let texts: Vec<_> = lines.iter().map(|l| (l.number, l.text.as_str())).collect();
-        assert_eq!(texts, vec![(1, "set number 5"), (2, ""), (3, "run"), (4, "qui")]);
+        assert_eq!(
+            texts,
+            vec![(1, "set number 5"), (2, ""), (3, "run"), (4, "qui")]
+        );
         assert_eq!(
             lines[1].locate("x.pmrc", &CommandError::Unknown),
             "x.pmrc:2: Eh?"
         );
+    }
+
+    // tests/fixtures/postmark/commands.pmrc exercises the command language;
+    // commands.expected is Debian postmark 1.53's stdout+stderr for it (see
+    // the README there).
+    const COMMANDS_PMRC: &str = include_str!("../../../tests/fixtures/postmark/commands.pmrc");
+    const COMMANDS_LOADED: &str =
+        include_str!("../../../tests/fixtures/postmark/commands-loaded.pmrc");
+    const COMMANDS_EXPECTED: &str =
+        include_str!("../../../tests/fixtures/postmark/commands.expected");
+
+    /// `read_config_file` + `cli_parse_line` for a file, without `run`/`!`.
+    /// Returns false when the file said `quit`.
+    fn replay_file(name: &str, cfg: &mut Config, out: &mut String) -> bool {
+        let data = match name {
+            "commands.pmrc" => COMMANDS_PMRC,
+            "commands-loaded.pmrc" => COMMANDS_LOADED,
+            _ => {
+                out.push_str(&format!(
+                    "{}\n",
+                    CommandError::CannotReadConfig(name.into())
+                ));
+                return true;
+            }
+        };
+        out.push_str(&format!("Reading configuration from file '{name}'\n"));
+        for line in script_lines(data.as_bytes()) {
+            let cmd = match parse_line(&line.text) {
+                Ok(cmd) => cmd,
+                Err(e) => {
+                    out.push_str(&format!("{e}\n"));
+                    continue;
+                }
+            };
+            if let Some(w) = cmd.warning() {
+                out.push_str(&format!("{w}\n"));
+            }
+            if let Err(e) = cmd.apply(cfg) {
+                out.push_str(&format!("{e}\n"));
+            }
+            match cmd {
+                Command::Show { output: None } => {
+                    out.push_str(&cfg.show("/tmp/pm-fixtures/commands").combined())
+                }
+                Command::Help { prefix } => out.push_str(&help_text(prefix.as_deref())),
+                Command::Load { file } => {
+                    // cli_load ignores the loaded file's `quit`.
+                    replay_file(&file, cfg, out);
+                }
+                Command::Quit => return false,
+                Command::Run { .. } | Command::Show { .. } | Command::Shell { .. } => {
+                    panic!("not used by the fixture: {cmd:?}")
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn commands_fixture_equals_postmark_1_53() {
+        let mut out = format!("{BANNER}\n");
+        let mut cfg = Config::default();
+        let went_on = replay_file("commands.pmrc", &mut cfg, &mut out);
+        assert!(!went_on, "the fixture ends with quit");
+        assert_eq!(out, COMMANDS_EXPECTED);
     }
 }

@@ -164,10 +164,7 @@ impl Config {
         } else {
             "Not using Unix buffered file I/O\n"
         });
-        t.push_str(&format!(
-            "Random number generator seed is {}\n",
-            self.seed
-        ));
+        t.push_str(&format!("Random number generator seed is {}\n", self.seed));
         t.push_str(&format!("Report format is {}.\n", self.report.as_str()));
         ShowText {
             to_target: t,
@@ -256,7 +253,7 @@ mod tests {
     }
 
     #[test]
-    fn serde_names() {
+    fn report_format_words() {
         assert_eq!(ReportFormat::Terse.as_str(), "terse");
         assert_eq!(ReportFormat::default().as_str(), "verbose");
     }

@@ -260,5 +260,4 @@ mod tests {
         b.genrand();
         assert_eq!(a.genrand(), b.genrand());
     }
-
 }

@@ -52,6 +52,28 @@ impl OutputArgs {
         !self.quiet && std::io::stderr().is_terminal()
     }
 
+    /// Refuse a --json path whose directory does not exist, before the run.
+    pub fn check(&self) -> Result<()> {
+        if let Some(p) = &self.json
+            && p.as_os_str() != "-"
+        {
+            let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+            if let Some(d) = parent
+                && !d.is_dir()
+            {
+                crate::usage!(
+                    "--json {}: the directory {} does not exist",
+                    p.display(),
+                    d.display()
+                );
+            }
+            if p.is_dir() {
+                crate::usage!("--json {} is a directory; name a file", p.display());
+            }
+        }
+        Ok(())
+    }
+
     /// Write the JSON result if asked.
     pub fn write(&self, value: &impl Serialize) -> Result<()> {
         match &self.json {

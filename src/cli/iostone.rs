@@ -14,6 +14,7 @@ use std::path::PathBuf;
 /// file; C/II (1990, what Chen & Patterson measured) opens and closes one of
 /// 396 small files around every access.
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     /// Which version: c1 (1986, one 4 MiB file) or c2 (1990, 396 files, open/close per access).
     #[arg(long, value_enum, default_value = "c1")]
@@ -60,10 +61,10 @@ pub fn measure(a: &Args) -> Result<RunResult> {
         Variant::C1 => plan::c1_file_size(a.scale),
         Variant::C2 => (983_040 + plan::C2_NSPACERS as u64 * plan::C2_SPACER_SIZE) * a.scale,
     };
-    if !a.engine.is_fake("sync") && a.dir.is_dir() {
+    let work = WorkDir::create(&a.dir, "iostone")?;
+    if !a.engine.is_fake("sync") {
         runner::ensure_space(&a.dir, need)?;
     }
-    let work = WorkDir::create(&a.dir, "iostone")?;
     let environment = crate::env::detect(work.path());
     let config = serde_json::json!({
         "variant": a.variant, "seeding": a.seeding, "scale": a.scale,
@@ -123,6 +124,7 @@ pub fn classic_lines(variant: Variant, r: &RunResult) -> String {
 }
 
 pub fn main(a: Args) -> Result<Status> {
+    a.out.check()?;
     let r = measure(&a)?;
     let mut report = classic_lines(a.variant, &r);
     report += &format!(

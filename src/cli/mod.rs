@@ -44,7 +44,11 @@ const LONG_VERSION: &str = concat!(
 /// and the machine, file system and mount options it ran on. `--json PATH`
 /// writes all of it; the text report goes to stdout.
 #[derive(Parser, Debug)]
-#[command(name = "iogauge", version = LONG_VERSION, propagate_version = true)]
+#[command(
+    name = "iogauge",
+    version = LONG_VERSION,
+    propagate_version = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -73,6 +77,12 @@ pub fn main() -> ExitCode {
                 ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
                     let _ = e.print();
                     ExitCode::SUCCESS
+                }
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    eprintln!(
+                        "iogauge: a command is required: survey, run, iostone or engines (see 'iogauge --help')"
+                    );
+                    ExitCode::from(2)
                 }
                 _ => {
                     // one line: what is wrong (clap's first line, minus its prefix)

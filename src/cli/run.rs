@@ -15,6 +15,7 @@ use std::time::Duration;
 /// and filled with incompressible data before timing; the run stops after
 /// --duration (default 10 s) or --ops.
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct Args {
     /// Total bytes the workload touches, spread over --files files.
     #[arg(long, default_value = "64M", value_name = "SIZE", value_parser = common::size_arg)]
@@ -43,7 +44,7 @@ pub struct Args {
     /// Measure for this long (e.g. 30s, 2m; a plain number is seconds). Default 10s unless --ops.
     #[arg(long, value_name = "TIME", value_parser = common::duration_arg)]
     pub duration: Option<Duration>,
-    /// Stop after N operations in all (instead of a duration).
+    /// Stop after N reads and writes in all (fsyncs come on top), instead of a duration.
     #[arg(long, value_name = "N")]
     pub ops: Option<u64>,
     /// Run this long first without counting (e.g. 5s).
@@ -133,6 +134,7 @@ pub fn describe(spec: &GenericSpec, setup: &IoSetup) -> String {
 }
 
 pub fn main(a: Args) -> Result<Status> {
+    a.out.check()?;
     let spec = a.spec()?;
     let setup = a.setup();
     a.engine.check("psync")?;

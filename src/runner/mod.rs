@@ -24,7 +24,8 @@ use std::time::Duration;
 /// When the timed phase ends.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StopRule {
-    /// Total ops over all workers (split evenly); `None` = no budget.
+    /// Total ops over all workers (split evenly), not counting fsyncs and
+    /// whole transactions; `None` = no budget.
     pub ops: Option<u64>,
     /// Wall time of the measured phase (after the ramp).
     pub duration: Option<Duration>,
@@ -76,7 +77,9 @@ impl Ctx<'_> {
         }
         let at = done_ns.saturating_sub(self.t0_ns);
         self.stats.record(kind, lat_ns, bytes, at);
-        if kind != OpKind::Transaction {
+        // the op budget counts the workload's own ops; syncs and whole
+        // transactions come on top (as fio's number_ios counts I/O units)
+        if !matches!(kind, OpKind::Transaction | OpKind::Fsync) {
             self.ops_left = self.ops_left.saturating_sub(1);
             self.done += 1;
             if self.done & 255 == 0 {

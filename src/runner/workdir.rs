@@ -30,20 +30,13 @@ impl WorkDir {
             match std::fs::create_dir(&path) {
                 Ok(()) => return Ok(WorkDir { path, keep: false }),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e)
-                    if e.kind() == std::io::ErrorKind::PermissionDenied
-                        || e.raw_os_error() == Some(libc::EROFS) =>
-                {
+                // the user named this directory: any refusal is theirs to fix
+                Err(e) => {
                     return Err(UsageError::new(format!(
-                        "--dir {} is not writable: {e}",
+                        "--dir {} is not writable (cannot create a work directory in it: {e})",
                         parent.display()
                     ))
                     .into());
-                }
-                Err(e) => {
-                    return Err(e).with_context(|| {
-                        format!("cannot create a work directory in {}", parent.display())
-                    });
                 }
             }
         }

@@ -206,10 +206,10 @@ pub fn run_generic(
     )
     .map_err(crate::cli::UsageError)?;
     let started = crate::report::now_rfc3339();
-    if !setup.fake() && parent.is_dir() {
+    let work = WorkDir::create(parent, "run")?;
+    if !setup.fake() {
         runner::ensure_space(parent, spec.total_bytes())?;
     }
-    let work = WorkDir::create(parent, "run")?;
     let environment = crate::env::detect(work.path());
     let config = serde_json::json!({
         "workload": spec,

@@ -152,7 +152,7 @@ impl KindStats {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, lat_ns: u64, bytes: u64) {
         self.count += 1;
         self.bytes += bytes;
@@ -284,11 +284,14 @@ impl WorkerStats {
 
     /// Record one completed op of `kind` that took `lat_ns` and moved
     /// `bytes`, finishing `at_ns` after the start of measurement.
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, at_ns: u64) {
-        let slot = &mut self.kinds[kind.index()];
-        slot.get_or_insert_with(|| Box::new(KindStats::new()))
-            .record(lat_ns, bytes);
+        match &mut self.kinds[kind.index()] {
+            Some(k) => k.record(lat_ns, bytes),
+            slot => slot
+                .insert(Box::new(KindStats::new()))
+                .record(lat_ns, bytes),
+        }
         if kind.is_io() {
             self.io_ns += lat_ns as u128;
         }

@@ -59,13 +59,13 @@ impl Ctx<'_> {
     }
 
     /// Record a finished engine operation.
-    #[inline]
+    #[inline(always)]
     pub fn record(&mut self, c: &Completion) {
         self.record_op(c.req.kind, c.lat_ns, c.bytes, c.done_ns);
     }
 
     /// Record an operation timed by the caller (metadata ops, transactions).
-    #[inline]
+    #[inline(always)]
     pub fn record_op(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, done_ns: u64) {
         if !self.measuring {
             if done_ns < self.t0_ns {

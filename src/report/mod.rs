@@ -68,6 +68,10 @@ pub struct Series {
     pub interval_s: f64,
     pub ops: Vec<u64>,
     pub bytes: Vec<u64>,
+    /// How much of the last interval the run covered (it usually ends
+    /// mid-second): divide the last bucket by this, not by `interval_s`.
+    #[serde(default)]
+    pub last_interval_s: f64,
 }
 
 /// One run of one benchmark, as written by `--json`.
@@ -161,6 +165,8 @@ impl RunResult {
             .collect();
         self.timeseries.ops = st.series.ops().to_vec();
         self.timeseries.bytes = st.series.bytes().to_vec();
+        let full = self.timeseries.ops.len().saturating_sub(1) as f64;
+        self.timeseries.last_interval_s = (secs - full).clamp(0.0, 1.0);
         self
     }
 

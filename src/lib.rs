@@ -10,5 +10,6 @@ pub mod env;
 pub mod measure;
 pub mod report;
 pub mod runner;
+pub mod selfscale;
 pub mod suites;
 pub mod workload;

@@ -72,6 +72,8 @@ fn subcommands() -> Vec<String> {
         .skip_while(|l| !l.starts_with("Commands:"))
         .skip(1)
         .take_while(|l| l.starts_with("  "))
+        // a long description wraps onto lines indented further
+        .filter(|l| !l[2..].starts_with(' '))
         .filter_map(|l| l.split_whitespace().next())
         .map(str::to_string)
         .collect();
@@ -1094,8 +1096,20 @@ fn survey_quick_writes_survey_json_and_prints_a_scorecard() {
         benchmarks.push(str_at(e, "result.benchmark"));
     }
     assert!(benchmarks.contains(&"run"), "{benchmarks:?}");
-    assert!(benchmarks.contains(&"iostone"), "{benchmarks:?}");
-    // only survey.json is left behind
+    for b in ["iostone", "postmark", "iobench", "selfscale"] {
+        assert!(benchmarks.contains(&b), "{b} missing from {benchmarks:?}");
+    }
+    // the short self-scaling pass leaves its model beside survey.json
+    let model = dir.path().join("survey-selfscale/model.json");
+    assert_eq!(
+        str_at(&v, "selfscale_model"),
+        "survey-selfscale/model.json",
+        "the survey names the model it wrote"
+    );
+    let m: Value = serde_json::from_slice(&std::fs::read(&model).unwrap()).unwrap();
+    assert!(m.is_object());
+    // only survey.json and the model folder are left behind
     std::fs::remove_file(&path).unwrap();
+    std::fs::remove_dir_all(dir.path().join("survey-selfscale")).unwrap();
     assert_untouched(dir.path());
 }

@@ -3,9 +3,12 @@
 //! 130 interrupted).
 
 mod common;
+mod iobench;
 mod iostone;
+mod postmark;
 mod progress;
 mod run;
+mod selfscale;
 mod survey;
 
 pub use common::{EngineArgs, OutputArgs, Status};
@@ -62,6 +65,17 @@ pub enum Command {
     Run(run::Args),
     /// IOStone (Park & Lipton 1987; C/II 1990): random transfers of nine sizes.
     Iostone(iostone::Args),
+    /// PostMark 1.53 (Katcher 1997): small-file create/read/append/delete, its command language and report.
+    Postmark(postmark::Args),
+    /// IOBENCH (Wolman & Olson 1989): multi-user transactions with locks and CPU work.
+    Iobench(iobench::Args),
+    /// One IOBENCH user process (started by `iogauge iobench`, not by hand).
+    #[command(hide = true)]
+    IobenchUser(iobench::UserArgs),
+    /// Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.
+    Selfscale(selfscale::Args),
+    /// Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).
+    Predict(selfscale::PredictArgs),
     /// List the I/O engines and what each does.
     Engines,
 }
@@ -99,6 +113,11 @@ pub fn main() -> ExitCode {
         Command::Survey(a) => survey::main(a),
         Command::Run(a) => run::main(a),
         Command::Iostone(a) => iostone::main(a),
+        Command::Postmark(a) => postmark::main(a),
+        Command::Iobench(a) => iobench::main(a),
+        Command::IobenchUser(a) => iobench::user_main(a),
+        Command::Selfscale(a) => selfscale::main(a),
+        Command::Predict(a) => selfscale::predict_main(a),
         Command::Engines => {
             for e in crate::engine::ENGINES {
                 println!("{:<10} {}", e.name, e.doc);

@@ -52,6 +52,21 @@ struct Survey {
     complete: bool,
     environment: crate::env::Environment,
     entries: Vec<Entry>,
+    /// The model the short self-scaling pass wrote (for `iogauge predict`).
+    selfscale_model: Option<String>,
+}
+
+/// Where the survey's self-scaling pass writes its model and graphs: beside
+/// the survey's JSON (`survey.json` → `survey-selfscale/`).
+fn selfscale_dir(json: &std::path::Path) -> PathBuf {
+    if json.as_os_str() == "-" {
+        return PathBuf::from("survey-selfscale");
+    }
+    let stem = json
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("survey");
+    json.with_file_name(format!("{stem}-selfscale"))
 }
 
 struct Point {
@@ -130,6 +145,7 @@ pub fn main(a: Args) -> Result<Status> {
         complete: true,
         environment,
         entries: Vec::new(),
+        selfscale_model: None,
     };
     let say = |s: &str| {
         if !a.quiet {
@@ -238,6 +254,63 @@ pub fn main(a: Args) -> Result<Status> {
             Variant::C2 => "iostone C/II",
         };
         add(&mut survey, name.into(), fig, "iostones/s", r);
+    }
+    if !signals::interrupted() {
+        // PostMark 1.53's defaults (500 files, 500 transactions), in DIR
+        let cfg = crate::suites::postmark::config::Config {
+            locations: vec![crate::suites::postmark::config::Location {
+                path: a.dir.display().to_string(),
+                weight: 1,
+            }],
+            ..Default::default()
+        };
+        let opts = crate::suites::postmark::exec::ExecOptions::default();
+        let r = crate::suites::postmark::exec::measure(&cfg, &opts)?;
+        let fig = r
+            .metrics
+            .get("transactions_per_s")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        add(
+            &mut survey,
+            "postmark (1.53 defaults)".into(),
+            fig,
+            "tx/s",
+            r,
+        );
+    }
+    if !signals::interrupted() {
+        // IOBENCH's defaults, users as processes, for a short while
+        let cfg = crate::suites::iobench::Config::default();
+        let mode = crate::suites::iobench::Mode::Processes;
+        let r = crate::suites::iobench::run_for(&cfg, mode, per, &a.dir)?;
+        let fig = r
+            .metrics
+            .get("transactions_per_s")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        add(&mut survey, "iobench (defaults)".into(), fig, "tx/s", r);
+    }
+    if !signals::interrupted() {
+        // a short self-scaling pass: regions, focal point, curves
+        let out = selfscale_dir(&a.json);
+        let pass = crate::selfscale::short_pass(&a.dir, &out, a.quick, &crate::selfscale::Quiet)?;
+        let fig = pass.result.summary.read_bytes_per_s + pass.result.summary.write_bytes_per_s;
+        say(&format!(
+            "  selfscale: {} (model in {})\n",
+            pass.line,
+            out.display()
+        ));
+        survey.selfscale_model = Some(pass.model_path.display().to_string());
+        let complete = pass.complete;
+        add(
+            &mut survey,
+            "selfscale (short pass)".into(),
+            fig / 1e6,
+            "MB/s",
+            pass.result,
+        );
+        survey.complete &= complete;
     }
     if signals::interrupted() {
         survey.complete = false;

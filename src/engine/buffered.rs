@@ -156,7 +156,13 @@ pub struct Buffered {
     files: FileTable<Stream>,
     bufs: Vec<AlignedBuf>,
     datasync: bool,
+    /// Stream buffers of closed files, reused by the next opens (a run
+    /// that opens and closes files one after another allocates nothing).
+    spare: Vec<Vec<u8>>,
 }
+
+/// Stream buffers kept for reuse at most.
+const SPARE_BUFFERS: usize = 16;
 
 impl Buffered {
     fn new(o: &EngineOpts) -> Self {
@@ -164,6 +170,14 @@ impl Buffered {
             files: FileTable::default(),
             bufs: buffer::slots(o.depth, o.max_len, o.seed),
             datasync: o.datasync,
+            spare: Vec::new(),
+        }
+    }
+
+    fn stream_buffer(&mut self, len: usize) -> Vec<u8> {
+        match self.spare.iter().rposition(|b| b.len() == len) {
+            Some(i) => self.spare.swap_remove(i),
+            None => vec![0; len],
         }
     }
 }
@@ -178,7 +192,7 @@ impl Engine for Buffered {
         let blksize = file.metadata()?.blksize().clamp(512, 1 << 20) as usize;
         let s = Stream {
             file,
-            buf: vec![0; blksize],
+            buf: self.stream_buffer(blksize),
             mode: Mode::Idle,
             start: 0,
             len: 0,
@@ -189,7 +203,11 @@ impl Engine for Buffered {
 
     fn close(&mut self, file: FileId) -> io::Result<()> {
         let mut s = self.files.remove(file)?;
-        s.flush()
+        let r = s.flush();
+        if self.spare.len() < SPARE_BUFFERS {
+            self.spare.push(std::mem::take(&mut s.buf));
+        }
+        r
     }
 
     #[inline]
@@ -255,6 +273,24 @@ mod tests {
             std::fs::metadata(dir.path().join("c")).unwrap().len(),
             10_000
         );
+    }
+
+    /// Opening and closing files one after another reuses one stream
+    /// buffer and one path buffer.
+    #[test]
+    fn reopening_reuses_buffers() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut e = Buffered::new(&EngineOpts::default());
+        let mut seen = None;
+        for i in 0..5 {
+            let p = dir.path().join(format!("f{i}"));
+            let f = e.open(&p, OpenHow::CREATE).unwrap();
+            assert_eq!(e.path(f), p);
+            let buf = e.files.get(f).unwrap().buf.as_ptr();
+            assert_eq!(*seen.get_or_insert(buf), buf, "open {i}");
+            e.close(f).unwrap();
+        }
+        assert_eq!(e.spare.len(), 1);
     }
 
     #[test]

@@ -295,9 +295,12 @@ pub(crate) fn open_file(path: &Path, how: OpenHow, direct: bool) -> io::Result<F
     })
 }
 
-/// A table of open files shared by the kernel-backed engines.
+/// A table of open files shared by the kernel-backed engines. A slot's
+/// path buffer is kept when its file closes and reused by the next open, so
+/// opening and closing files one after another (PostMark) allocates nothing.
 pub(crate) struct FileTable<T> {
-    files: Vec<Option<(T, PathBuf)>>,
+    files: Vec<Option<T>>,
+    paths: Vec<PathBuf>,
     free: Vec<u32>,
 }
 
@@ -305,6 +308,7 @@ impl<T> Default for FileTable<T> {
     fn default() -> Self {
         FileTable {
             files: Vec::new(),
+            paths: Vec::new(),
             free: Vec::new(),
         }
     }
@@ -312,12 +316,15 @@ impl<T> Default for FileTable<T> {
 
 impl<T> FileTable<T> {
     pub fn insert(&mut self, f: T, path: &Path) -> FileId {
-        let entry = Some((f, path.to_path_buf()));
         if let Some(i) = self.free.pop() {
-            self.files[i as usize] = entry;
+            self.files[i as usize] = Some(f);
+            let p = self.paths[i as usize].as_mut_os_string();
+            p.clear();
+            p.push(path.as_os_str());
             FileId(i)
         } else {
-            self.files.push(entry);
+            self.files.push(Some(f));
+            self.paths.push(path.to_path_buf());
             FileId(self.files.len() as u32 - 1)
         }
     }
@@ -325,14 +332,14 @@ impl<T> FileTable<T> {
     #[inline]
     pub fn get(&mut self, id: FileId) -> io::Result<&mut T> {
         match self.files.get_mut(id.0 as usize) {
-            Some(Some((f, _))) => Ok(f),
+            Some(Some(f)) => Ok(f),
             _ => Err(bad_file(id)),
         }
     }
 
     pub fn remove(&mut self, id: FileId) -> io::Result<T> {
         match self.files.get_mut(id.0 as usize).and_then(Option::take) {
-            Some((f, _)) => {
+            Some(f) => {
                 self.free.push(id.0);
                 Ok(f)
             }
@@ -342,7 +349,7 @@ impl<T> FileTable<T> {
 
     pub fn path(&self, id: FileId) -> &Path {
         match self.files.get(id.0 as usize) {
-            Some(Some((_, p))) => p,
+            Some(Some(_)) => &self.paths[id.0 as usize],
             _ => Path::new("?"),
         }
     }

@@ -144,13 +144,21 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
     let mut results: Vec<(WorkerStats, Option<u64>, Option<anyhow::Error>)> = Vec::new();
     let mut cpu_at_t0 = CpuTimes::default();
     let mut t0 = now_ns();
+    // the last worker to finish wakes the main thread at once
+    let main_thread = std::thread::current();
     std::thread::scope(|s| {
         let handles: Vec<_> = workers
             .into_iter()
             .enumerate()
             .map(|(i, mut w)| {
-                let (stop, finished, counter, barrier, start) =
-                    (&stop, &finished, &counters[i].0, &barrier, &start);
+                let (stop, finished, counter, barrier, start, main_thread) = (
+                    &stop,
+                    &finished,
+                    &counters[i].0,
+                    &barrier,
+                    &start,
+                    &main_thread,
+                );
                 let budget = per_worker_budget(i);
                 s.spawn(move || {
                     let stats = WorkerStats::new(w.kinds());
@@ -171,7 +179,9 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
                     if r.is_err() {
                         stop.store(true, Ordering::Relaxed);
                     }
-                    finished.fetch_add(1, Ordering::Release);
+                    if finished.fetch_add(1, Ordering::Release) + 1 == n {
+                        main_thread.unpark();
+                    }
                     let measured = ctx.measuring.then_some(end);
                     (ctx.stats, measured, r.err())
                 })
@@ -187,7 +197,7 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
         let mut ramp_cpu_taken = ramp.is_zero();
         cpu_at_t0 = cpu_start;
         loop {
-            std::thread::sleep(Duration::from_millis(20));
+            std::thread::park_timeout(Duration::from_millis(20));
             let now = now_ns();
             if !ramp_cpu_taken && now >= t0 {
                 cpu_at_t0 = CpuTimes::now();

@@ -3,4 +3,5 @@
 
 pub mod iostone;
 
+pub mod iobench;
 pub mod postmark;

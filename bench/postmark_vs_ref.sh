@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# postmark_vs_ref.sh — `iogauge postmark` against Debian's PostMark 1.53 on
+# the same configurations, on this machine, in one script run.
+#
+#   a. PostMark's defaults (500 files, 500 transactions)
+#   b. 20 000 files, 50 000 transactions (sizes 500..10000, as by default)
+#   c. 1 000 000 files, 1 000 000 transactions, sizes 100..1000, terse
+#      (tests/fixtures/postmark/million.pmrc): elapsed time and peak RSS
+#
+# Each run starts in a fresh, empty directory at the same depth for both
+# tools: PostMark runs in RUN/pm/ (it works in its current directory),
+# iogauge in RUN/ (it makes its own RUN/iogauge-postmark-<pid>-<n>/). Each
+# run comes after a sync and is timed from outside with the wall clock
+# (PostMark's own timer counts whole seconds). Transactions per second =
+# transactions / wall-clock seconds of the whole run (creation, transactions
+# and deletion): the only rate both tools can be timed on alike. The tools
+# alternate within each repetition, and which one goes first alternates
+# between repetitions; figures are medians over REPS. (c) runs each tool
+# once (REPS_MILLION), under /usr/bin/time -v, each after a sync and a
+# 65-second pause: ext4 skips inodes freed in the last 60 s when it
+# allocates new ones, which makes a run right after another one's million
+# deletions slower. The order alternates between repetitions too. It is a
+# report, not a test: the exit status is 0 whatever the verdicts.
+#
+# Environment (all optional):
+#   DIR           where to put the work directory (default: the current
+#                 directory). The script makes its own pm_vs_ref.XXXXXX in
+#                 there and removes only that.
+#   REPS          repetitions of (a) and (b) (default 3)
+#   REPS_MILLION  repetitions of (c) (default 1; 0 skips it: ~6 min per tool on disk)
+#   IOGAUGE       the iogauge binary (default: `cargo build --release` in this
+#                 repo, with CARGO_TARGET_DIR, default /tmp/bench-target)
+#   POSTMARK      PostMark 1.53 (default: postmark on the PATH; Debian's
+#                 package is installed with apt-get when run as root)
+set -euo pipefail
+
+REPS=${REPS:-3}
+REPS_MILLION=${REPS_MILLION:-1}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+say() { printf '%s\n' "$*"; }
+die() { printf 'postmark_vs_ref.sh: %s\n' "$*" >&2; exit 2; }
+
+[[ $REPS =~ ^[0-9]+$ && $REPS -gt 0 ]] || die "REPS must be a whole number > 0"
+[[ $REPS_MILLION =~ ^[0-9]+$ ]] || die "REPS_MILLION must be a whole number"
+
+# ---------------------------------------------------------------- tools
+can_apt() { [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; }
+ensure() { # CMD PKG: install Debian package PKG when CMD is missing
+    local cmd=$1 pkg=$2
+    [[ -x $cmd ]] || command -v "$cmd" >/dev/null && return 0
+    if can_apt; then
+        say "note: $cmd not found; installing Debian package '$pkg' with apt-get"
+        apt-get install -y -qq "$pkg" >/dev/null 2>&1 ||
+            { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "$pkg" >/dev/null 2>&1; } || true
+    fi
+    [[ -x $cmd ]] || command -v "$cmd" >/dev/null
+}
+if [[ -z ${POSTMARK:-} ]]; then
+    ensure postmark postmark || die "PostMark is not installed (apt-get install postmark)"
+    POSTMARK=$(command -v postmark)
+fi
+[[ -x $POSTMARK ]] || die "POSTMARK=$POSTMARK is not an executable"
+ensure /usr/bin/time time || die "GNU time (/usr/bin/time) is not installed (apt-get install time)"
+if command -v jq >/dev/null; then JSON=jq
+elif command -v python3 >/dev/null; then JSON=python3
+else die "need jq or python3 to read JSON"; fi
+
+jget() { # FILE PATH (.a.b): one value, nothing when absent or null
+    if [[ $JSON == jq ]]; then
+        jq -r "($2) // empty" "$1"
+    else
+        python3 - "$1" "$2" <<'EOF'
+import json, sys
+v = json.load(open(sys.argv[1]))
+for k in sys.argv[2].strip('.').split('.'):
+    v = v.get(k) if isinstance(v, dict) else None
+if v is not None:
+    print(v)
+EOF
+    fi
+}
+
+built=
+if [[ -z ${IOGAUGE:-} ]]; then
+    built=yes
+    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/tmp/bench-target}
+    say "building iogauge: cargo build --release in $repo (CARGO_TARGET_DIR=$CARGO_TARGET_DIR)"
+    (cd "$repo" && cargo build --release --quiet) || die "cargo build failed"
+    IOGAUGE=$CARGO_TARGET_DIR/release/iogauge
+fi
+[[ -x $IOGAUGE ]] || die "IOGAUGE=$IOGAUGE is not an executable"
+
+# ---------------------------------------------------------------- work directory
+parent=${DIR:-$PWD}
+[[ -d $parent ]] || die "DIR=$parent is not a directory"
+WORK=$(mktemp -d "$parent/pm_vs_ref.XXXXXX")
+WORK=$(cd "$WORK" && pwd)
+trap 'rm -rf -- "$WORK"' EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------- arithmetic
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b+0 == 0) print "n/a"; else printf "%.3f", a/b}'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN {print (a+0 >= b+0) ? "PASS" : "FAIL"}'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN {print (a+0 < b+0) ? "PASS" : "FAIL"}'; }
+f2() { awk -v a="$1" 'BEGIN {printf "%.2f", a}'; }
+f3() { awk -v a="$1" 'BEGIN {printf "%.3f", a}'; }
+
+# ---------------------------------------------------------------- header
+commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+dirty=$(git -C "$repo" status --porcelain --untracked-files=all -- src Cargo.toml Cargo.lock build.rs 2>/dev/null | wc -l || true)
+say "iogauge postmark vs PostMark 1.53 — $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
+say "kernel $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+say "iogauge: $IOGAUGE ($("$IOGAUGE" --version 2>/dev/null))"
+if [[ -n $built ]]; then
+    say "         built from the working tree at commit $commit$([[ $dirty -gt 0 ]] && echo ", with uncommitted changes to src/ or build files")"
+else
+    say "         given as IOGAUGE (repo HEAD is $commit)"
+fi
+say "postmark: $POSTMARK ($(dpkg-query -W -f='${Package} ${Version}' postmark 2>/dev/null || echo 'version unknown'); banner: $(echo quit | "$POSTMARK" 2>/dev/null | head -1))"
+say "work dir: $WORK ($(df -T "$WORK" | awk 'NR==2 {print $2 " on " $1}')), REPS=$REPS, REPS_MILLION=$REPS_MILLION"
+say ""
+
+# ---------------------------------------------------------------- configurations
+printf 'run\nquit\n' >"$WORK/defaults.pmrc"
+printf 'set number 20000\nset transactions 50000\nrun\nquit\n' >"$WORK/n20k-t50k.pmrc"
+printf 'set number 1000000\nset transactions 1000000\nset size 100 1000\nset report terse\nrun\nquit\n' >"$WORK/million.pmrc"
+declare -A TX=([defaults]=500 [n20k-t50k]=50000 [million]=1000000)
+
+# one_run TOOL CFG TAG: run TOOL on CFG.pmrc in a fresh directory; the wall
+# time (ns) goes to TAG.ns, the output to TAG.out, iogauge's JSON to TAG.json,
+# /usr/bin/time -v's report to TAG.time.
+one_run() {
+    local tool=$1 cfg=$2 tag=$WORK/$3
+    local d=$WORK/run.$3
+    mkdir "$d" "$d/pm"
+    sync
+    if [[ $cfg == million ]]; then sleep 65; fi
+    local t0 t1
+    t0=$(date +%s%N)
+    if [[ $tool == postmark ]]; then
+        (cd "$d/pm" && /usr/bin/time -v -o "$tag.time" "$POSTMARK" "$WORK/$cfg.pmrc" >"$tag.out" 2>&1 </dev/null)
+    else
+        (cd "$d" && /usr/bin/time -v -o "$tag.time" "$IOGAUGE" postmark "$WORK/$cfg.pmrc" \
+            --json "$tag.json" >"$tag.out" 2>&1 </dev/null)
+    fi
+    t1=$(date +%s%N)
+    echo $((t1 - t0)) >"$tag.ns"
+    if [[ $(ls -A "$d") != pm || -n $(ls -A "$d/pm") ]]; then say "warning: $tool left files in $d"; fi
+    rm -rf -- "$d"
+}
+
+# PostMark's own transaction rate, from its verbose report
+pm_rate() { awk '/seconds of transactions/ {gsub(/[()]/, "", $5); print $5; exit}' "$1"; }
+rss_of() { awk -F': ' '/Maximum resident set size/ {print $2}' "$1"; }
+
+declare -a first
+for cfg in defaults n20k-t50k; do
+    for ((r = 1; r <= REPS; r++)); do
+        if ((r % 2)); then first[r]=postmark; else first[r]=iogauge; fi
+        say "$cfg, rep $r/$REPS (${first[r]} first) ..."
+        if [[ ${first[r]} == postmark ]]; then
+            one_run postmark "$cfg" "$cfg.pm.$r"; one_run iogauge "$cfg" "$cfg.ig.$r"
+        else
+            one_run iogauge "$cfg" "$cfg.ig.$r"; one_run postmark "$cfg" "$cfg.pm.$r"
+        fi
+    done
+done
+for ((r = 1; r <= REPS_MILLION; r++)); do
+    if ((r % 2)); then
+        say "million, rep $r/$REPS_MILLION (postmark, then iogauge; minutes each) ..."
+        one_run postmark million "million.pm.$r"; one_run iogauge million "million.ig.$r"
+    else
+        say "million, rep $r/$REPS_MILLION (iogauge, then postmark; minutes each) ..."
+        one_run iogauge million "million.ig.$r"; one_run postmark million "million.pm.$r"
+    fi
+done
+say ""
+
+# ---------------------------------------------------------------- report
+declare -A verdict
+for cfg in defaults n20k-t50k; do
+    T=${TX[$cfg]}
+    say "=== $cfg: $(tr '\n' ';' <"$WORK/$cfg.pmrc" | sed 's/;/; /g')==="
+    printf '%-4s %-9s %10s %10s %12s %12s %14s %14s\n' rep first "pm wall s" "iog wall s" "pm tx/s" "iog tx/s" "pm own tx/s" "iog own tx/s"
+    pm_r=() ig_r=() pm_w=() ig_w=()
+    for ((r = 1; r <= REPS; r++)); do
+        pw=$(awk -v n="$(cat "$WORK/$cfg.pm.$r.ns")" 'BEGIN {print n/1e9}')
+        iw=$(awk -v n="$(cat "$WORK/$cfg.ig.$r.ns")" 'BEGIN {print n/1e9}')
+        pm_w+=("$pw") ig_w+=("$iw")
+        pr=$(awk -v t="$T" -v w="$pw" 'BEGIN {print t/w}')
+        ir=$(awk -v t="$T" -v w="$iw" 'BEGIN {print t/w}')
+        pm_r+=("$pr") ig_r+=("$ir")
+        own=$(jget "$WORK/$cfg.ig.$r.json" .metrics.transactions_per_s)
+        printf '%-4s %-9s %10s %10s %12s %12s %14s %14s\n' "$r" "${first[r]}" "$(f3 "$pw")" "$(f3 "$iw")" \
+            "$(f2 "$pr")" "$(f2 "$ir")" "$(pm_rate "$WORK/$cfg.pm.$r.out")" "$(f2 "${own:-0}")"
+    done
+    m_p=$(median "${pm_r[@]}") m_i=$(median "${ig_r[@]}")
+    printf '%-14s %10s %10s %12s %12s\n' median "$(f3 "$(median "${pm_w[@]}")")" "$(f3 "$(median "${ig_w[@]}")")" "$(f2 "$m_p")" "$(f2 "$m_i")"
+    printf '%-14s %34s\n' "iogauge/pm" "$(ratio "$m_i" "$m_p")"
+    say "(tx/s = $T transactions / wall-clock seconds of the whole run; 'own' = each tool's"
+    say " figure: PostMark's whole-second one, iogauge's from the nanosecond clock)"
+    verdict[$cfg]="$(ge "$m_i" "$m_p") $(f2 "$m_i") vs $(f2 "$m_p") tx/s (ratio $(ratio "$m_i" "$m_p"))"
+    say ""
+done
+
+if ((REPS_MILLION > 0)); then
+    say "=== million: set number 1000000; set transactions 1000000; set size 100 1000; terse ==="
+    printf '%-4s %-9s %10s %14s %20s\n' rep tool "wall s" "peak RSS KiB" "terse report"
+    ig_rss=()
+    for ((r = 1; r <= REPS_MILLION; r++)); do
+        for t in pm ig; do
+            w=$(awk -v n="$(cat "$WORK/million.$t.$r.ns")" 'BEGIN {printf "%.1f", n/1e9}')
+            rss=$(rss_of "$WORK/million.$t.$r.time")
+            [[ $t == ig ]] && ig_rss+=("$rss")
+            terse=$(grep -E '^[0-9]+ [0-9]+ [0-9.]+( [0-9.]+){10}$' "$WORK/million.$t.$r.out" | head -1)
+            printf '%-4s %-9s %10s %14s   %s\n' "$r" "$([[ $t == pm ]] && echo postmark || echo iogauge)" "$w" "$rss" "$terse"
+        done
+        j=$WORK/million.ig.$r.json
+        say "     iogauge: created $(jget "$j" .metrics.files_created), read $(jget "$j" .metrics.files_read), appended $(jget "$j" .metrics.files_appended), deleted $(jget "$j" .metrics.files_deleted), $(f2 "$(jget "$j" .metrics.transactions_per_s)") tx/s (nanosecond clock), complete $(jget "$j" .complete)"
+    done
+    max_rss=$(printf '%s\n' "${ig_rss[@]}" | sort -g | tail -1)
+    verdict[million]="$(lt "$max_rss" $((256 * 1024))) $max_rss KiB peak RSS"
+    say ""
+fi
+
+say "=== verdicts ==="
+printf '  %s  defaults: iogauge tx/s >= PostMark (median)\n' "${verdict[defaults]}"
+printf '  %s  20000 files / 50000 transactions: iogauge tx/s >= PostMark (median)\n' "${verdict[n20k-t50k]}"
+if ((REPS_MILLION > 0)); then
+    printf '  %s  1M files / 1M transactions: iogauge peak RSS < 256 MiB\n' "${verdict[million]}"
+fi
+exit 0

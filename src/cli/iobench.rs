@@ -1,0 +1,348 @@
+//! `iogauge iobench`: IOBENCH (Wolman & Olson 1989), and its hidden worker
+//! mode `iobench-user` (one user process).
+
+use super::UsageError;
+use super::common::{self, EngineArgs, OutputArgs, Status};
+use super::progress::{self, Bar};
+use crate::report::{RunResult, Tool, now_rfc3339};
+use crate::suites::iobench::config::{self, Assignment};
+use crate::suites::iobench::{self, Config, Metering, Mode, RunSpec, report};
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// IOBENCH: U users do as many transactions as they can for M minutes on F
+/// files of N records of B bytes, under a lock manager with L locks per
+/// file; a transaction is R reads (the last W followed by a write of the
+/// same record) with CP units of CPU work. Parameters come from the control
+/// file, else the environment (USERS=…), else the defaults (USERS=4 FILES=4
+/// NRECS=1024 RECLEN=2048 READS=1 WRITES=1 LOCKS=1000 SLEEP=0 START=0 END=1
+/// DURATION=1 WORK=0). Writes the results file (Figure 1 of the paper) and
+/// prints a summary.
+#[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
+pub struct Args {
+    /// Control file: free-form 'KEYWORD = value;' assignments; '@path' continues from another file.
+    #[arg(value_name = "CONTROL")]
+    pub control: Option<PathBuf>,
+    /// The results file (the paper's layout).
+    #[arg(
+        short = 'o',
+        long = "output",
+        default_value = "iobench.results",
+        value_name = "FILE"
+    )]
+    pub output: PathBuf,
+    /// Append the tab-delimited summary line (one per run) to FILE.
+    #[arg(short = 's', long = "summary", value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+    /// Add the response-time distribution table to the results file.
+    #[arg(short = 't', long = "table")]
+    pub table: bool,
+    /// Run a metering command in the background for the whole run (e.g. 'vmstat 1'); its output goes to the usage file.
+    #[arg(short = 'u', long = "usage", value_name = "COMMAND")]
+    pub usage: Option<String>,
+    /// The usage file for -u (default: the results file with the extension .usage).
+    #[arg(long, value_name = "FILE")]
+    pub usage_file: Option<PathBuf>,
+    /// Run for this long instead of DURATION minutes (e.g. 20s, 2m; a plain number is seconds).
+    #[arg(long, value_name = "TIME", value_parser = common::duration_arg)]
+    pub duration: Option<Duration>,
+    /// Users are threads of one process (default: one process per user, as IOBENCH).
+    #[arg(long)]
+    pub threads: bool,
+    /// Run the cross product of KEY=v1,v2,... lists (e.g. FILES=4,8,16 USERS=50,100 WORK=0,50): one summary line per run and a chart.
+    #[arg(long, num_args = 1.., value_name = "KEY=V1,V2")]
+    pub spectrum: Vec<String>,
+    /// Where --spectrum draws its chart of MB processed per run (SVG).
+    #[arg(long, default_value = "iobench-spectrum.svg", value_name = "FILE")]
+    pub chart: PathBuf,
+    /// Take no parameter from the environment (only the control file and the defaults).
+    #[arg(long)]
+    pub ignore_env: bool,
+    /// Seed of the users' choices of file and record (user k draws stream k).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// Parent of the run's work directory (created and removed by the run); FILEk paths go where they say.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Check the lock manager: record each lock's holder beside it and count overlaps (metrics.lock_violations).
+    #[arg(long, hide = true)]
+    pub verify_locks: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// The hidden worker mode: one IOBENCH user process, started by the controller.
+#[derive(clap::Args, Debug)]
+pub struct UserArgs {
+    /// Descriptor of the shared region, inherited from the controller.
+    #[arg(long, value_name = "FD")]
+    pub shm_fd: i32,
+    /// Which user this process is (0-based).
+    #[arg(long, value_name = "N")]
+    pub user: u32,
+}
+
+pub fn user_main(a: UserArgs) -> Result<Status> {
+    Ok(if iobench::user_process(a.shm_fd, a.user)? {
+        Status::Done
+    } else {
+        Status::Failed
+    })
+}
+
+fn check_parent(flag: &str, p: &Path) -> Result<()> {
+    let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(d) = parent
+        && !d.is_dir()
+    {
+        crate::usage!(
+            "{flag} {}: the directory {} does not exist",
+            p.display(),
+            d.display()
+        );
+    }
+    if p.is_dir() {
+        crate::usage!("{flag} {} is a directory; name a file", p.display());
+    }
+    Ok(())
+}
+
+impl Args {
+    fn usage_file(&self) -> PathBuf {
+        self.usage_file
+            .clone()
+            .unwrap_or_else(|| self.output.with_extension("usage"))
+    }
+
+    fn check(&self) -> Result<()> {
+        self.out.check()?;
+        self.engine.check("sync")?;
+        if self.engine.fsync != crate::engine::FsyncPolicy::Never || self.engine.fdatasync {
+            crate::usage!(
+                "IOBENCH issues no fsync of its own; --fsync and --fdatasync apply to run"
+            );
+        }
+        check_parent("-o", &self.output)?;
+        if let Some(s) = &self.summary {
+            check_parent("-s", s)?;
+        }
+        if self.usage.is_some() {
+            check_parent("--usage-file", &self.usage_file())?;
+        }
+        if !self.spectrum.is_empty() {
+            check_parent("--chart", &self.chart)?;
+        }
+        if self.duration.is_some_and(|d| d.is_zero()) {
+            crate::usage!("--duration must be longer than 0");
+        }
+        Ok(())
+    }
+
+    fn spec(&self, config: Config) -> RunSpec {
+        RunSpec {
+            config,
+            engine: self.engine.name("sync").to_string(),
+            direct: self.engine.direct,
+            mode: if self.threads {
+                Mode::Threads
+            } else {
+                Mode::Processes
+            },
+            duration: self.duration,
+            dir: self.dir.clone(),
+            seed: self.seed,
+            verify_locks: self.verify_locks,
+            metering: self.usage.as_ref().map(|c| Metering {
+                command: c.clone(),
+                file: self.usage_file(),
+            }),
+        }
+    }
+
+    fn name(&self) -> String {
+        self.control
+            .as_ref()
+            .map_or_else(|| "iobench".to_string(), |p| p.display().to_string())
+    }
+}
+
+/// One run: execute, then the results text, summary line and JSON result.
+struct Done {
+    result: RunResult,
+    results_text: String,
+    terminal: String,
+    summary_line: String,
+    mb: f64,
+}
+
+fn one(a: &Args, cfg: Config) -> Result<Done> {
+    let spec = a.spec(cfg);
+    let bar = Bar::new("iobench", Some(spec.duration()), None, a.out.progress());
+    let run = iobench::execute(&spec, progress::sink(&bar))?;
+    drop(bar);
+    let t = report::totals(&run);
+    let result = iobench::result_of(&run, &t);
+    let name = a.name();
+    let opts = report::TextOpts {
+        name: &name,
+        summary_file: a.summary.as_deref(),
+        table: a.table,
+    };
+    Ok(Done {
+        results_text: report::results_file(&run, &t, &result, &opts),
+        terminal: report::terminal(&run, &t, &result),
+        summary_line: report::summary_line(&spec.config, &t),
+        mb: t.mb,
+        result,
+    })
+}
+
+fn append_summary(a: &Args, line: &str) -> Result<()> {
+    if let Some(p) = &a.summary {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)
+            .with_context(|| format!("cannot open the summary file {}", p.display()))?;
+        writeln!(f, "{line}").with_context(|| format!("cannot write {}", p.display()))?;
+    }
+    Ok(())
+}
+
+pub fn main(a: Args) -> Result<Status> {
+    a.check()?;
+    let control = match &a.control {
+        Some(p) => config::parse_control(p).map_err(UsageError)?,
+        None => Vec::new(),
+    };
+    let env: &dyn Fn(&str) -> Option<String> = if a.ignore_env {
+        &|_| None
+    } else {
+        &config::real_env
+    };
+    if !a.spectrum.is_empty() {
+        return spectrum(&a, &control, env);
+    }
+    let cfg = config::resolve(&control, env, &[]).map_err(UsageError)?;
+    let d = one(&a, cfg)?;
+    std::fs::write(&a.output, &d.results_text)
+        .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
+    append_summary(&a, &d.summary_line)?;
+    let mut text = d.terminal;
+    text += &format!("Results written to {}\n", a.output.display());
+    common::finish(&a.out, &d.result, &text)
+}
+
+#[derive(Serialize)]
+struct SpectrumRun {
+    parameters: serde_json::Map<String, serde_json::Value>,
+    result: RunResult,
+}
+
+#[derive(Serialize)]
+struct Spectrum {
+    schema: &'static str,
+    tool: Tool,
+    started_at: String,
+    complete: bool,
+    runs: Vec<SpectrumRun>,
+}
+
+fn spectrum(
+    a: &Args,
+    control: &[Assignment],
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<Status> {
+    let items = a
+        .spectrum
+        .iter()
+        .map(|s| config::spectrum_item(s))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(UsageError)?;
+    let combos = config::cross_product(&items);
+    // refuse a bad combination (WRITES > READS, ...) before anything runs
+    let cfgs = combos
+        .iter()
+        .map(|o| config::resolve(control, env, o))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(UsageError)?;
+    let started_at = now_rfc3339();
+    std::fs::write(&a.output, "")
+        .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
+    a.out.say(&format!(
+        "IOBENCH spectrum: {} runs\nRUN\t{}\n",
+        cfgs.len(),
+        report::SUMMARY_HEADER
+    ));
+    let mut runs = Vec::new();
+    let mut bars = Vec::new();
+    let mut status = Status::Done;
+    for (i, (cfg, combo)) in cfgs.into_iter().zip(&combos).enumerate() {
+        let d = one(a, cfg)?;
+        let label = combo
+            .iter()
+            .map(|x| format!("{}={}", x.key, x.value))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&a.output)
+            .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
+        write!(
+            f,
+            "##### spectrum run {} of {}: {label}\n{}\n",
+            i + 1,
+            combos.len(),
+            d.results_text
+        )
+        .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
+        append_summary(a, &d.summary_line)?;
+        a.out.say(&format!("{}\t{}\n", i + 1, d.summary_line));
+        if let Some(e) = &d.result.error {
+            eprintln!("iogauge: spectrum run {} ({label}) failed: {e}", i + 1);
+            status = Status::Failed;
+        }
+        let interrupted = !d.result.complete && d.result.error.is_none();
+        bars.push(iobench::Bar { label, mb: d.mb });
+        runs.push(SpectrumRun {
+            parameters: combo
+                .iter()
+                .map(|x| (x.key.clone(), serde_json::Value::String(x.value.clone())))
+                .collect(),
+            result: d.result,
+        });
+        if interrupted {
+            status = Status::Interrupted;
+            break;
+        }
+    }
+    let title = format!(
+        "IOBENCH spectrum: MB of data per run ({})",
+        a.spectrum.join(" ")
+    );
+    let svg = iobench::spectrum_svg(&title, &bars).map_err(anyhow::Error::msg)?;
+    std::fs::write(&a.chart, svg)
+        .with_context(|| format!("cannot write the chart {}", a.chart.display()))?;
+    a.out.say(&format!(
+        "Results written to {}; chart written to {}\n",
+        a.output.display(),
+        a.chart.display()
+    ));
+    a.out.write(&Spectrum {
+        schema: "iogauge/iobench-spectrum/v1",
+        tool: Tool::default(),
+        started_at,
+        complete: status == Status::Done,
+        runs,
+    })?;
+    if status == Status::Interrupted {
+        eprintln!("iogauge: interrupted; the partial results were written");
+    }
+    Ok(status)
+}

@@ -1,0 +1,654 @@
+//! `iogauge selfscale` (Chen & Patterson's self-scaling benchmark, its
+//! validation and refinement) and `iogauge predict` (predicted performance
+//! from a model file).
+
+use super::UsageError;
+use super::common::{self, EngineArgs, OutputArgs, Status};
+use crate::engine::FsyncPolicy;
+use crate::runner::signals;
+use crate::selfscale::model::{Model, Param, Workload, short_bytes};
+use crate::selfscale::{self, MemoryLimit, Observer, Options, ValidateOptions};
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Explore the five-parameter workload space by itself: sweep uniqueBytes
+/// to find the performance regions (CPU caches, file cache, device) and
+/// their boundaries, choose a focal vector per region, and measure one
+/// curve per parameter there. Writes model.json, summary.txt and one SVG
+/// per parameter per region into --out, and the summary on stdout. With
+/// --validate N, measures N random workloads and reports how well the model
+/// predicts them.
+#[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
+pub struct Args {
+    /// The directory to measure (the runs work in a subdirectory they create and remove).
+    #[arg(default_value = ".", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// Where to write the model, the summary and the graphs (default ./selfscale-<timestamp>/).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// A coarser, faster pass (about 3 minutes): sweep steps of ×4, fewer points per curve, ±5 % or 1.5 s per point, at most 2 regions.
+    #[arg(long)]
+    pub quick: bool,
+    /// Largest uniqueBytes of the sweep (default: what this machine allows; the output says what it picked).
+    #[arg(long, value_name = "SIZE", value_parser = common::size_arg)]
+    pub max_bytes: Option<u64>,
+    /// Smallest uniqueBytes of the sweep (default 1M).
+    #[arg(long, value_name = "SIZE", value_parser = common::size_arg)]
+    pub min_bytes: Option<u64>,
+    /// Bound the page cache with a memory cgroup (v2 memory.max, else v1 memory.limit_in_bytes; needs root): a size, or 'off'. Default: 1G (512M with --quick) where cgroups allow it.
+    #[arg(long, value_name = "SIZE|off", value_parser = memory_limit_arg)]
+    pub memory_limit: Option<MemoryLimit>,
+    /// Coefficient of variation of request sizes (1 = exponential, the paper's; 0 = fixed).
+    #[arg(long, value_name = "X")]
+    pub size_cv: Option<f64>,
+    /// Seed of the request streams; with --validate, also of the random workloads.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// Stop a point once its 95 % confidence interval is within ±F of the estimate (default 0.03; 0.05 with --quick).
+    #[arg(long, value_name = "F", value_parser = common::fraction_arg)]
+    pub precision: Option<f64>,
+    /// Time cap of one point (default 5s; 1.5s with --quick).
+    #[arg(long, value_name = "TIME", value_parser = common::duration_arg)]
+    pub point_time: Option<Duration>,
+    /// At most N performance regions (default 3; 2 with --quick).
+    #[arg(long, value_name = "N")]
+    pub max_regions: Option<usize>,
+    /// Measure N workloads drawn at random over the model's space (each twice) and compare them with its predictions; with --model, the model of an earlier run, otherwise one built first.
+    #[arg(long, value_name = "N")]
+    pub validate: Option<usize>,
+    /// The model to validate: the model.json of an earlier 'iogauge selfscale'.
+    #[arg(long, value_name = "MODEL.json")]
+    pub model: Option<PathBuf>,
+    /// With --validate: measure up to K more points where pairs of parameters interact, add two-parameter corrections, and report the error before and after.
+    #[arg(long, value_name = "K")]
+    pub refine: Option<usize>,
+    /// With --validate: single-number benchmarks to compare with and draw on the scatter plot: an iogauge result JSON, a survey JSON (each of its benchmarks), or NAME=MB/s. Repeatable.
+    #[arg(long, value_name = "FILE|NAME=MB/s")]
+    pub baseline: Vec<String>,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `off`, `none`, `0` or a size.
+fn memory_limit_arg(s: &str) -> Result<MemoryLimit, String> {
+    match s.trim().to_ascii_lowercase().as_str() {
+        "off" | "none" | "0" => Ok(MemoryLimit::Off),
+        "auto" => Ok(MemoryLimit::Auto),
+        _ => common::size_arg(s).map(MemoryLimit::Bytes),
+    }
+}
+
+/// The progress display: which curve and point the run is on.
+struct Progress {
+    bar: Option<ProgressBar>,
+    points: AtomicUsize,
+}
+
+impl Progress {
+    fn new(enabled: bool) -> Progress {
+        let bar = enabled.then(|| {
+            let b = ProgressBar::new_spinner();
+            b.set_style(
+                ProgressStyle::with_template("{spinner} {elapsed_precise} {prefix} {msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            b.enable_steady_tick(Duration::from_millis(200));
+            b
+        });
+        Progress {
+            bar,
+            points: AtomicUsize::new(0),
+        }
+    }
+}
+
+impl Observer for Progress {
+    fn status(&self, label: &str) {
+        if let Some(b) = &self.bar {
+            b.set_message(label.to_string());
+        }
+    }
+    fn measured(&self, _label: &str, p: &selfscale::Point) {
+        let n = self.points.fetch_add(1, Ordering::Relaxed) + 1;
+        if let Some(b) = &self.bar {
+            b.set_prefix(format!(
+                "[{n} points, last {:.0} MB/s ±{:.1}%]",
+                p.mb_per_s,
+                p.rel_half_width * 100.0
+            ));
+        }
+    }
+}
+
+impl Drop for Progress {
+    fn drop(&mut self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}
+
+impl Args {
+    fn options(&self) -> Result<Options> {
+        if let Some(f) = self.engine.fsync_end() {
+            crate::usage!("{f}");
+        }
+        let mut o = Options::new(&self.dir);
+        o.quick = self.quick;
+        o.min_bytes = self.min_bytes;
+        o.max_bytes = self.max_bytes;
+        o.memory_limit = self.memory_limit.unwrap_or(MemoryLimit::Auto);
+        o.engine = self.engine.name("psync").to_string();
+        o.direct = self.engine.direct;
+        o.fsync = self.engine.fsync;
+        o.fdatasync = self.engine.fdatasync;
+        o.size_cv = self.size_cv.unwrap_or(1.0);
+        o.seed = self.seed;
+        o.precision = self.precision;
+        o.point_time = self.point_time;
+        o.max_regions = self.max_regions;
+        Ok(o)
+    }
+
+    /// Flags that choose how to measure; a validation takes those of its model.
+    fn measurement_flags(&self) -> Vec<&'static str> {
+        let mut v = Vec::new();
+        let mut add = |set: bool, name: &'static str| {
+            if set {
+                v.push(name);
+            }
+        };
+        add(self.quick, "--quick");
+        add(self.max_bytes.is_some(), "--max-bytes");
+        add(self.min_bytes.is_some(), "--min-bytes");
+        add(self.memory_limit.is_some(), "--memory-limit");
+        add(self.size_cv.is_some(), "--size-cv");
+        add(self.precision.is_some(), "--precision");
+        add(self.point_time.is_some(), "--point-time");
+        add(self.max_regions.is_some(), "--max-regions");
+        add(self.engine.engine.is_some(), "--engine");
+        add(self.engine.direct, "--direct");
+        add(self.engine.fsync != FsyncPolicy::Never, "--fsync");
+        add(self.engine.fdatasync, "--fdatasync");
+        v
+    }
+}
+
+impl EngineArgs {
+    fn fsync_end(&self) -> Option<String> {
+        (self.fsync == FsyncPolicy::End).then(|| {
+            "--fsync end has no meaning for selfscale (its points run in short batches); use never or every=N".to_string()
+        })
+    }
+}
+
+/// Baselines: `NAME=MB/s`; an iogauge result JSON (its benchmark name and
+/// reads + writes per second); or a survey JSON (each entry that moved
+/// data, under its scorecard name).
+fn baseline(s: &str) -> Result<Vec<(String, f64)>> {
+    if let Some((name, v)) = s.split_once('=')
+        && !Path::new(s).exists()
+    {
+        let mb: f64 = v.trim().parse().map_err(|_| {
+            UsageError::new(format!("--baseline {s}: '{v}' is not a number of MB/s"))
+        })?;
+        if !(mb.is_finite() && mb > 0.0) {
+            crate::usage!("--baseline {s}: the throughput must be positive");
+        }
+        return Ok(vec![(name.trim().to_string(), mb)]);
+    }
+    let text =
+        std::fs::read_to_string(s).map_err(|e| UsageError::new(format!("--baseline {s}: {e}")))?;
+    let v: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| UsageError::new(format!("--baseline {s}: not JSON ({e})")))?;
+    let mb = |r: &serde_json::Value| {
+        let rd = r["summary"]["read_bytes_per_s"].as_f64()?;
+        let wr = r["summary"]["write_bytes_per_s"].as_f64()?;
+        (rd + wr > 0.0).then_some((rd + wr) / 1e6)
+    };
+    let out: Vec<(String, f64)> = match v["entries"].as_array() {
+        Some(entries) => entries
+            .iter()
+            .filter(|e| !e["name"].as_str().unwrap_or("").starts_with("selfscale"))
+            .filter_map(|e| Some((e["name"].as_str()?.to_string(), mb(&e["result"])?)))
+            .collect(),
+        None => mb(&v)
+            .map(|x| (v["benchmark"].as_str().unwrap_or("baseline").to_string(), x))
+            .into_iter()
+            .collect(),
+    };
+    if out.is_empty() {
+        crate::usage!(
+            "--baseline {s}: neither an iogauge result nor a survey with a throughput (summary.read_bytes_per_s)"
+        );
+    }
+    Ok(out)
+}
+
+pub fn main(a: Args) -> Result<Status> {
+    a.output.check()?;
+    if a.refine.is_some() && a.validate.is_none() {
+        crate::usage!(
+            "--refine needs --validate N (the corrections are chosen from the validation's errors)"
+        );
+    }
+    if a.model.is_some() && a.validate.is_none() {
+        crate::usage!(
+            "--model is for --validate; to predict workloads from a model use 'iogauge predict MODEL.json'"
+        );
+    }
+    if !a.baseline.is_empty() && a.validate.is_none() {
+        crate::usage!("--baseline is for --validate (it is drawn on the scatter plot)");
+    }
+    if let Some(n) = a.validate
+        && !(1..=10_000).contains(&n)
+    {
+        crate::usage!("--validate must be between 1 and 10000, not {n}");
+    }
+    if let Some(k) = a.refine
+        && k > 1000
+    {
+        crate::usage!("--refine must be at most 1000, not {k}");
+    }
+    let mut baselines = Vec::new();
+    for b in &a.baseline {
+        baselines.extend(baseline(b)?);
+    }
+    let progress = Progress::new(a.output.progress());
+    let say_err = |s: &str| {
+        if !a.output.quiet {
+            // stderr: stdout carries the summary (or the JSON)
+            if let Some(b) = &progress.bar {
+                b.suspend(|| eprintln!("{s}"));
+            } else {
+                eprintln!("{s}");
+            }
+        }
+    };
+
+    // the model: loaded or built
+    let (model, model_path, mut status) = match &a.model {
+        Some(p) => {
+            let flags = a.measurement_flags();
+            if !flags.is_empty() {
+                crate::usage!(
+                    "{}: a validation measures with the settings of its model; drop {}",
+                    flags.join(", "),
+                    if flags.len() == 1 { "it" } else { "them" }
+                );
+            }
+            (Model::load(p)?, p.clone(), Status::Done)
+        }
+        None => {
+            let setup = selfscale::choose(&a.options()?)?;
+            let out = selfscale::make_out_dir(a.out.as_deref(), "selfscale")?;
+            say_err(&format!(
+                "iogauge selfscale: writing into {}",
+                out.display()
+            ));
+            for l in &setup.lines {
+                say_err(&format!("  {l}"));
+            }
+            let built = selfscale::run(&setup, &out, &progress)?;
+            if a.validate.is_none() {
+                drop(progress);
+                a.output.say(&built.text);
+                a.output.write(&built.result)?;
+                return finish(built.error, built.model.complete);
+            }
+            a.output.say(&built.text);
+            let st = status_of(&built.error, built.model.complete);
+            if let Some(e) = &built.error {
+                eprintln!("iogauge: {e:#}");
+            }
+            if st != Status::Done || !built.model.usable() {
+                drop(progress);
+                a.output.write(&built.result)?;
+                if st == Status::Done {
+                    crate::usage!("the model has no measured region to validate");
+                }
+                return Ok(st);
+            }
+            (built.model, out.join("model.json"), Status::Done)
+        }
+    };
+
+    // the validation
+    let out = match (&a.model, &a.out) {
+        (None, _) => model_path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        (Some(_), o) => selfscale::make_out_dir(o.as_deref(), "selfscale-validate")?,
+    };
+    let vo = ValidateOptions {
+        dir: a.dir.clone(),
+        n: a.validate.unwrap_or(0),
+        seed: a.seed,
+        refine: a.refine.unwrap_or(0),
+        baselines,
+        model_path: model_path.clone(),
+    };
+    say_err(&format!(
+        "iogauge selfscale --validate: writing into {}",
+        out.display()
+    ));
+    let v = selfscale::validate_model(&model, &vo, &out, &progress)?;
+    drop(progress);
+    a.output.say(&v.text);
+    a.output.write(&v.result)?;
+    if let Some(e) = &v.error {
+        eprintln!("iogauge: {e:#}");
+    }
+    let st = status_of(&v.error, v.complete);
+    if st != Status::Done {
+        status = st;
+    }
+    if status == Status::Interrupted {
+        eprintln!("iogauge: interrupted; the partial results were written");
+    }
+    Ok(status)
+}
+
+fn status_of(error: &Option<anyhow::Error>, complete: bool) -> Status {
+    if error.is_some() {
+        Status::Failed
+    } else if !complete {
+        if signals::interrupted() {
+            Status::Interrupted
+        } else {
+            Status::Failed
+        }
+    } else {
+        Status::Done
+    }
+}
+
+fn finish(error: Option<anyhow::Error>, complete: bool) -> Result<Status> {
+    let st = status_of(&error, complete);
+    if let Some(e) = error {
+        eprintln!("iogauge: {e:#}");
+    } else if st == Status::Interrupted {
+        eprintln!("iogauge: interrupted; the partial model was written (\"complete\": false)");
+    }
+    Ok(st)
+}
+
+// ------------------------------------------------------------------ predict
+
+/// Predict the throughput of workloads from a self-scaling model, as the
+/// product of its single-parameter curves (the paper's shape-independence
+/// assumption): the region is chosen by uniqueBytes, each curve is
+/// interpolated (on a log scale for sizes and counts), and the ratios to the
+/// focal point are multiplied.
+#[derive(clap::Args, Debug)]
+pub struct PredictArgs {
+    /// The model file that 'iogauge selfscale' wrote (model.json).
+    #[arg(value_name = "MODEL.json")]
+    pub model: PathBuf,
+    /// A workload, e.g. uniqueBytes=64M,sizeMean=20K,readFrac=0.5,seqFrac=0.5,processNum=1 (a parameter left out takes its region's focal value). Repeatable.
+    #[arg(long, value_name = "SPEC")]
+    pub workload: Vec<String>,
+    /// Workloads from a CSV file: a header naming the parameters (uniqueBytes,sizeMean,...), then one workload a line.
+    #[arg(long, value_name = "FILE")]
+    pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+/// A workload as given: the parameters named, the others unset.
+type Partial = [Option<f64>; 5];
+
+fn index(p: Param) -> usize {
+    Param::ALL.iter().position(|&q| q == p).unwrap_or(0)
+}
+
+/// Parse one value of parameter `p`.
+fn value(p: Param, s: &str) -> Result<f64, String> {
+    match p {
+        Param::UniqueBytes | Param::SizeMean => {
+            let v = common::size_arg(s)?;
+            if v == 0 {
+                return Err(format!("{} must be positive", p.name()));
+            }
+            Ok(v as f64)
+        }
+        Param::ReadFrac | Param::SeqFrac => common::fraction_arg(s),
+        Param::ProcessNum => match s.trim().parse::<u32>() {
+            Ok(n) if n >= 1 => Ok(n as f64),
+            _ => Err(format!("'{s}' is not a process count (a whole number ≥ 1)")),
+        },
+    }
+}
+
+/// `uniqueBytes=64M,sizeMean=20K,...`
+pub fn parse_workload(s: &str) -> Result<Partial, String> {
+    let mut w: Partial = [None; 5];
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (k, v) = part
+            .split_once('=')
+            .ok_or_else(|| format!("'{part}' is not NAME=VALUE"))?;
+        let p = Param::parse(k).ok_or_else(|| {
+            format!(
+                "unknown parameter '{k}': use uniqueBytes, sizeMean, readFrac, seqFrac, processNum"
+            )
+        })?;
+        if w[index(p)].is_some() {
+            return Err(format!("{} is given twice", p.name()));
+        }
+        w[index(p)] = Some(value(p, v)?);
+    }
+    if w[index(Param::UniqueBytes)].is_none() {
+        return Err("uniqueBytes is missing (it chooses the region)".into());
+    }
+    Ok(w)
+}
+
+/// The workloads of a CSV file; errors name the file and line.
+pub fn parse_csv(path: &Path, text: &str) -> Result<Vec<Partial>, String> {
+    let mut header: Option<Vec<Param>> = None;
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let at = |m: String| format!("{}:{}: {m}", path.display(), i + 1);
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let cells: Vec<&str> = l.split(',').map(str::trim).collect();
+        match &header {
+            None => {
+                let mut h = Vec::new();
+                for c in &cells {
+                    let p = Param::parse(c).ok_or_else(|| {
+                        at(format!(
+                            "unknown column '{c}': the header names the parameters (uniqueBytes, sizeMean, readFrac, seqFrac, processNum)"
+                        ))
+                    })?;
+                    if h.contains(&p) {
+                        return Err(at(format!("{} is named twice", p.name())));
+                    }
+                    h.push(p);
+                }
+                if !h.contains(&Param::UniqueBytes) {
+                    return Err(at("the header has no uniqueBytes column".into()));
+                }
+                header = Some(h);
+            }
+            Some(h) => {
+                if cells.len() != h.len() {
+                    return Err(at(format!(
+                        "{} values for {} columns",
+                        cells.len(),
+                        h.len()
+                    )));
+                }
+                let mut w: Partial = [None; 5];
+                for (p, c) in h.iter().zip(&cells) {
+                    w[index(*p)] = Some(value(*p, c).map_err(at)?);
+                }
+                out.push(w);
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("{}: no workloads", path.display()));
+    }
+    Ok(out)
+}
+
+/// Fill what a workload leaves out with its region's focal values.
+fn complete(m: &Model, w: &Partial) -> Workload {
+    let u = w[0].unwrap_or(0.0) as u64;
+    let focal = m
+        .region_index(u)
+        .map(|i| m.regions[i].focal)
+        .unwrap_or(m.sweep.fixed);
+    let mut out = focal;
+    for p in Param::ALL {
+        if let Some(v) = w[index(p)] {
+            out = p.with(&out, v);
+        }
+    }
+    out
+}
+
+#[derive(serde::Serialize)]
+struct Predicted {
+    workload: Workload,
+    region: usize,
+    predicted_mb_per_s: f64,
+    predicted_iops: f64,
+}
+
+pub fn predict_main(a: PredictArgs) -> Result<Status> {
+    a.out.check()?;
+    let model = Model::load(&a.model)?;
+    let mut partials = Vec::new();
+    for s in &a.workload {
+        partials
+            .push(parse_workload(s).map_err(|e| UsageError::new(format!("--workload {s}: {e}")))?);
+    }
+    if let Some(p) = &a.csv {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| UsageError::new(format!("--csv {}: {e}", p.display())))?;
+        partials.extend(parse_csv(p, &text).map_err(UsageError)?);
+    }
+    if partials.is_empty() {
+        crate::usage!("name at least one workload with --workload or --csv");
+    }
+    let mut out = Vec::new();
+    for w in &partials {
+        let w = complete(&model, w);
+        let p = model
+            .predict(&w)
+            .ok_or_else(|| UsageError::new("the model has no measured region"))?;
+        out.push(Predicted {
+            workload: w,
+            region: p.region,
+            predicted_mb_per_s: p.mb_per_s,
+            predicted_iops: p.iops,
+        });
+    }
+    let mut text = format!(
+        "predicted by {} ({} on {}, measured {}{}):\n{:>12} {:>9} {:>8} {:>7} {:>10} {:>6} {:>12} {:>12}\n",
+        a.model.display(),
+        model.environment.fs_type,
+        model.settings.dir,
+        model.started_at,
+        if model.complete {
+            ""
+        } else {
+            "; an INCOMPLETE model"
+        },
+        "uniqueBytes",
+        "sizeMean",
+        "readFrac",
+        "seqFrac",
+        "processNum",
+        "region",
+        "MB/s",
+        "IO/s"
+    );
+    for p in &out {
+        let w = &p.workload;
+        text += &format!(
+            "{:>12} {:>9} {:>8} {:>7} {:>10} {:>6} {:>12.2} {:>12.0}\n",
+            short_bytes(w.unique_bytes),
+            short_bytes(w.size_mean),
+            w.read_frac,
+            w.seq_frac,
+            w.process_num,
+            p.region,
+            p.predicted_mb_per_s,
+            p.predicted_iops
+        );
+    }
+    a.out.say(&text);
+    a.out.write(&out)?;
+    Ok(Status::Done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workload_specs() {
+        let w =
+            parse_workload("uniqueBytes=64M, sizeMean=20K,readFrac=0.25,seq-frac=1,processNum=3")
+                .unwrap();
+        assert_eq!(
+            w,
+            [
+                Some(64.0 * 1048576.0),
+                Some(20480.0),
+                Some(0.25),
+                Some(1.0),
+                Some(3.0)
+            ]
+        );
+        assert!(
+            parse_workload("sizeMean=4K")
+                .unwrap_err()
+                .contains("uniqueBytes")
+        );
+        assert!(parse_workload("uniqueBytes=1M,readFrac=2").is_err());
+        assert!(
+            parse_workload("uniqueBytes=1M,color=red")
+                .unwrap_err()
+                .contains("unknown")
+        );
+        assert!(
+            parse_workload("uniqueBytes=1M,uniqueBytes=2M")
+                .unwrap_err()
+                .contains("twice")
+        );
+        assert!(parse_workload("uniqueBytes=1M,processNum=0").is_err());
+    }
+
+    #[test]
+    fn csv_errors_name_the_line() {
+        let p = Path::new("w.csv");
+        let ok = parse_csv(p, "# workloads\nuniqueBytes,processNum\n64M,2\n\n1G,1\n").unwrap();
+        assert_eq!(ok.len(), 2);
+        let e = parse_csv(p, "uniqueBytes,readFrac\n64M,0.5\n1G,7\n").unwrap_err();
+        assert!(e.starts_with("w.csv:3:"), "{e}");
+        let e = parse_csv(p, "uniqueBytes,bogus\n").unwrap_err();
+        assert!(e.starts_with("w.csv:1:"), "{e}");
+        assert!(
+            parse_csv(p, "uniqueBytes\n")
+                .unwrap_err()
+                .contains("no workloads")
+        );
+    }
+
+    #[test]
+    fn memory_limits() {
+        assert_eq!(memory_limit_arg("off"), Ok(MemoryLimit::Off));
+        assert_eq!(memory_limit_arg("1G"), Ok(MemoryLimit::Bytes(1 << 30)));
+        assert!(memory_limit_arg("lots").is_err());
+    }
+}

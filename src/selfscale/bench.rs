@@ -1,0 +1,436 @@
+//! Measuring one workload of the self-scaling benchmark, adaptively.
+//!
+//! The data are laid out once, at the largest uniqueBytes of the run, in a
+//! work directory that the [`Bench`] creates and removes. A workload with a
+//! smaller uniqueBytes touches only the first uniqueBytes of the file (its
+//! generator never looks further), so the sweep needs no new layout per
+//! point. Before a workload whose data should fit in the page cache, the
+//! prefix is read once (untimed) so that it starts cached, as a freshly
+//! written file would.
+//!
+//! A point is measured in batches of a fixed length (0.25 s by default):
+//! the workers of the point are made once and run batch after batch
+//! through [`runner::run`], continuing their request streams. The first
+//! batch warms up and is not counted. Each later batch gives one throughput
+//! sample; the point stops when the 95 % confidence interval of the mean
+//! (Student's t over the batch samples) is narrower than the target
+//! (± 3 % by default) after at least `min_batches`, or when the time cap is
+//! reached (after at least one counted batch), and records the precision it
+//! reached. A batch in which no operation completed (it ended before a
+//! worker was scheduled) is not a sample and is not counted. The estimate is the
+//! counted bytes over the counted time (reads and writes, 10^6 B/s).
+//! Batches next to each other are not independent (caches, write-back), so
+//! the interval is a lower bound on the true uncertainty; the validation's
+//! repeatability error measures the rest.
+
+use super::explore::Oracle;
+use super::model::{Point, Workload};
+use crate::engine::FsyncPolicy;
+use crate::measure::{CpuTimes, OpKind, TimeSeries, WorkerStats};
+use crate::report::RunResult;
+use crate::runner::{self, Ctx, Outcome, StopRule, WorkDir, Worker};
+use crate::workload::exec::{GenericWorker, IoSetup, layout};
+use crate::workload::generic::GenericSpec;
+use anyhow::{Context, Result};
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// How precisely each point is measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Precision {
+    /// Target relative half-width of the 95 % confidence interval.
+    pub target: f64,
+    pub batch: Duration,
+    /// Counted batches needed before the target may stop a point.
+    pub min_batches: u32,
+    /// Time cap of one point, warm-up batch included.
+    pub cap: Duration,
+}
+
+/// What the progress display is told; every method defaults to nothing.
+pub trait Observer: Sync {
+    /// A new phase or point begins.
+    fn status(&self, _label: &str) {}
+    /// A point was measured.
+    fn measured(&self, _label: &str, _p: &Point) {}
+    /// A line worth telling the user (what was picked, what was skipped).
+    fn note(&self, _line: &str) {}
+}
+
+pub struct Quiet;
+impl Observer for Quiet {}
+
+/// The measurement set-up.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    pub dir: PathBuf,
+    pub setup: IoSetup,
+    pub size_cv: f64,
+    pub seed: u64,
+    pub align: u64,
+    /// The largest uniqueBytes any point will use.
+    pub max_bytes: u64,
+    pub precision: Precision,
+    /// Read a prefix before measuring when it is at most this large (it
+    /// fits in the page cache); `None`: never (O_DIRECT, tmpfs, null).
+    pub warm_limit: Option<u64>,
+}
+
+/// Two-sided 95 % quantile of Student's t with `df` degrees of freedom.
+pub fn t95(df: usize) -> f64 {
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
+        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
+        2.052, 2.048, 2.045, 2.042,
+    ];
+    match df {
+        0 => f64::INFINITY,
+        1..=30 => T[df - 1],
+        31..=60 => 2.021,
+        61..=120 => 2.000,
+        _ => 1.96,
+    }
+}
+
+/// Relative half-width of the 95 % confidence interval of the mean of
+/// `samples` (infinite for fewer than two).
+pub fn rel_half_width(samples: &[f64]) -> f64 {
+    let n = samples.len();
+    if n < 2 {
+        return f64::INFINITY;
+    }
+    let mean = samples.iter().sum::<f64>() / n as f64;
+    if mean <= 0.0 {
+        return f64::INFINITY;
+    }
+    let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    t95(n - 1) * (var / n as f64).sqrt() / mean
+}
+
+/// A worker lent to one batch: the same worker runs batch after batch.
+struct Lend<'a>(&'a mut GenericWorker);
+
+impl Worker for Lend<'_> {
+    fn kinds(&self) -> &[OpKind] {
+        self.0.kinds()
+    }
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        self.0.run(ctx)
+    }
+}
+
+/// The data, the work directory and the totals of every counted batch.
+pub struct Bench<'a> {
+    cfg: BenchConfig,
+    paths: Vec<PathBuf>,
+    file_size: u64,
+    /// Bytes at the start of the file believed to be in the page cache.
+    warm: u64,
+    observer: &'a dyn Observer,
+    total: WorkerStats,
+    measured_ns: u128,
+    worker_ns: u128,
+    cpu: CpuTimes,
+    /// Per second of counted time, the counted batches of all points laid
+    /// end to end.
+    series: TimeSeries,
+    max_workers: usize,
+    // dropped last: the files go with it
+    work: WorkDir,
+}
+
+impl<'a> Bench<'a> {
+    /// Make the work directory and lay the data out (untimed). `None` when
+    /// Ctrl-C arrived during the layout (the directory is gone again).
+    pub fn new(cfg: BenchConfig, observer: &'a dyn Observer) -> Result<Option<Bench<'a>>> {
+        let spec = GenericSpec {
+            unique_bytes: cfg.max_bytes,
+            size_mean: cfg.align,
+            size_cv: 0.0,
+            read_frac: 0.5,
+            seq_frac: 0.5,
+            processes: 1,
+            files: 1,
+            align: cfg.align,
+            seed: cfg.seed,
+        };
+        spec.validate().map_err(crate::cli::UsageError)?;
+        let work = WorkDir::create(&cfg.dir, "selfscale")?;
+        let fake = crate::engine::find(&cfg.setup.engine).is_some_and(|e| e.caps.fake);
+        if !fake {
+            runner::ensure_space(&cfg.dir, spec.total_bytes())?;
+        }
+        observer.status(&format!(
+            "laying out {} (untimed)",
+            super::model::short_bytes(spec.total_bytes())
+        ));
+        let Some(paths) = layout(&spec, &cfg.setup, work.path())? else {
+            return Ok(None);
+        };
+        // the layout leaves the end of the file cached: nothing at the start
+        Ok(Some(Bench {
+            file_size: spec.file_size(),
+            cfg,
+            paths,
+            warm: 0,
+            observer,
+            total: WorkerStats::default(),
+            measured_ns: 0,
+            worker_ns: 0,
+            cpu: CpuTimes::default(),
+            series: TimeSeries::default(),
+            max_workers: 1,
+            work,
+        }))
+    }
+
+    pub fn config(&self) -> &BenchConfig {
+        &self.cfg
+    }
+
+    /// The generic workload spec of `w` (uniqueBytes clipped to the data).
+    pub fn spec(&self, w: &Workload) -> GenericSpec {
+        let a = self.cfg.align;
+        let u = w.unique_bytes.min(self.file_size);
+        GenericSpec {
+            unique_bytes: (u - u % a).max(a),
+            size_mean: w.size_mean.max(1),
+            size_cv: self.cfg.size_cv,
+            read_frac: w.read_frac,
+            seq_frac: w.seq_frac,
+            processes: w.process_num.max(1) as usize,
+            files: 1,
+            align: a,
+            seed: self.cfg.seed,
+        }
+    }
+
+    /// Read the first `u` bytes once, so that they start in the page cache.
+    fn warm_up(&mut self, u: u64) -> Result<bool> {
+        let Some(limit) = self.cfg.warm_limit else {
+            return Ok(true);
+        };
+        if u > limit {
+            // this point churns the cache: nothing can be assumed after it
+            self.warm = 0;
+            return Ok(true);
+        }
+        if u <= self.warm {
+            return Ok(true);
+        }
+        let f = std::fs::File::open(&self.paths[0])
+            .with_context(|| format!("cannot open {}", self.paths[0].display()))?;
+        let mut buf = vec![0u8; 1 << 20];
+        let mut off = 0u64;
+        while off < u {
+            if runner::signals::interrupted() {
+                return Ok(false);
+            }
+            let n = (u - off).min(buf.len() as u64) as usize;
+            f.read_exact_at(&mut buf[..n], off)
+                .with_context(|| format!("cannot read {}", self.paths[0].display()))?;
+            off += n as u64;
+        }
+        self.warm = u;
+        Ok(true)
+    }
+
+    /// Totals over every counted batch, as a result document. The time
+    /// series is per second of counted time, the batches of all points laid
+    /// end to end (a batch lands in the second its start falls in).
+    pub fn result(
+        &self,
+        benchmark: &str,
+        config: serde_json::Value,
+        environment: crate::env::Environment,
+        started: String,
+        complete: bool,
+    ) -> RunResult {
+        let outcome = Outcome {
+            stats: self.total.clone(),
+            per_worker: Vec::new(),
+            elapsed: Duration::from_nanos(self.measured_ns.min(u64::MAX as u128) as u64),
+            cpu: self.cpu,
+            complete,
+            interrupted: runner::signals::interrupted(),
+            error: None,
+        };
+        let mut r = RunResult::new(benchmark, config, environment, started).with_outcome(&outcome);
+        r.summary.workers = self.max_workers;
+        r.summary.io_time_fraction = if self.worker_ns > 0 {
+            (self.total.io_ns as f64 / self.worker_ns as f64).min(1.0)
+        } else {
+            0.0
+        };
+        r.timeseries.interval_s = 1.0;
+        r.timeseries.ops = self.series.ops().to_vec();
+        r.timeseries.bytes = self.series.bytes().to_vec();
+        r
+    }
+
+    /// Where the data live (for messages).
+    pub fn work_path(&self) -> &std::path::Path {
+        self.work.path()
+    }
+}
+
+impl Oracle for Bench<'_> {
+    fn measure(&mut self, w: &Workload, label: &str) -> Result<Option<Point>> {
+        self.observer.status(label);
+        let spec = self.spec(w);
+        spec.validate().map_err(crate::cli::UsageError)?;
+        if !self.warm_up(spec.total_bytes())? {
+            return Ok(None);
+        }
+        let mut workers = (0..spec.processes)
+            .map(|i| GenericWorker::new(&spec, &self.cfg.setup, &self.paths, i))
+            .collect::<Result<Vec<_>>>()?;
+        let prec = self.cfg.precision;
+        let rule = StopRule {
+            duration: Some(prec.batch),
+            ..Default::default()
+        };
+        let started = Instant::now();
+        let mut rates: Vec<f64> = Vec::new();
+        let (mut bytes, mut ops, mut rbytes, mut wbytes, mut secs) = (0u64, 0u64, 0u64, 0u64, 0f64);
+        let mut first = true;
+        let mut empty = 0u32;
+        let converged = loop {
+            let lent: Vec<Lend> = workers.iter_mut().map(Lend).collect();
+            let mut o = runner::run(rule, lent, &runner::NoProgress);
+            if let Some(e) = o.error.take() {
+                return Err(e.context(format!("while measuring {}", w.describe())));
+            }
+            if o.interrupted {
+                return Ok(None);
+            }
+            let capped = started.elapsed() >= prec.cap;
+            let batch_ops: u64 = o
+                .stats
+                .kinds()
+                .filter(|(k, _)| k.direction().is_some())
+                .map(|(_, k)| k.count)
+                .sum();
+            if batch_ops == 0 {
+                // the batch ended before a worker got to run (a very short
+                // batch on a busy machine): it measured nothing, and is
+                // not a sample of zero throughput
+                empty += 1;
+                if empty >= 1000 {
+                    anyhow::bail!("no operation completed in 1000 batches of {}", w.describe());
+                }
+                continue;
+            }
+            if first {
+                first = false;
+                if !capped {
+                    continue;
+                }
+            }
+            let s = o.elapsed.as_secs_f64();
+            let r = o.stats.bytes(crate::measure::Direction::Read);
+            let wr = o.stats.bytes(crate::measure::Direction::Write);
+            if s > 0.0 {
+                rates.push((r + wr) as f64 / s);
+            }
+            bytes += r + wr;
+            rbytes += r;
+            wbytes += wr;
+            ops += batch_ops;
+            secs += s;
+            // the batch's seconds continue the counted time so far
+            let offset = self.measured_ns.min(u64::MAX as u128) as u64;
+            for (i, (&n, &b)) in o
+                .stats
+                .series
+                .ops()
+                .iter()
+                .zip(o.stats.series.bytes())
+                .enumerate()
+            {
+                self.series.add(offset + i as u64 * 1_000_000_000, n, b);
+            }
+            o.stats.series.clear();
+            self.total.merge(&o.stats);
+            self.measured_ns += o.elapsed.as_nanos();
+            self.worker_ns += o.elapsed.as_nanos() * spec.processes as u128;
+            self.cpu.user += o.cpu.user;
+            self.cpu.sys += o.cpu.sys;
+            self.cpu.max_rss_kib = self.cpu.max_rss_kib.max(o.cpu.max_rss_kib);
+            self.max_workers = self.max_workers.max(spec.processes);
+            let hw = rel_half_width(&rates);
+            if rates.len() as u32 >= prec.min_batches.max(2) && hw <= prec.target {
+                break true;
+            }
+            if started.elapsed() >= prec.cap {
+                break false;
+            }
+        };
+        let per_s = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
+        let p = Point {
+            workload: *w,
+            mb_per_s: per_s(bytes) / 1e6,
+            iops: per_s(ops),
+            read_mb_per_s: per_s(rbytes) / 1e6,
+            write_mb_per_s: per_s(wbytes) / 1e6,
+            mean_request_bytes: if ops > 0 {
+                bytes as f64 / ops as f64
+            } else {
+                0.0
+            },
+            rel_half_width: rel_half_width(&rates).min(9.99),
+            batches: rates.len() as u32,
+            seconds: secs,
+            converged,
+        };
+        self.observer.measured(label, &p);
+        Ok(Some(p))
+    }
+}
+
+/// What selfscale can run with: fsync never or every=N.
+pub fn check_fsync(p: FsyncPolicy) -> Result<(), String> {
+    match p {
+        FsyncPolicy::End => Err(
+            "--fsync end has no meaning for selfscale (its points run in short batches); use never or every=N"
+                .into(),
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// MemAvailable from /proc/meminfo, in bytes (0 when unknown).
+pub fn mem_available() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| {
+            let rest = l.strip_prefix("MemAvailable:")?;
+            rest.split_whitespace().next()?.parse::<u64>().ok()
+        })
+        .map_or(0, |kib| kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_width_of_a_known_sample() {
+        // mean 10, sd 1 over 4 samples: 3.182 · 1/2 / 10
+        let s = [9.0, 11.0, 9.0, 11.0];
+        let sd = (4.0f64 / 3.0).sqrt();
+        let want = 3.182 * sd / 2.0 / 10.0;
+        assert!((rel_half_width(&s) - want).abs() < 1e-12);
+        assert!(rel_half_width(&[5.0]).is_infinite());
+        assert_eq!(rel_half_width(&[5.0, 5.0, 5.0]), 0.0);
+        assert_eq!(t95(1000), 1.96);
+    }
+
+    #[test]
+    fn fsync_end_is_refused() {
+        assert!(check_fsync(FsyncPolicy::End).is_err());
+        assert!(check_fsync(FsyncPolicy::Every(4)).is_ok());
+    }
+}

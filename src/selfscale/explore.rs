@@ -1,0 +1,532 @@
+//! The exploration: sweep uniqueBytes, find the regions and their
+//! boundaries, then per region iterate the focal vector and measure one
+//! curve per parameter. Measurement is behind [`Oracle`], so the whole
+//! procedure runs on synthetic functions in the tests.
+
+use super::focal::{self, FOCAL_FRACTION};
+use super::model::{Boundary, Curve, Model, Param, Point, Region, Workload};
+use super::regions;
+use anyhow::Result;
+use std::collections::HashMap;
+
+/// Something that measures a workload's throughput.
+pub trait Oracle {
+    /// Measure `w`; `label` says where in the procedure this is (for the
+    /// progress display). `None` when Ctrl-C stopped the measurement.
+    fn measure(&mut self, w: &Workload, label: &str) -> Result<Option<Point>>;
+}
+
+/// The shape of the exploration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub min_bytes: u64,
+    pub max_bytes: u64,
+    /// Ratio between neighbouring sweep points.
+    pub sweep_factor: f64,
+    pub align: u64,
+    /// Largest sizeMean on a curve (and the top of the validation range).
+    pub size_max: u64,
+    /// Largest processNum on a curve.
+    pub proc_max: u32,
+    /// The sweep's other parameters and the first focal guess.
+    pub start: Workload,
+    pub tolerance: f64,
+    /// A region whose throughput spans more than this is split.
+    pub span_max: f64,
+    pub max_regions: usize,
+    pub max_rounds: u32,
+    /// Extra sweep points per boundary, each halving the bracket.
+    pub bisections: u32,
+    /// A curve whose focal workload, measured first and last, moved by
+    /// more than this fraction is measured again.
+    pub drift_tolerance: f64,
+    pub quick: bool,
+}
+
+/// The uniqueBytes values of the sweep: `min`, `min·f`, … up to `max`
+/// (which ends the sweep when the last step would leave it √f or more
+/// away), rounded to `align`.
+pub fn sweep_values(p: &Plan) -> Vec<u64> {
+    let mut v = Vec::new();
+    let mut u = p.min_bytes.max(p.align) as f64;
+    let max = p.max_bytes as f64;
+    while u <= max * 1.0001 {
+        v.push(round_bytes(u, p.align));
+        u *= p.sweep_factor;
+    }
+    if let Some(&last) = v.last()
+        && max / last as f64 >= p.sweep_factor.sqrt() * 0.999
+    {
+        v.push(round_bytes(max, p.align));
+    }
+    v.dedup();
+    v
+}
+
+/// Round a uniqueBytes value to 1/64 of its power of two (about 1.5 %),
+/// and to a multiple of `align`.
+pub fn round_bytes(x: f64, align: u64) -> u64 {
+    let step = (2f64.powi(x.max(1.0).log2().floor() as i32 - 6) as u64).max(align.max(1));
+    let step = step.div_ceil(align.max(1)) * align.max(1);
+    focal::round_to(x, step)
+}
+
+/// The name a boundary gets from where it lies.
+fn label(model: &Model, cliff: bool, is_last_cliff: bool, u: u64, ratio: f64) -> String {
+    let fs = model.environment.fs_type.as_str();
+    let memory_fs = matches!(fs, "tmpfs" | "ramfs");
+    let fake = crate::engine::find(&model.settings.engine).is_some_and(|e| e.caps.fake);
+    if !cliff {
+        "ramp split".into()
+    } else if fake {
+        "performance boundary".into()
+    } else if model.settings.direct {
+        "effective device cache size".into()
+    } else if is_last_cliff && !memory_fs && ratio >= 3.0 && u >= 64 << 20 {
+        "effective file cache size".into()
+    } else if u < 64 << 20 {
+        "effective CPU cache size".into()
+    } else {
+        "performance boundary".into()
+    }
+}
+
+struct Explorer<'a, O: Oracle> {
+    plan: &'a Plan,
+    oracle: &'a mut O,
+    memo: HashMap<(u64, u64, u64, u64, u32), Point>,
+    model: &'a mut Model,
+}
+
+impl<O: Oracle> Explorer<'_, O> {
+    /// Measure `w`, or with `reuse` take an earlier measurement of it.
+    fn get(&mut self, w: &Workload, label: &str, reuse: bool) -> Result<Option<Point>> {
+        if reuse && let Some(p) = self.memo.get(&w.key()) {
+            return Ok(Some(p.clone()));
+        }
+        let Some(p) = self.oracle.measure(w, label)? else {
+            return Ok(None);
+        };
+        self.memo.insert(w.key(), p.clone());
+        self.model.points.push(p.clone());
+        Ok(Some(p))
+    }
+
+    fn add_to_sweep(&mut self, p: Point) {
+        let u = p.workload.unique_bytes;
+        if !self
+            .model
+            .sweep
+            .points
+            .iter()
+            .any(|q| q.workload.unique_bytes == u)
+        {
+            self.model.sweep.points.push(p);
+            self.model.sweep.sort();
+        }
+    }
+
+    fn sweep_xy(&self) -> Vec<(f64, f64)> {
+        self.model.sweep.xy()
+    }
+
+    /// Measure `param` over `values` with the others at `fixed`, every
+    /// point afresh and one after the other, so that the ratios a
+    /// prediction takes from one curve come from measurements close in time
+    /// even when the machine's background load drifts. The focal workload
+    /// (`fixed` itself) is measured first and again last; the curve's focal
+    /// point is the mean of the two. When they differ by more than the
+    /// plan's drift tolerance, the machine changed under the curve, and the
+    /// curve is measured once more (the second attempt is kept either way).
+    fn curve(
+        &mut self,
+        param: Param,
+        fixed: &Workload,
+        values: &[f64],
+        what: &str,
+    ) -> Result<Option<(Curve, [f64; 2])>> {
+        let f = param.get(fixed);
+        let others: Vec<f64> = values.iter().copied().filter(|&v| v != f).collect();
+        let n = others.len() + 2;
+        for attempt in 0..2 {
+            let again = if attempt == 0 { "" } else { ", again" };
+            let label = |i: usize, v: f64| {
+                format!(
+                    "{what}{again}: {} {} ({i}/{n})",
+                    param.name(),
+                    param.show(v)
+                )
+            };
+            let Some(first) = self.get(fixed, &label(1, f), false)? else {
+                return Ok(None);
+            };
+            let mut c = Curve::new(param, *fixed);
+            for (i, &v) in others.iter().enumerate() {
+                let w = param.with(fixed, v);
+                let Some(p) = self.get(&w, &label(i + 2, v), false)? else {
+                    return Ok(None);
+                };
+                c.points.push(p);
+            }
+            let Some(last) = self.get(fixed, &label(n, f), false)? else {
+                return Ok(None);
+            };
+            let (a, b) = (first.mb_per_s, last.mb_per_s);
+            let moved = (a - b).abs() / ((a + b) / 2.0).max(1e-12);
+            let pair = [first, last];
+            c.points.push(combine(&pair).expect("two points"));
+            c.sort();
+            if moved <= self.plan.drift_tolerance || attempt == 1 {
+                if moved > self.plan.drift_tolerance {
+                    self.model.notes.push(format!(
+                        "{what}: the {} curve was measured twice; its focal workload still moved {:.0} % ({a:.1} → {b:.1} MB/s) while it was measured",
+                        param.name(),
+                        moved * 100.0
+                    ));
+                }
+                return Ok(Some((c, [a, b])));
+            }
+            self.model.notes.push(format!(
+                "{what}: the focal workload moved {:.0} % ({a:.1} → {b:.1} MB/s) while the {} curve was measured; measuring it again",
+                moved * 100.0,
+                param.name()
+            ));
+        }
+        unreachable!("the second attempt returns")
+    }
+
+    fn run(&mut self) -> Result<bool> {
+        let plan = self.plan;
+        // 1. the sweep
+        let values = sweep_values(plan);
+        for (i, &u) in values.iter().enumerate() {
+            let w = Param::UniqueBytes.with(&plan.start, u as f64);
+            let label = format!(
+                "uniqueBytes sweep: {} ({}/{})",
+                Param::UniqueBytes.show(u as f64),
+                i + 1,
+                values.len()
+            );
+            let Some(p) = self.get(&w, &label, true)? else {
+                return Ok(false);
+            };
+            self.add_to_sweep(p);
+        }
+        let base: Vec<(f64, f64)> = self.sweep_xy();
+        let t: Vec<f64> = base.iter().map(|p| p.1).collect();
+        let split = regions::detect(&t, plan.tolerance, plan.span_max, plan.max_regions);
+
+        // 2. the boundaries: where there is a cliff, bisect its steepest
+        // fall, then find where the curve crosses the boundary level
+        let mut bounds: Vec<(u64, bool, [u64; 2], f64, f64)> = Vec::new();
+        for (k, pair) in split.regions.windows(2).enumerate() {
+            let cliff = split.cliffs[k];
+            let (hi, lo) = (base[pair[0].last], base[pair[1].first]);
+            if !cliff {
+                let u = (hi.0 * lo.0).sqrt();
+                bounds.push((
+                    round_bytes(u, plan.align),
+                    false,
+                    [hi.0 as u64, lo.0 as u64],
+                    hi.1,
+                    lo.1,
+                ));
+                continue;
+            }
+            for b in 0..plan.bisections {
+                let xy = self.sweep_xy();
+                let Some(((ua, _), (ub, _))) = regions::steepest(&xy, hi.0, lo.0) else {
+                    break;
+                };
+                let u = round_bytes((ua * ub).sqrt(), plan.align);
+                if u as f64 <= ua || u as f64 >= ub {
+                    break;
+                }
+                let w = Param::UniqueBytes.with(&plan.start, u as f64);
+                let label = format!(
+                    "boundary {}: uniqueBytes {} (bisection {}/{})",
+                    k + 1,
+                    Param::UniqueBytes.show(u as f64),
+                    b + 1,
+                    plan.bisections
+                );
+                let Some(p) = self.get(&w, &label, true)? else {
+                    return Ok(false);
+                };
+                self.add_to_sweep(p);
+            }
+            let xy = self.sweep_xy();
+            let (top, upper) = regions::steepest(&xy, hi.0, lo.0).map_or((hi.0, hi.1), |(a, _)| a);
+            let u = regions::crossing(&xy, top, upper, lo.0, lo.1);
+            bounds.push((
+                round_bytes(u, plan.align),
+                true,
+                [top as u64, lo.0 as u64],
+                upper,
+                lo.1,
+            ));
+        }
+        let last_cliff = bounds.iter().rposition(|b| b.1);
+        let levels: Vec<f64> = split
+            .regions
+            .iter()
+            .map(|sp| regions::median(&t[sp.first..=sp.last]))
+            .collect();
+        self.model.boundaries = bounds
+            .iter()
+            .enumerate()
+            .map(|(k, &(u, cliff, transition, upper, lower))| Boundary {
+                below: k + 1,
+                above: k + 2,
+                unique_bytes: u,
+                label: label(
+                    self.model,
+                    cliff,
+                    Some(k) == last_cliff,
+                    u,
+                    levels[k] / levels[k + 1].max(1e-12),
+                ),
+                cliff,
+                upper_mb_per_s: upper,
+                lower_mb_per_s: lower,
+                transition,
+            })
+            .collect();
+
+        // 3. the regions: focal vector and curves
+        let nreg = split.regions.len();
+        for (i, span) in split.regions.iter().enumerate() {
+            let (lo, hi) = (base[span.first].0 as u64, base[span.last].0 as u64);
+            let level = regions::median(&t[span.first..=span.last]);
+            let from = if i == 0 {
+                plan.min_bytes
+            } else {
+                bounds[i - 1].0
+            };
+            let to = if i + 1 == nreg {
+                plan.max_bytes
+            } else {
+                bounds[i].0
+            };
+            let focal_u = round_bytes(((lo as f64) * (hi as f64)).sqrt(), plan.align);
+            let sizes: Vec<f64> =
+                focal::size_grid(plan.align, plan.size_max.min(focal_u / 4), plan.quick)
+                    .into_iter()
+                    .map(|s| s as f64)
+                    .collect();
+            let procs: Vec<f64> = focal::proc_grid(plan.proc_max, plan.quick)
+                .into_iter()
+                .map(f64::from)
+                .collect();
+            let fracs = focal::frac_grid(plan.quick);
+            let nearest = |v: &[f64], x: f64, log: bool| {
+                let c = |a: f64| if log { a.log2() } else { a };
+                v.iter()
+                    .copied()
+                    .min_by(|a, b| (c(*a) - c(x)).abs().total_cmp(&(c(*b) - c(x)).abs()))
+                    .unwrap_or(x)
+            };
+            let mut s = nearest(&sizes, plan.start.size_mean as f64, true);
+            let mut pn = nearest(&procs, plan.start.process_num as f64, true);
+            let focal_of = |s: f64, pn: f64| Workload {
+                unique_bytes: focal_u,
+                size_mean: s as u64,
+                read_frac: 0.5,
+                seq_frac: 0.5,
+                process_num: pn as u32,
+            };
+            self.model.regions.push(Region {
+                number: i + 1,
+                lo_bytes: lo,
+                hi_bytes: hi,
+                level_mb_per_s: level,
+                from_bytes: from,
+                to_bytes: to,
+                focal: focal_of(s, pn),
+                focal_point: None,
+                focal_repeats: Vec::new(),
+                rounds: 0,
+                stable: false,
+                curves: Vec::new(),
+            });
+            let idx = self.model.regions.len() - 1;
+            let what = |round: u32| format!("region {}/{nreg}, round {round}", i + 1);
+            let mut rounds = 0;
+            let mut stable = false;
+            let mut size_curve;
+            let mut proc_curve;
+            loop {
+                rounds += 1;
+                let Some(c) =
+                    self.curve(Param::SizeMean, &focal_of(s, pn), &sizes, &what(rounds))?
+                else {
+                    return Ok(false);
+                };
+                size_curve = c;
+                let s2 = focal::at_fraction_of_max(&size_curve.0.xy(), FOCAL_FRACTION).unwrap_or(s);
+                let Some(c) =
+                    self.curve(Param::ProcessNum, &focal_of(s2, pn), &procs, &what(rounds))?
+                else {
+                    return Ok(false);
+                };
+                proc_curve = c;
+                let p2 =
+                    focal::at_fraction_of_max(&proc_curve.0.xy(), FOCAL_FRACTION).unwrap_or(pn);
+                let moved = p2 != pn;
+                (s, pn) = (s2, p2);
+                let r = &mut self.model.regions[idx];
+                r.focal = focal_of(s, pn);
+                r.rounds = rounds;
+                if !moved {
+                    stable = true;
+                    break;
+                }
+                if rounds >= plan.max_rounds.max(1) {
+                    // not settled: measure sizeMean again at the final
+                    // processNum so that every curve passes through F
+                    let Some(c) = self.curve(
+                        Param::SizeMean,
+                        &focal_of(s, pn),
+                        &sizes,
+                        &format!("region {}/{nreg}, final", i + 1),
+                    )?
+                    else {
+                        return Ok(false);
+                    };
+                    size_curve = c;
+                    break;
+                }
+            }
+            let f = focal_of(s, pn);
+            let fixed = f;
+            let what = format!("region {}/{nreg}", i + 1);
+            let Some(read_curve) = self.curve(Param::ReadFrac, &fixed, &fracs, &what)? else {
+                return Ok(false);
+            };
+            let Some(seq_curve) = self.curve(Param::SeqFrac, &fixed, &fracs, &what)? else {
+                return Ok(false);
+            };
+            // T(F): the mean of the focal measurements of the four curves
+            // (two each), their confidence interval as its precision
+            let curves = [size_curve, read_curve, seq_curve, proc_curve];
+            let repeats: Vec<f64> = curves.iter().flat_map(|c| c.1).collect();
+            let focal_points: Vec<Point> = curves
+                .iter()
+                .filter_map(|c| c.0.points.iter().find(|q| q.workload == f).cloned())
+                .collect();
+            let r = &mut self.model.regions[idx];
+            r.focal = f;
+            r.focal_point = combine(&focal_points).map(|mut p| {
+                p.rel_half_width = super::bench::rel_half_width(&repeats).min(9.99);
+                p
+            });
+            r.focal_repeats = repeats;
+            r.stable = stable;
+            r.curves = curves.into_iter().map(|c| c.0).collect();
+            for c in &mut r.curves {
+                c.fixed = f;
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// One point from repeated measurements of the same workload: the means,
+/// and the 95 % confidence interval of the repeats as the precision.
+pub fn combine(pts: &[Point]) -> Option<Point> {
+    let first = pts.first()?;
+    let n = pts.len() as f64;
+    let mean = |f: fn(&Point) -> f64| pts.iter().map(f).sum::<f64>() / n;
+    let mbs: Vec<f64> = pts.iter().map(|p| p.mb_per_s).collect();
+    Some(Point {
+        workload: first.workload,
+        mb_per_s: mean(|p| p.mb_per_s),
+        iops: mean(|p| p.iops),
+        read_mb_per_s: mean(|p| p.read_mb_per_s),
+        write_mb_per_s: mean(|p| p.write_mb_per_s),
+        mean_request_bytes: mean(|p| p.mean_request_bytes),
+        rel_half_width: if pts.len() >= 2 {
+            super::bench::rel_half_width(&mbs).min(9.99)
+        } else {
+            first.rel_half_width
+        },
+        batches: pts.iter().map(|p| p.batches).sum(),
+        seconds: pts.iter().map(|p| p.seconds).sum(),
+        converged: pts.iter().all(|p| p.converged),
+    })
+}
+
+/// Run the whole exploration, filling `model` as it goes (so that an
+/// interrupted run leaves a partial model). Returns whether it finished.
+pub fn explore<O: Oracle>(plan: &Plan, oracle: &mut O, model: &mut Model) -> Result<bool> {
+    let mut e = Explorer {
+        plan,
+        oracle,
+        memo: HashMap::new(),
+        model,
+    };
+    let done = e.run()?;
+    e.model.complete = done;
+    Ok(done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan() -> Plan {
+        Plan {
+            min_bytes: 1 << 20,
+            max_bytes: 1 << 30,
+            sweep_factor: 2.0,
+            align: 512,
+            size_max: 4 << 20,
+            proc_max: 8,
+            start: Workload {
+                unique_bytes: 0,
+                size_mean: 16 << 10,
+                read_frac: 0.5,
+                seq_frac: 0.5,
+                process_num: 1,
+            },
+            tolerance: 0.2,
+            span_max: 4.0,
+            max_regions: 3,
+            max_rounds: 3,
+            bisections: 3,
+            drift_tolerance: 0.1,
+            quick: false,
+        }
+    }
+
+    #[test]
+    fn sweep_values_are_geometric_and_end_at_the_limit() {
+        let v = sweep_values(&plan());
+        assert_eq!(v.len(), 11);
+        assert_eq!(v[0], 1 << 20);
+        assert_eq!(v[10], 1 << 30);
+        let p = Plan {
+            max_bytes: 3 << 30,
+            ..plan()
+        };
+        // 1 GiB·2 = 2 GiB, then 3 GiB is 1.5 > √2 away: added
+        assert_eq!(*sweep_values(&p).last().unwrap(), 3 << 30);
+        let p = Plan {
+            sweep_factor: 4.0,
+            ..plan()
+        };
+        assert_eq!(
+            sweep_values(&p),
+            [1 << 20, 4 << 20, 16 << 20, 64 << 20, 256 << 20, 1 << 30]
+        );
+    }
+
+    #[test]
+    fn rounding_keeps_about_one_and_a_half_percent() {
+        for x in [1.3e6, 7.7e8, 2.9e9, 12345.0] {
+            let r = round_bytes(x, 512) as f64;
+            assert!((r / x - 1.0).abs() < 0.016, "{x} → {r}");
+            assert_eq!(r as u64 % 512, 0);
+        }
+    }
+}

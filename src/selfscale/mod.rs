@@ -1,0 +1,1246 @@
+//! Chen & Patterson's Self-Scaling Benchmark with Predicted Performance
+//! (Proc. IEEE 81(8), 1993, §IX-B; chen-patterson.md §7; decisions.md §3).
+//!
+//! - [`explore`]: sweep uniqueBytes, find the regions ([`regions`]), pick
+//!   each region's focal vector ([`focal`]) and measure one curve per
+//!   parameter;
+//! - [`bench`]: measure one workload adaptively (until the confidence
+//!   interval is narrow enough or a time cap), on data laid out once;
+//! - [`cgroup`]: bound the page cache with a memory cgroup, so the device
+//!   region is reached without writing twice the machine's memory;
+//! - [`model`]: the model file; [`predict`]: the product of
+//!   single-parameter ratios; [`validate`]: random workloads measured twice
+//!   and predicted (Fig. 20–21); [`refine`]: two-parameter corrections;
+//! - [`plot`] and [`summary`]: the graphs and the text.
+//!
+//! [`run`] builds a model into an output directory, [`validate_model`]
+//! validates one, and [`short_pass`] is the survey's quick look.
+
+pub mod bench;
+pub mod cgroup;
+pub mod explore;
+pub mod focal;
+pub mod model;
+pub mod plot;
+pub mod predict;
+pub mod refine;
+pub mod regions;
+pub mod summary;
+pub mod validate;
+
+#[cfg(test)]
+mod tests;
+
+pub use bench::{Observer, Quiet};
+pub use model::{Model, Param, Point, Workload};
+
+use crate::cli::UsageError;
+use crate::engine::FsyncPolicy;
+use crate::report::RunResult;
+use crate::workload::exec::IoSetup;
+use anyhow::Result;
+use bench::{Bench, BenchConfig, Precision};
+use explore::Plan;
+use model::{Ranges, Settings, short_bytes};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+const MIB: u64 = 1 << 20;
+const GIB: u64 = 1 << 30;
+
+/// `--memory-limit`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemoryLimit {
+    /// Bound the page cache when this machine allows (the default).
+    Auto,
+    Off,
+    Bytes(u64),
+}
+
+/// What the user asked for (after parsing, before looking at the machine).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub dir: PathBuf,
+    pub quick: bool,
+    pub min_bytes: Option<u64>,
+    pub max_bytes: Option<u64>,
+    pub memory_limit: MemoryLimit,
+    pub engine: String,
+    pub direct: bool,
+    pub fsync: FsyncPolicy,
+    pub fdatasync: bool,
+    pub size_cv: f64,
+    pub seed: u64,
+    pub precision: Option<f64>,
+    pub point_time: Option<Duration>,
+    pub max_regions: Option<usize>,
+}
+
+impl Options {
+    pub fn new(dir: &Path) -> Options {
+        Options {
+            dir: dir.to_path_buf(),
+            quick: false,
+            min_bytes: None,
+            max_bytes: None,
+            memory_limit: MemoryLimit::Auto,
+            engine: "psync".into(),
+            direct: false,
+            fsync: FsyncPolicy::Never,
+            fdatasync: false,
+            size_cv: 1.0,
+            seed: 1,
+            precision: None,
+            point_time: None,
+            max_regions: None,
+        }
+    }
+}
+
+/// The choices made for this machine, and the lines that say why.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub settings: Settings,
+    pub plan: Plan,
+    pub bench: BenchConfig,
+    pub ranges: Ranges,
+    /// The page-cache bound to enter, and whether the user asked for it.
+    pub memory_limit: Option<(u64, bool)>,
+    pub environment: crate::env::Environment,
+    pub lines: Vec<String>,
+}
+
+fn fsync_name(p: FsyncPolicy) -> String {
+    match p {
+        FsyncPolicy::Never => "never".into(),
+        FsyncPolicy::End => "end".into(),
+        FsyncPolicy::Every(n) => format!("every={n}"),
+    }
+}
+
+/// Round down to a multiple of `step` (at least `step`).
+fn floor_to(x: u64, step: u64) -> u64 {
+    (x - x % step).max(step)
+}
+
+/// What to read into the page cache before a point (see [`bench`]).
+fn warm_limit(direct: bool, fake: bool, memory_fs: bool, limit: Option<u64>) -> Option<u64> {
+    if direct || fake || memory_fs {
+        None
+    } else {
+        match limit {
+            Some(l) => Some(l / 10 * 8),
+            None => Some(bench::mem_available() / 2),
+        }
+    }
+}
+
+/// Look at the machine and the directory and decide everything: the
+/// page-cache bound, the sweep, the precision. Bad combinations are usage
+/// errors.
+pub fn choose(o: &Options) -> Result<Setup> {
+    let md = std::fs::metadata(&o.dir)
+        .map_err(|e| UsageError::new(format!("{}: {e}", o.dir.display())))?;
+    if !md.is_dir() {
+        crate::usage!("{} is not a directory", o.dir.display());
+    }
+    let info = crate::engine::find(&o.engine).ok_or_else(|| {
+        UsageError::new(format!(
+            "unknown engine '{}': use {}",
+            o.engine,
+            crate::engine::names()
+        ))
+    })?;
+    crate::engine::make(
+        &o.engine,
+        &crate::engine::EngineOpts {
+            direct: o.direct,
+            ..Default::default()
+        },
+    )
+    .map_err(UsageError)?;
+    bench::check_fsync(o.fsync).map_err(UsageError)?;
+    if !(o.size_cv.is_finite() && o.size_cv >= 0.0) {
+        crate::usage!("--size-cv must be ≥ 0, not {}", o.size_cv);
+    }
+    if let Some(p) = o.precision
+        && !(p > 0.0 && p < 1.0)
+    {
+        crate::usage!("--precision must be between 0 and 1 (0.03 is ±3 %), not {p}");
+    }
+    if o.point_time.is_some_and(|t| t < Duration::from_millis(20)) {
+        crate::usage!("--point-time must be at least 20ms");
+    }
+    if let Some(r) = o.max_regions
+        && !(1..=6).contains(&r)
+    {
+        crate::usage!("--max-regions must be between 1 and 6, not {r}");
+    }
+    let fake = info.caps.fake;
+    if o.direct && !fake && !crate::env::supports_direct(&o.dir).unwrap_or(false) {
+        crate::usage!(
+            "{} does not accept O_DIRECT (its file system refuses it); drop --direct",
+            o.dir.display()
+        );
+    }
+    let environment = crate::env::detect(&o.dir);
+    let memory_fs = matches!(environment.fs_type.as_str(), "tmpfs" | "ramfs");
+    let align: u64 = if o.direct { 4096 } else { 512 };
+    let q = o.quick;
+    let mem = environment.memory_bytes;
+    let free = crate::env::free_bytes(&o.dir).unwrap_or(0);
+    let mut lines = Vec::new();
+
+    // the page-cache bound
+    let default_limit = {
+        let d = if q { 512 * MIB } else { GIB };
+        if mem > 0 {
+            floor_to(d.min(mem / 4), 64 * MIB).max(256 * MIB)
+        } else {
+            d
+        }
+    };
+    let no_cache = if o.direct {
+        Some("--direct bypasses the page cache")
+    } else if fake {
+        Some("the null engine does no I/O")
+    } else if memory_fs {
+        Some(
+            "tmpfs files are the page cache: a cgroup limit below their size ends in the OOM killer",
+        )
+    } else {
+        None
+    };
+    let memory_limit: Option<(u64, bool)> = match (o.memory_limit, no_cache) {
+        (MemoryLimit::Bytes(_), Some(why)) => {
+            crate::usage!("--memory-limit cannot be used here: {why}; use --memory-limit off")
+        }
+        (MemoryLimit::Bytes(b), None) => {
+            if b < 256 * MIB {
+                crate::usage!(
+                    "--memory-limit must be at least 256M (the workers' buffers need room), not {}",
+                    short_bytes(b)
+                );
+            }
+            if mem > 0 && b >= mem {
+                crate::usage!(
+                    "--memory-limit {} is not below the machine's memory ({}): it would bound nothing",
+                    short_bytes(b),
+                    short_bytes(mem)
+                );
+            }
+            let p = cgroup::probe();
+            if p.found.is_none() {
+                crate::usage!(
+                    "--memory-limit: neither cgroup v2 nor v1 can bound the page cache here: {}",
+                    p.reason()
+                );
+            }
+            Some((floor_to(b, 4096), true))
+        }
+        (MemoryLimit::Off, _) => None,
+        (MemoryLimit::Auto, Some(_)) => None,
+        (MemoryLimit::Auto, None) => {
+            let p = cgroup::probe();
+            match p.found {
+                Some(_) => Some((default_limit, false)),
+                None => {
+                    lines.push(format!(
+                        "page cache: not bounded: {} (as root, --memory-limit SIZE bounds it with a memory cgroup)",
+                        p.reason()
+                    ));
+                    None
+                }
+            }
+        }
+    };
+    let limit = memory_limit.map(|m| m.0);
+    let size_max = {
+        let top: u64 = if q { 2 * MIB } else { 4 * MIB };
+        match limit {
+            // 8 workers × 16·sizeMean of buffers stay under half the limit
+            Some(l) => floor_to(top.min(l / 256), align).max(64 << 10),
+            None => top,
+        }
+    };
+
+    // the sweep
+    let avail = bench::mem_available();
+    let (max_bytes, why) = match o.max_bytes {
+        Some(b) => (b, "--max-bytes".to_string()),
+        None => {
+            if fake {
+                (64 * MIB, "the null engine does no I/O".into())
+            } else if memory_fs {
+                let cap = if q { 256 * MIB } else { GIB };
+                (
+                    cap.min(free / 4).min(avail / 4),
+                    "tmpfs holds it in memory: at most a quarter of what is free".into(),
+                )
+            } else if o.direct {
+                let cap = if q { GIB } else { 4 * GIB };
+                (cap.min(free / 4), "--direct: no cache to exceed".into())
+            } else if let Some(l) = limit {
+                (
+                    (4 * l).min(free / 2),
+                    format!(
+                        "4 × the page-cache bound of {}, to reach the device",
+                        short_bytes(l)
+                    ),
+                )
+            } else {
+                let cap = if q { GIB } else { 4 * GIB };
+                let b = cap.min(avail / 2).min(free / 4);
+                (
+                    b,
+                    format!(
+                        "the page cache is unbounded and the machine has {} of memory: the device region is out of reach (use --memory-limit or --direct)",
+                        short_bytes(mem)
+                    ),
+                )
+            }
+        }
+    };
+    let max_bytes = if max_bytes >= MIB {
+        floor_to(max_bytes, MIB)
+    } else {
+        floor_to(max_bytes, align)
+    };
+    let min_bytes = o.min_bytes.unwrap_or(MIB);
+    if min_bytes < align.max(4096) {
+        crate::usage!(
+            "--min-bytes must be at least 4K, not {}",
+            short_bytes(min_bytes)
+        );
+    }
+    if max_bytes < 4 * min_bytes {
+        crate::usage!(
+            "the sweep needs --max-bytes at least 4 × --min-bytes ({}), not {}{}",
+            short_bytes(4 * min_bytes),
+            short_bytes(max_bytes),
+            if o.max_bytes.is_none() {
+                " (too little free space or memory?)"
+            } else {
+                ""
+            }
+        );
+    }
+    if !fake && max_bytes + (max_bytes / 100).max(16 * MIB) > free {
+        crate::usage!(
+            "not enough space in {}: the sweep lays out {} and {} is free; use a smaller --max-bytes or another directory",
+            o.dir.display(),
+            short_bytes(max_bytes),
+            short_bytes(free)
+        );
+    }
+
+    let target = o.precision.unwrap_or(if q { 0.05 } else { 0.03 });
+    let cap = o
+        .point_time
+        .unwrap_or(Duration::from_secs_f64(if q { 1.5 } else { 5.0 }));
+    let batch = Duration::from_secs_f64(if q { 0.2 } else { 0.25 }).min(cap / 4);
+    let precision = Precision {
+        target,
+        batch,
+        min_batches: if q { 3 } else { 4 },
+        cap,
+    };
+    let cpus = environment.cpus.max(1) as u32;
+    let max_regions = o.max_regions.unwrap_or(if q { 2 } else { 3 });
+    let start = Workload {
+        unique_bytes: min_bytes,
+        size_mean: 16 << 10,
+        read_frac: 0.5,
+        seq_frac: 0.5,
+        process_num: 1,
+    };
+    let plan = Plan {
+        min_bytes,
+        max_bytes,
+        // ×2 in both: with ×4 a cached ramp falls as steeply as a cliff
+        sweep_factor: 2.0,
+        align,
+        size_max,
+        proc_max: 4 * cpus,
+        start,
+        tolerance: 0.2,
+        span_max: 4.0,
+        max_regions,
+        max_rounds: if q { 2 } else { 3 },
+        bisections: if q { 1 } else { 3 },
+        drift_tolerance: (3.0 * target).max(0.1),
+        quick: q,
+    };
+    let ranges = Ranges {
+        unique_bytes: [min_bytes, max_bytes],
+        size_mean: [align.max(512), size_max],
+        read_frac: [0.0, 1.0],
+        seq_frac: [0.0, 1.0],
+        process_num: [1, 4 * cpus],
+    };
+    let setup = IoSetup {
+        engine: o.engine.clone(),
+        direct: o.direct,
+        fsync: o.fsync,
+        fdatasync: o.fdatasync,
+        cold: false,
+    };
+    let settings = Settings {
+        engine: o.engine.clone(),
+        direct: o.direct,
+        fsync: fsync_name(o.fsync),
+        fdatasync: o.fdatasync,
+        size_cv: o.size_cv,
+        seed: o.seed,
+        align,
+        memory_limit: None,
+        memory_limit_via: None,
+        quick: q,
+        precision: target,
+        point_time_s: cap.as_secs_f64(),
+        batch_s: batch.as_secs_f64(),
+        max_regions,
+        tolerance: plan.tolerance,
+        dir: environment.target_dir.clone(),
+    };
+    lines.insert(
+        0,
+        format!(
+            "workload: engine {}, {}, fsync {}, size cv {}, seed {}",
+            o.engine,
+            if o.direct { "O_DIRECT" } else { "buffered I/O" },
+            fsync_name(o.fsync),
+            o.size_cv,
+            o.seed
+        ),
+    );
+    if let Some((l, explicit)) = memory_limit {
+        lines.push(format!(
+            "page cache: bounded to {} by a memory cgroup ({}{})",
+            short_bytes(l),
+            if explicit {
+                "--memory-limit"
+            } else {
+                "picked: cgroups are available"
+            },
+            if explicit {
+                String::new()
+            } else {
+                format!(
+                    ", the machine has {}; --memory-limit SIZE or off changes it",
+                    short_bytes(mem)
+                )
+            }
+        ));
+    } else if let Some(why) = no_cache {
+        lines.push(format!("page cache: not bounded ({why})"));
+    }
+    lines.push(format!(
+        "sweep: uniqueBytes {} … {} in steps of ×{} ({why})",
+        short_bytes(min_bytes),
+        short_bytes(max_bytes),
+        plan.sweep_factor
+    ));
+    lines.push(format!(
+        "curves: sizeMean {} … {}, readFrac and seqFrac 0 … 1, processNum 1 … {}; at most {} regions",
+        short_bytes(ranges.size_mean[0]),
+        short_bytes(size_max),
+        4 * cpus,
+        max_regions
+    ));
+    lines.push(format!(
+        "precision: each point until ±{}% (95% confidence, batches of {} s) or {} s",
+        target * 100.0,
+        batch.as_secs_f64(),
+        cap.as_secs_f64()
+    ));
+    let bench = BenchConfig {
+        dir: o.dir.clone(),
+        setup,
+        size_cv: o.size_cv,
+        seed: o.seed,
+        align,
+        max_bytes,
+        precision,
+        warm_limit: warm_limit(o.direct, fake, memory_fs, limit),
+    };
+    Ok(Setup {
+        settings,
+        plan,
+        bench,
+        ranges,
+        memory_limit,
+        environment,
+        lines,
+    })
+}
+
+/// Enter the memory cgroup of `limit`, if any. An automatic bound that
+/// cannot be set is given up with a note; one the user asked for is an
+/// error.
+fn enter_cgroup(
+    limit: Option<(u64, bool)>,
+    notes: &mut Vec<String>,
+) -> Result<Option<cgroup::MemoryCgroup>> {
+    let Some((l, explicit)) = limit else {
+        return Ok(None);
+    };
+    match cgroup::MemoryCgroup::enter(l) {
+        Ok(g) => Ok(Some(g)),
+        Err(e) if explicit => Err(anyhow::anyhow!("--memory-limit: {e}")),
+        Err(e) => {
+            notes.push(format!("page cache: NOT bounded after all: {e}"));
+            Ok(None)
+        }
+    }
+}
+
+/// A model built into an output directory.
+pub struct Built {
+    pub model: Model,
+    /// The totals of every measurement, as a result document.
+    pub result: RunResult,
+    pub text: String,
+    pub files: Vec<String>,
+    /// The error that stopped the run, if one did (the partial model and
+    /// its files are written all the same).
+    pub error: Option<anyhow::Error>,
+}
+
+fn timestamp_name(prefix: &str) -> String {
+    let t = crate::report::now_rfc3339(); // 2026-11-21T10:11:12Z
+    let d: String = t.chars().filter(|c| c.is_ascii_digit()).collect();
+    if d.len() >= 14 {
+        format!("{prefix}-{}-{}", &d[..8], &d[8..14])
+    } else {
+        format!("{prefix}-{d}")
+    }
+}
+
+/// Create the output directory: `out`, or `./<prefix>-<timestamp>/`. An
+/// existing directory is used as it is (files in it are overwritten).
+pub fn make_out_dir(out: Option<&Path>, prefix: &str) -> Result<PathBuf> {
+    let p = match out {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let base = PathBuf::from(timestamp_name(prefix));
+            let mut p = base.clone();
+            let mut n = 2;
+            while p.exists() {
+                p = PathBuf::from(format!("{}-{n}", base.display()));
+                n += 1;
+            }
+            p
+        }
+    };
+    if p.is_file() {
+        crate::usage!("--out {} is a file; name a directory", p.display());
+    }
+    std::fs::create_dir_all(&p)
+        .map_err(|e| UsageError::new(format!("--out {}: cannot create it: {e}", p.display())))?;
+    Ok(p)
+}
+
+fn model_metrics(m: &Model, r: &mut RunResult, model_file: &Path) {
+    r.metric("model", model_file.display().to_string());
+    r.metric("regions", m.regions.len());
+    r.metric("points", m.points.len());
+    r.metric(
+        "median_rel_half_width",
+        regions::median(
+            &m.points
+                .iter()
+                .map(|p| p.rel_half_width)
+                .collect::<Vec<_>>(),
+        ),
+    );
+    r.metric(
+        "points_at_time_cap",
+        m.points.iter().filter(|p| !p.converged).count(),
+    );
+    if let Some(b) = m
+        .boundaries
+        .iter()
+        .find(|b| b.label == "effective file cache size")
+    {
+        r.metric("effective_file_cache_bytes", b.unique_bytes);
+    }
+    r.metric(
+        "boundaries",
+        m.boundaries
+            .iter()
+            .map(|b| json!({"label": b.label, "unique_bytes": b.unique_bytes, "cliff": b.cliff}))
+            .collect::<Vec<_>>(),
+    );
+    r.metric(
+        "focal",
+        m.regions
+            .iter()
+            .map(|g| {
+                json!({
+                    "region": g.number,
+                    "workload": g.focal,
+                    "mb_per_s": g.focal_point.as_ref().map(|p| p.mb_per_s),
+                    "iops": g.focal_point.as_ref().map(|p| p.iops),
+                })
+            })
+            .collect::<Vec<_>>(),
+    );
+}
+
+/// Write model.json, the graphs and summary.txt into `out`.
+pub fn write_outputs(m: &Model, lines: &[String], out: &Path) -> Result<(String, Vec<String>)> {
+    m.save(&out.join("model.json"))?;
+    let mut files = vec!["model.json".to_string(), "summary.txt".to_string()];
+    files.extend(plot::model_graphs(out, m)?);
+    let text = summary::render(m, lines, &files);
+    std::fs::write(out.join("summary.txt"), &text)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.join("summary.txt").display()))?;
+    Ok((text, files))
+}
+
+/// Build a model of `setup`'s directory into `out` (which exists).
+pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> {
+    let t0 = Instant::now();
+    let started = crate::report::now_rfc3339();
+    let mut lines = setup.lines.clone();
+    let guard = enter_cgroup(setup.memory_limit, &mut lines)?;
+    let mut settings = setup.settings.clone();
+    if let Some(g) = &guard {
+        settings.memory_limit = Some(g.limit());
+        settings.memory_limit_via = Some(g.version().via().to_string());
+        lines.push(format!(
+            "page cache: {} in {} set to {}",
+            g.version().via(),
+            g.path().display(),
+            short_bytes(g.limit())
+        ));
+    }
+    let mut model = Model::new(
+        setup.environment.clone(),
+        settings.clone(),
+        setup.ranges.clone(),
+        setup.plan.start,
+    );
+    model.notes = lines.clone();
+    for l in &lines {
+        observer.note(l);
+    }
+    let config = json!({"settings": settings, "ranges": setup.ranges});
+    let mut error = None;
+    let mut result = None;
+    match Bench::new(setup.bench.clone(), observer) {
+        Ok(Some(mut b)) => {
+            match explore::explore(&setup.plan, &mut b, &mut model) {
+                Ok(_) => {}
+                Err(e) => {
+                    model.complete = false;
+                    error = Some(e);
+                }
+            }
+            result = Some(b.result(
+                "selfscale",
+                config.clone(),
+                setup.environment.clone(),
+                started.clone(),
+                model.complete,
+            ));
+        }
+        Ok(None) => {}
+        Err(e) => error = Some(e),
+    }
+    if let Some(g) = &guard
+        && let Some(peak) = g.peak()
+    {
+        model.notes.push(format!(
+            "the memory cgroup held at most {} (its limit {})",
+            short_bytes(peak),
+            short_bytes(g.limit())
+        ));
+    }
+    drop(guard);
+    model.elapsed_s = t0.elapsed().as_secs_f64();
+    // an error before any measurement is the caller's to report (usage
+    // errors keep their exit code)
+    if model.points.is_empty()
+        && let Some(e) = error
+    {
+        return Err(e);
+    }
+    let mut result = result.unwrap_or_else(|| {
+        RunResult::new(
+            "selfscale",
+            config,
+            setup.environment.clone(),
+            started.clone(),
+        )
+    });
+    result.complete = model.complete;
+    if let Some(e) = &error {
+        result.error = Some(format!("{e:#}"));
+    }
+    let (text, files) = write_outputs(&model, &lines, out)?;
+    model_metrics(&model, &mut result, &out.join("model.json"));
+    Ok(Built {
+        model,
+        result,
+        text,
+        files,
+        error,
+    })
+}
+
+/// What `--validate` was asked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidateOptions {
+    pub dir: PathBuf,
+    pub n: usize,
+    pub seed: u64,
+    pub refine: usize,
+    /// Single-number benchmarks to compare with: (name, MB/s).
+    pub baselines: Vec<(String, f64)>,
+    pub model_path: PathBuf,
+}
+
+/// A validation, written into an output directory.
+pub struct Validated {
+    pub cases: Vec<validate::Case>,
+    pub before: validate::Metrics,
+    pub after: Option<validate::Metrics>,
+    pub refined: Option<Model>,
+    pub result: RunResult,
+    pub text: String,
+    pub files: Vec<String>,
+    pub complete: bool,
+    pub error: Option<anyhow::Error>,
+}
+
+/// The bench a model was measured with, in `dir`.
+fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
+    let s = &model.settings;
+    let fsync = crate::engine::parse_fsync(&s.fsync).map_err(UsageError)?;
+    bench::check_fsync(fsync).map_err(UsageError)?;
+    let info = crate::engine::find(&s.engine).ok_or_else(|| {
+        UsageError::new(format!("the model names an unknown engine '{}'", s.engine))
+    })?;
+    let env = crate::env::detect(dir);
+    let memory_fs = matches!(env.fs_type.as_str(), "tmpfs" | "ramfs");
+    let precision = Precision {
+        target: s.precision,
+        batch: Duration::from_secs_f64(s.batch_s.max(0.01)),
+        min_batches: if s.quick { 3 } else { 4 },
+        cap: Duration::from_secs_f64(s.point_time_s.max(0.02)),
+    };
+    Ok((
+        BenchConfig {
+            dir: dir.to_path_buf(),
+            setup: IoSetup {
+                engine: s.engine.clone(),
+                direct: s.direct,
+                fsync,
+                fdatasync: s.fdatasync,
+                cold: false,
+            },
+            size_cv: s.size_cv,
+            seed: s.seed,
+            align: s.align,
+            max_bytes: model.ranges.unique_bytes[1],
+            precision,
+            warm_limit: warm_limit(s.direct, info.caps.fake, memory_fs, s.memory_limit),
+        },
+        info.caps.fake,
+    ))
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1} %", x * 100.0)
+}
+
+/// Validate `model` on `vo.n` random workloads measured in `vo.dir`, and
+/// refine it when asked; writes validation.json, validation.txt,
+/// scatter.svg (and with --refine model-refined.json and scatter-refined.svg)
+/// into `out`.
+pub fn validate_model(
+    model: &Model,
+    vo: &ValidateOptions,
+    out: &Path,
+    observer: &dyn Observer,
+) -> Result<Validated> {
+    let t0 = Instant::now();
+    let started = crate::report::now_rfc3339();
+    let md = std::fs::metadata(&vo.dir)
+        .map_err(|e| UsageError::new(format!("{}: {e}", vo.dir.display())))?;
+    if !md.is_dir() {
+        crate::usage!("{} is not a directory", vo.dir.display());
+    }
+    let (cfg, fake) = bench_for(model, &vo.dir)?;
+    if !fake {
+        let free = crate::env::free_bytes(&vo.dir).unwrap_or(0);
+        if cfg.max_bytes + (cfg.max_bytes / 100).max(16 * MIB) > free {
+            crate::usage!(
+                "not enough space in {}: validation lays out {} (the model's largest uniqueBytes) and {} is free",
+                vo.dir.display(),
+                short_bytes(cfg.max_bytes),
+                short_bytes(free)
+            );
+        }
+    }
+    let env = crate::env::detect(&vo.dir);
+    let mut lines = vec![format!(
+        "validation of {} (measured {} in {}) in {}",
+        vo.model_path.display(),
+        model.started_at,
+        model.settings.dir,
+        env.target_dir
+    )];
+    if env.target_dir != model.settings.dir && env.fs_type != model.environment.fs_type {
+        lines.push(format!(
+            "NOTE: the model was measured on {} ({}); this directory is {}",
+            model.environment.fs_type, model.settings.dir, env.fs_type
+        ));
+    }
+    let limit = model.settings.memory_limit.map(|l| (l, true));
+    let guard = enter_cgroup(limit, &mut lines)?;
+    if let Some(g) = &guard {
+        lines.push(format!(
+            "page cache: bounded to {} as when the model was measured ({})",
+            short_bytes(g.limit()),
+            g.version().via()
+        ));
+    }
+    let g = &model.ranges;
+    lines.push(format!(
+        "{} workloads drawn at random (seed {}) over uniqueBytes {} … {}, sizeMean {} … {}, readFrac {} … {}, seqFrac {} … {}, processNum {} … {}; each measured twice",
+        vo.n,
+        vo.seed,
+        short_bytes(g.unique_bytes[0]),
+        short_bytes(g.unique_bytes[1]),
+        short_bytes(g.size_mean[0]),
+        short_bytes(g.size_mean[1]),
+        g.read_frac[0],
+        g.read_frac[1],
+        g.seq_frac[0],
+        g.seq_frac[1],
+        g.process_num[0],
+        g.process_num[1]
+    ));
+    for l in &lines {
+        observer.note(l);
+    }
+    let workloads = validate::draw(model, vo.n, vo.seed);
+    let config = json!({
+        "model": vo.model_path.display().to_string(),
+        "workloads": vo.n,
+        "seed": vo.seed,
+        "refine": vo.refine,
+        "settings": model.settings,
+    });
+    let mut cases = Vec::new();
+    let mut complete = false;
+    let mut error = None;
+    let mut refined: Option<Model> = None;
+    let mut interactions = Vec::new();
+    let mut chosen_n = 0;
+    let mut result = None;
+    let mut before = validate::Metrics::default();
+    let mut after = None;
+    match Bench::new(cfg, observer) {
+        Ok(Some(mut b)) => {
+            match validate::run(model, &mut b, &workloads, true) {
+                Ok((c, done)) => {
+                    cases = c;
+                    complete = done;
+                }
+                Err(e) => error = Some(e),
+            }
+            before = validate::metrics(&cases);
+            if complete && vo.refine > 0 && error.is_none() {
+                interactions = refine::interactions(model, &cases);
+                let noise = (2.0 * before.repeatability_error).max(0.05);
+                let chosen = refine::choose(model, &cases, vo.refine, noise);
+                chosen_n = chosen.len();
+                let mut m2 = model.clone();
+                match refine::refine(&mut m2, &chosen, &mut b) {
+                    Ok(done) => {
+                        complete = done;
+                        let mut c2 = cases.clone();
+                        for c in &mut c2 {
+                            c.repredict(&m2);
+                        }
+                        after = Some(validate::metrics(&c2));
+                        refined = Some(m2);
+                        if done {
+                            cases = c2;
+                        }
+                    }
+                    Err(e) => error = Some(e),
+                }
+            }
+            result = Some(b.result(
+                "selfscale-validate",
+                config.clone(),
+                env.clone(),
+                started.clone(),
+                complete,
+            ));
+        }
+        Ok(None) => {}
+        Err(e) => error = Some(e),
+    }
+    drop(guard);
+    if cases.is_empty()
+        && let Some(e) = error
+    {
+        return Err(e);
+    }
+    let mut result = result
+        .unwrap_or_else(|| RunResult::new("selfscale-validate", config, env.clone(), started));
+    result.complete = complete && error.is_none();
+    if let Some(e) = &error {
+        result.error = Some(format!("{e:#}"));
+    }
+    // metrics: Fig. 21's, on the model as given
+    result.metric("median_error", before.median_error);
+    result.metric("p75_error", before.p75_error);
+    result.metric("enhanced_error", before.enhanced_error);
+    result.metric("repeatability_error", before.repeatability_error);
+    result.metric("median_error_vs_both", before.median_error_vs_both);
+    result.metric("enhanced_workloads", before.enhanced_workloads);
+    result.metric("best_constant_error", before.best_constant_error);
+    result.metric("best_constant_mb_per_s", before.best_constant_mb_per_s);
+    let base_err: Vec<serde_json::Value> = vo
+        .baselines
+        .iter()
+        .map(|(n, mb)| json!({"name": n, "mb_per_s": mb, "median_error": validate::constant_error(&cases, *mb)}))
+        .collect();
+    result.metric("baselines", &base_err);
+    // the separable prediction stays in each case; with --refine the
+    // predicted figures are the refined model's
+    let rows: Vec<serde_json::Value> = cases
+        .iter()
+        .map(|c| {
+            json!({
+                "workload": c.workload,
+                "region": c.region,
+                "in_transition": c.in_transition,
+                "measured_mb_per_s": c.measured.mb_per_s,
+                "measured_iops": c.measured.iops,
+                "measured_rel_half_width": c.measured.rel_half_width,
+                "repeat_mb_per_s": c.repeat.as_ref().map(|p| p.mb_per_s),
+                "predicted_mb_per_s": c.separable_mb_per_s,
+                "predicted_iops": c.separable_iops,
+                "refined_mb_per_s": refined.as_ref().map(|_| c.predicted_mb_per_s),
+                "error": validate::rel_error(c.separable_mb_per_s, c.measured.mb_per_s),
+                "refined_error": refined.as_ref().map(|_| c.error),
+                "repeat_error": c.repeat_error,
+            })
+        })
+        .collect();
+    result.metric("workloads", &rows);
+    let corr = refine::correlations(&cases);
+    result.metric(
+        "error_correlation",
+        corr.iter()
+            .map(|(p, r)| json!({"param": p.name(), "r": r}))
+            .collect::<Vec<_>>(),
+    );
+    if vo.refine > 0 {
+        result.metric(
+            "refine",
+            json!({
+                "asked": vo.refine,
+                "measured": chosen_n,
+                "before": before,
+                "after": after,
+                "interactions": interactions.iter().take(10).collect::<Vec<_>>(),
+                "corrections": refined.as_ref().map(|m| &m.corrections),
+            }),
+        );
+    }
+    // the text
+    let mut t = String::new();
+    use std::fmt::Write;
+    for l in &lines {
+        let _ = writeln!(t, "{l}");
+    }
+    if !result.complete {
+        let _ = writeln!(
+            t,
+            "\nINCOMPLETE: only {} workloads were measured{}.",
+            cases.len(),
+            if cases.iter().any(|c| c.repeat.is_none()) {
+                " (some once)"
+            } else {
+                ""
+            }
+        );
+    }
+    let row = |t: &mut String, name: &str, value: &str, paper: &str| {
+        let _ = writeln!(t, "{name:<28} {value:>10}   {paper}");
+    };
+    t.push('\n');
+    row(&mut t, "", "this run", "Chen & Patterson (Fig. 20-21)");
+    row(&mut t, "median error", &pct(before.median_error), "10-14 %");
+    row(
+        &mut t,
+        "75th-percentile error",
+        &pct(before.p75_error),
+        "15 % (SPARCstation 1+)",
+    );
+    row(
+        &mut t,
+        &format!("enhanced error ({} wl.)", before.enhanced_workloads),
+        &pct(before.enhanced_error),
+        "7-10 % (without the thrashing region)",
+    );
+    row(
+        &mut t,
+        "repeatability error",
+        &pct(before.repeatability_error),
+        "2-5 %",
+    );
+    row(
+        &mut t,
+        "median error, mean of both",
+        &pct(before.median_error_vs_both),
+        "(against the mean of the two measurements)",
+    );
+    row(
+        &mut t,
+        "best single number",
+        &pct(before.best_constant_error),
+        &format!(
+            "50-65 % (Andrew, IOStone, Bonnie); here {:.1} MB/s",
+            before.best_constant_mb_per_s
+        ),
+    );
+    for b in &base_err {
+        let _ = writeln!(
+            t,
+            "{:<28} {:>10}   {:.1} MB/s",
+            b["name"].as_str().unwrap_or(""),
+            pct(b["median_error"].as_f64().unwrap_or(0.0)),
+            b["mb_per_s"].as_f64().unwrap_or(0.0)
+        );
+    }
+    let mut corr = corr;
+    corr.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    let _ = writeln!(
+        t,
+        "\nthe size of the errors follows: {}",
+        corr.iter()
+            .map(|(p, r)| format!("{} (r = {r:+.2})", p.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    if vo.refine > 0 {
+        let _ = writeln!(
+            t,
+            "\nlargest interactions (region, pair, side of the focal values, workloads, error at the corner):"
+        );
+        for it in interactions.iter().take(5) {
+            let _ = writeln!(
+                t,
+                "  region {} {} × {} ({:+}, {:+}): {} workloads, {:+.1} %",
+                it.region,
+                it.params[0].name(),
+                it.params[1].name(),
+                it.quadrant[0],
+                it.quadrant[1],
+                it.workloads,
+                (it.gamma.exp() - 1.0) * 100.0
+            );
+        }
+        match &after {
+            Some(a) => {
+                let _ = writeln!(
+                    t,
+                    "refine: measured {chosen_n} of up to {} corners; median error {} → {}, 75th percentile {} → {}, enhanced {} → {}, against the mean of both {} → {}",
+                    vo.refine,
+                    pct(before.median_error),
+                    pct(a.median_error),
+                    pct(before.p75_error),
+                    pct(a.p75_error),
+                    pct(before.enhanced_error),
+                    pct(a.enhanced_error),
+                    pct(before.median_error_vs_both),
+                    pct(a.median_error_vs_both)
+                );
+            }
+            None => {
+                let _ = writeln!(t, "refine: not done (the validation did not finish)");
+            }
+        }
+    }
+    let _ = writeln!(
+        t,
+        "\n{:>3} {:>11} {:>9} {:>5} {:>5} {:>3} {:>3} {:>10} {:>10} {:>10} {:>7}{}",
+        "#",
+        "uniqueBytes",
+        "sizeMean",
+        "read",
+        "seq",
+        "p",
+        "reg",
+        "measured",
+        "repeat",
+        "predicted",
+        "error",
+        if refined.is_some() {
+            "    refined  error"
+        } else {
+            ""
+        }
+    );
+    for (i, c) in cases.iter().enumerate() {
+        let _ = writeln!(
+            t,
+            "{:>3} {:>11} {:>9} {:>5} {:>5} {:>3} {:>3}{} {:>10.1} {:>10} {:>10.1} {:>7}{}",
+            i + 1,
+            short_bytes(c.workload.unique_bytes),
+            short_bytes(c.workload.size_mean),
+            c.workload.read_frac,
+            c.workload.seq_frac,
+            c.workload.process_num,
+            c.region,
+            if c.in_transition { "*" } else { " " },
+            c.measured.mb_per_s,
+            c.repeat
+                .as_ref()
+                .map_or("-".into(), |p| format!("{:.1}", p.mb_per_s)),
+            c.separable_mb_per_s,
+            pct(validate::rel_error(
+                c.separable_mb_per_s,
+                c.measured.mb_per_s
+            )),
+            if refined.is_some() {
+                format!(" {:>10.1} {:>6}", c.predicted_mb_per_s, pct(c.error))
+            } else {
+                String::new()
+            }
+        );
+    }
+    let _ = writeln!(
+        t,
+        "(* in a thrashing zone: left out of the enhanced error; MB/s = 10^6 B/s of reads + writes)"
+    );
+    // files
+    let mut files = vec!["validation.json".to_string(), "validation.txt".to_string()];
+    let sep_cases: Vec<validate::Case> = cases
+        .iter()
+        .map(|c| {
+            let mut c = c.clone();
+            c.predicted_mb_per_s = c.separable_mb_per_s;
+            c
+        })
+        .collect();
+    plot::scatter_svg(
+        &out.join("scatter.svg"),
+        &format!(
+            "predicted vs measured: median error {}",
+            pct(before.median_error)
+        ),
+        &sep_cases,
+        &vo.baselines,
+    )?;
+    files.push("scatter.svg".into());
+    if let (Some(m2), Some(a)) = (&refined, &after) {
+        m2.save(&out.join("model-refined.json"))?;
+        plot::scatter_svg(
+            &out.join("scatter-refined.svg"),
+            &format!("refined model: median error {}", pct(a.median_error)),
+            &cases,
+            &vo.baselines,
+        )?;
+        files.push("model-refined.json".into());
+        files.push("scatter-refined.svg".into());
+    }
+    let _ = writeln!(
+        t,
+        "\nfiles: {} ({:.0} s)",
+        files.join(", "),
+        t0.elapsed().as_secs_f64()
+    );
+    crate::report::write_json(&out.join("validation.json"), &result)?;
+    std::fs::write(out.join("validation.txt"), &t).map_err(|e| {
+        anyhow::anyhow!("cannot write {}: {e}", out.join("validation.txt").display())
+    })?;
+    Ok(Validated {
+        cases,
+        before,
+        after,
+        refined,
+        result,
+        text: t,
+        files,
+        complete,
+        error,
+    })
+}
+
+/// The survey's short self-scaling pass.
+pub struct ShortPass {
+    /// The totals of the pass as a result document, with the model's
+    /// headline figures in `metrics`.
+    pub result: RunResult,
+    /// One line for the scorecard.
+    pub line: String,
+    pub complete: bool,
+    pub model_path: PathBuf,
+}
+
+/// A short self-scaling pass for `iogauge survey`: the uniqueBytes sweep
+/// and the focal curves at reduced precision (±10 %, at most 0.5 s a
+/// point; 0.3 s with `quick`), no page-cache bound, at most 256 MiB of data
+/// (64 MiB with `quick`). Writes model.json, summary.txt and the graphs
+/// into `out` (created if missing). About 30 s (quick) to 90 s.
+pub fn short_pass(
+    dir: &Path,
+    out: &Path,
+    quick: bool,
+    observer: &dyn Observer,
+) -> Result<ShortPass> {
+    let mut o = Options::new(dir);
+    o.quick = true;
+    o.memory_limit = MemoryLimit::Off;
+    o.precision = Some(0.10);
+    o.point_time = Some(Duration::from_millis(if quick { 300 } else { 500 }));
+    o.max_regions = Some(if quick { 1 } else { 2 });
+    let auto = choose(&o)?;
+    let cap = if quick { 64 * MIB } else { 256 * MIB };
+    if auto.plan.max_bytes > cap {
+        o.max_bytes = Some(cap);
+    }
+    let setup = choose(&o)?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", out.display()))?;
+    let built = run(&setup, out, observer)?;
+    let m = &built.model;
+    let mut parts = vec![format!("{} region(s)", m.regions.len())];
+    for b in m.boundaries.iter().filter(|b| b.cliff) {
+        parts.push(format!("{} {}", b.label, short_bytes(b.unique_bytes)));
+    }
+    for r in &m.regions {
+        if let Some(fp) = &r.focal_point {
+            parts.push(format!(
+                "region {} focal {} {} p{} → {:.0} MB/s",
+                r.number,
+                short_bytes(r.focal.unique_bytes),
+                short_bytes(r.focal.size_mean),
+                r.focal.process_num,
+                fp.mb_per_s
+            ));
+        }
+    }
+    let mut result = built.result;
+    if let Some(e) = built.error {
+        result.error = Some(format!("{e:#}"));
+    }
+    Ok(ShortPass {
+        complete: m.complete,
+        line: format!("selfscale: {}", parts.join("; ")),
+        result,
+        model_path: out.join("model.json"),
+    })
+}

@@ -1,0 +1,208 @@
+//! Predicted performance (Chen & Patterson §IX-B2, chen-patterson.md §7.3).
+//!
+//! Shape independence: the shape of each single-parameter curve does not
+//! depend on the other parameters, so throughput is a product of
+//! single-parameter functions. With the focal vector F of the workload's
+//! region and its measured curves T_p:
+//!
+//! ```text
+//!   T̂(x) = T(F) · Π_p  T_p(x_p) / T_p(f_p)
+//! ```
+//!
+//! over the four region curves (sizeMean, readFrac, seqFrac, processNum) and
+//! the uniqueBytes sweep. Each curve passes through F's own measurement, so
+//! every ratio is 1 at the focal value. Between measured points a curve is
+//! interpolated linearly in throughput against log2 of the value for sizes
+//! and counts, and against the value for fractions; outside the measured
+//! range it is held at the end point. The region is the one whose
+//! uniqueBytes interval holds the workload's. IOPS are predicted the same
+//! way from the IOPS of the same points.
+//!
+//! `--refine` corrections multiply on top: a correction for parameters
+//! (i, j) in one quadrant around the focal point is exp(c · w_i · w_j),
+//! where w goes linearly (in the same coordinates) from 0 at the focal
+//! value to 1 at the measured corner, and c = ln(measured / predicted) at
+//! the corner. It is 1 on both axes, so the measured curves stay exact.
+
+use super::model::{Curve, Model, Param, Region, Workload};
+
+/// Linear interpolation of `pts` (sorted by x) at `x`; held at the end
+/// values outside; 0 for no points.
+pub fn interp(pts: &[(f64, f64)], x: f64) -> f64 {
+    match pts {
+        [] => 0.0,
+        [only] => only.1,
+        _ => {
+            let first = pts[0];
+            let last = pts[pts.len() - 1];
+            if x <= first.0 {
+                return first.1;
+            }
+            if x >= last.0 {
+                return last.1;
+            }
+            let i = pts.partition_point(|p| p.0 <= x);
+            let (a, b) = (pts[i - 1], pts[i]);
+            if b.0 == a.0 {
+                return b.1;
+            }
+            a.1 + (b.1 - a.1) * (x - a.0) / (b.0 - a.0)
+        }
+    }
+}
+
+/// Points of a curve: (coordinate, value), sorted by coordinate.
+type Xy = Vec<(f64, f64)>;
+
+/// A curve as (coordinate, MB/s) and (coordinate, IOPS), sorted.
+fn coords(c: &Curve) -> (Xy, Xy) {
+    let mut mb: Vec<(f64, f64)> = c
+        .points
+        .iter()
+        .map(|q| (c.param.coord(c.param.get(&q.workload)), q.mb_per_s))
+        .collect();
+    let mut io: Vec<(f64, f64)> = c
+        .points
+        .iter()
+        .map(|q| (c.param.coord(c.param.get(&q.workload)), q.iops))
+        .collect();
+    mb.sort_by(|a, b| a.0.total_cmp(&b.0));
+    io.sort_by(|a, b| a.0.total_cmp(&b.0));
+    (mb, io)
+}
+
+/// T_p(x) / T_p(f) for MB/s and IOPS; (1, 1) for a missing or empty curve.
+fn ratio(c: Option<&Curve>, x: f64, f: f64) -> (f64, f64) {
+    let Some(c) = c.filter(|c| !c.points.is_empty()) else {
+        return (1.0, 1.0);
+    };
+    let (mb, io) = coords(c);
+    let (cx, cf) = (c.param.coord(x), c.param.coord(f));
+    let r = |pts: &[(f64, f64)]| {
+        let d = interp(pts, cf);
+        if d > 0.0 { interp(pts, cx) / d } else { 1.0 }
+    };
+    (r(&mb), r(&io))
+}
+
+/// What the model says about one workload.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Prediction {
+    /// Region number (1, 2, ...).
+    pub region: usize,
+    pub mb_per_s: f64,
+    pub iops: f64,
+    /// The product of single-parameter ratios alone (without corrections).
+    pub separable_mb_per_s: f64,
+    pub separable_iops: f64,
+}
+
+/// The fraction of the way from the focal value `f` to `corner` that `x`
+/// lies, in the parameter's coordinate, clamped to [0, 1]; 0 on the other
+/// side of the focal value.
+pub fn side_weight(p: Param, x: f64, f: f64, corner: f64) -> f64 {
+    let d = p.coord(corner) - p.coord(f);
+    if d == 0.0 {
+        return 0.0;
+    }
+    ((p.coord(x) - p.coord(f)) / d).clamp(0.0, 1.0)
+}
+
+impl Model {
+    /// The index (into `regions`) of the region for uniqueBytes `u`, among
+    /// regions whose focal point was measured.
+    pub fn region_index(&self, u: u64) -> Option<usize> {
+        let usable: Vec<usize> = (0..self.regions.len())
+            .filter(|&i| self.regions[i].focal_point.is_some())
+            .collect();
+        let first = *usable.first()?;
+        let mut pick = first;
+        for &i in &usable {
+            if u >= self.regions[i].from_bytes {
+                pick = i;
+            }
+        }
+        Some(pick)
+    }
+
+    /// The separable prediction in region `r` (MB/s, IOPS).
+    pub fn separable(&self, r: &Region, w: &Workload) -> (f64, f64) {
+        let Some(fp) = &r.focal_point else {
+            return (0.0, 0.0);
+        };
+        let (mut mb, mut io) = (fp.mb_per_s, fp.iops);
+        for p in Param::CURVES {
+            let (a, b) = ratio(r.curve(p), p.get(w), p.get(&r.focal));
+            mb *= a;
+            io *= b;
+        }
+        let (a, b) = ratio(
+            Some(&self.sweep),
+            w.unique_bytes as f64,
+            r.focal.unique_bytes as f64,
+        );
+        (mb * a, io * b)
+    }
+
+    /// The sum of the log correction factors of region `r` at `w`.
+    pub fn correction(&self, r: &Region, w: &Workload) -> (f64, f64) {
+        let (mut lmb, mut lio) = (0.0, 0.0);
+        for c in self.corrections.iter().filter(|c| c.region == r.number) {
+            let mut weight = 1.0;
+            for k in 0..2 {
+                let p = c.params[k];
+                let (x, f, corner) = (p.get(w), p.get(&r.focal), p.get(&c.corner));
+                weight *= if (corner - f).signum() as i8 == c.quadrant[k] {
+                    side_weight(p, x, f, corner)
+                } else {
+                    0.0
+                };
+            }
+            lmb += c.log_factor * weight;
+            lio += c.log_factor_iops * weight;
+        }
+        (lmb, lio)
+    }
+
+    /// Predict one workload; `None` when the model has no usable region.
+    pub fn predict(&self, w: &Workload) -> Option<Prediction> {
+        let i = self.region_index(w.unique_bytes)?;
+        let r = &self.regions[i];
+        let (smb, sio) = self.separable(r, w);
+        let (lmb, lio) = self.correction(r, w);
+        Some(Prediction {
+            region: r.number,
+            mb_per_s: smb * lmb.exp(),
+            iops: sio * lio.exp(),
+            separable_mb_per_s: smb,
+            separable_iops: sio,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpolation_is_linear_inside_and_held_outside() {
+        let pts = [(0.0, 10.0), (1.0, 20.0), (3.0, 0.0)];
+        assert_eq!(interp(&pts, -5.0), 10.0);
+        assert_eq!(interp(&pts, 0.5), 15.0);
+        assert_eq!(interp(&pts, 1.0), 20.0);
+        assert_eq!(interp(&pts, 2.0), 10.0);
+        assert_eq!(interp(&pts, 9.0), 0.0);
+        assert_eq!(interp(&[(1.0, 7.0)], 100.0), 7.0);
+        assert_eq!(interp(&[], 1.0), 0.0);
+    }
+
+    #[test]
+    fn side_weights() {
+        let p = Param::SizeMean;
+        assert_eq!(side_weight(p, 4096.0, 4096.0, 65536.0), 0.0);
+        assert_eq!(side_weight(p, 16384.0, 4096.0, 65536.0), 0.5);
+        assert_eq!(side_weight(p, 1e9, 4096.0, 65536.0), 1.0);
+        assert_eq!(side_weight(p, 1024.0, 4096.0, 65536.0), 0.0);
+        assert_eq!(side_weight(Param::ReadFrac, 0.25, 0.5, 0.0), 0.5);
+    }
+}

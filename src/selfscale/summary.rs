@@ -1,0 +1,473 @@
+//! The text summary of a model, in the style of Chen & Patterson §IX-B1b:
+//! what the regions are, where the caches end, and what each parameter does
+//! in each region.
+
+use super::model::{Model, Param, Point, Region, short_bytes};
+use super::regions::median;
+use std::fmt::Write;
+
+fn at(r: &Region, p: Param, v: f64) -> Option<f64> {
+    r.curve(p)?
+        .points
+        .iter()
+        .find(|q| (p.get(&q.workload) - v).abs() < 1e-9)
+        .map(|q| q.mb_per_s)
+}
+
+fn ends(r: &Region, p: Param) -> Option<(&Point, &Point)> {
+    let c = r.curve(p)?;
+    Some((c.points.first()?, c.points.last()?))
+}
+
+/// How a region is called in sentences.
+pub fn region_name(m: &Model, r: &Region) -> String {
+    let fc = m
+        .boundaries
+        .iter()
+        .find(|b| b.label == "effective file cache size");
+    let dc = m
+        .boundaries
+        .iter()
+        .find(|b| b.label == "effective device cache size");
+    let cpu = m
+        .boundaries
+        .iter()
+        .rfind(|b| b.label == "effective CPU cache size");
+    let name = if let Some(b) = fc {
+        if r.number > b.below {
+            "on the device"
+        } else if r.number == b.below {
+            "in the file cache"
+        } else if cpu.is_some_and(|c| r.number <= c.below) {
+            "in the CPU caches"
+        } else {
+            "in the file cache, small data sets"
+        }
+    } else if let Some(b) = dc {
+        if r.number > b.below {
+            "on the device"
+        } else {
+            "in the device's cache"
+        }
+    } else if cpu.is_some_and(|c| r.number <= c.below) {
+        "in the CPU caches"
+    } else {
+        ""
+    };
+    if name.is_empty() {
+        format!("in region {}", r.number)
+    } else {
+        format!("{name} (region {})", r.number)
+    }
+}
+
+/// `in the file cache (region 2, 1.8×)`
+fn region_with(m: &Model, r: &Region, detail: &str) -> String {
+    let n = region_name(m, r);
+    match n.strip_suffix(')') {
+        Some(head) if n.contains("(region") => format!("{head}, {detail})"),
+        _ => format!("{n} ({detail})"),
+    }
+}
+
+fn times(x: f64) -> String {
+    if x >= 10.0 {
+        format!("{x:.0}×")
+    } else {
+        format!("{x:.1}×")
+    }
+}
+
+/// The sentences of "what it learned".
+pub fn findings(m: &Model) -> Vec<String> {
+    let mut out = Vec::new();
+    let regions: Vec<&Region> = m
+        .regions
+        .iter()
+        .filter(|r| r.focal_point.is_some())
+        .collect();
+    for b in m.boundaries.iter().filter(|b| b.cliff) {
+        let slower = b.upper_mb_per_s / b.lower_mb_per_s.max(1e-9);
+        let what = if b.label == "effective file cache size" {
+            "applications whose data are larger go to the device".to_string()
+        } else {
+            format!(
+                "beyond it throughput falls from region {} to {}",
+                b.below, b.above
+            )
+        };
+        out.push(format!(
+            "{} is {}: {what}, {} slower ({:.0} → {:.0} MB/s).",
+            capitalise(&b.label),
+            short_bytes(b.unique_bytes),
+            times(slower),
+            b.upper_mb_per_s,
+            b.lower_mb_per_s
+        ));
+    }
+    // request size
+    let sizes: Vec<(&Region, f64, u64, u64)> = regions
+        .iter()
+        .filter_map(|r| {
+            let (a, b) = ends(r, Param::SizeMean)?;
+            (a.mb_per_s > 0.0).then(|| {
+                (
+                    *r,
+                    b.mb_per_s / a.mb_per_s,
+                    a.workload.size_mean,
+                    b.workload.size_mean,
+                )
+            })
+        })
+        .collect();
+    if !sizes.is_empty() {
+        let hi = sizes.iter().max_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+        let lo = sizes.iter().min_by(|a, b| a.1.total_cmp(&b.1)).unwrap();
+        let span = |s: &(&Region, f64, u64, u64)| {
+            format!(
+                "{} → {}: {}",
+                short_bytes(s.2),
+                short_bytes(s.3),
+                times(s.1)
+            )
+        };
+        if hi.1 < 1.25 && lo.1 > 0.8 {
+            out.push(format!("Request size hardly matters ({}).", span(hi)));
+        } else if sizes.len() == 1 || (hi.1 / lo.1) < 1.25 {
+            let verb = if hi.1 >= 1.0 { "help" } else { "hurt" };
+            out.push(format!("Larger requests {verb} ({}).", span(hi)));
+        } else {
+            out.push(format!(
+                "Larger requests help more {} than {}.",
+                region_with(m, hi.0, &span(hi)),
+                region_with(m, lo.0, &span(lo))
+            ));
+        }
+    }
+    // reads and writes
+    let rw: Vec<(&Region, f64)> = regions
+        .iter()
+        .filter_map(|r| {
+            let (w, rd) = (at(r, Param::ReadFrac, 0.0)?, at(r, Param::ReadFrac, 1.0)?);
+            (w > 0.0).then(|| (*r, rd / w))
+        })
+        .collect();
+    let class = |x: f64| {
+        if x > 1.1 {
+            "reads are faster than writes"
+        } else if x < 1.0 / 1.1 {
+            "writes are faster than reads"
+        } else {
+            "reads and writes are about as fast"
+        }
+    };
+    let list = |v: &[(&Region, f64)], what: &str| {
+        v.iter()
+            .map(|(r, x)| format!("{} region {}", times(*x), r.number))
+            .collect::<Vec<_>>()
+            .join(", ")
+            + what
+    };
+    if !rw.is_empty() {
+        let first = class(rw[0].1);
+        if rw.iter().all(|x| class(x.1) == first) {
+            let every = if rw.len() > 1 { " in every region" } else { "" };
+            out.push(format!(
+                "{}{every} (readFrac 1 against 0: {}).",
+                capitalise(first),
+                list(&rw, "")
+            ));
+        } else {
+            let parts: Vec<String> = rw
+                .iter()
+                .map(|(r, x)| format!("{} {}", class(*x), region_with(m, r, &times(*x))))
+                .collect();
+            out.push(format!("{}.", capitalise(&parts.join("; "))));
+        }
+    }
+    // concurrency
+    let pn: Vec<(&Region, f64, u32)> = regions
+        .iter()
+        .filter_map(|r| {
+            let c = r.curve(Param::ProcessNum)?;
+            let one = c.points.first()?.mb_per_s;
+            let best = c
+                .points
+                .iter()
+                .max_by(|a, b| a.mb_per_s.total_cmp(&b.mb_per_s))?;
+            (one > 0.0).then(|| (*r, best.mb_per_s / one, best.workload.process_num))
+        })
+        .collect();
+    for (r, x, p) in &pn {
+        if *x < 1.1 {
+            out.push(format!(
+                "Increasing concurrency does not improve performance {}.",
+                region_with(
+                    m,
+                    r,
+                    &format!("the best processNum gives {} of one process", times(*x))
+                )
+            ));
+        } else {
+            out.push(format!(
+                "Concurrency helps {}.",
+                region_with(
+                    m,
+                    r,
+                    &format!("processNum {p} gives {} of one process", times(*x))
+                )
+            ));
+        }
+    }
+    // sequentiality
+    let sq: Vec<(&Region, f64)> = regions
+        .iter()
+        .filter_map(|r| {
+            let (a, b) = (at(r, Param::SeqFrac, 0.0)?, at(r, Param::SeqFrac, 1.0)?);
+            (a > 0.0).then(|| (*r, b / a))
+        })
+        .collect();
+    let helps: Vec<&(&Region, f64)> = sq.iter().filter(|x| x.1 >= 1.2).collect();
+    let little: Vec<&(&Region, f64)> = sq.iter().filter(|x| x.1 < 1.2).collect();
+    let names = |v: &[&(&Region, f64)]| {
+        v.iter()
+            .map(|(r, x)| region_with(m, r, &times(*x)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (helps.is_empty(), little.is_empty()) {
+        (false, false) => out.push(format!(
+            "Sequentiality offers substantial benefit {} but little {} (seqFrac 1 against 0).",
+            names(&helps),
+            names(&little)
+        )),
+        (false, true) => out.push(format!(
+            "Sequentiality helps {} (seqFrac 1 against 0).",
+            names(&helps)
+        )),
+        (true, false) => out.push(format!(
+            "Sequentiality offers little benefit {} (seqFrac 1 against 0).",
+            names(&little)
+        )),
+        (true, true) => {}
+    }
+    out
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().collect::<String>() + c.as_str(),
+        None => String::new(),
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("±{:.1}%", x * 100.0)
+}
+
+/// The whole text summary (summary.txt and stdout).
+pub fn render(m: &Model, setup_lines: &[String], files: &[String]) -> String {
+    let mut s = String::new();
+    let env = &m.environment;
+    let _ = writeln!(
+        s,
+        "iogauge selfscale of {} ({} on {}, {}): {} CPUs, {} memory, kernel {}",
+        env.target_dir,
+        env.fs_type,
+        env.device,
+        env.mount_options,
+        env.cpus,
+        short_bytes(env.memory_bytes),
+        env.kernel
+    );
+    for l in setup_lines {
+        let _ = writeln!(s, "{l}");
+    }
+    if !m.complete {
+        let _ = writeln!(
+            s,
+            "\nINCOMPLETE: the run stopped before it finished; what follows is what it measured."
+        );
+    }
+    let f = &m.sweep.fixed;
+    let _ = writeln!(
+        s,
+        "\nuniqueBytes sweep (sizeMean {}, readFrac {}, seqFrac {}, processNum {}):",
+        Param::SizeMean.show(f.size_mean as f64),
+        f.read_frac,
+        f.seq_frac,
+        f.process_num
+    );
+    let _ = writeln!(s, "  {:>12} {:>10} {:>8}", "uniqueBytes", "MB/s", "95% CI");
+    for p in &m.sweep.points {
+        let _ = writeln!(
+            s,
+            "  {:>12} {:>10.1} {:>8}{}",
+            short_bytes(p.workload.unique_bytes),
+            p.mb_per_s,
+            pct(p.rel_half_width),
+            if p.converged { "" } else { " (time cap)" }
+        );
+    }
+    if !m.regions.is_empty() {
+        let _ = writeln!(s, "\nregions:");
+    }
+    for r in &m.regions {
+        let fp = r.focal_point.as_ref();
+        let _ = writeln!(
+            s,
+            "  {}: uniqueBytes {} … {} (level {:.0} MB/s; used for {} … {})",
+            r.number,
+            short_bytes(r.lo_bytes),
+            short_bytes(r.hi_bytes),
+            r.level_mb_per_s,
+            short_bytes(r.from_bytes),
+            short_bytes(r.to_bytes)
+        );
+        let _ = writeln!(
+            s,
+            "     focal vector: {}{}",
+            r.focal.describe(),
+            match fp {
+                Some(p) => format!(
+                    " → {:.1} MB/s, {:.0} IO/s; {}",
+                    p.mb_per_s,
+                    p.iops,
+                    if r.stable {
+                        format!("settled after {} round(s)", r.rounds)
+                    } else {
+                        format!("not settled after {} rounds", r.rounds)
+                    }
+                ),
+                None => " (not measured: the run stopped)".into(),
+            }
+        );
+        if r.focal_repeats.len() >= 2 {
+            let reps: Vec<String> = r.focal_repeats.iter().map(|x| format!("{x:.1}")).collect();
+            let (lo, hi) = r
+                .focal_repeats
+                .iter()
+                .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+            let _ = writeln!(
+                s,
+                "     the focal workload, measured with each curve: {} MB/s (spread {:.1} %)",
+                reps.join(", "),
+                if lo > 0.0 {
+                    (hi / lo - 1.0) * 100.0
+                } else {
+                    0.0
+                }
+            );
+        }
+    }
+    if !m.boundaries.is_empty() {
+        let _ = writeln!(s, "\nboundaries:");
+    }
+    for b in &m.boundaries {
+        let _ = writeln!(
+            s,
+            "  region {} → {}: {} {} ({:.0} → {:.0} MB/s{})",
+            b.below,
+            b.above,
+            b.label,
+            short_bytes(b.unique_bytes),
+            b.upper_mb_per_s,
+            b.lower_mb_per_s,
+            if b.cliff {
+                format!(
+                    "; thrashing between {} and {}",
+                    short_bytes(b.transition[0]),
+                    short_bytes(b.transition[1])
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+    let learned = findings(m);
+    if !learned.is_empty() {
+        let _ = writeln!(s, "\nWhat it learned:");
+        for l in learned {
+            let _ = writeln!(s, "- {l}");
+        }
+    }
+    if m.regions.iter().any(|r| !r.curves.is_empty()) {
+        let _ = writeln!(s, "\ncurves (MB/s, ± the 95 % confidence interval):");
+    }
+    for r in &m.regions {
+        for c in &r.curves {
+            let pts: Vec<String> = c
+                .points
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} {:.1} ({}{})",
+                        c.param.show(c.param.get(&p.workload)),
+                        p.mb_per_s,
+                        pct(p.rel_half_width),
+                        if p.converged { "" } else { ", cap" }
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "  region {} {:<10} {}",
+                r.number,
+                c.param.name(),
+                pts.join(" | ")
+            );
+        }
+    }
+    if !m.corrections.is_empty() {
+        let _ = writeln!(s, "\ntwo-parameter corrections (--refine):");
+        for c in &m.corrections {
+            let _ = writeln!(
+                s,
+                "  region {} {} × {} at {}: measured {:.1}, predicted {:.1} MB/s (factor {:.3})",
+                c.region,
+                c.params[0].name(),
+                c.params[1].name(),
+                super::validate::short(&c.corner),
+                c.measured.mb_per_s,
+                c.predicted_mb_per_s,
+                c.log_factor.exp()
+            );
+        }
+    }
+    let hw: Vec<f64> = m.points.iter().map(|p| p.rel_half_width).collect();
+    let capped: Vec<&Point> = m.points.iter().filter(|p| !p.converged).collect();
+    let secs: f64 = m.points.iter().map(|p| p.seconds).sum();
+    let _ = writeln!(
+        s,
+        "\nprecision: {} points measured ({:.0} s of measurement, {:.0} s in all); median {}; {} stopped at the time cap{}",
+        m.points.len(),
+        secs,
+        m.elapsed_s,
+        pct(median(&hw)),
+        capped.len(),
+        if capped.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " (worst {})",
+                pct(capped.iter().map(|p| p.rel_half_width).fold(0.0, f64::max))
+            )
+        }
+    );
+    let notes: Vec<&String> = m
+        .notes
+        .iter()
+        .filter(|n| !setup_lines.contains(n))
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(s, "notes:");
+        for n in notes {
+            let _ = writeln!(s, "  {n}");
+        }
+    }
+    if !files.is_empty() {
+        let _ = writeln!(s, "files: {}", files.join(", "));
+    }
+    s
+}

@@ -1,0 +1,417 @@
+//! The whole procedure on synthetic throughput functions: region detection
+//! and focal choice, exact prediction of a separable function, the error
+//! of a non-separable one, refinement, and the model file's round trip.
+
+use super::explore::{Oracle, Plan, explore};
+use super::model::{Model, Param, Point, Ranges, Settings, Workload};
+use super::validate::{self, Case};
+use super::{refine, regions};
+use anyhow::Result;
+
+const MIB: f64 = 1048576.0;
+
+/// Measures by evaluating a function, exactly.
+struct Synth<F: Fn(&Workload) -> f64> {
+    f: F,
+    calls: usize,
+}
+
+fn point(w: &Workload, mb: f64) -> Point {
+    Point {
+        workload: *w,
+        mb_per_s: mb,
+        iops: mb * 1e6 / w.size_mean as f64,
+        read_mb_per_s: mb * w.read_frac,
+        write_mb_per_s: mb * (1.0 - w.read_frac),
+        mean_request_bytes: w.size_mean as f64,
+        rel_half_width: 0.0,
+        batches: 4,
+        seconds: 1.0,
+        converged: true,
+    }
+}
+
+impl<F: Fn(&Workload) -> f64> Oracle for Synth<F> {
+    fn measure(&mut self, w: &Workload, _label: &str) -> Result<Option<Point>> {
+        self.calls += 1;
+        Ok(Some(point(w, (self.f)(w))))
+    }
+}
+
+fn plan() -> Plan {
+    Plan {
+        min_bytes: 1 << 20,
+        max_bytes: 1 << 30,
+        sweep_factor: 2.0,
+        align: 512,
+        size_max: 4 << 20,
+        proc_max: 8,
+        start: Workload {
+            unique_bytes: 1 << 20,
+            size_mean: 16 << 10,
+            read_frac: 0.5,
+            seq_frac: 0.5,
+            process_num: 1,
+        },
+        tolerance: 0.2,
+        span_max: 4.0,
+        max_regions: 3,
+        max_rounds: 3,
+        bisections: 3,
+        drift_tolerance: 0.1,
+        quick: false,
+    }
+}
+
+fn empty_model(p: &Plan) -> Model {
+    let settings = Settings {
+        engine: "psync".into(),
+        direct: false,
+        fsync: "never".into(),
+        fdatasync: false,
+        size_cv: 1.0,
+        seed: 1,
+        align: p.align,
+        memory_limit: None,
+        memory_limit_via: None,
+        quick: false,
+        precision: 0.03,
+        point_time_s: 1.0,
+        batch_s: 0.25,
+        max_regions: p.max_regions,
+        tolerance: p.tolerance,
+        dir: "/synthetic".into(),
+    };
+    let ranges = Ranges {
+        unique_bytes: [p.min_bytes, p.max_bytes],
+        size_mean: [512, p.size_max],
+        read_frac: [0.0, 1.0],
+        seq_frac: [0.0, 1.0],
+        process_num: [1, p.proc_max],
+    };
+    Model::new(Default::default(), settings, ranges, p.start)
+}
+
+/// Two plateaus in uniqueBytes (a 16 MiB cache ten times faster than what
+/// lies beyond), and factors that are piecewise linear in each parameter's
+/// interpolation coordinate with kinks only at grid points.
+fn separable(w: &Workload) -> f64 {
+    let u = if w.unique_bytes <= 16 << 20 {
+        1000.0
+    } else {
+        100.0
+    };
+    let s = 1.0 + (w.size_mean as f64 / 512.0).log2();
+    let r = 1.0 + w.read_frac;
+    let q = 2.0 - w.seq_frac;
+    let p = 1.0 + 0.5 * (w.process_num as f64).log2().min(1.0);
+    u * s * r * q * p
+}
+
+fn build<F: Fn(&Workload) -> f64>(f: F) -> Model {
+    let p = plan();
+    let mut m = empty_model(&p);
+    let mut o = Synth { f, calls: 0 };
+    assert!(explore(&p, &mut o, &mut m).unwrap());
+    m
+}
+
+/// A deterministic spread of workloads over the parts of each region where
+/// every curve was measured (no clamping at the curves' ends, no cliff).
+fn inside(m: &Model, n: usize) -> Vec<Workload> {
+    let mut v = Vec::new();
+    let mut x = 0.123_f64;
+    let mut next = || {
+        x = (x * 997.0 + 0.377).fract();
+        x
+    };
+    for i in 0..n {
+        let r = &m.regions[i % m.regions.len()];
+        let smax = r
+            .curve(Param::SizeMean)
+            .unwrap()
+            .points
+            .last()
+            .unwrap()
+            .workload
+            .size_mean as f64;
+        let (ulo, uhi) = if r.number == 1 {
+            (1.0 * MIB, 16.0 * MIB)
+        } else {
+            (20.0 * MIB, 1024.0 * MIB)
+        };
+        let u = (ulo.ln() + next() * (uhi.ln() - ulo.ln())).exp();
+        let s = (512f64.ln() + next() * (smax.ln() - 512f64.ln())).exp();
+        v.push(Workload {
+            unique_bytes: (u / 512.0).round() as u64 * 512,
+            size_mean: (s / 512.0).round().max(1.0) as u64 * 512,
+            read_frac: (next() * 100.0).round() / 100.0,
+            seq_frac: (next() * 100.0).round() / 100.0,
+            process_num: 1 + (next() * 8.0) as u32 % 8,
+        });
+    }
+    v
+}
+
+#[test]
+fn regions_boundary_and_focal_vectors_of_a_step_function() {
+    let m = build(separable);
+    assert!(m.complete);
+    assert_eq!(m.regions.len(), 2);
+    let (a, b) = (&m.regions[0], &m.regions[1]);
+    assert_eq!((a.lo_bytes, a.hi_bytes), (1 << 20, 16 << 20));
+    assert_eq!((b.lo_bytes, b.hi_bytes), (32 << 20, 1 << 30));
+    // the focal uniqueBytes: the geometric middle of each plateau
+    assert_eq!(a.focal.unique_bytes, 4 << 20);
+    let mid = (32.0 * 1024.0f64).sqrt() * MIB;
+    assert!((b.focal.unique_bytes as f64 / mid - 1.0).abs() < 0.016);
+    // sizeMean: 75 % of the maximum. Region 1's grid stops at a quarter of
+    // 4 MiB (1 MiB: factor 12, 75 % = 9 → 256 KiB, factor 10); region 2's
+    // at 4 MiB (factor 14, 75 % = 10.5 → 1 MiB, factor 12)
+    assert_eq!(a.focal.size_mean, 256 << 10);
+    assert_eq!(b.focal.size_mean, 1 << 20);
+    // processNum saturates at 2 (1.5 of 1.5; one process gives 1 < 1.125)
+    assert_eq!(a.focal.process_num, 2);
+    assert_eq!((a.focal.read_frac, a.focal.seq_frac), (0.5, 0.5));
+    // the first round moved processNum from 1 to 2, the second confirmed it
+    assert!(a.stable && b.stable);
+    assert_eq!((a.rounds, b.rounds), (2, 2));
+    // the boundary: bisected three times from [16, 32] MiB to [16, 17.4]
+    // MiB, then the crossing of 500 MB/s-equivalent, log-log
+    assert_eq!(m.boundaries.len(), 1);
+    let bd = &m.boundaries[0];
+    assert!(bd.cliff);
+    assert!(
+        bd.unique_bytes > 16 << 20 && (bd.unique_bytes as f64) < 17.5 * MIB,
+        "{}",
+        bd.unique_bytes
+    );
+    assert_eq!(bd.label, "effective CPU cache size");
+    assert_eq!(bd.transition, [16 << 20, 32 << 20]);
+    assert_eq!(m.sweep.points.len(), 11 + 3);
+    // every curve passes through the focal point
+    for r in &m.regions {
+        let fp = r.focal_point.as_ref().unwrap();
+        for c in &r.curves {
+            assert!(
+                c.points
+                    .iter()
+                    .any(|p| p.workload == r.focal && p.mb_per_s == fp.mb_per_s)
+            );
+        }
+    }
+}
+
+#[test]
+fn a_separable_function_is_predicted_exactly() {
+    let m = build(separable);
+    for w in inside(&m, 300) {
+        let p = m.predict(&w).unwrap();
+        let t = separable(&w);
+        assert!(
+            (p.mb_per_s / t - 1.0).abs() < 1e-12,
+            "{}: predicted {} for {t}",
+            w.describe(),
+            p.mb_per_s
+        );
+        // IOPS too: MB/s over a size that is itself one of the factors
+        let want_iops = t * 1e6 / w.size_mean as f64;
+        let on_grid = m.regions[p.region - 1]
+            .curve(Param::SizeMean)
+            .unwrap()
+            .points
+            .iter()
+            .any(|q| q.workload.size_mean == w.size_mean);
+        if on_grid {
+            assert!((p.iops / want_iops - 1.0).abs() < 1e-12);
+        }
+    }
+}
+
+fn interaction_x(m: &Model, w: &Workload) -> f64 {
+    let r = &m.regions[m.region_index(w.unique_bytes).unwrap()];
+    0.05 * ((w.size_mean as f64).log2() - (r.focal.size_mean as f64).log2()) * (w.read_frac - 0.5)
+}
+
+#[test]
+fn a_non_separable_function_errs_as_the_algebra_says() {
+    // T = separable · (1 + x), x = k·(log2 s − log2 s_f)·(readFrac − ½):
+    // x vanishes on every measured curve, so the model is the separable
+    // one and |T̂ − T| / T = |x| / (1 + x)
+    let sep = build(separable);
+    let f = |w: &Workload| separable(w) * (1.0 + interaction_x(&sep, w));
+    let m = build(f);
+    assert_eq!(
+        serde_json::to_string(&m.regions).unwrap(),
+        serde_json::to_string(&sep.regions).unwrap()
+    );
+    let mut largest: f64 = 0.0;
+    for w in inside(&m, 300) {
+        let x = interaction_x(&m, &w);
+        let c = Case::new(&m, point(&w, f(&w)));
+        let want = x.abs() / (1.0 + x);
+        assert!(
+            (c.error - want).abs() < 1e-12,
+            "{}: {} vs {want}",
+            w.describe(),
+            c.error
+        );
+        largest = largest.max(want);
+    }
+    assert!(largest > 0.2, "the sample reaches far from the focal point");
+}
+
+#[test]
+fn refinement_removes_a_bilinear_interaction() {
+    // T = separable · exp(x): the correction exp(c·w_i·w_j) has that form
+    let sep = build(separable);
+    let f = |w: &Workload| separable(w) * interaction_x(&sep, w).exp();
+    let mut m = build(f);
+    let mut o = Synth { f, calls: 0 };
+    let cases: Vec<Case> = inside(&m, 400)
+        .iter()
+        .map(|w| Case::new(&m, point(w, f(w))))
+        .collect();
+    let before = validate::metrics(&cases);
+    assert!(before.median_error > 0.01);
+    let found = refine::interactions(&m, &cases);
+    // the strongest interactions are sizeMean × readFrac
+    assert_eq!(found[0].params, [Param::SizeMean, Param::ReadFrac]);
+    // every quadrant with two workloads: the four of sizeMean × readFrac in
+    // both regions are among them, and the others get no correction (their
+    // corners lie where the interaction vanishes)
+    let chosen = refine::choose(&m, &cases, 1000, 0.0);
+    let true_ones = |c: &[(refine::Interaction, Workload)]| {
+        c.iter()
+            .filter(|(it, _)| it.params == [Param::SizeMean, Param::ReadFrac])
+            .count()
+    };
+    assert_eq!(true_ones(&chosen), 8);
+    assert!(refine::refine(&mut m, &chosen, &mut o).unwrap());
+    assert_eq!(o.calls, chosen.len());
+    for c in &m.corrections {
+        if c.params != [Param::SizeMean, Param::ReadFrac] {
+            assert!(c.log_factor.abs() < 1e-12, "{c:?}");
+        }
+    }
+    for mut c in cases {
+        c.repredict(&m);
+        assert!(c.error < 1e-12, "{}: {}", c.workload.describe(), c.error);
+    }
+}
+
+#[test]
+fn the_model_file_round_trips() {
+    let m = build(|w: &Workload| separable(w) * (1.0 + 0.3 * w.read_frac * w.seq_frac));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("model.json");
+    m.save(&path).unwrap();
+    let back = Model::load(&path).unwrap();
+    // the same structure; numbers to the last bit or two (serde_json reads
+    // decimals back without guaranteeing the nearest double)
+    assert_eq!(back.regions.len(), m.regions.len());
+    for (a, b) in back.regions.iter().zip(&m.regions) {
+        assert_eq!(a.focal, b.focal);
+        assert_eq!((a.from_bytes, a.to_bytes), (b.from_bytes, b.to_bytes));
+    }
+    assert_eq!(back.points.len(), m.points.len());
+    assert!(back.complete && back.schema == m.schema);
+    for w in inside(&m, 50) {
+        let (x, y) = (back.predict(&w).unwrap(), m.predict(&w).unwrap());
+        assert_eq!(x.region, y.region);
+        assert!((x.mb_per_s / y.mb_per_s - 1.0).abs() < 1e-14, "{x:?} {y:?}");
+        assert!((x.iops / y.iops - 1.0).abs() < 1e-14, "{x:?} {y:?}");
+    }
+    // not a model: a usage error
+    std::fs::write(&path, "{\"schema\": \"iogauge/result/v1\"}").unwrap();
+    let e = Model::load(&path).unwrap_err();
+    assert!(e.downcast_ref::<crate::cli::UsageError>().is_some());
+}
+
+#[test]
+fn a_partial_model_predicts_with_what_it_has() {
+    // interrupted after the sweep and part of region 1
+    struct Stop(usize);
+    impl Oracle for Stop {
+        fn measure(&mut self, w: &Workload, _: &str) -> Result<Option<Point>> {
+            if self.0 == 0 {
+                return Ok(None);
+            }
+            self.0 -= 1;
+            Ok(Some(point(w, separable(w))))
+        }
+    }
+    let p = plan();
+    let mut m = empty_model(&p);
+    assert!(!explore(&p, &mut Stop(20), &mut m).unwrap());
+    assert!(!m.complete);
+    assert!(!m.usable());
+    let mut m = empty_model(&p);
+    // the sweep (14), region 1 completely (two rounds of sizeMean and
+    // processNum, 6 + 6 each, then 5 readFrac and 5 seqFrac, each curve
+    // with its focal workload twice: 40), then stop
+    assert!(!explore(&p, &mut Stop(14 + 40 + 2), &mut m).unwrap());
+    assert!(m.usable());
+    assert!(m.regions[1].focal_point.is_none());
+    // everything goes to region 1, the only usable one
+    let w = Workload {
+        unique_bytes: 512 << 20,
+        ..m.regions[0].focal
+    };
+    assert_eq!(m.predict(&w).unwrap().region, 1);
+}
+
+#[test]
+fn validation_draws_stay_in_the_space() {
+    let m = build(separable);
+    let ws = validate::draw(&m, 500, 7);
+    assert_eq!(ws, validate::draw(&m, 500, 7));
+    assert_ne!(ws, validate::draw(&m, 500, 8));
+    for w in &ws {
+        assert!((1 << 20..=1 << 30).contains(&w.unique_bytes), "{w:?}");
+        assert!(w.size_mean >= 512 && w.size_mean <= (4 << 20).min(w.unique_bytes / 4 + 512));
+        assert!((0.0..=1.0).contains(&w.read_frac) && (0.0..=1.0).contains(&w.seq_frac));
+        assert!((1..=8).contains(&w.process_num));
+    }
+    // all eight process counts and both ends of the fractions occur
+    for p in 1..=8 {
+        assert!(ws.iter().any(|w| w.process_num == p));
+    }
+    // log-uniform uniqueBytes: about half below the geometric middle (32 MiB)
+    let below = ws.iter().filter(|w| w.unique_bytes < 32 << 20).count();
+    assert!((200..300).contains(&below), "{below}");
+    // the thrashing zone is (16, 32) MiB
+    assert!(validate::in_transition(&m, 20 << 20));
+    assert!(!validate::in_transition(&m, 16 << 20) && !validate::in_transition(&m, 32 << 20));
+    let _ = regions::median(&[1.0]);
+}
+
+#[test]
+fn a_curve_measured_while_the_machine_changed_is_measured_again() {
+    // one measurement (the sizeMean curve's closing focal point, call 20)
+    // comes out twice as fast: the curve is measured again and the model
+    // is as if nothing had happened
+    struct Episode(usize);
+    impl Oracle for Episode {
+        fn measure(&mut self, w: &Workload, _: &str) -> Result<Option<Point>> {
+            let k = if self.0 == 14 + 6 { 2.0 } else { 1.0 };
+            self.0 += 1;
+            Ok(Some(point(w, k * separable(w))))
+        }
+    }
+    let p = plan();
+    let mut m = empty_model(&p);
+    assert!(explore(&p, &mut Episode(0), &mut m).unwrap());
+    assert!(
+        m.notes.iter().any(|n| n.contains("measuring it again")),
+        "{:?}",
+        m.notes
+    );
+    let clean = build(separable);
+    assert_eq!(m.regions[0].focal, clean.regions[0].focal);
+    for w in inside(&m, 100) {
+        let (a, b) = (m.predict(&w).unwrap(), clean.predict(&w).unwrap());
+        assert!((a.mb_per_s / b.mb_per_s - 1.0).abs() < 1e-12);
+    }
+    assert_eq!(m.regions[0].focal_repeats.len(), 8);
+}

@@ -1,0 +1,511 @@
+//! One IOBENCH user (the paper's `iouser`): the transaction loop, the same
+//! code whether the user is a thread of the controller or a process of its
+//! own.
+//!
+//! A transaction (a "cycle") is R iterations; each picks a random file and a
+//! random record, takes the record's lock (record r → lock r mod L), reads
+//! the record, burns CP·1000/R null-loop iterations, and — in the last W
+//! iterations — writes the record back; then unlocks. Everything a user
+//! records is its own (no sharing, no allocation while timed) except the
+//! lock manager's words and counters, which IOBENCH shares by design, and
+//! the user's progress cell.
+
+use super::hist::KindRec;
+use super::shm::{self, Shm};
+use crate::engine::{Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::measure::clock::now_ns;
+use crate::workload::{Prng, below, worker_rng};
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+/// Buckets of the response-time distribution table: whole seconds 0…24 and
+/// more than 24.
+pub const DIST_BUCKETS: usize = 26;
+
+/// What every user needs to know; process users read it from the shared
+/// region.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct Plan {
+    pub users: u32,
+    pub files: u32,
+    pub nrecs: u64,
+    pub reclen: u32,
+    pub reads: u32,
+    pub writes: u32,
+    /// Lock words per file (min(L, N)).
+    pub locks: u64,
+    pub locking: bool,
+    pub sleep_ns: u64,
+    pub work_per_read: u64,
+    pub paths: Vec<PathBuf>,
+    pub engine: String,
+    pub direct: bool,
+    pub seed: u64,
+    /// Files a user may hold open at once (IOBENCH's "file units").
+    pub units: u32,
+    /// Seconds the per-second series is sized for.
+    pub series_secs: usize,
+    /// Where process users leave their records.
+    pub work_dir: PathBuf,
+    pub verify: bool,
+}
+
+/// One file as one user saw it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct FileRec {
+    /// Records read (= locks taken with locking on).
+    pub uses: u64,
+    /// Opens and closes forced by running out of file units.
+    pub opens: u64,
+    pub closes: u64,
+    pub read_sum_ns: u128,
+    pub read_sumsq_ns: u128,
+    pub read_max_ns: u64,
+    pub read_max_record: u64,
+}
+
+/// Everything one user measured.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct UserRecord {
+    pub user: u32,
+    /// Transactions completed.
+    pub cycles: u64,
+    /// CPU time of the user (its thread) while timed.
+    pub cpu_user_ns: u64,
+    pub cpu_sys_ns: u64,
+    /// Wall time inside read and write calls.
+    pub io_ns: u128,
+    pub opens: u64,
+    pub closes: u64,
+    /// When the user started and stopped (monotonic clock, ns).
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// When it started, in seconds since the Unix epoch.
+    pub start_unix: i64,
+    pub files: Vec<FileRec>,
+    pub read: KindRec,
+    pub write: Option<KindRec>,
+    pub lock: Option<KindRec>,
+    pub cpu: Option<KindRec>,
+    pub open: Option<KindRec>,
+    pub close: Option<KindRec>,
+    pub transaction: KindRec,
+    /// Transactions by whole seconds of response time (0…24, >24).
+    pub dist: Vec<u64>,
+    /// Ops (every kind but transactions) and bytes per second since t0.
+    pub sec_ops: Vec<u64>,
+    pub sec_bytes: Vec<u64>,
+    /// Peak RSS of a user process (KiB); 0 for threads.
+    pub max_rss_kib: u64,
+    /// Proportional set size of a user process at its end (KiB): its share
+    /// of pages shared with the other users (the binary), counted once.
+    #[serde(default)]
+    pub pss_kib: u64,
+    /// Why the user stopped early, if it did.
+    pub error: Option<String>,
+}
+
+impl UserRecord {
+    fn new(plan: &Plan, user: u32) -> Self {
+        let opt = |on: bool| on.then(KindRec::new);
+        let short = plan.units < plan.files;
+        UserRecord {
+            user,
+            cycles: 0,
+            cpu_user_ns: 0,
+            cpu_sys_ns: 0,
+            io_ns: 0,
+            opens: 0,
+            closes: 0,
+            start_ns: 0,
+            end_ns: 0,
+            start_unix: 0,
+            files: vec![FileRec::default(); plan.files as usize],
+            read: KindRec::new(),
+            write: opt(plan.writes > 0),
+            lock: opt(plan.locking),
+            cpu: opt(plan.work_per_read > 0),
+            open: opt(short),
+            close: opt(short),
+            transaction: KindRec::new(),
+            dist: vec![0; DIST_BUCKETS],
+            sec_ops: vec![0; plan.series_secs],
+            sec_bytes: vec![0; plan.series_secs],
+            max_rss_kib: 0,
+            pss_kib: 0,
+            error: None,
+        }
+    }
+
+    /// A user that never ran (failed to start, or was killed).
+    pub fn failed(plan: &Plan, user: u32, why: String) -> Self {
+        let mut r = UserRecord::new(plan, user);
+        r.error = Some(why);
+        r
+    }
+
+    pub fn duration_ns(&self) -> u64 {
+        self.end_ns.saturating_sub(self.start_ns)
+    }
+}
+
+/// The per-second series, with the current bucket cached (no division per op).
+struct Ticker {
+    t0: u64,
+    cur: usize,
+    cur_start: u64,
+    cur_end: u64,
+}
+
+impl Ticker {
+    #[inline]
+    fn tick(&mut self, rec: &mut UserRecord, done_ns: u64, bytes: u64) {
+        let at = done_ns.saturating_sub(self.t0);
+        if at < self.cur_start || at >= self.cur_end {
+            self.seek(rec, at);
+        }
+        rec.sec_ops[self.cur] += 1;
+        rec.sec_bytes[self.cur] += bytes;
+    }
+
+    #[cold]
+    fn seek(&mut self, rec: &mut UserRecord, at: u64) {
+        let i = (at / 1_000_000_000) as usize;
+        if i >= rec.sec_ops.len() {
+            rec.sec_ops.resize(i + 1, 0);
+            rec.sec_bytes.resize(i + 1, 0);
+        }
+        self.cur = i;
+        self.cur_start = i as u64 * 1_000_000_000;
+        self.cur_end = self.cur_start + 1_000_000_000;
+    }
+}
+
+/// CP work: a null loop of `iters` iterations the compiler cannot remove.
+#[inline(never)]
+pub fn burn(iters: u64) {
+    let mut i = 0u64;
+    while i < iters {
+        std::hint::black_box(i);
+        i += 1;
+    }
+}
+
+/// Seconds the CP work of one transaction (CP·1000 iterations) takes here:
+/// the fastest of three timings (of at most 10⁷ iterations, scaled).
+pub fn cp_load_per_cycle(work: u64) -> f64 {
+    let iters = work * 1000;
+    if iters == 0 {
+        return 0.0;
+    }
+    let probe = iters.min(10_000_000);
+    let best = (0..3)
+        .map(|_| {
+            let t = now_ns();
+            burn(probe);
+            now_ns() - t
+        })
+        .min()
+        .unwrap_or(0);
+    best as f64 / 1e9 * iters as f64 / probe as f64
+}
+
+/// User and system CPU time of the calling thread, in ns.
+pub fn thread_cpu_ns() -> (u64, u64) {
+    // SAFETY: getrusage writes the zeroed plain-data struct we pass.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid rusage; RUSAGE_THREAD exists on Linux.
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+    let ns =
+        |t: libc::timeval| t.tv_sec.max(0) as u64 * 1_000_000_000 + t.tv_usec.max(0) as u64 * 1000;
+    (ns(u.ru_utime), ns(u.ru_stime))
+}
+
+/// Peak RSS of this process (KiB).
+pub fn process_max_rss_kib() -> u64 {
+    crate::measure::CpuTimes::now().max_rss_kib
+}
+
+/// Proportional set size of this process now (KiB), 0 if unknown.
+pub fn process_pss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/smaps_rollup")
+        .ok()
+        .and_then(|t| {
+            t.lines()
+                .find_map(|l| l.strip_prefix("Pss:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// A user ready to run: engine made, files open.
+pub struct User<'a> {
+    plan: &'a Plan,
+    shm: &'a Shm,
+    me: u32,
+    engine: Box<dyn Engine>,
+    open: Vec<Option<FileId>>,
+    ring: VecDeque<u32>,
+    rng: Prng,
+    rec: UserRecord,
+}
+
+impl<'a> User<'a> {
+    /// Make the engine and open the first files (untimed).
+    pub fn new(plan: &'a Plan, shm: &'a Shm, me: u32) -> Result<Self, String> {
+        let opts = EngineOpts {
+            direct: plan.direct,
+            depth: 1,
+            max_len: plan.reclen as usize,
+            datasync: false,
+            seed: plan.seed ^ me as u64,
+        };
+        let engine = crate::engine::make(&plan.engine, &opts)?;
+        let mut u = User {
+            plan,
+            shm,
+            me,
+            engine,
+            open: vec![None; plan.files as usize],
+            ring: VecDeque::with_capacity(plan.units as usize + 1),
+            rng: worker_rng(plan.seed, me as usize),
+            rec: UserRecord::new(plan, me),
+        };
+        for f in 0..plan.units.min(plan.files) {
+            let id = u.open_file(f)?;
+            u.open[f as usize] = Some(id);
+            u.ring.push_back(f);
+        }
+        Ok(u)
+    }
+
+    fn open_file(&mut self, f: u32) -> Result<FileId, String> {
+        let p = &self.plan.paths[f as usize];
+        self.engine
+            .open(p, OpenHow::READ_WRITE)
+            .map_err(|e| format!("cannot open {}: {e}", p.display()))
+    }
+
+    /// The file's id, opening it (and closing the oldest open file when all
+    /// units are taken) if need be. Those opens and closes are counted.
+    #[inline]
+    fn file(&mut self, f: u32, t0: &mut Ticker) -> Result<FileId, String> {
+        if let Some(id) = self.open[f as usize] {
+            return Ok(id);
+        }
+        self.swap_in(f, t0)
+    }
+
+    #[cold]
+    fn swap_in(&mut self, f: u32, tk: &mut Ticker) -> Result<FileId, String> {
+        if self.ring.len() >= self.plan.units as usize
+            && let Some(old) = self.ring.pop_front()
+            && let Some(id) = self.open[old as usize].take()
+        {
+            let t = now_ns();
+            self.engine
+                .close(id)
+                .map_err(|e| format!("cannot close file {old}: {e}"))?;
+            let d = now_ns();
+            if let Some(k) = &mut self.rec.close {
+                k.record(d - t, 0);
+            }
+            tk.tick(&mut self.rec, d, 0);
+            self.rec.closes += 1;
+            self.rec.files[old as usize].closes += 1;
+        }
+        let t = now_ns();
+        let id = self.open_file(f)?;
+        let d = now_ns();
+        if let Some(k) = &mut self.rec.open {
+            k.record(d - t, 0);
+        }
+        tk.tick(&mut self.rec, d, 0);
+        self.rec.opens += 1;
+        self.rec.files[f as usize].opens += 1;
+        self.open[f as usize] = Some(id);
+        self.ring.push_back(f);
+        Ok(id)
+    }
+
+    /// Wait behind the start gate, run until stopped, return the record.
+    pub fn run(mut self) -> UserRecord {
+        let shm = self.shm;
+        let cell = shm.user(self.me);
+        shm.mark_ready(self.me);
+        loop {
+            match shm.go() {
+                shm::WAIT => shm.wait_go(Duration::from_millis(200)),
+                shm::GO => break,
+                _ => {
+                    self.rec.error = Some("the run was cancelled before it started".into());
+                    return self.rec;
+                }
+            }
+        }
+        cell.state.store(shm::STATE_RUNNING, Ordering::Relaxed);
+        let t0 = shm.t0_ns();
+        let (u0, s0) = thread_cpu_ns();
+        self.rec.start_unix = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        self.rec.start_ns = now_ns();
+        let mut tk = Ticker {
+            t0,
+            cur: 0,
+            cur_start: 0,
+            cur_end: 0,
+        };
+        let r = self.transactions(&mut tk);
+        self.rec.end_ns = now_ns();
+        let (u1, s1) = thread_cpu_ns();
+        self.rec.cpu_user_ns = u1.saturating_sub(u0);
+        self.rec.cpu_sys_ns = s1.saturating_sub(s0);
+        if let Err(e) = r {
+            self.rec.error = Some(e);
+        }
+        cell.state.store(shm::STATE_DONE, Ordering::Release);
+        self.rec
+    }
+
+    fn transactions(&mut self, tk: &mut Ticker) -> Result<(), String> {
+        let p = self.plan;
+        let shm = self.shm;
+        let cell = shm.user(self.me);
+        let sleep = Duration::from_nanos(p.sleep_ns);
+        let first_write = p.reads - p.writes;
+        let b = p.reclen as u64;
+        while shm.stop() == shm::RUNNING {
+            let tx = now_ns();
+            for i in 0..p.reads {
+                let f = below(&mut self.rng, p.files as u64) as u32;
+                let r = below(&mut self.rng, p.nrecs);
+                let id = self.file(f, tk)?;
+                let l = r % p.locks;
+                if p.locking {
+                    let t = now_ns();
+                    if !shm.lock(f, l, self.me, sleep) {
+                        // stopped at once while waiting: the transaction is abandoned
+                        return Ok(());
+                    }
+                    let d = now_ns();
+                    if let Some(k) = &mut self.rec.lock {
+                        k.record(d - t, 0);
+                    }
+                    tk.tick(&mut self.rec, d, 0);
+                } else if p.verify {
+                    shm.witness_enter(f, l, self.me);
+                }
+                let res = self.access(f, id, r, b, i >= first_write, tk);
+                if p.locking {
+                    shm.unlock(f, l, self.me);
+                } else if p.verify {
+                    shm.witness_leave(f, l, self.me);
+                }
+                res?;
+            }
+            let d = now_ns();
+            let lat = d - tx;
+            self.rec.transaction.record(lat, 0);
+            self.rec.dist[((lat / 1_000_000_000) as usize).min(DIST_BUCKETS - 1)] += 1;
+            self.rec.cycles += 1;
+            cell.cycles.store(self.rec.cycles, Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    /// Read record `r` of file `f`, burn the work, write it back if asked.
+    #[inline]
+    fn access(
+        &mut self,
+        f: u32,
+        id: FileId,
+        r: u64,
+        b: u64,
+        write: bool,
+        tk: &mut Ticker,
+    ) -> Result<(), String> {
+        let c = self
+            .engine
+            .exec(Req::read(id, r * b, b as u32))
+            .map_err(|e| self.failed("read", f, r, e))?;
+        if c.bytes != b {
+            return Err(format!(
+                "read of record {r} in {} returned {} of {b} bytes (the file is shorter than NRECS × RECLEN)",
+                self.plan.paths[f as usize].display(),
+                c.bytes
+            ));
+        }
+        self.rec.read.record(c.lat_ns, c.bytes);
+        self.rec.io_ns += c.lat_ns as u128;
+        let fr = &mut self.rec.files[f as usize];
+        fr.uses += 1;
+        fr.read_sum_ns += c.lat_ns as u128;
+        fr.read_sumsq_ns += c.lat_ns as u128 * c.lat_ns as u128;
+        if c.lat_ns > fr.read_max_ns {
+            fr.read_max_ns = c.lat_ns;
+            fr.read_max_record = r;
+        }
+        tk.tick(&mut self.rec, c.done_ns, c.bytes);
+        if self.plan.work_per_read > 0 {
+            let t = now_ns();
+            burn(self.plan.work_per_read);
+            let d = now_ns();
+            if let Some(k) = &mut self.rec.cpu {
+                k.record(d - t, 0);
+            }
+            tk.tick(&mut self.rec, d, 0);
+        }
+        if write {
+            let c = self
+                .engine
+                .exec(Req::write(id, r * b, b as u32))
+                .map_err(|e| self.failed("write", f, r, e))?;
+            if let Some(k) = &mut self.rec.write {
+                k.record(c.lat_ns, c.bytes);
+            }
+            self.rec.io_ns += c.lat_ns as u128;
+            tk.tick(&mut self.rec, c.done_ns, c.bytes);
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn failed(&self, what: &str, f: u32, r: u64, e: std::io::Error) -> String {
+        format!(
+            "{what} of record {r} in {}: {e}",
+            self.plan.paths[f as usize].display()
+        )
+    }
+}
+
+/// Set up and run user `me`; a set-up failure becomes a failed record.
+pub fn run_user(plan: &Plan, shm: &Shm, me: u32) -> UserRecord {
+    match User::new(plan, shm, me) {
+        Ok(u) => u.run(),
+        Err(e) => {
+            // count as ready so the controller does not wait for it
+            shm.mark_ready(me);
+            shm.user(me).state.store(shm::STATE_DONE, Ordering::Release);
+            UserRecord::failed(plan, me, e)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn burn_takes_time_in_proportion() {
+        let t = now_ns();
+        burn(2_000_000);
+        let a = now_ns() - t;
+        assert!(a > 100_000, "2M iterations in {a} ns: the loop was removed");
+        assert!(cp_load_per_cycle(0) == 0.0);
+        assert!(cp_load_per_cycle(100) > 0.0);
+    }
+}

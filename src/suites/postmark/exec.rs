@@ -1,0 +1,1372 @@
+//! The PostMark executor: performs a [`Plan`] on disk through an engine,
+//! times every operation, and turns the run into PostMark's report and a
+//! [`RunResult`].
+//!
+//! A run works only inside directories it creates: for every `set location`
+//! entry (or the current directory when there is none) one work directory
+//! `LOCATION/iogauge-postmark-<pid>-<n>/` ([`WorkDir`]), which takes the
+//! place of the location in PostMark's file names (`<work>/[s<k>/]<number>`)
+//! and is removed with everything in it when the run ends, however it ends.
+//!
+//! Each stream is one [`runner::Worker`]: it walks its plan op by op, prints
+//! PostMark's progress output (stream 0 only), and records the latency of
+//! every create, read, append and delete (open to close) and of every whole
+//! transaction, on the nanosecond clock. File names are built in one
+//! reusable buffer; the data written is PostMark's text source, block `k`
+//! of a write from source offset `k·write_block`, copied into the engine's
+//! buffer slot when the slot does not hold it already.
+//!
+//! Buffered mode (`set buffering true`) uses the `buffered` engine (C's
+//! stdio: `fopen "w"` / `"r"` / `"a"`, whole-buffer system calls);
+//! `set buffering false` uses `sync` (`open`, `read(2)`/`write(2)`, no lseek
+//! for sequential transfers). Appends go through files opened with
+//! `O_APPEND`: the kernel puts the data at the end, so no lseek is issued.
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::DirBuilderExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use crate::engine::{self, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::measure::OpKind;
+use crate::measure::clock::now_ns;
+use crate::report::{RunResult, now_rfc3339};
+use crate::runner::{self, Ctx, NoProgress, StopRule, WorkDir, Worker};
+use crate::suites::postmark::config::Config;
+use crate::suites::postmark::plan::{Clock, FileRef, Op, Plan, RunSummary};
+use crate::suites::postmark::report::{ReportTimes, render_report};
+
+/// The op kinds a PostMark stream records.
+pub const KINDS: [OpKind; 5] = [
+    OpKind::Create,
+    OpKind::Read,
+    OpKind::Append,
+    OpKind::Delete,
+    OpKind::Transaction,
+];
+
+/// How a run is done, beyond PostMark's own configuration.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExecOptions {
+    /// Independent PostMark streams run at once (1 = PostMark itself).
+    pub threads: usize,
+    /// Engine instead of the one `set buffering` selects.
+    pub engine: Option<String>,
+}
+
+impl Default for ExecOptions {
+    fn default() -> Self {
+        ExecOptions {
+            threads: 1,
+            engine: None,
+        }
+    }
+}
+
+impl ExecOptions {
+    /// The engine a run of `cfg` uses: `buffered` for `set buffering true`,
+    /// `sync` for `false`, unless overridden.
+    pub fn engine_name<'a>(&'a self, cfg: &Config) -> &'a str {
+        match &self.engine {
+            Some(e) => e,
+            None if cfg.buffered => "buffered",
+            None => "sync",
+        }
+    }
+}
+
+/// A run that could not start because of what it was asked to do (a
+/// location that is missing or not writable, no space, a configuration the
+/// simulator refuses). The text is a PostMark-style `Error: ...` line.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
+/// The seed of stream `k`: the configured seed for stream 0, then the next
+/// seeds in turn (wrapping within 1..=2^31-1, PostMark's valid seeds).
+pub fn stream_seed(base: i32, k: usize) -> i32 {
+    let span = i64::from(i32::MAX);
+    ((i64::from(base) - 1 + k as i64) % span + 1) as i32
+}
+
+/// The configuration stream `k` runs: `cfg` with its own seed.
+pub fn stream_config(cfg: &Config, k: usize) -> Config {
+    Config {
+        seed: stream_seed(cfg.seed, k),
+        ..cfg.clone()
+    }
+}
+
+/// A clock reading at one of PostMark's four `time()` points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Mark {
+    /// The monotonic clock, in ns.
+    pub ns: u64,
+    /// `time()`: whole seconds since the epoch, as PostMark reads them.
+    pub secs: i64,
+}
+
+impl Mark {
+    fn now() -> Mark {
+        // SAFETY: time(NULL) only returns the current time.
+        let secs = unsafe { libc::time(std::ptr::null_mut()) } as i64;
+        Mark { ns: now_ns(), secs }
+    }
+}
+
+/// What one stream did.
+#[derive(Clone, Debug, Serialize)]
+pub struct StreamReport {
+    /// Stream number (0-based).
+    pub stream: usize,
+    /// Its seed.
+    pub seed: i32,
+    /// PostMark's counters.
+    pub summary: RunSummary,
+    /// t0..t3 (`None` for the points the stream did not reach).
+    pub marks: [Option<Mark>; 4],
+    /// The plan ran to its end (not stopped by a signal or an error).
+    pub finished: bool,
+    /// Opens, removes, reads and writes that failed.
+    pub io_errors: u64,
+    /// The first of them.
+    pub first_error: Option<String>,
+}
+
+impl StreamReport {
+    fn all_marks(&self) -> Option<[Mark; 4]> {
+        let [a, b, c, d] = self.marks;
+        Some([a?, b?, c?, d?])
+    }
+}
+
+/// Exact phase lengths in seconds, from the nanosecond clock.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct Phases {
+    /// t3 - t0: creation, transactions and deletion.
+    pub elapsed_s: f64,
+    /// t1 - t0: the initial creations.
+    pub creation_s: f64,
+    /// t2 - t1: the transactions.
+    pub transactions_s: f64,
+    /// t3 - t2: the final deletions.
+    pub deletion_s: f64,
+}
+
+impl Phases {
+    fn from_marks(m: &[Mark; 4]) -> Phases {
+        let s = |a: Mark, b: Mark| a.ns.saturating_sub(b.ns) as f64 / 1e9;
+        Phases {
+            elapsed_s: s(m[3], m[0]),
+            creation_s: s(m[1], m[0]),
+            transactions_s: s(m[2], m[1]),
+            deletion_s: s(m[3], m[2]),
+        }
+    }
+}
+
+/// Everything one `run` produced.
+#[derive(Debug)]
+pub struct RunOutput {
+    /// The result (`--json`).
+    pub result: RunResult,
+    /// Each stream.
+    pub streams: Vec<StreamReport>,
+    /// PostMark's counters over all streams (stream 0's alone with one stream).
+    pub summary: RunSummary,
+    /// PostMark's four intervals in whole seconds, through `diff_time`.
+    pub times: Option<ReportTimes>,
+    /// The same intervals, exactly.
+    pub phases: Option<Phases>,
+    /// PostMark's report for the configured format; `None` after "out of
+    /// files!" (1.53 prints none) or when the run did not finish.
+    pub report: Option<String>,
+    /// A signal stopped the run.
+    pub interrupted: bool,
+    /// The work directories the run used (removed by now).
+    pub work_dirs: Vec<PathBuf>,
+    /// The engine used.
+    pub engine: String,
+}
+
+/// Run `cfg` once, silently, and return its result: the entry point for
+/// `iogauge survey`. Locations must exist and be writable (set one with
+/// `set location` or `cfg.locations`; none means the current directory).
+/// Problems with the request are [`crate::cli::UsageError`]s.
+pub fn measure(cfg: &Config, opts: &ExecOptions) -> Result<RunResult> {
+    match run(cfg, opts, None) {
+        Ok(out) => Ok(out.result),
+        Err(e) => match e.downcast::<Refused>() {
+            Ok(r) => Err(crate::cli::UsageError::new(format!("postmark: {}", r.0)).into()),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// Where to write PostMark's progress output (called from the stream's
+/// thread, flushed at once), or `None` for a silent run.
+pub type Say<'a> = Option<&'a (dyn Fn(&str) + Sync)>;
+
+/// Perform one `run` of `cfg`. `say` receives PostMark's progress output
+/// of stream 0 (`Creating files...Done`, the dots, ...). The report is not
+/// printed: it is in the returned [`RunOutput`].
+pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
+    let started = now_rfc3339();
+    let threads = opts.threads.max(1);
+    let engine_name = opts.engine_name(cfg).to_string();
+    let info = engine::find(&engine_name).ok_or_else(|| {
+        Refused(format!(
+            "Error: unknown engine '{engine_name}'; the engines are: {}",
+            engine::names()
+        ))
+    })?;
+    // Refuse what the simulator refuses before touching the disk.
+    let mut plans = Vec::with_capacity(threads);
+    for k in 0..threads {
+        plans.push(Plan::new(&stream_config(cfg, k)).map_err(|e| Refused(format!("Error: {e}")))?);
+    }
+    let parents: Vec<(String, PathBuf)> = if cfg.locations.is_empty() {
+        vec![(".".to_string(), PathBuf::from("."))]
+    } else {
+        cfg.locations
+            .iter()
+            .map(|l| (l.path.clone(), PathBuf::from(&l.path)))
+            .collect()
+    };
+    for (name, p) in &parents {
+        check_location(name, p)?;
+    }
+    let mut work = Vec::with_capacity(parents.len());
+    for (name, p) in &parents {
+        let w = WorkDir::create(p, "postmark").map_err(|e| {
+            // the reason is the last part of the message, without "(os error N)"
+            let text = format!("{e:#}");
+            let reason = text.rsplit(": ").next().unwrap_or(&text);
+            let reason = reason.split(" (os error").next().unwrap_or(reason);
+            Refused(format!(
+                "Error: cannot use location '{name}': not writable ({reason})"
+            ))
+        })?;
+        work.push(w);
+    }
+    if !info.caps.fake {
+        check_space(cfg, threads, &parents)?;
+    }
+    // PostMark's names are relative to the cwd when no location is set: ours too
+    let work_dirs: Vec<PathBuf> = work
+        .iter()
+        .map(|w| {
+            let p = w.path();
+            p.strip_prefix(".").unwrap_or(p).to_path_buf()
+        })
+        .collect();
+    let environment = crate::env::detect(&work_dirs[0]);
+
+    // Each stream's roots: the work directories, or a directory per stream in each.
+    let mut roots: Vec<Vec<PathBuf>> = Vec::with_capacity(threads);
+    for k in 0..threads {
+        let mut r = Vec::with_capacity(work_dirs.len());
+        for w in &work_dirs {
+            if threads == 1 {
+                r.push(w.clone());
+            } else {
+                let d = w.join(format!("stream{k}"));
+                std::fs::create_dir(&d).map_err(|e| {
+                    anyhow::anyhow!("cannot create the stream directory {}: {e}", d.display())
+                })?;
+                r.push(d);
+            }
+        }
+        roots.push(r);
+    }
+
+    let max_len = max_transfer(cfg);
+    let ends: Vec<OnceLock<StreamReport>> = (0..threads).map(|_| OnceLock::new()).collect();
+    let mut workers = Vec::with_capacity(threads);
+    for (k, plan) in plans.into_iter().enumerate() {
+        let eopts = EngineOpts {
+            direct: false,
+            depth: 1,
+            max_len,
+            datasync: false,
+            seed: k as u64,
+        };
+        let engine = (info.make)(&eopts)
+            .map_err(|e| anyhow::anyhow!("cannot set up engine '{engine_name}': {e}"))?;
+        workers.push(Stream::new(
+            k,
+            stream_seed(cfg.seed, k),
+            cfg,
+            plan,
+            engine,
+            &roots[k],
+            if k == 0 { say } else { None },
+            &ends[k],
+        ));
+    }
+    let mut outcome = runner::run(StopRule::default(), workers, &NoProgress);
+    drop(work);
+
+    let streams: Vec<StreamReport> = ends
+        .into_iter()
+        .enumerate()
+        .map(|(k, e)| {
+            e.into_inner().unwrap_or_else(|| StreamReport {
+                stream: k,
+                seed: stream_seed(cfg.seed, k),
+                summary: Plan::new(&stream_config(cfg, k))
+                    .map(|p| *p.summary())
+                    .expect("the plan was made before"),
+                marks: [None; 4],
+                finished: false,
+                io_errors: 0,
+                first_error: None,
+            })
+        })
+        .collect();
+
+    let summary = aggregate_summary(&streams);
+    let marks = aggregate_marks(&streams);
+    let finished = streams.iter().all(|s| s.finished);
+    let interrupted = outcome.interrupted;
+    let times =
+        marks.map(|m| ReportTimes::from_timestamps(m[0].secs, m[1].secs, m[2].secs, m[3].secs));
+    let phases = marks.as_ref().map(Phases::from_marks);
+    if let Some(m) = &marks {
+        // The result's elapsed time is PostMark's: t0 to t3.
+        outcome.elapsed = Duration::from_nanos(m[3].ns.saturating_sub(m[0].ns));
+    }
+    let report = match (finished, times) {
+        (true, Some(t)) => render_report(cfg.report, &summary, &t),
+        _ => None,
+    };
+
+    let mut config = serde_json::to_value(cfg).unwrap_or_default();
+    if let Some(o) = config.as_object_mut() {
+        o.insert("threads".into(), threads.into());
+        o.insert("engine".into(), engine_name.clone().into());
+        o.insert(
+            "work_dirs".into(),
+            work_dirs
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .into(),
+        );
+    }
+    let mut result =
+        RunResult::new("postmark", config, environment, started).with_outcome(&outcome);
+    fix_write_bytes(&mut result, &outcome);
+    let io_errors: u64 = streams.iter().map(|s| s.io_errors).sum();
+    if result.error.is_none() {
+        if let Some(first) = streams.iter().find_map(|s| s.first_error.clone()) {
+            result.error = Some(format!("{io_errors} I/O error(s); the first: {first}"));
+        } else if summary.out_of_files {
+            result.error = Some(
+                "out of files: for this workload, either increase the number of files or decrease the number of transactions"
+                    .into(),
+            );
+        }
+    }
+    result.complete = !interrupted && finished && result.error.is_none();
+    add_metrics(&mut result, &summary, phases.as_ref(), &streams, threads);
+
+    Ok(RunOutput {
+        result,
+        streams,
+        summary,
+        times,
+        phases,
+        report,
+        interrupted,
+        work_dirs,
+        engine: engine_name,
+    })
+}
+
+/// The largest single transfer of a run: a read is at most one read block,
+/// a write at most one write block, and neither is ever longer than H.
+fn max_transfer(cfg: &Config) -> usize {
+    let longest = cfg.read_block.max(cfg.write_block).min(cfg.size_high);
+    longest.max(1) as usize
+}
+
+/// A location must be an existing, writable directory.
+fn check_location(name: &str, p: &Path) -> Result<(), Refused> {
+    let md = std::fs::metadata(p).map_err(|e| {
+        Refused(format!(
+            "Error: cannot use location '{name}': {}",
+            io_reason(&e)
+        ))
+    })?;
+    if !md.is_dir() {
+        return Err(Refused(format!(
+            "Error: cannot use location '{name}': not a directory"
+        )));
+    }
+    if let Err(e) = rustix::fs::access(
+        p,
+        rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
+    ) {
+        return Err(Refused(format!(
+            "Error: cannot use location '{name}': not writable ({})",
+            io_reason(&std::io::Error::from(e))
+        )));
+    }
+    Ok(())
+}
+
+/// An I/O error's text without Rust's "(os error N)".
+fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(at) => s[..at].to_string(),
+        None => s,
+    }
+}
+
+/// What a run may need on disk at most, per stream: the initial pool at its
+/// largest (N files of up to H bytes, each taking whole 4 KiB blocks).
+pub fn space_needed(cfg: &Config) -> u64 {
+    let per_file = (cfg.size_high.max(1) as u64).next_multiple_of(4096);
+    cfg.number.max(0) as u64 * per_file
+}
+
+fn check_space(cfg: &Config, threads: usize, parents: &[(String, PathBuf)]) -> Result<(), Refused> {
+    let need = space_needed(cfg) * threads as u64;
+    let total_weight: i64 = cfg.locations.iter().map(|l| i64::from(l.weight)).sum();
+    for (i, (name, p)) in parents.iter().enumerate() {
+        // each location gets its share of the files, by weight
+        let share = match cfg.locations.get(i) {
+            Some(l) if total_weight > 0 => {
+                (need as f64 * f64::from(l.weight) / total_weight as f64).ceil() as u64
+            }
+            _ => need,
+        };
+        let Ok(free) = crate::env::free_bytes(p) else {
+            continue;
+        };
+        let want = share + (share / 100).max(16 << 20);
+        if free < want {
+            return Err(Refused(format!(
+                "Error: not enough space in location '{name}': the run may need {} and {} is free",
+                crate::workload::units::fmt_bytes(want),
+                crate::workload::units::fmt_bytes(free)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Builds PostMark's file names under the stream's roots in one reusable
+/// buffer: `<root>/[s<k>/]<number>`.
+struct Names {
+    roots: Vec<Vec<u8>>,
+    buf: Vec<u8>,
+}
+
+impl Names {
+    fn new(roots: &[PathBuf]) -> Names {
+        let roots: Vec<Vec<u8>> = roots
+            .iter()
+            .map(|r| {
+                let mut v = r.as_os_str().as_bytes().to_vec();
+                v.push(b'/');
+                v
+            })
+            .collect();
+        let longest = roots.iter().map(Vec::len).max().unwrap_or(0);
+        Names {
+            roots,
+            buf: Vec::with_capacity(longest + 32),
+        }
+    }
+
+    #[inline]
+    fn path(&mut self, f: FileRef) -> &Path {
+        self.buf.clear();
+        let root = f.location.unwrap_or(0) as usize;
+        self.buf.extend_from_slice(&self.roots[root]);
+        if let Some(s) = f.subdir {
+            self.buf.push(b's');
+            push_decimal(&mut self.buf, s);
+            self.buf.push(b'/');
+        }
+        push_decimal(&mut self.buf, f.number);
+        Path::new(OsStr::from_bytes(&self.buf))
+    }
+}
+
+/// Append `n` in decimal (no allocation once the buffer has room).
+#[inline]
+fn push_decimal(buf: &mut Vec<u8>, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[i..]);
+}
+
+/// One PostMark stream: a plan, an engine and a set of roots.
+struct Stream<'a> {
+    index: usize,
+    seed: i32,
+    plan: Plan,
+    engine: Box<dyn Engine>,
+    names: Names,
+    roots: Vec<PathBuf>,
+    read_block: usize,
+    write_block: usize,
+    /// Bytes of the engine's buffer slot (the longest transfer).
+    max_len: usize,
+    create_how: OpenHow,
+    append_how: OpenHow,
+    /// Source offset of the block slot 0 holds (`usize::MAX`: none).
+    slot_src: usize,
+    say: Say<'a>,
+    end: &'a OnceLock<StreamReport>,
+    marks: [Option<Mark>; 4],
+    io_errors: u64,
+    first_error: Option<String>,
+}
+
+impl<'a> Stream<'a> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        index: usize,
+        seed: i32,
+        cfg: &Config,
+        plan: Plan,
+        engine: Box<dyn Engine>,
+        roots: &[PathBuf],
+        say: Say<'a>,
+        end: &'a OnceLock<StreamReport>,
+    ) -> Self {
+        // fopen "w" / open(O_RDWR|O_CREAT, 0644); fopen "a" / open(O_RDWR|O_APPEND)
+        let (create_how, append_how) = if engine.info().caps.buffered {
+            (
+                OpenHow {
+                    write: true,
+                    create: true,
+                    truncate: true,
+                    ..OpenHow::default()
+                },
+                OpenHow {
+                    append: true,
+                    create: true,
+                    ..OpenHow::default()
+                },
+            )
+        } else {
+            (
+                OpenHow {
+                    read: true,
+                    write: true,
+                    create: true,
+                    ..OpenHow::default()
+                },
+                OpenHow {
+                    read: true,
+                    append: true,
+                    ..OpenHow::default()
+                },
+            )
+        };
+        Stream {
+            index,
+            seed,
+            plan,
+            engine,
+            names: Names::new(roots),
+            roots: roots.to_vec(),
+            read_block: cfg.read_block.max(1) as usize,
+            write_block: cfg.write_block.max(1) as usize,
+            max_len: max_transfer(cfg),
+            create_how,
+            append_how,
+            slot_src: usize::MAX,
+            say,
+            end,
+            marks: [None; 4],
+            io_errors: 0,
+            first_error: None,
+        }
+    }
+
+    fn say(&self, text: &str) {
+        if let (Some(say), false) = (self.say, text.is_empty()) {
+            say(text);
+        }
+    }
+
+    #[cold]
+    fn io_error(&mut self, what: String) {
+        self.io_errors += 1;
+        if self.first_error.is_none() {
+            self.first_error = Some(what);
+        }
+    }
+
+    /// PostMark's message for a failed open or remove, with the real path.
+    #[cold]
+    fn open_failed(&mut self, what: &str, file: FileRef, e: std::io::Error) {
+        let path = self.names.path(file).display().to_string();
+        let msg = match what {
+            "delete" => format!("Error: Cannot delete '{path}'"),
+            w => format!("Error: cannot open '{path}' for {w}"),
+        };
+        eprintln!("{msg}");
+        self.io_error(format!("{msg}: {}", io_reason(&e)));
+        self.plan.fail_last();
+    }
+
+    /// Write `size` bytes of the text source from offset 0: whole write
+    /// blocks, then the remainder (possibly 0 bytes), as `write_blocks` and
+    /// `fwrite_blocks` do. Returns the bytes the engine took.
+    #[inline]
+    fn write_blocks(&mut self, fid: FileId, size: usize) -> u64 {
+        let wb = self.write_block;
+        let mut off = 0;
+        let mut left = size;
+        let mut done = 0;
+        loop {
+            let n = left.min(wb);
+            if n > 0 && self.slot_src != off {
+                let src = self.plan.source();
+                let take = wb.min(src.len() - off).min(self.max_len);
+                self.engine.buf_mut(0)[..take].copy_from_slice(&src[off..off + take]);
+                self.slot_src = off;
+            }
+            match self.engine.exec(Req::write(fid, off as u64, n as u32)) {
+                Ok(c) => done += c.bytes,
+                Err(e) => self.io_error(format!("write: {e}")),
+            }
+            if left < wb {
+                break;
+            }
+            off += wb;
+            left -= wb;
+        }
+        done
+    }
+
+    #[inline]
+    fn close(&mut self, fid: FileId) {
+        if let Err(e) = self.engine.close(fid) {
+            self.io_error(format!("close: {e}"));
+        }
+    }
+
+    #[inline]
+    fn create(&mut self, ctx: &mut Ctx, file: FileRef, size: u32) {
+        let t = now_ns();
+        let path = self.names.path(file);
+        match self.engine.open(path, self.create_how) {
+            Ok(fid) => {
+                let bytes = self.write_blocks(fid, size as usize);
+                self.close(fid);
+                let done = now_ns();
+                ctx.record_op(OpKind::Create, done - t, bytes, done);
+            }
+            Err(e) => self.open_failed("writing", file, e),
+        }
+    }
+
+    #[inline]
+    fn read(&mut self, ctx: &mut Ctx, file: FileRef, size: u32) {
+        let t = now_ns();
+        let path = self.names.path(file);
+        match self.engine.open(path, OpenHow::READ) {
+            Ok(fid) => {
+                let rb = self.read_block;
+                self.slot_src = usize::MAX;
+                let mut off = 0u64;
+                let mut left = size as usize;
+                let mut bytes = 0;
+                loop {
+                    let n = left.min(rb);
+                    match self.engine.exec(Req::read(fid, off, n as u32)) {
+                        Ok(c) => bytes += c.bytes,
+                        Err(e) => self.io_error(format!("read: {e}")),
+                    }
+                    if left < rb {
+                        break;
+                    }
+                    off += rb as u64;
+                    left -= rb;
+                }
+                self.close(fid);
+                let done = now_ns();
+                ctx.record_op(OpKind::Read, done - t, bytes, done);
+            }
+            Err(e) => self.open_failed("reading", file, e),
+        }
+    }
+
+    #[inline]
+    fn append(&mut self, ctx: &mut Ctx, file: FileRef, bytes: u32) {
+        let t = now_ns();
+        let path = self.names.path(file);
+        match self.engine.open(path, self.append_how) {
+            Ok(fid) => {
+                // O_APPEND: the kernel writes at the end; offsets count from
+                // 0 so that the engine issues no lseek.
+                let n = self.write_blocks(fid, bytes as usize);
+                self.close(fid);
+                let done = now_ns();
+                ctx.record_op(OpKind::Append, done - t, n, done);
+            }
+            Err(e) => self.open_failed("append", file, e),
+        }
+    }
+
+    #[inline]
+    fn delete(&mut self, ctx: &mut Ctx, file: FileRef) {
+        let t = now_ns();
+        let path = self.names.path(file);
+        match self.engine.unlink(path) {
+            Ok(()) => {
+                let done = now_ns();
+                ctx.record_op(OpKind::Delete, done - t, 0, done);
+            }
+            Err(e) => self.open_failed("delete", file, e),
+        }
+    }
+
+    /// `mkdir s0..s{count-1}` (0700) in every root, errors ignored.
+    fn make_subdirs(&self, count: u32) {
+        let mut b = std::fs::DirBuilder::new();
+        b.mode(0o700);
+        for r in &self.roots {
+            for i in 0..count {
+                let _ = b.create(r.join(format!("s{i}")));
+            }
+        }
+    }
+
+    /// `rmdir` them in the same order, errors ignored.
+    fn remove_subdirs(&self, count: u32) {
+        for r in &self.roots {
+            for i in 0..count {
+                let _ = std::fs::remove_dir(r.join(format!("s{i}")));
+            }
+        }
+    }
+
+    fn mark(&mut self, c: Clock) {
+        let i = match c {
+            Clock::Start => 0,
+            Clock::TransactionsStart => 1,
+            Clock::TransactionsEnd => 2,
+            Clock::End => 3,
+        };
+        self.marks[i] = Some(Mark::now());
+    }
+}
+
+impl Worker for Stream<'_> {
+    fn kinds(&self) -> &[OpKind] {
+        &KINDS
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let mut tx_start = now_ns();
+        let mut finished = true;
+        while let Some(op) = self.plan.next() {
+            if ctx.stopped() {
+                finished = false;
+                break;
+            }
+            match op {
+                Op::Create { file, size, .. } => self.create(ctx, file, size),
+                Op::Read { file, size, .. } => self.read(ctx, file, size),
+                Op::Append { file, bytes, .. } => self.append(ctx, file, bytes),
+                Op::Delete { file, .. } => self.delete(ctx, file),
+                Op::TransactionEnd { dot, .. } => {
+                    let now = now_ns();
+                    ctx.record_op(OpKind::Transaction, now - tx_start, 0, now);
+                    tx_start = now;
+                    if dot {
+                        self.say(".");
+                        tx_start = now_ns();
+                    }
+                }
+                _ => {
+                    // PostMark reads t0 and t2 before printing, t1 and t3 after.
+                    let clock = op.clock();
+                    if let Some(c @ (Clock::Start | Clock::TransactionsEnd)) = clock {
+                        self.mark(c);
+                    }
+                    self.say(op.output_before());
+                    match op {
+                        Op::CreateSubdirectories { count } => self.make_subdirs(count),
+                        Op::DeleteSubdirectories { count } => self.remove_subdirs(count),
+                        _ => {}
+                    }
+                    self.say(op.output_after());
+                    if let Some(c @ (Clock::TransactionsStart | Clock::End)) = clock {
+                        self.mark(c);
+                        tx_start = now_ns();
+                    }
+                }
+            }
+        }
+        let _ = self.end.set(StreamReport {
+            stream: self.index,
+            seed: self.seed,
+            summary: *self.plan.summary(),
+            marks: self.marks,
+            finished,
+            io_errors: self.io_errors,
+            first_error: self.first_error.take(),
+        });
+        Ok(())
+    }
+}
+
+/// PostMark's counters summed over the streams.
+fn aggregate_summary(streams: &[StreamReport]) -> RunSummary {
+    let mut s = streams[0].summary;
+    for o in &streams[1..] {
+        let t = &o.summary;
+        s.base_files += t.base_files;
+        s.transactions += t.transactions;
+        s.files_created += t.files_created;
+        s.files_read += t.files_read;
+        s.files_appended += t.files_appended;
+        s.files_deleted += t.files_deleted;
+        s.deleted_alone += t.deleted_alone;
+        s.bytes_read_exact += t.bytes_read_exact;
+        s.bytes_written_exact += t.bytes_written_exact;
+        s.transactions_done += t.transactions_done;
+        s.out_of_files |= t.out_of_files;
+    }
+    if streams.len() > 1 {
+        s.bytes_read = s.bytes_read_exact as f32;
+        s.bytes_written = s.bytes_written_exact as f32;
+    }
+    s
+}
+
+/// The phases over all streams: each starts when the first stream enters
+/// it and ends when the last leaves it.
+fn aggregate_marks(streams: &[StreamReport]) -> Option<[Mark; 4]> {
+    let all: Vec<[Mark; 4]> = streams
+        .iter()
+        .map(StreamReport::all_marks)
+        .collect::<Option<_>>()?;
+    let first = |i: usize| {
+        all.iter()
+            .map(|m| m[i])
+            .min_by_key(|m| m.ns)
+            .unwrap_or_default()
+    };
+    let last = |i: usize| {
+        all.iter()
+            .map(|m| m[i])
+            .max_by_key(|m| m.ns)
+            .unwrap_or_default()
+    };
+    Some([first(0), last(1), last(2), last(3)])
+}
+
+/// `with_outcome` counts the bytes of writes and appends; a create writes too.
+fn fix_write_bytes(result: &mut RunResult, outcome: &runner::Outcome) {
+    let written: u64 = [OpKind::Create, OpKind::Append]
+        .iter()
+        .filter_map(|&k| outcome.stats.kind(k))
+        .map(|k| k.bytes)
+        .sum();
+    result.summary.bytes_written = written;
+    result.summary.write_bytes_per_s = if result.elapsed_s > 0.0 {
+        written as f64 / result.elapsed_s
+    } else {
+        0.0
+    };
+}
+
+fn per_s(n: f64, secs: f64) -> f64 {
+    if secs > 0.0 { n / secs } else { 0.0 }
+}
+
+fn add_metrics(
+    r: &mut RunResult,
+    s: &RunSummary,
+    phases: Option<&Phases>,
+    streams: &[StreamReport],
+    threads: usize,
+) {
+    let created = i64::from(s.files_created);
+    let base = i64::from(s.base_files);
+    let deleted = i64::from(s.files_deleted);
+    let alone = i64::from(s.deleted_alone);
+    r.metric("files_created", created);
+    r.metric("files_created_alone", base);
+    r.metric("files_created_mixed", created - base);
+    r.metric("files_read", s.files_read);
+    r.metric("files_appended", s.files_appended);
+    r.metric("files_deleted", deleted);
+    r.metric("files_deleted_alone", alone);
+    r.metric("files_deleted_mixed", deleted - alone);
+    r.metric("bytes_read", s.bytes_read_exact);
+    r.metric("bytes_written", s.bytes_written_exact);
+    r.metric("transactions", s.transactions);
+    r.metric("transactions_done", s.transactions_done);
+    r.metric("out_of_files", s.out_of_files);
+    if let Some(p) = phases {
+        let tx = p.transactions_s;
+        r.metric("elapsed_s", p.elapsed_s);
+        r.metric("creation_s", p.creation_s);
+        r.metric("transactions_s", tx);
+        r.metric("deletion_s", p.deletion_s);
+        r.metric(
+            "transactions_per_s",
+            per_s(f64::from(s.transactions_done), tx),
+        );
+        r.metric("files_created_per_s", per_s(created as f64, p.elapsed_s));
+        r.metric("creation_files_per_s", per_s(base as f64, p.creation_s));
+        r.metric(
+            "mixed_creation_files_per_s",
+            per_s((created - base) as f64, tx),
+        );
+        r.metric("files_read_per_s", per_s(f64::from(s.files_read), tx));
+        r.metric(
+            "files_appended_per_s",
+            per_s(f64::from(s.files_appended), tx),
+        );
+        r.metric("files_deleted_per_s", per_s(deleted as f64, p.elapsed_s));
+        r.metric("deletion_files_per_s", per_s(alone as f64, p.deletion_s));
+        r.metric(
+            "mixed_deletion_files_per_s",
+            per_s((deleted - alone) as f64, tx),
+        );
+        r.metric(
+            "read_bytes_per_s",
+            per_s(s.bytes_read_exact as f64, p.elapsed_s),
+        );
+        r.metric(
+            "write_bytes_per_s",
+            per_s(s.bytes_written_exact as f64, p.elapsed_s),
+        );
+    }
+    if threads > 1 {
+        let list: Vec<serde_json::Value> = streams.iter().map(stream_json).collect();
+        r.metric("streams", list);
+    }
+}
+
+fn stream_json(st: &StreamReport) -> serde_json::Value {
+    let s = &st.summary;
+    let phases = st.all_marks().map(|m| Phases::from_marks(&m));
+    serde_json::json!({
+        "stream": st.stream,
+        "seed": st.seed,
+        "complete": st.finished && st.io_errors == 0 && !s.out_of_files,
+        "io_errors": st.io_errors,
+        "out_of_files": s.out_of_files,
+        "transactions_done": s.transactions_done,
+        "files_created": s.files_created,
+        "files_created_alone": s.base_files,
+        "files_created_mixed": s.files_created - s.base_files,
+        "files_read": s.files_read,
+        "files_appended": s.files_appended,
+        "files_deleted": s.files_deleted,
+        "files_deleted_alone": s.deleted_alone,
+        "files_deleted_mixed": s.files_deleted - s.deleted_alone,
+        "bytes_read": s.bytes_read_exact,
+        "bytes_written": s.bytes_written_exact,
+        "elapsed_s": phases.map(|p| p.elapsed_s),
+        "creation_s": phases.map(|p| p.creation_s),
+        "transactions_s": phases.map(|p| p.transactions_s),
+        "deletion_s": phases.map(|p| p.deletion_s),
+        "transactions_per_s": phases.map(|p| per_s(f64::from(s.transactions_done), p.transactions_s)),
+        "creation_files_per_s": phases.map(|p| per_s(f64::from(s.base_files), p.creation_s)),
+        "deletion_files_per_s": phases.map(|p| per_s(f64::from(s.deleted_alone), p.deletion_s)),
+    })
+}
+
+/// iogauge's additions to PostMark's report: exact times and rates, the
+/// streams, then latencies, CPU, the share of time in I/O and throughput
+/// over time. Every line is indented by two spaces under an `iogauge:`
+/// heading, so the block is easy to tell from PostMark's own output.
+pub fn additions(out: &RunOutput) -> String {
+    use crate::workload::units::fmt_bytes;
+    use std::fmt::Write;
+    let mut t = String::new();
+    let n = out.streams.len();
+    let _ = writeln!(
+        t,
+        "\niogauge: PostMark 1.53, engine {}, {} stream{}; times from the nanosecond clock",
+        out.engine,
+        n,
+        if n == 1 { "" } else { "s" }
+    );
+    let s = &out.summary;
+    if let Some(p) = &out.phases {
+        let _ = writeln!(
+            t,
+            "  time     {:.6} s total, {:.6} s of transactions ({:.2} per second)",
+            p.elapsed_s,
+            p.transactions_s,
+            per_s(f64::from(s.transactions_done), p.transactions_s)
+        );
+        let _ = writeln!(
+            t,
+            "  created  {} ({:.2} per second): alone {} in {:.6} s ({:.2} per second), mixed {} ({:.2} per second)",
+            s.files_created,
+            per_s(f64::from(s.files_created), p.elapsed_s),
+            s.base_files,
+            p.creation_s,
+            per_s(f64::from(s.base_files), p.creation_s),
+            s.files_created - s.base_files,
+            per_s(f64::from(s.files_created - s.base_files), p.transactions_s)
+        );
+        let _ = writeln!(
+            t,
+            "  read     {} ({:.2} per second), appended {} ({:.2} per second)",
+            s.files_read,
+            per_s(f64::from(s.files_read), p.transactions_s),
+            s.files_appended,
+            per_s(f64::from(s.files_appended), p.transactions_s)
+        );
+        let _ = writeln!(
+            t,
+            "  deleted  {} ({:.2} per second): alone {} in {:.6} s ({:.2} per second), mixed {} ({:.2} per second)",
+            s.files_deleted,
+            per_s(f64::from(s.files_deleted), p.elapsed_s),
+            s.deleted_alone,
+            p.deletion_s,
+            per_s(f64::from(s.deleted_alone), p.deletion_s),
+            s.files_deleted - s.deleted_alone,
+            per_s(
+                f64::from(s.files_deleted - s.deleted_alone),
+                p.transactions_s
+            )
+        );
+        let _ = writeln!(
+            t,
+            "  data     {} B read ({}, {:.2} B/s), {} B written ({}, {:.2} B/s)",
+            s.bytes_read_exact,
+            fmt_bytes(s.bytes_read_exact),
+            per_s(s.bytes_read_exact as f64, p.elapsed_s),
+            s.bytes_written_exact,
+            fmt_bytes(s.bytes_written_exact),
+            per_s(s.bytes_written_exact as f64, p.elapsed_s)
+        );
+    }
+    if s.out_of_files {
+        let _ = writeln!(
+            t,
+            "  out of files after {} of {} transactions: PostMark prints no report",
+            s.transactions_done, s.transactions
+        );
+    }
+    if n > 1 {
+        let _ = writeln!(
+            t,
+            "\n  {:>6} {:>11} {:>12} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>10}",
+            "stream",
+            "seed",
+            "tx/s",
+            "created",
+            "read",
+            "appended",
+            "deleted",
+            "read B",
+            "written B",
+            "elapsed s"
+        );
+        for st in &out.streams {
+            let ss = &st.summary;
+            let ph = st.all_marks().map(|m| Phases::from_marks(&m));
+            let _ = writeln!(
+                t,
+                "  {:>6} {:>11} {:>12} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>10}",
+                st.stream,
+                st.seed,
+                ph.map_or("-".into(), |p| format!(
+                    "{:.2}",
+                    per_s(f64::from(ss.transactions_done), p.transactions_s)
+                )),
+                ss.files_created,
+                ss.files_read,
+                ss.files_appended,
+                ss.files_deleted,
+                ss.bytes_read_exact,
+                ss.bytes_written_exact,
+                ph.map_or("-".into(), |p| format!("{:.3}", p.elapsed_s)),
+            );
+        }
+        t.push('\n');
+    }
+    t.push_str(&crate::report::text::render(&out.result));
+    let dirs: Vec<String> = out
+        .work_dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    let _ = writeln!(t, "  work directory {} (removed)", dirs.join(", "));
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suites::postmark::command::parse_line;
+    use crate::suites::postmark::config::Location;
+    use crate::suites::postmark::plan::simulate;
+
+    fn cfg(dir: &Path, lines: &[&str]) -> Config {
+        let mut c = Config::default();
+        for l in lines {
+            parse_line(l).unwrap().apply(&mut c).unwrap();
+        }
+        c.locations = vec![Location {
+            path: dir.display().to_string(),
+            weight: 1,
+        }];
+        c
+    }
+
+    fn metric(r: &RunResult, name: &str) -> serde_json::Value {
+        r.metrics.get(name).cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn names_are_built_in_place() {
+        let mut n = Names::new(&[PathBuf::from("/w/a"), PathBuf::from("b")]);
+        let f = |location, subdir, number| FileRef {
+            number,
+            location,
+            subdir,
+        };
+        assert_eq!(n.path(f(None, None, 17)), Path::new("/w/a/17"));
+        assert_eq!(
+            n.path(f(Some(1), Some(0), 4_000_000_000)),
+            Path::new("b/s0/4000000000")
+        );
+        let cap = n.buf.capacity();
+        assert_eq!(n.path(f(Some(0), Some(12), 0)), Path::new("/w/a/s12/0"));
+        assert_eq!(n.buf.capacity(), cap, "no reallocation");
+    }
+
+    #[test]
+    fn stream_seeds() {
+        assert_eq!(stream_seed(42, 0), 42);
+        assert_eq!(stream_seed(42, 3), 45);
+        assert_eq!(stream_seed(i32::MAX, 0), i32::MAX);
+        assert_eq!(stream_seed(i32::MAX, 1), 1);
+        assert_eq!(stream_seed(i32::MAX - 1, 2), 1);
+    }
+
+    #[test]
+    fn a_run_performs_the_plan_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        for buffering in ["set buffering true", "set buffering false"] {
+            let c = cfg(
+                dir.path(),
+                &[
+                    "set number 20",
+                    "set transactions 50",
+                    "set size 500 2000",
+                    "set subdirectories 3",
+                    buffering,
+                ],
+            );
+            let out = run(&c, &ExecOptions::default(), None).unwrap();
+            let sim = simulate(&c).unwrap();
+            assert_eq!(out.summary, sim);
+            assert!(out.result.complete, "{:?}", out.result.error);
+            let r = &out.result;
+            let count = |k: &str| r.ops.get(k).map_or(0, |o| o.count);
+            assert_eq!(count("create"), sim.files_created as u64);
+            assert_eq!(count("read"), sim.files_read as u64);
+            assert_eq!(count("append"), sim.files_appended as u64);
+            assert_eq!(count("delete"), sim.files_deleted as u64);
+            assert_eq!(count("transaction"), 50);
+            assert_eq!(r.summary.bytes_read, sim.bytes_read_exact);
+            assert_eq!(r.summary.bytes_written, sim.bytes_written_exact);
+            assert_eq!(metric(r, "bytes_written"), sim.bytes_written_exact);
+            assert!(out.report.as_deref().unwrap().starts_with("Time:\n"));
+            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        }
+    }
+
+    /// The files hold PostMark's bytes: block k of a write comes from
+    /// source offset k·write_block.
+    #[test]
+    fn files_hold_the_text_source() {
+        let dir = tempfile::tempdir().unwrap();
+        for engine in ["buffered", "sync", "psync"] {
+            let c = cfg(
+                dir.path(),
+                &["set number 3", "set size 1000 3000", "set write 100"],
+            );
+            let plan = Plan::new(&c).unwrap();
+            let roots = vec![dir.path().to_path_buf()];
+            let ends = [OnceLock::new()];
+            let eng = engine::make(
+                engine,
+                &EngineOpts {
+                    max_len: max_transfer(&c),
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            let mut s = Stream::new(0, 42, &c, plan, eng, &roots, None, &ends[0]);
+            let source = s.plan.source().to_vec();
+            // the initial creations only
+            let mut creates = Vec::new();
+            while let Some(op) = s.plan.next() {
+                if let Op::Create { file, size, .. } = op {
+                    let path = s.names.path(file).to_path_buf();
+                    let fid = s.engine.open(&path, s.create_how).unwrap();
+                    s.write_blocks(fid, size as usize);
+                    s.close(fid);
+                    creates.push((path, size));
+                }
+                if matches!(op, Op::BeginTransactions) {
+                    break;
+                }
+            }
+            assert_eq!(creates.len(), 3);
+            for (path, size) in creates {
+                let data = std::fs::read(&path).unwrap();
+                assert_eq!(data, &source[..size as usize], "{engine}");
+                std::fs::remove_file(path).unwrap();
+            }
+        }
+    }
+
+    /// Blocks larger than the files, and odd sizes, with every engine.
+    #[test]
+    fn blocks_larger_than_files() {
+        let dir = tempfile::tempdir().unwrap();
+        for engine in ["buffered", "sync", "psync"] {
+            let c = cfg(
+                dir.path(),
+                &[
+                    "set number 20",
+                    "set transactions 100",
+                    "set size 5000 9000",
+                    "set read 100000",
+                    "set write 70000",
+                ],
+            );
+            let opts = ExecOptions {
+                threads: 1,
+                engine: Some(engine.into()),
+            };
+            let out = run(&c, &opts, None).unwrap();
+            assert!(out.result.complete, "{engine}: {:?}", out.result.error);
+            assert_eq!(out.summary, simulate(&c).unwrap());
+            assert_eq!(out.result.summary.bytes_read, out.summary.bytes_read_exact);
+        }
+    }
+
+    #[test]
+    fn missing_and_unusable_locations_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut c = cfg(dir.path(), &["set number 5", "set transactions 10"]);
+        c.locations[0].path = dir.path().join("missing").display().to_string();
+        let e = run(&c, &ExecOptions::default(), None).unwrap_err();
+        let msg = e.downcast_ref::<Refused>().unwrap().to_string();
+        assert!(msg.starts_with("Error: cannot use location '"), "{msg}");
+        assert!(
+            msg.ends_with("missing': No such file or directory"),
+            "{msg}"
+        );
+        std::fs::write(dir.path().join("file"), b"x").unwrap();
+        c.locations[0].path = dir.path().join("file").display().to_string();
+        let e = run(&c, &ExecOptions::default(), None).unwrap_err();
+        assert!(e.to_string().ends_with("not a directory"), "{e}");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // the survey's entry point: a usage error
+        let e = measure(&c, &ExecOptions::default()).unwrap_err();
+        assert!(e.downcast_ref::<crate::cli::UsageError>().is_some());
+    }
+
+    #[test]
+    fn threads_run_independent_streams() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = cfg(
+            dir.path(),
+            &[
+                "set number 30",
+                "set transactions 100",
+                "set subdirectories 2",
+            ],
+        );
+        let opts = ExecOptions {
+            threads: 3,
+            engine: None,
+        };
+        let out = run(&c, &opts, None).unwrap();
+        assert!(out.result.complete);
+        assert_eq!(out.streams.len(), 3);
+        let mut created = 0;
+        for (k, st) in out.streams.iter().enumerate() {
+            let sim = simulate(&stream_config(&c, k)).unwrap();
+            assert_eq!(st.summary, sim, "stream {k}");
+            assert_eq!(st.seed, 42 + k as i32);
+            created += sim.files_created;
+        }
+        assert_eq!(out.summary.files_created, created);
+        assert_eq!(out.summary.transactions, 300);
+        assert_eq!(out.result.ops["transaction"].count, 300);
+        let list = metric(&out.result, "streams");
+        assert_eq!(list.as_array().unwrap().len(), 3);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert!(additions(&out).contains("\n  stream "));
+    }
+
+    #[test]
+    fn out_of_files_is_reported_and_has_no_postmark_report() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = cfg(
+            dir.path(),
+            &[
+                "set number 30",
+                "set transactions 1000",
+                "set bias read -1",
+                "set bias create 0",
+            ],
+        );
+        let out = run(&c, &ExecOptions::default(), None).unwrap();
+        assert!(out.summary.out_of_files);
+        assert!(out.report.is_none());
+        assert!(!out.result.complete);
+        assert!(
+            out.result
+                .error
+                .as_deref()
+                .unwrap()
+                .starts_with("out of files")
+        );
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn the_null_engine_touches_no_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = cfg(dir.path(), &["set number 50", "set transactions 100"]);
+        let opts = ExecOptions {
+            threads: 1,
+            engine: Some("null".into()),
+        };
+        let out = run(&c, &opts, None).unwrap();
+        assert_eq!(out.summary, simulate(&c).unwrap());
+        assert!(out.result.complete);
+    }
+}

@@ -1,0 +1,934 @@
+//! Integration tests of `iogauge iobench`: the control file and the
+//! environment reaching the run, bad input, the lock manager across
+//! processes, the results file's layout (golden, numbers masked), a killed
+//! user process, Ctrl-C/SIGTERM, FILEk paths, metering, the spectrum, and
+//! many users adding up.
+//!
+//! Runs are short (a fraction of a second each) on small files in
+//! temporary directories. `IOGAUGE_BLESS=1` rewrites the golden layout.
+
+#[allow(dead_code)]
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+fn p(d: &Path) -> &str {
+    d.to_str().expect("a UTF-8 temporary path")
+}
+
+/// The keywords, so that the tests' environment cannot leak into a run.
+const KEYS: [&str; 15] = [
+    "RUN", "USERS", "FILES", "NRECS", "RECLEN", "READS", "WRITES", "LOCKS", "SLEEP", "START",
+    "END", "DURATION", "WORK", "FILE0", "FILE1",
+];
+
+fn iobench(cwd: &Path) -> assert_cmd::Command {
+    let mut c = iogauge();
+    c.current_dir(cwd).arg("iobench");
+    for k in KEYS {
+        c.env_remove(k);
+    }
+    c
+}
+
+/// The binary as a plain process (for signals), with the keywords removed
+/// from its environment.
+fn spawnable(cwd: &Path) -> std::process::Command {
+    let mut c = std::process::Command::new(bin_path());
+    c.current_dir(cwd).arg("iobench");
+    for k in KEYS {
+        c.env_remove(k);
+    }
+    c
+}
+
+/// Run and return the JSON result and stderr; the run must succeed.
+fn run_ok(cwd: &Path, args: &[&str]) -> (Value, String) {
+    let out = iobench(cwd)
+        .args(args)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "iogauge iobench {args:?}: {}: {stderr}",
+        out.status
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+    (v, stderr)
+}
+
+/// The shared schema check. `summary.ops` leaves whole transactions out (as
+/// the measurement core counts ops); the helper sums every kind, so the
+/// transaction entry is checked here and set aside for it.
+fn check(v: &Value) {
+    let tx = op_count(v, "transaction");
+    assert_eq!(tx, u64_at(v, "metrics.cycles"), "one transaction per cycle");
+    let mut w = v.clone();
+    w["ops"].as_object_mut().unwrap().remove("transaction");
+    check_result(&w);
+    assert_eq!(str_at(v, "benchmark"), "iobench");
+}
+
+fn metric(v: &Value, k: &str) -> u64 {
+    u64_at(v, &format!("metrics.{k}"))
+}
+
+/// No lost or double-counted cycles: per-user cycles add up to the total,
+/// and reads, writes and uses are exactly R, W and R per cycle.
+fn assert_adds_up(v: &Value, reads: u64, writes: u64) {
+    let cycles = metric(v, "cycles");
+    assert!(cycles > 0, "no cycles");
+    let per_user = get(v, "metrics.per_user").as_array().unwrap();
+    let sum: u64 = per_user
+        .iter()
+        .filter(|u| u["failed"].is_null())
+        .map(|u| u["cycles"].as_u64().unwrap())
+        .sum();
+    assert_eq!(sum, cycles, "per-user cycles != total");
+    assert_eq!(op_count(v, "read"), cycles * reads);
+    assert_eq!(op_count(v, "write"), cycles * writes);
+    assert_eq!(metric(v, "uses"), cycles * reads);
+    let per_file: u64 = get(v, "metrics.per_file")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["uses"].as_u64().unwrap())
+        .sum();
+    assert_eq!(per_file, cycles * reads);
+}
+
+/// The lock manager's count of locks taken equals the users' uses (with
+/// locking on), or is zero (SLEEP = -1).
+fn assert_locks(v: &Value, locking: bool) {
+    let uses = metric(v, "uses");
+    if locking {
+        assert_eq!(metric(v, "locks_taken"), uses, "locks taken != uses");
+        assert_eq!(op_count(v, "lock"), uses);
+        let per_file = get(v, "metrics.per_file").as_array().unwrap();
+        assert!(per_file.iter().all(|f| f["locks_taken"] == f["uses"]));
+    } else {
+        assert_eq!(metric(v, "locks_taken"), 0);
+        assert_eq!(op_count(v, "lock"), 0);
+    }
+}
+
+// ---------------------------------------------------------------- parameters
+
+#[test]
+fn every_keyword_of_the_control_file_reaches_the_run() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let f1 = files.path().join("data1");
+    // the primary file switches to a secondary one that names the files
+    std::fs::write(
+        cwd.path().join("ctl"),
+        "RUN = t1; USERS = 3;\nFILES = 2; NRECS = 100; RECLEN = 1024;\n\
+         READS = 4; WRITES = 2; LOCKS = 7; SLEEP = 0; START = 0; END = 0;\n\
+         DURATION = 5; WORK = 8; @common\nUSERS = 99;",
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.path().join("common"),
+        format!("FILE1 = {};\n", f1.display()),
+    )
+    .unwrap();
+    let (v, report) = run_ok(
+        cwd.path(),
+        &[
+            "ctl",
+            "--threads",
+            "--duration",
+            "0.3s",
+            "--dir",
+            p(dir.path()),
+        ],
+    );
+    check(&v);
+    let c = |k: &str| get(&v, &format!("config.parameters.{k}")).clone();
+    assert_eq!(c("run"), "t1");
+    assert_eq!(c("users"), 3, "the text after '@' is not read");
+    assert_eq!(
+        [
+            c("files"),
+            c("nrecs"),
+            c("reclen"),
+            c("reads"),
+            c("writes"),
+            c("locks"),
+            c("work")
+        ],
+        [2, 100, 1024, 4, 2, 7, 8]
+    );
+    assert_eq!(
+        (c("sleep"), c("start"), c("end"), c("duration")),
+        (0.0.into(), 0.0.into(), 0.0.into(), 5.0.into())
+    );
+    assert_eq!(str_at(&v, "config.users_as"), "threads");
+    assert_eq!(u64_at(&v, "config.work_iterations_per_read"), 2000);
+    assert!(
+        (f64_at(&v, "config.duration_s") - 0.3).abs() < 1e-9,
+        "--duration overrides DURATION"
+    );
+    let paths = get(&v, "config.paths").as_array().unwrap();
+    assert_eq!(paths[1], p(&f1));
+    assert_adds_up(&v, 4, 2);
+    assert_locks(&v, true);
+    assert!(
+        op_count(&v, "cpu") > 0,
+        "WORK = 8 burns CPU after each read"
+    );
+    assert_eq!(metric(&v, "users"), 3);
+    // the results file
+    let results = std::fs::read_to_string(cwd.path().join("iobench.results")).unwrap();
+    for line in [
+        "Started ctl at ",
+        "Run id is t1",
+        "Number of users = 3",
+        "Locks per file = 7",
+        "Number of minutes = 0.005",
+        "End delay = 0",
+        "Work parameter = 8",
+        "Reads = 4",
+        "Writes = 2",
+    ] {
+        assert!(results.contains(line), "{line:?} missing from\n{results}");
+    }
+    assert!(results.contains(&format!("path[1] = {}", f1.display())));
+    assert!(
+        report.contains("Results written to iobench.results"),
+        "{report}"
+    );
+    // the named file was created for the run and removed after it
+    assert!(!f1.exists());
+    assert_untouched(dir.path());
+}
+
+#[test]
+fn control_file_over_environment_over_defaults() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(cwd.path().join("ctl"), "USERS = 2;").unwrap();
+    let out = iobench(cwd.path())
+        .args([
+            "ctl",
+            "--threads",
+            "--engine",
+            "null",
+            "--duration",
+            "0.1s",
+            "--json",
+            "-",
+        ])
+        .args(["--dir", p(dir.path())])
+        .env("USERS", "5")
+        .env("FILES", "3")
+        .env("WORK", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        u64_at(&v, "config.parameters.users"),
+        2,
+        "control file over environment"
+    );
+    assert_eq!(
+        u64_at(&v, "config.parameters.files"),
+        3,
+        "environment over default"
+    );
+    assert_eq!(u64_at(&v, "config.parameters.work"), 1);
+    assert_eq!(u64_at(&v, "config.parameters.nrecs"), 1024, "default");
+    // --ignore-env: only the control file and the defaults
+    let out = iobench(cwd.path())
+        .args([
+            "ctl",
+            "--threads",
+            "--engine",
+            "null",
+            "--duration",
+            "0.1s",
+            "--json",
+            "-",
+        ])
+        .args(["--ignore-env", "--dir", p(dir.path())])
+        .env("FILES", "3")
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(u64_at(&v, "config.parameters.files"), 4);
+    // a bad environment value is a usage error that says where it came from
+    let out = iobench(cwd.path())
+        .args(["--threads", "--dir", p(dir.path())])
+        .env("NRECS", "lots")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        err.trim(),
+        "iogauge: environment variable NRECS=lots: not a whole number"
+    );
+    assert_untouched(dir.path());
+}
+
+#[test]
+fn bad_control_files_are_one_line_errors_with_file_and_line() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let cases: [(&str, &str, &str); 7] = [
+        (
+            "unknown",
+            "USERS = 2;\nUSER = 3;\n",
+            "unknown:2: unknown keyword 'USER'",
+        ),
+        (
+            "semicolon",
+            "USERS = 2\nFILES = 3;\n",
+            "semicolon:1: missing ';' after 'USERS = 2'",
+        ),
+        (
+            "writes",
+            "READS = 2;\nWRITES = 3;\n",
+            "writes:2: WRITES = 3: WRITES must not exceed READS = 2",
+        ),
+        (
+            "number",
+            "\n\nNRECS = 1k;",
+            "number:3: NRECS = 1k: not a whole number",
+        ),
+        (
+            "sleep",
+            "SLEEP = -5;",
+            "sleep:1: SLEEP = -5: must be 0 (spin)",
+        ),
+        (
+            "loop",
+            "USERS = 2; @loop2",
+            "loop2:1: '@loop' switches back to a control file already read",
+        ),
+        (
+            "missing",
+            "@nowhere",
+            "missing:1: cannot read the control file nowhere",
+        ),
+    ];
+    std::fs::write(cwd.path().join("loop2"), "@loop\n").unwrap();
+    for (name, text, want) in cases {
+        std::fs::write(cwd.path().join(name), text).unwrap();
+        let line = {
+            let out = iobench(cwd.path())
+                .args([name, "--dir", p(dir.path())])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{name}: {stderr}");
+            assert!(!stderr.contains("panicked"));
+            assert!(out.stdout.is_empty());
+            stderr.trim().to_string()
+        };
+        assert!(
+            line.starts_with(&format!("iogauge: {want}")),
+            "{name}: {line}"
+        );
+    }
+    // command-line mistakes
+    for args in [
+        vec!["no-such-control-file"],
+        vec!["--spectrum", "USERS"],
+        vec!["--spectrum", "USERS=1,x"],
+        vec!["--spectrum", "READS=1", "WRITES=2"],
+        vec!["--duration", "0"],
+        vec!["--fsync", "end"],
+        vec!["-o", "/nonexistent/dir/results"],
+        vec!["--direct", "--threads"],
+    ] {
+        let mut a: Vec<&str> = vec!["iobench"];
+        a.extend(&args);
+        a.extend(["--dir", p(dir.path())]);
+        let line = {
+            let out = iogauge().current_dir(cwd.path()).args(&a).output().unwrap();
+            let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+            assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+            stderr
+        };
+        assert!(line.starts_with("iogauge: "), "{line}");
+    }
+    assert!(!cwd.path().join("iobench.results").exists());
+    assert_untouched(dir.path());
+}
+
+// ---------------------------------------------------------------- the lock manager
+
+/// L = 1 on one file, user processes: the lock manager never lets two users
+/// hold the lock at once (each holder records itself beside the lock and
+/// checks no one else is there), and the file's max active is 1.
+#[test]
+fn one_lock_many_user_processes_never_two_holders() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(
+        cwd.path().join("ctl"),
+        "USERS = 12; FILES = 1; NRECS = 64; RECLEN = 512; LOCKS = 1; READS = 2; WRITES = 1; WORK = 20;",
+    )
+    .unwrap();
+    let (v, _) = run_ok(
+        cwd.path(),
+        &[
+            "ctl",
+            "--verify-locks",
+            "--duration",
+            "0.5s",
+            "--dir",
+            p(dir.path()),
+        ],
+    );
+    check(&v);
+    assert_eq!(str_at(&v, "config.users_as"), "processes");
+    assert_eq!(metric(&v, "lock_violations"), 0);
+    let f = &get(&v, "metrics.per_file").as_array().unwrap()[0];
+    assert_eq!(f["max_active"], 1);
+    assert_adds_up(&v, 2, 1);
+    assert_locks(&v, true);
+    assert_eq!(metric(&v, "failed_users"), 0);
+    assert_untouched(dir.path());
+}
+
+/// SLEEP = -1: no locking at all; the same check then sees users overlap
+/// (which shows the check can see it).
+#[test]
+fn sleep_minus_one_disables_locking() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(
+        cwd.path().join("ctl"),
+        "USERS = 16; FILES = 1; NRECS = 8; RECLEN = 512; LOCKS = 1; SLEEP = -1; WORK = 200;",
+    )
+    .unwrap();
+    let (v, _) = run_ok(
+        cwd.path(),
+        &[
+            "ctl",
+            "--threads",
+            "--verify-locks",
+            "--duration",
+            "0.5s",
+            "--dir",
+            p(dir.path()),
+        ],
+    );
+    check(&v);
+    assert_adds_up(&v, 1, 1);
+    assert_locks(&v, false);
+    assert!(!get(&v, "ops").as_object().unwrap().contains_key("lock"));
+    assert!(
+        metric(&v, "lock_violations") > 0,
+        "unlocked users never overlapped?"
+    );
+    assert_untouched(dir.path());
+}
+
+/// SLEEP > 0: a busy lock is retried after a sleep; the run still stops on time.
+#[test]
+fn sleeping_lock_waiters_stop_on_time() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(
+        cwd.path().join("ctl"),
+        "USERS = 6; FILES = 1; NRECS = 4; RECLEN = 512; LOCKS = 1; SLEEP = 0.01; END = 0;",
+    )
+    .unwrap();
+    let t = Instant::now();
+    let (v, _) = run_ok(
+        cwd.path(),
+        &[
+            "ctl",
+            "--threads",
+            "--duration",
+            "0.4s",
+            "--dir",
+            p(dir.path()),
+        ],
+    );
+    assert!(t.elapsed() < Duration::from_secs(5));
+    check(&v);
+    assert_adds_up(&v, 1, 1);
+    assert_locks(&v, true);
+    let lock = &v["ops"]["lock"]["latency_ns"];
+    assert!(
+        lock["max"].as_u64().unwrap() >= 10_000_000,
+        "someone slept 10 ms: {lock}"
+    );
+    assert_untouched(dir.path());
+}
+
+// ---------------------------------------------------------------- outputs
+
+/// The results file, numbers masked, against tests/fixtures/iobench.
+#[test]
+fn results_file_layout() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let out = iobench(cwd.path())
+        .args([
+            "--threads",
+            "--engine",
+            "null",
+            "--duration",
+            "0.3s",
+            "-t",
+            "-s",
+            "summary",
+        ])
+        .args(["--ignore-env", "--dir", p(dir.path())])
+        .env("USERS", "9")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(cwd.path().join("iobench.results")).unwrap();
+    // names of days and months, paths and the build change from run to run
+    let mut lines = Vec::new();
+    for l in text.lines() {
+        let mut l = l.to_string();
+        if l.starts_with("path[") {
+            l = format!("{} = PATH", l.split(" = ").next().unwrap());
+        }
+        if l.starts_with("IOBENCH version") {
+            l = "IOBENCH version 5.0 of 25 May 1989 (iogauge VERSION)".into();
+        }
+        for w in [
+            "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Jan", "Feb", "Mar", "Apr", "May",
+            "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ] {
+            if !l.starts_with("IOBENCH version") {
+                l = l.replace(&format!("{w} "), "W ");
+            }
+        }
+        lines.push(l);
+    }
+    let masked = mask(&(lines.join("\n") + "\n"));
+    golden("iobench/results.txt", &masked);
+    // the summary line: 13 tab-separated fields, inputs first
+    let summary = std::fs::read_to_string(cwd.path().join("summary")).unwrap();
+    let fields: Vec<&str> = summary.trim_end().split('\t').collect();
+    assert_eq!(fields.len(), 13, "{summary:?}");
+    assert_eq!(&fields[..7], ["4", "4", "2048", "1024", "1", "1", "0"]);
+    assert_eq!(fields[12], "0");
+    // the === line agrees with the totals
+    let eq = text.lines().find(|l| l.starts_with("=== ")).unwrap();
+    let cycles = text
+        .lines()
+        .find_map(|l| l.strip_prefix("*** Total cycles = "))
+        .unwrap();
+    let f: Vec<&str> = eq.split(' ').collect();
+    assert_eq!(&f[1..5], ["4", "4", "2048", "0"]);
+    assert_eq!(f[5], cycles);
+    assert_eq!(f[9], "0");
+    assert_untouched(dir.path());
+}
+
+fn user_pids(parent: u32) -> Vec<u32> {
+    let mut v = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+            continue;
+        };
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, r)| r.split_whitespace().nth(1))
+            .and_then(|x| x.parse::<u32>().ok());
+        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if ppid == Some(parent) && String::from_utf8_lossy(&cmd).contains("iobench-user") {
+            v.push(pid);
+        }
+    }
+    v.sort_unstable();
+    v
+}
+
+fn wait_for(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
+    let t = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            panic!("iobench did not end within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A user process killed in the middle of the run is a failed user; the
+/// run completes, reports it, and exits 0.
+#[test]
+fn a_killed_user_process_is_a_failed_user() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let json = cwd.path().join("r.json");
+    let mut child = spawnable(cwd.path())
+        .args(["--duration", "2s", "--dir", p(dir.path())])
+        .arg("--json")
+        .arg(&json)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .env("USERS", "4")
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    let pids = loop {
+        let v = user_pids(child.id());
+        if v.len() == 4 {
+            break v;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "users never started: {v:?}"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    std::thread::sleep(Duration::from_millis(600));
+    // SAFETY: kill(2) on a grandchild we found by its parent.
+    assert_eq!(
+        unsafe { libc::kill(pids[1] as libc::pid_t, libc::SIGKILL) },
+        0
+    );
+    let status = wait_for(&mut child, Duration::from_secs(20));
+    assert_eq!(status.code(), Some(0), "{status}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    check(&v);
+    assert_eq!(get(&v, "complete"), &Value::Bool(true));
+    assert_eq!(metric(&v, "failed_users"), 1);
+    let failed: Vec<&Value> = get(&v, "metrics.per_user")
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|u| !u["failed"].is_null())
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert!(
+        failed[0]["failed"]
+            .as_str()
+            .unwrap()
+            .contains("killed by signal 9")
+    );
+    assert_adds_up(&v, 1, 1);
+    assert!(
+        metric(&v, "locks_taken") > metric(&v, "uses"),
+        "the dead user's locks were taken"
+    );
+    let results = std::fs::read_to_string(cwd.path().join("iobench.results")).unwrap();
+    assert!(results.contains("FAILED: killed by signal 9"), "{results}");
+    let eq = results.lines().find(|l| l.starts_with("=== ")).unwrap();
+    assert!(eq.ends_with(" 1"), "{eq}");
+    assert_untouched(dir.path());
+}
+
+/// Ctrl-C or SIGTERM: users stop within a second, user processes are gone,
+/// files are removed, the partial result is written, exit code 130.
+fn interrupt(sig: libc::c_int, threads: bool) {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let json = cwd.path().join("r.json");
+    let mut cmd = spawnable(cwd.path());
+    cmd.args(["--duration", "30s", "--dir", p(dir.path())])
+        .arg("--json")
+        .arg(&json)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .env("USERS", "5");
+    if threads {
+        cmd.arg("--threads");
+    }
+    let mut child = cmd.spawn().unwrap();
+    // wait for the five users (processes, or threads of the controller)
+    let t = Instant::now();
+    let users = loop {
+        let procs = user_pids(child.id());
+        let threads_up =
+            std::fs::read_dir(format!("/proc/{}/task", child.id())).map_or(0, |d| d.count());
+        if (threads && threads_up > 5) || procs.len() == 5 {
+            break procs;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "the users never started"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    std::thread::sleep(Duration::from_millis(700));
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+    let t = Instant::now();
+    let status = wait_for(&mut child, Duration::from_secs(5));
+    let took = t.elapsed();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(took < Duration::from_secs(2), "took {took:?} to stop");
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for pid in users {
+        assert!(
+            !Path::new(&format!("/proc/{pid}")).exists()
+                || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                    .is_ok_and(|s| s.contains(") Z")),
+            "user process {pid} outlived the run"
+        );
+    }
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    check(&v);
+    assert_eq!(get(&v, "complete"), &Value::Bool(false));
+    assert!(metric(&v, "cycles") > 0);
+    let results = std::fs::read_to_string(cwd.path().join("iobench.results")).unwrap();
+    assert!(
+        results.contains("INCOMPLETE RUN (interrupted)"),
+        "{results}"
+    );
+    assert_untouched(dir.path());
+}
+
+#[test]
+fn sigint_stops_user_processes_and_writes_a_partial_result() {
+    interrupt(libc::SIGINT, false);
+}
+
+#[test]
+fn sigterm_stops_user_threads_and_writes_a_partial_result() {
+    interrupt(libc::SIGTERM, true);
+}
+
+// ---------------------------------------------------------------- files, metering, spectrum
+
+/// FILEk: a path that does not exist is created and removed; an existing
+/// file is used and kept; one that is too small is refused.
+#[test]
+fn named_files_create_only_what_is_missing_and_remove_only_that() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let (new, old) = (data.path().join("new"), data.path().join("old"));
+    let content: Vec<u8> = (0..64 * 512u32).map(|i| (i % 251) as u8).collect();
+    std::fs::write(&old, &content).unwrap();
+    std::fs::write(
+        cwd.path().join("ctl"),
+        format!(
+            "FILES = 2; NRECS = 64; RECLEN = 512; USERS = 2;\nFILE0 = {};\nFILE1 = {};\n",
+            new.display(),
+            old.display()
+        ),
+    )
+    .unwrap();
+    let (v, _) = run_ok(
+        cwd.path(),
+        &[
+            "ctl",
+            "--threads",
+            "--duration",
+            "0.2s",
+            "--dir",
+            p(dir.path()),
+        ],
+    );
+    check(&v);
+    assert!(!new.exists(), "the file the run created is removed");
+    // records are written back with what was read: the user's file is unchanged
+    assert_eq!(std::fs::read(&old).unwrap(), content);
+    // a file too small for NRECS × RECLEN is not grown
+    std::fs::write(&old, b"short").unwrap();
+    let out = iobench(cwd.path())
+        .args([
+            "ctl",
+            "--threads",
+            "--duration",
+            "0.2s",
+            "--dir",
+            p(dir.path()),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("FILE1") && err.contains("fewer than NRECS × RECLEN"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&old).unwrap(), b"short");
+    assert!(!new.exists());
+    assert_untouched(dir.path());
+}
+
+#[test]
+fn usage_metering_runs_beside_the_run() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(cwd.path().join("ctl"), "END = 0;").unwrap();
+    let t = Instant::now();
+    let (v, _) = run_ok(
+        cwd.path(),
+        &[
+            "ctl",
+            "--threads",
+            "--engine",
+            "null",
+            "--duration",
+            "0.3s",
+            "-u",
+            "echo metering started; sleep 30",
+            "--dir",
+            p(dir.path()),
+        ],
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(10),
+        "the meter was not stopped"
+    );
+    check(&v);
+    let usage = std::fs::read_to_string(cwd.path().join("iobench.usage")).unwrap();
+    assert!(usage.contains("metering started"), "{usage:?}");
+    assert_untouched(dir.path());
+}
+
+#[test]
+fn a_spectrum_runs_the_cross_product() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let out = iobench(cwd.path())
+        .args([
+            "--threads",
+            "--duration",
+            "0.15s",
+            "-s",
+            "sum.tsv",
+            "--json",
+            "spectrum.json",
+        ])
+        .args(["--dir", p(dir.path())])
+        .args(["--spectrum", "FILES=1,2", "USERS=2,3", "WORK=0,5"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sum = std::fs::read_to_string(cwd.path().join("sum.tsv")).unwrap();
+    let lines: Vec<Vec<&str>> = sum.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(lines.len(), 8, "{sum}");
+    // first key slowest: FILES, USERS, WORK
+    let inputs: Vec<(&str, &str, &str)> = lines.iter().map(|l| (l[0], l[1], l[6])).collect();
+    assert_eq!(inputs[0], ("1", "2", "0"));
+    assert_eq!(inputs[1], ("1", "2", "5"));
+    assert_eq!(inputs[2], ("1", "3", "0"));
+    assert_eq!(inputs[7], ("2", "3", "5"));
+    assert!(
+        lines
+            .iter()
+            .all(|l| l.len() == 13 && l[7].parse::<f64>().unwrap() > 0.0)
+    );
+    assert_eq!(
+        stdout.lines().filter(|l| l.contains('\t')).count(),
+        9,
+        "{stdout}"
+    );
+    let svg = std::fs::read_to_string(cwd.path().join("iobench-spectrum.svg")).unwrap();
+    assert!(
+        svg.starts_with("<svg") && svg.contains("MB of data"),
+        "{svg}"
+    );
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(cwd.path().join("spectrum.json")).unwrap()).unwrap();
+    assert_eq!(str_at(&v, "schema"), "iogauge/iobench-spectrum/v1");
+    let runs = get(&v, "runs").as_array().unwrap();
+    assert_eq!(runs.len(), 8);
+    for r in runs {
+        check(&r["result"]);
+    }
+    assert_eq!(runs[7]["parameters"]["WORK"], "5");
+    let results = std::fs::read_to_string(cwd.path().join("iobench.results")).unwrap();
+    assert_eq!(results.matches("\n=== ").count(), 8);
+    assert_untouched(dir.path());
+}
+
+// ---------------------------------------------------------------- scale
+
+/// Many users, threads and processes: nothing lost or counted twice.
+#[test]
+fn many_users_add_up() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    for (users, threads) in [(300, true), (60, false)] {
+        std::fs::write(
+            cwd.path().join("ctl"),
+            format!("USERS = {users}; FILES = 4; NRECS = 256; RECLEN = 1024; READS = 3; WRITES = 1; LOCKS = 16;"),
+        )
+        .unwrap();
+        let mut args = vec!["ctl", "--duration", "0.5s", "--dir", p(dir.path())];
+        if threads {
+            args.push("--threads");
+        }
+        let (v, _) = run_ok(cwd.path(), &args);
+        check(&v);
+        assert_eq!(metric(&v, "failed_users"), 0);
+        assert_eq!(get(&v, "metrics.per_user").as_array().unwrap().len(), users);
+        assert_adds_up(&v, 3, 1);
+        assert_locks(&v, true);
+        let mb = f64_at(&v, "metrics.mb_processed");
+        let want = metric(&v, "cycles") as f64 * 4.0 * 1024.0 / 1e6;
+        assert!((mb - want).abs() < 1e-6, "{mb} vs {want}");
+    }
+    assert_untouched(dir.path());
+}
+
+#[test]
+fn help_lists_the_options() {
+    let out = iogauge().args(["iobench", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for flag in [
+        "-o",
+        "-s",
+        "-t",
+        "-u",
+        "--duration",
+        "--threads",
+        "--spectrum",
+        "--dir",
+        "--json",
+        "[CONTROL]",
+    ] {
+        assert!(text.contains(flag), "{flag} missing from\n{text}");
+    }
+    assert!(!text.contains("verify-locks"));
+    // the worker mode is hidden
+    let top = String::from_utf8(iogauge().arg("--help").output().unwrap().stdout).unwrap();
+    assert!(
+        top.contains("iobench") && !top.contains("iobench-user"),
+        "{top}"
+    );
+}

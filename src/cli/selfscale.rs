@@ -51,7 +51,7 @@ pub struct Args {
     /// Stop a point once its 95 % confidence interval is within ±F of the estimate (default 0.03; 0.05 with --quick).
     #[arg(long, value_name = "F", value_parser = common::fraction_arg)]
     pub precision: Option<f64>,
-    /// Time cap of one point (default 5s; 1.5s with --quick).
+    /// Time cap of one point (default 4s; 1.5s with --quick).
     #[arg(long, value_name = "TIME", value_parser = common::duration_arg)]
     pub point_time: Option<Duration>,
     /// At most N performance regions (default 3; 2 with --quick).

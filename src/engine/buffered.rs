@@ -12,7 +12,6 @@
 use super::psync::{sync_file, unsupported};
 use super::*;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::os::unix::fs::MetadataExt;
 
 pub const INFO: EngineInfo = EngineInfo {
     name: "buffered",
@@ -189,7 +188,8 @@ impl Engine for Buffered {
 
     fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
         let file = open_file(path, how, false)?;
-        let blksize = file.metadata()?.blksize().clamp(512, 1 << 20) as usize;
+        // fstat(2), as glibc sizes a FILE's buffer (statx asks for more)
+        let blksize = rustix::fs::fstat(&file)?.st_blksize.clamp(512, 1 << 20) as usize;
         let s = Stream {
             file,
             buf: self.stream_buffer(blksize),

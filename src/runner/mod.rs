@@ -107,7 +107,8 @@ pub trait Worker: Send {
 pub struct Outcome {
     /// All workers merged.
     pub stats: WorkerStats,
-    /// Each worker's own stats, in worker order.
+    /// Each worker's own stats, in worker order; empty when there is one
+    /// worker (`stats` are its stats).
     pub per_worker: Vec<WorkerStats>,
     /// The measured phase: end of ramp to the last worker's end.
     pub elapsed: Duration,
@@ -233,8 +234,13 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
     let mut per_worker = Vec::with_capacity(n);
     let mut error = None;
     for (s, _, e) in results {
-        stats.merge(&s);
-        per_worker.push(s);
+        if n == 1 {
+            // one worker: its stats are the whole (no copy of its histograms)
+            stats = s;
+        } else {
+            stats.merge(&s);
+            per_worker.push(s);
+        }
         if error.is_none() {
             error = e;
         }

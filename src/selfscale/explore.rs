@@ -216,53 +216,47 @@ impl<O: Oracle> Explorer<'_, O> {
         let t: Vec<f64> = base.iter().map(|p| p.1).collect();
         let split = regions::detect(&t, plan.tolerance, plan.span_max, plan.max_regions);
 
-        // 2. the boundaries: where there is a cliff, bisect its steepest
-        // fall, then find where the curve crosses the boundary level
+        // 2. the boundaries: where there is a cliff, bisect where the curve
+        // crosses the boundary level, then interpolate the crossing
         let mut bounds: Vec<(u64, bool, [u64; 2], f64, f64)> = Vec::new();
         for (k, pair) in split.regions.windows(2).enumerate() {
             let cliff = split.cliffs[k];
             let (hi, lo) = (base[pair[0].last], base[pair[1].first]);
-            if !cliff {
-                let u = (hi.0 * lo.0).sqrt();
-                bounds.push((
-                    round_bytes(u, plan.align),
-                    false,
-                    [hi.0 as u64, lo.0 as u64],
-                    hi.1,
-                    lo.1,
-                ));
-                continue;
-            }
-            for b in 0..plan.bisections {
-                let xy = self.sweep_xy();
-                let Some(((ua, _), (ub, _))) = regions::steepest(&xy, hi.0, lo.0) else {
-                    break;
-                };
-                let u = round_bytes((ua * ub).sqrt(), plan.align);
-                if u as f64 <= ua || u as f64 >= ub {
-                    break;
+            if cliff {
+                for b in 0..plan.bisections {
+                    let xy = self.sweep_xy();
+                    let Some((ua, ub)) = regions::bracket_of_crossing(&xy, hi.0, hi.1, lo.0, lo.1)
+                    else {
+                        break;
+                    };
+                    let u = round_bytes((ua * ub).sqrt(), plan.align);
+                    if u as f64 <= ua || u as f64 >= ub {
+                        break;
+                    }
+                    let w = Param::UniqueBytes.with(&plan.start, u as f64);
+                    let label = format!(
+                        "boundary {}: uniqueBytes {} (bisection {}/{})",
+                        k + 1,
+                        Param::UniqueBytes.show(u as f64),
+                        b + 1,
+                        plan.bisections
+                    );
+                    let Some(p) = self.get(&w, &label, true)? else {
+                        return Ok(false);
+                    };
+                    self.add_to_sweep(p);
                 }
-                let w = Param::UniqueBytes.with(&plan.start, u as f64);
-                let label = format!(
-                    "boundary {}: uniqueBytes {} (bisection {}/{})",
-                    k + 1,
-                    Param::UniqueBytes.show(u as f64),
-                    b + 1,
-                    plan.bisections
-                );
-                let Some(p) = self.get(&w, &label, true)? else {
-                    return Ok(false);
-                };
-                self.add_to_sweep(p);
             }
-            let xy = self.sweep_xy();
-            let (top, upper) = regions::steepest(&xy, hi.0, lo.0).map_or((hi.0, hi.1), |(a, _)| a);
-            let u = regions::crossing(&xy, top, upper, lo.0, lo.1);
+            let u = if cliff {
+                regions::crossing(&self.sweep_xy(), hi.0, hi.1, lo.0, lo.1)
+            } else {
+                (hi.0 * lo.0).sqrt()
+            };
             bounds.push((
                 round_bytes(u, plan.align),
-                true,
-                [top as u64, lo.0 as u64],
-                upper,
+                cliff,
+                [hi.0 as u64, lo.0 as u64],
+                hi.1,
                 lo.1,
             ));
         }
@@ -409,7 +403,22 @@ impl<O: Oracle> Explorer<'_, O> {
             // T(F): the mean of the focal measurements of the four curves
             // (two each), their confidence interval as its precision
             let curves = [size_curve, read_curve, seq_curve, proc_curve];
-            let repeats: Vec<f64> = curves.iter().flat_map(|c| c.1).collect();
+            // a curve measured at an earlier focal guess (the sizeMean curve
+            // when sizeMean moved) holds F once, among its points
+            let repeats: Vec<f64> = curves
+                .iter()
+                .flat_map(|c| {
+                    if c.0.fixed == f {
+                        c.1.to_vec()
+                    } else {
+                        c.0.points
+                            .iter()
+                            .filter(|q| q.workload == f)
+                            .map(|q| q.mb_per_s)
+                            .collect()
+                    }
+                })
+                .collect();
             let focal_points: Vec<Point> = curves
                 .iter()
                 .filter_map(|c| c.0.points.iter().find(|q| q.workload == f).cloned())

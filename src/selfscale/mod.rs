@@ -338,7 +338,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
     let target = o.precision.unwrap_or(if q { 0.05 } else { 0.03 });
     let cap = o
         .point_time
-        .unwrap_or(Duration::from_secs_f64(if q { 1.5 } else { 5.0 }));
+        .unwrap_or(Duration::from_secs_f64(if q { 1.5 } else { 4.0 }));
     let batch = Duration::from_secs_f64(if q { 0.2 } else { 0.25 }).min(cap / 4);
     let precision = Precision {
         target,
@@ -861,7 +861,7 @@ pub fn validate_model(
                 let chosen = refine::choose(model, &cases, vo.refine, noise);
                 chosen_n = chosen.len();
                 let mut m2 = model.clone();
-                match refine::refine(&mut m2, &chosen, &mut b) {
+                match refine::refine(&mut m2, &chosen, noise, &mut b) {
                     Ok(done) => {
                         complete = done;
                         let mut c2 = cases.clone();

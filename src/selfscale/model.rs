@@ -287,20 +287,20 @@ pub struct Boundary {
     pub below: usize,
     pub above: usize,
     /// The uniqueBytes where throughput has fallen halfway (geometrically,
-    /// at most to half) from the top of the steepest fall to the region
-    /// above (see `regions`); for a ramp split, the geometric middle.
+    /// at most to half) from the last point of the region below to the
+    /// first of the region above (see `regions`); for a ramp split, the
+    /// geometric middle of those two points.
     pub unique_bytes: u64,
     /// "effective file cache size", "effective CPU cache size", ...
     pub label: String,
     /// A cliff between plateaus (true) or a split of a long ramp (false).
     pub cliff: bool,
-    /// Throughput at the top of the fall (for a cliff: where its steepest
-    /// part begins; for a ramp split: the last point of the region below)
-    /// and at the first point of the region above.
+    /// Throughput at the last point of the region below and at the first of
+    /// the region above.
     pub upper_mb_per_s: f64,
     pub lower_mb_per_s: f64,
     /// The thrashing zone of a cliff: uniqueBytes strictly between these
-    /// two values (the top of the steepest fall and the first point of the
+    /// two values (the last point of the region below and the first of the
     /// region above).
     pub transition: [u64; 2],
 }

@@ -20,10 +20,12 @@
 //! model is least certain. They are taken greedily: after each, its fitted
 //! effect γ·w leaves the residuals before the next is fitted, so one large
 //! error does not attract a measurement for every pair it touches. For
-//! each (up to K) the corner — both parameters
-//! at the ends of their ranges, the others focal — is measured, and the
-//! correction exp(c · w_i · w_j) with c = ln(measured / predicted) at the
-//! corner is added to the model. The correction is exact at the corner,
+//! each (up to K) the corner — both parameters at the ends of their
+//! ranges, the others focal — is measured twice, and the correction
+//! exp(c · w_i · w_j) with c = ln(measured / predicted) at the corner is
+//! added to the model when both measurements lie on the same side of the
+//! prediction and |c| reaches the same noise level. The correction is
+//! exact at the corner,
 //! vanishes on both axes (the measured curves stay exact) and is bilinear
 //! in the parameters' coordinates in between.
 
@@ -223,47 +225,84 @@ pub fn choose(model: &Model, cases: &[Case], k: usize, noise: f64) -> Vec<(Inter
     out
 }
 
-/// Measure the chosen corners and add one correction each. Returns whether
-/// every corner was measured.
+/// Measure the chosen corners, each twice (all once, then all again, as
+/// the validation does), and add a correction for each whose two
+/// measurements agree on the direction and whose mean differs from the
+/// prediction by at least `min_effect` (as ln(measured / predicted)): on a
+/// noisy machine a single corner measurement can be off by more than the
+/// interaction it is meant to capture. Corners left out are noted in the
+/// model. Returns whether every corner was measured.
 pub fn refine<O: Oracle>(
     model: &mut Model,
     chosen: &[(Interaction, Workload)],
+    min_effect: f64,
     oracle: &mut O,
 ) -> Result<bool> {
     let n = chosen.len();
-    for (i, (it, w)) in chosen.iter().enumerate() {
-        let label = format!(
-            "refine {}/{n}: region {}, {} × {}",
-            i + 1,
-            it.region,
-            it.params[0].name(),
-            it.params[1].name()
-        );
-        let Some(p) = oracle.measure(w, &label)? else {
-            return Ok(false);
-        };
-        model.points.push(p.clone());
-        let Some(pred) = model.predict(w) else {
-            continue;
-        };
-        let lf = |m: f64, q: f64| {
-            if m > 0.0 && q > 0.0 {
-                (m / q).ln()
-            } else {
-                0.0
+    let mut first = Vec::with_capacity(n);
+    for pass in 0..2 {
+        for (i, (it, w)) in chosen.iter().enumerate() {
+            let label = format!(
+                "refine {}/{n}{}: region {}, {} × {}",
+                i + 1,
+                if pass == 0 { "" } else { ", again" },
+                it.region,
+                it.params[0].name(),
+                it.params[1].name()
+            );
+            let Some(p) = oracle.measure(w, &label)? else {
+                return Ok(false);
+            };
+            model.points.push(p.clone());
+            if pass == 0 {
+                first.push(p);
+                continue;
             }
-        };
-        model.corrections.push(Correction {
-            region: it.region,
-            params: it.params,
-            quadrant: it.quadrant,
-            corner: *w,
-            log_factor: lf(p.mb_per_s, pred.mb_per_s),
-            log_factor_iops: lf(p.iops, pred.iops),
-            predicted_mb_per_s: pred.mb_per_s,
-            predicted_iops: pred.iops,
-            measured: p,
-        });
+            let a = &first[i];
+            let Some(pred) = model.predict(w) else {
+                continue;
+            };
+            let lf = |m: f64, q: f64| {
+                if m > 0.0 && q > 0.0 {
+                    (m / q).ln()
+                } else {
+                    0.0
+                }
+            };
+            let both = super::explore::combine(&[a.clone(), p.clone()]).expect("two points");
+            let c = lf(both.mb_per_s, pred.mb_per_s);
+            let agree = lf(a.mb_per_s, pred.mb_per_s) * lf(p.mb_per_s, pred.mb_per_s) >= 0.0;
+            if !agree || c.abs() < min_effect {
+                model.notes.push(format!(
+                    "refine: region {} {} × {} ({:+}, {:+}) not corrected: measured {:.1} and {:.1} MB/s against {:.1} predicted ({})",
+                    it.region,
+                    it.params[0].name(),
+                    it.params[1].name(),
+                    it.quadrant[0],
+                    it.quadrant[1],
+                    a.mb_per_s,
+                    p.mb_per_s,
+                    pred.mb_per_s,
+                    if agree {
+                        format!("less than {:.0} % apart", (min_effect.exp() - 1.0) * 100.0)
+                    } else {
+                        "the two measurements disagree".to_string()
+                    }
+                ));
+                continue;
+            }
+            model.corrections.push(Correction {
+                region: it.region,
+                params: it.params,
+                quadrant: it.quadrant,
+                corner: *w,
+                log_factor: c,
+                log_factor_iops: lf(both.iops, pred.iops),
+                predicted_mb_per_s: pred.mb_per_s,
+                predicted_iops: pred.iops,
+                measured: both,
+            });
+        }
     }
     Ok(true)
 }

@@ -31,16 +31,18 @@
 //!    halves keep two points and span at most span^¾ (a ramp, not one odd
 //!    point at an end); such a split has no thrashing zone.
 //!
-//! Between two regions separated by a cliff, the sweep is refined where it
-//! falls most steeply (on log–log scales, see [`steepest`]): a cache that
-//! overflows makes its kink there. The boundary is then the uniqueBytes
-//! where the curve crosses the level L = max(T_a / 2, √(T_a · T_lo)), T_a
-//! being the throughput at the top of the steepest fall and T_lo at the
-//! first point of the slower region: halfway down on a log scale, but never
-//! further than to half. With hit ratio h = C/U, T = 1 / (h/T_c + (1 − h)/T_d)
-//! is half of T_c when 1 − h ≈ T_d / T_c, so the halving point sits a few
-//! percent above the cache size C when the cache is much faster than what
-//! lies behind it. The crossing is interpolated on log–log scales between
+//! The boundary between two regions separated by a cliff is the uniqueBytes
+//! where the curve crosses the level L = max(T_hi / 2, √(T_hi · T_lo)),
+//! T_hi being the last point of the faster region and T_lo the first of the
+//! slower one: halfway down on a log scale, but never further than to half.
+//! It is the middle of the transition (Chen & Patterson's "effective file
+//! cache size is 21 MB" lies between their focal points 12 and 42 MB, near
+//! their geometric mean, 22 MB). With hit ratio h = C/U,
+//! T = 1 / (h/T_c + (1 − h)/T_d) is half of T_c when 1 − h ≈ T_d / T_c: a
+//! few percent past the cache size C when the cache is much faster than
+//! what lies behind it. The sweep is bisected where the level is crossed
+//! ([`bracket_of_crossing`]), and the crossing is interpolated on log–log
+//! scales between
 //! the two sweep points that bracket it.
 
 use std::collections::BTreeSet;
@@ -241,22 +243,18 @@ pub fn crossing(pts: &[(f64, f64)], u_hi: f64, t_hi: f64, u_lo: f64, t_lo: f64) 
     }
 }
 
-/// The steepest fall of `pts` (sorted by u) between `u_hi` and `u_lo`
-/// inclusive: the neighbouring pair with the largest
-/// ln(T_a / T_b) / ln(u_b / u_a). A cache that overflows makes its kink
-/// there: with hit ratio C/U the log–log slope is steepest just past C.
-pub fn steepest(pts: &[(f64, f64)], u_hi: f64, u_lo: f64) -> Option<((f64, f64), (f64, f64))> {
-    let inside: Vec<(f64, f64)> = pts
-        .iter()
-        .copied()
-        .filter(|&(u, t)| u >= u_hi && u <= u_lo && u > 0.0 && t > 0.0)
-        .collect();
-    let slope = |w: &[(f64, f64)]| (w[0].1 / w[1].1).ln() / (w[1].0 / w[0].0).ln();
-    inside
-        .windows(2)
-        .filter(|w| w[0].1 > w[1].1 && w[1].0 > w[0].0)
-        .max_by(|a, b| slope(a).total_cmp(&slope(b)))
-        .map(|w| (w[0], w[1]))
+/// The two neighbouring points of `pts` (sorted by u, between `u_hi` and
+/// `u_lo` inclusive) that bracket the boundary level's crossing, to bisect
+/// next; `None` without a crossing.
+pub fn bracket_of_crossing(
+    pts: &[(f64, f64)],
+    u_hi: f64,
+    t_hi: f64,
+    u_lo: f64,
+    t_lo: f64,
+) -> Option<(f64, f64)> {
+    let level = boundary_level(t_hi, t_lo);
+    bracket(pts, u_hi, u_lo, level).map(|(a, b)| (a.0, b.0))
 }
 
 #[cfg(test)]
@@ -288,10 +286,12 @@ mod tests {
         let b = crossing(&pts, u[4], 1000.0, u[5], 100.0);
         let want = u[4] * 2f64.powf(2f64.ln() / 10f64.ln());
         assert!((b / want - 1.0).abs() < 1e-12, "{b} vs {want}");
-        // the steepest fall is the step itself
-        assert_eq!(steepest(&pts, u[0], u[9]), Some((pts[4], pts[5])));
-        // a ramp, then a cliff: the cliff is steeper per log step even
-        // where its points lie closer together
+        // the crossing lies between 16 and 32 MiB: that is what to bisect
+        assert_eq!(
+            bracket_of_crossing(&pts, u[4], 1000.0, u[5], 100.0),
+            Some((u[4], u[5]))
+        );
+        // a gentle ramp, then the fall: the first crossing of the level
         let pts = [
             (1.0, 1000.0),
             (2.0, 700.0),
@@ -299,8 +299,14 @@ mod tests {
             (2.4, 300.0),
             (4.0, 100.0),
         ];
-        assert_eq!(steepest(&pts, 1.0, 4.0), Some((pts[2], pts[3])));
-        assert_eq!(steepest(&[(1.0, 5.0), (2.0, 6.0)], 1.0, 2.0), None);
+        assert_eq!(
+            bracket_of_crossing(&pts, 1.0, 1000.0, 4.0, 100.0),
+            Some((2.2, 2.4))
+        );
+        assert_eq!(
+            bracket_of_crossing(&[(1.0, 5.0), (2.0, 6.0)], 1.0, 5.0, 2.0, 6.0),
+            None
+        );
     }
 
     #[test]

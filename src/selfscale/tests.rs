@@ -287,8 +287,9 @@ fn refinement_removes_a_bilinear_interaction() {
             .count()
     };
     assert_eq!(true_ones(&chosen), 8);
-    assert!(refine::refine(&mut m, &chosen, &mut o).unwrap());
-    assert_eq!(o.calls, chosen.len());
+    assert!(refine::refine(&mut m, &chosen, 0.0, &mut o).unwrap());
+    // each corner twice
+    assert_eq!(o.calls, 2 * chosen.len());
     for c in &m.corrections {
         if c.params != [Param::SizeMean, Param::ReadFrac] {
             assert!(c.log_factor.abs() < 1e-12, "{c:?}");

@@ -22,6 +22,10 @@
 # deletions slower. The order alternates between repetitions too. It is a
 # report, not a test: the exit status is 0 whatever the verdicts.
 #
+# Run it on an otherwise idle machine: other CPU or I/O load skews one
+# tool's runs more than the other's. The load average and the I/O pressure
+# (/proc/pressure/io) are printed before and after, to tell.
+#
 # Environment (all optional):
 #   DIR           where to put the work directory (default: the current
 #                 directory). The script makes its own pm_vs_ref.XXXXXX in
@@ -121,6 +125,8 @@ else
 fi
 say "postmark: $POSTMARK ($(dpkg-query -W -f='${Package} ${Version}' postmark 2>/dev/null || echo 'version unknown'); banner: $(echo quit | "$POSTMARK" 2>/dev/null | head -1))"
 say "work dir: $WORK ($(df -T "$WORK" | awk 'NR==2 {print $2 " on " $1}')), REPS=$REPS, REPS_MILLION=$REPS_MILLION"
+load() { say "$1: load average $(cut -d' ' -f1-3 /proc/loadavg)$([[ -r /proc/pressure/io ]] && echo ", I/O pressure $(awk '/^some/ {print $2, $3}' /proc/pressure/io)")"; }
+load "before"
 say ""
 
 # ---------------------------------------------------------------- configurations
@@ -229,6 +235,8 @@ if ((REPS_MILLION > 0)); then
     say ""
 fi
 
+load "after"
+say ""
 say "=== verdicts ==="
 printf '  %s  defaults: iogauge tx/s >= PostMark (median)\n' "${verdict[defaults]}"
 printf '  %s  20000 files / 50000 transactions: iogauge tx/s >= PostMark (median)\n' "${verdict[n20k-t50k]}"

@@ -16,7 +16,7 @@
 //! ```
 //!
 //! The quadrants with the largest gain, at least two workloads and |γ|
-//! above the noise (5 %, or twice the repeatability error) are where the
+//! ≥ max(0.05, 2 × the repeatability error), read as a log ratio, are where the
 //! model is least certain. They are taken greedily: after each, its fitted
 //! effect γ·w leaves the residuals before the next is fitted, so one large
 //! error does not attract a measurement for every pair it touches. For

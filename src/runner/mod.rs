@@ -123,14 +123,36 @@ pub struct Outcome {
 /// What the progress display is told; the default does nothing.
 pub trait Progress: Sync {
     fn tick(&self, _done_ops: u64, _elapsed: Duration) {}
+    /// Whether ticks show anywhere; a run nobody watches may skip them.
+    fn shown(&self) -> bool {
+        true
+    }
 }
 
 pub struct NoProgress;
-impl Progress for NoProgress {}
+impl Progress for NoProgress {
+    fn shown(&self) -> bool {
+        false
+    }
+}
 
 /// Run `workers` under `rule`, each on its own thread.
-pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) -> Outcome {
+///
+/// One worker with nothing for the main thread to do (no duration or ramp
+/// to keep, no progress shown) runs on the calling thread instead: a short
+/// run (PostMark's defaults last 10 ms) then pays neither the thread's
+/// start nor the wake-up of an idle CPU at its end (0.5 ms in a VM), and
+/// glibc's system-call wrappers stay on their single-threaded path.
+pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progress) -> Outcome {
     let n = workers.len();
+    if n == 1
+        && rule.duration.is_none()
+        && rule.ramp.unwrap_or_default().is_zero()
+        && !progress.shown()
+    {
+        let w = workers.pop().expect("one worker");
+        return run_here(rule.ops, w);
+    }
     let stop = AtomicBool::new(false);
     let finished = AtomicUsize::new(0);
     let counters: Vec<Padded> = (0..n).map(|_| Padded::default()).collect();
@@ -215,15 +237,10 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
         }
         for h in handles {
             results.push(h.join().unwrap_or_else(|p| {
-                let msg = p
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_else(|| "a worker panicked".into());
                 (
                     WorkerStats::default(),
                     None,
-                    Some(anyhow::anyhow!("internal error: {msg}")),
+                    Some(anyhow::anyhow!("internal error: {}", panic_text(&*p))),
                 )
             }));
         }
@@ -249,6 +266,50 @@ pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) 
     Outcome {
         stats,
         per_worker,
+        elapsed: Duration::from_nanos(end.saturating_sub(t0)),
+        cpu,
+        complete: !interrupted && error.is_none(),
+        interrupted,
+        error,
+    }
+}
+
+fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+    p.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_else(|| "a worker panicked".into())
+}
+
+/// One worker on the calling thread; Ctrl-C reaches it through the signal
+/// flag, which it polls as its stop flag.
+fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
+    let local = AtomicBool::new(false);
+    let stop = signals::flag().unwrap_or(&local);
+    let counter = AtomicU64::new(0);
+    let stats = WorkerStats::new(w.kinds());
+    let cpu_start = CpuTimes::now();
+    let t0 = now_ns();
+    let mut ctx = Ctx {
+        index: 0,
+        stats,
+        stop,
+        progress: &counter,
+        t0_ns: t0,
+        measuring: true,
+        ops_left: ops.unwrap_or(u64::MAX),
+        done: 0,
+    };
+    // a panic is an error of this run, as a worker thread's would be
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(&mut ctx)))
+        .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));
+    let end = now_ns();
+    let cpu = CpuTimes::now().since(&cpu_start);
+    let interrupted = signals::interrupted();
+    let error = r.err();
+    Outcome {
+        stats: ctx.stats,
+        per_worker: Vec::new(),
         elapsed: Duration::from_nanos(end.saturating_sub(t0)),
         cpu,
         complete: !interrupted && error.is_none(),
@@ -298,6 +359,57 @@ mod tests {
         assert_eq!(o.stats.total_ops(), 10_001);
         let each: Vec<u64> = o.per_worker.iter().map(|s| s.total_ops()).collect();
         assert_eq!(each, [3334, 3334, 3333]);
+    }
+
+    struct Panics;
+    impl Worker for Panics {
+        fn kinds(&self) -> &[OpKind] {
+            &[]
+        }
+        fn run(&mut self, _ctx: &mut Ctx) -> Result<()> {
+            panic!("worker bug")
+        }
+    }
+
+    /// Tells which thread it ran on.
+    struct Tell(std::sync::mpsc::Sender<std::thread::ThreadId>);
+    impl Worker for Tell {
+        fn kinds(&self) -> &[OpKind] {
+            &[]
+        }
+        fn run(&mut self, _ctx: &mut Ctx) -> Result<()> {
+            self.0.send(std::thread::current().id()).unwrap();
+            Ok(())
+        }
+    }
+
+    struct Shown;
+    impl Progress for Shown {}
+
+    #[test]
+    fn one_worker_runs_on_the_calling_thread_unless_the_main_thread_has_work() {
+        let here = std::thread::current().id();
+        let ran_on = |rule: StopRule, progress: &dyn Progress| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let o = run(rule, vec![Tell(tx)], progress);
+            assert!(o.complete);
+            rx.recv().unwrap()
+        };
+        assert_eq!(ran_on(StopRule::default(), &NoProgress), here);
+        let timed = StopRule {
+            duration: Some(Duration::from_millis(1)),
+            ..Default::default()
+        };
+        assert_ne!(ran_on(timed, &NoProgress), here);
+        assert_ne!(ran_on(StopRule::default(), &Shown), here);
+    }
+
+    #[test]
+    fn a_panic_in_a_worker_on_the_calling_thread_is_an_error() {
+        let o = run(StopRule::default(), vec![Panics], &NoProgress);
+        assert!(!o.complete);
+        let e = o.error.expect("an error").to_string();
+        assert!(e.contains("worker bug"), "{e}");
     }
 
     #[test]

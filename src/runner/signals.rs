@@ -26,3 +26,9 @@ pub fn install() {
 pub fn interrupted() -> bool {
     FLAG.get().is_some_and(|f| f.load(Ordering::Relaxed))
 }
+
+/// The flag itself, once [`install`] has run: a worker running on the main
+/// thread polls it as its stop flag.
+pub(crate) fn flag() -> Option<&'static AtomicBool> {
+    FLAG.get().map(|f| &**f)
+}

@@ -11,7 +11,7 @@
 //! a bucket: 0.8 % of the value (plus HDR's 0.1 %). Values below 64 ns are
 //! exact.
 
-use crate::measure::{KindStats, MAX_LATENCY_NS};
+use crate::measure::KindStats;
 use serde::{Deserialize, Serialize};
 
 const SUB_BITS: u32 = 6;
@@ -212,7 +212,7 @@ impl KindSum {
             }
             let (lo, hi) = bounds(i);
             let mid = (lo + (hi - lo) / 2).clamp(self.min_ns, self.max_ns);
-            k.hist.saturating_record_n(mid.clamp(1, MAX_LATENCY_NS), c);
+            k.record_hist_n(mid, c);
         }
         k
     }

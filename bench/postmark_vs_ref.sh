@@ -15,7 +15,7 @@
 # transactions / wall-clock seconds of the whole run (creation, transactions
 # and deletion): the only rate both tools can be timed on alike. The tools
 # alternate within each repetition, and which one goes first alternates
-# between repetitions; figures are medians over REPS. (c) runs each tool
+# between repetitions; figures are medians over the repetitions. (c) runs each tool
 # once (REPS_MILLION), under /usr/bin/time -v, each after a sync and a
 # 65-second pause: ext4 skips inodes freed in the last 60 s when it
 # allocates new ones, which makes a run right after another one's million
@@ -30,7 +30,9 @@
 #   DIR           where to put the work directory (default: the current
 #                 directory). The script makes its own pm_vs_ref.XXXXXX in
 #                 there and removes only that.
-#   REPS          repetitions of (a) and (b) (default 3)
+#   REPS          repetitions of (b) (default 3)
+#   REPS_DEFAULTS repetitions of (a) (default 15: its runs last ~15 ms, and
+#                 one scheduling hiccup of a shared machine moves one by 10 %)
 #   REPS_MILLION  repetitions of (c) (default 1; 0 skips it: ~6 min per tool on disk)
 #   IOGAUGE       the iogauge binary (default: `cargo build --release` in this
 #                 repo, with CARGO_TARGET_DIR, default /tmp/bench-target)
@@ -39,6 +41,7 @@
 set -euo pipefail
 
 REPS=${REPS:-3}
+REPS_DEFAULTS=${REPS_DEFAULTS:-15}
 REPS_MILLION=${REPS_MILLION:-1}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
@@ -47,6 +50,7 @@ say() { printf '%s\n' "$*"; }
 die() { printf 'postmark_vs_ref.sh: %s\n' "$*" >&2; exit 2; }
 
 [[ $REPS =~ ^[0-9]+$ && $REPS -gt 0 ]] || die "REPS must be a whole number > 0"
+[[ $REPS_DEFAULTS =~ ^[0-9]+$ && $REPS_DEFAULTS -gt 0 ]] || die "REPS_DEFAULTS must be a whole number > 0"
 [[ $REPS_MILLION =~ ^[0-9]+$ ]] || die "REPS_MILLION must be a whole number"
 
 # ---------------------------------------------------------------- tools
@@ -124,7 +128,7 @@ else
     say "         given as IOGAUGE (repo HEAD is $commit)"
 fi
 say "postmark: $POSTMARK ($(dpkg-query -W -f='${Package} ${Version}' postmark 2>/dev/null || echo 'version unknown'); banner: $(echo quit | "$POSTMARK" 2>/dev/null | head -1))"
-say "work dir: $WORK ($(df -T "$WORK" | awk 'NR==2 {print $2 " on " $1}')), REPS=$REPS, REPS_MILLION=$REPS_MILLION"
+say "work dir: $WORK ($(df -T "$WORK" | awk 'NR==2 {print $2 " on " $1}')), REPS_DEFAULTS=$REPS_DEFAULTS, REPS=$REPS, REPS_MILLION=$REPS_MILLION"
 load() { say "$1: load average $(cut -d' ' -f1-3 /proc/loadavg)$([[ -r /proc/pressure/io ]] && echo ", I/O pressure $(awk '/^some/ {print $2, $3}' /proc/pressure/io)")"; }
 load "before"
 say ""
@@ -166,10 +170,11 @@ pm_rate() { awk '/seconds of transactions/ {gsub(/[()]/, "", $5); print $5; exit
 rss_of() { awk -F': ' '/Maximum resident set size/ {print $2}' "$1"; }
 
 declare -a first
+declare -A NREPS=([defaults]=$REPS_DEFAULTS [n20k-t50k]=$REPS)
 for cfg in defaults n20k-t50k; do
-    for ((r = 1; r <= REPS; r++)); do
+    for ((r = 1; r <= NREPS[$cfg]; r++)); do
         if ((r % 2)); then first[r]=postmark; else first[r]=iogauge; fi
-        say "$cfg, rep $r/$REPS (${first[r]} first) ..."
+        say "$cfg, rep $r/${NREPS[$cfg]} (${first[r]} first) ..."
         if [[ ${first[r]} == postmark ]]; then
             one_run postmark "$cfg" "$cfg.pm.$r"; one_run iogauge "$cfg" "$cfg.ig.$r"
         else
@@ -195,7 +200,7 @@ for cfg in defaults n20k-t50k; do
     say "=== $cfg: $(tr '\n' ';' <"$WORK/$cfg.pmrc" | sed 's/;/; /g')==="
     printf '%-4s %-9s %10s %10s %12s %12s %14s %14s\n' rep first "pm wall s" "iog wall s" "pm tx/s" "iog tx/s" "pm own tx/s" "iog own tx/s"
     pm_r=() ig_r=() pm_w=() ig_w=()
-    for ((r = 1; r <= REPS; r++)); do
+    for ((r = 1; r <= NREPS[$cfg]; r++)); do
         pw=$(awk -v n="$(cat "$WORK/$cfg.pm.$r.ns")" 'BEGIN {print n/1e9}')
         iw=$(awk -v n="$(cat "$WORK/$cfg.ig.$r.ns")" 'BEGIN {print n/1e9}')
         pm_w+=("$pw") ig_w+=("$iw")

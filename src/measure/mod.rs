@@ -244,17 +244,25 @@ impl KindStats {
     }
 
     pub fn summary(&self) -> LatencySummary {
+        // one pass over the buckets for all six (same values as percentile_ns)
+        let mut p = [0u64; 6];
+        if self.count > 0 {
+            let qs = [0.50, 0.90, 0.95, 0.99, 0.999, 0.9999];
+            for (slot, v) in p.iter_mut().zip(self.hist.value_at_quantiles(qs)) {
+                *slot = v;
+            }
+        }
         LatencySummary {
             mean: self.mean_ns(),
             stddev: self.stddev_ns(),
             min: if self.count == 0 { 0 } else { self.min_ns },
             max: self.max_ns,
-            p50: self.percentile_ns(50.0),
-            p90: self.percentile_ns(90.0),
-            p95: self.percentile_ns(95.0),
-            p99: self.percentile_ns(99.0),
-            p999: self.percentile_ns(99.9),
-            p9999: self.percentile_ns(99.99),
+            p50: p[0],
+            p90: p[1],
+            p95: p[2],
+            p99: p[3],
+            p999: p[4],
+            p9999: p[5],
         }
     }
 }
@@ -392,6 +400,20 @@ mod tests {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    #[test]
+    fn summary_percentiles_equal_the_single_ones() {
+        let mut st = 11u64;
+        let mut k = KindStats::new();
+        for _ in 0..10_000 {
+            k.record(splitmix(&mut st) % 5_000_000 + 1, 0);
+        }
+        let s = k.summary();
+        let got = [s.p50, s.p90, s.p95, s.p99, s.p999, s.p9999];
+        let want = [50.0, 90.0, 95.0, 99.0, 99.9, 99.99].map(|q| k.percentile_ns(q));
+        assert_eq!(got, want);
+        assert_eq!(KindStats::new().summary().p99, 0);
     }
 
     #[test]

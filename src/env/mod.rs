@@ -436,9 +436,16 @@ mod tests {
     #[test]
     fn cpu_model_from_each_layout() {
         let x86 = "processor\t: 0\nvendor_id\t: GenuineIntel\nmodel name\t: Intel(R) Xeon(R) Processor\nflags\t\t: fpu\n";
-        assert_eq!(cpu_model_in(x86).as_deref(), Some("Intel(R) Xeon(R) Processor"));
-        let power = "processor\t: 0\ncpu\t\t: POWER9 (raw), altivec supported\nclock\t\t: 2300MHz\n";
-        assert_eq!(cpu_model_in(power).as_deref(), Some("POWER9 (raw), altivec supported"));
+        assert_eq!(
+            cpu_model_in(x86).as_deref(),
+            Some("Intel(R) Xeon(R) Processor")
+        );
+        let power =
+            "processor\t: 0\ncpu\t\t: POWER9 (raw), altivec supported\nclock\t\t: 2300MHz\n";
+        assert_eq!(
+            cpu_model_in(power).as_deref(),
+            Some("POWER9 (raw), altivec supported")
+        );
         let arm = "processor\t: 0\nBogoMIPS\t: 38.40\n\nHardware\t: BCM2835\n";
         assert_eq!(cpu_model_in(arm).as_deref(), Some("BCM2835"));
         assert_eq!(cpu_model_in("processor\t: 0\nmodel name\t:\n"), None);

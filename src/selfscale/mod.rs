@@ -858,11 +858,10 @@ pub fn validate_model(
             if complete && vo.refine > 0 && error.is_none() {
                 interactions = refine::interactions(model, &cases);
                 let noise = (2.0 * before.repeatability_error).max(0.05);
-                let chosen = refine::choose(model, &cases, vo.refine, noise);
-                chosen_n = chosen.len();
                 let mut m2 = model.clone();
-                match refine::refine(&mut m2, &chosen, noise, &mut b) {
-                    Ok(done) => {
+                match refine::refine(&mut m2, &cases, vo.refine, noise, &mut b) {
+                    Ok((done, chosen)) => {
+                        chosen_n = chosen.len();
                         complete = done;
                         let mut c2 = cases.clone();
                         for c in &mut c2 {

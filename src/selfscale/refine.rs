@@ -182,129 +182,185 @@ pub fn interactions(model: &Model, cases: &[Case]) -> Vec<Interaction> {
     fit(model, cases, &residuals(cases))
 }
 
-/// The quadrants worth a measurement, chosen greedily (forward stepwise):
-/// the largest gain with at least two workloads and |γ| ≥ `noise`; its
-/// fitted effect γ·w is taken out of the residuals; again, up to `k`
-/// distinct corners. So one large error is not explained k times over by
-/// every pair it happens to touch.
+/// The next quadrant worth a measurement on residuals `e`: the largest
+/// gain with at least two workloads and |γ| ≥ `noise`, whose corner is not
+/// among `taken` and which has no correction yet.
+fn next_pick(
+    model: &Model,
+    cases: &[Case],
+    e: &[Option<f64>],
+    noise: f64,
+    taken: &[(Interaction, Workload)],
+) -> Option<(usize, Interaction, Workload)> {
+    for it in fit(model, cases, e) {
+        if it.workloads < 2 || it.gamma.abs() < noise || it.gain <= 0.0 {
+            continue;
+        }
+        let idx = model.regions.iter().position(|r| r.number == it.region);
+        let Some((idx, cw)) =
+            idx.and_then(|i| Some((i, corner(model, i, it.params, it.quadrant)?)))
+        else {
+            continue;
+        };
+        let seen = taken.iter().any(|(o, w)| {
+            w.key() == cw.key()
+                || (o.region, o.params, o.quadrant) == (it.region, it.params, it.quadrant)
+        }) || model
+            .corrections
+            .iter()
+            .any(|c| c.region == it.region && c.params == it.params && c.quadrant == it.quadrant);
+        if !seen {
+            return Some((idx, it, cw));
+        }
+    }
+    None
+}
+
+/// Take the effect `c`·w of a quadrant out of the residuals of its region.
+fn take_out(
+    model: &Model,
+    cases: &[Case],
+    e: &mut [Option<f64>],
+    (idx, it, cw): (usize, &Interaction, &Workload),
+    c: f64,
+) {
+    for (case, e) in cases.iter().zip(e.iter_mut()) {
+        if let Some(x) = e.as_mut().filter(|_| case.region == it.region) {
+            *x -= c * weight(model, idx, it.params, cw, case);
+        }
+    }
+}
+
+/// The quadrants the residuals point to, chosen greedily (forward
+/// stagewise) from the fits alone: the largest gain with at least two
+/// workloads and |γ| ≥ `noise`; its fitted effect γ·w is taken out of the
+/// residuals; again, up to `k` distinct corners. This is what [`refine`]
+/// would measure if every corner showed the interaction its fit promises;
+/// `refine` itself lets each corner's measurement decide what it explains.
 pub fn choose(model: &Model, cases: &[Case], k: usize, noise: f64) -> Vec<(Interaction, Workload)> {
     let mut e = residuals(cases);
     let mut out: Vec<(Interaction, Workload)> = Vec::new();
     while out.len() < k {
-        let found = fit(model, cases, &e);
-        let mut picked = None;
-        for it in found {
-            if it.workloads < 2 || it.gamma.abs() < noise || it.gain <= 0.0 {
-                continue;
-            }
-            let idx = model.regions.iter().position(|r| r.number == it.region);
-            let Some((idx, cw)) =
-                idx.and_then(|i| Some((i, corner(model, i, it.params, it.quadrant)?)))
-            else {
-                continue;
-            };
-            let taken = out.iter().any(|(o, w)| {
-                w.key() == cw.key()
-                    || (o.region, o.params, o.quadrant) == (it.region, it.params, it.quadrant)
-            }) || model.corrections.iter().any(|c| {
-                c.region == it.region && c.params == it.params && c.quadrant == it.quadrant
-            });
-            if !taken {
-                picked = Some((idx, it, cw));
-                break;
-            }
-        }
-        let Some((idx, it, cw)) = picked else { break };
-        for (c, e) in cases.iter().zip(e.iter_mut()) {
-            if let Some(x) = e.as_mut().filter(|_| c.region == it.region) {
-                *x -= it.gamma * weight(model, idx, it.params, &cw, c);
-            }
-        }
+        let Some((idx, it, cw)) = next_pick(model, cases, &e, noise, &out) else {
+            break;
+        };
+        take_out(model, cases, &mut e, (idx, &it, &cw), it.gamma);
         out.push((it, cw));
     }
     out
 }
 
-/// Measure the chosen corners, each twice (all once, then all again, as
-/// the validation does), and add a correction for each whose two
-/// measurements agree on the direction and whose mean differs from the
-/// prediction by at least `min_effect` (as ln(measured / predicted)): on a
-/// noisy machine a single corner measurement can be off by more than the
-/// interaction it is meant to capture. Corners left out are noted in the
-/// model. Returns whether every corner was measured.
+/// Measure up to `k` corners where the validation `cases` show pairs of
+/// parameters interacting, and add a correction for each that holds up.
+///
+/// The corners are chosen one at a time, each measured as soon as it is
+/// chosen: a corner's measured effect c = ln(measured / predicted), when
+/// it reaches `min_effect`, is what leaves the residuals before the next
+/// choice, and a corner that shows no interaction leaves them as they
+/// were. So when the fits blame the wrong pair (readFrac × seqFrac where
+/// the residuals come from readFrac × processNum: the read-heavy workloads
+/// are in both quadrants), the measurement says so and the next choice
+/// goes to the pair that remains, instead of the fit's γ explaining the
+/// residuals away. Then every chosen corner is measured again (all once,
+/// then all again, as the validation does), and a correction is added
+/// for each whose two measurements agree on the direction and whose mean
+/// differs from the prediction by at least `min_effect`: on a noisy
+/// machine one measurement can be off by more than the interaction it
+/// should capture. Corners left out are noted in the model. Returns
+/// whether every measurement was made, and the corners chosen.
 pub fn refine<O: Oracle>(
     model: &mut Model,
-    chosen: &[(Interaction, Workload)],
+    cases: &[Case],
+    k: usize,
     min_effect: f64,
     oracle: &mut O,
-) -> Result<bool> {
+) -> Result<(bool, Vec<(Interaction, Workload)>)> {
+    let lf = |m: f64, q: f64| {
+        if m > 0.0 && q > 0.0 {
+            (m / q).ln()
+        } else {
+            0.0
+        }
+    };
+    let mut e = residuals(cases);
+    let mut chosen: Vec<(Interaction, Workload)> = Vec::new();
+    let mut first = Vec::new();
+    while chosen.len() < k {
+        let Some((idx, it, cw)) = next_pick(model, cases, &e, min_effect, &chosen) else {
+            break;
+        };
+        let label = format!(
+            "refine {}/{k}: region {}, {} × {}",
+            chosen.len() + 1,
+            it.region,
+            it.params[0].name(),
+            it.params[1].name()
+        );
+        let Some(p) = oracle.measure(&cw, &label)? else {
+            return Ok((false, chosen));
+        };
+        model.points.push(p.clone());
+        let c = model
+            .predict(&cw)
+            .map_or(0.0, |q| lf(p.mb_per_s, q.mb_per_s));
+        if c.abs() >= min_effect {
+            take_out(model, cases, &mut e, (idx, &it, &cw), c);
+        }
+        first.push(p);
+        chosen.push((it, cw));
+    }
     let n = chosen.len();
-    let mut first = Vec::with_capacity(n);
-    for pass in 0..2 {
-        for (i, (it, w)) in chosen.iter().enumerate() {
-            let label = format!(
-                "refine {}/{n}{}: region {}, {} × {}",
-                i + 1,
-                if pass == 0 { "" } else { ", again" },
+    for (i, (it, w)) in chosen.iter().enumerate() {
+        let label = format!(
+            "refine {}/{n}, again: region {}, {} × {}",
+            i + 1,
+            it.region,
+            it.params[0].name(),
+            it.params[1].name()
+        );
+        let Some(p) = oracle.measure(w, &label)? else {
+            return Ok((false, chosen));
+        };
+        model.points.push(p.clone());
+        let a = &first[i];
+        let Some(pred) = model.predict(w) else {
+            continue;
+        };
+        let both = super::explore::combine(&[a.clone(), p.clone()]).expect("two points");
+        let c = lf(both.mb_per_s, pred.mb_per_s);
+        let agree = lf(a.mb_per_s, pred.mb_per_s) * lf(p.mb_per_s, pred.mb_per_s) >= 0.0;
+        if !agree || c.abs() < min_effect {
+            model.notes.push(format!(
+                "refine: region {} {} × {} ({:+}, {:+}) not corrected: measured {:.1} and {:.1} MB/s against {:.1} predicted ({})",
                 it.region,
                 it.params[0].name(),
-                it.params[1].name()
-            );
-            let Some(p) = oracle.measure(w, &label)? else {
-                return Ok(false);
-            };
-            model.points.push(p.clone());
-            if pass == 0 {
-                first.push(p);
-                continue;
-            }
-            let a = &first[i];
-            let Some(pred) = model.predict(w) else {
-                continue;
-            };
-            let lf = |m: f64, q: f64| {
-                if m > 0.0 && q > 0.0 {
-                    (m / q).ln()
+                it.params[1].name(),
+                it.quadrant[0],
+                it.quadrant[1],
+                a.mb_per_s,
+                p.mb_per_s,
+                pred.mb_per_s,
+                if agree {
+                    format!("less than {:.0} % apart", (min_effect.exp() - 1.0) * 100.0)
                 } else {
-                    0.0
+                    "the two measurements disagree".to_string()
                 }
-            };
-            let both = super::explore::combine(&[a.clone(), p.clone()]).expect("two points");
-            let c = lf(both.mb_per_s, pred.mb_per_s);
-            let agree = lf(a.mb_per_s, pred.mb_per_s) * lf(p.mb_per_s, pred.mb_per_s) >= 0.0;
-            if !agree || c.abs() < min_effect {
-                model.notes.push(format!(
-                    "refine: region {} {} × {} ({:+}, {:+}) not corrected: measured {:.1} and {:.1} MB/s against {:.1} predicted ({})",
-                    it.region,
-                    it.params[0].name(),
-                    it.params[1].name(),
-                    it.quadrant[0],
-                    it.quadrant[1],
-                    a.mb_per_s,
-                    p.mb_per_s,
-                    pred.mb_per_s,
-                    if agree {
-                        format!("less than {:.0} % apart", (min_effect.exp() - 1.0) * 100.0)
-                    } else {
-                        "the two measurements disagree".to_string()
-                    }
-                ));
-                continue;
-            }
-            model.corrections.push(Correction {
-                region: it.region,
-                params: it.params,
-                quadrant: it.quadrant,
-                corner: *w,
-                log_factor: c,
-                log_factor_iops: lf(both.iops, pred.iops),
-                predicted_mb_per_s: pred.mb_per_s,
-                predicted_iops: pred.iops,
-                measured: both,
-            });
+            ));
+            continue;
         }
+        model.corrections.push(Correction {
+            region: it.region,
+            params: it.params,
+            quadrant: it.quadrant,
+            corner: *w,
+            log_factor: c,
+            log_factor_iops: lf(both.iops, pred.iops),
+            predicted_mb_per_s: pred.mb_per_s,
+            predicted_iops: pred.iops,
+            measured: both,
+        });
     }
-    Ok(true)
+    Ok((true, chosen))
 }
 
 /// The correlation of the log errors with each parameter's coordinate

@@ -17,17 +17,19 @@
 //!
 //! The quadrants with the largest gain, at least two workloads and |γ|
 //! ≥ max(0.05, 2 × the repeatability error), read as a log ratio, are where the
-//! model is least certain. They are taken greedily: after each, its fitted
-//! effect γ·w leaves the residuals before the next is fitted, so one large
-//! error does not attract a measurement for every pair it touches. For
-//! each (up to K) the corner — both parameters at the ends of their
-//! ranges, the others focal — is measured twice, and the correction
-//! exp(c · w_i · w_j) with c = ln(measured / predicted) at the corner is
-//! added to the model when both measurements lie on the same side of the
-//! prediction and |c| reaches the same noise level. The correction is
-//! exact at the corner,
-//! vanishes on both axes (the measured curves stay exact) and is bilinear
-//! in the parameters' coordinates in between.
+//! model is least certain. They are taken one at a time and each corner —
+//! both parameters at the ends of their ranges, the others focal — is
+//! measured as soon as it is chosen: its measured effect c·w, when |c|
+//! reaches that noise level, leaves the residuals before the next choice,
+//! so one large error does not attract a measurement for every pair it
+//! touches, and a corner that shows nothing leaves the residuals to the
+//! pair that does explain them. Then every corner is measured again, and
+//! the correction exp(c · w_i · w_j) with c = ln(measured / predicted) at
+//! the corner is added to the model when both measurements lie on the same
+//! side of the prediction and |c| reaches the same noise level. The
+//! correction is exact at the corner, vanishes on both axes (the measured
+//! curves stay exact) and is bilinear in the parameters' coordinates in
+//! between.
 
 use super::explore::Oracle;
 use super::model::{Correction, Model, Param, Workload};

@@ -21,20 +21,24 @@
 #             is made there and removed
 #   REPS      runs per tool (default 15)
 #   CONFIG    a PostMark configuration file (default: `run` with the defaults)
-#   IOGAUGE   the iogauge binary (default: target/release/iogauge of this repo)
+#   IOGAUGE   the iogauge binary (default: `cargo build --release` in this
+#             repo, with CARGO_TARGET_DIR, default /tmp/bench-target)
 #   POSTMARK  PostMark 1.53 (default: postmark on the PATH)
 # Needs root (or perf_event_paranoid <= -1) for the tracepoints.
 set -euo pipefail
 
 REPS=${REPS:-15}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-IOGAUGE=${IOGAUGE:-$here/../target/release/iogauge}
-POSTMARK=${POSTMARK:-$(command -v postmark || true)}
-die() { printf 'postmark_phases.sh: %s\n' "$*" >&2; exit 2; }
+repo=$(cd "$here/.." && pwd)
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 [[ $REPS =~ ^[0-9]+$ && $REPS -gt 0 ]] || die "REPS must be a whole number > 0"
-[[ -x $IOGAUGE ]] || die "no iogauge at $IOGAUGE (cargo build --release first)"
-[[ -n $POSTMARK ]] || die "no postmark on the PATH (apt-get install postmark)"
-command -v perf >/dev/null || die "perf is needed (apt-get install linux-perf)"
+if [[ -z ${POSTMARK:-} ]]; then
+    ensure postmark postmark || die "PostMark is not installed (apt-get install postmark)"
+    POSTMARK=$(command -v postmark)
+fi
+ensure perf linux-perf || die "perf is needed (apt-get install linux-perf)"
+iogauge_binary
 
 WORK=$(mktemp -d "${DIR:-/dev/shm}/pm_phases.XXXXXX")
 trap 'rm -rf -- "$WORK"' EXIT
@@ -69,12 +73,12 @@ done >"$WORK/phases.txt"
 echo "postmark phases, $(uname -r), work dir $(df -T "$WORK" | awk 'NR==2 {print $2}'), $REPS runs each, alternating"
 echo "config: $(tr '\n' ';' <"$WORK/cfg")"
 echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
-median() { sort -g | awk '{ s[NR] = $1 } END { print (NR % 2) ? s[(NR + 1) / 2] : (s[NR / 2] + s[NR / 2 + 1]) / 2 }'; }
 printf '%-9s %10s %10s %10s %10s   (medians, ms)\n' tool start loop end total
 for tool in postmark iogauge; do
     m=()
     for col in 2 3 4; do
-        m+=("$(awk -v tool="$tool" -v c="$col" '$1 == tool { print $c }' "$WORK/phases.txt" | median)")
+        # shellcheck disable=SC2046 # one number a word
+        m+=("$(median $(awk -v tool="$tool" -v c="$col" '$1 == tool { print $c }' "$WORK/phases.txt"))")
     done
     printf '%-9s %10.2f %10.2f %10.2f %10.2f\n' "$tool" "${m[0]}" "${m[1]}" "${m[2]}" \
         "$(awk -v a="${m[0]}" -v b="${m[1]}" -v c="${m[2]}" 'BEGIN {print a + b + c}')"

@@ -46,59 +46,22 @@ REPS_MILLION=${REPS_MILLION:-1}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/.." && pwd)
 
-say() { printf '%s\n' "$*"; }
-die() { printf 'postmark_vs_ref.sh: %s\n' "$*" >&2; exit 2; }
+# shellcheck source=lib.sh
+. "$here/lib.sh"
 
 [[ $REPS =~ ^[0-9]+$ && $REPS -gt 0 ]] || die "REPS must be a whole number > 0"
 [[ $REPS_DEFAULTS =~ ^[0-9]+$ && $REPS_DEFAULTS -gt 0 ]] || die "REPS_DEFAULTS must be a whole number > 0"
 [[ $REPS_MILLION =~ ^[0-9]+$ ]] || die "REPS_MILLION must be a whole number"
 
 # ---------------------------------------------------------------- tools
-can_apt() { [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; }
-ensure() { # CMD PKG: install Debian package PKG when CMD is missing
-    local cmd=$1 pkg=$2
-    [[ -x $cmd ]] || command -v "$cmd" >/dev/null && return 0
-    if can_apt; then
-        say "note: $cmd not found; installing Debian package '$pkg' with apt-get"
-        apt-get install -y -qq "$pkg" >/dev/null 2>&1 ||
-            { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "$pkg" >/dev/null 2>&1; } || true
-    fi
-    [[ -x $cmd ]] || command -v "$cmd" >/dev/null
-}
 if [[ -z ${POSTMARK:-} ]]; then
     ensure postmark postmark || die "PostMark is not installed (apt-get install postmark)"
     POSTMARK=$(command -v postmark)
 fi
 [[ -x $POSTMARK ]] || die "POSTMARK=$POSTMARK is not an executable"
 ensure /usr/bin/time time || die "GNU time (/usr/bin/time) is not installed (apt-get install time)"
-if command -v jq >/dev/null; then JSON=jq
-elif command -v python3 >/dev/null; then JSON=python3
-else die "need jq or python3 to read JSON"; fi
-
-jget() { # FILE PATH (.a.b): one value, nothing when absent or null
-    if [[ $JSON == jq ]]; then
-        jq -r "($2) // empty" "$1"
-    else
-        python3 - "$1" "$2" <<'EOF'
-import json, sys
-v = json.load(open(sys.argv[1]))
-for k in sys.argv[2].strip('.').split('.'):
-    v = v.get(k) if isinstance(v, dict) else None
-if v is not None:
-    print(v)
-EOF
-    fi
-}
-
-built=
-if [[ -z ${IOGAUGE:-} ]]; then
-    built=yes
-    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/tmp/bench-target}
-    say "building iogauge: cargo build --release in $repo (CARGO_TARGET_DIR=$CARGO_TARGET_DIR)"
-    (cd "$repo" && cargo build --release --quiet) || die "cargo build failed"
-    IOGAUGE=$CARGO_TARGET_DIR/release/iogauge
-fi
-[[ -x $IOGAUGE ]] || die "IOGAUGE=$IOGAUGE is not an executable"
+json_reader
+iogauge_binary
 
 # ---------------------------------------------------------------- work directory
 parent=${DIR:-$PWD}
@@ -109,24 +72,13 @@ trap 'rm -rf -- "$WORK"' EXIT
 trap 'exit 130' INT TERM
 
 # ---------------------------------------------------------------- arithmetic
-median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b+0 == 0) print "n/a"; else printf "%.3f", a/b}'; }
-ge() { awk -v a="$1" -v b="$2" 'BEGIN {print (a+0 >= b+0) ? "PASS" : "FAIL"}'; }
-lt() { awk -v a="$1" -v b="$2" 'BEGIN {print (a+0 < b+0) ? "PASS" : "FAIL"}'; }
 f2() { awk -v a="$1" 'BEGIN {printf "%.2f", a}'; }
 f3() { awk -v a="$1" 'BEGIN {printf "%.3f", a}'; }
 
 # ---------------------------------------------------------------- header
-commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$repo" status --porcelain --untracked-files=all -- src Cargo.toml Cargo.lock build.rs 2>/dev/null | wc -l || true)
 say "iogauge postmark vs PostMark 1.53 — $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 say "kernel $(uname -r), $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
-say "iogauge: $IOGAUGE ($("$IOGAUGE" --version 2>/dev/null))"
-if [[ -n $built ]]; then
-    say "         built from the working tree at commit $commit$([[ $dirty -gt 0 ]] && echo ", with uncommitted changes to src/ or build files")"
-else
-    say "         given as IOGAUGE (repo HEAD is $commit)"
-fi
+say_iogauge
 say "postmark: $POSTMARK ($(dpkg-query -W -f='${Package} ${Version}' postmark 2>/dev/null || echo 'version unknown'); banner: $(echo quit | "$POSTMARK" 2>/dev/null | head -1))"
 say "work dir: $WORK ($(df -T "$WORK" | awk 'NR==2 {print $2 " on " $1}')), REPS_DEFAULTS=$REPS_DEFAULTS, REPS=$REPS, REPS_MILLION=$REPS_MILLION"
 load() { say "$1: load average $(cut -d' ' -f1-3 /proc/loadavg)$([[ -r /proc/pressure/io ]] && echo ", I/O pressure $(awk '/^some/ {print $2, $3}' /proc/pressure/io)")"; }

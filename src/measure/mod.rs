@@ -207,33 +207,21 @@ impl KindStats {
         self.hist.reset();
     }
 
-    pub fn mean_ns(&self) -> f64 {
-        if self.count == 0 {
-            0.0
-        } else {
-            self.sum_ns as f64 / self.count as f64
+    fn moments(&self) -> Moments {
+        Moments {
+            count: self.count,
+            sum: self.sum_ns,
+            sumsq: self.sumsq_ns,
         }
     }
 
-    /// Population standard deviation, exact: n·Σx² − (Σx)² is computed in
-    /// integers when it fits, so small spreads around large means keep
-    /// their digits.
+    pub fn mean_ns(&self) -> f64 {
+        self.moments().mean_ns()
+    }
+
+    /// Population standard deviation, exact (see [`Moments::stddev_ns`]).
     pub fn stddev_ns(&self) -> f64 {
-        if self.count < 2 {
-            return 0.0;
-        }
-        let n = self.count as u128;
-        let var = match (
-            n.checked_mul(self.sumsq_ns),
-            self.sum_ns.checked_mul(self.sum_ns),
-        ) {
-            (Some(a), Some(b)) => a.saturating_sub(b) as f64 / (n as f64 * n as f64),
-            _ => {
-                let mean = self.mean_ns();
-                (self.sumsq_ns as f64 / n as f64 - mean * mean).max(0.0)
-            }
-        };
-        var.sqrt()
+        self.moments().stddev_ns()
     }
 
     pub fn percentile_ns(&self, q: f64) -> u64 {
@@ -263,6 +251,42 @@ impl KindStats {
             p99: p[3],
             p999: p[4],
             p9999: p[5],
+        }
+    }
+}
+
+/// Count, Σx and Σx² of latencies: mean and population standard deviation
+/// from exact sums.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Moments {
+    pub count: u64,
+    pub sum: u128,
+    pub sumsq: u128,
+}
+
+impl Moments {
+    pub fn mean_ns(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.sum as f64 / self.count as f64
+        }
+    }
+
+    /// Population standard deviation, exact: n·Σx² − (Σx)² is computed in
+    /// integers when it fits, so small spreads around large means keep
+    /// their digits.
+    pub fn stddev_ns(&self) -> f64 {
+        if self.count < 2 {
+            return 0.0;
+        }
+        let n = self.count as u128;
+        match (n.checked_mul(self.sumsq), self.sum.checked_mul(self.sum)) {
+            (Some(a), Some(b)) => (a.saturating_sub(b) as f64 / (n as f64 * n as f64)).sqrt(),
+            _ => {
+                let m = self.mean_ns();
+                (self.sumsq as f64 / n as f64 - m * m).max(0.0).sqrt()
+            }
         }
     }
 }

@@ -483,28 +483,15 @@ pub fn explore<O: Oracle>(plan: &Plan, oracle: &mut O, model: &mut Model) -> Res
 mod tests {
     use super::*;
 
+    /// The plan of the selfscale tests, its sweep starting from nothing.
     fn plan() -> Plan {
+        let p = crate::selfscale::tests::plan();
         Plan {
-            min_bytes: 1 << 20,
-            max_bytes: 1 << 30,
-            sweep_factor: 2.0,
-            align: 512,
-            size_max: 4 << 20,
-            proc_max: 8,
             start: Workload {
                 unique_bytes: 0,
-                size_mean: 16 << 10,
-                read_frac: 0.5,
-                seq_frac: 0.5,
-                process_num: 1,
+                ..p.start
             },
-            tolerance: 0.2,
-            span_max: 4.0,
-            max_regions: 3,
-            max_rounds: 3,
-            bisections: 3,
-            drift_tolerance: 0.1,
-            quick: false,
+            ..p
         }
     }
 

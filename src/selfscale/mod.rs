@@ -1041,12 +1041,8 @@ pub fn validate_model(
         for it in interactions.iter().take(5) {
             let _ = writeln!(
                 t,
-                "  region {} {} × {} ({:+}, {:+}): {} workloads, {:+.1} %",
-                it.region,
-                it.params[0].name(),
-                it.params[1].name(),
-                it.quadrant[0],
-                it.quadrant[1],
+                "  {}: {} workloads, {:+.1} %",
+                it.describe(),
                 it.workloads,
                 (it.gamma.exp() - 1.0) * 100.0
             );

@@ -10,6 +10,7 @@
 use super::model::{Model, Param, Point, Region};
 use super::validate::Case;
 use anyhow::{Result, anyhow};
+use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use std::path::Path;
@@ -19,6 +20,20 @@ const H: u32 = 460;
 
 fn e<E: std::fmt::Debug>(x: E) -> anyhow::Error {
     anyhow!("cannot draw the graph: {x:?}")
+}
+
+/// The legend of every graph, boxed, at `at`.
+fn legend<'a, DB: DrawingBackend + 'a>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>,
+    at: SeriesLabelPosition,
+) -> Result<()> {
+    chart
+        .configure_series_labels()
+        .position(at)
+        .border_style(BLACK.mix(0.3))
+        .background_style(WHITE.mix(0.9))
+        .draw()
+        .map_err(e)
 }
 
 /// The x coordinate a value is drawn at.
@@ -136,13 +151,7 @@ pub fn curve_svg(
             .map_err(e)?
             .label("focal point")
             .legend(|(x, y)| Circle::new((x + 8, y), 5, RED.stroke_width(2)));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .border_style(BLACK.mix(0.3))
-            .background_style(WHITE.mix(0.9))
-            .draw()
-            .map_err(e)?;
+        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
     }
     root.present().map_err(e)?;
     Ok(())
@@ -270,13 +279,7 @@ pub fn sweep_svg(path: &Path, model: &Model) -> Result<()> {
             .map_err(e)?
             .label("focal point of a region (its own focal values)")
             .legend(|(x, y)| TriangleMarker::new((x + 8, y), 5, RED.filled()));
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerLeft)
-            .border_style(BLACK.mix(0.3))
-            .background_style(WHITE.mix(0.9))
-            .draw()
-            .map_err(e)?;
+        legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
     }
     root.present().map_err(e)?;
     Ok(())
@@ -377,13 +380,7 @@ pub fn scatter_svg(
             )))
             .map_err(e)?;
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .border_style(BLACK.mix(0.3))
-        .background_style(WHITE.mix(0.9))
-        .draw()
-        .map_err(e)?;
+    legend(&mut chart, SeriesLabelPosition::LowerRight)?;
     root.present().map_err(e)?;
     Ok(())
 }

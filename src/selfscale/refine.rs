@@ -51,6 +51,20 @@ pub struct Interaction {
     pub gain: f64,
 }
 
+impl Interaction {
+    /// `region 2 readFrac × processNum (+1, -1)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "region {} {} × {} ({:+}, {:+})",
+            self.region,
+            self.params[0].name(),
+            self.params[1].name(),
+            self.quadrant[0],
+            self.quadrant[1]
+        )
+    }
+}
+
 /// The end of parameter `p`'s range on side `q` of the focal value in
 /// region `idx`; `None` when there is no such side.
 fn end(model: &Model, idx: usize, p: Param, q: i8) -> Option<f64> {
@@ -291,13 +305,7 @@ pub fn refine<O: Oracle>(
         let Some((idx, it, cw)) = next_pick(model, cases, &e, min_effect, &chosen) else {
             break;
         };
-        let label = format!(
-            "refine {}/{k}: region {}, {} × {}",
-            chosen.len() + 1,
-            it.region,
-            it.params[0].name(),
-            it.params[1].name()
-        );
+        let label = format!("refine {}/{k}: {}", chosen.len() + 1, it.describe());
         let Some(p) = oracle.measure(&cw, &label)? else {
             return Ok((false, chosen));
         };
@@ -313,13 +321,7 @@ pub fn refine<O: Oracle>(
     }
     let n = chosen.len();
     for (i, (it, w)) in chosen.iter().enumerate() {
-        let label = format!(
-            "refine {}/{n}, again: region {}, {} × {}",
-            i + 1,
-            it.region,
-            it.params[0].name(),
-            it.params[1].name()
-        );
+        let label = format!("refine {}/{n}, again: {}", i + 1, it.describe());
         let Some(p) = oracle.measure(w, &label)? else {
             return Ok((false, chosen));
         };
@@ -333,12 +335,8 @@ pub fn refine<O: Oracle>(
         let agree = lf(a.mb_per_s, pred.mb_per_s) * lf(p.mb_per_s, pred.mb_per_s) >= 0.0;
         if !agree || c.abs() < min_effect {
             model.notes.push(format!(
-                "refine: region {} {} × {} ({:+}, {:+}) not corrected: measured {:.1} and {:.1} MB/s against {:.1} predicted ({})",
-                it.region,
-                it.params[0].name(),
-                it.params[1].name(),
-                it.quadrant[0],
-                it.quadrant[1],
+                "refine: {} not corrected: measured {:.1} and {:.1} MB/s against {:.1} predicted ({})",
+                it.describe(),
                 a.mb_per_s,
                 p.mb_per_s,
                 pred.mb_per_s,

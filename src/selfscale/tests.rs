@@ -38,7 +38,7 @@ impl<F: Fn(&Workload) -> f64> Oracle for Synth<F> {
     }
 }
 
-fn plan() -> Plan {
+pub(super) fn plan() -> Plan {
     Plan {
         min_bytes: 1 << 20,
         max_bytes: 1 << 30,

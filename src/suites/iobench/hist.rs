@@ -11,7 +11,7 @@
 //! a bucket: 0.8 % of the value (plus HDR's 0.1 %). Values below 64 ns are
 //! exact.
 
-use crate::measure::KindStats;
+use crate::measure::{KindStats, Moments};
 use serde::{Deserialize, Serialize};
 
 const SUB_BITS: u32 = 6;
@@ -118,39 +118,6 @@ impl KindRec {
             count: self.count,
             sum: self.sum_ns,
             sumsq: self.sumsq_ns,
-        }
-    }
-}
-
-/// Mean and standard deviation from exact sums (population stddev, as the
-/// measurement core computes it).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Moments {
-    pub count: u64,
-    pub sum: u128,
-    pub sumsq: u128,
-}
-
-impl Moments {
-    pub fn mean_ns(&self) -> f64 {
-        if self.count == 0 {
-            0.0
-        } else {
-            self.sum as f64 / self.count as f64
-        }
-    }
-
-    pub fn stddev_ns(&self) -> f64 {
-        if self.count < 2 {
-            return 0.0;
-        }
-        let n = self.count as u128;
-        match (n.checked_mul(self.sumsq), self.sum.checked_mul(self.sum)) {
-            (Some(a), Some(b)) => (a.saturating_sub(b) as f64 / (n as f64 * n as f64)).sqrt(),
-            _ => {
-                let m = self.mean_ns();
-                (self.sumsq as f64 / n as f64 - m * m).max(0.0).sqrt()
-            }
         }
     }
 }

@@ -101,7 +101,7 @@ pub fn totals(run: &Run) -> Totals {
                 t.max_user = r.user;
             }
         }
-        let m = super::hist::Moments {
+        let m = crate::measure::Moments {
             count: t.uses,
             sum,
             sumsq,

@@ -1,0 +1,85 @@
+# lib.sh — what the bench scripts share. Source it after setting `repo` (the
+# repository's root); it defines functions and nothing else runs.
+
+say() { printf '%s\n' "$*"; }
+die() { printf '%s: %s\n' "${0##*/}" "$*" >&2; exit 2; }
+
+# ---------------------------------------------------------------- tools
+can_apt() { [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; }
+
+# ensure CMD PKG: install Debian package PKG when CMD is missing; 0 if CMD is there after.
+ensure() {
+    local cmd=$1 pkg=$2
+    [[ -x $cmd ]] || command -v "$cmd" >/dev/null && return 0
+    if can_apt; then
+        say "note: $cmd not found; installing Debian package '$pkg' with apt-get"
+        apt-get install -y -qq "$pkg" >/dev/null 2>&1 ||
+            { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "$pkg" >/dev/null 2>&1; } || true
+    fi
+    [[ -x $cmd ]] || command -v "$cmd" >/dev/null
+}
+
+# json_reader: sets JSON to jq (installed if it can be) or python3.
+json_reader() {
+    if ensure jq jq; then
+        JSON=jq
+    elif command -v python3 >/dev/null; then
+        JSON=python3
+        say "note: jq unavailable; parsing JSON with python3"
+    else
+        die "need jq or python3 to read JSON"
+    fi
+}
+
+# jget FILE PATH: one value from a JSON file; PATH is a jq path such as
+# .a.b[0]["50.000000"]. Prints nothing when the value is absent or null.
+jget() {
+    if [[ $JSON == jq ]]; then
+        jq -r "($2) // empty" "$1"
+    else
+        python3 - "$1" "$2" <<'EOF'
+import json, re, sys
+v = json.load(open(sys.argv[1]))
+for name, idx, key in re.findall(r'\.([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\["([^"]*)"\]', sys.argv[2]):
+    try:
+        v = v[int(idx)] if idx else v[name or key]
+    except (KeyError, IndexError, TypeError):
+        v = None
+        break
+if v is not None:
+    print(v)
+EOF
+    fi
+}
+
+# iogauge_binary: IOGAUGE as given, or built from this tree (built=yes).
+iogauge_binary() {
+    built=
+    if [[ -z ${IOGAUGE:-} ]]; then
+        built=yes
+        export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/tmp/bench-target}
+        say "building iogauge: cargo build --release in $repo (CARGO_TARGET_DIR=$CARGO_TARGET_DIR)"
+        (cd "$repo" && cargo build --release --quiet) || die "cargo build failed"
+        IOGAUGE=$CARGO_TARGET_DIR/release/iogauge
+    fi
+    [[ -x $IOGAUGE ]] || die "IOGAUGE=$IOGAUGE is not an executable"
+}
+
+# say_iogauge: which binary, and from which commit.
+say_iogauge() {
+    local commit dirty
+    commit=$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)
+    dirty=$(git -C "$repo" status --porcelain --untracked-files=all -- src Cargo.toml Cargo.lock build.rs 2>/dev/null | wc -l || true)
+    say "iogauge: $IOGAUGE ($("$IOGAUGE" --version 2>/dev/null))"
+    if [[ -n $built ]]; then
+        say "         built from the working tree at commit $commit$([[ $dirty -gt 0 ]] && echo ", with uncommitted changes to src/ or build files")"
+    else
+        say "         given as IOGAUGE (repo HEAD is $commit)"
+    fi
+}
+
+# ---------------------------------------------------------------- arithmetic
+median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b+0 == 0) print "n/a"; else printf "%.3f", a/b}'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN {print (a+0 >= b+0) ? "PASS" : "FAIL"}'; }
+lt() { awk -v a="$1" -v b="$2" 'BEGIN {print (a+0 < b+0) ? "PASS" : "FAIL"}'; }

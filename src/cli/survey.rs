@@ -297,7 +297,7 @@ pub fn main(a: Args) -> Result<Status> {
         let pass = crate::selfscale::short_pass(&a.dir, &out, a.quick, &crate::selfscale::Quiet)?;
         let fig = pass.result.summary.read_bytes_per_s + pass.result.summary.write_bytes_per_s;
         say(&format!(
-            "  selfscale: {} (model in {})\n",
+            "  {} (model in {})\n",
             pass.line,
             out.display()
         ));

@@ -296,11 +296,7 @@ pub fn main(a: Args) -> Result<Status> {
         let out = selfscale_dir(&a.json);
         let pass = crate::selfscale::short_pass(&a.dir, &out, a.quick, &crate::selfscale::Quiet)?;
         let fig = pass.result.summary.read_bytes_per_s + pass.result.summary.write_bytes_per_s;
-        say(&format!(
-            "  {} (model in {})\n",
-            pass.line,
-            out.display()
-        ));
+        say(&format!("  {} (model in {})\n", pass.line, out.display()));
         survey.selfscale_model = Some(pass.model_path.display().to_string());
         let complete = pass.complete;
         add(

@@ -144,8 +144,31 @@ fn engines_lists_every_engine() {
 }
 
 #[test]
-fn no_subcommand_is_a_usage_error() {
-    assert_usage_error(&[]);
+fn no_subcommand_is_a_usage_error_listing_every_command() {
+    let out = iogauge().output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("iogauge: a command is required"),
+        "{stderr}"
+    );
+    for c in [
+        "survey",
+        "run",
+        "iostone",
+        "postmark",
+        "iobench",
+        "selfscale",
+        "predict",
+        "engines",
+    ] {
+        assert!(
+            stderr.lines().any(|l| l.trim_start().starts_with(c)),
+            "{c} is not listed: {stderr}"
+        );
+    }
+    assert!(!stderr.contains("iobench-user"), "{stderr}");
+    assert!(out.stdout.is_empty());
 }
 
 // ---------------------------------------------------------------- the result JSON
@@ -716,11 +739,23 @@ fn bad_iostone_and_survey_input_is_a_one_line_usage_error() {
         ("iostone --bogus", "--bogus"),
         ("iostone --engine nope", "nope"),
         ("iostone --direct --engine buffered", "buffered"),
-        ("iostone --fsync sometimes", "sometimes"),
-        ("iostone --fsync end", "fsync"),
+        ("run --fsync sometimes", "sometimes"),
+        ("iostone --fsync end", "--fsync"),
+        ("iostone --fdatasync", "--fdatasync"),
+        ("run --fdatasync", "--fsync end"),
+        ("run --unique-bytes -5M", "must be positive"),
+        ("run --duration -1s", "must be positive"),
+        ("run --threads -1", "--threads"),
+        ("run -p -1", "must be positive"),
+        ("run -p 0", "must be positive"),
+        ("run --files 0", "must be positive"),
+        (
+            "run --size-mean 8M --unique-bytes 1M",
+            "larger than each file",
+        ),
         ("iostone --scale 0", "--scale"),
-        ("iostone --variant c3", "c3"),
-        ("iostone --seeding random", "random"),
+        ("iostone --variant c3", "c1, c2"),
+        ("iostone --seeding random", "srandom, literal"),
         ("survey --bogus", "--bogus"),
     ];
     for (args, mention) in cases {
@@ -1061,7 +1096,7 @@ fn survey_quick_writes_survey_json_and_prints_a_scorecard() {
     let dir = work_dir();
     let out = iogauge()
         .current_dir(dir.path())
-        .args(["survey", "--quick"])
+        .args(["survey", "--quick", "--json", "survey.json"])
         .arg(dir.path())
         .timeout(Duration::from_secs(120))
         .output()

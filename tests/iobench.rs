@@ -864,12 +864,15 @@ fn a_spectrum_runs_the_cross_product() {
     let v: Value =
         serde_json::from_slice(&std::fs::read(cwd.path().join("spectrum.json")).unwrap()).unwrap();
     assert_eq!(str_at(&v, "schema"), "iogauge/iobench-spectrum/v1");
-    let runs = get(&v, "runs").as_array().unwrap();
+    let runs = get(&v, "entries").as_array().unwrap();
     assert_eq!(runs.len(), 8);
     for r in runs {
         check(&r["result"]);
+        assert!(r["figure"].as_f64().unwrap() > 0.0);
+        assert_eq!(r["unit"], "MB");
     }
-    assert_eq!(runs[7]["parameters"]["WORK"], "5");
+    assert_eq!(runs[7]["name"], "FILES=2 USERS=3 WORK=5");
+    assert_eq!(get(&v, "complete"), &Value::Bool(true));
     let results = std::fs::read_to_string(cwd.path().join("iobench.results")).unwrap();
     assert_eq!(results.matches("\n=== ").count(), 8);
     assert_untouched(dir.path());

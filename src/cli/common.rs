@@ -1,12 +1,12 @@
 //! Flags shared by several commands, and how a finished run is presented.
 
-use super::UsageError;
-use crate::engine::{self, DIRECT_ALIGN, EngineOpts, FsyncPolicy, parse_fsync};
-use crate::report::{RunResult, write_json};
-use crate::workload::units;
+use crate::engine::{Choice, DIRECT_ALIGN, EngineOpts, FsyncPolicy, parse_fsync};
+use crate::error::UsageError;
+use crate::report::RunResult;
+use crate::report::export::{self, Document};
+use crate::units;
 use anyhow::Result;
-use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// How a command ended, for the exit code.
@@ -19,31 +19,36 @@ pub enum Status {
     Interrupted,
 }
 
-#[derive(clap::Args, Debug, Clone)]
+#[derive(clap::Args, Debug, Clone, Default)]
 pub struct OutputArgs {
     /// Write the result as JSON to PATH ('-' for stdout; the text report then goes to stderr).
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
-    /// Print no report (errors still go to stderr; --json is still written).
+    /// Write the result as CSV to PATH ('-' for stdout): one row per op kind per run, with the headline figures (docs/measurement.md lists the columns).
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<PathBuf>,
+    /// Print no report (errors still go to stderr; --json and --csv are still written).
     #[arg(long, short)]
     pub quiet: bool,
 }
 
 impl OutputArgs {
-    /// Print `text` where the report goes (stdout, or stderr under `--json -`).
+    /// Print `text` where the report goes (stdout, or stderr when a result
+    /// goes to stdout).
     pub fn say(&self, text: &str) {
         if self.quiet {
             return;
         }
-        if self.json_on_stdout() {
+        if self.result_on_stdout() {
             eprint!("{text}");
         } else {
             print!("{text}");
         }
     }
 
-    pub fn json_on_stdout(&self) -> bool {
-        self.json.as_deref() == Some(std::path::Path::new("-"))
+    /// Whether a result document goes to stdout (`--json -` or `--csv -`).
+    pub fn result_on_stdout(&self) -> bool {
+        self.targets().iter().any(|(_, p)| p.as_os_str() == "-")
     }
 
     /// Whether to draw a progress bar (stderr is a terminal and not --quiet).
@@ -52,62 +57,164 @@ impl OutputArgs {
         !self.quiet && std::io::stderr().is_terminal()
     }
 
-    /// Refuse a --json path whose directory does not exist, before the run.
+    /// Whether any result file is asked for.
+    pub fn any(&self) -> bool {
+        !self.targets().is_empty()
+    }
+
+    /// Each exporter asked for, with its path.
+    pub fn targets(&self) -> Vec<(&'static dyn export::Exporter, &Path)> {
+        let mut v = Vec::new();
+        for (flag, p) in [("json", &self.json), ("csv", &self.csv)] {
+            if let Some(p) = p {
+                let e = export::find(flag).expect("every output flag has an exporter");
+                v.push((e, p.as_path()));
+            }
+        }
+        v
+    }
+
+    /// Refuse, before any work, a result path that cannot be written.
     pub fn check(&self) -> Result<()> {
-        if let Some(p) = &self.json
-            && p.as_os_str() != "-"
-        {
-            let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-            if let Some(d) = parent
-                && !d.is_dir()
-            {
-                crate::usage!(
-                    "--json {}: the directory {} does not exist",
-                    p.display(),
-                    d.display()
-                );
-            }
-            if p.is_dir() {
-                crate::usage!("--json {} is a directory; name a file", p.display());
-            }
+        let targets = self.targets();
+        let stdout = targets.iter().filter(|(_, p)| p.as_os_str() == "-").count();
+        if stdout > 1 {
+            crate::usage!("only one of --json and --csv can go to stdout ('-')");
+        }
+        for (e, p) in targets {
+            check_output(&format!("--{}", e.name()), p)?;
         }
         Ok(())
     }
 
-    /// Write the JSON result if asked.
-    pub fn write(&self, value: &impl Serialize) -> Result<()> {
+    /// Write `doc` with every exporter asked for.
+    pub fn write<'a>(&self, doc: impl Into<Document<'a>>) -> Result<()> {
+        let doc = doc.into();
+        for (e, p) in self.targets() {
+            export::write(e, &doc, p)?;
+        }
+        Ok(())
+    }
+}
+
+/// Output of a command whose document is not a run result (predictions):
+/// JSON only.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct JsonArgs {
+    /// Write the document as JSON to PATH ('-' for stdout; the text then goes to stderr).
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Print no text (errors still go to stderr; --json is still written).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl JsonArgs {
+    pub fn check(&self) -> Result<()> {
         match &self.json {
-            Some(p) => write_json(p, value),
+            Some(p) => check_output("--json", p),
+            None => Ok(()),
+        }
+    }
+
+    pub fn say(&self, text: &str) {
+        if self.quiet {
+            return;
+        }
+        if self.json.as_deref() == Some(Path::new("-")) {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
+    }
+
+    pub fn write(&self, value: &impl serde::Serialize) -> Result<()> {
+        match &self.json {
+            Some(p) => crate::report::write_json(p, value),
             None => Ok(()),
         }
     }
 }
 
-#[derive(clap::Args, Debug, Clone)]
+/// Refuse an output path that cannot be written, before any work: its
+/// directory missing or not writable, a name too long, a directory in its
+/// place. Nothing is created.
+pub fn check_output(flag: &str, p: &Path) -> Result<()> {
+    if p.as_os_str() == "-" {
+        return Ok(());
+    }
+    let shown = p.display();
+    if p.is_dir() {
+        crate::usage!("{flag} {shown} is a directory; name a file");
+    }
+    if let Some(name) = p.file_name()
+        && name.len() > 255
+    {
+        crate::usage!(
+            "{flag}: the file name is {} bytes long; file systems take at most 255",
+            name.len()
+        );
+    }
+    let dir = p
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        crate::usage!(
+            "{flag} {shown}: the directory {} does not exist",
+            dir.display()
+        );
+    }
+    let target = if p.exists() { p } else { dir };
+    let mode = if p.exists() {
+        rustix::fs::Access::WRITE_OK
+    } else {
+        rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK
+    };
+    if let Err(e) = rustix::fs::access(target, mode) {
+        crate::usage!(
+            "{flag} {shown}: {} is not writable ({})",
+            target.display(),
+            crate::runner::workdir::io_reason(&std::io::Error::from(e))
+        );
+    }
+    if let Ok(st) = rustix::fs::statvfs(dir)
+        && st.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY)
+    {
+        crate::usage!(
+            "{flag} {shown}: {} is on a read-only file system",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+fn engine_arg(s: &str) -> Result<Choice, String> {
+    Choice::parse(s)
+}
+
+/// The engine flags of a command that does data I/O through an engine.
+#[derive(clap::Args, Debug, Clone, Default)]
 pub struct EngineArgs {
-    /// I/O engine: psync, sync, buffered or null ('iogauge engines' describes each). Default: psync for run, sync for iostone.
-    #[arg(long, value_name = "NAME")]
-    pub engine: Option<String>,
+    /// I/O engine ('iogauge engines' describes each).
+    #[arg(long, value_name = "NAME", value_parser = engine_arg)]
+    pub engine: Option<Choice>,
     /// Open data files with O_DIRECT: page-aligned buffers, offsets and sizes aligned to 4 KiB.
     #[arg(long)]
     pub direct: bool,
-    /// When to sync written data: never, end (each file once at the end, timed) or every=N (after every N writes).
-    #[arg(long, default_value = "never", value_name = "POLICY", value_parser = parse_fsync)]
-    pub fsync: FsyncPolicy,
-    /// Use fdatasync(2) instead of fsync(2) for --fsync.
-    #[arg(long)]
-    pub fdatasync: bool,
 }
 
 impl EngineArgs {
-    pub fn name<'a>(&'a self, default: &'a str) -> &'a str {
-        self.engine.as_deref().unwrap_or(default)
+    /// The engine chosen, or the command's default.
+    pub fn choice(&self, default: Choice) -> Choice {
+        self.engine.unwrap_or(default)
     }
 
-    /// Check that the engine exists and can do what was asked.
-    pub fn check(&self, default: &str) -> Result<()> {
-        engine::make(self.name(default), &self.opts(4096, 0)).map_err(UsageError)?;
-        Ok(())
+    /// Check that the engine can do what was asked.
+    pub fn check(&self, default: Choice) -> Result<Choice> {
+        let c = self.choice(default);
+        c.check(&self.opts(4096, 0)).map_err(UsageError)?;
+        Ok(c)
     }
 
     pub fn opts(&self, max_len: usize, seed: u64) -> EngineOpts {
@@ -115,7 +222,7 @@ impl EngineArgs {
             direct: self.direct,
             depth: 1,
             max_len,
-            datasync: self.fdatasync,
+            datasync: false,
             seed,
         }
     }
@@ -124,18 +231,37 @@ impl EngineArgs {
     pub fn min_align(&self) -> u64 {
         if self.direct { DIRECT_ALIGN as u64 } else { 1 }
     }
+}
 
-    pub fn make(
-        &self,
-        default: &str,
-        max_len: usize,
-        seed: u64,
-    ) -> Result<Box<dyn engine::Engine>> {
-        Ok(engine::make(self.name(default), &self.opts(max_len, seed)).map_err(UsageError)?)
+/// The sync flags of a command that honours them.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SyncArgs {
+    /// When to sync written data: never, end (each file once at the end, timed) or every=N (after every N writes).
+    #[arg(long, default_value = "never", value_name = "POLICY", value_parser = parse_fsync)]
+    pub fsync: FsyncPolicy,
+    /// Sync with fdatasync(2) instead of fsync(2); needs --fsync end or every=N.
+    #[arg(long)]
+    pub fdatasync: bool,
+}
+
+impl Default for SyncArgs {
+    fn default() -> Self {
+        SyncArgs {
+            fsync: FsyncPolicy::Never,
+            fdatasync: false,
+        }
     }
+}
 
-    pub fn is_fake(&self, default: &str) -> bool {
-        engine::find(self.name(default)).is_some_and(|e| e.caps.fake)
+impl SyncArgs {
+    /// Refuse --fdatasync without a sync to change.
+    pub fn check(&self) -> Result<()> {
+        if self.fdatasync && self.fsync == FsyncPolicy::Never {
+            crate::usage!(
+                "--fdatasync changes how --fsync syncs, and --fsync is never: add --fsync end or --fsync every=N"
+            );
+        }
+        Ok(())
     }
 }
 
@@ -154,19 +280,43 @@ pub fn fraction_arg(s: &str) -> Result<f64, String> {
     }
 }
 
-/// Print the report, write the JSON, and turn the result into a status.
+/// A count of at least 1 (workers, files): "must be positive" for 0 and
+/// negative numbers, not clap's "unexpected argument".
+pub fn count_arg(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<i128>() {
+        Ok(n) if n >= 1 && n <= usize::MAX as i128 => Ok(n as usize),
+        Ok(n) if n < 1 => Err(format!("must be positive (at least 1), not {n}")),
+        _ => Err(format!("'{s}' is not a whole number")),
+    }
+}
+
+/// Print the report, write the result files, and turn the result into a status.
 pub fn finish(out: &OutputArgs, result: &RunResult, report: &str) -> Result<Status> {
     out.say(report);
     out.write(result)?;
+    status_of(out, result)
+}
+
+/// The status of a written result, with the one line that explains it.
+pub fn status_of(out: &OutputArgs, result: &RunResult) -> Result<Status> {
     if let Some(e) = &result.error {
         eprintln!("iogauge: {e}");
         return Ok(Status::Failed);
     }
     if !result.complete {
-        eprintln!("iogauge: interrupted; the partial result was written");
+        interrupted_line(out.any());
         return Ok(Status::Interrupted);
     }
     Ok(Status::Done)
+}
+
+/// Say that the run was interrupted, and whether a partial result was written.
+pub fn interrupted_line(written: bool) {
+    if written {
+        eprintln!("iogauge: interrupted; the partial result was written");
+    } else {
+        eprintln!("iogauge: interrupted");
+    }
 }
 
 #[cfg(test)]
@@ -180,5 +330,30 @@ mod tests {
         assert!(fraction_arg("1.5").is_err());
         assert!(fraction_arg("-0.1").is_err());
         assert!(fraction_arg("NaN").is_err());
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(count_arg("4"), Ok(4));
+        assert!(count_arg("0").unwrap_err().contains("must be positive"));
+        assert!(count_arg("-1").unwrap_err().contains("must be positive"));
+        assert!(count_arg("x").is_err());
+    }
+
+    #[test]
+    fn output_paths_are_checked_before_work() {
+        let d = tempfile::tempdir().unwrap();
+        check_output("--json", &d.path().join("r.json")).unwrap();
+        check_output("--json", Path::new("-")).unwrap();
+        let long = d.path().join("x".repeat(300));
+        let e = check_output("--json", &long).unwrap_err().to_string();
+        assert!(e.contains("255"), "{e}");
+        let e = check_output("--json", &d.path().join("no/r.json"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("does not exist"), "{e}");
+        let e = check_output("--csv", d.path()).unwrap_err().to_string();
+        assert!(e.contains("is a directory"), "{e}");
+        assert!(std::fs::read_dir(d.path()).unwrap().next().is_none());
     }
 }

@@ -1,14 +1,15 @@
 //! `iogauge iobench`: IOBENCH (Wolman & Olson 1989), and its hidden worker
 //! mode `iobench-user` (one user process).
 
-use super::UsageError;
 use super::common::{self, EngineArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
-use crate::report::{RunResult, Tool, now_rfc3339};
+use super::survey::{Ctx, Row};
+use crate::engine::Choice;
+use crate::error::UsageError;
+use crate::report::{Collection, Entry, RunResult};
 use crate::suites::iobench::config::{self, Assignment};
 use crate::suites::iobench::{self, Config, Metering, Mode, RunSpec, report};
 use anyhow::{Context, Result};
-use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -48,7 +49,7 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub usage_file: Option<PathBuf>,
     /// Run for this long instead of DURATION minutes (e.g. 20s, 2m; a plain number is seconds).
-    #[arg(long, value_name = "TIME", value_parser = common::duration_arg)]
+    #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
     pub duration: Option<Duration>,
     /// Users are threads of one process (default: one process per user, as IOBENCH).
     #[arg(long)]
@@ -56,9 +57,9 @@ pub struct Args {
     /// Run the cross product of KEY=v1,v2,... lists (e.g. FILES=4,8,16 USERS=50,100 WORK=0,50): one summary line per run and a chart.
     #[arg(long, num_args = 1.., value_name = "KEY=V1,V2")]
     pub spectrum: Vec<String>,
-    /// Where --spectrum draws its chart of MB processed per run (SVG).
-    #[arg(long, default_value = "iobench-spectrum.svg", value_name = "FILE")]
-    pub chart: PathBuf,
+    /// Where --spectrum draws its chart of MB processed per run (SVG; default iobench-spectrum.svg).
+    #[arg(long, value_name = "FILE")]
+    pub chart: Option<PathBuf>,
     /// Take no parameter from the environment (only the control file and the defaults).
     #[arg(long)]
     pub ignore_env: bool,
@@ -88,32 +89,34 @@ pub struct UserArgs {
     pub user: u32,
 }
 
-pub fn user_main(a: UserArgs) -> Result<Status> {
-    Ok(if iobench::user_process(a.shm_fd, a.user)? {
-        Status::Done
-    } else {
-        Status::Failed
-    })
+impl super::Cmd for UserArgs {
+    fn main(self) -> Result<Status> {
+        Ok(if iobench::user_process(self.shm_fd, self.user)? {
+            Status::Done
+        } else {
+            Status::Failed
+        })
+    }
+}
+
+impl super::Cmd for Args {
+    const DEFAULT_ENGINE: Option<&'static str> = Some("sync");
+    fn main(self) -> Result<Status> {
+        main(self)
+    }
 }
 
 fn check_parent(flag: &str, p: &Path) -> Result<()> {
-    let parent = p.parent().filter(|d| !d.as_os_str().is_empty());
-    if let Some(d) = parent
-        && !d.is_dir()
-    {
-        crate::usage!(
-            "{flag} {}: the directory {} does not exist",
-            p.display(),
-            d.display()
-        );
-    }
-    if p.is_dir() {
-        crate::usage!("{flag} {} is a directory; name a file", p.display());
-    }
-    Ok(())
+    common::check_output(flag, p)
 }
 
 impl Args {
+    fn chart(&self) -> PathBuf {
+        self.chart
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("iobench-spectrum.svg"))
+    }
+
     fn usage_file(&self) -> PathBuf {
         self.usage_file
             .clone()
@@ -122,11 +125,14 @@ impl Args {
 
     fn check(&self) -> Result<()> {
         self.out.check()?;
-        self.engine.check("sync")?;
-        if self.engine.fsync != crate::engine::FsyncPolicy::Never || self.engine.fdatasync {
+        self.engine.check(Choice::SYNC)?;
+        if self.usage_file.is_some() && self.usage.is_none() {
             crate::usage!(
-                "IOBENCH issues no fsync of its own; --fsync and --fdatasync apply to run"
+                "--usage-file names where -u's metering output goes; give -u COMMAND too"
             );
+        }
+        if self.chart.is_some() && self.spectrum.is_empty() {
+            crate::usage!("--chart draws a spectrum's chart; give --spectrum too");
         }
         check_parent("-o", &self.output)?;
         if let Some(s) = &self.summary {
@@ -136,7 +142,7 @@ impl Args {
             check_parent("--usage-file", &self.usage_file())?;
         }
         if !self.spectrum.is_empty() {
-            check_parent("--chart", &self.chart)?;
+            check_parent("--chart", &self.chart())?;
         }
         if self.duration.is_some_and(|d| d.is_zero()) {
             crate::usage!("--duration must be longer than 0");
@@ -147,7 +153,7 @@ impl Args {
     fn spec(&self, config: Config) -> RunSpec {
         RunSpec {
             config,
-            engine: self.engine.name("sync").to_string(),
+            engine: self.engine.choice(Choice::SYNC),
             direct: self.engine.direct,
             mode: if self.threads {
                 Mode::Threads
@@ -239,21 +245,6 @@ pub fn main(a: Args) -> Result<Status> {
     common::finish(&a.out, &d.result, &text)
 }
 
-#[derive(Serialize)]
-struct SpectrumRun {
-    parameters: serde_json::Map<String, serde_json::Value>,
-    result: RunResult,
-}
-
-#[derive(Serialize)]
-struct Spectrum {
-    schema: &'static str,
-    tool: Tool,
-    started_at: String,
-    complete: bool,
-    runs: Vec<SpectrumRun>,
-}
-
 fn spectrum(
     a: &Args,
     control: &[Assignment],
@@ -272,7 +263,8 @@ fn spectrum(
         .map(|o| config::resolve(control, env, o))
         .collect::<Result<Vec<_>, _>>()
         .map_err(UsageError)?;
-    let started_at = now_rfc3339();
+    let mut collection = Collection::new("iogauge/iobench-spectrum/v1", Vec::new());
+    collection.set("spectrum", &a.spectrum);
     std::fs::write(&a.output, "")
         .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
     a.out.say(&format!(
@@ -280,16 +272,11 @@ fn spectrum(
         cfgs.len(),
         report::SUMMARY_HEADER
     ));
-    let mut runs = Vec::new();
     let mut bars = Vec::new();
     let mut status = Status::Done;
     for (i, (cfg, combo)) in cfgs.into_iter().zip(&combos).enumerate() {
         let d = one(a, cfg)?;
-        let label = combo
-            .iter()
-            .map(|x| format!("{}={}", x.key, x.value))
-            .collect::<Vec<_>>()
-            .join(" ");
+        let label = label_of(combo);
         let mut f = std::fs::OpenOptions::new()
             .append(true)
             .open(&a.output)
@@ -309,14 +296,18 @@ fn spectrum(
             status = Status::Failed;
         }
         let interrupted = !d.result.complete && d.result.error.is_none();
-        bars.push(iobench::Bar { label, mb: d.mb });
-        runs.push(SpectrumRun {
-            parameters: combo
-                .iter()
-                .map(|x| (x.key.clone(), serde_json::Value::String(x.value.clone())))
-                .collect(),
+        bars.push(iobench::Bar {
+            label: label.clone(),
+            mb: d.mb,
+        });
+        collection.push(Entry {
+            name: label_of(combo),
+            figure: Some(d.mb),
+            unit: Some("MB".into()),
             result: d.result,
         });
+        // each run is written as it ends: a later failure loses nothing
+        a.out.write(&collection)?;
         if interrupted {
             status = Status::Interrupted;
             break;
@@ -327,22 +318,39 @@ fn spectrum(
         a.spectrum.join(" ")
     );
     let svg = iobench::spectrum_svg(&title, &bars).map_err(anyhow::Error::msg)?;
-    std::fs::write(&a.chart, svg)
-        .with_context(|| format!("cannot write the chart {}", a.chart.display()))?;
+    let chart = a.chart();
+    std::fs::write(&chart, svg)
+        .with_context(|| format!("cannot write the chart {}", chart.display()))?;
     a.out.say(&format!(
         "Results written to {}; chart written to {}\n",
         a.output.display(),
-        a.chart.display()
+        chart.display()
     ));
-    a.out.write(&Spectrum {
-        schema: "iogauge/iobench-spectrum/v1",
-        tool: Tool::default(),
-        started_at,
-        complete: status == Status::Done,
-        runs,
-    })?;
+    collection.complete = status == Status::Done;
+    a.out.write(&collection)?;
     if status == Status::Interrupted {
-        eprintln!("iogauge: interrupted; the partial results were written");
+        common::interrupted_line(true);
     }
     Ok(status)
+}
+
+/// A spectrum run's name: its parameters, `FILES=4 USERS=50`.
+fn label_of(combo: &[config::Assignment]) -> String {
+    combo
+        .iter()
+        .map(|x| format!("{}={}", x.key, x.value))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// IOBENCH's defaults, users as processes, for the survey's time per workload.
+pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
+    let r = iobench::run_for(&Config::default(), Mode::Processes, ctx.per, ctx.dir)?;
+    emit(Row::metric(
+        "iobench (defaults)",
+        "transactions_per_s",
+        "tx/s",
+        r,
+    ));
+    Ok(())
 }

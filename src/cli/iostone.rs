@@ -2,9 +2,10 @@
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
-use crate::report::{RunResult, now_rfc3339, text};
-use crate::runner::{self, StopRule, WorkDir};
-use crate::suites::iostone::{C1Worker, C2Worker, Variant, iostones_per_s, plan};
+use super::survey::{Ctx, Row};
+use crate::engine::Choice;
+use crate::report::{RunResult, text};
+use crate::suites::iostone::{self, Options, Seeding, Variant};
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -34,69 +35,24 @@ pub struct Args {
     pub out: OutputArgs,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum Seeding {
-    Srandom,
-    Literal,
-}
-
-impl From<Seeding> for plan::Seeding {
-    fn from(s: Seeding) -> Self {
-        match s {
-            Seeding::Srandom => plan::Seeding::Srandom,
-            Seeding::Literal => plan::Seeding::Literal,
-        }
+impl super::Cmd for Args {
+    const DEFAULT_ENGINE: Option<&'static str> = Some("sync");
+    fn main(self) -> Result<Status> {
+        main(self)
     }
 }
 
-/// Run IOStone and return its result (also used by the survey).
-pub fn measure(a: &Args) -> Result<RunResult> {
-    a.engine.check("sync")?;
-    if a.engine.fsync != crate::engine::FsyncPolicy::Never {
-        crate::usage!("iostone issues no fsync of its own; --fsync applies to run");
-    }
-    let started = now_rfc3339();
-    let need = match a.variant {
-        Variant::C1 => plan::c1_file_size(a.scale),
-        Variant::C2 => (983_040 + plan::C2_NSPACERS as u64 * plan::C2_SPACER_SIZE) * a.scale,
-    };
-    let work = WorkDir::create(&a.dir, "iostone")?;
-    if !a.engine.is_fake("sync") {
-        runner::ensure_space(&a.dir, need)?;
-    }
-    let environment = crate::env::detect(work.path());
-    let config = serde_json::json!({
-        "variant": a.variant, "seeding": a.seeding, "scale": a.scale,
-        "engine": a.engine.name("sync"), "direct": a.engine.direct, "data_bytes": need,
-        "direct_note": a.engine.direct.then_some("O_DIRECT: transfers below 512 B are raised to 512 B and offsets aligned to 512 B"),
-    });
-    let result = RunResult::new("iostone", config, environment, started);
-    let engine = a.engine.make("sync", 64 << 10, 0)?;
-    let align = if a.engine.direct {
-        crate::suites::iostone::DIRECT_SECTOR
-    } else {
-        1
-    };
-    let bar = Bar::new("iostone", None, None, a.out.progress());
-    let outcome = match a.variant {
-        Variant::C1 => {
-            let w = C1Worker::new(engine, work.path(), a.scale, a.seeding.into(), align)?;
-            runner::run(StopRule::default(), vec![w], progress::sink(&bar))
+impl Args {
+    fn options(&self) -> Options {
+        Options {
+            variant: self.variant,
+            seeding: self.seeding,
+            scale: self.scale,
+            dir: self.dir.clone(),
+            engine: self.engine.choice(Choice::SYNC),
+            direct: self.engine.direct,
         }
-        Variant::C2 => {
-            let w = C2Worker::new(engine, work.path(), a.scale, a.seeding.into(), align)?;
-            runner::run(StopRule::default(), vec![w], progress::sink(&bar))
-        }
-    };
-    drop(bar);
-    drop(work);
-    let mut result = result.with_outcome(&outcome);
-    result.metric(
-        "iostones_per_s",
-        iostones_per_s(a.variant, a.scale, result.elapsed_s),
-    );
-    Ok(result)
+    }
 }
 
 /// The original program's closing lines, with the elapsed time in full.
@@ -125,7 +81,10 @@ pub fn classic_lines(variant: Variant, r: &RunResult) -> String {
 
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
-    let r = measure(&a)?;
+    let o = a.options();
+    let bar = Bar::new("iostone", None, None, a.out.progress());
+    let r = iostone::run(&o, progress::sink(&bar))?;
+    drop(bar);
     let mut report = classic_lines(a.variant, &r);
     report += &format!(
         "\niogauge details: IOStone {}, engine {}{}, scale {}\n",
@@ -133,8 +92,8 @@ pub fn main(a: Args) -> Result<Status> {
             Variant::C1 => "C/1",
             Variant::C2 => "C/II",
         },
-        a.engine.name("sync"),
-        if a.engine.direct {
+        o.engine,
+        if o.direct {
             ", O_DIRECT (256 B transfers raised to 512 B)"
         } else {
             ""
@@ -143,4 +102,16 @@ pub fn main(a: Args) -> Result<Status> {
     );
     report += &text::render(&r);
     common::finish(&a.out, &r, &report)
+}
+
+/// IOStone C/1 and C/II as published.
+pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
+    for (variant, name) in [(Variant::C1, "iostone C/1"), (Variant::C2, "iostone C/II")] {
+        if crate::runner::signals::interrupted() {
+            break;
+        }
+        let r = iostone::run(&Options::new(variant, ctx.dir), &crate::runner::NoProgress)?;
+        emit(Row::metric(name, "iostones_per_s", "iostones/s", r));
+    }
+    Ok(())
 }

@@ -1,36 +1,174 @@
-//! The command line: one file per subcommand, the flags they share, and how
-//! errors become exit codes (0 done; 1 the run failed; 2 bad usage or input;
-//! 130 interrupted).
+//! The command line: one file per subcommand, one table of them
+//! ([`COMMANDS`]), the flags they share, and how errors become exit codes
+//! (0 done; 1 the run failed; 2 bad usage or input; 130 interrupted).
+//!
+//! The table drives everything that lists commands: the subcommands clap
+//! parses, `iogauge` with no command, `--help`, the survey (each benchmark's
+//! short form, in table order) and the docs index test. Adding a benchmark
+//! is its folder in `suites/`, its file here, and one line of the table.
 
 mod common;
+mod engines;
 mod iobench;
 mod iostone;
 mod postmark;
 mod progress;
 mod run;
 mod selfscale;
-mod survey;
+pub mod survey;
 
-pub use common::{EngineArgs, OutputArgs, Status};
+pub use common::{EngineArgs, OutputArgs, Status, SyncArgs};
 
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, FromArgMatches};
 use std::process::ExitCode;
 
-/// Bad usage or bad input: exit code 2.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct UsageError(pub String);
+/// Every command, in the order help and the survey show them.
+pub const COMMANDS: &[Entry] = &[
+    tool::<survey::Args>(
+        "survey",
+        "Run a short form of every benchmark and print a one-page scorecard.",
+        "docs/survey.md",
+    ),
+    bench::<run::Args>(
+        "run",
+        "The generic workload: Chen & Patterson's five parameters.",
+        "docs/run.md",
+        Some(run::survey),
+    ),
+    bench::<iostone::Args>(
+        "iostone",
+        "IOStone (Park & Lipton 1987; C/II 1990): random transfers of nine sizes.",
+        "docs/iostone.md",
+        Some(iostone::survey),
+    ),
+    bench::<postmark::Args>(
+        "postmark",
+        "PostMark 1.53 (Katcher 1997): small-file create/read/append/delete, its command language and report.",
+        "docs/postmark.md",
+        Some(postmark::survey),
+    ),
+    bench::<iobench::Args>(
+        "iobench",
+        "IOBENCH (Wolman & Olson 1989): multi-user transactions with locks and CPU work.",
+        "docs/iobench.md",
+        Some(iobench::survey),
+    ),
+    bench::<selfscale::Args>(
+        "selfscale",
+        "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.",
+        "docs/selfscale.md",
+        Some(selfscale::survey),
+    ),
+    tool::<selfscale::PredictArgs>(
+        "predict",
+        "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).",
+        "docs/selfscale.md",
+    ),
+    tool::<engines::Args>(
+        "engines",
+        "List the I/O engines and what each does.",
+        "docs/measurement.md",
+    ),
+    hidden::<iobench::UserArgs>(
+        "iobench-user",
+        "One IOBENCH user process (started by 'iogauge iobench', not by hand).",
+    ),
+];
 
-impl UsageError {
-    pub fn new(msg: impl Into<String>) -> Self {
-        UsageError(msg.into())
+/// A subcommand's arguments and what it does with them.
+pub trait Cmd: clap::Args + FromArgMatches {
+    /// The engine used without `--engine`, named in the command's help.
+    const DEFAULT_ENGINE: Option<&'static str> = None;
+    fn main(self) -> anyhow::Result<Status>;
+}
+
+/// What the table says of a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A benchmark: it measures, and the survey may run its short form.
+    Benchmark,
+    /// A command around the benchmarks (survey, predict, engines).
+    Tool,
+    /// Started by iogauge itself; not shown.
+    Hidden,
+}
+
+/// One line of the command table.
+pub struct Entry {
+    pub name: &'static str,
+    /// One line for `iogauge` with no command and `--help`.
+    pub about: &'static str,
+    /// The docs page a user reads about it.
+    pub doc: Option<&'static str>,
+    pub kind: Kind,
+    /// Its short form in `iogauge survey`; `None`: not in the survey.
+    pub survey: Option<survey::Form>,
+    command: fn() -> clap::Command,
+    run: fn(&ArgMatches) -> anyhow::Result<Status>,
+}
+
+impl Entry {
+    /// The clap command of this entry, with its name and about line.
+    pub fn command(&self) -> clap::Command {
+        let mut c = (self.command)().name(self.name).about(self.about);
+        if self.kind == Kind::Hidden {
+            c = c.hide(true);
+        }
+        c
     }
 }
 
-/// Return early with a [`UsageError`].
-#[macro_export]
-macro_rules! usage {
-    ($($t:tt)*) => { return Err($crate::cli::UsageError::new(format!($($t)*)).into()) };
+const fn entry<A: Cmd>(
+    name: &'static str,
+    about: &'static str,
+    doc: Option<&'static str>,
+    kind: Kind,
+    survey: Option<survey::Form>,
+) -> Entry {
+    Entry {
+        name,
+        about,
+        doc,
+        kind,
+        survey,
+        command: command_of::<A>,
+        run: run_of::<A>,
+    }
+}
+
+const fn bench<A: Cmd>(
+    name: &'static str,
+    about: &'static str,
+    doc: &'static str,
+    survey: Option<survey::Form>,
+) -> Entry {
+    entry::<A>(name, about, Some(doc), Kind::Benchmark, survey)
+}
+
+const fn tool<A: Cmd>(name: &'static str, about: &'static str, doc: &'static str) -> Entry {
+    entry::<A>(name, about, Some(doc), Kind::Tool, None)
+}
+
+const fn hidden<A: Cmd>(name: &'static str, about: &'static str) -> Entry {
+    entry::<A>(name, about, None, Kind::Hidden, None)
+}
+
+fn command_of<A: Cmd>() -> clap::Command {
+    let c = A::augment_args(clap::Command::new("command"));
+    match A::DEFAULT_ENGINE {
+        Some(d) if c.get_arguments().any(|a| a.get_id() == "engine") => c.mut_arg("engine", |a| {
+            a.help(format!(
+                "I/O engine: {} ('iogauge engines' describes each). Default: {d}.",
+                crate::engine::names()
+            ))
+        }),
+        _ => c,
+    }
+}
+
+fn run_of<A: Cmd>(m: &ArgMatches) -> anyhow::Result<Status> {
+    let a = A::from_arg_matches(m).map_err(|e| crate::error::UsageError::new(e.to_string()))?;
+    a.main()
 }
 
 const LONG_VERSION: &str = concat!(
@@ -40,51 +178,38 @@ const LONG_VERSION: &str = concat!(
     ")"
 );
 
-/// iogauge: storage and file-system benchmarks you can trust.
-///
-/// Every command times each operation in nanoseconds into HDR histograms,
-/// records CPU use, the share of time spent in I/O and throughput over time,
-/// and the machine, file system and mount options it ran on. `--json PATH`
-/// writes all of it; the text report goes to stdout.
-#[derive(Parser, Debug)]
-#[command(
-    name = "iogauge",
-    version = LONG_VERSION,
-    propagate_version = true
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    pub command: Command,
+const ABOUT: &str = "iogauge: storage and file-system benchmarks you can trust.";
+const LONG_ABOUT: &str = "iogauge: storage and file-system benchmarks you can trust.
+
+Every command times each operation in nanoseconds into HDR histograms, records CPU use, the share of time spent in I/O and throughput over time, and the machine, file system and mount options it ran on. `--json PATH` writes all of it; the text report goes to stdout.";
+
+/// The whole command line, built from the table.
+pub fn command() -> clap::Command {
+    clap::Command::new("iogauge")
+        .version(LONG_VERSION)
+        .about(ABOUT)
+        .long_about(LONG_ABOUT)
+        .propagate_version(true)
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommands(COMMANDS.iter().map(Entry::command))
 }
 
-#[derive(Subcommand, Debug)]
-pub enum Command {
-    /// Run a short form of every benchmark and print a one-page scorecard.
-    Survey(survey::Args),
-    /// The generic workload: Chen & Patterson's five parameters.
-    Run(run::Args),
-    /// IOStone (Park & Lipton 1987; C/II 1990): random transfers of nine sizes.
-    Iostone(iostone::Args),
-    /// PostMark 1.53 (Katcher 1997): small-file create/read/append/delete, its command language and report.
-    Postmark(postmark::Args),
-    /// IOBENCH (Wolman & Olson 1989): multi-user transactions with locks and CPU work.
-    Iobench(iobench::Args),
-    /// One IOBENCH user process (started by `iogauge iobench`, not by hand).
-    #[command(hide = true)]
-    IobenchUser(iobench::UserArgs),
-    /// Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.
-    Selfscale(selfscale::Args),
-    /// Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).
-    Predict(selfscale::PredictArgs),
-    /// List the I/O engines and what each does.
-    Engines,
+/// The commands a user sees, one per line, for `iogauge` with no command.
+pub fn command_list() -> String {
+    let width = COMMANDS.iter().map(|e| e.name.len()).max().unwrap_or(0);
+    COMMANDS
+        .iter()
+        .filter(|e| e.kind != Kind::Hidden)
+        .map(|e| format!("  {:<width$}  {}\n", e.name, e.about))
+        .collect()
 }
 
 /// Parse the command line, run the command, map the outcome to an exit code.
 pub fn main() -> ExitCode {
     crate::runner::signals::install();
-    let cli = match Cli::try_parse() {
-        Ok(c) => c,
+    let matches = match command().try_get_matches() {
+        Ok(m) => m,
         Err(e) => {
             use clap::error::ErrorKind;
             return match e.kind() {
@@ -92,39 +217,62 @@ pub fn main() -> ExitCode {
                     let _ = e.print();
                     ExitCode::SUCCESS
                 }
-                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                | ErrorKind::MissingSubcommand => {
                     eprintln!(
-                        "iogauge: a command is required: survey, run, iostone or engines (see 'iogauge --help')"
+                        "iogauge: a command is required (see 'iogauge --help'):\n{}",
+                        command_list()
                     );
                     ExitCode::from(2)
                 }
                 _ => {
-                    // one line: what is wrong (clap's first line, minus its prefix)
-                    let text = e.to_string();
-                    let first = text.lines().next().unwrap_or("bad usage");
-                    let first = first.strip_prefix("error: ").unwrap_or(first);
-                    eprintln!("iogauge: {first} (see 'iogauge --help')");
+                    eprintln!("iogauge: {} (see 'iogauge --help')", clap_line(&e));
                     ExitCode::from(2)
                 }
             };
         }
     };
-    let result = match cli.command {
-        Command::Survey(a) => survey::main(a),
-        Command::Run(a) => run::main(a),
-        Command::Iostone(a) => iostone::main(a),
-        Command::Postmark(a) => postmark::main(a),
-        Command::Iobench(a) => iobench::main(a),
-        Command::IobenchUser(a) => iobench::user_main(a),
-        Command::Selfscale(a) => selfscale::main(a),
-        Command::Predict(a) => selfscale::predict_main(a),
-        Command::Engines => {
-            for e in crate::engine::ENGINES {
-                println!("{:<10} {}", e.name, e.doc);
-            }
-            Ok(Status::Done)
-        }
+    let (name, sub) = matches.subcommand().expect("a subcommand is required");
+    let entry = COMMANDS
+        .iter()
+        .find(|e| e.name == name)
+        .expect("clap only accepts commands of the table");
+    exit_code((entry.run)(sub))
+}
+
+/// Clap's message as one line: what is wrong, with the argument's name.
+fn clap_line(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let text = e.to_string();
+    let first = text.lines().next().unwrap_or("bad usage");
+    let first = first.strip_prefix("error: ").unwrap_or(first).to_string();
+    let ctx = |k: ContextKind| match e.get(k) {
+        Some(ContextValue::String(s)) => Some(s.clone()),
+        Some(ContextValue::Strings(v)) => Some(v.join(", ")),
+        _ => None,
     };
+    match e.kind() {
+        // clap puts the names on the lines after the first
+        ErrorKind::MissingRequiredArgument => match ctx(ContextKind::InvalidArg) {
+            Some(args) => format!("missing required argument: {args}"),
+            None => first,
+        },
+        ErrorKind::InvalidValue => {
+            match (ctx(ContextKind::InvalidValue), ctx(ContextKind::InvalidArg)) {
+                (Some(v), Some(arg)) => {
+                    let valid = ctx(ContextKind::ValidValue)
+                        .map(|v| format!("; the values are: {v}"))
+                        .unwrap_or_default();
+                    format!("invalid value '{v}' for {arg}{valid}")
+                }
+                _ => first,
+            }
+        }
+        _ => first,
+    }
+}
+
+fn exit_code(result: anyhow::Result<Status>) -> ExitCode {
     match result {
         Ok(Status::Done) => ExitCode::SUCCESS,
         Ok(Status::Failed) => ExitCode::from(1),
@@ -135,7 +283,7 @@ pub fn main() -> ExitCode {
             }
             let msg = format!("{e:#}").replace('\n', " ");
             eprintln!("iogauge: {msg}");
-            if e.downcast_ref::<UsageError>().is_some() {
+            if crate::error::is_usage(&e) {
                 ExitCode::from(2)
             } else {
                 ExitCode::from(1)
@@ -154,17 +302,59 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
 
     #[test]
     fn cli_is_well_formed() {
-        Cli::command().debug_assert();
+        command().debug_assert();
+    }
+
+    #[test]
+    fn the_table_has_unique_names_and_every_visible_command_a_doc() {
+        let mut names: Vec<&str> = COMMANDS.iter().map(|e| e.name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), COMMANDS.len());
+        for e in COMMANDS {
+            assert!(!e.about.is_empty() && !e.about.contains('\n'), "{}", e.name);
+            if e.kind != Kind::Hidden {
+                assert!(e.doc.is_some(), "{} has no docs page", e.name);
+            }
+            if e.kind != Kind::Benchmark {
+                assert!(
+                    e.survey.is_none(),
+                    "{}: only benchmarks join the survey",
+                    e.name
+                );
+            }
+        }
+    }
+
+    /// The docs index: every page the table names exists, and the README
+    /// lists every visible command with its page.
+    #[test]
+    fn docs_index_matches_the_table() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+        for e in COMMANDS.iter().filter(|e| e.kind != Kind::Hidden) {
+            let doc = e.doc.unwrap();
+            assert!(
+                root.join(doc).is_file(),
+                "{} names {doc}, which is missing",
+                e.name
+            );
+            assert!(
+                readme.contains(&format!("`iogauge {}", e.name)),
+                "the README does not list 'iogauge {}'",
+                e.name
+            );
+            assert!(readme.contains(doc), "the README does not link {doc}");
+        }
     }
 
     /// Every flag of every subcommand says what it does.
     #[test]
     fn every_flag_has_help() {
-        for sub in Cli::command().get_subcommands() {
+        for sub in command().get_subcommands() {
             for arg in sub.get_arguments() {
                 if arg.get_id() == "help" || arg.get_id() == "version" {
                     continue;
@@ -175,6 +365,20 @@ mod tests {
                     sub.get_name(),
                     arg.get_id()
                 );
+            }
+        }
+    }
+
+    /// Help lists the engines from the table and each command's own default.
+    #[test]
+    fn engine_help_comes_from_the_table() {
+        for sub in command().get_subcommands() {
+            if let Some(a) = sub.get_arguments().find(|a| a.get_id() == "engine") {
+                let h = a.get_help().unwrap().to_string();
+                for e in crate::engine::ENGINES {
+                    assert!(h.contains(e.name), "{}: {h}", sub.get_name());
+                }
+                assert!(!h.contains(" for run, "), "{}: {h}", sub.get_name());
             }
         }
     }

@@ -9,6 +9,7 @@ use std::time::Duration;
 pub struct Bar {
     bar: ProgressBar,
     by_time: bool,
+    total: Option<Duration>,
 }
 
 impl Bar {
@@ -26,8 +27,10 @@ impl Bar {
             (None, Some(n)) => (ProgressBar::new(n), false),
             (None, None) => (ProgressBar::new_spinner(), false),
         };
+        // by time: the run's own clock and length (not indicatif's estimate,
+        // which counts the untimed layout before the first tick)
         let tmpl = if by_time {
-            "{prefix} [{bar:30}] {elapsed}/{duration} {msg}"
+            "{prefix} [{bar:30}] {msg}"
         } else {
             "{prefix} [{bar:30}] {pos}/{len} ops {msg}"
         };
@@ -37,15 +40,28 @@ impl Bar {
                 .progress_chars("=> "),
         );
         bar.set_prefix(label.to_string());
-        Some(Bar { bar, by_time })
+        Some(Bar {
+            bar,
+            by_time,
+            total: duration,
+        })
     }
 }
 
 impl Progress for Bar {
+    fn status(&self, what: &str) {
+        self.bar.set_message(what.to_string());
+        self.bar.tick();
+    }
+
     fn tick(&self, done_ops: u64, elapsed: Duration) {
         if self.by_time {
             self.bar.set_position(elapsed.as_millis() as u64);
-            self.bar.set_message(format!("{done_ops} ops"));
+            let total = self.total.unwrap_or_default().as_secs_f64();
+            self.bar.set_message(format!(
+                "{:.0}s/{total:.0}s  {done_ops} ops",
+                elapsed.as_secs_f64().min(total)
+            ));
         } else {
             self.bar.set_position(done_ops);
         }

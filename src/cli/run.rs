@@ -1,10 +1,12 @@
 //! `iogauge run`: the generic five-parameter workload.
 
-use super::common::{self, EngineArgs, OutputArgs, Status};
+use super::common::{self, EngineArgs, OutputArgs, Status, SyncArgs};
 use super::progress::{self, Bar};
+use super::survey::{Ctx, Row};
+use crate::engine::{Choice, FsyncPolicy};
 use crate::report::text;
 use crate::runner::StopRule;
-use crate::workload::exec::{IoSetup, run_generic};
+use crate::runner::generic::{IoSetup, run_generic};
 use crate::workload::generic::GenericSpec;
 use anyhow::Result;
 use std::path::PathBuf;
@@ -18,16 +20,16 @@ use std::time::Duration;
 #[command(allow_negative_numbers = true)]
 pub struct Args {
     /// Total bytes the workload touches, spread over --files files.
-    #[arg(long, default_value = "64M", value_name = "SIZE", value_parser = common::size_arg)]
+    #[arg(long, default_value = "64M", value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
     pub unique_bytes: u64,
     /// Mean request size; sizes are gamma-distributed around it (see --size-cv).
-    #[arg(long, default_value = "20K", value_name = "SIZE", value_parser = common::size_arg)]
+    #[arg(long, default_value = "20K", value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
     pub size_mean: u64,
     /// Coefficient of variation of request sizes (1 = exponential, 0 = fixed).
     #[arg(long, default_value_t = 1.0, value_name = "X")]
     pub size_cv: f64,
     /// Request sizes and offsets are multiples of this (default 512 B; 4 KiB with --direct).
-    #[arg(long, value_name = "SIZE", value_parser = common::size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
     pub align: Option<u64>,
     /// Share of requests that read (the rest write).
     #[arg(long, default_value = "0.5", value_name = "F", value_parser = common::fraction_arg)]
@@ -36,19 +38,19 @@ pub struct Args {
     #[arg(long, default_value = "0.5", value_name = "F", value_parser = common::fraction_arg)]
     pub seq_frac: f64,
     /// Concurrent workers (threads), each with its own sequential stream.
-    #[arg(long, short = 'p', default_value_t = 1, value_name = "N")]
+    #[arg(long, short = 'p', default_value = "1", value_name = "N", value_parser = common::count_arg)]
     pub processes: usize,
     /// Spread the unique bytes over N files of equal size.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub files: u32,
+    #[arg(long, default_value = "1", value_name = "N", value_parser = common::count_arg)]
+    pub files: usize,
     /// Measure for this long (e.g. 30s, 2m; a plain number is seconds). Default 10s unless --ops.
-    #[arg(long, value_name = "TIME", value_parser = common::duration_arg)]
+    #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
     pub duration: Option<Duration>,
     /// Stop after N reads and writes in all (fsyncs come on top), instead of a duration.
     #[arg(long, value_name = "N")]
     pub ops: Option<u64>,
     /// Run this long first without counting (e.g. 5s).
-    #[arg(long, value_name = "TIME", value_parser = common::duration_arg)]
+    #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
     pub ramp: Option<Duration>,
     /// Seed of the request stream: the same seed issues the same requests.
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -62,7 +64,16 @@ pub struct Args {
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
+    pub sync: SyncArgs,
+    #[command(flatten)]
     pub out: OutputArgs,
+}
+
+impl super::Cmd for Args {
+    const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
+    fn main(self) -> anyhow::Result<Status> {
+        main(self)
+    }
 }
 
 impl Args {
@@ -79,22 +90,32 @@ impl Args {
             read_frac: self.read_frac,
             seq_frac: self.seq_frac,
             processes: self.processes,
-            files: self.files,
+            files: u32::try_from(self.files).map_err(|_| {
+                crate::error::UsageError::new(format!("--files {} is too many", self.files))
+            })?,
             align,
             seed: self.seed,
         };
-        spec.validate().map_err(super::UsageError)?;
+        spec.validate().map_err(crate::error::UsageError)?;
+        if self.size_mean > spec.file_size() {
+            crate::usage!(
+                "--size-mean {} is larger than each file ({}: --unique-bytes over --files); requests cannot be larger than the file",
+                crate::units::fmt_bytes(self.size_mean),
+                crate::units::fmt_bytes(spec.file_size())
+            );
+        }
         Ok(spec)
     }
 
-    pub fn setup(&self) -> IoSetup {
-        IoSetup {
-            engine: self.engine.name("psync").to_string(),
+    pub fn setup(&self) -> anyhow::Result<IoSetup> {
+        self.sync.check()?;
+        Ok(IoSetup {
+            engine: self.engine.check(Choice::PSYNC)?,
             direct: self.engine.direct,
-            fsync: self.engine.fsync,
-            fdatasync: self.engine.fdatasync,
+            fsync: self.sync.fsync,
+            fdatasync: self.sync.fdatasync,
             cold: self.cold,
-        }
+        })
     }
 
     pub fn rule(&self) -> Result<StopRule> {
@@ -117,7 +138,7 @@ impl Args {
 
 /// A one-line description of a generic workload.
 pub fn describe(spec: &GenericSpec, setup: &IoSetup) -> String {
-    use crate::workload::units::fmt_bytes;
+    use crate::units::fmt_bytes;
     format!(
         "uniqueBytes {} in {} file{}, sizeMean {} (cv {}), readFrac {}, seqFrac {}, processNum {}; engine {}{}",
         fmt_bytes(spec.unique_bytes),
@@ -136,8 +157,7 @@ pub fn describe(spec: &GenericSpec, setup: &IoSetup) -> String {
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
     let spec = a.spec()?;
-    let setup = a.setup();
-    a.engine.check("psync")?;
+    let setup = a.setup()?;
     let rule = a.rule()?;
     let bar = Bar::new("run", rule.duration, rule.ops, a.out.progress());
     let result = run_generic(&spec, &setup, rule, &a.dir, progress::sink(&bar))?;
@@ -145,4 +165,82 @@ pub fn main(a: Args) -> Result<Status> {
     let mut report = format!("iogauge run: {}\n", describe(&spec, &setup));
     report += &text::render(&result);
     common::finish(&a.out, &result, &report)
+}
+
+/// The survey's points of the generic workload: cached 4 KiB random reads,
+/// Chen & Patterson's focal mix, a sequential write (O_DIRECT where the
+/// file system takes it, else buffered with an fsync every 16 MiB) and
+/// O_DIRECT 4 KiB random reads.
+pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
+    let scale = if ctx.quick { 1 } else { 2 };
+    let spec = |unique: u64, mean: u64, cv: f64, read: f64, seq: f64, align: u64| GenericSpec {
+        unique_bytes: unique * scale,
+        size_mean: mean,
+        size_cv: cv,
+        read_frac: read,
+        seq_frac: seq,
+        processes: 1,
+        files: 1,
+        align,
+        seed: 1,
+    };
+    let setup = |direct: bool, fsync: FsyncPolicy| IoSetup {
+        engine: Choice::PSYNC,
+        direct,
+        fsync,
+        fdatasync: false,
+        cold: false,
+    };
+    let mut points = vec![
+        (
+            "cached 4 KiB random read",
+            spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
+            setup(false, FsyncPolicy::Never),
+        ),
+        (
+            "focal mix (20K, r.5, s.5)",
+            spec(32 << 20, 20 << 10, 1.0, 0.5, 0.5, 512),
+            setup(false, FsyncPolicy::Never),
+        ),
+    ];
+    if ctx.direct_ok {
+        points.push((
+            "O_DIRECT 1 MiB sequential write",
+            spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            setup(true, FsyncPolicy::Never),
+        ));
+        points.push((
+            "O_DIRECT 4 KiB random read",
+            spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
+            setup(true, FsyncPolicy::Never),
+        ));
+    } else {
+        points.push((
+            "1 MiB seq. write, fsync/16 MiB",
+            spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            setup(false, FsyncPolicy::Every(16)),
+        ));
+    }
+    for (name, spec, setup) in points {
+        if crate::runner::signals::interrupted() {
+            break;
+        }
+        let rule = StopRule {
+            duration: Some(ctx.per),
+            ..Default::default()
+        };
+        let bar = Bar::new(name, Some(ctx.per), None, ctx.progress);
+        let r = run_generic(&spec, &setup, rule, ctx.dir, progress::sink(&bar))?;
+        drop(bar);
+        let (fig, unit) = if spec.size_mean >= 1 << 20 {
+            (
+                (r.summary.read_bytes_per_s + r.summary.write_bytes_per_s) / 1e6,
+                "MB/s",
+            )
+        } else {
+            (r.summary.ops_per_s, "IO/s")
+        };
+        emit(Row::new(format!("run: {name}"), fig, unit, r));
+    }
+    Ok(())
 }

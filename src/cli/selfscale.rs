@@ -2,9 +2,10 @@
 //! validation and refinement) and `iogauge predict` (predicted performance
 //! from a model file).
 
-use super::UsageError;
-use super::common::{self, EngineArgs, OutputArgs, Status};
-use crate::engine::FsyncPolicy;
+use super::common::{self, EngineArgs, OutputArgs, Status, SyncArgs};
+use super::survey::{Ctx, Row};
+use crate::engine::{Choice, FsyncPolicy};
+use crate::error::UsageError;
 use crate::runner::signals;
 use crate::selfscale::model::{Model, Param, Workload, short_bytes};
 use crate::selfscale::{self, MemoryLimit, Observer, Options, ValidateOptions};
@@ -34,10 +35,10 @@ pub struct Args {
     #[arg(long)]
     pub quick: bool,
     /// Largest uniqueBytes of the sweep (default: what this machine allows; the output says what it picked).
-    #[arg(long, value_name = "SIZE", value_parser = common::size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
     pub max_bytes: Option<u64>,
     /// Smallest uniqueBytes of the sweep (default 1M).
-    #[arg(long, value_name = "SIZE", value_parser = common::size_arg)]
+    #[arg(long, value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
     pub min_bytes: Option<u64>,
     /// Bound the page cache with a memory cgroup (v2 memory.max, else v1 memory.limit_in_bytes; needs root): a size, or 'off'. Default: 1G (512M with --quick) where cgroups allow it.
     #[arg(long, value_name = "SIZE|off", value_parser = memory_limit_arg)]
@@ -52,7 +53,7 @@ pub struct Args {
     #[arg(long, value_name = "F", value_parser = common::fraction_arg)]
     pub precision: Option<f64>,
     /// Time cap of one point (default 4s; 1.5s with --quick).
-    #[arg(long, value_name = "TIME", value_parser = common::duration_arg)]
+    #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
     pub point_time: Option<Duration>,
     /// At most N performance regions (default 3; 2 with --quick).
     #[arg(long, value_name = "N")]
@@ -72,7 +73,22 @@ pub struct Args {
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
+    pub sync: SyncArgs,
+    #[command(flatten)]
     pub output: OutputArgs,
+}
+
+impl super::Cmd for Args {
+    const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
+    fn main(self) -> Result<Status> {
+        main(self)
+    }
+}
+
+impl super::Cmd for PredictArgs {
+    fn main(self) -> Result<Status> {
+        predict_main(self)
+    }
 }
 
 /// `off`, `none`, `0` or a size.
@@ -136,18 +152,21 @@ impl Drop for Progress {
 
 impl Args {
     fn options(&self) -> Result<Options> {
-        if let Some(f) = self.engine.fsync_end() {
-            crate::usage!("{f}");
+        if self.sync.fsync == FsyncPolicy::End {
+            crate::usage!(
+                "--fsync end has no meaning for selfscale (its points run in short batches); use never or every=N"
+            );
         }
+        self.sync.check()?;
         let mut o = Options::new(&self.dir);
         o.quick = self.quick;
         o.min_bytes = self.min_bytes;
         o.max_bytes = self.max_bytes;
         o.memory_limit = self.memory_limit.unwrap_or(MemoryLimit::Auto);
-        o.engine = self.engine.name("psync").to_string();
+        o.engine = self.engine.choice(Choice::PSYNC);
         o.direct = self.engine.direct;
-        o.fsync = self.engine.fsync;
-        o.fdatasync = self.engine.fdatasync;
+        o.fsync = self.sync.fsync;
+        o.fdatasync = self.sync.fdatasync;
         o.size_cv = self.size_cv.unwrap_or(1.0);
         o.seed = self.seed;
         o.precision = self.precision;
@@ -174,17 +193,9 @@ impl Args {
         add(self.max_regions.is_some(), "--max-regions");
         add(self.engine.engine.is_some(), "--engine");
         add(self.engine.direct, "--direct");
-        add(self.engine.fsync != FsyncPolicy::Never, "--fsync");
-        add(self.engine.fdatasync, "--fdatasync");
+        add(self.sync.fsync != FsyncPolicy::Never, "--fsync");
+        add(self.sync.fdatasync, "--fdatasync");
         v
-    }
-}
-
-impl EngineArgs {
-    fn fsync_end(&self) -> Option<String> {
-        (self.fsync == FsyncPolicy::End).then(|| {
-            "--fsync end has no meaning for selfscale (its points run in short batches); use never or every=N".to_string()
-        })
     }
 }
 
@@ -396,7 +407,7 @@ pub struct PredictArgs {
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     #[command(flatten)]
-    pub out: OutputArgs,
+    pub out: common::JsonArgs,
 }
 
 /// A workload as given: the parameters named, the others unset.
@@ -589,6 +600,28 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
     a.out.say(&text);
     a.out.write(&out)?;
     Ok(Status::Done)
+}
+
+/// A short self-scaling pass: the regions, a focal point, the curves. Its
+/// model is kept where the survey was told (`--out`, or beside `--json`).
+pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
+    let pass = selfscale::short_pass(ctx.dir, ctx.out, ctx.quick, &selfscale::Quiet)?;
+    let fig = pass.result.summary.read_bytes_per_s + pass.result.summary.write_bytes_per_s;
+    let mut row = Row::new("selfscale (short pass)", fig / 1e6, "MB/s", pass.result);
+    let mut note = pass.line;
+    if ctx.keep_out {
+        note += &format!("; model in {}", ctx.out.display());
+        row.extra.push((
+            "selfscale_model",
+            serde_json::Value::String(pass.model_path.display().to_string()),
+        ));
+    }
+    row.note = Some(note);
+    if !pass.complete {
+        row.result.complete = false;
+    }
+    emit(row);
+    Ok(())
 }
 
 #[cfg(test)]

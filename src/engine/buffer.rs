@@ -30,7 +30,7 @@ impl AlignedBuf {
     /// A buffer filled with incompressible bytes from `seed`.
     pub fn random(len: usize, seed: u64) -> Self {
         let mut b = Self::new(len);
-        crate::workload::fill_random(&mut b, seed);
+        crate::data::fill_random(&mut b, seed);
         b
     }
 }

@@ -249,7 +249,9 @@ mod tests {
     #[test]
     fn per_character_stream() {
         let dir = tempfile::tempdir().unwrap();
-        let mut e = make("buffered", &EngineOpts::default()).unwrap();
+        let mut e = super::Choice::BUFFERED
+            .make(&EngineOpts::default())
+            .unwrap();
         let f = e.open(&dir.path().join("c"), OpenHow::CREATE).unwrap();
         for i in 0..10_000u64 {
             e.buf_mut(0)[0] = (i % 251) as u8;
@@ -296,7 +298,9 @@ mod tests {
     #[test]
     fn append_goes_to_the_end() {
         let dir = tempfile::tempdir().unwrap();
-        let mut e = make("buffered", &EngineOpts::default()).unwrap();
+        let mut e = super::Choice::BUFFERED
+            .make(&EngineOpts::default())
+            .unwrap();
         let f = e.open(&dir.path().join("a"), OpenHow::CREATE).unwrap();
         let mut req = Req::write(f, 0, 100);
         e.exec(req).unwrap();

@@ -238,7 +238,7 @@ pub struct EngineInfo {
 /// Every engine iogauge has.
 pub const ENGINES: &[EngineInfo] = &[psync::INFO, sync::INFO, buffered::INFO, null::INFO];
 
-pub fn find(name: &str) -> Option<&'static EngineInfo> {
+fn find(name: &str) -> Option<&'static EngineInfo> {
     ENGINES.iter().find(|e| e.name == name)
 }
 
@@ -251,21 +251,91 @@ pub fn names() -> String {
         .join(", ")
 }
 
-/// Make the engine `name` with `opts`, checking its capabilities.
-pub fn make(name: &str, opts: &EngineOpts) -> Result<Box<dyn Engine>, String> {
-    let info = find(name)
-        .ok_or_else(|| format!("unknown engine '{name}'; the engines are: {}", names()))?;
-    if opts.direct && !info.caps.direct {
-        return Err(format!(
-            "engine '{name}' cannot do O_DIRECT I/O; use psync or sync with --direct"
-        ));
+/// An engine of the table, chosen once (by the command line, a control
+/// file or a model) and passed around typed: nothing after the choice
+/// looks a name up again. Serialises as its name.
+#[derive(Clone, Copy)]
+pub struct Choice(&'static EngineInfo);
+
+impl Choice {
+    pub const PSYNC: Choice = Choice(&ENGINES[0]);
+    pub const SYNC: Choice = Choice(&ENGINES[1]);
+    pub const BUFFERED: Choice = Choice(&ENGINES[2]);
+    pub const NULL: Choice = Choice(&ENGINES[3]);
+
+    /// The engine called `name`; the one place that knows the names.
+    pub fn parse(name: &str) -> Result<Choice, String> {
+        find(name.trim())
+            .map(Choice)
+            .ok_or_else(|| format!("unknown engine '{name}'; the engines are: {}", names()))
     }
-    if opts.depth > 1 && info.caps.sync {
-        return Err(format!(
-            "engine '{name}' is synchronous and keeps one operation in flight; --iodepth must be 1"
-        ));
+
+    pub fn name(self) -> &'static str {
+        self.0.name
     }
-    (info.make)(opts).map_err(|e| format!("cannot set up engine '{name}': {e}"))
+
+    pub fn info(self) -> &'static EngineInfo {
+        self.0
+    }
+
+    pub fn caps(self) -> Caps {
+        self.0.caps
+    }
+
+    /// Does no I/O at all (needs no space, touches no file).
+    pub fn is_fake(self) -> bool {
+        self.0.caps.fake
+    }
+
+    /// Check that the engine can do what `opts` asks, without making it.
+    pub fn check(self, opts: &EngineOpts) -> Result<(), String> {
+        let (name, caps) = (self.0.name, self.0.caps);
+        // (extra slots of a synchronous engine are buffers, not depth)
+        if opts.direct && !caps.direct {
+            return Err(format!(
+                "engine '{name}' cannot do O_DIRECT I/O; use psync or sync with --direct"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Make the engine with `opts`, checking its capabilities first.
+    pub fn make(self, opts: &EngineOpts) -> Result<Box<dyn Engine>, String> {
+        self.check(opts)?;
+        (self.0.make)(opts).map_err(|e| format!("cannot set up engine '{}': {e}", self.0.name))
+    }
+}
+
+impl PartialEq for Choice {
+    fn eq(&self, other: &Choice) -> bool {
+        self.0.name == other.0.name
+    }
+}
+impl Eq for Choice {}
+
+impl std::fmt::Debug for Choice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+impl std::fmt::Display for Choice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.name)
+    }
+}
+
+impl Serialize for Choice {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.name)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Choice {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Choice, D::Error> {
+        let name = String::deserialize(d)?;
+        Choice::parse(&name).map_err(serde::de::Error::custom)
+    }
 }
 
 /// Open a real file for a kernel-backed engine.
@@ -450,11 +520,18 @@ mod tests {
                 .unwrap()
                 .contains("psync")
         );
-        let deep = EngineOpts {
-            depth: 8,
-            ..Default::default()
-        };
-        assert!(make("psync", &deep).err().unwrap().contains("iodepth"));
+        // the table's names parse; the engines are listed in the refusal
+        for e in ENGINES {
+            assert_eq!(Choice::parse(e.name).unwrap().name(), e.name);
+        }
+        assert_eq!(serde_json::to_string(&Choice::SYNC).unwrap(), "\"sync\"");
+        let back: Choice = serde_json::from_str("\"null\"").unwrap();
+        assert!(back.is_fake() && back == Choice::NULL);
+        assert!(serde_json::from_str::<Choice>("\"nope\"").is_err());
+    }
+
+    fn make(name: &str, o: &EngineOpts) -> Result<Box<dyn Engine>, String> {
+        Choice::parse(name)?.make(o)
     }
 
     /// Every kernel-backed engine writes and reads back the same bytes.

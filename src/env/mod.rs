@@ -6,7 +6,7 @@
 //! without `data=journal`, `sync`, `noatime` or `discard`, on a virtio disk
 //! versus NVMe, with `mq-deadline` versus `none`, or with a `tsc` versus a
 //! `hpet` clock source timing every operation. [`detect`] records all of it in
-//! the `environment` part of the result schema (see `ARCHITECTURE.md`), so
+//! the `environment` part of the result schema (docs/result-schema.json), so
 //! two results can be compared honestly, or shown not to be comparable.
 //!
 //! Detection never fails: whatever cannot be read stays empty (or zero). The
@@ -379,10 +379,20 @@ fn cpu_model_in(text: &str) -> Option<String> {
 }
 
 fn mem_total() -> u64 {
+    meminfo("MemTotal:")
+}
+
+/// Memory available for new use without swapping (`MemAvailable`), in
+/// bytes; 0 when unknown.
+pub fn mem_available() -> u64 {
+    meminfo("MemAvailable:")
+}
+
+fn meminfo(key: &str) -> u64 {
     let text = fs::read_to_string("/proc/meminfo").unwrap_or_default();
     text.lines()
         .find_map(|line| {
-            let rest = line.strip_prefix("MemTotal:")?;
+            let rest = line.strip_prefix(key)?;
             let kib: u64 = rest.split_whitespace().next()?.parse().ok()?;
             Some(kib.saturating_mul(1024))
         })

@@ -224,11 +224,19 @@ impl KindStats {
         self.moments().stddev_ns()
     }
 
+    /// The `q`th percentile. The histogram answers with the highest value
+    /// equivalent to the bucket's (up to 0.1 % above the true value); the
+    /// exact min and max bound it, so no percentile is printed above the
+    /// max or below the min.
     pub fn percentile_ns(&self, q: f64) -> u64 {
         if self.count == 0 {
             return 0;
         }
-        self.hist.value_at_quantile(q / 100.0)
+        self.clamp(self.hist.value_at_quantile(q / 100.0))
+    }
+
+    fn clamp(&self, v: u64) -> u64 {
+        v.clamp(self.min_ns.min(self.max_ns), self.max_ns)
     }
 
     pub fn summary(&self) -> LatencySummary {
@@ -237,7 +245,7 @@ impl KindStats {
         if self.count > 0 {
             let qs = [0.50, 0.90, 0.95, 0.99, 0.999, 0.9999];
             for (slot, v) in p.iter_mut().zip(self.hist.value_at_quantiles(qs)) {
-                *slot = v;
+                *slot = self.clamp(v);
             }
         }
         LatencySummary {
@@ -413,6 +421,23 @@ impl WorkerStats {
     }
 }
 
+/// What a run measured.
+pub struct Outcome {
+    /// All workers merged.
+    pub stats: WorkerStats,
+    /// Each worker's own stats, in worker order; empty when there is one
+    /// worker (`stats` are its stats).
+    pub per_worker: Vec<WorkerStats>,
+    /// The measured phase: end of ramp to the last worker's end.
+    pub elapsed: std::time::Duration,
+    pub cpu: CpuTimes,
+    /// False when a signal or an error cut the run short.
+    pub complete: bool,
+    pub interrupted: bool,
+    /// The first worker error, if any.
+    pub error: Option<anyhow::Error>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -424,6 +449,25 @@ mod tests {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    #[test]
+    fn percentiles_never_pass_the_exact_extremes() {
+        // 59 700 ns falls in a bucket whose highest equivalent value is above it
+        let mut k = KindStats::new();
+        for _ in 0..10_000 {
+            k.record(59_700, 0);
+        }
+        let s = k.summary();
+        assert_eq!(s.max, 59_700);
+        for p in [s.p50, s.p90, s.p95, s.p99, s.p999, s.p9999] {
+            assert_eq!(p, 59_700);
+        }
+        assert_eq!(k.percentile_ns(99.99), 59_700);
+        let mut k = KindStats::new();
+        k.record(1_000_001, 0);
+        k.record(1_000_003, 0);
+        assert!(k.summary().p50 >= 1_000_001 && k.summary().p9999 <= 1_000_003);
     }
 
     #[test]

@@ -2,11 +2,11 @@
 //! human text that goes with it. JSON is the canonical form; text, tables
 //! and plots render from it.
 
+pub mod export;
 pub mod text;
 
 use crate::env::Environment;
-use crate::measure::{Direction, LatencySummary};
-use crate::runner::Outcome;
+use crate::measure::{Direction, LatencySummary, Outcome};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -178,7 +178,76 @@ impl RunResult {
     }
 }
 
-/// Write `value` as pretty JSON to `path`, or to stdout when `path` is `-`.
+/// Several results in one document (a PostMark session's runs, an IOBENCH
+/// spectrum, a survey), each with its name, under a schema name of its
+/// own (`iogauge/survey/v1`, ...). `extra` holds the collection's own
+/// fields beside the entries.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Collection {
+    pub schema: String,
+    pub tool: Tool,
+    pub started_at: String,
+    /// Every entry complete, and nothing cut short.
+    pub complete: bool,
+    pub entries: Vec<Entry>,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, serde_json::Value>,
+}
+
+/// One result of a collection.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct Entry {
+    pub name: String,
+    /// The entry's headline figure, where the collection has one per entry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub figure: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unit: Option<String>,
+    pub result: RunResult,
+}
+
+impl Entry {
+    pub fn new(name: impl Into<String>, result: RunResult) -> Entry {
+        Entry {
+            name: name.into(),
+            figure: None,
+            unit: None,
+            result,
+        }
+    }
+}
+
+impl Collection {
+    /// A collection of `entries` under `schema`, started now.
+    pub fn new(schema: &str, entries: Vec<Entry>) -> Collection {
+        let complete = entries.iter().all(|e| e.result.complete);
+        Collection {
+            schema: schema.to_string(),
+            tool: Tool::default(),
+            started_at: now_rfc3339(),
+            complete,
+            entries,
+            extra: BTreeMap::new(),
+        }
+    }
+
+    /// Add an entry (the collection stays complete only if it is).
+    pub fn push(&mut self, e: Entry) {
+        self.complete &= e.result.complete;
+        self.entries.push(e);
+    }
+
+    /// Set one of the collection's own fields.
+    pub fn set(&mut self, key: &str, value: impl Serialize) {
+        self.extra.insert(
+            key.to_string(),
+            serde_json::to_value(value).unwrap_or(serde_json::Value::Null),
+        );
+    }
+}
+
+/// Write `value` as pretty JSON to `path`, or to stdout when `path` is `-`
+/// (for documents that are not results: models, validations).
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     let mut text = serde_json::to_string_pretty(value).context("cannot serialise the result")?;
     text.push('\n');

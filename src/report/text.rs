@@ -2,7 +2,7 @@
 //! throughput over time, rendered from a [`RunResult`].
 
 use super::RunResult;
-use crate::workload::units::{fmt_bytes, fmt_ns};
+use crate::units::{fmt_bytes, fmt_ns};
 use std::fmt::Write;
 
 /// Bytes per second in decimal MB/s, as storage people quote them.

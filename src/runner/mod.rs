@@ -8,12 +8,17 @@
 //! time, turns Ctrl-C into the stop flag, and draws the progress bar from
 //! counters each worker publishes every few hundred ops.
 
+pub mod generic;
+pub mod limits;
+pub mod setup;
 pub mod signals;
 pub mod workdir;
 
-pub use workdir::{WorkDir, ensure_space};
+pub use setup::{Session, Setup};
+pub use workdir::WorkDir;
 
 use crate::engine::Completion;
+pub use crate::measure::Outcome;
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
 use anyhow::Result;
@@ -103,25 +108,10 @@ pub trait Worker: Send {
     fn run(&mut self, ctx: &mut Ctx) -> Result<()>;
 }
 
-/// What a run measured.
-pub struct Outcome {
-    /// All workers merged.
-    pub stats: WorkerStats,
-    /// Each worker's own stats, in worker order; empty when there is one
-    /// worker (`stats` are its stats).
-    pub per_worker: Vec<WorkerStats>,
-    /// The measured phase: end of ramp to the last worker's end.
-    pub elapsed: Duration,
-    pub cpu: CpuTimes,
-    /// False when a signal or an error cut the run short.
-    pub complete: bool,
-    pub interrupted: bool,
-    /// The first worker error, if any.
-    pub error: Option<anyhow::Error>,
-}
-
 /// What the progress display is told; the default does nothing.
 pub trait Progress: Sync {
+    /// What happens before the timed phase (layout, prefill).
+    fn status(&self, _what: &str) {}
     fn tick(&self, _done_ops: u64, _elapsed: Duration) {}
     /// Whether ticks show anywhere; a run nobody watches may skip them.
     fn shown(&self) -> bool {
@@ -344,7 +334,7 @@ mod tests {
 
     fn null_workers(n: usize) -> Vec<NullWorker> {
         (0..n)
-            .map(|_| NullWorker(engine::make("null", &EngineOpts::default()).unwrap()))
+            .map(|_| NullWorker(engine::Choice::NULL.make(&EngineOpts::default()).unwrap()))
             .collect()
     }
 

@@ -1,11 +1,158 @@
 //! The work directory guard: every run works inside a directory it made and
 //! removes exactly that directory when it ends, however it ends (normal end,
 //! error, Ctrl-C: the guard is dropped on every path out of a command).
+//!
+//! Before a run writes, the place is checked for what can make it fail at
+//! once, and the message names the real cause: a directory that is missing,
+//! not a directory, on a pseudo or read-only file system, not writable, or
+//! too small for the data plus the reserve ([`reserve`]).
 
-use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
-use crate::cli::UsageError;
+use crate::units::fmt_bytes;
+
+/// Why a place cannot hold a run. `cli` shows it as bad usage (exit 2);
+/// PostMark words it as PostMark does.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// The directory cannot be used at all; `reason` says why.
+    #[error("{} {reason}", path.display())]
+    Unusable { path: PathBuf, reason: String },
+    /// Too little free space for the data and the reserve.
+    #[error(
+        "{}: not enough space: the data needs {} and the reserve {} more (2 % + 1 MiB, for the file system's own metadata and a margin so that the run never fills it), {} in all, and {} is free; {}",
+        path.display(),
+        fmt_bytes(*data),
+        fmt_bytes(reserve(*data)),
+        fmt_bytes(data + reserve(*data)),
+        fmt_bytes(*free),
+        if data > free { "use a smaller data size or another directory" } else { "the data alone would fit: free some space or use another directory" }
+    )]
+    NoSpace { path: PathBuf, data: u64, free: u64 },
+}
+
+impl SetupError {
+    fn unusable(path: &Path, reason: impl Into<String>) -> Self {
+        SetupError::Unusable {
+            path: path.to_path_buf(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The message with the place named as the user named it (`--dir
+    /// /x`, `location '/x'`) instead of the bare path.
+    pub fn at(&self, place: &str) -> String {
+        match self {
+            SetupError::Unusable { reason, .. } => format!("{place} {reason}"),
+            SetupError::NoSpace { path, .. } => {
+                let text = self.to_string();
+                let shown = path.display().to_string();
+                format!("{place}{}", text.strip_prefix(&shown).unwrap_or(&text))
+            }
+        }
+    }
+}
+
+/// The free space a run leaves beside `data` bytes: 2 % of the data (block
+/// maps, extent trees, directories and inodes take about 1 % on ext4 and
+/// XFS) plus 1 MiB, so that a run never fills a file system to the brim.
+pub fn reserve(data: u64) -> u64 {
+    data / 50 + (1 << 20)
+}
+
+/// File systems that hold no data: a run there is a mistake.
+const PSEUDO: &[&str] = &[
+    "proc",
+    "sysfs",
+    "devpts",
+    "cgroup",
+    "cgroup2",
+    "debugfs",
+    "tracefs",
+    "securityfs",
+    "pstore",
+    "bpf",
+    "configfs",
+    "fusectl",
+    "mqueue",
+    "hugetlbfs",
+    "binfmt_misc",
+    "efivarfs",
+];
+
+/// Check that `dir` is a directory a run can write in, naming the cause
+/// when it is not.
+pub fn check_dir(dir: &Path) -> Result<(), SetupError> {
+    let md = std::fs::metadata(dir).map_err(|e| {
+        SetupError::unusable(
+            dir,
+            match e.kind() {
+                std::io::ErrorKind::NotFound => "does not exist".to_string(),
+                _ => io_reason(&e),
+            },
+        )
+    })?;
+    if !md.is_dir() {
+        return Err(SetupError::unusable(dir, "is not a directory"));
+    }
+    if let Some(m) = crate::env::mount_for(dir)
+        && PSEUDO.contains(&m.fs_type.as_str())
+    {
+        return Err(SetupError::unusable(
+            dir,
+            format!(
+                "is on {}, a pseudo file system that holds no data; name a directory on a real file system",
+                m.fs_type
+            ),
+        ));
+    }
+    if let Ok(st) = rustix::fs::statvfs(dir)
+        && st.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY)
+    {
+        return Err(SetupError::unusable(
+            dir,
+            "is on a read-only file system; name a writable directory",
+        ));
+    }
+    if let Err(e) = rustix::fs::access(
+        dir,
+        rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
+    ) {
+        return Err(SetupError::unusable(
+            dir,
+            format!("is not writable ({})", io_reason(&std::io::Error::from(e))),
+        ));
+    }
+    Ok(())
+}
+
+/// Check that `dir`'s file system has room for `data` bytes and the
+/// [`reserve`].
+pub fn check_space(dir: &Path, data: u64) -> Result<(), SetupError> {
+    let free = crate::env::free_bytes(dir).map_err(|e| {
+        SetupError::unusable(
+            dir,
+            format!("cannot read its free space ({})", io_reason(&e)),
+        )
+    })?;
+    if free < data.saturating_add(reserve(data)) {
+        return Err(SetupError::NoSpace {
+            path: dir.to_path_buf(),
+            data,
+            free,
+        });
+    }
+    Ok(())
+}
+
+/// An I/O error's text without Rust's "(os error N)".
+pub fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(at) => s[..at].to_string(),
+        None => s,
+    }
+}
 
 #[derive(Debug)]
 pub struct WorkDir {
@@ -16,14 +163,8 @@ pub struct WorkDir {
 impl WorkDir {
     /// Make `parent/iogauge-<tag>-<pid>-<n>`. `parent` must be an existing,
     /// writable directory.
-    pub fn create(parent: &Path, tag: &str) -> Result<WorkDir> {
-        let md = std::fs::metadata(parent)
-            .map_err(|e| UsageError::new(format!("--dir {}: {e}", parent.display())))?;
-        if !md.is_dir() {
-            return Err(
-                UsageError::new(format!("--dir {} is not a directory", parent.display())).into(),
-            );
-        }
+    pub fn create(parent: &Path, tag: &str) -> Result<WorkDir, SetupError> {
+        check_dir(parent)?;
         let pid = std::process::id();
         for n in 0..1000 {
             let path = parent.join(format!("iogauge-{tag}-{pid}-{n}"));
@@ -32,18 +173,20 @@ impl WorkDir {
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 // the user named this directory: any refusal is theirs to fix
                 Err(e) => {
-                    return Err(UsageError::new(format!(
-                        "--dir {} is not writable (cannot create a work directory in it: {e})",
-                        parent.display()
-                    ))
-                    .into());
+                    return Err(SetupError::unusable(
+                        parent,
+                        format!(
+                            "is not writable (cannot create a work directory in it: {})",
+                            io_reason(&e)
+                        ),
+                    ));
                 }
             }
         }
-        anyhow::bail!(
-            "cannot find a free work directory name in {}",
-            parent.display()
-        )
+        Err(SetupError::unusable(
+            parent,
+            "holds 1000 work directories of this process already; remove old ones",
+        ))
     }
 
     pub fn path(&self) -> &Path {
@@ -69,24 +212,6 @@ impl Drop for WorkDir {
     }
 }
 
-/// Refuse to start when `dir`'s file system has less than `need` bytes free
-/// (with 1 % or 16 MiB of slack, whichever is larger).
-pub fn ensure_space(dir: &Path, need: u64) -> Result<()> {
-    let free = crate::env::free_bytes(dir)
-        .with_context(|| format!("cannot read the free space of {}", dir.display()))?;
-    let want = need + (need / 100).max(16 << 20);
-    if free < want {
-        return Err(UsageError::new(format!(
-            "not enough space in {}: the run needs {} and {} is free; use a smaller data size or another --dir",
-            dir.display(),
-            crate::workload::units::fmt_bytes(want),
-            crate::workload::units::fmt_bytes(free)
-        ))
-        .into());
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,15 +230,34 @@ mod tests {
     }
 
     #[test]
-    fn missing_parent_is_a_usage_error() {
+    fn each_unusable_place_names_its_cause() {
         let e = WorkDir::create(Path::new("/nonexistent/x"), "t").unwrap_err();
-        assert!(e.downcast_ref::<UsageError>().is_some());
+        assert!(e.to_string().ends_with("does not exist"), "{e}");
+        let e = check_dir(Path::new("/proc")).unwrap_err();
+        assert!(e.to_string().contains("pseudo file system"), "{e}");
+        let e = check_dir(Path::new("/proc/self/status")).unwrap_err();
+        assert!(e.to_string().contains("not a directory"), "{e}");
     }
 
     #[test]
-    fn space_check_refuses_the_impossible() {
-        let e = ensure_space(Path::new("."), u64::MAX / 4).unwrap_err();
-        assert!(e.to_string().contains("not enough space"), "{e}");
-        ensure_space(Path::new("."), 1).unwrap();
+    fn the_reserve_is_small_and_explained() {
+        assert_eq!(reserve(0), 1 << 20);
+        assert_eq!(reserve(100 << 20), (2 << 20) + (1 << 20));
+        // 1 MiB of data needs about 2 MiB in all: a 10 MiB file system holds it
+        assert!((1u64 << 20) + reserve(1 << 20) < 10 << 20);
+        let e = check_space(Path::new("."), u64::MAX / 4).unwrap_err();
+        let s = e.to_string();
+        assert!(
+            s.contains("not enough space") && s.contains("reserve"),
+            "{s}"
+        );
+        assert!(s.contains("use a smaller data size"), "{s}");
+        check_space(Path::new("."), 1).unwrap();
+        // when the data fits but the reserve does not, a smaller size is no advice
+        let free = crate::env::free_bytes(Path::new(".")).unwrap();
+        let s = check_space(Path::new("."), free - 1)
+            .unwrap_err()
+            .to_string();
+        assert!(s.contains("the data alone would fit"), "{s}");
     }
 }

@@ -28,8 +28,8 @@ use super::model::{Point, Workload};
 use crate::engine::FsyncPolicy;
 use crate::measure::{CpuTimes, OpKind, TimeSeries, WorkerStats};
 use crate::report::RunResult;
-use crate::runner::{self, Ctx, Outcome, StopRule, WorkDir, Worker};
-use crate::workload::exec::{GenericWorker, IoSetup, layout};
+use crate::runner::generic::{GenericWorker, IoSetup, layout};
+use crate::runner::{self, Ctx, Outcome, Session, StopRule, Worker};
 use crate::workload::generic::GenericSpec;
 use anyhow::{Context, Result};
 use std::os::unix::fs::FileExt;
@@ -137,7 +137,7 @@ pub struct Bench<'a> {
     series: TimeSeries,
     max_workers: usize,
     // dropped last: the files go with it
-    work: WorkDir,
+    work: Session,
 }
 
 impl<'a> Bench<'a> {
@@ -155,17 +155,17 @@ impl<'a> Bench<'a> {
             align: cfg.align,
             seed: cfg.seed,
         };
-        spec.validate().map_err(crate::cli::UsageError)?;
-        let work = WorkDir::create(&cfg.dir, "selfscale")?;
-        let fake = crate::engine::find(&cfg.setup.engine).is_some_and(|e| e.caps.fake);
-        if !fake {
-            runner::ensure_space(&cfg.dir, spec.total_bytes())?;
-        }
+        spec.validate().map_err(crate::error::UsageError)?;
+        let work = runner::Setup::new("selfscale", &cfg.dir)
+            .label(&cfg.dir.display().to_string())
+            .data(spec.total_bytes())
+            .fake(cfg.setup.engine.is_fake())
+            .begin()?;
         observer.status(&format!(
             "laying out {} (untimed)",
             super::model::short_bytes(spec.total_bytes())
         ));
-        let Some(paths) = layout(&spec, &cfg.setup, work.path())? else {
+        let Some(paths) = layout(&spec, &cfg.setup, work.dir())? else {
             return Ok(None);
         };
         // the layout leaves the end of the file cached: nothing at the start
@@ -271,7 +271,7 @@ impl<'a> Bench<'a> {
 
     /// Where the data live (for messages).
     pub fn work_path(&self) -> &std::path::Path {
-        self.work.path()
+        self.work.dir()
     }
 }
 
@@ -279,7 +279,7 @@ impl Oracle for Bench<'_> {
     fn measure(&mut self, w: &Workload, label: &str) -> Result<Option<Point>> {
         self.observer.status(label);
         let spec = self.spec(w);
-        spec.validate().map_err(crate::cli::UsageError)?;
+        spec.validate().map_err(crate::error::UsageError)?;
         if !self.warm_up(spec.total_bytes())? {
             return Ok(None);
         }

@@ -75,7 +75,7 @@ pub fn round_bytes(x: f64, align: u64) -> u64 {
 fn label(model: &Model, cliff: bool, is_last_cliff: bool, u: u64, ratio: f64) -> String {
     let fs = model.environment.fs_type.as_str();
     let memory_fs = matches!(fs, "tmpfs" | "ramfs");
-    let fake = crate::engine::find(&model.settings.engine).is_some_and(|e| e.caps.fake);
+    let fake = crate::engine::Choice::parse(&model.settings.engine).is_ok_and(|e| e.is_fake());
     if !cliff {
         "ramp split".into()
     } else if fake {

@@ -34,10 +34,10 @@ mod tests;
 pub use bench::{Observer, Quiet};
 pub use model::{Model, Param, Point, Workload};
 
-use crate::cli::UsageError;
 use crate::engine::FsyncPolicy;
+use crate::error::UsageError;
 use crate::report::RunResult;
-use crate::workload::exec::IoSetup;
+use crate::runner::generic::IoSetup;
 use anyhow::Result;
 use bench::{Bench, BenchConfig, Precision};
 use explore::Plan;
@@ -66,7 +66,7 @@ pub struct Options {
     pub min_bytes: Option<u64>,
     pub max_bytes: Option<u64>,
     pub memory_limit: MemoryLimit,
-    pub engine: String,
+    pub engine: crate::engine::Choice,
     pub direct: bool,
     pub fsync: FsyncPolicy,
     pub fdatasync: bool,
@@ -85,7 +85,7 @@ impl Options {
             min_bytes: None,
             max_bytes: None,
             memory_limit: MemoryLimit::Auto,
-            engine: "psync".into(),
+            engine: crate::engine::Choice::PSYNC,
             direct: false,
             fsync: FsyncPolicy::Never,
             fdatasync: false,
@@ -140,26 +140,13 @@ fn warm_limit(direct: bool, fake: bool, memory_fs: bool, limit: Option<u64>) -> 
 /// page-cache bound, the sweep, the precision. Bad combinations are usage
 /// errors.
 pub fn choose(o: &Options) -> Result<Setup> {
-    let md = std::fs::metadata(&o.dir)
-        .map_err(|e| UsageError::new(format!("{}: {e}", o.dir.display())))?;
-    if !md.is_dir() {
-        crate::usage!("{} is not a directory", o.dir.display());
-    }
-    let info = crate::engine::find(&o.engine).ok_or_else(|| {
-        UsageError::new(format!(
-            "unknown engine '{}': use {}",
-            o.engine,
-            crate::engine::names()
-        ))
-    })?;
-    crate::engine::make(
-        &o.engine,
-        &crate::engine::EngineOpts {
+    crate::runner::workdir::check_dir(&o.dir).map_err(|e| UsageError::new(e.to_string()))?;
+    o.engine
+        .check(&crate::engine::EngineOpts {
             direct: o.direct,
             ..Default::default()
-        },
-    )
-    .map_err(UsageError)?;
+        })
+        .map_err(UsageError)?;
     bench::check_fsync(o.fsync).map_err(UsageError)?;
     if !(o.size_cv.is_finite() && o.size_cv >= 0.0) {
         crate::usage!("--size-cv must be ≥ 0, not {}", o.size_cv);
@@ -177,7 +164,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
     {
         crate::usage!("--max-regions must be between 1 and 6, not {r}");
     }
-    let fake = info.caps.fake;
+    let fake = o.engine.is_fake();
     if o.direct && !fake && !crate::env::supports_direct(&o.dir).unwrap_or(false) {
         crate::usage!(
             "{} does not accept O_DIRECT (its file system refuses it); drop --direct",
@@ -326,13 +313,20 @@ pub fn choose(o: &Options) -> Result<Setup> {
             }
         );
     }
-    if !fake && max_bytes + (max_bytes / 100).max(16 * MIB) > free {
-        crate::usage!(
-            "not enough space in {}: the sweep lays out {} and {} is free; use a smaller --max-bytes or another directory",
-            o.dir.display(),
-            short_bytes(max_bytes),
-            short_bytes(free)
-        );
+    if !fake {
+        // the same check as every run's, tmpfs's memory included
+        crate::runner::setup::check_room(&o.dir, max_bytes).map_err(|e| {
+            UsageError::new(format!(
+                "{} (the sweep lays out {}{})",
+                e,
+                short_bytes(max_bytes),
+                if o.max_bytes.is_some() {
+                    ", --max-bytes"
+                } else {
+                    ""
+                }
+            ))
+        })?;
     }
 
     let target = o.precision.unwrap_or(if q { 0.05 } else { 0.03 });
@@ -380,14 +374,14 @@ pub fn choose(o: &Options) -> Result<Setup> {
         process_num: [1, 4 * cpus],
     };
     let setup = IoSetup {
-        engine: o.engine.clone(),
+        engine: o.engine,
         direct: o.direct,
         fsync: o.fsync,
         fdatasync: o.fdatasync,
         cold: false,
     };
     let settings = Settings {
-        engine: o.engine.clone(),
+        engine: o.engine.name().to_string(),
         direct: o.direct,
         fsync: fsync_name(o.fsync),
         fdatasync: o.fdatasync,
@@ -721,9 +715,8 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
     let s = &model.settings;
     let fsync = crate::engine::parse_fsync(&s.fsync).map_err(UsageError)?;
     bench::check_fsync(fsync).map_err(UsageError)?;
-    let info = crate::engine::find(&s.engine).ok_or_else(|| {
-        UsageError::new(format!("the model names an unknown engine '{}'", s.engine))
-    })?;
+    let engine = crate::engine::Choice::parse(&s.engine)
+        .map_err(|e| UsageError::new(format!("the model's settings: {e}")))?;
     let env = crate::env::detect(dir);
     let memory_fs = matches!(env.fs_type.as_str(), "tmpfs" | "ramfs");
     let precision = Precision {
@@ -736,7 +729,7 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
         BenchConfig {
             dir: dir.to_path_buf(),
             setup: IoSetup {
-                engine: s.engine.clone(),
+                engine,
                 direct: s.direct,
                 fsync,
                 fdatasync: s.fdatasync,
@@ -747,9 +740,9 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
             align: s.align,
             max_bytes: model.ranges.unique_bytes[1],
             precision,
-            warm_limit: warm_limit(s.direct, info.caps.fake, memory_fs, s.memory_limit),
+            warm_limit: warm_limit(s.direct, engine.is_fake(), memory_fs, s.memory_limit),
         },
-        info.caps.fake,
+        engine.is_fake(),
     ))
 }
 

@@ -5,7 +5,7 @@
 
 use crate::env::Environment;
 use crate::report::Tool;
-use crate::workload::units;
+use crate::units;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -425,10 +425,10 @@ impl Model {
     /// Read a model file; a file that is not one is a usage error (exit 2).
     pub fn load(path: &Path) -> Result<Model> {
         let text = std::fs::read_to_string(path).map_err(|e| {
-            crate::cli::UsageError::new(format!("cannot read the model {}: {e}", path.display()))
+            crate::error::UsageError::new(format!("cannot read the model {}: {e}", path.display()))
         })?;
         let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-            crate::cli::UsageError::new(format!("{}: not JSON ({e})", path.display()))
+            crate::error::UsageError::new(format!("{}: not JSON ({e})", path.display()))
         })?;
         if v.get("schema").and_then(|s| s.as_str()) != Some(MODEL_SCHEMA) {
             crate::usage!(
@@ -437,7 +437,7 @@ impl Model {
             );
         }
         let m: Model = serde_json::from_value(v).map_err(|e| {
-            crate::cli::UsageError::new(format!("{}: a damaged model ({e})", path.display()))
+            crate::error::UsageError::new(format!("{}: a damaged model ({e})", path.display()))
         })?;
         if !m.usable() {
             crate::usage!(

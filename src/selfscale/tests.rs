@@ -392,7 +392,7 @@ fn the_model_file_round_trips() {
     // not a model: a usage error
     std::fs::write(&path, "{\"schema\": \"iogauge/result/v1\"}").unwrap();
     let e = Model::load(&path).unwrap_err();
-    assert!(e.downcast_ref::<crate::cli::UsageError>().is_some());
+    assert!(e.downcast_ref::<crate::error::UsageError>().is_some());
 }
 
 #[test]

@@ -1,12 +1,11 @@
 //! Workload pieces shared by the suites: the generic five-parameter workload
 //! of Chen & Patterson, request-size distributions, the PRNGs (including
-//! glibc's `random()` for the classic C programs), units and data patterns.
+//! glibc's `random()` for the classic C programs). Generators only: they
+//! decide what to do, never run it (the runner drives them through an engine).
 
 pub mod bsd_random;
-pub mod exec;
 pub mod generic;
 pub mod sizes;
-pub mod units;
 
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
@@ -38,17 +37,6 @@ pub fn below(r: &mut Prng, n: u64) -> u64 {
     ((r.next_u64() as u128 * n as u128) >> 64) as u64
 }
 
-/// Fill `buf` with incompressible bytes derived from `seed` (no run of
-/// zeros that a file system or device could elide).
-pub fn fill_random(buf: &mut [u8], seed: u64) {
-    let mut r = Prng::seed_from_u64(seed ^ 0x696f_6761_7567_6521);
-    r.fill_bytes(buf);
-    // make every 8th byte non-zero: no all-zero sector can occur
-    for b in buf.iter_mut().step_by(8) {
-        *b |= 1;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,14 +60,5 @@ mod tests {
             counts.iter().all(|&c| (9_500..10_500).contains(&c)),
             "{counts:?}"
         );
-    }
-
-    #[test]
-    fn random_fill_is_incompressible() {
-        let mut b = vec![0u8; 1 << 16];
-        fill_random(&mut b, 3);
-        assert!(b.chunks(512).all(|s| s.iter().any(|&x| x != 0)));
-        let distinct = b.iter().collect::<std::collections::HashSet<_>>().len();
-        assert_eq!(distinct, 256);
     }
 }

@@ -8,10 +8,11 @@
 use super::config::Config;
 use super::shm::{self, Shm};
 use super::user::{self, Plan, UserRecord};
-use crate::cli::UsageError;
+use crate::engine::Choice;
+use crate::error::UsageError;
 use crate::measure::CpuTimes;
 use crate::measure::clock::now_ns;
-use crate::runner::{Progress, WorkDir, signals};
+use crate::runner::{Progress, Setup, signals};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::io::Write;
@@ -43,8 +44,8 @@ pub struct Metering {
 #[derive(Clone, Debug)]
 pub struct RunSpec {
     pub config: Config,
-    /// Engine name (`sync` by default: lseek + read/write, as IOBENCH).
-    pub engine: String,
+    /// The engine (`sync` by default: lseek + read/write, as IOBENCH).
+    pub engine: Choice,
     pub direct: bool,
     pub mode: Mode,
     /// Overrides DURATION (minutes).
@@ -62,7 +63,7 @@ impl RunSpec {
     pub fn new(config: Config, mode: Mode, duration: Option<Duration>, dir: &Path) -> Self {
         RunSpec {
             config,
-            engine: "sync".into(),
+            engine: Choice::SYNC,
             direct: false,
             mode,
             duration,
@@ -193,27 +194,6 @@ impl Drop for Meter {
     }
 }
 
-/// Raise the soft limit of open files to the hard limit; return the limit.
-fn raise_nofile() -> u64 {
-    // SAFETY: getrlimit/setrlimit on a valid struct.
-    unsafe {
-        let mut r: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) != 0 {
-            return 1024;
-        }
-        if r.rlim_cur < r.rlim_max {
-            let want = libc::rlimit {
-                rlim_cur: r.rlim_max,
-                rlim_max: r.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &want) == 0 {
-                r.rlim_cur = r.rlim_max;
-            }
-        }
-        r.rlim_cur
-    }
-}
-
 /// File units per user: all F files when descriptors allow.
 fn file_units(mode: Mode, users: u32, files: u32, limit: u64) -> u32 {
     let spare = limit.saturating_sub(64);
@@ -243,7 +223,7 @@ fn user_bytes(plan: &Plan) -> u64 {
 fn layout(paths: &[(PathBuf, bool)], bytes: u64, seed: u64, created: &mut Created) -> Result<bool> {
     const CHUNK: usize = 1 << 20;
     let mut buf = vec![0u8; CHUNK.min(bytes as usize).max(1)];
-    crate::workload::fill_random(&mut buf, seed);
+    crate::data::fill_random(&mut buf, seed);
     let mut chunk_no = 0u64;
     for (p, create) in paths {
         if !create {
@@ -278,23 +258,30 @@ fn layout(paths: &[(PathBuf, bool)], bytes: u64, seed: u64, created: &mut Create
 }
 
 /// Decide each file's path and whether the run creates it; check that
-/// existing files are regular and large enough, and that there is room.
-fn plan_paths(cfg: &Config, work: &Path, fake: bool) -> Result<Vec<(PathBuf, bool)>> {
+/// existing files are regular and large enough. Files the control file does
+/// not name go into the work directory (`None` here, `FILEk` there); the
+/// bytes the run creates outside it are returned per directory.
+#[allow(clippy::type_complexity)]
+fn plan_paths(
+    cfg: &Config,
+    fake: bool,
+) -> Result<(Vec<Option<(PathBuf, bool)>>, Vec<(PathBuf, u64)>)> {
     let need = cfg.file_bytes();
     let mut out = Vec::with_capacity(cfg.files as usize);
     let mut per_dir: Vec<(PathBuf, u64)> = Vec::new();
     for k in 0..cfg.files {
-        let (p, named) = match cfg.paths.get(&k) {
-            Some(s) => (PathBuf::from(s), true),
-            None => (work.join(format!("FILE{k}")), false),
+        let Some(s) = cfg.paths.get(&k) else {
+            out.push(None);
+            continue;
         };
+        let p = PathBuf::from(s);
         if fake {
-            out.push((p, false));
+            out.push(Some((p, false)));
             continue;
         }
         let create = match std::fs::metadata(&p) {
             Ok(md) => {
-                if !named || !md.is_file() {
+                if !md.is_file() {
                     crate::usage!(
                         "FILE{k} = {}: exists and is not a regular file; name a file or a path that does not exist",
                         p.display()
@@ -330,12 +317,9 @@ fn plan_paths(cfg: &Config, work: &Path, fake: bool) -> Result<Vec<(PathBuf, boo
             }
             Err(e) => crate::usage!("FILE{k} = {}: {e}", p.display()),
         };
-        out.push((p, create));
+        out.push(Some((p, create)));
     }
-    for (d, n) in per_dir {
-        crate::runner::ensure_space(&d, n)?;
-    }
-    Ok(out)
+    Ok((out, per_dir))
 }
 
 /// What the controller waits for between phases.
@@ -354,39 +338,48 @@ fn wait_interruptible(d: Duration) -> bool {
 /// returns; the result says whether it completed.
 pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
     let cfg = &spec.config;
-    let info = crate::engine::find(&spec.engine).ok_or_else(|| {
-        UsageError::new(format!(
-            "unknown engine '{}'; the engines are: {}",
-            spec.engine,
-            crate::engine::names()
-        ))
-    })?;
     if spec.direct && !(cfg.reclen as usize).is_multiple_of(crate::engine::DIRECT_ALIGN) {
         crate::usage!(
             "--direct needs RECLEN to be a multiple of 4096 (it is {})",
             cfg.reclen
         );
     }
-    crate::engine::make(
-        &spec.engine,
-        &crate::engine::EngineOpts {
+    spec.engine
+        .check(&crate::engine::EngineOpts {
             direct: spec.direct,
             max_len: cfg.reclen as usize,
             ..Default::default()
-        },
-    )
-    .map_err(UsageError)?;
-    let fake = info.caps.fake;
+        })
+        .map_err(UsageError)?;
+    let fake = spec.engine.is_fake();
     let duration = spec.duration();
     if duration.is_zero() {
         crate::usage!("the duration must be longer than 0");
     }
-    let started_at = crate::report::now_rfc3339();
     let started_unix = unix_now();
-    let work = WorkDir::create(&spec.dir, "iobench")?;
-    let environment = crate::env::detect(work.path());
-    let files = plan_paths(cfg, work.path(), fake)?;
-    let nofile = raise_nofile();
+    let (named, elsewhere) = plan_paths(cfg, fake)?;
+    let in_work = named.iter().filter(|n| n.is_none()).count() as u64;
+    let mut setup = Setup::new("iobench", &spec.dir)
+        .data(in_work * cfg.file_bytes())
+        .fake(fake)
+        .workers(
+            cfg.users as usize,
+            cfg.files as u64,
+            spec.mode == Mode::Processes,
+        );
+    for (d, n) in &elsewhere {
+        setup = setup.also(d, *n);
+    }
+    let session = setup.begin()?;
+    let started_at = session.started_at().to_string();
+    let environment = session.environment().clone();
+    let files: Vec<(PathBuf, bool)> = named
+        .into_iter()
+        .enumerate()
+        .map(|(k, n)| n.unwrap_or_else(|| (session.dir().join(format!("FILE{k}")), !fake)))
+        .collect();
+    let work = session;
+    let nofile = crate::runner::limits::raise_nofile();
     let plan = Plan {
         users: cfg.users,
         files: cfg.files,
@@ -399,12 +392,12 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         sleep_ns: (cfg.sleep.max(0.0) * 1e9) as u64,
         work_per_read: cfg.work_per_read(),
         paths: files.iter().map(|(p, _)| p.clone()).collect(),
-        engine: spec.engine.clone(),
+        engine: spec.engine,
         direct: spec.direct,
         seed: spec.seed,
         units: file_units(spec.mode, cfg.users, cfg.files, nofile),
         series_secs: duration.as_secs() as usize + 3,
-        work_dir: work.path().to_path_buf(),
+        work_dir: work.dir().to_path_buf(),
         verify: spec.verify_locks,
     };
     let need = user_bytes(&plan) * plan.users as u64;
@@ -413,8 +406,8 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
             "USERS = {} with FILES = {} needs about {} for the users' records, more than half the memory ({}); use fewer users or files",
             cfg.users,
             cfg.files,
-            crate::workload::units::fmt_bytes(need),
-            crate::workload::units::fmt_bytes(environment.memory_bytes)
+            crate::units::fmt_bytes(need),
+            crate::units::fmt_bytes(environment.memory_bytes)
         );
     }
     let mut created = Created(Vec::new());

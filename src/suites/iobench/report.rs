@@ -10,7 +10,7 @@
 use super::control::{Mode, Run};
 use super::user::DIST_BUCKETS;
 use crate::report::RunResult;
-use crate::workload::units::fmt_ns;
+use crate::units::fmt_ns;
 use std::fmt::Write;
 
 /// The figures every output shares, computed once from the users that
@@ -485,7 +485,7 @@ fn additions(w: &mut String, run: &Run, t: &Totals, r: &RunResult) {
         s.cpu_sys_s,
         s.cpu_util * 100.0
     );
-    let kib = |k: u64| crate::workload::units::fmt_bytes(k * 1024);
+    let kib = |k: u64| crate::units::fmt_bytes(k * 1024);
     let users: Vec<u64> = run.users.iter().map(|u| u.record.max_rss_kib).collect();
     match run.spec.mode {
         Mode::Threads => {

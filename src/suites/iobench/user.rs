@@ -41,7 +41,7 @@ pub struct Plan {
     pub sleep_ns: u64,
     pub work_per_read: u64,
     pub paths: Vec<PathBuf>,
-    pub engine: String,
+    pub engine: crate::engine::Choice,
     pub direct: bool,
     pub seed: u64,
     /// Files a user may hold open at once (IOBENCH's "file units").
@@ -263,7 +263,7 @@ impl<'a> User<'a> {
             datasync: false,
             seed: plan.seed ^ me as u64,
         };
-        let engine = crate::engine::make(&plan.engine, &opts)?;
+        let engine = plan.engine.make(&opts)?;
         let mut u = User {
             plan,
             shm,

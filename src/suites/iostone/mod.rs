@@ -11,10 +11,12 @@
 
 pub mod plan;
 
-use crate::engine::{Engine, FileId, OpenHow, Req};
+use crate::engine::{Choice, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::error::UsageError;
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
-use crate::runner::{Ctx, Worker};
+use crate::report::RunResult;
+use crate::runner::{Ctx, Progress, Setup, StopRule, Worker};
 use anyhow::{Context, Result};
 use plan::{C2Plan, Dir, Transfer};
 use serde::Serialize;
@@ -28,6 +30,100 @@ pub enum Variant {
     C1,
     /// Version C/II (06/27/90): 396 files in 4 shuffled sets, open/close per access.
     C2,
+}
+
+/// How `random()` is seeded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Seeding {
+    /// srandom(34710373), as C/II does.
+    Srandom,
+    /// The C/1 listing as printed (random(SEED) does not seed).
+    Literal,
+}
+
+impl From<Seeding> for plan::Seeding {
+    fn from(s: Seeding) -> Self {
+        match s {
+            Seeding::Srandom => plan::Seeding::Srandom,
+            Seeding::Literal => plan::Seeding::Literal,
+        }
+    }
+}
+
+/// One IOStone run as asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub variant: Variant,
+    pub seeding: Seeding,
+    pub scale: u64,
+    /// Parent of the work directory.
+    pub dir: PathBuf,
+    pub engine: Choice,
+    pub direct: bool,
+}
+
+impl Options {
+    /// The original's defaults in `dir`: the `sync` engine (lseek and
+    /// read/write, as the C programs), srandom seeding, scale 1.
+    pub fn new(variant: Variant, dir: &Path) -> Options {
+        Options {
+            variant,
+            seeding: Seeding::Srandom,
+            scale: 1,
+            dir: dir.to_path_buf(),
+            engine: Choice::SYNC,
+            direct: false,
+        }
+    }
+
+    /// The bytes the run writes.
+    pub fn data_bytes(&self) -> u64 {
+        match self.variant {
+            Variant::C1 => plan::c1_file_size(self.scale),
+            Variant::C2 => (983_040 + plan::C2_NSPACERS as u64 * plan::C2_SPACER_SIZE) * self.scale,
+        }
+    }
+}
+
+/// Run IOStone as `o` says and return its result (`iostones_per_s` in the
+/// metrics). Nothing is left behind.
+pub fn run(o: &Options, progress: &dyn Progress) -> Result<RunResult> {
+    let eopts = EngineOpts {
+        direct: o.direct,
+        max_len: 64 << 10,
+        ..Default::default()
+    };
+    o.engine.check(&eopts).map_err(UsageError)?;
+    let config = serde_json::json!({
+        "variant": o.variant, "seeding": o.seeding, "scale": o.scale,
+        "engine": o.engine, "direct": o.direct, "data_bytes": o.data_bytes(),
+        "direct_note": o.direct.then_some("O_DIRECT: transfers below 512 B are raised to 512 B and offsets aligned to 512 B"),
+    });
+    let setup = Setup::new("iostone", &o.dir)
+        .data(o.data_bytes())
+        .fake(o.engine.is_fake())
+        .workers(1, 2, false)
+        .config(config);
+    let session = setup.begin()?;
+    let engine = o.engine.make(&eopts).map_err(UsageError)?;
+    let align = if o.direct { DIRECT_SECTOR } else { 1 };
+    let rule = StopRule::default();
+    let (mut result, _) = match o.variant {
+        Variant::C1 => {
+            let w = C1Worker::new(engine, session.dir(), o.scale, o.seeding.into(), align)?;
+            session.run(rule, vec![w], progress)
+        }
+        Variant::C2 => {
+            let w = C2Worker::new(engine, session.dir(), o.scale, o.seeding.into(), align)?;
+            session.run(rule, vec![w], progress)
+        }
+    };
+    result.metric(
+        "iostones_per_s",
+        iostones_per_s(o.variant, o.scale, result.elapsed_s),
+    );
+    Ok(result)
 }
 
 /// IOStone's figure: CONST·ITER·scale / elapsed seconds. The C/II scale

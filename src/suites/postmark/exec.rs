@@ -32,11 +32,12 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::engine::{self, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::engine::{Choice, Engine, EngineOpts, FileId, OpenHow, Req};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
-use crate::report::{RunResult, now_rfc3339};
-use crate::runner::{self, Ctx, NoProgress, StopRule, WorkDir, Worker};
+use crate::report::RunResult;
+use crate::runner::workdir::io_reason;
+use crate::runner::{self, Ctx, NoProgress, Setup, StopRule, Worker};
 use crate::suites::postmark::config::Config;
 use crate::suites::postmark::plan::{Clock, FileRef, Op, Plan, RunSummary};
 use crate::suites::postmark::report::{ReportTimes, render_report};
@@ -56,7 +57,10 @@ pub struct ExecOptions {
     /// Independent PostMark streams run at once (1 = PostMark itself).
     pub threads: usize,
     /// Engine instead of the one `set buffering` selects.
-    pub engine: Option<String>,
+    pub engine: Option<Choice>,
+    /// Where runs go when the configuration sets no location (`--dir`;
+    /// PostMark's own default is the current directory).
+    pub default_location: Option<PathBuf>,
 }
 
 impl Default for ExecOptions {
@@ -64,6 +68,7 @@ impl Default for ExecOptions {
         ExecOptions {
             threads: 1,
             engine: None,
+            default_location: None,
         }
     }
 }
@@ -71,11 +76,11 @@ impl Default for ExecOptions {
 impl ExecOptions {
     /// The engine a run of `cfg` uses: `buffered` for `set buffering true`,
     /// `sync` for `false`, unless overridden.
-    pub fn engine_name<'a>(&'a self, cfg: &Config) -> &'a str {
-        match &self.engine {
+    pub fn engine(&self, cfg: &Config) -> Choice {
+        match self.engine {
             Some(e) => e,
-            None if cfg.buffered => "buffered",
-            None => "sync",
+            None if cfg.buffered => Choice::BUFFERED,
+            None => Choice::SYNC,
         }
     }
 }
@@ -197,12 +202,12 @@ pub struct RunOutput {
 /// Run `cfg` once, silently, and return its result: the entry point for
 /// `iogauge survey`. Locations must exist and be writable (set one with
 /// `set location` or `cfg.locations`; none means the current directory).
-/// Problems with the request are [`crate::cli::UsageError`]s.
+/// Problems with the request are [`crate::error::UsageError`]s.
 pub fn measure(cfg: &Config, opts: &ExecOptions) -> Result<RunResult> {
     match run(cfg, opts, None) {
         Ok(out) => Ok(out.result),
         Err(e) => match e.downcast::<Refused>() {
-            Ok(r) => Err(crate::cli::UsageError::new(format!("postmark: {}", r.0)).into()),
+            Ok(r) => Err(crate::error::UsageError::new(format!("postmark: {}", r.0)).into()),
             Err(e) => Err(e),
         },
     }
@@ -216,56 +221,54 @@ pub type Say<'a> = Option<&'a (dyn Fn(&str) + Sync)>;
 /// of stream 0 (`Creating files...Done`, the dots, ...). The report is not
 /// printed: it is in the returned [`RunOutput`].
 pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
-    let started = now_rfc3339();
     let threads = opts.threads.max(1);
-    let engine_name = opts.engine_name(cfg).to_string();
-    let info = engine::find(&engine_name).ok_or_else(|| {
-        Refused(format!(
-            "Error: unknown engine '{engine_name}'; the engines are: {}",
-            engine::names()
-        ))
-    })?;
+    let engine = opts.engine(cfg);
     // Refuse what the simulator refuses before touching the disk.
     let mut plans = Vec::with_capacity(threads);
     for k in 0..threads {
         plans.push(Plan::new(&stream_config(cfg, k)).map_err(|e| Refused(format!("Error: {e}")))?);
     }
     let parents: Vec<(String, PathBuf)> = if cfg.locations.is_empty() {
-        vec![(".".to_string(), PathBuf::from("."))]
+        match &opts.default_location {
+            Some(d) => vec![(d.display().to_string(), d.clone())],
+            None => vec![(".".to_string(), PathBuf::from("."))],
+        }
     } else {
         cfg.locations
             .iter()
             .map(|l| (l.path.clone(), PathBuf::from(&l.path)))
             .collect()
     };
-    for (name, p) in &parents {
-        check_location(name, p)?;
+    // each location gets its share of the files, by weight
+    let need = space_needed(cfg) * threads as u64;
+    let total_weight: i64 = cfg.locations.iter().map(|l| i64::from(l.weight)).sum();
+    let share = |i: usize| match cfg.locations.get(i) {
+        Some(l) if total_weight > 0 => {
+            (need as f64 * f64::from(l.weight) / total_weight as f64).ceil() as u64
+        }
+        _ => need,
+    };
+    let label = |name: &str| format!("Error: cannot use location '{name}':");
+    let mut setup = Setup::new("postmark", &parents[0].1)
+        .label(&label(&parents[0].0))
+        .data(share(0))
+        .fake(engine.is_fake())
+        .workers(threads, 1, false);
+    for (i, (name, p)) in parents.iter().enumerate().skip(1) {
+        setup = setup.also_workdir(p, &label(name), share(i));
     }
-    let mut work = Vec::with_capacity(parents.len());
-    for (name, p) in &parents {
-        let w = WorkDir::create(p, "postmark").map_err(|e| {
-            // the reason is the last part of the message, without "(os error N)"
-            let text = format!("{e:#}");
-            let reason = text.rsplit(": ").next().unwrap_or(&text);
-            let reason = reason.split(" (os error").next().unwrap_or(reason);
-            Refused(format!(
-                "Error: cannot use location '{name}': not writable ({reason})"
-            ))
+    let session = setup
+        .begin()
+        .map_err(|e| match e.downcast::<crate::error::UsageError>() {
+            Ok(u) => anyhow::Error::new(Refused(u.0)),
+            Err(e) => e,
         })?;
-        work.push(w);
-    }
-    if !info.caps.fake {
-        check_space(cfg, threads, &parents)?;
-    }
     // PostMark's names are relative to the cwd when no location is set: ours too
-    let work_dirs: Vec<PathBuf> = work
+    let work_dirs: Vec<PathBuf> = session
+        .dirs()
         .iter()
-        .map(|w| {
-            let p = w.path();
-            p.strip_prefix(".").unwrap_or(p).to_path_buf()
-        })
+        .map(|p| p.strip_prefix(".").unwrap_or(p).to_path_buf())
         .collect();
-    let environment = crate::env::detect(&work_dirs[0]);
 
     // Each stream's roots: the work directories, or a directory per stream in each.
     let mut roots: Vec<Vec<PathBuf>> = Vec::with_capacity(threads);
@@ -289,7 +292,7 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
     let ends: Vec<OnceLock<StreamReport>> = (0..threads).map(|_| OnceLock::new()).collect();
     let mut workers = Vec::with_capacity(threads);
     for (k, plan) in plans.into_iter().enumerate() {
-        let engine = stream_engine(info, &layout, cfg, &plan, k)?;
+        let engine = stream_engine(engine, &layout, cfg, &plan, k)?;
         workers.push(Stream::new(
             k,
             stream_seed(cfg.seed, k),
@@ -302,7 +305,6 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
         ));
     }
     let mut outcome = runner::run(StopRule::default(), workers, &NoProgress);
-    drop(work);
 
     let streams: Vec<StreamReport> = ends
         .into_iter()
@@ -341,7 +343,7 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
     let mut config = serde_json::to_value(cfg).unwrap_or_default();
     if let Some(o) = config.as_object_mut() {
         o.insert("threads".into(), threads.into());
-        o.insert("engine".into(), engine_name.clone().into());
+        o.insert("engine".into(), engine.name().into());
         o.insert(
             "work_dirs".into(),
             work_dirs
@@ -351,8 +353,9 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
                 .into(),
         );
     }
-    let mut result =
-        RunResult::new("postmark", config, environment, started).with_outcome(&outcome);
+    let mut session = session;
+    session.result_mut().config = config;
+    let mut result = session.finish(&outcome);
     fix_write_bytes(&mut result, &outcome);
     let io_errors: u64 = streams.iter().map(|s| s.io_errors).sum();
     if result.error.is_none() {
@@ -377,7 +380,7 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
         report,
         interrupted,
         work_dirs,
-        engine: engine_name,
+        engine: engine.name().to_string(),
     })
 }
 
@@ -442,7 +445,7 @@ impl Layout {
 
 /// The engine of stream `k`, its slots loaded with the text source.
 fn stream_engine(
-    info: &engine::EngineInfo,
+    engine: Choice,
     layout: &Layout,
     cfg: &Config,
     plan: &Plan,
@@ -456,8 +459,7 @@ fn stream_engine(
         datasync: false,
         seed: k as u64,
     };
-    let mut engine = (info.make)(&eopts)
-        .map_err(|e| anyhow::anyhow!("cannot set up engine '{}': {e}", info.name))?;
+    let mut engine = engine.make(&eopts).map_err(|e| anyhow::anyhow!(e))?;
     layout.load(
         engine.as_mut(),
         plan.source(),
@@ -466,71 +468,11 @@ fn stream_engine(
     Ok(engine)
 }
 
-/// A location must be an existing, writable directory.
-fn check_location(name: &str, p: &Path) -> Result<(), Refused> {
-    let md = std::fs::metadata(p).map_err(|e| {
-        Refused(format!(
-            "Error: cannot use location '{name}': {}",
-            io_reason(&e)
-        ))
-    })?;
-    if !md.is_dir() {
-        return Err(Refused(format!(
-            "Error: cannot use location '{name}': not a directory"
-        )));
-    }
-    if let Err(e) = rustix::fs::access(
-        p,
-        rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK,
-    ) {
-        return Err(Refused(format!(
-            "Error: cannot use location '{name}': not writable ({})",
-            io_reason(&std::io::Error::from(e))
-        )));
-    }
-    Ok(())
-}
-
-/// An I/O error's text without Rust's "(os error N)".
-fn io_reason(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(at) => s[..at].to_string(),
-        None => s,
-    }
-}
-
 /// What a run may need on disk at most, per stream: the initial pool at its
 /// largest (N files of up to H bytes, each taking whole 4 KiB blocks).
 pub fn space_needed(cfg: &Config) -> u64 {
     let per_file = (cfg.size_high.max(1) as u64).next_multiple_of(4096);
     cfg.number.max(0) as u64 * per_file
-}
-
-fn check_space(cfg: &Config, threads: usize, parents: &[(String, PathBuf)]) -> Result<(), Refused> {
-    let need = space_needed(cfg) * threads as u64;
-    let total_weight: i64 = cfg.locations.iter().map(|l| i64::from(l.weight)).sum();
-    for (i, (name, p)) in parents.iter().enumerate() {
-        // each location gets its share of the files, by weight
-        let share = match cfg.locations.get(i) {
-            Some(l) if total_weight > 0 => {
-                (need as f64 * f64::from(l.weight) / total_weight as f64).ceil() as u64
-            }
-            _ => need,
-        };
-        let Ok(free) = crate::env::free_bytes(p) else {
-            continue;
-        };
-        let want = share + (share / 100).max(16 << 20);
-        if free < want {
-            return Err(Refused(format!(
-                "Error: not enough space in location '{name}': the run may need {} and {} is free",
-                crate::workload::units::fmt_bytes(want),
-                crate::workload::units::fmt_bytes(free)
-            )));
-        }
-    }
-    Ok(())
 }
 
 /// Builds PostMark's file names under the stream's roots in one reusable
@@ -870,7 +812,7 @@ impl Worker for Stream<'_> {
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
         // Each file operation is timed whole (open to close): the engine's
         // own clock reads around every block would only add to it.
-        engine::untimed(|| self.perform(ctx))
+        crate::engine::untimed(|| self.perform(ctx))
     }
 }
 
@@ -1096,7 +1038,7 @@ fn stream_json(st: &StreamReport) -> serde_json::Value {
 /// over time. Every line is indented by two spaces under an `iogauge:`
 /// heading, so the block is easy to tell from PostMark's own output.
 pub fn additions(out: &RunOutput) -> String {
-    use crate::workload::units::fmt_bytes;
+    use crate::units::fmt_bytes;
     use std::fmt::Write;
     let mut t = String::new();
     let n = out.streams.len();
@@ -1318,8 +1260,8 @@ mod tests {
             let plan = Plan::new(&c).unwrap();
             let roots = vec![dir.path().to_path_buf()];
             let ends = [OnceLock::new()];
-            let info = engine::find(engine).unwrap();
-            let eng = stream_engine(info, &layout, &c, &plan, 0).unwrap();
+            let choice = Choice::parse(engine).unwrap();
+            let eng = stream_engine(choice, &layout, &c, &plan, 0).unwrap();
             let mut s = Stream::new(0, 42, &c, plan, eng, &roots, None, &ends[0]);
             let source = s.plan.source().to_vec();
             // the initial creations only
@@ -1362,7 +1304,8 @@ mod tests {
             );
             let opts = ExecOptions {
                 threads: 1,
-                engine: Some(engine.into()),
+                engine: Some(Choice::parse(engine).unwrap()),
+                ..Default::default()
             };
             let out = run(&c, &opts, None).unwrap();
             assert!(out.result.complete, "{engine}: {:?}", out.result.error);
@@ -1379,18 +1322,15 @@ mod tests {
         let e = run(&c, &ExecOptions::default(), None).unwrap_err();
         let msg = e.downcast_ref::<Refused>().unwrap().to_string();
         assert!(msg.starts_with("Error: cannot use location '"), "{msg}");
-        assert!(
-            msg.ends_with("missing': No such file or directory"),
-            "{msg}"
-        );
+        assert!(msg.ends_with("missing': does not exist"), "{msg}");
         std::fs::write(dir.path().join("file"), b"x").unwrap();
         c.locations[0].path = dir.path().join("file").display().to_string();
         let e = run(&c, &ExecOptions::default(), None).unwrap_err();
-        assert!(e.to_string().ends_with("not a directory"), "{e}");
+        assert!(e.to_string().ends_with("is not a directory"), "{e}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
         // the survey's entry point: a usage error
         let e = measure(&c, &ExecOptions::default()).unwrap_err();
-        assert!(e.downcast_ref::<crate::cli::UsageError>().is_some());
+        assert!(e.downcast_ref::<crate::error::UsageError>().is_some());
     }
 
     #[test]
@@ -1406,7 +1346,7 @@ mod tests {
         );
         let opts = ExecOptions {
             threads: 3,
-            engine: None,
+            ..Default::default()
         };
         let out = run(&c, &opts, None).unwrap();
         assert!(out.result.complete);
@@ -1459,7 +1399,8 @@ mod tests {
         let c = cfg(dir.path(), &["set number 50", "set transactions 100"]);
         let opts = ExecOptions {
             threads: 1,
-            engine: Some("null".into()),
+            engine: Some(Choice::NULL),
+            ..Default::default()
         };
         let out = run(&c, &opts, None).unwrap();
         assert_eq!(out.summary, simulate(&c).unwrap());

@@ -28,7 +28,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::report::{RunResult, write_json};
+use crate::report::export::{self, Document, Exporter};
+use crate::report::{Collection, Entry, RunResult};
 use crate::runner::signals;
 use crate::suites::postmark::command::{
     BANNER, Command, CommandError, DEFAULT_RC, PROMPT, chop_chunks, help_text, interactive_alias,
@@ -141,7 +142,7 @@ pub struct Session<'a> {
     pub cfg: Config,
     sink: &'a dyn Sink,
     exec: ExecOptions,
-    json: Option<PathBuf>,
+    outputs: Outputs,
     /// Every run's result, in order.
     pub results: Vec<RunResult>,
     /// Commands refused (unknown, bad value, unusable location, ...).
@@ -155,12 +156,12 @@ pub struct Session<'a> {
 
 impl<'a> Session<'a> {
     /// A session with 1.53's defaults.
-    pub fn new(sink: &'a dyn Sink, exec: ExecOptions, json: Option<PathBuf>) -> Self {
+    pub fn new(sink: &'a dyn Sink, exec: ExecOptions, outputs: Outputs) -> Self {
         Session {
             cfg: Config::default(),
             sink,
             exec,
-            json,
+            outputs,
             results: Vec::new(),
             rejected: 0,
             failed: false,
@@ -391,23 +392,35 @@ impl<'a> Session<'a> {
         }
     }
 
-    /// Write the results to `--json`: one run gives its result, several an
-    /// array of results. A file is rewritten after each run; `-` (stdout) is
-    /// written once, at the end (`last`).
+    /// Write the results to each output: one run gives its result, none or
+    /// several a collection (`iogauge/postmark-session/v1`, one entry per
+    /// run). A file is rewritten after each run; `-` (stdout) is written
+    /// once, at the end (`last`), even when no run was made.
     pub fn write_json(&self, last: bool) -> Result<()> {
-        let Some(path) = &self.json else {
-            return Ok(());
-        };
-        if self.results.is_empty() || (path == Path::new("-") && !last) {
-            return Ok(());
+        for (e, path) in &self.outputs {
+            let stdout = path == Path::new("-");
+            if !last && (stdout || self.results.is_empty()) {
+                continue;
+            }
+            if self.results.len() == 1 {
+                export::write(*e, &Document::from(&self.results[0]), path)?;
+            } else {
+                let entries = self
+                    .results
+                    .iter()
+                    .enumerate()
+                    .map(|(i, r)| Entry::new(format!("run {}", i + 1), r.clone()))
+                    .collect();
+                let c = Collection::new("iogauge/postmark-session/v1", entries);
+                export::write(*e, &Document::from(&c), path)?;
+            }
         }
-        if self.results.len() == 1 {
-            write_json(path, &self.results[0])
-        } else {
-            write_json(path, &self.results)
-        }
+        Ok(())
     }
 }
+
+/// Where a session writes its results: each exporter with its path.
+pub type Outputs = Vec<(&'static dyn Exporter, PathBuf)>;
 
 /// Append `text` to file `name` (created if missing), as `fopen(name, "a")`.
 fn append_to(name: &str, text: &str) -> std::io::Result<()> {
@@ -593,7 +606,7 @@ pub fn session(
     file: Option<&Path>,
     sink: &dyn Sink,
     exec: ExecOptions,
-    json: Option<PathBuf>,
+    outputs: Outputs,
     input: &mut dyn FnMut() -> Box<dyn Input>,
 ) -> Result<SessionEnd> {
     let startup = match file {
@@ -602,7 +615,7 @@ pub fn session(
             Err(e) => crate::usage!(
                 "cannot read configuration file '{}': {}",
                 p.display(),
-                io_reason(&e)
+                crate::runner::workdir::io_reason(&e)
             ),
         },
         None => std::fs::read(DEFAULT_RC)
@@ -610,7 +623,7 @@ pub fn session(
             .map(|d| (DEFAULT_RC.to_string(), d)),
     };
     sink.out(&format!("{BANNER}\n"));
-    let mut s = Session::new(sink, exec, json);
+    let mut s = Session::new(sink, exec, outputs);
     let flow = match &startup {
         Some((name, data)) => s.script(name, data),
         None => Flow::Go,
@@ -626,14 +639,6 @@ pub fn session(
         interrupted: s.interrupted || signals::interrupted(),
         runs: s.results.len(),
     })
-}
-
-fn io_reason(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(at) => s[..at].to_string(),
-        None => s,
-    }
 }
 
 #[cfg(test)]
@@ -666,7 +671,7 @@ mod tests {
 
     fn typed(text: &str) -> (String, Config, usize) {
         let cap = Capture::default();
-        let mut s = Session::new(&cap, ExecOptions::default(), None);
+        let mut s = Session::new(&cap, ExecOptions::default(), Vec::new());
         s.interact(&mut lines(text));
         let rejected = s.rejected;
         let cfg = s.cfg.clone();
@@ -719,7 +724,7 @@ mod tests {
         let inner = dir.path().join("inner.pmrc");
         std::fs::write(&inner, "set number 9\nquit\nset number 10\n").unwrap();
         let cap = Capture::default();
-        let mut s = Session::new(&cap, ExecOptions::default(), None);
+        let mut s = Session::new(&cap, ExecOptions::default(), Vec::new());
         let script = format!(
             "# comment\n\nset seed 0\nload {}\nload /nonexistent/x.pmrc\nset seed 5\nquit\nset seed 6\n",
             inner.display()
@@ -746,7 +751,7 @@ mod tests {
         let f = dir.path().join("self.pmrc");
         std::fs::write(&f, format!("load {}\n", f.display())).unwrap();
         let cap = Capture::default();
-        let mut s = Session::new(&cap, ExecOptions::default(), None);
+        let mut s = Session::new(&cap, ExecOptions::default(), Vec::new());
         s.execute(&format!("load {}", f.display()), Origin::Typed);
         let out = cap.0.lock().unwrap().clone();
         assert_eq!(out.matches("Reading configuration").count(), MAX_LOAD_DEPTH);
@@ -758,7 +763,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("show.txt");
         let cap = Capture::default();
-        let mut s = Session::new(&cap, ExecOptions::default(), None);
+        let mut s = Session::new(&cap, ExecOptions::default(), Vec::new());
         s.execute("set location /x 2", Origin::Typed);
         s.execute(&format!("show {}", target.display()), Origin::Typed);
         s.execute("show /nonexistent/dir/show.txt", Origin::Typed);
@@ -776,7 +781,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().join("report.txt");
         let cap = Capture::default();
-        let mut s = Session::new(&cap, ExecOptions::default(), None);
+        let mut s = Session::new(&cap, ExecOptions::default(), Vec::new());
         let loc = dir.path().join("loc");
         std::fs::create_dir(&loc).unwrap();
         for l in [

@@ -1,13 +1,14 @@
-//! Running the generic workload: lay out and prefill the files (untimed),
-//! then one [`GenericWorker`] per process issues the request stream through
-//! its own engine. Used by `iogauge run`, the survey and the self-scaling
-//! benchmark.
+//! The generic worker: drive a generator through an engine. Lay out and
+//! prefill the files (untimed), then one [`GenericWorker`] per process
+//! issues the request stream of Chen & Patterson's workload through its own
+//! engine. Used by `iogauge run`, the survey and the self-scaling benchmark.
 
-use super::generic::{Generator, GenericSpec};
-use crate::engine::{Engine, FileId, FsyncPolicy, OpenHow, Req};
+use crate::engine::{Choice, Engine, FileId, FsyncPolicy, OpenHow, Req};
+use crate::error::UsageError;
 use crate::measure::OpKind;
 use crate::report::RunResult;
-use crate::runner::{self, Ctx, Progress, StopRule, WorkDir, Worker};
+use crate::runner::{self, Ctx, Progress, Setup, StopRule, Worker};
+use crate::workload::generic::{Generator, GenericSpec};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::io::Write;
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 /// How the I/O is done, beside what it is (the spec).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct IoSetup {
-    pub engine: String,
+    pub engine: Choice,
     pub direct: bool,
     pub fsync: FsyncPolicy,
     pub fdatasync: bool,
@@ -28,7 +29,7 @@ pub struct IoSetup {
 
 impl IoSetup {
     fn fake(&self) -> bool {
-        crate::engine::find(&self.engine).is_some_and(|e| e.caps.fake)
+        self.engine.is_fake()
     }
 }
 
@@ -44,8 +45,13 @@ pub fn max_request(spec: &GenericSpec) -> u64 {
 
 impl GenericSpec {
     /// The spec with request sizes clipped as [`max_request`] says.
-    fn clipped(&self) -> Result<super::sizes::SizeDist, String> {
-        super::sizes::SizeDist::new(self.size_mean, self.size_cv, self.align, max_request(self))
+    fn clipped(&self) -> Result<crate::workload::sizes::SizeDist, String> {
+        crate::workload::sizes::SizeDist::new(
+            self.size_mean,
+            self.size_cv,
+            self.align,
+            max_request(self),
+        )
     }
 }
 
@@ -60,7 +66,7 @@ pub fn layout(spec: &GenericSpec, setup: &IoSetup, dir: &Path) -> Result<Option<
     }
     const CHUNK: usize = 1 << 20;
     let mut buf = vec![0u8; CHUNK];
-    super::fill_random(&mut buf, spec.seed);
+    crate::data::fill_random(&mut buf, spec.seed);
     let size = spec.file_size();
     let mut chunk_no = 0u64;
     for p in &paths {
@@ -114,14 +120,13 @@ impl GenericWorker {
             datasync: setup.fdatasync,
             seed: spec.seed ^ index as u64,
         };
-        let mut engine =
-            crate::engine::make(&setup.engine, &opts).map_err(crate::cli::UsageError)?;
+        let mut engine = setup.engine.make(&opts).map_err(UsageError)?;
         let mut files = Vec::with_capacity(paths.len());
         for p in paths {
             files.push(engine.open(p, OpenHow::READ_WRITE)?);
         }
-        let mut generator = Generator::new(spec, index).map_err(crate::cli::UsageError)?;
-        generator.set_sizes(spec.clipped().map_err(crate::cli::UsageError)?);
+        let mut generator = Generator::new(spec, index).map_err(UsageError)?;
+        generator.set_sizes(spec.clipped().map_err(UsageError)?);
         Ok(GenericWorker {
             engine,
             files,
@@ -195,22 +200,15 @@ pub fn run_generic(
     parent: &Path,
     progress: &dyn Progress,
 ) -> Result<RunResult> {
-    spec.validate().map_err(crate::cli::UsageError)?;
-    spec.clipped().map_err(crate::cli::UsageError)?;
-    crate::engine::make(
-        &setup.engine,
-        &crate::engine::EngineOpts {
+    spec.validate().map_err(UsageError)?;
+    spec.clipped().map_err(UsageError)?;
+    setup
+        .engine
+        .check(&crate::engine::EngineOpts {
             direct: setup.direct,
             ..Default::default()
-        },
-    )
-    .map_err(crate::cli::UsageError)?;
-    let started = crate::report::now_rfc3339();
-    let work = WorkDir::create(parent, "run")?;
-    if !setup.fake() {
-        runner::ensure_space(parent, spec.total_bytes())?;
-    }
-    let environment = crate::env::detect(work.path());
+        })
+        .map_err(UsageError)?;
     let config = serde_json::json!({
         "workload": spec,
         "io": setup,
@@ -219,17 +217,29 @@ pub fn run_generic(
         "ramp_s": rule.ramp.map(|d| d.as_secs_f64()),
         "max_request_bytes": max_request(spec),
     });
-    let mut result = RunResult::new("run", config, environment, started);
-    let Some(paths) = layout(spec, setup, work.path())? else {
-        result.complete = false;
+    let plan = Setup::new("run", parent)
+        .data(spec.total_bytes())
+        .fake(setup.fake())
+        .workers(spec.processes, u64::from(spec.files), false)
+        .config(config);
+    let (mut result, outcome) = runner::setup::execute(plan, rule, progress, |dir| {
+        if !setup.fake() {
+            progress.status(&format!(
+                "laying out {} (untimed)",
+                crate::units::fmt_bytes(spec.total_bytes())
+            ));
+        }
+        let Some(paths) = layout(spec, setup, dir)? else {
+            return Ok(None);
+        };
+        let workers = (0..spec.processes)
+            .map(|i| GenericWorker::new(spec, setup, &paths, i))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some(workers))
+    })?;
+    let Some(outcome) = outcome else {
         return Ok(result);
     };
-    let workers = (0..spec.processes)
-        .map(|i| GenericWorker::new(spec, setup, &paths, i))
-        .collect::<Result<Vec<_>>>()?;
-    let outcome = runner::run(rule, workers, progress);
-    drop(work);
-    let mut result = result.with_outcome(&outcome);
     let mean = outcome
         .stats
         .kinds()

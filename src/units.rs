@@ -12,6 +12,9 @@ use std::time::Duration;
 
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("'{s}' is negative: a size must be positive"));
+    }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
@@ -42,6 +45,9 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("'{s}' is negative: a duration must be positive"));
+    }
     if let Ok(secs) = t.parse::<f64>() {
         if secs.is_finite() && secs >= 0.0 {
             return Ok(Duration::from_secs_f64(secs));

@@ -1,0 +1,305 @@
+//! Exporters: one trait, one table ([`EXPORTERS`]), over one document type
+//! ([`Document`]): a single result, or a collection of results (several
+//! PostMark runs, an IOBENCH spectrum, a survey) with its own schema name.
+//!
+//! A command writes its document as soon as a run ends, so a later failure
+//! never loses an earlier result. Adding a format is one file here, one
+//! line of the table, and one flag in `cli/common.rs`.
+
+use super::{Collection, RunResult};
+use anyhow::{Context, Result};
+use std::io::Write;
+use std::path::Path;
+
+/// What an exporter writes.
+#[derive(Clone, Copy, Debug)]
+pub enum Document<'a> {
+    Run(&'a RunResult),
+    Collection(&'a Collection),
+}
+
+impl<'a> From<&'a RunResult> for Document<'a> {
+    fn from(r: &'a RunResult) -> Self {
+        Document::Run(r)
+    }
+}
+
+impl<'a> From<&'a Collection> for Document<'a> {
+    fn from(c: &'a Collection) -> Self {
+        Document::Collection(c)
+    }
+}
+
+impl Document<'_> {
+    /// Each run in the document, with its label (empty for a single run).
+    pub fn runs(&self) -> Vec<(&str, &RunResult)> {
+        match self {
+            Document::Run(r) => vec![("", r)],
+            Document::Collection(c) => c
+                .entries
+                .iter()
+                .map(|e| (e.name.as_str(), &e.result))
+                .collect(),
+        }
+    }
+}
+
+/// Turns a document into bytes.
+pub trait Exporter: Sync {
+    /// The format's name, also its flag (`--json`, `--csv`).
+    fn name(&self) -> &'static str;
+    fn serialize(&self, doc: &Document) -> Result<Vec<u8>>;
+}
+
+/// Every format iogauge writes.
+pub const EXPORTERS: &[&dyn Exporter] = &[&Json, &Csv];
+
+pub fn find(name: &str) -> Option<&'static dyn Exporter> {
+    EXPORTERS.iter().copied().find(|e| e.name() == name)
+}
+
+/// Write `doc` with `e` to `path` (`-`: stdout). A file is written whole
+/// to a temporary name beside it, then renamed: a reader never sees half.
+pub fn write(e: &dyn Exporter, doc: &Document, path: &Path) -> Result<()> {
+    let bytes = e.serialize(doc)?;
+    if path == Path::new("-") {
+        let mut out = std::io::stdout().lock();
+        out.write_all(&bytes)
+            .and_then(|_| out.flush())
+            .with_context(|| format!("cannot write the {} result to stdout", e.name()))?;
+        return Ok(());
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = std::path::PathBuf::from(tmp);
+    std::fs::write(&tmp, &bytes)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// The canonical form: pretty JSON of the document as it is.
+pub struct Json;
+
+impl Exporter for Json {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn serialize(&self, doc: &Document) -> Result<Vec<u8>> {
+        let mut v = match doc {
+            Document::Run(r) => serde_json::to_vec_pretty(r),
+            Document::Collection(c) => serde_json::to_vec_pretty(c),
+        }
+        .context("cannot serialise the result")?;
+        v.push(b'\n');
+        Ok(v)
+    }
+}
+
+/// One row per op kind per run. The columns are fixed (see [`CSV_COLUMNS`]),
+/// then one `metric.NAME` column per numeric headline metric found in any
+/// run of the document, in name order.
+pub struct Csv;
+
+/// The fixed columns of the CSV export, in order.
+pub const CSV_COLUMNS: &[&str] = &[
+    "run",
+    "benchmark",
+    "started_at",
+    "complete",
+    "elapsed_s",
+    "workers",
+    "ops_per_s",
+    "read_bytes_per_s",
+    "write_bytes_per_s",
+    "io_time_fraction",
+    "cpu_user_s",
+    "cpu_sys_s",
+    "op",
+    "count",
+    "bytes",
+    "lat_mean_ns",
+    "lat_stddev_ns",
+    "lat_min_ns",
+    "lat_p50_ns",
+    "lat_p90_ns",
+    "lat_p95_ns",
+    "lat_p99_ns",
+    "lat_p999_ns",
+    "lat_p9999_ns",
+    "lat_max_ns",
+];
+
+/// A CSV field: quoted when it holds a comma, quote or line break.
+fn field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+impl Exporter for Csv {
+    fn name(&self) -> &'static str {
+        "csv"
+    }
+
+    fn serialize(&self, doc: &Document) -> Result<Vec<u8>> {
+        let runs = doc.runs();
+        let mut metrics: Vec<&str> = runs
+            .iter()
+            .flat_map(|(_, r)| r.metrics.iter())
+            .filter(|(_, v)| v.is_number())
+            .map(|(k, _)| k.as_str())
+            .collect();
+        metrics.sort_unstable();
+        metrics.dedup();
+        let mut out = String::new();
+        let header: Vec<String> = CSV_COLUMNS
+            .iter()
+            .map(|c| c.to_string())
+            .chain(metrics.iter().map(|m| format!("metric.{m}")))
+            .collect();
+        out += &header.join(",");
+        out.push('\n');
+        for (label, r) in runs {
+            let s = &r.summary;
+            let head = [
+                field(label),
+                field(&r.benchmark),
+                field(&r.started_at),
+                r.complete.to_string(),
+                r.elapsed_s.to_string(),
+                s.workers.to_string(),
+                s.ops_per_s.to_string(),
+                s.read_bytes_per_s.to_string(),
+                s.write_bytes_per_s.to_string(),
+                s.io_time_fraction.to_string(),
+                s.cpu_user_s.to_string(),
+                s.cpu_sys_s.to_string(),
+            ];
+            let tail: Vec<String> = metrics
+                .iter()
+                .map(|m| {
+                    r.metrics
+                        .get(*m)
+                        .filter(|v| v.is_number())
+                        .map(|v| v.to_string())
+                        .unwrap_or_default()
+                })
+                .collect();
+            // a run without ops still gets one row, for its headline figures
+            let empty = super::OpSummary::default();
+            let ops: Vec<(&str, &super::OpSummary)> = if r.ops.is_empty() {
+                vec![("", &empty)]
+            } else {
+                r.ops.iter().map(|(k, v)| (k.as_str(), v)).collect()
+            };
+            for (op, o) in ops {
+                let l = &o.latency_ns;
+                let row: Vec<String> = head
+                    .iter()
+                    .cloned()
+                    .chain([
+                        field(op),
+                        o.count.to_string(),
+                        o.bytes.to_string(),
+                        l.mean.to_string(),
+                        l.stddev.to_string(),
+                        l.min.to_string(),
+                        l.p50.to_string(),
+                        l.p90.to_string(),
+                        l.p95.to_string(),
+                        l.p99.to_string(),
+                        l.p999.to_string(),
+                        l.p9999.to_string(),
+                        l.max.to_string(),
+                    ])
+                    .chain(tail.iter().cloned())
+                    .collect();
+                out += &row.join(",");
+                out.push('\n');
+            }
+        }
+        Ok(out.into_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{Entry, OpSummary};
+
+    fn run(name: &str, tps: f64) -> RunResult {
+        let mut r = RunResult::new(name, serde_json::json!({}), Default::default(), "t".into());
+        r.ops.insert(
+            "read".into(),
+            OpSummary {
+                count: 3,
+                bytes: 12,
+                ..Default::default()
+            },
+        );
+        r.ops.insert("write".into(), OpSummary::default());
+        r.metric("transactions_per_s", tps);
+        r.metric("note", "text metrics are not columns");
+        r
+    }
+
+    #[test]
+    fn the_table_has_unique_names() {
+        let mut n: Vec<_> = EXPORTERS.iter().map(|e| e.name()).collect();
+        n.dedup();
+        assert_eq!(n.len(), EXPORTERS.len());
+        assert!(find("json").is_some() && find("csv").is_some() && find("xml").is_none());
+    }
+
+    #[test]
+    fn csv_has_a_row_per_op_kind_per_run() {
+        let c = Collection::new(
+            "iogauge/test/v1",
+            vec![
+                Entry::new("first, quoted", run("a", 1.5)),
+                Entry::new("second", run("b", 2.0)),
+            ],
+        );
+        let text = String::from_utf8(Csv.serialize(&Document::from(&c)).unwrap()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 1 + 4, "{text}");
+        let header: Vec<&str> = lines[0].split(',').collect();
+        assert_eq!(&header[..CSV_COLUMNS.len()], CSV_COLUMNS);
+        assert_eq!(header[CSV_COLUMNS.len()..], ["metric.transactions_per_s"]);
+        assert!(lines[1].starts_with("\"first, quoted\",a,"), "{}", lines[1]);
+        assert!(lines[1].contains(",read,3,12,"), "{}", lines[1]);
+        assert!(
+            lines[4].starts_with("second,b,") && lines[4].ends_with(",2.0"),
+            "{}",
+            lines[4]
+        );
+    }
+
+    #[test]
+    fn json_round_trips() {
+        let r = run("a", 1.0);
+        let bytes = Json.serialize(&Document::from(&r)).unwrap();
+        let back: RunResult = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(back, r);
+    }
+
+    #[test]
+    fn files_are_written_whole() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("r.csv");
+        let r = run("a", 1.0);
+        write(&Csv, &Document::from(&r), &p).unwrap();
+        assert!(
+            std::fs::read_to_string(&p)
+                .unwrap()
+                .starts_with("run,benchmark,")
+        );
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+}

@@ -1,0 +1,355 @@
+//! The one run path: what every benchmark repeats around its timed phase.
+//!
+//! ```text
+//!   Setup::new(bench, parent)        what the run needs: data bytes, workers,
+//!      .data(..).workers(..)         descriptors, its configuration
+//!      .begin()?           ──>  Session: the work directory made (guard),
+//!                                the place checked (directory, file system,
+//!                                free space with one reserve, memory for
+//!                                tmpfs), limits checked, environment and
+//!                                start time recorded
+//!   session.run(rule, workers)  ──>  runner: barrier, stop rule, signals
+//!                                ──>  (RunResult, Outcome); the work
+//!                                directory is gone when it returns
+//! ```
+//!
+//! A benchmark supplies its workers (or measures its own way and hands the
+//! [`Outcome`] to [`Session::finish`]), its headline metrics and its
+//! classic text; nothing else of the path is written twice.
+
+use super::workdir::{self, SetupError, WorkDir};
+use super::{Outcome, Progress, StopRule, Worker};
+use crate::env::Environment;
+use crate::error::UsageError;
+use crate::report::{RunResult, now_rfc3339};
+use crate::units::fmt_bytes;
+use anyhow::Result;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug)]
+struct Place {
+    parent: PathBuf,
+    label: String,
+    data: u64,
+}
+
+/// What a run needs before it starts.
+#[derive(Debug)]
+pub struct Setup {
+    benchmark: String,
+    /// Where work directories are made: the parent, how messages name it
+    /// (`--dir /x`), and the data written there.
+    places: Vec<Place>,
+    fake: bool,
+    config: serde_json::Value,
+    /// Space needed outside the work directory (files the user named).
+    elsewhere: Vec<(PathBuf, u64)>,
+    workers: usize,
+    fds_per_worker: u64,
+    processes: bool,
+}
+
+impl Setup {
+    /// A run of `benchmark` in a work directory under `parent`.
+    pub fn new(benchmark: &str, parent: &Path) -> Setup {
+        Setup {
+            benchmark: benchmark.to_string(),
+            places: vec![Place {
+                parent: parent.to_path_buf(),
+                label: format!("--dir {}", parent.display()),
+                data: 0,
+            }],
+            fake: false,
+            config: serde_json::Value::Null,
+            elsewhere: Vec::new(),
+            workers: 1,
+            fds_per_worker: 1,
+            processes: false,
+        }
+    }
+
+    /// How messages name the parent (default `--dir PARENT`).
+    pub fn label(mut self, label: &str) -> Setup {
+        self.places[0].label = label.to_string();
+        self
+    }
+
+    /// The most data the run writes into its work directory.
+    pub fn data(mut self, bytes: u64) -> Setup {
+        self.places[0].data = bytes;
+        self
+    }
+
+    /// One more work directory, under `parent` (named `label` in messages),
+    /// that will hold `bytes` (PostMark's locations).
+    pub fn also_workdir(mut self, parent: &Path, label: &str, bytes: u64) -> Setup {
+        self.places.push(Place {
+            parent: parent.to_path_buf(),
+            label: label.to_string(),
+            data: bytes,
+        });
+        self
+    }
+
+    /// The engine does no I/O: no space is needed.
+    pub fn fake(mut self, fake: bool) -> Setup {
+        self.fake = fake;
+        self
+    }
+
+    /// The configuration the result records (after defaults).
+    pub fn config(mut self, config: impl Serialize) -> Setup {
+        self.config = serde_json::to_value(config).unwrap_or_default();
+        self
+    }
+
+    /// `bytes` more will be written in `dir`, outside the work directory.
+    pub fn also(mut self, dir: &Path, bytes: u64) -> Setup {
+        match self.elsewhere.iter_mut().find(|(d, _)| d == dir) {
+            Some((_, n)) => *n += bytes,
+            None => self.elsewhere.push((dir.to_path_buf(), bytes)),
+        }
+        self
+    }
+
+    /// `n` workers, each holding `fds` descriptors open, as threads or as
+    /// processes: checked against the process's limits before anything
+    /// is written.
+    pub fn workers(mut self, n: usize, fds: u64, processes: bool) -> Setup {
+        self.workers = n;
+        self.fds_per_worker = fds;
+        self.processes = processes;
+        self
+    }
+
+    /// Make the work directory and check everything that can be checked
+    /// before the first write. Every refusal is a [`UsageError`] naming
+    /// its cause.
+    pub fn begin(self) -> Result<Session> {
+        super::limits::check(self.workers, self.fds_per_worker, self.processes)?;
+        for p in &self.places {
+            let usage = |e: SetupError| UsageError::new(e.at(&p.label));
+            workdir::check_dir(&p.parent).map_err(usage)?;
+        }
+        if !self.fake {
+            // places on one file system share its free space: sum them
+            let mut by_fs: Vec<(u64, &Place, u64)> = Vec::new();
+            for p in &self.places {
+                let dev = std::fs::metadata(&p.parent)
+                    .map_or(0, |m| std::os::unix::fs::MetadataExt::dev(&m));
+                match by_fs.iter_mut().find(|(d, _, _)| *d == dev) {
+                    Some((_, _, n)) => *n += p.data,
+                    None => by_fs.push((dev, p, p.data)),
+                }
+            }
+            for (_, p, n) in by_fs {
+                check_room(&p.parent, n).map_err(|e| UsageError::new(e.at(&p.label)))?;
+            }
+            for (d, n) in &self.elsewhere {
+                check_room(d, *n).map_err(|e| UsageError::new(e.to_string()))?;
+            }
+        }
+        let started = now_rfc3339();
+        let mut work = Vec::with_capacity(self.places.len());
+        for p in &self.places {
+            let w = WorkDir::create(&p.parent, &self.benchmark)
+                .map_err(|e| UsageError::new(e.at(&p.label)))?;
+            work.push(w);
+        }
+        let environment = crate::env::detect(work[0].path());
+        let result = RunResult::new(&self.benchmark, self.config, environment, started);
+        Ok(Session { result, work })
+    }
+}
+
+/// Free space for `data` and the reserve, and on a file system kept in
+/// memory (tmpfs, ramfs), memory for it too.
+pub fn check_room(dir: &Path, data: u64) -> Result<(), SetupError> {
+    workdir::check_space(dir, data)?;
+    if let Some(m) = crate::env::mount_for(dir)
+        && matches!(m.fs_type.as_str(), "tmpfs" | "ramfs")
+    {
+        let avail = crate::env::mem_available();
+        let keep = 1u64 << 30;
+        let want = data + workdir::reserve(data);
+        if avail > 0 && want + keep > avail {
+            return Err(SetupError::Unusable {
+                path: dir.to_path_buf(),
+                reason: format!(
+                    "is on {}, which keeps files in memory: the data and its reserve need {}, and only {} of memory is available (1 GiB of it is left to the system); use a smaller data size or a directory on a disk",
+                    m.fs_type,
+                    fmt_bytes(want),
+                    fmt_bytes(avail.saturating_sub(keep))
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A run that has begun: its work directory exists, its result holds the
+/// environment, the configuration and the start time.
+pub struct Session {
+    result: RunResult,
+    // dropped last: the files go with them
+    work: Vec<WorkDir>,
+}
+
+impl Session {
+    /// The work directory (everything in it is removed at the end).
+    pub fn dir(&self) -> &Path {
+        self.work[0].path()
+    }
+
+    /// Every work directory, in the order the set-up named them.
+    pub fn dirs(&self) -> Vec<&Path> {
+        self.work.iter().map(|w| w.path()).collect()
+    }
+
+    /// When the run began (RFC 3339).
+    pub fn started_at(&self) -> &str {
+        &self.result.started_at
+    }
+
+    pub fn environment(&self) -> &Environment {
+        &self.result.environment
+    }
+
+    /// The result so far, to add to its configuration.
+    pub fn result_mut(&mut self) -> &mut RunResult {
+        &mut self.result
+    }
+
+    /// Run `workers` under `rule`, remove the work directory, and return
+    /// the filled result with what the runner measured.
+    pub fn run<W: Worker>(
+        self,
+        rule: StopRule,
+        workers: Vec<W>,
+        progress: &dyn Progress,
+    ) -> (RunResult, Outcome) {
+        let outcome = super::run(rule, workers, progress);
+        (self.finish(&outcome), outcome)
+    }
+
+    /// Close the run with an outcome measured another way (process users
+    /// of their own, batches): the work directory goes, the result is filled.
+    pub fn finish(self, outcome: &Outcome) -> RunResult {
+        let Session { result, work } = self;
+        drop(work);
+        result.with_outcome(outcome)
+    }
+
+    /// Close a run stopped (Ctrl-C) before any worker ran: nothing measured.
+    pub fn interrupted(self) -> RunResult {
+        let Session { mut result, work } = self;
+        drop(work);
+        result.complete = false;
+        result
+    }
+}
+
+/// The whole path in one call: begin, `prepare` the workers in the work
+/// directory (untimed; `None` when Ctrl-C arrived meanwhile), run them,
+/// clean up. The outcome is `None` when nothing ran.
+pub fn execute<W: Worker>(
+    setup: Setup,
+    rule: StopRule,
+    progress: &dyn Progress,
+    prepare: impl FnOnce(&Path) -> Result<Option<Vec<W>>>,
+) -> Result<(RunResult, Option<Outcome>)> {
+    let session = setup.begin()?;
+    let Some(workers) = prepare(session.dir())? else {
+        return Ok((session.interrupted(), None));
+    };
+    let (result, outcome) = session.run(rule, workers, progress);
+    Ok((result, Some(outcome)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{self, EngineOpts, FileId, Req};
+    use crate::measure::OpKind;
+
+    struct Reads(Box<dyn engine::Engine>);
+    impl Worker for Reads {
+        fn kinds(&self) -> &[OpKind] {
+            &[OpKind::Read]
+        }
+        fn run(&mut self, ctx: &mut super::super::Ctx) -> Result<()> {
+            while ctx.keep_going() {
+                let c = self.0.exec(Req::read(FileId(0), 0, 512))?;
+                ctx.record(&c);
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn the_path_makes_measures_and_removes() {
+        let parent = tempfile::tempdir().unwrap();
+        let setup = Setup::new("t", parent.path())
+            .data(1 << 20)
+            .config(serde_json::json!({"k": 1}));
+        let mut seen = PathBuf::new();
+        let rule = StopRule {
+            ops: Some(1000),
+            ..Default::default()
+        };
+        let (r, o) = execute(setup, rule, &super::super::NoProgress, |dir| {
+            seen = dir.to_path_buf();
+            assert!(dir.is_dir());
+            let e = engine::Choice::NULL.make(&EngineOpts::default()).unwrap();
+            Ok(Some(vec![Reads(e)]))
+        })
+        .unwrap();
+        assert!(o.is_some());
+        assert!(!seen.exists(), "the work directory is removed");
+        assert_eq!(r.benchmark, "t");
+        assert_eq!(r.config["k"], 1);
+        assert_eq!(r.summary.ops, 1000);
+        assert!(r.complete);
+        assert!(!r.environment.kernel.is_empty());
+    }
+
+    #[test]
+    fn refusals_are_usage_errors_naming_the_place() {
+        let e = Setup::new("t", Path::new("/proc")).begin().err().unwrap();
+        assert!(crate::error::is_usage(&e));
+        let s = e.to_string();
+        assert!(s.starts_with("--dir /proc") && s.contains("pseudo"), "{s}");
+        let parent = tempfile::tempdir().unwrap();
+        let e = Setup::new("t", parent.path())
+            .label("DIR")
+            .data(u64::MAX / 4)
+            .begin()
+            .err()
+            .unwrap();
+        assert!(e.to_string().starts_with("DIR: not enough space"), "{e}");
+        // nothing was made
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
+        // the null engine needs no space
+        Setup::new("t", parent.path())
+            .data(u64::MAX / 4)
+            .fake(true)
+            .begin()
+            .unwrap();
+    }
+
+    #[test]
+    fn interrupted_before_the_workers_is_incomplete_and_clean() {
+        let parent = tempfile::tempdir().unwrap();
+        let (r, o) = execute::<Reads>(
+            Setup::new("t", parent.path()),
+            StopRule::default(),
+            &super::super::NoProgress,
+            |_| Ok(None),
+        )
+        .unwrap();
+        assert!(o.is_none());
+        assert!(!r.complete);
+        assert_eq!(std::fs::read_dir(parent.path()).unwrap().count(), 0);
+    }
+}

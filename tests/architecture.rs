@@ -1,0 +1,185 @@
+//! The layers of docs/architecture.md, enforced: a module may import only
+//! from the layers the table below allows. The test reads every source
+//! file under src/ and finds the crate's top-level modules it names
+//! (`crate::x`, `use crate::{x, y::z}`), so a new import from a layer above
+//! fails here with the file and the line.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Each top-level module and the modules it may import (besides itself).
+fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
+    let base = ["error", "units", "data"];
+    let with = |extra: &[&'static str]| -> Vec<&'static str> {
+        base.iter().chain(extra.iter()).copied().collect()
+    };
+    let mut m = BTreeMap::new();
+    m.insert("error", vec![]);
+    m.insert("units", vec![]);
+    m.insert("data", vec![]);
+    m.insert("measure", with(&[]));
+    m.insert("env", with(&[]));
+    m.insert("engine", with(&["measure"]));
+    m.insert("report", with(&["measure", "env"]));
+    m.insert("workload", with(&["engine", "measure"]));
+    m.insert(
+        "runner",
+        with(&["engine", "measure", "workload", "report", "env"]),
+    );
+    m.insert(
+        "suites",
+        with(&["runner", "engine", "measure", "workload", "report", "env"]),
+    );
+    m.insert(
+        "selfscale",
+        with(&["runner", "engine", "measure", "workload", "report", "env"]),
+    );
+    m.insert(
+        "cli",
+        with(&[
+            "runner",
+            "engine",
+            "measure",
+            "workload",
+            "report",
+            "env",
+            "suites",
+            "selfscale",
+        ]),
+    );
+    m
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The crate modules a line names: `crate::x` and each name of
+/// `use crate::{x, y::z, ...}` (the braces may span lines: `text` is the
+/// rest of the file from this line on).
+fn named(text: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("crate::") {
+        // `$crate::` (macros) and identifiers ending in "crate" are not paths of ours
+        let before = rest[..at].chars().last();
+        let after = &rest[at + "crate::".len()..];
+        rest = after;
+        if before.is_some_and(|c| c == '$' || c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        if let Some(group) = after.strip_prefix('{') {
+            // the group's own closing brace, past nested ones
+            let mut d = 0i32;
+            let end = group
+                .char_indices()
+                .find(|&(_, c)| {
+                    d += match c {
+                        '{' => 1,
+                        '}' => -1,
+                        _ => 0,
+                    };
+                    d < 0
+                })
+                .map_or(group.len(), |(i, _)| i);
+            // top-level names of the group: split at commas outside nested braces
+            let mut depth = 0;
+            let mut item = String::new();
+            for c in group[..end].chars().chain(std::iter::once(',')) {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        let name: String = item
+                            .trim()
+                            .chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect();
+                        if !name.is_empty() {
+                            v.push(name);
+                        }
+                        item.clear();
+                        continue;
+                    }
+                    _ => {}
+                }
+                item.push(c);
+            }
+        } else {
+            let name: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() {
+                v.push(name);
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn no_module_imports_from_a_layer_above_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let rules = allowed();
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    files.sort();
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for f in &files {
+        let rel = f.strip_prefix(&root).unwrap();
+        let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        let layer = first.trim_end_matches(".rs").to_string();
+        if layer == "lib" || layer == "main" {
+            continue;
+        }
+        let allow = rules
+            .get(layer.as_str())
+            .unwrap_or_else(|| panic!("src/{layer} is in no layer: add it to this test and to docs/architecture.md"));
+        let text = std::fs::read_to_string(f).unwrap();
+        for (no, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            if !code.contains("crate::") {
+                continue;
+            }
+            // a `use crate::{` group may continue on the next lines
+            let from = text.lines().skip(no).take(40).collect::<Vec<_>>().join("\n");
+            let scope = if code.contains("crate::{") {
+                from.as_str()
+            } else {
+                code
+            };
+            for m in named(scope) {
+                seen += 1;
+                if m != layer && !allow.contains(&m.as_str()) && rules.contains_key(m.as_str()) {
+                    wrong.push(format!("src/{}:{}: {layer} imports {m}", rel.display(), no + 1));
+                }
+            }
+        }
+    }
+    assert!(seen > 100, "the scan found only {seen} imports: is it reading src/?");
+    assert!(
+        wrong.is_empty(),
+        "imports from a layer above:\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn the_scanner_finds_paths_and_groups() {
+    assert_eq!(named("use crate::engine::{Choice, Req};"), ["engine"]);
+    assert_eq!(
+        named("use crate::{cli, report::{RunResult, x}, units};"),
+        ["cli", "report", "units"]
+    );
+    assert_eq!(named("let x = crate::runner::signals::interrupted();"), ["runner"]);
+    assert!(named("$crate::error::UsageError").is_empty());
+}

@@ -136,14 +136,19 @@ fn no_module_imports_from_a_layer_above_it() {
     let mut seen = 0;
     for f in &files {
         let rel = f.strip_prefix(&root).unwrap();
-        let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
         let layer = first.trim_end_matches(".rs").to_string();
         if layer == "lib" || layer == "main" {
             continue;
         }
-        let allow = rules
-            .get(layer.as_str())
-            .unwrap_or_else(|| panic!("src/{layer} is in no layer: add it to this test and to docs/architecture.md"));
+        let allow = rules.get(layer.as_str()).unwrap_or_else(|| {
+            panic!("src/{layer} is in no layer: add it to this test and to docs/architecture.md")
+        });
         let text = std::fs::read_to_string(f).unwrap();
         for (no, line) in text.lines().enumerate() {
             let code = line.split("//").next().unwrap_or("");
@@ -151,7 +156,12 @@ fn no_module_imports_from_a_layer_above_it() {
                 continue;
             }
             // a `use crate::{` group may continue on the next lines
-            let from = text.lines().skip(no).take(40).collect::<Vec<_>>().join("\n");
+            let from = text
+                .lines()
+                .skip(no)
+                .take(40)
+                .collect::<Vec<_>>()
+                .join("\n");
             let scope = if code.contains("crate::{") {
                 from.as_str()
             } else {
@@ -160,12 +170,19 @@ fn no_module_imports_from_a_layer_above_it() {
             for m in named(scope) {
                 seen += 1;
                 if m != layer && !allow.contains(&m.as_str()) && rules.contains_key(m.as_str()) {
-                    wrong.push(format!("src/{}:{}: {layer} imports {m}", rel.display(), no + 1));
+                    wrong.push(format!(
+                        "src/{}:{}: {layer} imports {m}",
+                        rel.display(),
+                        no + 1
+                    ));
                 }
             }
         }
     }
-    assert!(seen > 100, "the scan found only {seen} imports: is it reading src/?");
+    assert!(
+        seen > 100,
+        "the scan found only {seen} imports: is it reading src/?"
+    );
     assert!(
         wrong.is_empty(),
         "imports from a layer above:\n{}",
@@ -180,6 +197,9 @@ fn the_scanner_finds_paths_and_groups() {
         named("use crate::{cli, report::{RunResult, x}, units};"),
         ["cli", "report", "units"]
     );
-    assert_eq!(named("let x = crate::runner::signals::interrupted();"), ["runner"]);
+    assert_eq!(
+        named("let x = crate::runner::signals::interrupted();"),
+        ["runner"]
+    );
     assert!(named("$crate::error::UsageError").is_empty());
 }

@@ -1148,3 +1148,78 @@ fn survey_quick_writes_survey_json_and_prints_a_scorecard() {
     std::fs::remove_dir_all(dir.path().join("survey-selfscale")).unwrap();
     assert_untouched(dir.path());
 }
+
+// ---------------------------------------------------------------- workers as processes
+
+/// The same run as threads and as processes: the same op stream per worker
+/// (the seed decides it), so the same counts and bytes, merged exactly.
+#[test]
+fn workers_as_processes_measure_what_threads_measure() {
+    let dir = work_dir();
+    let mut seen = Vec::new();
+    for how in ["threads", "processes"] {
+        let (v, _) = run_json(&[
+            "run",
+            "--ops",
+            "30000",
+            "-p",
+            "3",
+            "--unique-bytes",
+            "4M",
+            "--workers-as",
+            how,
+            "--dir",
+            p(dir.path()),
+        ]);
+        check_result(&v);
+        assert_eq!(get(&v, "complete"), &Value::Bool(true), "{how}");
+        assert_eq!(u64_at(&v, "summary.ops"), 30000, "{how}");
+        assert_eq!(u64_at(&v, "summary.workers"), 3, "{how}");
+        assert_eq!(str_at(&v, "config.workers_as"), how);
+        seen.push((
+            u64_at(&v, "ops.read.count"),
+            u64_at(&v, "ops.read.bytes"),
+            u64_at(&v, "ops.write.bytes"),
+        ));
+        assert_untouched(dir.path());
+    }
+    assert_eq!(seen[0], seen[1], "threads and processes differ");
+}
+
+#[test]
+fn a_process_run_stops_on_sigint_and_cleans_up() {
+    let dir = work_dir();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iogauge"))
+        .args([
+            "run",
+            "--duration",
+            "30s",
+            "-p",
+            "2",
+            "--unique-bytes",
+            "4M",
+        ])
+        .args(["--workers-as", "processes", "--dir", p(dir.path())])
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let t = std::time::Instant::now();
+    let status = child.wait().unwrap();
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
+    assert_eq!(status.code(), Some(130));
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(get(&v, "complete"), &Value::Bool(false));
+    assert!(u64_at(&v, "summary.ops") > 0);
+    assert_untouched(dir.path());
+}

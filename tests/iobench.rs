@@ -560,7 +560,8 @@ fn user_pids(parent: u32) -> Vec<u32> {
             .and_then(|(_, r)| r.split_whitespace().nth(1))
             .and_then(|x| x.parse::<u32>().ok());
         let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if ppid == Some(parent) && String::from_utf8_lossy(&cmd).contains("iobench-user") {
+        // the runner's worker processes: `iogauge worker --fd N --index I`
+        if ppid == Some(parent) && String::from_utf8_lossy(&cmd).contains("worker\0--fd") {
             v.push(pid);
         }
     }
@@ -931,7 +932,7 @@ fn help_lists_the_options() {
     // the worker mode is hidden
     let top = String::from_utf8(iogauge().arg("--help").output().unwrap().stdout).unwrap();
     assert!(
-        top.contains("iobench") && !top.contains("iobench-user"),
+        top.contains("iobench") && !top.lines().any(|l| l.trim_start().starts_with("worker")),
         "{top}"
     );
 }

@@ -1,5 +1,5 @@
-//! `iogauge iobench`: IOBENCH (Wolman & Olson 1989), and its hidden worker
-//! mode `iobench-user` (one user process).
+//! `iogauge iobench`: IOBENCH (Wolman & Olson 1989). Its users run as the
+//! runner's worker processes (or threads with `--threads`).
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
@@ -76,27 +76,6 @@ pub struct Args {
     pub engine: EngineArgs,
     #[command(flatten)]
     pub out: OutputArgs,
-}
-
-/// The hidden worker mode: one IOBENCH user process, started by the controller.
-#[derive(clap::Args, Debug)]
-pub struct UserArgs {
-    /// Descriptor of the shared region, inherited from the controller.
-    #[arg(long, value_name = "FD")]
-    pub shm_fd: i32,
-    /// Which user this process is (0-based).
-    #[arg(long, value_name = "N")]
-    pub user: u32,
-}
-
-impl super::Cmd for UserArgs {
-    fn main(self) -> Result<Status> {
-        Ok(if iobench::user_process(self.shm_fd, self.user)? {
-            Status::Done
-        } else {
-            Status::Failed
-        })
-    }
 }
 
 impl super::Cmd for Args {

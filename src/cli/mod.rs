@@ -16,6 +16,7 @@ mod progress;
 mod run;
 mod selfscale;
 pub mod survey;
+mod worker;
 
 pub use common::{EngineArgs, OutputArgs, Status, SyncArgs};
 
@@ -23,56 +24,17 @@ use clap::{ArgMatches, FromArgMatches};
 use std::process::ExitCode;
 
 /// Every command, in the order help and the survey show them.
+#[rustfmt::skip]
 pub const COMMANDS: &[Entry] = &[
-    tool::<survey::Args>(
-        "survey",
-        "Run a short form of every benchmark and print a one-page scorecard.",
-        "docs/survey.md",
-    ),
-    bench::<run::Args>(
-        "run",
-        "The generic workload: Chen & Patterson's five parameters.",
-        "docs/run.md",
-        Some(run::survey),
-    ),
-    bench::<iostone::Args>(
-        "iostone",
-        "IOStone (Park & Lipton 1987; C/II 1990): random transfers of nine sizes.",
-        "docs/iostone.md",
-        Some(iostone::survey),
-    ),
-    bench::<postmark::Args>(
-        "postmark",
-        "PostMark 1.53 (Katcher 1997): small-file create/read/append/delete, its command language and report.",
-        "docs/postmark.md",
-        Some(postmark::survey),
-    ),
-    bench::<iobench::Args>(
-        "iobench",
-        "IOBENCH (Wolman & Olson 1989): multi-user transactions with locks and CPU work.",
-        "docs/iobench.md",
-        Some(iobench::survey),
-    ),
-    bench::<selfscale::Args>(
-        "selfscale",
-        "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.",
-        "docs/selfscale.md",
-        Some(selfscale::survey),
-    ),
-    tool::<selfscale::PredictArgs>(
-        "predict",
-        "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).",
-        "docs/selfscale.md",
-    ),
-    tool::<engines::Args>(
-        "engines",
-        "List the I/O engines and what each does.",
-        "docs/measurement.md",
-    ),
-    hidden::<iobench::UserArgs>(
-        "iobench-user",
-        "One IOBENCH user process (started by 'iogauge iobench', not by hand).",
-    ),
+    tool::<survey::Args>("survey", "Run a short form of every benchmark and print a one-page scorecard.", "docs/survey.md"),
+    bench::<run::Args>("run", "The generic workload: Chen & Patterson's five parameters.", "docs/run.md", Some(run::survey)),
+    bench::<iostone::Args>("iostone", "IOStone (Park & Lipton 1987; C/II 1990): random transfers of nine sizes.", "docs/iostone.md", Some(iostone::survey)),
+    bench::<postmark::Args>("postmark", "PostMark 1.53 (Katcher 1997): small-file create/read/append/delete, its command language and report.", "docs/postmark.md", Some(postmark::survey)),
+    bench::<iobench::Args>("iobench", "IOBENCH (Wolman & Olson 1989): multi-user transactions with locks and CPU work.", "docs/iobench.md", Some(iobench::survey)),
+    bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", Some(selfscale::survey)),
+    tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
+    tool::<engines::Args>("engines", "List the I/O engines and what each does.", "docs/measurement.md"),
+    hidden::<worker::Args>("worker", "One worker process of a run (started by iogauge itself, not by hand)."),
 ];
 
 /// A subcommand's arguments and what it does with them.

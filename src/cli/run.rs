@@ -58,6 +58,9 @@ pub struct Args {
     /// Drop the files from the page cache after prefill, so the run starts cold.
     #[arg(long)]
     pub cold: bool,
+    /// Run the workers as threads of one process (default) or as processes of their own.
+    #[arg(long, value_enum, default_value = "threads", value_name = "HOW")]
+    pub workers_as: WorkersAs,
     /// Parent of the run's work directory (created and removed by the run).
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
@@ -67,6 +70,13 @@ pub struct Args {
     pub sync: SyncArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+}
+
+/// How the workers run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum WorkersAs {
+    Threads,
+    Processes,
 }
 
 impl super::Cmd for Args {
@@ -132,6 +142,7 @@ impl Args {
             ops: self.ops,
             duration,
             ramp: self.ramp,
+            ..Default::default()
         })
     }
 }
@@ -160,7 +171,8 @@ pub fn main(a: Args) -> Result<Status> {
     let setup = a.setup()?;
     let rule = a.rule()?;
     let bar = Bar::new("run", rule.duration, rule.ops, a.out.progress());
-    let result = run_generic(&spec, &setup, rule, &a.dir, progress::sink(&bar))?;
+    let procs = a.workers_as == WorkersAs::Processes;
+    let result = run_generic(&spec, &setup, rule, &a.dir, procs, progress::sink(&bar))?;
     drop(bar);
     let mut report = format!("iogauge run: {}\n", describe(&spec, &setup));
     report += &text::render(&result);
@@ -230,7 +242,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
             ..Default::default()
         };
         let bar = Bar::new(name, Some(ctx.per), None, ctx.progress);
-        let r = run_generic(&spec, &setup, rule, ctx.dir, progress::sink(&bar))?;
+        let r = run_generic(&spec, &setup, rule, ctx.dir, false, progress::sink(&bar))?;
         drop(bar);
         let (fig, unit) = if spec.size_mean >= 1 << 20 {
             (

@@ -97,7 +97,7 @@ impl Row {
 pub type Form = fn(&Ctx, &mut dyn FnMut(Row)) -> Result<()>;
 
 /// Widths of the scorecard's columns.
-const NAME_W: usize = 34;
+const NAME_W: usize = 38;
 const FIG_W: usize = 20;
 const LAT_W: usize = 10;
 
@@ -282,7 +282,8 @@ mod tests {
             complete: true,
             ..Default::default()
         };
-        let mut row = Row::new("a name", 123_456.0, "IO/s", r);
+        // the longest name the survey prints
+        let mut row = Row::new("run: O_DIRECT 1 MiB sequential write", 123_456.0, "IO/s", r);
         row.note = Some("a note".into());
         let h = header();
         let l = line(&row);

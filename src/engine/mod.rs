@@ -156,7 +156,7 @@ impl Default for EngineOpts {
 }
 
 /// When to call fsync(2) (or fdatasync(2) with --fdatasync).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FsyncPolicy {
     Never,

@@ -421,6 +421,91 @@ impl WorkerStats {
     }
 }
 
+/// [`WorkerStats`] as plain data, to cross a process boundary (a worker
+/// process hands its stats to the parent). Histograms travel as their
+/// non-empty buckets, each as (the bucket's highest equivalent value,
+/// count): recorded again into a histogram of the same precision they land
+/// in the same buckets, so stats merged from processes equal stats merged
+/// from threads, bucket by bucket. u128 sums travel as decimal strings.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct StatsWire {
+    pub kinds: Vec<KindWire>,
+    pub io_ns: String,
+    pub series_ops: Vec<u64>,
+    pub series_bytes: Vec<u64>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct KindWire {
+    pub kind: OpKind,
+    pub count: u64,
+    pub bytes: u64,
+    pub sum_ns: String,
+    pub sumsq_ns: String,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub buckets: Vec<(u64, u64)>,
+}
+
+impl WorkerStats {
+    /// The stats as plain data (see [`StatsWire`]).
+    pub fn to_wire(&self) -> StatsWire {
+        let kinds = OpKind::ALL
+            .iter()
+            .filter_map(|&k| self.kinds[k.index()].as_deref().map(|s| (k, s)))
+            .map(|(kind, s)| KindWire {
+                kind,
+                count: s.count,
+                bytes: s.bytes,
+                sum_ns: s.sum_ns.to_string(),
+                sumsq_ns: s.sumsq_ns.to_string(),
+                min_ns: s.min_ns,
+                max_ns: s.max_ns,
+                buckets: s
+                    .hist
+                    .iter_recorded()
+                    .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                    .collect(),
+            })
+            .collect();
+        StatsWire {
+            kinds,
+            io_ns: self.io_ns.to_string(),
+            series_ops: self.series.ops().to_vec(),
+            series_bytes: self.series.bytes().to_vec(),
+        }
+    }
+
+    /// The stats back from plain data.
+    pub fn from_wire(w: &StatsWire) -> Result<WorkerStats, String> {
+        let num = |s: &str| {
+            s.parse::<u128>()
+                .map_err(|_| format!("'{s}' is not a count"))
+        };
+        let mut st = WorkerStats::new(&[]);
+        for k in &w.kinds {
+            let mut ks = KindStats::new();
+            ks.count = k.count;
+            ks.bytes = k.bytes;
+            ks.sum_ns = num(&k.sum_ns)?;
+            ks.sumsq_ns = num(&k.sumsq_ns)?;
+            ks.min_ns = k.min_ns;
+            ks.max_ns = k.max_ns;
+            for &(v, n) in &k.buckets {
+                ks.record_hist_n(v, n);
+            }
+            st.kinds[k.kind.index()] = Some(Box::new(ks));
+        }
+        st.io_ns = num(&w.io_ns)?;
+        for (i, (&o, &b)) in w.series_ops.iter().zip(&w.series_bytes).enumerate() {
+            if o > 0 || b > 0 {
+                st.series.add(i as u64 * series::INTERVAL_NS, o, b);
+            }
+        }
+        Ok(st)
+    }
+}
+
 /// What a run measured.
 pub struct Outcome {
     /// All workers merged.
@@ -436,6 +521,14 @@ pub struct Outcome {
     pub interrupted: bool,
     /// The first worker error, if any.
     pub error: Option<anyhow::Error>,
+    /// What each worker handed back when it finished ([`Null`] when
+    /// nothing), in worker order: a suite's own records (IOBENCH's users).
+    ///
+    /// [`Null`]: serde_json::Value::Null
+    pub extras: Vec<serde_json::Value>,
+    /// Why each worker failed, if it did (its error, or how its process
+    /// died), in worker order.
+    pub failures: Vec<Option<String>>,
 }
 
 #[cfg(test)]
@@ -449,6 +542,57 @@ mod tests {
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
+    }
+
+    #[test]
+    fn stats_cross_a_process_boundary_unchanged() {
+        let mut state = 7u64;
+        let mut a = WorkerStats::new(&[OpKind::Read, OpKind::Write]);
+        for i in 0..20_000u64 {
+            let lat = splitmix(&mut state) % 5_000_000 + 1;
+            let kind = if i % 3 == 0 {
+                OpKind::Write
+            } else {
+                OpKind::Read
+            };
+            a.record(kind, lat, 4096, i * 200_000);
+        }
+        let wire = a.to_wire();
+        let text = serde_json::to_string(&wire).unwrap();
+        let back = WorkerStats::from_wire(&serde_json::from_str(&text).unwrap()).unwrap();
+        assert_eq!(back.io_ns, a.io_ns);
+        assert_eq!(back.series, a.series);
+        for (k, s) in a.kinds() {
+            let b = back.kind(k).unwrap();
+            assert_eq!(
+                (b.count, b.bytes, b.sum_ns, b.sumsq_ns),
+                (s.count, s.bytes, s.sum_ns, s.sumsq_ns)
+            );
+            assert_eq!(b.summary(), s.summary());
+            // bucket by bucket
+            let x: Vec<_> = s
+                .hist
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect();
+            let y: Vec<_> = b
+                .hist
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect();
+            assert_eq!(x, y);
+        }
+        // merged from the wire = merged directly
+        let mut m1 = WorkerStats::default();
+        m1.merge(&a);
+        m1.merge(&a);
+        let mut m2 = WorkerStats::default();
+        m2.merge(&back);
+        m2.merge(&back);
+        assert_eq!(
+            m1.kind(OpKind::Read).unwrap().summary(),
+            m2.kind(OpKind::Read).unwrap().summary()
+        );
     }
 
     #[test]

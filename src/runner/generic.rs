@@ -16,7 +16,7 @@ use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
 /// How the I/O is done, beside what it is (the spec).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct IoSetup {
     pub engine: Choice,
     pub direct: bool,
@@ -95,6 +95,26 @@ pub fn layout(spec: &GenericSpec, setup: &IoSetup, dir: &Path) -> Result<Option<
         }
     }
     Ok(Some(paths))
+}
+
+/// The name of the generic worker in the process mode's table.
+pub const GENERIC_KIND: &str = "run";
+
+/// What a worker process of the generic workload is built from.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct GenericPlan {
+    pub spec: GenericSpec,
+    pub setup: IoSetup,
+    pub paths: Vec<PathBuf>,
+}
+
+impl GenericPlan {
+    /// Worker `index` of the plan in `payload` (in a worker process).
+    pub fn worker(payload: &[u8], index: usize) -> Result<GenericWorker> {
+        let p: GenericPlan =
+            serde_json::from_slice(payload).context("cannot read the generic worker's plan")?;
+        GenericWorker::new(&p.spec, &p.setup, &p.paths, index)
+    }
 }
 
 /// One process of the generic workload.
@@ -198,6 +218,7 @@ pub fn run_generic(
     setup: &IoSetup,
     rule: StopRule,
     parent: &Path,
+    processes: bool,
     progress: &dyn Progress,
 ) -> Result<RunResult> {
     spec.validate().map_err(UsageError)?;
@@ -216,29 +237,43 @@ pub fn run_generic(
         "ops": rule.ops,
         "ramp_s": rule.ramp.map(|d| d.as_secs_f64()),
         "max_request_bytes": max_request(spec),
+        "workers_as": if processes { "processes" } else { "threads" },
     });
     let plan = Setup::new("run", parent)
         .data(spec.total_bytes())
         .fake(setup.fake())
-        .workers(spec.processes, u64::from(spec.files), false)
+        .workers(spec.processes, u64::from(spec.files), processes)
         .config(config);
-    let (mut result, outcome) = runner::setup::execute(plan, rule, progress, |dir| {
-        if !setup.fake() {
-            progress.status(&format!(
-                "laying out {} (untimed)",
-                crate::units::fmt_bytes(spec.total_bytes())
-            ));
-        }
-        let Some(paths) = layout(spec, setup, dir)? else {
-            return Ok(None);
+    let session = plan.begin()?;
+    if !setup.fake() {
+        progress.status(&format!(
+            "laying out {} (untimed)",
+            crate::units::fmt_bytes(spec.total_bytes())
+        ));
+    }
+    let Some(paths) = layout(spec, setup, session.dir())? else {
+        return Ok(session.interrupted());
+    };
+    let (mut result, outcome) = if processes {
+        let payload = serde_json::to_vec(&GenericPlan {
+            spec: spec.clone(),
+            setup: setup.clone(),
+            paths,
+        })?;
+        let ps = runner::procs::ProcessSpec {
+            kind: GENERIC_KIND,
+            payload: &payload,
+            workers: spec.processes,
+            dir: session.dir(),
+            inherit: &[],
         };
+        let outcome = runner::procs::run(rule, &ps, progress, &runner::NoWatch)?;
+        (session.finish(&outcome), outcome)
+    } else {
         let workers = (0..spec.processes)
             .map(|i| GenericWorker::new(spec, setup, &paths, i))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Some(workers))
-    })?;
-    let Some(outcome) = outcome else {
-        return Ok(result);
+        session.run(rule, workers, progress)
     };
     let mean = outcome
         .stats

@@ -10,6 +10,7 @@
 
 pub mod generic;
 pub mod limits;
+pub mod procs;
 pub mod setup;
 pub mod signals;
 pub mod workdir;
@@ -36,13 +37,47 @@ pub struct StopRule {
     pub duration: Option<Duration>,
     /// Time at the start whose ops are done but not counted.
     pub ramp: Option<Duration>,
+    /// After the stop, how long workers may take to finish what they are
+    /// doing before they are hurried ([`Ctx::hurry`], [`Watch::hurry`]) and,
+    /// as processes, killed. Default: 5 s.
+    pub grace: Option<Duration>,
 }
+
+impl StopRule {
+    /// The op budget of worker `i` of `n`: the total split evenly, the
+    /// first `total mod n` workers one more.
+    pub fn budget(&self, i: usize, n: usize) -> u64 {
+        match self.ops {
+            Some(total) => total / n as u64 + u64::from((i as u64) < total % n as u64),
+            None => u64::MAX,
+        }
+    }
+
+    pub fn grace(&self) -> Duration {
+        self.grace.unwrap_or(Duration::from_secs(5))
+    }
+}
+
+/// What a suite is told while its workers run; every method defaults to
+/// nothing. Called from the runner's controlling thread.
+pub trait Watch: Sync {
+    /// The run must end at once (Ctrl-C, or the grace after the stop is
+    /// over): wake whatever the workers wait on.
+    fn hurry(&self) {}
+    /// Worker `i` died (a process killed or crashed): give back what it held.
+    fn dead(&self, _i: usize) {}
+}
+
+/// A watch that needs telling nothing.
+pub struct NoWatch;
+impl Watch for NoWatch {}
 
 /// A worker's view of the run. Cheap to consult in the hot loop.
 pub struct Ctx<'a> {
     pub index: usize,
     pub stats: WorkerStats,
     stop: &'a AtomicBool,
+    hurry: &'a AtomicBool,
     progress: &'a AtomicU64,
     /// Start of measurement (the end of the ramp), in clock ns.
     t0_ns: u64,
@@ -61,6 +96,24 @@ impl Ctx<'_> {
     /// Whether the run was asked to stop (signal, error, time).
     pub fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Whether the run must end at once: Ctrl-C, or the grace after the
+    /// stop is over. A worker waiting on something (a lock) gives up.
+    pub fn hurry(&self) -> bool {
+        self.hurry.load(Ordering::Relaxed)
+    }
+
+    /// The stop and hurry flags, for waits outside the worker's own loop.
+    pub fn flags(&self) -> (&AtomicBool, &AtomicBool) {
+        (self.stop, self.hurry)
+    }
+
+    /// Publish progress for a worker that counts in its own units (IOBENCH's
+    /// transactions) rather than through [`Ctx::record_op`].
+    #[inline]
+    pub fn publish(&mut self, done: u64) {
+        self.progress.store(done, Ordering::Relaxed);
     }
 
     /// Record a finished engine operation.
@@ -106,6 +159,23 @@ pub trait Worker: Send {
     /// The timed loop. Return when `ctx.keep_going()` turns false or the
     /// work is done.
     fn run(&mut self, ctx: &mut Ctx) -> Result<()>;
+    /// After the run (untimed): what the worker hands back beside its
+    /// stats, e.g. a suite's own records ([`Outcome::extras`]).
+    fn finish(&mut self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+}
+
+impl Worker for Box<dyn Worker> {
+    fn kinds(&self) -> &[OpKind] {
+        (**self).kinds()
+    }
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        (**self).run(ctx)
+    }
+    fn finish(&mut self) -> serde_json::Value {
+        (**self).finish()
+    }
 }
 
 /// What the progress display is told; the default does nothing.
@@ -133,7 +203,17 @@ impl Progress for NoProgress {
 /// run (PostMark's defaults last 10 ms) then pays neither the thread's
 /// start nor the wake-up of an idle CPU at its end (0.5 ms in a VM), and
 /// glibc's system-call wrappers stay on their single-threaded path.
-pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progress) -> Outcome {
+pub fn run<W: Worker>(rule: StopRule, workers: Vec<W>, progress: &dyn Progress) -> Outcome {
+    run_with(rule, workers, progress, &NoWatch)
+}
+
+/// [`run`], telling `watch` when the workers must hurry.
+pub fn run_with<W: Worker>(
+    rule: StopRule,
+    mut workers: Vec<W>,
+    progress: &dyn Progress,
+    watch: &dyn Watch,
+) -> Outcome {
     let n = workers.len();
     if n == 1
         && rule.duration.is_none()
@@ -144,17 +224,19 @@ pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progre
         return run_here(rule.ops, w);
     }
     let stop = AtomicBool::new(false);
+    let hurry = AtomicBool::new(false);
     let finished = AtomicUsize::new(0);
     let counters: Vec<Padded> = (0..n).map(|_| Padded::default()).collect();
     let barrier = Barrier::new(n + 1);
     let start: OnceLock<u64> = OnceLock::new();
     let ramp = rule.ramp.unwrap_or_default();
-    let per_worker_budget = |i: usize| match rule.ops {
-        Some(total) => total / n as u64 + u64::from((i as u64) < total % n as u64),
-        None => u64::MAX,
-    };
-
-    let mut results: Vec<(WorkerStats, Option<u64>, Option<anyhow::Error>)> = Vec::new();
+    type Ended = (
+        WorkerStats,
+        Option<u64>,
+        Option<anyhow::Error>,
+        serde_json::Value,
+    );
+    let mut results: Vec<Ended> = Vec::new();
     let mut cpu_at_t0 = CpuTimes::default();
     let mut t0 = now_ns();
     // the last worker to finish wakes the main thread at once
@@ -164,15 +246,16 @@ pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progre
             .into_iter()
             .enumerate()
             .map(|(i, mut w)| {
-                let (stop, finished, counter, barrier, start, main_thread) = (
+                let (stop, hurry, finished, counter, barrier, start, main_thread) = (
                     &stop,
+                    &hurry,
                     &finished,
                     &counters[i].0,
                     &barrier,
                     &start,
                     &main_thread,
                 );
-                let budget = per_worker_budget(i);
+                let budget = rule.budget(i, n);
                 s.spawn(move || {
                     let stats = WorkerStats::new(w.kinds());
                     barrier.wait();
@@ -181,6 +264,7 @@ pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progre
                         index: i,
                         stats,
                         stop,
+                        hurry,
                         progress: counter,
                         t0_ns: began + ramp.as_nanos() as u64,
                         measuring: ramp.is_zero(),
@@ -196,7 +280,8 @@ pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progre
                         main_thread.unpark();
                     }
                     let measured = ctx.measuring.then_some(end);
-                    (ctx.stats, measured, r.err())
+                    let extra = w.finish();
+                    (ctx.stats, measured, r.err(), extra)
                 })
             })
             .collect();
@@ -209,6 +294,7 @@ pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progre
         let deadline = rule.duration.map(|d| t0 + d.as_nanos() as u64);
         let mut ramp_cpu_taken = ramp.is_zero();
         cpu_at_t0 = cpu_start;
+        let mut stopped_at: Option<u64> = None;
         loop {
             std::thread::park_timeout(Duration::from_millis(20));
             let now = now_ns();
@@ -222,6 +308,13 @@ pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progre
             if signals::interrupted() || deadline.is_some_and(|d| now >= d) {
                 stop.store(true, Ordering::Relaxed);
             }
+            if stop.load(Ordering::Relaxed) {
+                let at = *stopped_at.get_or_insert(now);
+                let late = now.saturating_sub(at) >= rule.grace().as_nanos() as u64;
+                if (signals::interrupted() || late) && !hurry.swap(true, Ordering::Relaxed) {
+                    watch.hurry();
+                }
+            }
             let done: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
             progress.tick(done, Duration::from_nanos(now.saturating_sub(t0)));
         }
@@ -231,6 +324,7 @@ pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progre
                     WorkerStats::default(),
                     None,
                     Some(anyhow::anyhow!("internal error: {}", panic_text(&*p))),
+                    serde_json::Value::Null,
                 )
             }));
         }
@@ -240,7 +334,9 @@ pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progre
     let mut stats = WorkerStats::default();
     let mut per_worker = Vec::with_capacity(n);
     let mut error = None;
-    for (s, _, e) in results {
+    let mut extras = Vec::with_capacity(n);
+    let mut failures = Vec::with_capacity(n);
+    for (s, _, e, x) in results {
         if n == 1 {
             // one worker: its stats are the whole (no copy of its histograms)
             stats = s;
@@ -248,6 +344,8 @@ pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progre
             stats.merge(&s);
             per_worker.push(s);
         }
+        failures.push(e.as_ref().map(|e| format!("{e:#}")));
+        extras.push(x);
         if error.is_none() {
             error = e;
         }
@@ -261,10 +359,12 @@ pub fn run<W: Worker>(rule: StopRule, mut workers: Vec<W>, progress: &dyn Progre
         complete: !interrupted && error.is_none(),
         interrupted,
         error,
+        extras,
+        failures,
     }
 }
 
-fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
     p.downcast_ref::<String>()
         .cloned()
         .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
@@ -276,6 +376,7 @@ fn panic_text(p: &(dyn std::any::Any + Send)) -> String {
 fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     let local = AtomicBool::new(false);
     let stop = signals::flag().unwrap_or(&local);
+    // Ctrl-C is the only stop here, and it means at once
     let counter = AtomicU64::new(0);
     let stats = WorkerStats::new(w.kinds());
     let cpu_start = CpuTimes::now();
@@ -284,6 +385,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
         index: 0,
         stats,
         stop,
+        hurry: stop,
         progress: &counter,
         t0_ns: t0,
         measuring: true,
@@ -297,6 +399,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     let cpu = CpuTimes::now().since(&cpu_start);
     let interrupted = signals::interrupted();
     let error = r.err();
+    let extra = w.finish();
     Outcome {
         stats: ctx.stats,
         per_worker: Vec::new(),
@@ -304,7 +407,9 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
         cpu,
         complete: !interrupted && error.is_none(),
         interrupted,
+        failures: vec![error.as_ref().map(|e| format!("{e:#}"))],
         error,
+        extras: vec![extra],
     }
 }
 

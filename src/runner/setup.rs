@@ -3,11 +3,14 @@
 //! ```text
 //!   Setup::new(bench, parent)        what the run needs: data bytes, workers,
 //!      .data(..).workers(..)         descriptors, its configuration
-//!      .begin()?           ──>  Session: the work directory made (guard),
-//!                                the place checked (directory, file system,
-//!                                free space with one reserve, memory for
-//!                                tmpfs), limits checked, environment and
-//!                                start time recorded
+//!      .begin()?           ──>  checks, in this order: the process's limits
+//!                                (tasks, open files), each directory
+//!                                (missing, not a directory, pseudo or
+//!                                read-only file system, not writable), free
+//!                                space for the data and one reserve, memory
+//!                                for tmpfs; then makes the work directory
+//!                                (a guard) and records the environment and
+//!                                the start time: a Session
 //!   session.run(rule, workers)  ──>  runner: barrier, stop rule, signals
 //!                                ──>  (RunResult, Outcome); the work
 //!                                directory is gone when it returns

@@ -255,6 +255,8 @@ impl<'a> Bench<'a> {
             complete,
             interrupted: runner::signals::interrupted(),
             error: None,
+            extras: Vec::new(),
+            failures: Vec::new(),
         };
         let mut r = RunResult::new(benchmark, config, environment, started).with_outcome(&outcome);
         r.summary.workers = self.max_workers;

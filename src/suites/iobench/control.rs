@@ -7,18 +7,18 @@
 
 use super::config::Config;
 use super::shm::{self, Shm};
-use super::user::{self, Plan, UserRecord};
+use super::user::{self, Plan, User, UserRecord, UserThread};
 use crate::engine::Choice;
 use crate::error::UsageError;
 use crate::measure::CpuTimes;
-use crate::measure::clock::now_ns;
-use crate::runner::{Progress, Setup, signals};
+use crate::runner::{self, Progress, Setup, StopRule, Watch, signals};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::io::Write;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -133,18 +133,6 @@ impl Drop for Created {
             {
                 eprintln!("iogauge: could not remove {}: {e}", p.display());
             }
-        }
-    }
-}
-
-/// User processes: killed and reaped when dropped, however the run ends.
-struct Procs(Vec<Option<Child>>);
-
-impl Drop for Procs {
-    fn drop(&mut self) {
-        for c in self.0.iter_mut().flatten() {
-            let _ = c.kill();
-            let _ = c.wait();
         }
     }
 }
@@ -434,22 +422,89 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         run.interrupted = true;
         return Ok(run);
     }
-    let plan_json = serde_json::to_vec(&plan).context("cannot serialise the plan")?;
     let shm_locks = if plan.locking || plan.verify {
         plan.locks
     } else {
         0
     };
-    let shm = Shm::create(plan.users, plan.files, shm_locks, plan.verify, &plan_json)
-        .context("cannot make the shared memory region")?;
-    let meter = match &spec.metering {
+    let shm = Arc::new(
+        Shm::create(plan.users, plan.files, shm_locks, plan.verify, b"")
+            .context("cannot make the shared memory region")?,
+    );
+    let mut meter = match &spec.metering {
         Some(m) => Meter::start(m)?,
         None => Meter(None),
     };
-    match spec.mode {
-        Mode::Threads => run_threads(&mut run, &shm, meter, progress)?,
-        Mode::Processes => run_processes(&mut run, &shm, meter, progress)?,
+    // START minutes before the users start (the paper's start delay)
+    if cfg.start > 0.0 && !wait_interruptible(Duration::from_secs_f64(cfg.start * 60.0)) {
+        run.interrupted = true;
+        return Ok(run);
     }
+    let rule = StopRule {
+        duration: Some(duration),
+        // the users finish the transaction in hand: END minutes (at least
+        // 5 s) before they are hurried, and as processes killed
+        grace: Some(Duration::from_secs_f64((cfg.end * 60.0).max(5.0))),
+        ..Default::default()
+    };
+    let watch = LockWatch(&shm);
+    let plan = Arc::new(plan);
+    let outcome = match spec.mode {
+        Mode::Threads => {
+            let users = (0..plan.users)
+                .map(
+                    |i| match User::new(Arc::clone(&plan), Arc::clone(&shm), i, false) {
+                        Ok(u) => UserThread::Ready(Box::new(u)),
+                        Err(e) => UserThread::Failed(Box::new(UserRecord::failed(&plan, i, e))),
+                    },
+                )
+                .collect();
+            runner::run_with(rule, users, progress, &watch)
+        }
+        Mode::Processes => {
+            let payload = serde_json::to_vec(&ProcessPlan {
+                plan: (*plan).clone(),
+                shm_fd: shm.fd(),
+            })
+            .context("cannot serialise the plan")?;
+            let ps = runner::procs::ProcessSpec {
+                kind: PROCESS_KIND,
+                payload: &payload,
+                workers: plan.users as usize,
+                dir: work.dir(),
+                inherit: &[shm.fd()],
+            };
+            runner::procs::run(rule, &ps, progress, &watch)?
+        }
+    };
+    let stopped = Instant::now();
+    run.interrupted = outcome.interrupted;
+    run.started = !(outcome.interrupted && outcome.extras.iter().all(|x| x.is_null()));
+    run.cpu = outcome.cpu;
+    run.elapsed = outcome.elapsed;
+    run.users = (0..plan.users as usize)
+        .map(|i| {
+            let failure = outcome.failures.get(i).cloned().flatten();
+            match outcome
+                .extras
+                .get(i)
+                .and_then(|x| serde_json::from_value::<UserRecord>(x.clone()).ok())
+            {
+                Some(rec) => UserEnd {
+                    failure: rec.error.clone().or(failure),
+                    record: rec,
+                },
+                None => {
+                    let why = failure.unwrap_or_else(|| "ended without a record".into());
+                    UserEnd {
+                        record: UserRecord::failed(&plan, i as u32, why.clone()),
+                        failure: Some(why),
+                    }
+                }
+            }
+        })
+        .collect();
+    end_delay(&run, &mut meter, stopped);
     for (f, l) in run.locks.iter_mut().enumerate() {
         let c = shm.file(f as u32);
         l.taken = c.taken.load(Ordering::Acquire);
@@ -490,109 +545,18 @@ fn unix_now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
-/// How the controller looks at its users, whatever they are.
-trait Users {
-    /// Look again (reap exited processes).
-    fn refresh(&mut self, shm: &Shm);
-    /// Whether user `i` has ended (exited, or finished its loop).
-    fn is_ended(&self, shm: &Shm, i: usize) -> bool;
-    /// Force the rest to end (processes are killed; threads cannot be).
-    fn kill_rest(&mut self, why: &str);
+/// The runner's news for the lock manager: hurry wakes lock waiters, a
+/// dead user's locks are given back.
+struct LockWatch<'a>(&'a Shm);
 
-    fn ended(&mut self, shm: &Shm) -> usize {
-        self.refresh(shm);
-        (0..shm.users() as usize)
-            .filter(|&i| self.is_ended(shm, i))
-            .count()
+impl Watch for LockWatch<'_> {
+    fn hurry(&self) {
+        self.0.set_stop(shm::NOW);
     }
-}
 
-/// Wait until every user is ready (or gone). False when interrupted.
-fn wait_ready(shm: &Shm, users: &mut dyn Users) -> bool {
-    let n = shm.users() as usize;
-    loop {
-        if signals::interrupted() {
-            return false;
-        }
-        users.refresh(shm);
-        let settled = (0..n)
-            .filter(|&i| {
-                shm.user(i as u32).state.load(Ordering::Acquire) >= shm::STATE_READY
-                    || users.is_ended(shm, i)
-            })
-            .count();
-        if settled >= n {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(5));
+    fn dead(&self, i: usize) {
+        self.0.release_all_of(i as u32);
     }
-}
-
-/// Wait the start delay, open the gate, watch the run, stop it. Returns t0
-/// and whether Ctrl-C or SIGTERM arrived.
-fn timed_phase(
-    run: &mut Run,
-    shm: &Shm,
-    users: &mut dyn Users,
-    progress: &dyn Progress,
-) -> (u64, bool) {
-    let cfg = &run.spec.config;
-    let n = shm.users() as usize;
-    if cfg.start > 0.0 && !wait_interruptible(Duration::from_secs_f64(cfg.start * 60.0)) {
-        return (now_ns(), true);
-    }
-    let t0 = now_ns();
-    shm.set_t0_ns(t0);
-    shm.set_go(shm::GO);
-    run.started = true;
-    let deadline = t0 + run.spec.duration().as_nanos() as u64;
-    let mut interrupted = false;
-    loop {
-        std::thread::sleep(Duration::from_millis(20));
-        let now = now_ns();
-        if signals::interrupted() {
-            shm.set_stop(shm::NOW);
-            interrupted = true;
-            break;
-        }
-        if now >= deadline {
-            shm.set_stop(shm::FINISH);
-            break;
-        }
-        if users.ended(shm) >= n {
-            break;
-        }
-        let done: u64 = (0..n as u32)
-            .map(|u| shm.user(u).cycles.load(Ordering::Relaxed))
-            .sum();
-        progress.tick(done, Duration::from_nanos(now - t0));
-    }
-    // the users finish the transaction in hand; a grace of END minutes (at
-    // least 5 s; half a second after Ctrl-C) before the rest are killed
-    let grace = if interrupted {
-        Duration::from_millis(500)
-    } else {
-        Duration::from_secs_f64((cfg.end * 60.0).max(5.0))
-    };
-    let t = Instant::now();
-    while users.ended(shm) < n {
-        if !interrupted && signals::interrupted() {
-            interrupted = true;
-            shm.set_stop(shm::NOW);
-        }
-        let limit = if interrupted {
-            Duration::from_millis(500)
-        } else {
-            grace
-        };
-        if t.elapsed() >= limit {
-            shm.set_stop(shm::NOW);
-            users.kill_rest("did not stop within the end delay after the run; killed");
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    (t0, interrupted)
 }
 
 /// END's other use: with metering on, keep it running for the end delay.
@@ -605,342 +569,30 @@ fn end_delay(run: &Run, meter: &mut Meter, stopped: Instant) {
     meter.stop();
 }
 
-struct ThreadUsers<'s> {
-    handles: Vec<Option<std::thread::ScopedJoinHandle<'s, UserRecord>>>,
-    ends: Vec<Option<UserEnd>>,
+/// The name of IOBENCH's user in the runner's process mode.
+pub const PROCESS_KIND: &str = "iobench-user";
+
+/// What a user process is built from: the plan, and the lock manager's
+/// region (a descriptor the process inherits).
+#[derive(Serialize, serde::Deserialize)]
+struct ProcessPlan {
+    plan: Plan,
+    shm_fd: i32,
 }
 
-impl Users for ThreadUsers<'_> {
-    fn refresh(&mut self, _shm: &Shm) {}
-
-    fn is_ended(&self, shm: &Shm, i: usize) -> bool {
-        self.handles[i].as_ref().is_none_or(|h| h.is_finished())
-            || shm.user(i as u32).state.load(Ordering::Acquire) == shm::STATE_DONE
-    }
-
-    fn kill_rest(&mut self, _why: &str) {
-        // a thread cannot be killed: it stops at its next lock try or
-        // transaction; the controller waits for it
-    }
-}
-
-fn run_threads(run: &mut Run, shm: &Shm, mut meter: Meter, progress: &dyn Progress) -> Result<()> {
-    let plan = run.plan.clone();
-    let n = plan.users as usize;
-    let mut cpu_t0 = CpuTimes::now();
-    let result: Result<()> = std::thread::scope(|s| {
-        let mut users = ThreadUsers {
-            handles: Vec::with_capacity(n),
-            ends: (0..n).map(|_| None).collect(),
-        };
-        for i in 0..n as u32 {
-            let plan = &plan;
-            let h = std::thread::Builder::new()
-                .name(format!("iobench-user-{i}"))
-                .stack_size(256 << 10)
-                .spawn_scoped(s, move || user::run_user(plan, shm, i));
-            match h {
-                Ok(h) => users.handles.push(Some(h)),
-                Err(e) => {
-                    shm.set_go(shm::ABORT);
-                    return Err(anyhow::anyhow!(
-                        "cannot start user thread {i} of {n}: {e} (try fewer USERS)"
-                    ));
-                }
-            }
-        }
-        if !wait_ready(shm, &mut users) {
-            shm.set_go(shm::ABORT);
-            shm.set_stop(shm::NOW);
-            run.interrupted = true;
-            return Ok(());
-        }
-        cpu_t0 = CpuTimes::now();
-        let (t0, interrupted) = timed_phase(run, shm, &mut users, progress);
-        let stopped = Instant::now();
-        if !run.started {
-            shm.set_go(shm::ABORT);
-        }
-        run.interrupted = interrupted;
-        for (i, h) in users.handles.iter_mut().enumerate() {
-            let Some(h) = h.take() else { continue };
-            let end = match h.join() {
-                Ok(rec) => {
-                    let failure = rec.error.clone();
-                    UserEnd {
-                        record: rec,
-                        failure,
-                    }
-                }
-                Err(p) => UserEnd {
-                    record: UserRecord::failed(&plan, i as u32, String::new()),
-                    failure: Some(format!("panicked: {}", panic_text(&p))),
-                },
-            };
-            users.ends[i] = Some(end);
-        }
-        run.cpu = CpuTimes::now().since(&cpu_t0);
-        end_delay(run, &mut meter, stopped);
-        run.users = users.ends.into_iter().flatten().collect();
-        finish_times(run, t0);
-        Ok(())
-    });
-    result
-}
-
-fn panic_text(p: &Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<String>()
-        .cloned()
-        .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-        .unwrap_or_else(|| "a user panicked".into())
-}
-
-/// The measured interval: t0 to the last completed user's end.
-fn finish_times(run: &mut Run, t0: u64) {
-    let end = run
-        .users
-        .iter()
-        .filter(|u| u.failure.is_none())
-        .map(|u| u.record.end_ns)
-        .max()
-        .unwrap_or_else(now_ns);
-    run.elapsed = Duration::from_nanos(end.saturating_sub(t0));
-}
-
-struct ProcUsers<'a> {
-    procs: &'a mut Procs,
-    /// How each ended: exit status text, or None while running.
-    status: Vec<Option<std::process::ExitStatus>>,
-    killed: Vec<Option<String>>,
-    shm: &'a Shm,
-}
-
-/// Whether some child has exited and waits to be reaped (one system call,
-/// instead of one per user).
-fn a_child_exited() -> bool {
-    // SAFETY: waitid writes the zeroed siginfo we pass; WNOWAIT leaves the
-    // child to be reaped by its owner.
-    unsafe {
-        let mut info: libc::siginfo_t = std::mem::zeroed();
-        let r = libc::waitid(
-            libc::P_ALL,
-            0,
-            &mut info,
-            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+/// User `index` in a worker process (the runner's process mode).
+pub fn process_worker(payload: &[u8], index: usize) -> Result<User> {
+    let p: ProcessPlan = serde_json::from_slice(payload).context("cannot read the plan")?;
+    // SAFETY: dup of a descriptor the parent handed down for this run.
+    let fd = unsafe { libc::dup(p.shm_fd) };
+    if fd < 0 {
+        anyhow::bail!(
+            "the lock manager's region was not handed down: {}",
+            std::io::Error::last_os_error()
         );
-        r != 0 || info.si_pid() != 0
     }
-}
-
-impl ProcUsers<'_> {
-    fn reap(&mut self) {
-        if !a_child_exited() {
-            return;
-        }
-        for i in 0..self.status.len() {
-            if self.status[i].is_some() {
-                continue;
-            }
-            if let Some(c) = self.procs.0[i].as_mut()
-                && let Ok(Some(st)) = c.try_wait()
-            {
-                self.status[i] = Some(st);
-                self.procs.0[i] = None;
-                if !st.success() {
-                    // a dead user may hold locks: give them back
-                    self.shm.release_all_of(i as u32);
-                }
-            }
-        }
-    }
-}
-
-impl Users for ProcUsers<'_> {
-    fn refresh(&mut self, _shm: &Shm) {
-        self.reap();
-    }
-
-    fn is_ended(&self, _shm: &Shm, i: usize) -> bool {
-        self.status[i].is_some()
-    }
-
-    fn kill_rest(&mut self, why: &str) {
-        for i in 0..self.status.len() {
-            if self.status[i].is_none()
-                && let Some(c) = self.procs.0[i].as_mut()
-            {
-                let _ = c.kill();
-                if let Ok(st) = c.wait() {
-                    self.status[i] = Some(st);
-                }
-                self.procs.0[i] = None;
-                self.killed[i] = Some(why.to_string());
-                self.shm.release_all_of(i as u32);
-            }
-        }
-    }
-}
-
-fn spawn_user(shm: &Shm, i: u32) -> std::io::Result<Child> {
-    let exe = std::env::current_exe()?;
-    let fd = shm.fd();
-    let parent = std::process::id() as libc::pid_t;
-    let mut cmd = Command::new(exe);
-    cmd.arg("iobench-user")
-        .arg("--shm-fd")
-        .arg(fd.to_string())
-        .arg("--user")
-        .arg(i.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::inherit());
-    // SAFETY: only async-signal-safe calls (fcntl, prctl, getppid) between
-    // fork and exec.
-    unsafe {
-        cmd.pre_exec(move || {
-            // hand the region's descriptor to this child only
-            let flags = libc::fcntl(fd, libc::F_GETFD);
-            if flags < 0 || libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            // a user never outlives the controller
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            if libc::getppid() != parent {
-                return Err(std::io::Error::other("the controller is gone"));
-            }
-            Ok(())
-        });
-    }
-    cmd.spawn()
-}
-
-fn run_processes(
-    run: &mut Run,
-    shm: &Shm,
-    mut meter: Meter,
-    progress: &dyn Progress,
-) -> Result<()> {
-    let plan = run.plan.clone();
-    let n = plan.users as usize;
-    let mut procs = Procs(Vec::with_capacity(n));
-    for i in 0..n as u32 {
-        if signals::interrupted() {
-            run.interrupted = true;
-            shm.set_go(shm::ABORT);
-            return Ok(());
-        }
-        match spawn_user(shm, i) {
-            Ok(c) => procs.0.push(Some(c)),
-            Err(e) => {
-                shm.set_go(shm::ABORT);
-                anyhow::bail!(
-                    "cannot start user process {i} of {n}: {e} (try fewer USERS or --threads)"
-                );
-            }
-        }
-    }
-    let mut users = ProcUsers {
-        procs: &mut procs,
-        status: vec![None; n],
-        killed: vec![None; n],
-        shm,
-    };
-    if !wait_ready(shm, &mut users) {
-        shm.set_go(shm::ABORT);
-        shm.set_stop(shm::NOW);
-        run.interrupted = true;
-        return Ok(());
-    }
-    let self0 = CpuTimes::now();
-    let (t0, interrupted) = timed_phase(run, shm, &mut users, progress);
-    let stopped = Instant::now();
-    if !run.started {
-        shm.set_go(shm::ABORT);
-    }
-    run.interrupted = interrupted;
-    // every user has ended (or was killed): read their records
-    users.ended(shm);
-    let status = std::mem::take(&mut users.status);
-    let killed = std::mem::take(&mut users.killed);
-    let controller = CpuTimes::now().since(&self0);
-    end_delay(run, &mut meter, stopped);
-    let mut ends = Vec::with_capacity(n);
-    for i in 0..n {
-        let path = plan.work_dir.join(format!("user.{i}.json"));
-        let rec: Option<UserRecord> = std::fs::read(&path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok());
-        let cycles = shm.user(i as u32).cycles.load(Ordering::Acquire);
-        let why_dead = || {
-            let how = match status[i] {
-                Some(st) => match st.signal() {
-                    Some(sig) => format!("killed by signal {sig}"),
-                    None => format!("exited with status {}", st.code().unwrap_or(-1)),
-                },
-                None => "did not end".into(),
-            };
-            let how = killed[i].clone().unwrap_or(how);
-            format!("{how} after {cycles} cycles")
-        };
-        let end = match rec {
-            Some(r) if status[i].is_some_and(|s| s.success()) => {
-                let failure = r.error.clone();
-                UserEnd { record: r, failure }
-            }
-            Some(r) => UserEnd {
-                failure: Some(r.error.clone().unwrap_or_else(why_dead)),
-                record: r,
-            },
-            None => {
-                let mut r = UserRecord::failed(&plan, i as u32, why_dead());
-                r.cycles = cycles;
-                UserEnd {
-                    failure: r.error.clone(),
-                    record: r,
-                }
-            }
-        };
-        ends.push(end);
-    }
-    run.users = ends;
-    let mut cpu = controller;
-    for u in run.users.iter().filter(|u| u.failure.is_none()) {
-        cpu.user += Duration::from_nanos(u.record.cpu_user_ns);
-        cpu.sys += Duration::from_nanos(u.record.cpu_sys_ns);
-    }
-    run.cpu = cpu;
-    finish_times(run, t0);
-    Ok(())
-}
-
-/// The hidden worker mode: one user process. Maps the region from `fd`,
-/// runs user `me`, leaves its record in the work directory. Exit code 0
-/// when the user completed, 1 when it failed (the record says why).
-pub fn user_process(fd: i32, me: u32) -> Result<bool> {
-    // Ctrl-C at the terminal reaches the whole process group: the controller
-    // decides when users stop. A SIGTERM sent to a user kills it.
-    // SAFETY: setting dispositions to SIG_IGN / SIG_DFL has no preconditions.
-    unsafe {
-        libc::signal(libc::SIGINT, libc::SIG_IGN);
-        libc::signal(libc::SIGTERM, libc::SIG_DFL);
-    }
-    let shm = Shm::attach(fd).context("cannot map the shared region")?;
-    let plan: Plan = serde_json::from_slice(shm.plan()).context("cannot read the plan")?;
-    if me >= plan.users {
-        anyhow::bail!("user {me} is not in this run of {} users", plan.users);
-    }
-    let mut rec = user::run_user(&plan, &shm, me);
-    rec.max_rss_kib = user::process_max_rss_kib();
-    rec.pss_kib = user::process_pss_kib();
-    let ok = rec.error.is_none();
-    let path = plan.work_dir.join(format!("user.{me}.json"));
-    let tmp = plan.work_dir.join(format!("user.{me}.json.tmp"));
-    std::fs::write(&tmp, serde_json::to_vec(&rec)?)
-        .and_then(|_| std::fs::rename(&tmp, &path))
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(ok)
+    let shm = Shm::attach(fd).context("cannot map the lock manager's region")?;
+    User::new(Arc::new(p.plan), Arc::new(shm), index as u32, true).map_err(anyhow::Error::msg)
 }
 
 #[cfg(test)]

@@ -29,7 +29,7 @@ mod user;
 
 pub use chart::{Bar, spectrum_svg};
 pub use config::Config;
-pub use control::{Metering, Mode, Run, RunSpec, execute, user_process};
+pub use control::{Metering, Mode, PROCESS_KIND, Run, RunSpec, execute, process_worker};
 pub use report::Totals;
 
 use crate::measure::{OpKind, WorkerStats};
@@ -95,6 +95,8 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
         complete: run.complete,
         interrupted: run.interrupted,
         error: run.error.as_ref().map(|e| anyhow::anyhow!("{e}")),
+        extras: Vec::new(),
+        failures: Vec::new(),
     };
     let spec = &run.spec;
     let config = serde_json::json!({

@@ -10,12 +10,12 @@
 //!
 //! | part | size |
 //! | --- | --- |
-//! | header: magic, sizes, start/stop flags, t0, ready count | 4 KiB |
+//! | header: magic, sizes, the stop word, the violation count | 4 KiB |
 //! | per file: locks taken, active, max active | 64 B × F |
-//! | per user: cycles so far, state | 64 B × U |
+//! | per user: reserved | 64 B × U |
 //! | lock words: 0 free, else holder + 1 | 4 B × F × L |
 //! | witness words (`--verify-locks` only) | 4 B × F × L |
-//! | the plan (JSON) | its length |
+//! | reserved for a plan | its length |
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
@@ -26,13 +26,9 @@ const MAGIC: u64 = u64::from_le_bytes(*b"IOBENCH5");
 const LINE: usize = 64;
 const HEADER: usize = 4096;
 
-/// `go` values.
-pub const WAIT: u32 = 0;
-pub const GO: u32 = 1;
-pub const ABORT: u32 = 2;
-/// `stop` values: finish the current transaction, or abandon it now.
-pub const RUNNING: u32 = 0;
-pub const FINISH: u32 = 1;
+/// `stop` value: a waiter for a lock gives up at once (the runner hurries
+/// the users: Ctrl-C, or the end delay is over). Starting, stopping and the
+/// gate are the runner's; the region holds only the lock manager.
 pub const NOW: u32 = 2;
 
 #[repr(C)]
@@ -60,23 +56,9 @@ pub struct FileLocks {
     pub max_active: AtomicU32,
 }
 
-/// Per-user cell: progress and state, written only by that user.
-#[repr(C, align(64))]
-pub struct UserCell {
-    /// Transactions completed so far (for progress, and a dead user's count).
-    pub cycles: AtomicU64,
-    /// 0 starting, 1 ready, 2 running, 3 finished.
-    pub state: AtomicU32,
-}
-
-pub const STATE_READY: u32 = 1;
-pub const STATE_RUNNING: u32 = 2;
-pub const STATE_DONE: u32 = 3;
-
 #[derive(Clone, Copy, Debug)]
 struct Layout {
     files_off: usize,
-    users_off: usize,
     locks_off: usize,
     witness_off: usize,
     plan_off: usize,
@@ -87,14 +69,13 @@ impl Layout {
     fn new(users: u32, files: u32, locks: u64, verify: bool, plan_len: usize) -> Layout {
         let up = |x: usize| x.div_ceil(LINE) * LINE;
         let files_off = HEADER;
-        let users_off = files_off + files as usize * LINE;
-        let locks_off = users_off + users as usize * LINE;
+        // the users' cells of IOBENCH 5.0's layout stay reserved
+        let locks_off = files_off + (files as usize + users as usize) * LINE;
         let words = files as usize * locks as usize * 4;
         let witness_off = up(locks_off + words);
         let plan_off = up(witness_off + if verify { words } else { 0 });
         Layout {
             files_off,
-            users_off,
             locks_off,
             witness_off,
             plan_off,
@@ -109,7 +90,6 @@ pub struct Shm {
     len: usize,
     fd: OwnedFd,
     layout: Layout,
-    users: u32,
     files: u32,
     locks: u64,
     verify: bool,
@@ -175,7 +155,6 @@ impl Shm {
             len: layout.len,
             fd,
             layout,
-            users,
             files,
             locks,
             verify,
@@ -228,7 +207,6 @@ impl Shm {
             len,
             fd,
             layout,
-            users,
             files,
             locks,
             verify,
@@ -250,31 +228,10 @@ impl Shm {
         unsafe { &*(self.ptr as *const Header) }
     }
 
-    /// The plan bytes the controller stored.
-    pub fn plan(&self) -> &[u8] {
-        // SAFETY: inside the mapping, written before any reader exists.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.ptr.add(self.layout.plan_off),
-                self.header().plan_len as usize,
-            )
-        }
-    }
-
-    pub fn users(&self) -> u32 {
-        self.users
-    }
-
     pub fn file(&self, f: u32) -> &FileLocks {
         assert!(f < self.files);
         // SAFETY: in bounds (checked), aligned to 64, zero is a valid value.
         unsafe { &*(self.ptr.add(self.layout.files_off + f as usize * LINE) as *const FileLocks) }
-    }
-
-    pub fn user(&self, u: u32) -> &UserCell {
-        assert!(u < self.users);
-        // SAFETY: in bounds (checked), aligned to 64, zero is a valid value.
-        unsafe { &*(self.ptr.add(self.layout.users_off + u as usize * LINE) as *const UserCell) }
     }
 
     #[inline]
@@ -294,22 +251,6 @@ impl Shm {
         self.word(self.layout.witness_off, f, l)
     }
 
-    pub fn go(&self) -> u32 {
-        self.header().go.load(Ordering::Acquire)
-    }
-
-    /// Open the start gate (GO) or cancel the run before it starts (ABORT),
-    /// waking every user that waits on it.
-    pub fn set_go(&self, v: u32) {
-        self.header().go.store(v, Ordering::Release);
-        futex_wake(&self.header().go);
-    }
-
-    /// Sleep until the gate changes from WAIT, or `timeout` passes.
-    pub fn wait_go(&self, timeout: Duration) {
-        futex_wait(&self.header().go, WAIT, timeout);
-    }
-
     #[inline]
     pub fn stop(&self) -> u32 {
         self.header().stop.load(Ordering::Relaxed)
@@ -317,19 +258,6 @@ impl Shm {
 
     pub fn set_stop(&self, v: u32) {
         self.header().stop.fetch_max(v, Ordering::Relaxed);
-    }
-
-    pub fn t0_ns(&self) -> u64 {
-        self.header().t0_ns.load(Ordering::Acquire)
-    }
-
-    pub fn set_t0_ns(&self, t: u64) {
-        self.header().t0_ns.store(t, Ordering::Release);
-    }
-
-    pub fn mark_ready(&self, user: u32) {
-        self.user(user).state.store(STATE_READY, Ordering::Relaxed);
-        self.header().ready.fetch_add(1, Ordering::AcqRel);
     }
 
     /// Overlapping holders seen by `--verify-locks`.
@@ -458,31 +386,6 @@ impl Shm {
     }
 }
 
-fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
-    let ts = libc::timespec {
-        tv_sec: timeout.as_secs() as libc::time_t,
-        tv_nsec: timeout.subsec_nanos() as libc::c_long,
-    };
-    // SAFETY: a shared (not FUTEX_PRIVATE) wait on a live 4-byte atomic; the
-    // kernel only reads it. Spurious returns are fine: callers re-check.
-    unsafe {
-        libc::syscall(
-            libc::SYS_futex,
-            word.as_ptr(),
-            libc::FUTEX_WAIT,
-            expected,
-            &ts as *const libc::timespec,
-        );
-    }
-}
-
-fn futex_wake(word: &AtomicU32) {
-    // SAFETY: waking waiters on a live atomic; no memory is touched.
-    unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -495,8 +398,7 @@ mod tests {
         // SAFETY: dup of a valid descriptor.
         let dup = unsafe { libc::dup(s.fd()) };
         let t = Shm::attach(dup).unwrap();
-        assert_eq!((t.users(), t.files, t.locks), (3, 2, 5));
-        assert_eq!(t.plan(), b"{\"x\":1}");
+        assert_eq!((t.files, t.locks), (2, 5));
         assert_eq!(t.file(1).taken.load(Ordering::Relaxed), 42);
         // a lock taken through one mapping is held in the other
         assert!(t.lock(1, 4, 2, Duration::ZERO));

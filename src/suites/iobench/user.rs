@@ -11,14 +11,16 @@
 //! the user's progress cell.
 
 use super::hist::KindRec;
-use super::shm::{self, Shm};
+use super::shm::Shm;
 use crate::engine::{Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
+use crate::runner::{Ctx, Worker};
 use crate::workload::{Prng, below, worker_rng};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Buckets of the response-time distribution table: whole seconds 0…24 and
@@ -241,11 +243,14 @@ pub fn process_pss_kib() -> u64 {
         .unwrap_or(0)
 }
 
-/// A user ready to run: engine made, files open.
-pub struct User<'a> {
-    plan: &'a Plan,
-    shm: &'a Shm,
+/// A user ready to run: engine made, files open. A [`Worker`] of the
+/// runner, as a thread or as a process of its own.
+pub struct User {
+    plan: Arc<Plan>,
+    shm: Arc<Shm>,
     me: u32,
+    /// A process of its own: its record carries the process's memory.
+    as_process: bool,
     engine: Box<dyn Engine>,
     open: Vec<Option<FileId>>,
     ring: VecDeque<u32>,
@@ -253,9 +258,9 @@ pub struct User<'a> {
     rec: UserRecord,
 }
 
-impl<'a> User<'a> {
+impl User {
     /// Make the engine and open the first files (untimed).
-    pub fn new(plan: &'a Plan, shm: &'a Shm, me: u32) -> Result<Self, String> {
+    pub fn new(plan: Arc<Plan>, shm: Arc<Shm>, me: u32, as_process: bool) -> Result<Self, String> {
         let opts = EngineOpts {
             direct: plan.direct,
             depth: 1,
@@ -264,17 +269,20 @@ impl<'a> User<'a> {
             seed: plan.seed ^ me as u64,
         };
         let engine = plan.engine.make(&opts)?;
+        let (files, units, seed) = (plan.files, plan.units, plan.seed);
+        let rec = UserRecord::new(&plan, me);
         let mut u = User {
             plan,
             shm,
             me,
+            as_process,
             engine,
-            open: vec![None; plan.files as usize],
-            ring: VecDeque::with_capacity(plan.units as usize + 1),
-            rng: worker_rng(plan.seed, me as usize),
-            rec: UserRecord::new(plan, me),
+            open: vec![None; files as usize],
+            ring: VecDeque::with_capacity(units as usize + 1),
+            rng: worker_rng(seed, me as usize),
+            rec,
         };
-        for f in 0..plan.units.min(plan.files) {
+        for f in 0..units.min(files) {
             let id = u.open_file(f)?;
             u.open[f as usize] = Some(id);
             u.ring.push_back(f);
@@ -331,23 +339,9 @@ impl<'a> User<'a> {
         Ok(id)
     }
 
-    /// Wait behind the start gate, run until stopped, return the record.
-    pub fn run(mut self) -> UserRecord {
-        let shm = self.shm;
-        let cell = shm.user(self.me);
-        shm.mark_ready(self.me);
-        loop {
-            match shm.go() {
-                shm::WAIT => shm.wait_go(Duration::from_millis(200)),
-                shm::GO => break,
-                _ => {
-                    self.rec.error = Some("the run was cancelled before it started".into());
-                    return self.rec;
-                }
-            }
-        }
-        cell.state.store(shm::STATE_RUNNING, Ordering::Relaxed);
-        let t0 = shm.t0_ns();
+    /// Run until stopped (the runner opened the gate), into the record.
+    fn run_user(&mut self, ctx: &mut Ctx) {
+        let t0 = ctx.t0_ns();
         let (u0, s0) = thread_cpu_ns();
         self.rec.start_unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -359,7 +353,7 @@ impl<'a> User<'a> {
             cur_start: 0,
             cur_end: 0,
         };
-        let r = self.transactions(&mut tk);
+        let r = self.transactions(ctx, &mut tk);
         self.rec.end_ns = now_ns();
         let (u1, s1) = thread_cpu_ns();
         self.rec.cpu_user_ns = u1.saturating_sub(u0);
@@ -367,18 +361,15 @@ impl<'a> User<'a> {
         if let Err(e) = r {
             self.rec.error = Some(e);
         }
-        cell.state.store(shm::STATE_DONE, Ordering::Release);
-        self.rec
     }
 
-    fn transactions(&mut self, tk: &mut Ticker) -> Result<(), String> {
-        let p = self.plan;
-        let shm = self.shm;
-        let cell = shm.user(self.me);
+    fn transactions(&mut self, ctx: &mut Ctx, tk: &mut Ticker) -> Result<(), String> {
+        let p = Arc::clone(&self.plan);
+        let shm = Arc::clone(&self.shm);
         let sleep = Duration::from_nanos(p.sleep_ns);
         let first_write = p.reads - p.writes;
         let b = p.reclen as u64;
-        while shm.stop() == shm::RUNNING {
+        while ctx.keep_going() {
             let tx = now_ns();
             for i in 0..p.reads {
                 let f = below(&mut self.rng, p.files as u64) as u32;
@@ -412,7 +403,7 @@ impl<'a> User<'a> {
             self.rec.transaction.record(lat, 0);
             self.rec.dist[((lat / 1_000_000_000) as usize).min(DIST_BUCKETS - 1)] += 1;
             self.rec.cycles += 1;
-            cell.cycles.store(self.rec.cycles, Ordering::Relaxed);
+            ctx.publish(self.rec.cycles);
         }
         Ok(())
     }
@@ -482,15 +473,50 @@ impl<'a> User<'a> {
     }
 }
 
-/// Set up and run user `me`; a set-up failure becomes a failed record.
-pub fn run_user(plan: &Plan, shm: &Shm, me: u32) -> UserRecord {
-    match User::new(plan, shm, me) {
-        Ok(u) => u.run(),
-        Err(e) => {
-            // count as ready so the controller does not wait for it
-            shm.mark_ready(me);
-            shm.user(me).state.store(shm::STATE_DONE, Ordering::Release);
-            UserRecord::failed(plan, me, e)
+impl Worker for User {
+    fn kinds(&self) -> &[OpKind] {
+        // a user keeps records of its own (IOBENCH's table needs them)
+        &[]
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        // a user's failure is in its record: the other users go on
+        self.run_user(ctx);
+        Ok(())
+    }
+
+    fn finish(&mut self) -> serde_json::Value {
+        if self.as_process {
+            self.rec.max_rss_kib = process_max_rss_kib();
+            self.rec.pss_kib = process_pss_kib();
+        }
+        serde_json::to_value(&self.rec).unwrap_or_default()
+    }
+}
+
+/// A user thread: ready, or failed in its set-up (it then runs nothing and
+/// hands back its failed record).
+pub enum UserThread {
+    Ready(Box<User>),
+    Failed(Box<UserRecord>),
+}
+
+impl Worker for UserThread {
+    fn kinds(&self) -> &[OpKind] {
+        &[]
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+        match self {
+            UserThread::Ready(u) => u.run(ctx),
+            UserThread::Failed(_) => Ok(()),
+        }
+    }
+
+    fn finish(&mut self) -> serde_json::Value {
+        match self {
+            UserThread::Ready(u) => u.finish(),
+            UserThread::Failed(r) => serde_json::to_value(&**r).unwrap_or_default(),
         }
     }
 }

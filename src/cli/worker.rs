@@ -1,0 +1,55 @@
+//! `iogauge worker`: one worker process of a run, started by iogauge itself
+//! (the runner's process mode), never by hand. The table below says which
+//! worker each kind of run builds from its payload.
+
+use super::common::Status;
+use crate::runner::Worker;
+use anyhow::Result;
+
+/// A worker a run may start as a process: its kind, and how it is built
+/// from the run's payload for worker `index`.
+type Build = fn(&[u8], usize) -> Result<Box<dyn Worker>>;
+
+const KINDS: &[(&str, Build)] = &[
+    (crate::runner::generic::GENERIC_KIND, |p, i| {
+        Ok(Box::new(crate::runner::generic::GenericPlan::worker(p, i)?))
+    }),
+    (crate::suites::iobench::PROCESS_KIND, |p, i| {
+        Ok(Box::new(crate::suites::iobench::process_worker(p, i)?))
+    }),
+];
+
+/// One worker process of a run (started by iogauge, not by hand).
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Descriptor of the run's shared region, inherited from the parent.
+    #[arg(long, value_name = "FD")]
+    pub fd: i32,
+    /// Which worker this process is (0-based).
+    #[arg(long, value_name = "N")]
+    pub index: usize,
+}
+
+impl super::Cmd for Args {
+    fn main(self) -> Result<Status> {
+        let build = |kind: &str, payload: &[u8], index: usize| -> Result<Box<dyn Worker>> {
+            match KINDS.iter().find(|(k, _)| *k == kind) {
+                Some((_, b)) => b(payload, index),
+                None => anyhow::bail!("no worker of kind '{kind}'"),
+            }
+        };
+        let ok = crate::runner::procs::child(self.fd, self.index, &build)?;
+        Ok(if ok { Status::Done } else { Status::Failed })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn kinds_are_unique() {
+        let mut k: Vec<&str> = super::KINDS.iter().map(|(k, _)| *k).collect();
+        k.sort();
+        k.dedup();
+        assert_eq!(k.len(), super::KINDS.len());
+    }
+}

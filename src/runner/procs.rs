@@ -1,0 +1,630 @@
+//! Workers as processes: the runner's process mode.
+//!
+//! The parent makes one shared region (an anonymous memory file,
+//! memfd_create(2), mapped MAP_SHARED), starts N children by executing
+//! iogauge again in its hidden `worker` mode with the region's descriptor,
+//! and from then on everything goes through the region's atomics, as it
+//! would between threads:
+//!
+//! ```text
+//!  parent                               child i (iogauge worker --fd F --index i)
+//!  ──────                               ───────
+//!  region: header, cells, payload  ──>  map it; build the worker from the
+//!  spawn N children                      payload (untimed); cell i = READY
+//!  wait until all READY (or dead)       wait on the gate (futex)
+//!  t0; gate = GO  ────────────────────> run with a Ctx on the region's stop
+//!  watch: time, Ctrl-C, deaths,          and hurry flags and cell i's counter
+//!    progress from the cells            write worker.i.json (stats as
+//!  stop; after the grace: hurry,          plain data, end time, error,
+//!    then kill the rest                   extra); cell i = DONE; exit
+//!  read worker.*.json; merge
+//! ```
+//!
+//! Stats come back as [`StatsWire`]: histograms bucket by bucket, so a run
+//! merged from processes equals the same run merged from threads. CPU time
+//! is the parent's own plus its reaped children's (getrusage
+//! RUSAGE_CHILDREN). A child never outlives the parent (PR_SET_PDEATHSIG)
+//! and ignores Ctrl-C at the terminal: the parent decides when it stops.
+
+use super::{Ctx, Outcome, Progress, StopRule, Watch, Worker, panic_text, signals};
+use crate::measure::clock::now_ns;
+use crate::measure::{CpuTimes, StatsWire, WorkerStats};
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+const MAGIC: u64 = u64::from_le_bytes(*b"IOGWORK1");
+const HEADER: usize = 4096;
+const CELL: usize = 128;
+
+/// Gate values.
+const WAIT: u32 = 0;
+const GO: u32 = 1;
+const ABORT: u32 = 2;
+
+/// Cell states.
+const READY: u32 = 1;
+const DONE: u32 = 3;
+
+#[repr(C)]
+struct Header {
+    magic: u64,
+    len: u64,
+    workers: u64,
+    kind_len: u64,
+    dir_len: u64,
+    payload_len: u64,
+    payload_off: u64,
+    ramp_ns: u64,
+    ops: u64,
+    has_ops: u64,
+    gate: AtomicU32,
+    _pad: u32,
+    t0_ns: AtomicU64,
+    stop: AtomicBool,
+    hurry: AtomicBool,
+}
+
+#[repr(C, align(128))]
+struct Cell {
+    state: AtomicU32,
+    progress: AtomicU64,
+}
+
+/// The shared region of one process run.
+pub struct Region {
+    ptr: *mut u8,
+    len: usize,
+    fd: OwnedFd,
+}
+
+// SAFETY: the mapping lives as long as the Region; shared words are atomics,
+// the rest is written once before any child exists.
+unsafe impl Send for Region {}
+// SAFETY: as above.
+unsafe impl Sync for Region {}
+
+impl Drop for Region {
+    fn drop(&mut self) {
+        // SAFETY: ptr/len come from one successful mmap, unmapped once.
+        unsafe { libc::munmap(self.ptr.cast(), self.len) };
+    }
+}
+
+fn map(fd: RawFd, len: usize) -> io::Result<*mut u8> {
+    // SAFETY: a fresh shared mapping of a descriptor we own, len > 0.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(p.cast())
+}
+
+impl Region {
+    fn create(
+        workers: usize,
+        kind: &str,
+        dir: &Path,
+        payload: &[u8],
+        rule: &StopRule,
+    ) -> io::Result<Region> {
+        let dir = dir.as_os_str().as_encoded_bytes();
+        let payload_off = HEADER + workers * CELL;
+        let len = payload_off + kind.len() + dir.len() + payload.len();
+        // SAFETY: a NUL-terminated name; CLOEXEC: a child gets it only where
+        // the spawn clears the flag for it.
+        let raw = unsafe { libc::memfd_create(c"iogauge-run".as_ptr(), libc::MFD_CLOEXEC) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a new descriptor nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        // SAFETY: a valid descriptor; the length fits off_t.
+        if unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = map(fd.as_raw_fd(), len)?;
+        let r = Region { ptr, len, fd };
+        // SAFETY: the header and the bytes after the cells lie inside the
+        // fresh zeroed mapping, which nobody else sees yet.
+        unsafe {
+            let h = &mut *(ptr as *mut Header);
+            h.magic = MAGIC;
+            h.len = len as u64;
+            h.workers = workers as u64;
+            h.kind_len = kind.len() as u64;
+            h.dir_len = dir.len() as u64;
+            h.payload_len = payload.len() as u64;
+            h.payload_off = payload_off as u64;
+            h.ramp_ns = rule.ramp.unwrap_or_default().as_nanos() as u64;
+            h.ops = rule.ops.unwrap_or(0);
+            h.has_ops = u64::from(rule.ops.is_some());
+            let mut at = ptr.add(payload_off);
+            for part in [kind.as_bytes(), dir, payload] {
+                std::ptr::copy_nonoverlapping(part.as_ptr(), at, part.len());
+                at = at.add(part.len());
+            }
+        }
+        Ok(r)
+    }
+
+    fn attach(fd: RawFd) -> io::Result<Region> {
+        // SAFETY: the parent handed this descriptor to us to own.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        // SAFETY: fstat writes into the zeroed struct.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid descriptor and buffer.
+        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let len = st.st_size as usize;
+        if len < HEADER {
+            return Err(io::Error::other("the run's shared region is too small"));
+        }
+        let ptr = map(fd.as_raw_fd(), len)?;
+        let r = Region { ptr, len, fd };
+        let h = r.header();
+        if h.magic != MAGIC || h.len as usize != len {
+            return Err(io::Error::other("not a shared region of an iogauge run"));
+        }
+        Ok(r)
+    }
+
+    fn header(&self) -> &Header {
+        // SAFETY: the header is at the start of the live mapping.
+        unsafe { &*(self.ptr as *const Header) }
+    }
+
+    fn workers(&self) -> usize {
+        self.header().workers as usize
+    }
+
+    fn cell(&self, i: usize) -> &Cell {
+        assert!(i < self.workers());
+        // SAFETY: in bounds (checked), 128-aligned, zero is a valid Cell.
+        unsafe { &*(self.ptr.add(HEADER + i * CELL) as *const Cell) }
+    }
+
+    fn bytes(&self, skip: u64, len: u64) -> &[u8] {
+        let off = self.header().payload_off + skip;
+        assert!((off + len) as usize <= self.len);
+        // SAFETY: in bounds (checked); written before any child existed.
+        unsafe { std::slice::from_raw_parts(self.ptr.add(off as usize), len as usize) }
+    }
+
+    fn kind(&self) -> &str {
+        std::str::from_utf8(self.bytes(0, self.header().kind_len)).unwrap_or("")
+    }
+
+    fn dir(&self) -> PathBuf {
+        let h = self.header();
+        let b = self.bytes(h.kind_len, h.dir_len);
+        PathBuf::from(std::ffi::OsStr::from_bytes_compat(b))
+    }
+
+    fn payload(&self) -> &[u8] {
+        let h = self.header();
+        self.bytes(h.kind_len + h.dir_len, h.payload_len)
+    }
+
+    fn set_gate(&self, v: u32) {
+        self.header().gate.store(v, Ordering::Release);
+        futex_wake(&self.header().gate);
+    }
+}
+
+/// `OsStr` from bytes on Unix.
+trait FromBytes {
+    fn from_bytes_compat(b: &[u8]) -> &std::ffi::OsStr;
+}
+impl FromBytes for std::ffi::OsStr {
+    fn from_bytes_compat(b: &[u8]) -> &std::ffi::OsStr {
+        std::os::unix::ffi::OsStrExt::from_bytes(b)
+    }
+}
+
+/// Sleep until `word` is no longer `expected`, or `timeout` passes.
+pub(crate) fn futex_wait(word: &AtomicU32, expected: u32, timeout: Duration) {
+    let ts = libc::timespec {
+        tv_sec: timeout.as_secs() as libc::time_t,
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: FUTEX_WAIT on a live, aligned u32 with a valid timespec; it
+    // only sleeps (shared, not PRIVATE: the word may be in a shared mapping).
+    unsafe {
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT,
+            expected,
+            &ts as *const libc::timespec,
+        );
+    }
+}
+
+/// Wake everyone sleeping on `word`.
+pub(crate) fn futex_wake(word: &AtomicU32) {
+    // SAFETY: FUTEX_WAKE on a live, aligned u32 only wakes sleepers.
+    unsafe {
+        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAKE, i32::MAX);
+    }
+}
+
+/// What the parent asks of a process run.
+pub struct ProcessSpec<'a> {
+    /// Which worker the children build (a name the `worker` command knows).
+    pub kind: &'a str,
+    /// What each child builds its worker from (the suite's plan, as bytes).
+    pub payload: &'a [u8],
+    pub workers: usize,
+    /// Where children leave their results (the run's work directory).
+    pub dir: &'a Path,
+    /// Further descriptors the children inherit (a suite's own shared memory).
+    pub inherit: &'a [RawFd],
+}
+
+/// What a child leaves for the parent.
+#[derive(Serialize, Deserialize)]
+struct Report {
+    stats: StatsWire,
+    /// When its measured phase ended (clock ns), if it reached it.
+    end_ns: Option<u64>,
+    error: Option<String>,
+    extra: serde_json::Value,
+}
+
+fn report_path(dir: &Path, i: usize) -> PathBuf {
+    dir.join(format!("worker.{i}.json"))
+}
+
+/// Children, killed and reaped when dropped, however the run ends.
+struct Children(Vec<Option<Child>>);
+
+impl Drop for Children {
+    fn drop(&mut self) {
+        for c in self.0.iter_mut().flatten() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+}
+
+fn spawn(region: &Region, i: usize, inherit: &[RawFd]) -> io::Result<Child> {
+    let exe = std::env::current_exe()?;
+    let fd = region.fd.as_raw_fd();
+    let parent = std::process::id() as libc::pid_t;
+    let keep: Vec<RawFd> = std::iter::once(fd).chain(inherit.iter().copied()).collect();
+    let mut cmd = Command::new(exe);
+    cmd.arg("worker")
+        .arg("--fd")
+        .arg(fd.to_string())
+        .arg("--index")
+        .arg(i.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::inherit());
+    // SAFETY: only async-signal-safe calls (fcntl, prctl, getppid) between
+    // fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            for &d in &keep {
+                let flags = libc::fcntl(d, libc::F_GETFD);
+                if flags < 0 || libc::fcntl(d, libc::F_SETFD, flags & !libc::FD_CLOEXEC) < 0 {
+                    return Err(io::Error::last_os_error());
+                }
+            }
+            // a worker never outlives the run
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(io::Error::last_os_error());
+            }
+            if libc::getppid() != parent {
+                return Err(io::Error::other("the parent is gone"));
+            }
+            Ok(())
+        });
+    }
+    cmd.spawn()
+}
+
+/// Run `spec.workers` workers as processes under `rule`.
+///
+/// Errors before the start (no region, a child that cannot start) are
+/// returned; anything after is in the [`Outcome`]: a worker's error or
+/// death in `failures`, the first of them in `error`.
+pub fn run(
+    rule: StopRule,
+    spec: &ProcessSpec,
+    progress: &dyn Progress,
+    watch: &dyn Watch,
+) -> Result<Outcome> {
+    let n = spec.workers;
+    let region = Region::create(n, spec.kind, spec.dir, spec.payload, &rule)
+        .context("cannot make the shared region for the worker processes")?;
+    let h = region.header();
+    let mut kids = Children(Vec::with_capacity(n));
+    for i in 0..n {
+        if signals::interrupted() {
+            region.set_gate(ABORT);
+            return Ok(interrupted_before_start(n));
+        }
+        match spawn(&region, i, spec.inherit) {
+            Ok(c) => kids.0.push(Some(c)),
+            Err(e) => {
+                region.set_gate(ABORT);
+                anyhow::bail!(
+                    "cannot start worker process {i} of {n}: {e} (try fewer workers, or threads)"
+                );
+            }
+        }
+    }
+    let mut status: Vec<Option<std::process::ExitStatus>> = vec![None; n];
+    let mut killed: Vec<Option<String>> = vec![None; n];
+    // every child ready (or already gone)
+    loop {
+        if signals::interrupted() {
+            region.set_gate(ABORT);
+            return Ok(interrupted_before_start(n));
+        }
+        reap(&mut kids, &mut status, watch);
+        let settled = (0..n)
+            .filter(|&i| {
+                status[i].is_some() || region.cell(i).state.load(Ordering::Acquire) >= READY
+            })
+            .count();
+        if settled == n {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let cpu0 = CpuTimes::now();
+    let kids0 = CpuTimes::children();
+    let began = now_ns();
+    h.t0_ns.store(began, Ordering::Release);
+    region.set_gate(GO);
+    let t0 = began + h.ramp_ns;
+    let deadline = rule.duration.map(|d| t0 + d.as_nanos() as u64);
+    let mut stopped: Option<Instant> = None;
+    let mut hurried: Option<Instant> = None;
+    loop {
+        std::thread::sleep(Duration::from_millis(10));
+        let now = now_ns();
+        reap(&mut kids, &mut status, watch);
+        if status.iter().all(Option::is_some) {
+            break;
+        }
+        if signals::interrupted() || deadline.is_some_and(|d| now >= d) {
+            h.stop.store(true, Ordering::Relaxed);
+        }
+        if h.stop.load(Ordering::Relaxed) {
+            let at = *stopped.get_or_insert_with(Instant::now);
+            if hurried.is_none() && (signals::interrupted() || at.elapsed() >= rule.grace()) {
+                hurried = Some(Instant::now());
+                h.hurry.store(true, Ordering::Relaxed);
+                watch.hurry();
+            }
+            // hurried and still not done after half a second: killed
+            if hurried.is_some_and(|t| t.elapsed() >= Duration::from_millis(500)) {
+                for i in 0..n {
+                    if status[i].is_none()
+                        && let Some(c) = kids.0[i].as_mut()
+                    {
+                        let _ = c.kill();
+                        if let Ok(st) = c.wait() {
+                            status[i] = Some(st);
+                        }
+                        kids.0[i] = None;
+                        killed[i] = Some("did not stop after the run; killed".into());
+                        watch.dead(i);
+                    }
+                }
+                break;
+            }
+        }
+        let done: u64 = (0..n)
+            .map(|i| region.cell(i).progress.load(Ordering::Relaxed))
+            .sum();
+        progress.tick(done, Duration::from_nanos(now.saturating_sub(t0)));
+    }
+    let cpu = {
+        let own = CpuTimes::now().since(&cpu0);
+        let kids = CpuTimes::children().since(&kids0);
+        CpuTimes {
+            user: own.user + kids.user,
+            sys: own.sys + kids.sys,
+            max_rss_kib: own.max_rss_kib.max(kids.max_rss_kib),
+        }
+    };
+    let mut stats = WorkerStats::default();
+    let mut per_worker = Vec::with_capacity(n);
+    let (mut extras, mut failures) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut end = t0;
+    for i in 0..n {
+        let path = report_path(spec.dir, i);
+        let rep: Option<Report> = std::fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        let _ = std::fs::remove_file(&path);
+        let died = || {
+            let how = match status[i] {
+                Some(st) => match st.signal() {
+                    Some(sig) => format!("killed by signal {sig}"),
+                    None => format!("exited with status {}", st.code().unwrap_or(-1)),
+                },
+                None => "did not end".to_string(),
+            };
+            killed[i].clone().unwrap_or(how)
+        };
+        let (s, failure, extra) = match rep {
+            Some(r) => {
+                let s = WorkerStats::from_wire(&r.stats)
+                    .map_err(|e| anyhow::anyhow!("worker process {i} sent damaged stats: {e}"))?;
+                if let Some(e) = r.end_ns {
+                    end = end.max(e);
+                }
+                (s, r.error, r.extra)
+            }
+            None => (
+                WorkerStats::default(),
+                Some(died()),
+                serde_json::Value::Null,
+            ),
+        };
+        if n == 1 {
+            stats = s;
+        } else {
+            stats.merge(&s);
+            per_worker.push(s);
+        }
+        failures.push(failure);
+        extras.push(extra);
+    }
+    let interrupted = signals::interrupted();
+    let error = failures.iter().enumerate().find_map(|(i, f)| {
+        f.as_ref()
+            .map(|e| anyhow::anyhow!("worker process {i}: {e}"))
+    });
+    Ok(Outcome {
+        stats,
+        per_worker,
+        elapsed: Duration::from_nanos(end.saturating_sub(t0)),
+        cpu,
+        complete: !interrupted && error.is_none(),
+        interrupted,
+        error,
+        extras,
+        failures,
+    })
+}
+
+fn interrupted_before_start(n: usize) -> Outcome {
+    Outcome {
+        stats: WorkerStats::default(),
+        per_worker: Vec::new(),
+        elapsed: Duration::ZERO,
+        cpu: CpuTimes::default(),
+        complete: false,
+        interrupted: true,
+        error: None,
+        extras: vec![serde_json::Value::Null; n],
+        failures: vec![None; n],
+    }
+}
+
+/// Reap exited children; tell `watch` of those that died without success.
+fn reap(kids: &mut Children, status: &mut [Option<std::process::ExitStatus>], watch: &dyn Watch) {
+    for (i, slot) in kids.0.iter_mut().enumerate() {
+        if let Some(c) = slot
+            && let Ok(Some(st)) = c.try_wait()
+        {
+            status[i] = Some(st);
+            *slot = None;
+            if !st.success() {
+                watch.dead(i);
+            }
+        }
+    }
+}
+
+/// How a child builds its worker: from the run's kind, payload and the
+/// worker's index.
+pub type Build = dyn Fn(&str, &[u8], usize) -> Result<Box<dyn Worker>>;
+
+/// The child's side: map the region from `fd`, build worker `index` with
+/// `build(kind, payload, index)`, run it behind the gate, leave the report.
+/// Returns whether the worker completed without error.
+pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
+    // Ctrl-C at the terminal reaches the whole group: the parent decides.
+    // SAFETY: setting dispositions to SIG_IGN / SIG_DFL has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGTERM, libc::SIG_DFL);
+    }
+    let region = Region::attach(fd).context("cannot map the run's shared region")?;
+    let n = region.workers();
+    if index >= n {
+        anyhow::bail!("worker {index} is not in this run of {n} workers");
+    }
+    let h = region.header();
+    let cell = region.cell(index);
+    let dir = region.dir();
+    let leave = |rep: &Report| -> Result<()> {
+        let path = report_path(&dir, index);
+        let tmp = path.with_extension("tmp");
+        std::fs::write(&tmp, serde_json::to_vec(rep)?)
+            .and_then(|_| std::fs::rename(&tmp, &path))
+            .with_context(|| format!("cannot write {}", path.display()))
+    };
+    let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        build(region.kind(), region.payload(), index)
+    }))
+    .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));
+    let mut w = match built {
+        Ok(w) => w,
+        Err(e) => {
+            leave(&Report {
+                stats: WorkerStats::default().to_wire(),
+                end_ns: None,
+                error: Some(format!("{e:#}")),
+                extra: serde_json::Value::Null,
+            })?;
+            cell.state.store(DONE, Ordering::Release);
+            return Ok(false);
+        }
+    };
+    let stats = WorkerStats::new(w.kinds());
+    cell.state.store(READY, Ordering::Release);
+    loop {
+        match h.gate.load(Ordering::Acquire) {
+            WAIT => futex_wait(&h.gate, WAIT, Duration::from_millis(100)),
+            GO => break,
+            _ => return Ok(false),
+        }
+    }
+    let began = h.t0_ns.load(Ordering::Acquire);
+    let rule = StopRule {
+        ops: (h.has_ops != 0).then_some(h.ops),
+        ..Default::default()
+    };
+    let mut ctx = Ctx {
+        index,
+        stats,
+        stop: &h.stop,
+        hurry: &h.hurry,
+        progress: &cell.progress,
+        t0_ns: began + h.ramp_ns,
+        measuring: h.ramp_ns == 0,
+        ops_left: rule.budget(index, n),
+        done: 0,
+    };
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(&mut ctx)))
+        .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));
+    let end = now_ns();
+    if r.is_err() {
+        h.stop.store(true, Ordering::Relaxed);
+    }
+    let extra = w.finish();
+    let ok = r.is_ok();
+    leave(&Report {
+        stats: ctx.stats.to_wire(),
+        end_ns: ctx.measuring.then_some(end),
+        error: r.err().map(|e| format!("{e:#}")),
+        extra,
+    })?;
+    cell.state.store(DONE, Ordering::Release);
+    Ok(ok)
+}

@@ -753,6 +753,12 @@ fn bad_iostone_and_survey_input_is_a_one_line_usage_error() {
             "run --size-mean 8M --unique-bytes 1M",
             "larger than each file",
         ),
+        ("run -p 1000000", "ulimit -u"),
+        ("run -p 30000 --files 1", "workers"),
+        ("iobench --usage-file u.txt", "-u COMMAND"),
+        ("iobench --chart c.svg", "--spectrum"),
+        ("run --json /nonexistent/r.json", "does not exist"),
+        ("run --csv /proc/r.csv", "/proc"),
         ("iostone --scale 0", "--scale"),
         ("iostone --variant c3", "c1, c2"),
         ("iostone --seeding random", "srandom, literal"),
@@ -1092,11 +1098,12 @@ fn iostone_runs_on_the_other_engines() {
 // ---------------------------------------------------------------- survey
 
 #[test]
-fn survey_quick_writes_survey_json_and_prints_a_scorecard() {
+fn survey_quick_prints_a_scorecard_and_leaves_nothing_behind() {
     let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
     let out = iogauge()
-        .current_dir(dir.path())
-        .args(["survey", "--quick", "--json", "survey.json"])
+        .current_dir(cwd.path())
+        .args(["survey", "--quick", "--json", "-"])
         .arg(dir.path())
         .timeout(Duration::from_secs(120))
         .output()
@@ -1105,16 +1112,11 @@ fn survey_quick_writes_survey_json_and_prints_a_scorecard() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{}: {stderr}", out.status);
     assert!(!stderr.contains("panicked"), "{stderr}");
-    for s in [
-        "benchmark",
-        "iostone C/1",
-        "iostone C/II",
-        "wrote survey.json",
-    ] {
-        assert!(stdout.contains(s), "the scorecard lacks {s:?}:\n{stdout}");
+    // the JSON goes to stdout, the scorecard to stderr
+    for s in ["benchmark", "iostone C/1", "iostone C/II", "io%: share"] {
+        assert!(stderr.contains(s), "the scorecard lacks {s:?}:\n{stderr}");
     }
-    let path = dir.path().join("survey.json");
-    let v: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let v: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(str_at(&v, "schema"), "iogauge/survey/v1");
     assert_eq!(str_at(&v, "tool.name"), "iogauge");
     assert_eq!(get(&v, "quick"), &Value::Bool(true));
@@ -1126,7 +1128,7 @@ fn survey_quick_writes_survey_json_and_prints_a_scorecard() {
         let name = str_at(e, "name");
         assert!(f64_at(e, "figure") > 0.0, "{name}");
         assert!(!str_at(e, "unit").is_empty(), "{name}");
-        assert!(stdout.contains(name), "{name} missing from the scorecard");
+        assert!(stderr.contains(name), "{name} missing from the scorecard");
         check_result(get(e, "result"));
         benchmarks.push(str_at(e, "result.benchmark"));
     }
@@ -1134,18 +1136,52 @@ fn survey_quick_writes_survey_json_and_prints_a_scorecard() {
     for b in ["iostone", "postmark", "iobench", "selfscale"] {
         assert!(benchmarks.contains(&b), "{b} missing from {benchmarks:?}");
     }
-    // the short self-scaling pass leaves its model beside survey.json
-    let model = dir.path().join("survey-selfscale/model.json");
-    assert_eq!(
-        str_at(&v, "selfscale_model"),
-        "survey-selfscale/model.json",
-        "the survey names the model it wrote"
+    // every row has the same width up to its io% column
+    let rows: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.ends_with('%') || l.contains("%  "))
+        .collect();
+    let at: Vec<usize> = rows
+        .iter()
+        .filter_map(|l| l.chars().position(|c| c == '%'))
+        .collect();
+    assert!(
+        at.len() >= 8 && at.windows(2).all(|w| w[0] == w[1]),
+        "{stderr}"
     );
-    let m: Value = serde_json::from_slice(&std::fs::read(&model).unwrap()).unwrap();
-    assert!(m.is_object());
-    // only survey.json and the model folder are left behind
-    std::fs::remove_file(&path).unwrap();
-    std::fs::remove_dir_all(dir.path().join("survey-selfscale")).unwrap();
+    // without --json FILE or --out, the model is not kept: nothing is left
+    assert!(v.get("selfscale_model").is_none());
+    assert_untouched(dir.path());
+    assert_eq!(std::fs::read_dir(cwd.path()).unwrap().count(), 0);
+}
+
+/// The self-scaling model goes beside the JSON file.
+#[test]
+fn survey_keeps_its_model_beside_the_json() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let out = iogauge()
+        .current_dir(cwd.path())
+        .args(["survey", "--quick", "--json", "s.json", "--csv", "s.csv"])
+        .arg(dir.path())
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(cwd.path().join("s.json")).unwrap()).unwrap();
+    assert_eq!(str_at(&v, "selfscale_model"), "s-selfscale/model.json");
+    assert!(cwd.path().join("s-selfscale/model.json").is_file());
+    let csv = std::fs::read_to_string(cwd.path().join("s.csv")).unwrap();
+    assert!(csv.starts_with("run,benchmark,"), "{csv}");
+    assert!(
+        csv.lines().any(|l| l.starts_with("iostone C/1,iostone,")),
+        "{csv}"
+    );
     assert_untouched(dir.path());
 }
 
@@ -1222,4 +1258,104 @@ fn a_process_run_stops_on_sigint_and_cleans_up() {
     assert_eq!(get(&v, "complete"), &Value::Bool(false));
     assert!(u64_at(&v, "summary.ops") > 0);
     assert_untouched(dir.path());
+}
+
+/// A name longer than a file system takes is refused before the run.
+#[test]
+fn an_unwritable_output_is_refused_before_any_work() {
+    let dir = work_dir();
+    let long = dir.path().join("x".repeat(300));
+    let t = Instant::now();
+    let line = assert_usage_error(&[
+        "run",
+        "--duration",
+        "20s",
+        "--dir",
+        p(dir.path()),
+        "--json",
+        long.to_str().unwrap(),
+    ]);
+    assert!(line.contains("255"), "{line}");
+    assert!(t.elapsed() < Duration::from_secs(5), "the run ran first");
+    let line = assert_usage_error(&["survey", "--quick", "--json", p(dir.path()), p(dir.path())]);
+    assert!(line.contains("is a directory"), "{line}");
+    assert_untouched(dir.path());
+}
+
+/// tmpfs keeps files in memory: what cannot fit is refused, naming memory.
+#[test]
+fn memory_backed_directories_refuse_what_memory_cannot_hold() {
+    if !Path::new("/dev/shm").is_dir() {
+        eprintln!("skipped: no /dev/shm");
+        return;
+    }
+    let line = assert_usage_error(&["selfscale", "/dev/shm", "--max-bytes", "100T"]);
+    assert!(line.contains("not enough space"), "{line}");
+    // what the file system has room for but memory has not
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let avail: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<u64>().ok())
+        .unwrap()
+        * 1024;
+    let st = rustix::fs::statvfs("/dev/shm").unwrap();
+    let free = st.f_bavail * st.f_frsize;
+    if avail + avail / 50 + (1 << 20) > free {
+        eprintln!("skipped the memory case: /dev/shm is smaller than the free memory");
+        return;
+    }
+    let size = format!("{}", avail);
+    for args in [
+        vec!["selfscale", "/dev/shm", "--max-bytes", &size],
+        vec!["run", "--dir", "/dev/shm", "--unique-bytes", &size],
+    ] {
+        let line = assert_usage_error(&args);
+        assert!(line.contains("keeps files in memory"), "{line}");
+    }
+}
+
+/// Interrupted without a result file: no word of a partial result written.
+#[test]
+fn an_interrupted_run_without_json_says_nothing_was_written() {
+    let dir = work_dir();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iogauge"))
+        .args([
+            "run",
+            "--duration",
+            "30s",
+            "--unique-bytes",
+            "4M",
+            "--dir",
+            p(dir.path()),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("iogauge: interrupted"), "{stderr}");
+    assert!(!stderr.contains("written"), "{stderr}");
+    assert_untouched(dir.path());
+}
+
+#[test]
+fn postmark_with_no_run_writes_an_empty_collection() {
+    let out = iogauge()
+        .args(["postmark", "--json", "-"])
+        .write_stdin("quit\n")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(str_at(&v, "schema"), "iogauge/postmark-session/v1");
+    assert_eq!(get(&v, "entries").as_array().unwrap().len(), 0);
 }

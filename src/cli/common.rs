@@ -95,6 +95,18 @@ impl OutputArgs {
         }
         Ok(())
     }
+
+    /// Write `doc` to the files asked for, not to stdout: for a document
+    /// rewritten as it grows (stdout gets it once, at the end).
+    pub fn write_files<'a>(&self, doc: impl Into<Document<'a>>) -> Result<()> {
+        let doc = doc.into();
+        for (e, p) in self.targets() {
+            if p.as_os_str() != "-" {
+                export::write(e, &doc, p)?;
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Output of a command whose document is not a run result (predictions):
@@ -162,6 +174,12 @@ pub fn check_output(flag: &str, p: &Path) -> Result<()> {
     if !dir.is_dir() {
         crate::usage!(
             "{flag} {shown}: the directory {} does not exist",
+            dir.display()
+        );
+    }
+    if let Some(t) = crate::runner::workdir::pseudo_fs(dir) {
+        crate::usage!(
+            "{flag} {shown}: {} is on {t}, a pseudo file system; name a file on a real one",
             dir.display()
         );
     }

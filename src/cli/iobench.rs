@@ -286,7 +286,7 @@ fn spectrum(
             result: d.result,
         });
         // each run is written as it ends: a later failure loses nothing
-        a.out.write(&collection)?;
+        a.out.write_files(&collection)?;
         if interrupted {
             status = Status::Interrupted;
             break;

@@ -229,7 +229,7 @@ pub fn main(a: Args) -> Result<Status> {
                 result: row.result,
             });
             // written after every row: a later failure loses nothing
-            let _ = a.output.write(&survey);
+            let _ = a.output.write_files(&survey);
         };
         form(&ctx, &mut emit)?;
     }

@@ -80,6 +80,14 @@ const PSEUDO: &[&str] = &[
     "efivarfs",
 ];
 
+/// The type of the pseudo file system (proc, sysfs, ...) holding `path`,
+/// if it is on one.
+pub fn pseudo_fs(path: &Path) -> Option<String> {
+    crate::env::mount_for(path)
+        .map(|m| m.fs_type)
+        .filter(|t| PSEUDO.contains(&t.as_str()))
+}
+
 /// Check that `dir` is a directory a run can write in, naming the cause
 /// when it is not.
 pub fn check_dir(dir: &Path) -> Result<(), SetupError> {
@@ -95,14 +103,11 @@ pub fn check_dir(dir: &Path) -> Result<(), SetupError> {
     if !md.is_dir() {
         return Err(SetupError::unusable(dir, "is not a directory"));
     }
-    if let Some(m) = crate::env::mount_for(dir)
-        && PSEUDO.contains(&m.fs_type.as_str())
-    {
+    if let Some(t) = pseudo_fs(dir) {
         return Err(SetupError::unusable(
             dir,
             format!(
-                "is on {}, a pseudo file system that holds no data; name a directory on a real file system",
-                m.fs_type
+                "is on {t}, a pseudo file system that holds no data; name a directory on a real file system"
             ),
         ));
     }

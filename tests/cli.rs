@@ -1319,7 +1319,7 @@ fn memory_backed_directories_refuse_what_memory_cannot_hold() {
 #[test]
 fn an_interrupted_run_without_json_says_nothing_was_written() {
     let dir = work_dir();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iogauge"))
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("iogauge"))
         .args([
             "run",
             "--duration",

@@ -1,12 +1,12 @@
 //! glibc's `random()` / `srandom()` (the BSD additive feedback generator, TYPE_3).
 //!
 //! IOStone draws every offset and every read/write choice from `random()`
-//! (spec `iostone.md` §1.4; decision in `decisions.md` §8 item 1: glibc's TYPE_3
-//! `random()` after `srandom(34710373)`). This module reproduces that
+//! (docs/iostone.md, "Seeding": glibc's TYPE_3 `random()` after
+//! `srandom(34710373)`). This module reproduces that
 //! generator bit for bit, so that the IOStone plans are identical to what the C
 //! programs do on Linux/glibc.
 //!
-//! The algorithm (iostone.md §1.4, glibc `stdlib/random_r.c`):
+//! The algorithm (docs/iostone.md, glibc `stdlib/random_r.c`):
 //!
 //! * degree 31, separation 3;
 //! * `srandom(seed)`: `r[0] = seed` (glibc maps seed 0 to 1), then
@@ -27,7 +27,7 @@ const DISCARD: usize = 10 * DEG;
 
 /// glibc's TYPE_3 `random()` generator (degree 31, separation 3).
 ///
-/// See iostone.md §1.4. `BsdRandom::new(s)` behaves like `srandom(s)`, and each
+/// See docs/iostone.md. `BsdRandom::new(s)` behaves like `srandom(s)`, and each
 /// [`BsdRandom::next`] call like one `random()` call on Linux/glibc.
 #[derive(Clone, Debug)]
 pub struct BsdRandom {
@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn iostone_seed_matches_spec_vector() {
-        // iostone.md §1.4, "[verified] test vector for seed 34710373".
+        // docs/iostone.md, "[verified] test vector for seed 34710373".
         let spec = [
             960721146, 1883516719, 936438710, 21342993, 48933446, 1759693537, 424013354, 1469101486,
         ];
@@ -186,7 +186,7 @@ mod tests {
     #[test]
     fn first_iostone_shuffle_draws() {
         // C/II's first Fisher–Yates draws, `random() % m` for m = 99, 98, 97, on glibc
-        // 2.36 (Debian 12): 0, 35, 31. (iostone.md §1.4 lists 86, 35, 69, which does not
+        // 2.36 (Debian 12): 0, 35, 31. (docs/iostone.md lists 86, 35, 69, which does not
         // follow from its own verified vector: 960721146 % 99 = 0, 936438710 % 97 = 31.)
         let mut rng = BsdRandom::new(34_710_373);
         assert_eq!(rng.next() % 99, 0);

@@ -1,5 +1,5 @@
-//! The generic workload: Chen & Patterson's five parameters (seed 003,
-//! §IX-B1), one generator per worker.
+//! The generic workload: Chen & Patterson's five parameters (Proc. IEEE
+//! 1993, §IX-B1; docs/run.md), one generator per worker.
 //!
 //! - `unique_bytes`: the bytes the workload touches, spread evenly over
 //!   `files` files;

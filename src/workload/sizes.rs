@@ -1,5 +1,5 @@
 //! Request sizes: a gamma distribution with a given mean and coefficient of
-//! variation, rounded to an alignment (decisions.md §3).
+//! variation, rounded to an alignment (docs/run.md).
 //!
 //! Chen & Patterson draw sizes "with a coefficient of variation of 1" around
 //! sizeMean. A gamma distribution with shape k = 1/cv² and scale θ = mean·cv²

@@ -1,5 +1,5 @@
 //! IOBENCH (Wolman & Olson, Prime Computer, 1989; version 5.0 of 25 May
-//! 1989; seed 002, spec iobench.md, decisions.md §2).
+//! 1989; docs/iobench.md).
 //!
 //! U users do as many transactions as they can for M minutes on F files of
 //! N fixed-length records of B bytes, under a lock manager with L locks per

@@ -1,4 +1,4 @@
-//! IOStone (Park & Lipton 1987, seed 000; C/II Park, Becker & Lipton 1990).
+//! IOStone (Park & Lipton 1987; C/II Park, Becker & Lipton 1990).
 //!
 //! [`plan`] says what the programs do, draw for draw; this module does it
 //! through an engine and times it. As in the originals, everything before the
@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
-    /// Version C/1 (12/10/86), the seed's program: one 4 MiB file.
+    /// Version C/1 (12/10/86), the program as published: one 4 MiB file.
     C1,
     /// Version C/II (06/27/90): 396 files in 4 shuffled sets, open/close per access.
     C2,

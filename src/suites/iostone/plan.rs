@@ -4,13 +4,13 @@
 //! the random number generator is computed here, so a plan is fully determined by its
 //! arguments and matches the C programs on Linux/glibc draw for draw.
 //!
-//! * **C/1** (Park & Lipton 1986, seed 000 Appendix A; spec `iostone.md` §1.2): one
+//! * **C/1** (Park & Lipton 1986, the published listing; docs/iostone.md): one
 //!   4 MiB file, 4 passes of 1152 random block-aligned transfers (read, read, write).
-//! * **C/II** (Park & Becker 1990; spec `iostone.md` §1.3): 396 small files in 4 sets
+//! * **C/II** (Park & Becker 1990; docs/iostone.md): 396 small files in 4 sets
 //!   of 99 plus 8 spacer files, 4 passes of 2376 open/transfer/close cycles.
 //!
-//! Random numbers: glibc TYPE_3 `random()` ([`BsdRandom`]), spec `iostone.md` §1.4 and
-//! `decisions.md` §8 item 1; see [`Seeding`].
+//! Random numbers: glibc TYPE_3 `random()` ([`BsdRandom`]), docs/iostone.md,
+//! "Seeding"; see [`Seeding`].
 
 use crate::workload::bsd_random::BsdRandom;
 
@@ -21,7 +21,7 @@ pub const ITER: usize = 4;
 /// Number of block sizes (`#define NBLOCKSIZES 9` in both versions).
 pub const NBLOCKSIZES: usize = 9;
 
-/// How the generator is seeded (spec `iostone.md` §1.4, `decisions.md` §8 item 1).
+/// How the generator is seeded (docs/iostone.md, "Seeding").
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Seeding {
     /// `srandom(34710373)`: iogauge's default, and what C/II's listing does.
@@ -91,7 +91,7 @@ pub const C1_INIT_BLOCK: u32 = 4096;
 pub const C1_CONST: u64 = 100_000;
 /// C/1 temporary file (`creat`ed, reopened `O_RDWR`, then unlinked).
 pub const C1_TEMP_FILE: &str = "/tmp/iostone_temp_file";
-/// C/1 block sizes (spec `iostone.md` §1.2 table).
+/// C/1 block sizes (docs/iostone.md).
 pub const C1_BSIZE: [u32; NBLOCKSIZES] = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
 /// C/1 access counts per block size and pass; each count is a (read, read, write) triple.
 pub const C1_BFREQ: [u32; NBLOCKSIZES] = [128, 64, 64, 64, 32, 16, 8, 4, 4];
@@ -109,7 +109,7 @@ pub fn c1_file_size(scale: u64) -> u64 {
 ///
 /// Per pass, for each block size `j` and `bfreq[j]` times: read, read, write, each at
 /// `offset = (R % (FILESIZE / bsize)) * bsize` with a fresh `R = random()` (spec
-/// `iostone.md` §1.2). `scale` K multiplies FILESIZE: the offsets range over the K×
+/// docs/iostone.md). `scale` K multiplies FILESIZE: the offsets range over the K×
 /// bigger file ([`c1_file_size`]), i.e. `offset = (R % (FILESIZE·K / bsize)) · bsize`,
 /// while the number and sizes of the transfers stay the same (12 MiB moved per run).
 ///
@@ -156,7 +156,7 @@ pub const C2_SPACER_EVERY: usize = 44;
 pub const C2_NSETS: usize = 4;
 /// C/II `#define SET_SIZE 99`: files per set.
 pub const C2_SET_SIZE: usize = 99;
-/// C/II block (= file) sizes (spec `iostone.md` §1.3 table).
+/// C/II block (= file) sizes (docs/iostone.md).
 pub const C2_BSIZE: [u32; NBLOCKSIZES] = [256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536];
 /// C/II number of files of each size (differs from C/1 at indices 5, 7, 8).
 pub const C2_BFREQ: [u32; NBLOCKSIZES] = [128, 64, 64, 64, 32, 32, 8, 2, 2];
@@ -239,7 +239,7 @@ fn copy_suffix(copy: u64) -> String {
     }
 }
 
-/// C/II file creation (spec `iostone.md` §1.3 step 1) before the shuffle:
+/// C/II file creation (docs/iostone.md) before the shuffle:
 /// `(create_order, sets)` with `sets[s][k]` = index into `create_order`.
 fn c2_layout(scale: u64) -> (Vec<C2File>, Vec<Vec<usize>>) {
     assert!(scale >= 1, "IOStone scale must be at least 1");
@@ -286,7 +286,7 @@ fn c2_layout(scale: u64) -> (Vec<C2File>, Vec<Vec<usize>>) {
 
 /// C/II: creation order, shuffled sets and every access of all [`ITER`] passes.
 ///
-/// Follows spec `iostone.md` §1.3: files are created in order `i = 0..8, j = 0..bfreq[i]−1`
+/// Follows docs/iostone.md: files are created in order `i = 0..8, j = 0..bfreq[i]−1`
 /// with a 512 KiB spacer after data files 0, 44, …, 308; then `srandom(SEED)` and, for
 /// each set in turn, Fisher–Yates `for m = 99 down to 1: r = random() % m; swap(m−1, r)`
 /// (396 draws at scale 1; glibc gives 0, 35, 31 for the first three — the spec's
@@ -495,7 +495,7 @@ mod tests {
 
     #[test]
     fn c1_table_moves_one_mib_per_slot() {
-        // iostone.md §1.2: Σ bsize·bfreq = 1,048,576.
+        // the C/1 table: Σ bsize·bfreq = 1,048,576.
         let s: u64 = C1_BSIZE
             .iter()
             .zip(C1_BFREQ.iter())
@@ -507,7 +507,7 @@ mod tests {
 
     #[test]
     fn c1_first_offsets_srandom() {
-        // iostone.md §1.4: 3209728, 3092224, 2864640 for 256-B blocks.
+        // known values: 3209728, 3092224, 2864640 for 256-B blocks.
         let ts = c1_transfers(1, Seeding::Srandom);
         let first: Vec<u64> = ts[..3].iter().map(|t| t.offset).collect();
         assert_eq!(first, [3_209_728, 3_092_224, 2_864_640]);
@@ -520,7 +520,7 @@ mod tests {
 
     #[test]
     fn c1_first_offsets_literal() {
-        // iostone.md §1.4: 2344448, 1599744 (glibc, default state, one value discarded).
+        // known values: 2344448, 1599744 (glibc, default state, one value discarded).
         let ts = c1_transfers(1, Seeding::Literal);
         assert_eq!(ts[0].offset, 2_344_448);
         assert_eq!(ts[1].offset, 1_599_744);
@@ -629,7 +629,7 @@ mod tests {
 
     #[test]
     fn c2_unshuffled_slot_98() {
-        // iostone.md §1.3: slot 98 of sets 0,1 = 7_0, 7_1; of sets 2,3 = 8_0, 8_1.
+        // known values: slot 98 of sets 0,1 = 7_0, 7_1; of sets 2,3 = 8_0, 8_1.
         let (order, sets) = c2_layout(1);
         assert_eq!(sets.len(), 4);
         for s in &sets {
@@ -668,7 +668,7 @@ mod tests {
 
     #[test]
     fn c2_first_shuffle_draws() {
-        // iostone.md §1.4 says the first draws are 86 (mod 99), 35 (mod 98), 69 (mod 97),
+        // docs/iostone.md says the first draws are 86 (mod 99), 35 (mod 98), 69 (mod 97),
         // but that contradicts its own verified vector: 960721146 % 99 = 0,
         // 1883516719 % 98 = 35, 936438710 % 97 = 31. glibc 2.36 (Debian 12) agrees:
         //

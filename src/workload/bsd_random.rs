@@ -153,7 +153,8 @@ mod tests {
 
     #[test]
     fn iostone_seed_matches_spec_vector() {
-        // docs/iostone.md, "[verified] test vector for seed 34710373".
+        // glibc's own first outputs after srandom(34710373) (a C program
+        // calling random() twenty times, run on Debian 12).
         let spec = [
             960721146, 1883516719, 936438710, 21342993, 48933446, 1759693537, 424013354, 1469101486,
         ];
@@ -186,8 +187,8 @@ mod tests {
     #[test]
     fn first_iostone_shuffle_draws() {
         // C/II's first Fisher–Yates draws, `random() % m` for m = 99, 98, 97, on glibc
-        // 2.36 (Debian 12): 0, 35, 31. (docs/iostone.md lists 86, 35, 69, which does not
-        // follow from its own verified vector: 960721146 % 99 = 0, 936438710 % 97 = 31.)
+        // 2.36 (Debian 12): 0, 35, 31. (A published description lists 86, 35, 69, which
+        // does not follow from the vector above: 960721146 % 99 = 0, 936438710 % 97 = 31.)
         let mut rng = BsdRandom::new(34_710_373);
         assert_eq!(rng.next() % 99, 0);
         assert_eq!(rng.next() % 98, 35);

@@ -108,8 +108,8 @@ pub fn c1_file_size(scale: u64) -> u64 {
 /// C/1: every transfer of all [`ITER`] passes, in program order (4608 at any scale).
 ///
 /// Per pass, for each block size `j` and `bfreq[j]` times: read, read, write, each at
-/// `offset = (R % (FILESIZE / bsize)) * bsize` with a fresh `R = random()` (spec
-/// docs/iostone.md). `scale` K multiplies FILESIZE: the offsets range over the K×
+/// `offset = (R % (FILESIZE / bsize)) * bsize` with a fresh `R = random()`
+/// (docs/iostone.md). `scale` K multiplies FILESIZE: the offsets range over the K×
 /// bigger file ([`c1_file_size`]), i.e. `offset = (R % (FILESIZE·K / bsize)) · bsize`,
 /// while the number and sizes of the transfers stay the same (12 MiB moved per run).
 ///
@@ -668,8 +668,8 @@ mod tests {
 
     #[test]
     fn c2_first_shuffle_draws() {
-        // docs/iostone.md says the first draws are 86 (mod 99), 35 (mod 98), 69 (mod 97),
-        // but that contradicts its own verified vector: 960721146 % 99 = 0,
+        // A published description says the first draws are 86 (mod 99), 35 (mod 98),
+        // 69 (mod 97), but that contradicts the verified vector: 960721146 % 99 = 0,
         // 1883516719 % 98 = 35, 936438710 % 97 = 31. glibc 2.36 (Debian 12) agrees:
         //
         //     srandom(34710373);

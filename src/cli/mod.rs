@@ -188,7 +188,17 @@ pub fn main() -> ExitCode {
                     ExitCode::from(2)
                 }
                 _ => {
-                    eprintln!("iogauge: {} (see 'iogauge --help')", clap_line(&e));
+                    // point at the command's own help when one was named
+                    let sub = std::env::args()
+                        .nth(1)
+                        .filter(|a| {
+                            COMMANDS
+                                .iter()
+                                .any(|e| e.kind != Kind::Hidden && e.name == a)
+                        })
+                        .map(|a| format!("{a} "))
+                        .unwrap_or_default();
+                    eprintln!("iogauge: {} (see 'iogauge {sub}--help')", clap_line(&e));
                     ExitCode::from(2)
                 }
             };

@@ -567,6 +567,62 @@ fn quiet_prints_nothing_but_errors() {
     );
 }
 
+/// `--quiet` hides PostMark's `Eh?` (it goes to stdout), so the closing
+/// line names the unknown commands itself.
+#[test]
+fn quiet_names_the_unknown_commands_it_hid() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iogauge()
+        .args(["postmark", "-q"])
+        .current_dir(dir.path())
+        .write_stdin("frob\nquit\n")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        err,
+        "iogauge: 1 command of the session was refused: 'frob' is not a PostMark command \
+         ('help' lists the commands; --quiet hid PostMark's 'Eh?')\n"
+    );
+
+    // from a file, with a refusal that --quiet does not hide
+    std::fs::write(
+        dir.path().join("t.pmrc"),
+        "set number 0\nfrobnicate 3\nquit\n",
+    )
+    .unwrap();
+    let out = iogauge()
+        .args(["postmark", "t.pmrc", "--quiet"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        err,
+        "t.pmrc:1: Error: invalid number of files\n\
+         iogauge: 2 commands of the session were refused: 'frobnicate 3' (t.pmrc:2) is not a PostMark command \
+         ('help' lists the commands; --quiet hid PostMark's 'Eh?'); the message of the other 1 is above\n"
+    );
+    // without --quiet the Eh? is there, and the line points to it
+    let ran = postmark(dir.path(), &["t.pmrc"], "");
+    assert!(ran.text.contains("t.pmrc:2: Eh?\n"), "{}", ran.text);
+    assert!(
+        ran.text.ends_with(
+            "iogauge: 2 commands of the session were refused (see the messages above)\n"
+        ),
+        "{}",
+        ran.text
+    );
+}
+
 #[test]
 fn fewer_than_ten_transactions_print_a_dot_each() {
     let dir = tempfile::tempdir().unwrap();

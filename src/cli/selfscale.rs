@@ -532,6 +532,10 @@ struct Predicted {
     region: usize,
     predicted_mb_per_s: f64,
     predicted_iops: f64,
+    /// The parameters outside the model's measured ranges (see
+    /// [`crate::selfscale::model::Ranges::extrapolations`]); empty when
+    /// the prediction interpolates.
+    warnings: Vec<String>,
 }
 
 pub fn predict_main(a: PredictArgs) -> Result<Status> {
@@ -561,7 +565,21 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
             region: p.region,
             predicted_mb_per_s: p.mb_per_s,
             predicted_iops: p.iops,
+            warnings: model.ranges.extrapolations(&w),
         });
+    }
+    // on stderr, where --json - leaves the text too; --quiet keeps them
+    // in the JSON only
+    if !a.out.quiet {
+        for (i, p) in out.iter().enumerate() {
+            for w in &p.warnings {
+                if out.len() == 1 {
+                    eprintln!("iogauge: warning: {w}");
+                } else {
+                    eprintln!("iogauge: warning: workload {}: {w}", i + 1);
+                }
+            }
+        }
     }
     let mut text = format!(
         "predicted by {} ({} on {}, measured {}{}):\n{:>12} {:>9} {:>8} {:>7} {:>10} {:>6} {:>12} {:>12}\n",

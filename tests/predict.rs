@@ -1,5 +1,7 @@
 //! Integration tests of `iogauge predict` far from what its model measured
-//! (a warning per parameter out of range, on stderr and in the JSON).
+//! (a warning per parameter out of range, on stderr and in the JSON), and
+//! of the command-line value errors of `predict`, `selfscale` and `iostone`
+//! (one line, exit 2, naming what is missing or the valid values).
 
 #[allow(dead_code)]
 mod common;
@@ -129,4 +131,60 @@ fn predictions_outside_the_measured_ranges_warn_per_parameter() {
     assert!(o.stdout.is_empty() && o.stderr.is_empty(), "{o:?}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(v[0]["warnings"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn value_errors_name_what_is_missing_or_the_valid_values() {
+    let dir = work_dir();
+    let d = p(dir.path());
+    let cases: Vec<(Vec<&str>, Vec<&str>)> = vec![
+        (vec!["predict"], vec!["MODEL.json"]),
+        (vec!["iostone", "--variant", "c3"], vec!["c3", "c1, c2"]),
+        (
+            vec!["selfscale", d, "--engine", "warp"],
+            vec!["warp", "psync, sync, buffered, null"],
+        ),
+        (
+            vec!["selfscale", d, "--fsync", "sometimes"],
+            vec!["never, end or every=N"],
+        ),
+        (
+            vec!["selfscale", d, "--memory-limit", "lots"],
+            vec!["'lots'", "size", "off"],
+        ),
+        (
+            vec!["selfscale", d, "--max-regions", "x"],
+            vec!["--max-regions", "'x' is not a whole number from 1 to 6"],
+        ),
+        (
+            vec!["selfscale", d, "--max-regions", "9"],
+            vec!["from 1 to 6"],
+        ),
+        (
+            vec!["selfscale", d, "--validate", "0"],
+            vec!["--validate", "from 1 to 10000"],
+        ),
+        (
+            vec!["selfscale", d, "--validate", "2", "--refine", "x"],
+            vec!["--refine", "from 0 to 1000"],
+        ),
+        (
+            vec!["selfscale", d, "--seed", "-1"],
+            vec!["--seed", "whole number"],
+        ),
+        (
+            vec!["selfscale", d, "--size-cv", "lots"],
+            vec!["--size-cv", "a number ≥ 0"],
+        ),
+    ];
+    for (args, wants) in cases {
+        let line = assert_usage_error(&args);
+        for want in wants {
+            assert!(
+                line.contains(want),
+                "iogauge {args:?}: {want:?} not in {line}"
+            );
+        }
+    }
+    assert_untouched(dir.path());
 }

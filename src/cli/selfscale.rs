@@ -44,10 +44,10 @@ pub struct Args {
     #[arg(long, value_name = "SIZE|off", value_parser = memory_limit_arg)]
     pub memory_limit: Option<MemoryLimit>,
     /// Coefficient of variation of request sizes (1 = exponential, the paper's; 0 = fixed).
-    #[arg(long, value_name = "X")]
+    #[arg(long, value_name = "X", value_parser = size_cv_arg, allow_hyphen_values = true)]
     pub size_cv: Option<f64>,
     /// Seed of the request streams; with --validate, also of the random workloads.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = seed_arg, allow_hyphen_values = true)]
     pub seed: u64,
     /// Stop a point once its 95 % confidence interval is within ±F of the estimate (default 0.03; 0.05 with --quick).
     #[arg(long, value_name = "F", value_parser = common::fraction_arg)]
@@ -56,16 +56,16 @@ pub struct Args {
     #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
     pub point_time: Option<Duration>,
     /// At most N performance regions (default 3; 2 with --quick).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = regions_arg, allow_hyphen_values = true)]
     pub max_regions: Option<usize>,
     /// Measure N workloads drawn at random over the model's space (each twice) and compare them with its predictions; with --model, the model of an earlier run, otherwise one built first.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = validate_arg, allow_hyphen_values = true)]
     pub validate: Option<usize>,
     /// The model to validate: the model.json of an earlier 'iogauge selfscale'.
     #[arg(long, value_name = "MODEL.json")]
     pub model: Option<PathBuf>,
     /// With --validate: measure up to K more points where pairs of parameters interact, add two-parameter corrections, and report the error before and after.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = refine_arg, allow_hyphen_values = true)]
     pub refine: Option<usize>,
     /// With --validate: single-number benchmarks to compare with and draw on the scatter plot: an iogauge result JSON, a survey JSON (each of its benchmarks), or NAME=MB/s. Repeatable.
     #[arg(long, value_name = "FILE|NAME=MB/s")]
@@ -96,7 +96,43 @@ fn memory_limit_arg(s: &str) -> Result<MemoryLimit, String> {
     match s.trim().to_ascii_lowercase().as_str() {
         "off" | "none" | "0" => Ok(MemoryLimit::Off),
         "auto" => Ok(MemoryLimit::Auto),
-        _ => common::size_arg(s).map(MemoryLimit::Bytes),
+        _ => common::size_arg(s).map(MemoryLimit::Bytes).map_err(|_| {
+            format!("'{s}' is neither a size (like 512M or 2G) nor off (no bound) nor auto")
+        }),
+    }
+}
+
+/// A whole number from `lo` to `hi`; the message names the range.
+fn whole(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a whole number from {lo} to {hi}")),
+    }
+}
+
+fn seed_arg(s: &str) -> Result<u64, String> {
+    whole(s, 0, u64::MAX)
+}
+
+fn regions_arg(s: &str) -> Result<usize, String> {
+    whole(s, 1, 6).map(|n| n as usize)
+}
+
+fn validate_arg(s: &str) -> Result<usize, String> {
+    whole(s, 1, 10_000).map(|n| n as usize)
+}
+
+fn refine_arg(s: &str) -> Result<usize, String> {
+    whole(s, 0, 1000).map(|n| n as usize)
+}
+
+/// `--size-cv`: a number ≥ 0.
+fn size_cv_arg(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!(
+            "'{s}' is not a number ≥ 0 (1 = exponential sizes, 0 = fixed)"
+        )),
     }
 }
 
@@ -256,16 +292,6 @@ pub fn main(a: Args) -> Result<Status> {
     }
     if !a.baseline.is_empty() && a.validate.is_none() {
         crate::usage!("--baseline is for --validate (it is drawn on the scatter plot)");
-    }
-    if let Some(n) = a.validate
-        && !(1..=10_000).contains(&n)
-    {
-        crate::usage!("--validate must be between 1 and 10000, not {n}");
-    }
-    if let Some(k) = a.refine
-        && k > 1000
-    {
-        crate::usage!("--refine must be at most 1000, not {k}");
     }
     let mut baselines = Vec::new();
     for b in &a.baseline {
@@ -700,6 +726,21 @@ mod tests {
     fn memory_limits() {
         assert_eq!(memory_limit_arg("off"), Ok(MemoryLimit::Off));
         assert_eq!(memory_limit_arg("1G"), Ok(MemoryLimit::Bytes(1 << 30)));
-        assert!(memory_limit_arg("lots").is_err());
+        assert!(memory_limit_arg("lots").unwrap_err().contains("nor off"));
+    }
+
+    #[test]
+    fn counts_name_their_range() {
+        assert_eq!(regions_arg("3"), Ok(3));
+        assert_eq!(
+            regions_arg("7").unwrap_err(),
+            "'7' is not a whole number from 1 to 6"
+        );
+        assert!(validate_arg("0").unwrap_err().contains("from 1 to 10000"));
+        assert_eq!(refine_arg("0"), Ok(0));
+        assert!(refine_arg("x").unwrap_err().contains("from 0 to 1000"));
+        assert!(seed_arg("-1").is_err());
+        assert_eq!(size_cv_arg("0"), Ok(0.0));
+        assert!(size_cv_arg("-1").unwrap_err().contains("≥ 0"));
     }
 }

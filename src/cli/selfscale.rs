@@ -96,9 +96,9 @@ fn memory_limit_arg(s: &str) -> Result<MemoryLimit, String> {
     match s.trim().to_ascii_lowercase().as_str() {
         "off" | "none" | "0" => Ok(MemoryLimit::Off),
         "auto" => Ok(MemoryLimit::Auto),
-        _ => common::size_arg(s).map(MemoryLimit::Bytes).map_err(|_| {
-            format!("'{s}' is neither a size (like 512M or 2G) nor off (no bound) nor auto")
-        }),
+        _ => common::size_arg(s)
+            .map(MemoryLimit::Bytes)
+            .map_err(|_| format!("'{s}' is not a size (like 512M or 2G), off (no bound) or auto")),
     }
 }
 
@@ -726,7 +726,10 @@ mod tests {
     fn memory_limits() {
         assert_eq!(memory_limit_arg("off"), Ok(MemoryLimit::Off));
         assert_eq!(memory_limit_arg("1G"), Ok(MemoryLimit::Bytes(1 << 30)));
-        assert!(memory_limit_arg("lots").unwrap_err().contains("nor off"));
+        assert_eq!(
+            memory_limit_arg("lots").unwrap_err(),
+            "'lots' is not a size (like 512M or 2G), off (no bound) or auto"
+        );
     }
 
     #[test]

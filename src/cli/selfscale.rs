@@ -136,14 +136,16 @@ fn size_cv_arg(s: &str) -> Result<f64, String> {
     }
 }
 
-/// The progress display: which curve and point the run is on.
+/// The progress display: which curve and point the run is on, and the
+/// lines noted as a run or a validation begins (what was picked, on stderr).
 struct Progress {
     bar: Option<ProgressBar>,
     points: AtomicUsize,
+    quiet: bool,
 }
 
 impl Progress {
-    fn new(enabled: bool) -> Progress {
+    fn new(enabled: bool, quiet: bool) -> Progress {
         let bar = enabled.then(|| {
             let b = ProgressBar::new_spinner();
             b.set_style(
@@ -156,6 +158,18 @@ impl Progress {
         Progress {
             bar,
             points: AtomicUsize::new(0),
+            quiet,
+        }
+    }
+
+    /// A line on stderr, above the bar.
+    fn say(&self, s: &str) {
+        if self.quiet {
+            return;
+        }
+        match &self.bar {
+            Some(b) => b.suspend(|| eprintln!("{s}")),
+            None => eprintln!("{s}"),
         }
     }
 }
@@ -165,6 +179,9 @@ impl Observer for Progress {
         if let Some(b) = &self.bar {
             b.set_message(label.to_string());
         }
+    }
+    fn note(&self, line: &str) {
+        self.say(&format!("  {line}"));
     }
     fn measured(&self, _label: &str, p: &selfscale::Point) {
         let n = self.points.fetch_add(1, Ordering::Relaxed) + 1;
@@ -297,17 +314,15 @@ pub fn main(a: Args) -> Result<Status> {
     for b in &a.baseline {
         baselines.extend(baseline(b)?);
     }
-    let progress = Progress::new(a.output.progress());
-    let say_err = |s: &str| {
-        if !a.output.quiet {
-            // stderr: stdout carries the summary (or the JSON)
-            if let Some(b) = &progress.bar {
-                b.suspend(|| eprintln!("{s}"));
-            } else {
-                eprintln!("{s}");
-            }
-        }
-    };
+    let progress = Progress::new(a.output.progress(), a.output.quiet);
+    // stderr: stdout carries the summary (or the JSON)
+    let say_err = |s: &str| progress.say(s);
+    // The set-up lines go to stderr as the run begins (through the
+    // observer's notes); the summary that repeats them goes where the report
+    // goes. Where both land on the same terminal or file, the summary leaves
+    // them out, so that they are printed once.
+    let shown_already = a.output.result_on_stdout() || same_file_out_err();
+    let report = |text: &str, brief: &str| a.output.say(if shown_already { brief } else { text });
 
     // the model: loaded or built
     let (model, model_path, mut status) = match &a.model {
@@ -329,17 +344,14 @@ pub fn main(a: Args) -> Result<Status> {
                 "iogauge selfscale: writing into {}",
                 out.display()
             ));
-            for l in &setup.lines {
-                say_err(&format!("  {l}"));
-            }
             let built = selfscale::run(&setup, &out, &progress)?;
             if a.validate.is_none() {
                 drop(progress);
-                a.output.say(&built.text);
+                report(&built.text, &built.brief);
                 a.output.write(&built.result)?;
                 return finish(built.error, built.model.complete);
             }
-            a.output.say(&built.text);
+            report(&built.text, &built.brief);
             let st = status_of(&built.error, built.model.complete);
             if let Some(e) = &built.error {
                 eprintln!("iogauge: {e:#}");
@@ -375,7 +387,7 @@ pub fn main(a: Args) -> Result<Status> {
     ));
     let v = selfscale::validate_model(&model, &vo, &out, &progress)?;
     drop(progress);
-    a.output.say(&v.text);
+    report(&v.text, &v.brief);
     a.output.write(&v.result)?;
     if let Some(e) = &v.error {
         eprintln!("iogauge: {e:#}");
@@ -388,6 +400,18 @@ pub fn main(a: Args) -> Result<Status> {
         eprintln!("iogauge: interrupted; the partial results were written");
     }
     Ok(status)
+}
+
+/// Whether stdout and stderr are the same terminal or file (`2>&1`, or a
+/// terminal for both).
+fn same_file_out_err() -> bool {
+    match (
+        rustix::fs::fstat(std::io::stdout()),
+        rustix::fs::fstat(std::io::stderr()),
+    ) {
+        (Ok(o), Ok(e)) => o.st_dev == e.st_dev && o.st_ino == e.st_ino,
+        _ => false,
+    }
 }
 
 fn status_of(error: &Option<anyhow::Error>, complete: bool) -> Status {

@@ -567,6 +567,62 @@ fn quiet_prints_nothing_but_errors() {
     );
 }
 
+/// `--quiet` hides PostMark's `Eh?` (it goes to stdout), so the closing
+/// line names the unknown commands itself.
+#[test]
+fn quiet_names_the_unknown_commands_it_hid() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iogauge()
+        .args(["postmark", "-q"])
+        .current_dir(dir.path())
+        .write_stdin("frob\nquit\n")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        err,
+        "iogauge: 1 command of the session was refused: 'frob' is not a PostMark command \
+         ('help' lists the commands; --quiet hid PostMark's 'Eh?')\n"
+    );
+
+    // from a file, with a refusal that --quiet does not hide
+    std::fs::write(
+        dir.path().join("t.pmrc"),
+        "set number 0\nfrobnicate 3\nquit\n",
+    )
+    .unwrap();
+    let out = iogauge()
+        .args(["postmark", "t.pmrc", "--quiet"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        err,
+        "t.pmrc:1: Error: invalid number of files\n\
+         iogauge: 2 commands of the session were refused: 'frobnicate 3' (t.pmrc:2) is not a PostMark command \
+         ('help' lists the commands; --quiet hid PostMark's 'Eh?'); the message of the other 1 is above\n"
+    );
+    // without --quiet the Eh? is there, and the line points to it
+    let ran = postmark(dir.path(), &["t.pmrc"], "");
+    assert!(ran.text.contains("t.pmrc:2: Eh?\n"), "{}", ran.text);
+    assert!(
+        ran.text.ends_with(
+            "iogauge: 2 commands of the session were refused (see the messages above)\n"
+        ),
+        "{}",
+        ran.text
+    );
+}
+
 #[test]
 fn fewer_than_ten_transactions_print_a_dot_each() {
     let dir = tempfile::tempdir().unwrap();
@@ -797,4 +853,150 @@ fn help_lists_the_subcommand() {
         assert!(text.contains(flag), "{flag}");
     }
     assert_usage_error(&["postmark", "--threads", "0"]);
+}
+
+// ---------------------------------------------------------------- out of space
+
+/// A small ext4 file system on a loop device, unmounted and removed when
+/// dropped (also when the test fails).
+struct LoopFs {
+    _dir: tempfile::TempDir,
+    mnt: PathBuf,
+}
+
+impl LoopFs {
+    /// A `size`-byte ext4 image mounted in a fresh directory, or why it
+    /// cannot be made here.
+    fn new(size: &str) -> Result<LoopFs, String> {
+        if !is_root() {
+            return Err("mounting a loop device needs root".into());
+        }
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let img = dir.path().join("img");
+        let mnt = dir.path().join("mnt");
+        std::fs::create_dir(&mnt).map_err(|e| e.to_string())?;
+        let run = |cmd: &str, args: &[&std::ffi::OsStr]| -> Result<(), String> {
+            match Command::new(cmd).args(args).output() {
+                Ok(o) if o.status.success() => Ok(()),
+                Ok(o) => Err(format!(
+                    "{cmd} failed: {}",
+                    String::from_utf8_lossy(&o.stderr).trim()
+                )),
+                Err(e) => Err(format!("cannot run {cmd}: {e}")),
+            }
+        };
+        run("truncate", &["-s".as_ref(), size.as_ref(), img.as_os_str()])?;
+        run("mkfs.ext4", &["-q".as_ref(), img.as_os_str()])?;
+        run(
+            "mount",
+            &[
+                "-o".as_ref(),
+                "loop".as_ref(),
+                img.as_os_str(),
+                mnt.as_os_str(),
+            ],
+        )?;
+        Ok(LoopFs { _dir: dir, mnt })
+    }
+}
+
+impl Drop for LoopFs {
+    fn drop(&mut self) {
+        let ok = Command::new("umount")
+            .arg(&self.mnt)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            let _ = Command::new("umount").arg("-l").arg(&self.mnt).status();
+        }
+    }
+}
+
+/// A run that runs out of space part-way: its initial pool fits (so the
+/// space check lets it start), but appends and creations grow it past the
+/// 40 MiB file system. Every figure of every report (PostMark's, iogauge's
+/// additions, the JSON) counts the bytes really written, fewer than the
+/// planned ones, and the report says the run failed for want of space.
+#[test]
+fn out_of_space_reports_the_bytes_really_written() {
+    let fs = match LoopFs::new("40M") {
+        Ok(fs) => fs,
+        Err(why) => {
+            eprintln!("SKIPPED out_of_space_reports_the_bytes_really_written: {why}");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.pmrc"),
+        format!(
+            "set location {}\nset number 8\nset size 1000000 3000000\nset transactions 300\n\
+             set bias read 1\nset bias create 9\nrun\nquit\n",
+            fs.mnt.display()
+        ),
+    )
+    .unwrap();
+    let json = dir.path().join("r.json");
+    let json_arg = json.to_str().unwrap();
+    // what PostMark means to write: the same plan, no I/O
+    let planned = {
+        let out = iogauge()
+            .args([
+                "postmark", "t.pmrc", "--quiet", "--engine", "null", "--json",
+            ])
+            .arg(&json)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        metric(&v, "bytes_written")
+    };
+    for engine in ["buffered", "sync"] {
+        let out = iogauge()
+            .args(["postmark", "t.pmrc", "--engine", engine, "--json", json_arg])
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let all = format!("{stdout}\n--- stderr:\n{stderr}");
+        assert!(!all.contains("panicked"), "{all}");
+        assert_eq!(out.status.code(), Some(1), "{engine}: {all}");
+        let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        check_postmark_result(&v);
+        assert!(!get(&v, "complete").as_bool().unwrap());
+        assert!(
+            str_at(&v, "error").starts_with("out of space: "),
+            "{engine}: {}",
+            str_at(&v, "error")
+        );
+        assert_eq!(get(&v, "metrics.out_of_space").as_bool(), Some(true));
+        let written = u64_at(&v, "summary.bytes_written");
+        assert_eq!(metric(&v, "bytes_written"), written, "{engine}");
+        assert!(
+            written > 0 && written < planned,
+            "{engine}: {written} B written, {planned} B planned"
+        );
+        // PostMark's report: scalef of the bytes written
+        let mb = format!(
+            "\t{:.2} megabytes written (",
+            f64::from(written as f32 / 1048576.0)
+        );
+        assert!(stdout.contains(&mb), "{engine}: no {mb:?} in {all}");
+        // iogauge's additions
+        let data = format!(" B/s), {written} B written (");
+        assert!(stdout.contains(&data), "{engine}: no {data:?} in {all}");
+        let failed = format!(
+            "  FAILED part-way (out of space): {} I/O error(s); the byte counts here and in PostMark's report above are what was really written ({written} B; PostMark planned {planned} B) and read\n",
+            metric(&v, "io_errors")
+        );
+        assert!(stdout.contains(&failed), "{engine}: no {failed:?} in {all}");
+        assert!(
+            stderr.contains("t.pmrc:7: iogauge: the run did not complete: out of space: "),
+            "{engine}: {all}"
+        );
+        // nothing left behind
+        assert_eq!(tree(&fs.mnt), ["lost+found"], "{engine}");
+    }
 }

@@ -505,3 +505,104 @@ fn the_survey_hook_runs_a_short_pass() {
     assert!(s.result.metrics.contains_key("regions"));
     assert_untouched(dir.path());
 }
+
+/// How many times the set-up block (what was picked: the workload, the
+/// sweep, the precision) appears in `text`.
+fn setup_blocks(text: &str) -> (usize, usize) {
+    (
+        text.matches("workload: engine null").count(),
+        text.matches("sweep: uniqueBytes 1 MiB … 4 MiB").count(),
+    )
+}
+
+/// The arguments of a fast model: the null engine does no I/O.
+fn null_args<'a>(dir: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "selfscale",
+        dir,
+        "--engine",
+        "null",
+        "--quick",
+        "--max-bytes",
+        "4M",
+        "--point-time",
+        "0.05s",
+        "--out",
+        out,
+    ]
+}
+
+/// The set-up lines go to stderr as the run begins and the summary repeats
+/// them: where stdout and stderr are one file (`>log 2>&1`), they are
+/// printed once; apart, each stream has them once, and summary.txt always.
+#[test]
+fn the_setup_block_is_printed_once_when_stdout_and_stderr_are_one() {
+    let dir = work_dir();
+    let outs = tempfile::tempdir().unwrap();
+    let out = outs.path().join("m");
+    let both = tempfile::NamedTempFile::new().unwrap();
+    let w = both.reopen().unwrap();
+    let status = std::process::Command::new(bin_path())
+        .args(null_args(p(dir.path()), p(&out)))
+        .stdout(std::process::Stdio::from(w.try_clone().unwrap()))
+        .stderr(std::process::Stdio::from(w))
+        .status()
+        .unwrap();
+    let text = std::fs::read_to_string(both.path()).unwrap();
+    assert!(status.success(), "{text}");
+    assert_eq!(setup_blocks(&text), (1, 1), "{text}");
+    assert!(text.contains("uniqueBytes sweep ("), "{text}");
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert_eq!(setup_blocks(&summary), (1, 1), "{summary}");
+
+    // apart: the notes on stderr, the whole summary on stdout
+    let o = iogauge()
+        .args(null_args(p(dir.path()), p(&out)))
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(setup_blocks(&stdout), (1, 1), "{stdout}");
+    assert_eq!(setup_blocks(&stderr), (1, 1), "{stderr}");
+    assert_eq!(
+        stdout,
+        std::fs::read_to_string(out.join("summary.txt")).unwrap()
+    );
+    assert_untouched(dir.path());
+}
+
+/// On a terminal (a pseudo-terminal made by script(1)), with the progress
+/// bar drawn, the set-up block appears once.
+#[test]
+fn the_setup_block_is_printed_once_on_a_terminal() {
+    let has_script = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_script {
+        eprintln!(
+            "SKIPPED the_setup_block_is_printed_once_on_a_terminal: no script(1) to make a pseudo-terminal"
+        );
+        return;
+    }
+    let dir = work_dir();
+    let outs = tempfile::tempdir().unwrap();
+    let out = outs.path().join("m");
+    let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
+    let mut cmd = quote(p(&bin_path()));
+    for a in null_args(p(dir.path()), p(&out)) {
+        cmd.push(' ');
+        cmd.push_str(&quote(a));
+    }
+    let o = std::process::Command::new("script")
+        .args(["-qfec", &cmd, "/dev/null"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("uniqueBytes sweep ("), "{text}");
+    assert_eq!(setup_blocks(&text), (1, 1), "{text}");
+    assert_untouched(dir.path());
+}

@@ -76,19 +76,51 @@ pub fn main(a: Args) -> Result<Status> {
         return Ok(Status::Failed);
     }
     if end.rejected > 0 {
-        crate::usage!(
-            "{} command{} of the session {} refused{}",
-            end.rejected,
-            if end.rejected == 1 { "" } else { "s" },
-            if end.rejected == 1 { "was" } else { "were" },
-            if a.out.quiet {
-                " (--quiet hid PostMark's replies; run without it to see them)"
-            } else {
-                " (see the messages above)"
-            }
-        );
+        crate::usage!("{}", refused(end.rejected, &end.unknown, a.out.quiet));
     }
     Ok(Status::Done)
+}
+
+/// The closing line of a session that refused commands. The replies were
+/// printed where they happened, but PostMark answers an unknown command
+/// with `Eh?` on stdout, which `--quiet` hides: under `--quiet` the line
+/// names those commands itself (up to three).
+fn refused(rejected: usize, unknown: &[String], quiet: bool) -> String {
+    let plural = |n: usize, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+    let head = format!(
+        "{rejected} command{} of the session {} refused",
+        plural(rejected, "", "s"),
+        plural(rejected, "was", "were")
+    );
+    if !quiet || unknown.is_empty() {
+        return format!("{head} (see the messages above)");
+    }
+    let shown = unknown.len().min(3);
+    let mut list = unknown[..shown].join(", ");
+    if unknown.len() > shown {
+        list += &format!(" and {} more", unknown.len() - shown);
+    } else if shown > 1 {
+        let last = list.rfind(", ").unwrap_or(0);
+        list.replace_range(last..last + 2, " and ");
+    }
+    let others = rejected.saturating_sub(unknown.len());
+    format!(
+        "{head}: {list} {} ('help' lists the commands; --quiet hid PostMark's 'Eh?'){}",
+        plural(
+            unknown.len(),
+            "is not a PostMark command",
+            "are not PostMark commands"
+        ),
+        if others > 0 {
+            format!(
+                "; the message{} of the other {others} {} above",
+                plural(others, "", "s"),
+                plural(others, "is", "are")
+            )
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// PostMark 1.53's defaults (500 files, 500 transactions) in the surveyed
@@ -109,4 +141,34 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         r,
     ));
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::refused;
+
+    #[test]
+    fn the_closing_line_names_what_quiet_hid() {
+        let u = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            refused(1, &u(&["'frob'"]), false),
+            "1 command of the session was refused (see the messages above)"
+        );
+        assert_eq!(
+            refused(2, &[], true),
+            "2 commands of the session were refused (see the messages above)"
+        );
+        assert_eq!(
+            refused(1, &u(&["'frob'"]), true),
+            "1 command of the session was refused: 'frob' is not a PostMark command ('help' lists the commands; --quiet hid PostMark's 'Eh?')"
+        );
+        assert_eq!(
+            refused(3, &u(&["'a'", "'b' (t.pmrc:2)"]), true),
+            "3 commands of the session were refused: 'a' and 'b' (t.pmrc:2) are not PostMark commands ('help' lists the commands; --quiet hid PostMark's 'Eh?'); the message of the other 1 is above"
+        );
+        assert_eq!(
+            refused(5, &u(&["'a'", "'b'", "'c'", "'d'", "'e'"]), true),
+            "5 commands of the session were refused: 'a', 'b', 'c' and 2 more are not PostMark commands ('help' lists the commands; --quiet hid PostMark's 'Eh?')"
+        );
+    }
 }

@@ -44,10 +44,10 @@ pub struct Args {
     #[arg(long, value_name = "SIZE|off", value_parser = memory_limit_arg)]
     pub memory_limit: Option<MemoryLimit>,
     /// Coefficient of variation of request sizes (1 = exponential, the paper's; 0 = fixed).
-    #[arg(long, value_name = "X")]
+    #[arg(long, value_name = "X", value_parser = size_cv_arg, allow_hyphen_values = true)]
     pub size_cv: Option<f64>,
     /// Seed of the request streams; with --validate, also of the random workloads.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = seed_arg, allow_hyphen_values = true)]
     pub seed: u64,
     /// Stop a point once its 95 % confidence interval is within ±F of the estimate (default 0.03; 0.05 with --quick).
     #[arg(long, value_name = "F", value_parser = common::fraction_arg)]
@@ -56,16 +56,16 @@ pub struct Args {
     #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
     pub point_time: Option<Duration>,
     /// At most N performance regions (default 3; 2 with --quick).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = regions_arg, allow_hyphen_values = true)]
     pub max_regions: Option<usize>,
     /// Measure N workloads drawn at random over the model's space (each twice) and compare them with its predictions; with --model, the model of an earlier run, otherwise one built first.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = validate_arg, allow_hyphen_values = true)]
     pub validate: Option<usize>,
     /// The model to validate: the model.json of an earlier 'iogauge selfscale'.
     #[arg(long, value_name = "MODEL.json")]
     pub model: Option<PathBuf>,
     /// With --validate: measure up to K more points where pairs of parameters interact, add two-parameter corrections, and report the error before and after.
-    #[arg(long, value_name = "K")]
+    #[arg(long, value_name = "K", value_parser = refine_arg, allow_hyphen_values = true)]
     pub refine: Option<usize>,
     /// With --validate: single-number benchmarks to compare with and draw on the scatter plot: an iogauge result JSON, a survey JSON (each of its benchmarks), or NAME=MB/s. Repeatable.
     #[arg(long, value_name = "FILE|NAME=MB/s")]
@@ -96,18 +96,56 @@ fn memory_limit_arg(s: &str) -> Result<MemoryLimit, String> {
     match s.trim().to_ascii_lowercase().as_str() {
         "off" | "none" | "0" => Ok(MemoryLimit::Off),
         "auto" => Ok(MemoryLimit::Auto),
-        _ => common::size_arg(s).map(MemoryLimit::Bytes),
+        _ => common::size_arg(s)
+            .map(MemoryLimit::Bytes)
+            .map_err(|_| format!("'{s}' is not a size (like 512M or 2G), off (no bound) or auto")),
     }
 }
 
-/// The progress display: which curve and point the run is on.
+/// A whole number from `lo` to `hi`; the message names the range.
+fn whole(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if (lo..=hi).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a whole number from {lo} to {hi}")),
+    }
+}
+
+fn seed_arg(s: &str) -> Result<u64, String> {
+    whole(s, 0, u64::MAX)
+}
+
+fn regions_arg(s: &str) -> Result<usize, String> {
+    whole(s, 1, 6).map(|n| n as usize)
+}
+
+fn validate_arg(s: &str) -> Result<usize, String> {
+    whole(s, 1, 10_000).map(|n| n as usize)
+}
+
+fn refine_arg(s: &str) -> Result<usize, String> {
+    whole(s, 0, 1000).map(|n| n as usize)
+}
+
+/// `--size-cv`: a number ≥ 0.
+fn size_cv_arg(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!(
+            "'{s}' is not a number ≥ 0 (1 = exponential sizes, 0 = fixed)"
+        )),
+    }
+}
+
+/// The progress display: which curve and point the run is on, and the
+/// lines noted as a run or a validation begins (what was picked, on stderr).
 struct Progress {
     bar: Option<ProgressBar>,
     points: AtomicUsize,
+    quiet: bool,
 }
 
 impl Progress {
-    fn new(enabled: bool) -> Progress {
+    fn new(enabled: bool, quiet: bool) -> Progress {
         let bar = enabled.then(|| {
             let b = ProgressBar::new_spinner();
             b.set_style(
@@ -120,6 +158,18 @@ impl Progress {
         Progress {
             bar,
             points: AtomicUsize::new(0),
+            quiet,
+        }
+    }
+
+    /// A line on stderr, above the bar.
+    fn say(&self, s: &str) {
+        if self.quiet {
+            return;
+        }
+        match &self.bar {
+            Some(b) => b.suspend(|| eprintln!("{s}")),
+            None => eprintln!("{s}"),
         }
     }
 }
@@ -129,6 +179,9 @@ impl Observer for Progress {
         if let Some(b) = &self.bar {
             b.set_message(label.to_string());
         }
+    }
+    fn note(&self, line: &str) {
+        self.say(&format!("  {line}"));
     }
     fn measured(&self, _label: &str, p: &selfscale::Point) {
         let n = self.points.fetch_add(1, Ordering::Relaxed) + 1;
@@ -257,31 +310,19 @@ pub fn main(a: Args) -> Result<Status> {
     if !a.baseline.is_empty() && a.validate.is_none() {
         crate::usage!("--baseline is for --validate (it is drawn on the scatter plot)");
     }
-    if let Some(n) = a.validate
-        && !(1..=10_000).contains(&n)
-    {
-        crate::usage!("--validate must be between 1 and 10000, not {n}");
-    }
-    if let Some(k) = a.refine
-        && k > 1000
-    {
-        crate::usage!("--refine must be at most 1000, not {k}");
-    }
     let mut baselines = Vec::new();
     for b in &a.baseline {
         baselines.extend(baseline(b)?);
     }
-    let progress = Progress::new(a.output.progress());
-    let say_err = |s: &str| {
-        if !a.output.quiet {
-            // stderr: stdout carries the summary (or the JSON)
-            if let Some(b) = &progress.bar {
-                b.suspend(|| eprintln!("{s}"));
-            } else {
-                eprintln!("{s}");
-            }
-        }
-    };
+    let progress = Progress::new(a.output.progress(), a.output.quiet);
+    // stderr: stdout carries the summary (or the JSON)
+    let say_err = |s: &str| progress.say(s);
+    // The set-up lines go to stderr as the run begins (through the
+    // observer's notes); the summary that repeats them goes where the report
+    // goes. Where both land on the same terminal or file, the summary leaves
+    // them out, so that they are printed once.
+    let shown_already = a.output.result_on_stdout() || same_file_out_err();
+    let report = |text: &str, brief: &str| a.output.say(if shown_already { brief } else { text });
 
     // the model: loaded or built
     let (model, model_path, mut status) = match &a.model {
@@ -303,17 +344,14 @@ pub fn main(a: Args) -> Result<Status> {
                 "iogauge selfscale: writing into {}",
                 out.display()
             ));
-            for l in &setup.lines {
-                say_err(&format!("  {l}"));
-            }
             let built = selfscale::run(&setup, &out, &progress)?;
             if a.validate.is_none() {
                 drop(progress);
-                a.output.say(&built.text);
+                report(&built.text, &built.brief);
                 a.output.write(&built.result)?;
                 return finish(built.error, built.model.complete);
             }
-            a.output.say(&built.text);
+            report(&built.text, &built.brief);
             let st = status_of(&built.error, built.model.complete);
             if let Some(e) = &built.error {
                 eprintln!("iogauge: {e:#}");
@@ -349,7 +387,7 @@ pub fn main(a: Args) -> Result<Status> {
     ));
     let v = selfscale::validate_model(&model, &vo, &out, &progress)?;
     drop(progress);
-    a.output.say(&v.text);
+    report(&v.text, &v.brief);
     a.output.write(&v.result)?;
     if let Some(e) = &v.error {
         eprintln!("iogauge: {e:#}");
@@ -362,6 +400,18 @@ pub fn main(a: Args) -> Result<Status> {
         eprintln!("iogauge: interrupted; the partial results were written");
     }
     Ok(status)
+}
+
+/// Whether stdout and stderr are the same terminal or file (`2>&1`, or a
+/// terminal for both).
+fn same_file_out_err() -> bool {
+    match (
+        rustix::fs::fstat(std::io::stdout()),
+        rustix::fs::fstat(std::io::stderr()),
+    ) {
+        (Ok(o), Ok(e)) => o.st_dev == e.st_dev && o.st_ino == e.st_ino,
+        _ => false,
+    }
 }
 
 fn status_of(error: &Option<anyhow::Error>, complete: bool) -> Status {
@@ -532,6 +582,10 @@ struct Predicted {
     region: usize,
     predicted_mb_per_s: f64,
     predicted_iops: f64,
+    /// The parameters outside the model's measured ranges (see
+    /// [`crate::selfscale::model::Ranges::extrapolations`]); empty when
+    /// the prediction interpolates.
+    warnings: Vec<String>,
 }
 
 pub fn predict_main(a: PredictArgs) -> Result<Status> {
@@ -561,7 +615,21 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
             region: p.region,
             predicted_mb_per_s: p.mb_per_s,
             predicted_iops: p.iops,
+            warnings: model.ranges.extrapolations(&w),
         });
+    }
+    // on stderr, where --json - leaves the text too; --quiet keeps them
+    // in the JSON only
+    if !a.out.quiet {
+        for (i, p) in out.iter().enumerate() {
+            for w in &p.warnings {
+                if out.len() == 1 {
+                    eprintln!("iogauge: warning: {w}");
+                } else {
+                    eprintln!("iogauge: warning: workload {}: {w}", i + 1);
+                }
+            }
+        }
     }
     let mut text = format!(
         "predicted by {} ({} on {}, measured {}{}):\n{:>12} {:>9} {:>8} {:>7} {:>10} {:>6} {:>12} {:>12}\n",
@@ -682,6 +750,24 @@ mod tests {
     fn memory_limits() {
         assert_eq!(memory_limit_arg("off"), Ok(MemoryLimit::Off));
         assert_eq!(memory_limit_arg("1G"), Ok(MemoryLimit::Bytes(1 << 30)));
-        assert!(memory_limit_arg("lots").is_err());
+        assert_eq!(
+            memory_limit_arg("lots").unwrap_err(),
+            "'lots' is not a size (like 512M or 2G), off (no bound) or auto"
+        );
+    }
+
+    #[test]
+    fn counts_name_their_range() {
+        assert_eq!(regions_arg("3"), Ok(3));
+        assert_eq!(
+            regions_arg("7").unwrap_err(),
+            "'7' is not a whole number from 1 to 6"
+        );
+        assert!(validate_arg("0").unwrap_err().contains("from 1 to 10000"));
+        assert_eq!(refine_arg("0"), Ok(0));
+        assert!(refine_arg("x").unwrap_err().contains("from 0 to 1000"));
+        assert!(seed_arg("-1").is_err());
+        assert_eq!(size_cv_arg("0"), Ok(0.0));
+        assert!(size_cv_arg("-1").unwrap_err().contains("≥ 0"));
     }
 }

@@ -495,7 +495,12 @@ pub struct Built {
     pub model: Model,
     /// The totals of every measurement, as a result document.
     pub result: RunResult,
+    /// The summary (summary.txt).
     pub text: String,
+    /// The summary without the set-up lines that were given to the
+    /// observer's `note` as the run began: what to print where those lines
+    /// were shown already.
+    pub brief: String,
     pub files: Vec<String>,
     /// The error that stopped the run, if one did (the partial model and
     /// its files are written all the same).
@@ -675,11 +680,13 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
         result.error = Some(format!("{e:#}"));
     }
     let (text, files) = write_outputs(&model, &lines, out)?;
+    let brief = summary::render_with(&model, &lines, &files, false);
     model_metrics(&model, &mut result, &out.join("model.json"));
     Ok(Built {
         model,
         result,
         text,
+        brief,
         files,
         error,
     })
@@ -704,7 +711,11 @@ pub struct Validated {
     pub after: Option<validate::Metrics>,
     pub refined: Option<Model>,
     pub result: RunResult,
+    /// The report (validation.txt).
     pub text: String,
+    /// The report without its opening lines, which were given to the
+    /// observer's `note` as the validation began.
+    pub brief: String,
     pub files: Vec<String>,
     pub complete: bool,
     pub error: Option<anyhow::Error>,
@@ -953,8 +964,9 @@ pub fn validate_model(
     // the text
     let mut t = String::new();
     use std::fmt::Write;
+    let mut head = String::new();
     for l in &lines {
-        let _ = writeln!(t, "{l}");
+        let _ = writeln!(head, "{l}");
     }
     if !result.complete {
         let _ = writeln!(
@@ -1150,6 +1162,8 @@ pub fn validate_model(
         files.join(", "),
         t0.elapsed().as_secs_f64()
     );
+    let brief = t;
+    let t = head + &brief;
     crate::report::write_json(&out.join("validation.json"), &result)?;
     std::fs::write(out.join("validation.txt"), &t).map_err(|e| {
         anyhow::anyhow!("cannot write {}: {e}", out.join("validation.txt").display())
@@ -1161,6 +1175,7 @@ pub fn validate_model(
         refined,
         result,
         text: t,
+        brief,
         files,
         complete,
         error,

@@ -361,6 +361,44 @@ pub struct Ranges {
     pub process_num: [u32; 2],
 }
 
+impl Ranges {
+    /// The measured range of `p`, as (low, high).
+    pub fn of(&self, p: Param) -> (f64, f64) {
+        match p {
+            Param::UniqueBytes => (self.unique_bytes[0] as f64, self.unique_bytes[1] as f64),
+            Param::SizeMean => (self.size_mean[0] as f64, self.size_mean[1] as f64),
+            Param::ReadFrac => (self.read_frac[0], self.read_frac[1]),
+            Param::SeqFrac => (self.seq_frac[0], self.seq_frac[1]),
+            Param::ProcessNum => (
+                f64::from(self.process_num[0]),
+                f64::from(self.process_num[1]),
+            ),
+        }
+    }
+
+    /// One warning per parameter of `w` outside the measured range: there
+    /// the model only holds its curves at their last measured values, so
+    /// the prediction is an extrapolation.
+    pub fn extrapolations(&self, w: &Workload) -> Vec<String> {
+        Param::ALL
+            .iter()
+            .filter_map(|&p| {
+                let v = p.get(w);
+                let (lo, hi) = self.of(p);
+                (v < lo || v > hi).then(|| {
+                    format!(
+                        "{} {} is outside the measured range {} … {}: the prediction is an extrapolation (the model holds its curves at the last measured values)",
+                        p.name(),
+                        p.show(v),
+                        p.show(lo),
+                        p.show(hi)
+                    )
+                })
+            })
+            .collect()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Model {
     pub schema: String,

@@ -268,6 +268,18 @@ fn pct(x: f64) -> String {
 
 /// The whole text summary (summary.txt and stdout).
 pub fn render(m: &Model, setup_lines: &[String], files: &[String]) -> String {
+    render_with(m, setup_lines, files, true)
+}
+
+/// The summary, with or without the set-up block (`setup_lines`, which a
+/// caller that already showed them as the run began leaves out). Notes
+/// that repeat a set-up line are left out either way.
+pub fn render_with(
+    m: &Model,
+    setup_lines: &[String],
+    files: &[String],
+    with_setup: bool,
+) -> String {
     let mut s = String::new();
     let env = &m.environment;
     let _ = writeln!(
@@ -281,8 +293,10 @@ pub fn render(m: &Model, setup_lines: &[String], files: &[String]) -> String {
         short_bytes(env.memory_bytes),
         env.kernel
     );
-    for l in setup_lines {
-        let _ = writeln!(s, "{l}");
+    if with_setup {
+        for l in setup_lines {
+            let _ = writeln!(s, "{l}");
+        }
     }
     if !m.complete {
         let _ = writeln!(

@@ -482,3 +482,38 @@ fn a_curve_measured_while_the_machine_changed_is_measured_again() {
     }
     assert_eq!(m.regions[0].focal_repeats.len(), 8);
 }
+
+#[test]
+fn workloads_outside_the_ranges_are_named_as_extrapolations() {
+    let ranges = Ranges {
+        unique_bytes: [1 << 20, 64 << 20],
+        size_mean: [512, 2 << 20],
+        read_frac: [0.0, 1.0],
+        seq_frac: [0.25, 1.0],
+        process_num: [1, 8],
+    };
+    let inside = Workload {
+        unique_bytes: 64 << 20,
+        size_mean: 512,
+        read_frac: 0.0,
+        seq_frac: 0.25,
+        process_num: 8,
+    };
+    assert!(ranges.extrapolations(&inside).is_empty());
+    let far = Workload {
+        unique_bytes: 100 << 40,
+        seq_frac: 0.1,
+        process_num: 1000,
+        ..inside
+    };
+    let w = ranges.extrapolations(&far);
+    let tail = ": the prediction is an extrapolation (the model holds its curves at the last measured values)";
+    assert_eq!(
+        w,
+        [
+            format!("uniqueBytes 100 TiB is outside the measured range 1 MiB … 64 MiB{tail}"),
+            format!("seqFrac 0.1 is outside the measured range 0.25 … 1{tail}"),
+            format!("processNum 1000 is outside the measured range 1 … 8{tail}"),
+        ]
+    );
+}

@@ -21,7 +21,14 @@
 //! `set buffering false` uses `sync` (`open`, `read(2)`/`write(2)`, no lseek
 //! for sequential transfers). Appends go through files opened with
 //! `O_APPEND`: the kernel puts the data at the end, so no lseek is issued.
+//!
+//! PostMark counts the bytes it means to transfer; when a transfer fails or
+//! falls short (out of space), every byte count of the run (PostMark's
+//! report, iogauge's additions, the result) is what was really read and
+//! written instead, the size of a file a failed write left being taken from
+//! the file system, and iogauge's additions say that the run failed.
 
+use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::DirBuilderExt;
@@ -141,6 +148,12 @@ pub struct StreamReport {
     pub io_errors: u64,
     /// The first of them.
     pub first_error: Option<String>,
+    /// One of them was "No space left on device" (or "Disk quota exceeded").
+    pub out_of_space: bool,
+    /// The bytes PostMark meant to write (and read); `summary` holds those
+    /// really written, which are fewer when writes failed.
+    pub planned_bytes_written: u64,
+    pub planned_bytes_read: u64,
 }
 
 impl StreamReport {
@@ -320,6 +333,9 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
                 finished: false,
                 io_errors: 0,
                 first_error: None,
+                out_of_space: false,
+                planned_bytes_written: 0,
+                planned_bytes_read: 0,
             })
         })
         .collect();
@@ -358,9 +374,13 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
     let mut result = session.finish(&outcome);
     fix_write_bytes(&mut result, &outcome);
     let io_errors: u64 = streams.iter().map(|s| s.io_errors).sum();
+    let out_of_space = streams.iter().any(|s| s.out_of_space);
     if result.error.is_none() {
         if let Some(first) = streams.iter().find_map(|s| s.first_error.clone()) {
-            result.error = Some(format!("{io_errors} I/O error(s); the first: {first}"));
+            result.error = Some(format!(
+                "{}{io_errors} I/O error(s); the first: {first}",
+                if out_of_space { "out of space: " } else { "" }
+            ));
         } else if summary.out_of_files {
             result.error = Some(
                 "out of files: for this workload, either increase the number of files or decrease the number of transactions"
@@ -370,6 +390,8 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
     }
     result.complete = !interrupted && finished && result.error.is_none();
     add_metrics(&mut result, &summary, phases.as_ref(), &streams, threads);
+    result.metric("io_errors", io_errors);
+    result.metric("out_of_space", out_of_space);
 
     Ok(RunOutput {
         result,
@@ -550,6 +572,14 @@ struct Stream<'a> {
     marks: [Option<Mark>; 4],
     io_errors: u64,
     first_error: Option<String>,
+    out_of_space: bool,
+    /// Bytes really read and written (what the engine and, after a failure,
+    /// the file system say), as against PostMark's planned counts.
+    bytes_read: u64,
+    bytes_written: u64,
+    /// The real sizes of the files (by number) that differ from the plan's,
+    /// because a write to them failed or fell short.
+    short_files: HashMap<u32, u64>,
 }
 
 impl<'a> Stream<'a> {
@@ -612,6 +642,10 @@ impl<'a> Stream<'a> {
             marks: [None; 4],
             io_errors: 0,
             first_error: None,
+            out_of_space: false,
+            bytes_read: 0,
+            bytes_written: 0,
+            short_files: HashMap::new(),
         }
     }
 
@@ -622,7 +656,10 @@ impl<'a> Stream<'a> {
     }
 
     #[cold]
-    fn io_error(&mut self, what: String) {
+    fn io_error(&mut self, what: String, e: &std::io::Error) {
+        if matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) {
+            self.out_of_space = true;
+        }
         self.io_errors += 1;
         if self.first_error.is_none() {
             self.first_error = Some(what);
@@ -638,7 +675,7 @@ impl<'a> Stream<'a> {
             w => format!("Error: cannot open '{path}' for {w}"),
         };
         eprintln!("{msg}");
-        self.io_error(format!("{msg}: {}", io_reason(&e)));
+        self.io_error(format!("{msg}: {}", io_reason(&e)), &e);
         self.plan.fail_last();
     }
 
@@ -671,7 +708,7 @@ impl<'a> Stream<'a> {
             };
             match self.engine.exec(req) {
                 Ok(c) => done += c.bytes,
-                Err(e) => self.io_error(format!("write: {e}")),
+                Err(e) => self.io_error(format!("write: {e}"), &e),
             }
             if left < wb {
                 break;
@@ -686,7 +723,7 @@ impl<'a> Stream<'a> {
     #[inline]
     fn close(&mut self, fid: FileId) {
         if let Err(e) = self.engine.close(fid) {
-            self.io_error(format!("close: {e}"));
+            self.io_error(format!("close: {e}"), &e);
         }
     }
 
@@ -696,9 +733,14 @@ impl<'a> Stream<'a> {
         let path = self.names.path(file);
         match self.engine.open(path, self.create_how) {
             Ok(fid) => {
-                let bytes = self.write_blocks(fid, size as usize);
+                let errors = self.io_errors;
+                let mut bytes = self.write_blocks(fid, size as usize);
                 self.close(fid);
                 let done = now_ns();
+                if bytes != u64::from(size) || self.io_errors != errors {
+                    bytes = self.on_disk(file, 0, bytes);
+                }
+                self.bytes_written += bytes;
                 ctx.record_op(OpKind::Create, done - t, bytes, done);
             }
             Err(e) => self.open_failed("writing", file, e),
@@ -727,7 +769,7 @@ impl<'a> Stream<'a> {
                     };
                     match self.engine.exec(req) {
                         Ok(c) => bytes += c.bytes,
-                        Err(e) => self.io_error(format!("read: {e}")),
+                        Err(e) => self.io_error(format!("read: {e}"), &e),
                     }
                     if left < rb {
                         break;
@@ -737,6 +779,7 @@ impl<'a> Stream<'a> {
                 }
                 self.close(fid);
                 let done = now_ns();
+                self.bytes_read += bytes;
                 ctx.record_op(OpKind::Read, done - t, bytes, done);
             }
             Err(e) => self.open_failed("reading", file, e),
@@ -744,16 +787,26 @@ impl<'a> Stream<'a> {
     }
 
     #[inline]
-    fn append(&mut self, ctx: &mut Ctx, file: FileRef, bytes: u32) {
+    fn append(&mut self, ctx: &mut Ctx, file: FileRef, size: u32, bytes: u32) {
         let t = now_ns();
         let path = self.names.path(file);
         match self.engine.open(path, self.append_how) {
             Ok(fid) => {
                 // O_APPEND: the kernel writes at the end; offsets count from
                 // 0 so that the engine issues no lseek.
-                let n = self.write_blocks(fid, bytes as usize);
+                let errors = self.io_errors;
+                let mut n = self.write_blocks(fid, bytes as usize);
                 self.close(fid);
                 let done = now_ns();
+                let known = (!self.short_files.is_empty())
+                    .then(|| self.short_files.get(&file.number).copied())
+                    .flatten();
+                if n != u64::from(bytes) || self.io_errors != errors {
+                    n = self.on_disk(file, known.unwrap_or(u64::from(size)), n);
+                } else if let Some(was) = known {
+                    self.short_files.insert(file.number, was + n);
+                }
+                self.bytes_written += n;
                 ctx.record_op(OpKind::Append, done - t, n, done);
             }
             Err(e) => self.open_failed("append", file, e),
@@ -767,9 +820,28 @@ impl<'a> Stream<'a> {
         match self.engine.unlink(path) {
             Ok(()) => {
                 let done = now_ns();
+                if !self.short_files.is_empty() {
+                    self.short_files.remove(&file.number);
+                }
                 ctx.record_op(OpKind::Delete, done - t, 0, done);
             }
             Err(e) => self.open_failed("delete", file, e),
+        }
+    }
+
+    /// After a write to `file` failed or fell short: how many bytes it
+    /// really gained, from its size on disk now and its size `before` (a
+    /// buffered engine may have taken bytes that its close then failed to
+    /// write). The size is remembered while it differs from the plan's.
+    /// `taken` (what the engine reported) when the file cannot be looked at.
+    #[cold]
+    fn on_disk(&mut self, file: FileRef, before: u64, taken: u64) -> u64 {
+        match std::fs::symlink_metadata(self.names.path(file)) {
+            Ok(m) => {
+                self.short_files.insert(file.number, m.len());
+                m.len().saturating_sub(before)
+            }
+            Err(_) => taken,
         }
     }
 
@@ -828,7 +900,9 @@ impl Stream<'_> {
             match op {
                 Op::Create { file, size, .. } => self.create(ctx, file, size),
                 Op::Read { file, size, .. } => self.read(ctx, file, size),
-                Op::Append { file, bytes, .. } => self.append(ctx, file, bytes),
+                Op::Append {
+                    file, size, bytes, ..
+                } => self.append(ctx, file, size, bytes),
                 Op::Delete { file, .. } => self.delete(ctx, file),
                 Op::TransactionEnd { dot, .. } => {
                     let now = now_ns();
@@ -859,17 +933,37 @@ impl Stream<'_> {
                 }
             }
         }
+        let planned = *self.plan.summary();
         let _ = self.end.set(StreamReport {
             stream: self.index,
             seed: self.seed,
-            summary: *self.plan.summary(),
+            summary: real_bytes(planned, self.bytes_read, self.bytes_written),
+            planned_bytes_written: planned.bytes_written_exact,
+            planned_bytes_read: planned.bytes_read_exact,
             marks: self.marks,
             finished,
             io_errors: self.io_errors,
             first_error: self.first_error.take(),
+            out_of_space: self.out_of_space,
         });
         Ok(())
     }
+}
+
+/// PostMark's counters with the bytes really read and written. They are
+/// PostMark's own unless a transfer failed or fell short (out of space):
+/// then every figure, PostMark's report included, counts what was really
+/// done, not what the plan meant to do.
+fn real_bytes(mut s: RunSummary, read: u64, written: u64) -> RunSummary {
+    if s.bytes_read_exact != read {
+        s.bytes_read_exact = read;
+        s.bytes_read = read as f32;
+    }
+    if s.bytes_written_exact != written {
+        s.bytes_written_exact = written;
+        s.bytes_written = written as f32;
+    }
+    s
 }
 
 /// PostMark's counters summed over the streams.
@@ -1011,6 +1105,7 @@ fn stream_json(st: &StreamReport) -> serde_json::Value {
         "seed": st.seed,
         "complete": st.finished && st.io_errors == 0 && !s.out_of_files,
         "io_errors": st.io_errors,
+        "out_of_space": st.out_of_space,
         "out_of_files": s.out_of_files,
         "transactions_done": s.transactions_done,
         "files_created": s.files_created,
@@ -1050,6 +1145,21 @@ pub fn additions(out: &RunOutput) -> String {
         if n == 1 { "" } else { "s" }
     );
     let s = &out.summary;
+    let io_errors: u64 = out.streams.iter().map(|s| s.io_errors).sum();
+    if io_errors > 0 {
+        let planned: u64 = out.streams.iter().map(|s| s.planned_bytes_written).sum();
+        let _ = writeln!(
+            t,
+            "  FAILED part-way{}: {io_errors} I/O error(s); the byte counts here and in PostMark's report above are what was really written ({} B; PostMark planned {} B) and read",
+            if out.streams.iter().any(|s| s.out_of_space) {
+                " (out of space)"
+            } else {
+                ""
+            },
+            s.bytes_written_exact,
+            planned
+        );
+    }
     if let Some(p) = &out.phases {
         let _ = writeln!(
             t,

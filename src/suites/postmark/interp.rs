@@ -147,6 +147,9 @@ pub struct Session<'a> {
     pub results: Vec<RunResult>,
     /// Commands refused (unknown, bad value, unusable location, ...).
     pub rejected: usize,
+    /// The unknown commands among them (answered `Eh?` on stdout, which
+    /// `--quiet` hides), as [`unknown_command`] names them.
+    pub unknown: Vec<String>,
     /// A run failed (I/O errors, out of files) or could not be performed.
     pub failed: bool,
     /// A signal ended the session.
@@ -164,6 +167,7 @@ impl<'a> Session<'a> {
             outputs,
             results: Vec::new(),
             rejected: 0,
+            unknown: Vec::new(),
             failed: false,
             interrupted: false,
             depth: 0,
@@ -185,6 +189,9 @@ impl<'a> Session<'a> {
         let cmd = match parse_line(line) {
             Ok(cmd) => cmd,
             Err(e) => {
+                if matches!(e, CommandError::Unknown) {
+                    self.unknown.push(unknown_command(line, &origin));
+                }
                 self.complain(origin, &e);
                 return Flow::Go;
             }
@@ -587,16 +594,35 @@ fn ignoring_interrupts(f: impl FnOnce()) {
 }
 
 /// How a whole session went, for the exit code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SessionEnd {
     /// Commands refused.
     pub rejected: usize,
+    /// The unknown commands among them ([`unknown_command`]).
+    pub unknown: Vec<String>,
     /// A run failed or did not complete.
     pub failed: bool,
     /// A signal ended it.
     pub interrupted: bool,
     /// Runs performed.
     pub runs: usize,
+}
+
+/// An unknown command as the closing line names it: `'frob'`, `'frob'
+/// (t.pmrc:6)`, `an empty line (t.pmrc:4)`; long lines are cut.
+pub fn unknown_command(line: &str, origin: &Origin) -> String {
+    let text = line.trim();
+    let what = if text.is_empty() {
+        "an empty line".to_string()
+    } else if text.chars().count() > 40 {
+        format!("'{}…'", text.chars().take(39).collect::<String>())
+    } else {
+        format!("'{text}'")
+    };
+    match origin {
+        Origin::Typed => what,
+        Origin::File { name, line } => format!("{what} ({name}:{line})"),
+    }
 }
 
 /// A whole `postmark [FILE]` session: banner, FILE (or `.pmrc`), then
@@ -635,6 +661,7 @@ pub fn session(
     s.write_json(true)?;
     Ok(SessionEnd {
         rejected: s.rejected,
+        unknown: s.unknown,
         failed: s.failed,
         interrupted: s.interrupted || signals::interrupted(),
         runs: s.results.len(),

@@ -268,6 +268,9 @@ impl<'a> Bench<'a> {
         r.timeseries.interval_s = 1.0;
         r.timeseries.ops = self.series.ops().to_vec();
         r.timeseries.bytes = self.series.bytes().to_vec();
+        // the last second is as partial as the counted time says
+        let full = r.timeseries.ops.len().saturating_sub(1) as f64;
+        r.timeseries.last_interval_s = (r.elapsed_s - full).clamp(0.0, 1.0);
         r
     }
 

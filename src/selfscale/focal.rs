@@ -1,4 +1,4 @@
-//! Focal values and the grids the curves are measured on (decisions.md §3).
+//! Focal values and the grids the curves are measured on (docs/selfscale.md).
 //!
 //! - uniqueBytes: the geometric middle of the region's plateau;
 //! - sizeMean and processNum: the smallest grid value whose throughput

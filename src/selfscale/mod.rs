@@ -1,5 +1,5 @@
 //! Chen & Patterson's Self-Scaling Benchmark with Predicted Performance
-//! (Proc. IEEE 81(8), 1993, §IX-B; chen-patterson.md §7; decisions.md §3).
+//! (Proc. IEEE 81(8), 1993, §IX-B; docs/selfscale.md).
 //!
 //! - [`explore`]: sweep uniqueBytes, find the regions ([`regions`]), pick
 //!   each region's focal vector ([`focal`]) and measure one curve per

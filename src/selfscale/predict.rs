@@ -1,4 +1,4 @@
-//! Predicted performance (Chen & Patterson §IX-B2, chen-patterson.md §7.3).
+//! Predicted performance (Chen & Patterson §IX-B2; docs/selfscale.md).
 //!
 //! Shape independence: the shape of each single-parameter curve does not
 //! depend on the other parameters, so throughput is a product of

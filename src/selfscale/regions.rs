@@ -1,5 +1,5 @@
 //! Performance regions of the uniqueBytes sweep, and the boundaries
-//! between them (decisions.md §3, chen-patterson.md §7.2).
+//! between them (docs/selfscale.md).
 //!
 //! The sweep is geometric (each point a constant factor above the last), so
 //! a plateau is a run of points whose throughput barely changes and a cache
@@ -18,7 +18,7 @@
 //! 2. A step is a cliff candidate when it exceeds the curve's *typical* step
 //!    (the median of all s_i) by more than ln(1 / (1 − tol)), i.e. when it
 //!    falls (or rises) by more than `tol` beyond what the curve does anyway.
-//!    On a flat curve this is decisions.md's "split at drops of more than
+//!    On a flat curve this is the simple rule "split at drops of more than
 //!    20 %"; on a machine whose cached throughput ramps down 20–30 % per
 //!    doubling (writes into a growing page cache do), the ramp is not taken
 //!    for a boundary.

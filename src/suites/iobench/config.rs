@@ -1,6 +1,6 @@
 //! IOBENCH's parameters: the keywords, their defaults, the control-file
 //! language and the precedence control file > environment > default
-//! (Wolman & Olson 1989, "Benchmark Parameters"; iobench.md §3.2–3.3).
+//! (Wolman & Olson 1989, "Benchmark Parameters"; docs/iobench.md).
 //!
 //! A control file is free-form `KEYWORD = value;` assignments. White space is
 //! ignored except inside a keyword or a value. A keyword whose first

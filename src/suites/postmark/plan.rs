@@ -749,7 +749,7 @@ mod tests {
 
     #[test]
     fn spec_vectors() {
-        // postmark.md §2.10, checked against Debian's postmark 1.53-2+b1.
+        // verification vectors, checked against Debian's postmark 1.53-2+b1.
         let v1 = ["set number 20", "set transactions 50", "set size 500 2000"];
         let s = simulate(&cfg(&v1)).unwrap();
         assert_eq!(counts(&s), (42, 20, 30, 42, 14, 27973, 65282));

@@ -99,6 +99,12 @@ impl MountInfo {
 /// Never fails: fields that cannot be determined stay empty. `target` need
 /// not exist yet; its nearest existing ancestor decides the mount.
 pub fn detect(target: &Path) -> Environment {
+    detect_on(target, mount_for(target))
+}
+
+/// [`detect`] with the mount of `target` already looked up (it costs a read
+/// of /proc/self/mountinfo).
+pub fn detect_on(target: &Path, mount: Option<MountInfo>) -> Environment {
     let uts = rustix::system::uname();
     let machine = lossy(uts.machine());
     let mut env = Environment {
@@ -121,7 +127,7 @@ pub fn detect(target: &Path) -> Environment {
     if let Some((canonical, _)) = resolve(target) {
         env.target_dir = canonical.to_string_lossy().into_owned();
     }
-    if let Some(m) = mount_for(target) {
+    if let Some(m) = mount {
         env.fs_type = m.fs_type.clone();
         env.mount_options = m.all_options();
         env.mount_point = m.mount_point.clone();

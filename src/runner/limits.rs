@@ -26,10 +26,15 @@ pub fn raise_nofile() -> u64 {
 
 /// The most threads or processes this user may run, from RLIMIT_NPROC and
 /// the kernel's threads-max.
-fn max_tasks() -> u64 {
+fn max_tasks(workers: u64) -> u64 {
     let nproc = rustix::process::getrlimit(rustix::process::Resource::Nproc)
         .current
         .unwrap_or(u64::MAX);
+    // the kernel's limit is in the tens of thousands: read it only when it
+    // could matter (a start-up cost for every short run otherwise)
+    if workers < 1000 {
+        return nproc;
+    }
     let kernel = std::fs::read_to_string("/proc/sys/kernel/threads-max")
         .ok()
         .and_then(|s| s.trim().parse::<u64>().ok())
@@ -42,7 +47,7 @@ fn max_tasks() -> u64 {
 /// have one each.
 pub fn check(workers: usize, fds: u64, processes: bool) -> Result<(), UsageError> {
     let workers = workers as u64;
-    let tasks = max_tasks();
+    let tasks = max_tasks(workers);
     // the running tasks of this user count too: keep a margin of 64
     if workers.saturating_add(64) > tasks {
         return Err(UsageError::new(format!(

@@ -131,23 +131,31 @@ impl Setup {
     /// its cause.
     pub fn begin(self) -> Result<Session> {
         super::limits::check(self.workers, self.fds_per_worker, self.processes)?;
-        for p in &self.places {
+        // each place's mount, looked up once (a read of /proc/self/mountinfo)
+        let mounts: Vec<_> = self
+            .places
+            .iter()
+            .map(|p| crate::env::mount_for(&p.parent))
+            .collect();
+        for (p, m) in self.places.iter().zip(&mounts) {
             let usage = |e: SetupError| UsageError::new(e.at(&p.label));
-            workdir::check_dir(&p.parent).map_err(usage)?;
+            workdir::check_dir_on(&p.parent, m.as_ref()).map_err(usage)?;
         }
         if !self.fake {
             // places on one file system share its free space: sum them
-            let mut by_fs: Vec<(u64, &Place, u64)> = Vec::new();
-            for p in &self.places {
+            let mut by_fs: Vec<(u64, usize, u64)> = Vec::new();
+            for (i, p) in self.places.iter().enumerate() {
                 let dev = std::fs::metadata(&p.parent)
                     .map_or(0, |m| std::os::unix::fs::MetadataExt::dev(&m));
                 match by_fs.iter_mut().find(|(d, _, _)| *d == dev) {
                     Some((_, _, n)) => *n += p.data,
-                    None => by_fs.push((dev, p, p.data)),
+                    None => by_fs.push((dev, i, p.data)),
                 }
             }
-            for (_, p, n) in by_fs {
-                check_room(&p.parent, n).map_err(|e| UsageError::new(e.at(&p.label)))?;
+            for (_, i, n) in by_fs {
+                let p = &self.places[i];
+                check_room_on(&p.parent, n, mounts[i].as_ref())
+                    .map_err(|e| UsageError::new(e.at(&p.label)))?;
             }
             for (d, n) in &self.elsewhere {
                 check_room(d, *n).map_err(|e| UsageError::new(e.to_string()))?;
@@ -160,7 +168,8 @@ impl Setup {
                 .map_err(|e| UsageError::new(e.at(&p.label)))?;
             work.push(w);
         }
-        let environment = crate::env::detect(work[0].path());
+        // the work directory is on its parent's file system
+        let environment = crate::env::detect_on(work[0].path(), mounts[0].clone());
         let result = RunResult::new(&self.benchmark, self.config, environment, started);
         Ok(Session { result, work })
     }
@@ -169,8 +178,17 @@ impl Setup {
 /// Free space for `data` and the reserve, and on a file system kept in
 /// memory (tmpfs, ramfs), memory for it too.
 pub fn check_room(dir: &Path, data: u64) -> Result<(), SetupError> {
+    check_room_on(dir, data, crate::env::mount_for(dir).as_ref())
+}
+
+/// [`check_room`] with the mount of `dir` already looked up.
+fn check_room_on(
+    dir: &Path,
+    data: u64,
+    mount: Option<&crate::env::MountInfo>,
+) -> Result<(), SetupError> {
     workdir::check_space(dir, data)?;
-    if let Some(m) = crate::env::mount_for(dir)
+    if let Some(m) = mount
         && matches!(m.fs_type.as_str(), "tmpfs" | "ramfs")
     {
         let avail = crate::env::mem_available();

@@ -91,6 +91,11 @@ pub fn pseudo_fs(path: &Path) -> Option<String> {
 /// Check that `dir` is a directory a run can write in, naming the cause
 /// when it is not.
 pub fn check_dir(dir: &Path) -> Result<(), SetupError> {
+    check_dir_on(dir, crate::env::mount_for(dir).as_ref())
+}
+
+/// [`check_dir`] with the mount of `dir` already looked up.
+pub fn check_dir_on(dir: &Path, mount: Option<&crate::env::MountInfo>) -> Result<(), SetupError> {
     let md = std::fs::metadata(dir).map_err(|e| {
         SetupError::unusable(
             dir,
@@ -103,7 +108,10 @@ pub fn check_dir(dir: &Path) -> Result<(), SetupError> {
     if !md.is_dir() {
         return Err(SetupError::unusable(dir, "is not a directory"));
     }
-    if let Some(t) = pseudo_fs(dir) {
+    if let Some(t) = mount
+        .map(|m| m.fs_type.clone())
+        .filter(|t| PSEUDO.contains(&t.as_str()))
+    {
         return Err(SetupError::unusable(
             dir,
             format!(

@@ -350,11 +350,26 @@ pub fn run_with<W: Worker>(
             error = e;
         }
     }
+    let elapsed = Duration::from_nanos(end.saturating_sub(t0));
+    outcome(stats, per_worker, elapsed, cpu, error, extras, failures)
+}
+
+/// The outcome of a run that reached its workers: complete unless a
+/// signal or an error cut it short.
+fn outcome(
+    stats: WorkerStats,
+    per_worker: Vec<WorkerStats>,
+    elapsed: Duration,
+    cpu: CpuTimes,
+    error: Option<anyhow::Error>,
+    extras: Vec<serde_json::Value>,
+    failures: Vec<Option<String>>,
+) -> Outcome {
     let interrupted = signals::interrupted();
     Outcome {
         stats,
         per_worker,
-        elapsed: Duration::from_nanos(end.saturating_sub(t0)),
+        elapsed,
         cpu,
         complete: !interrupted && error.is_none(),
         interrupted,

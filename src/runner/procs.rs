@@ -77,20 +77,23 @@ struct Cell {
     progress: AtomicU64,
 }
 
-/// The shared region of one process run.
-pub struct Region {
+/// Shared memory for cooperating processes: an anonymous memory file
+/// (memfd_create(2)) mapped MAP_SHARED. It lives in RAM and goes with the
+/// last process that maps it: there is nothing to clean up. The descriptor
+/// is close-on-exec; a child gets it only where its spawn clears the flag.
+pub struct SharedMem {
     ptr: *mut u8,
     len: usize,
     fd: OwnedFd,
 }
 
-// SAFETY: the mapping lives as long as the Region; shared words are atomics,
-// the rest is written once before any child exists.
-unsafe impl Send for Region {}
+// SAFETY: the mapping lives as long as the SharedMem; what is shared in it
+// is the users' business (atomics, or bytes written before any reader).
+unsafe impl Send for SharedMem {}
 // SAFETY: as above.
-unsafe impl Sync for Region {}
+unsafe impl Sync for SharedMem {}
 
-impl Drop for Region {
+impl Drop for SharedMem {
     fn drop(&mut self) {
         // SAFETY: ptr/len come from one successful mmap, unmapped once.
         unsafe { libc::munmap(self.ptr.cast(), self.len) };
@@ -115,6 +118,73 @@ fn map(fd: RawFd, len: usize) -> io::Result<*mut u8> {
     Ok(p.cast())
 }
 
+impl SharedMem {
+    /// `len` zeroed bytes (`len` > 0).
+    pub fn create(name: &std::ffi::CStr, len: usize) -> io::Result<SharedMem> {
+        // SAFETY: a NUL-terminated name.
+        let raw = unsafe { libc::memfd_create(name.as_ptr(), libc::MFD_CLOEXEC) };
+        if raw < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: a new descriptor nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        // SAFETY: a valid descriptor; the length fits off_t.
+        if unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let ptr = map(fd.as_raw_fd(), len)?;
+        Ok(SharedMem { ptr, len, fd })
+    }
+
+    /// Map the memory another process made, from an inherited descriptor
+    /// (owned from now on).
+    pub fn attach(fd: RawFd) -> io::Result<SharedMem> {
+        // SAFETY: the parent handed this descriptor down for us to own.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        // SAFETY: fstat writes into the zeroed struct.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid descriptor and buffer.
+        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let len = st.st_size as usize;
+        if len == 0 {
+            return Err(io::Error::other("the shared memory is empty"));
+        }
+        let ptr = map(fd.as_raw_fd(), len)?;
+        Ok(SharedMem { ptr, len, fd })
+    }
+
+    pub fn ptr(&self) -> *mut u8 {
+        self.ptr
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+}
+
+/// The shared region of one process run.
+pub struct Region {
+    mem: SharedMem,
+    ptr: *mut u8,
+    len: usize,
+}
+
+// SAFETY: shared words are atomics; the rest is written once before any
+// child exists.
+unsafe impl Send for Region {}
+// SAFETY: as above.
+unsafe impl Sync for Region {}
+
 impl Region {
     fn create(
         workers: usize,
@@ -126,20 +196,9 @@ impl Region {
         let dir = dir.as_os_str().as_encoded_bytes();
         let payload_off = HEADER + workers * CELL;
         let len = payload_off + kind.len() + dir.len() + payload.len();
-        // SAFETY: a NUL-terminated name; CLOEXEC: a child gets it only where
-        // the spawn clears the flag for it.
-        let raw = unsafe { libc::memfd_create(c"iogauge-run".as_ptr(), libc::MFD_CLOEXEC) };
-        if raw < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: a new descriptor nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        // SAFETY: a valid descriptor; the length fits off_t.
-        if unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let ptr = map(fd.as_raw_fd(), len)?;
-        let r = Region { ptr, len, fd };
+        let mem = SharedMem::create(c"iogauge-run", len)?;
+        let ptr = mem.ptr();
+        let r = Region { mem, ptr, len };
         // SAFETY: the header and the bytes after the cells lie inside the
         // fresh zeroed mapping, which nobody else sees yet.
         unsafe {
@@ -164,20 +223,12 @@ impl Region {
     }
 
     fn attach(fd: RawFd) -> io::Result<Region> {
-        // SAFETY: the parent handed this descriptor to us to own.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        // SAFETY: fstat writes into the zeroed struct.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: a valid descriptor and buffer.
-        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let len = st.st_size as usize;
+        let mem = SharedMem::attach(fd)?;
+        let (ptr, len) = (mem.ptr(), mem.len());
         if len < HEADER {
             return Err(io::Error::other("the run's shared region is too small"));
         }
-        let ptr = map(fd.as_raw_fd(), len)?;
-        let r = Region { ptr, len, fd };
+        let r = Region { mem, ptr, len };
         let h = r.header();
         if h.magic != MAGIC || h.len as usize != len {
             return Err(io::Error::other("not a shared region of an iogauge run"));
@@ -306,7 +357,7 @@ impl Drop for Children {
 
 fn spawn(region: &Region, i: usize, inherit: &[RawFd]) -> io::Result<Child> {
     let exe = std::env::current_exe()?;
-    let fd = region.fd.as_raw_fd();
+    let fd = region.mem.fd();
     let parent = std::process::id() as libc::pid_t;
     let keep: Vec<RawFd> = std::iter::once(fd).chain(inherit.iter().copied()).collect();
     let mut cmd = Command::new(exe);
@@ -493,22 +544,14 @@ pub fn run(
         failures.push(failure);
         extras.push(extra);
     }
-    let interrupted = signals::interrupted();
     let error = failures.iter().enumerate().find_map(|(i, f)| {
         f.as_ref()
             .map(|e| anyhow::anyhow!("worker process {i}: {e}"))
     });
-    Ok(Outcome {
-        stats,
-        per_worker,
-        elapsed: Duration::from_nanos(end.saturating_sub(t0)),
-        cpu,
-        complete: !interrupted && error.is_none(),
-        interrupted,
-        error,
-        extras,
-        failures,
-    })
+    let elapsed = Duration::from_nanos(end.saturating_sub(t0));
+    Ok(super::outcome(
+        stats, per_worker, elapsed, cpu, error, extras, failures,
+    ))
 }
 
 fn interrupted_before_start(n: usize) -> Outcome {

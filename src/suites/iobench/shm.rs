@@ -1,5 +1,6 @@
 //! The shared region: what the controller and the users (threads or
-//! processes) share. It is one anonymous memory file (memfd_create(2)),
+//! processes) share. It is one anonymous memory file (the runner's
+//! [`SharedMem`]: memfd_create(2)),
 //! mapped MAP_SHARED by the controller and handed to user processes as an
 //! inherited descriptor, so it lives in RAM and disappears with the last
 //! process that maps it: there is nothing to clean up.
@@ -17,8 +18,9 @@
 //! | witness words (`--verify-locks` only) | 4 B × F × L |
 //! | reserved for a plan | its length |
 
+use crate::runner::procs::SharedMem;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
@@ -86,9 +88,8 @@ impl Layout {
 
 /// The mapped region. `Sync`: everything shared in it is atomic.
 pub struct Shm {
+    mem: SharedMem,
     ptr: *mut u8,
-    len: usize,
-    fd: OwnedFd,
     layout: Layout,
     files: u32,
     locks: u64,
@@ -101,31 +102,6 @@ unsafe impl Send for Shm {}
 // SAFETY: as above.
 unsafe impl Sync for Shm {}
 
-impl Drop for Shm {
-    fn drop(&mut self) {
-        // SAFETY: `ptr`/`len` came from a successful mmap and are unmapped once.
-        unsafe { libc::munmap(self.ptr.cast(), self.len) };
-    }
-}
-
-fn map(fd: RawFd, len: usize) -> io::Result<*mut u8> {
-    // SAFETY: a fresh shared mapping of a descriptor we own, `len` > 0.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_SHARED,
-            fd,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(p.cast())
-}
-
 impl Shm {
     /// Make the region for `users` users on `files` files of `locks` locks
     /// each, holding `plan` (read by user processes).
@@ -137,23 +113,11 @@ impl Shm {
         plan: &[u8],
     ) -> io::Result<Shm> {
         let layout = Layout::new(users, files, locks, verify, plan.len());
-        // SAFETY: a NUL-terminated name; MFD_CLOEXEC: user processes get the
-        // descriptor only where the controller clears the flag for them.
-        let raw = unsafe { libc::memfd_create(c"iogauge-iobench".as_ptr(), libc::MFD_CLOEXEC) };
-        if raw < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: memfd_create returned a new descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
-        // SAFETY: a valid descriptor; the length fits off_t.
-        if unsafe { libc::ftruncate(fd.as_raw_fd(), layout.len as libc::off_t) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let ptr = map(fd.as_raw_fd(), layout.len)?;
+        let mem = SharedMem::create(c"iogauge-iobench", layout.len)?;
+        let ptr = mem.ptr();
         let shm = Shm {
+            mem,
             ptr,
-            len: layout.len,
-            fd,
             layout,
             files,
             locks,
@@ -177,19 +141,11 @@ impl Shm {
 
     /// Map the region a controller made, from an inherited descriptor.
     pub fn attach(fd: RawFd) -> io::Result<Shm> {
-        // SAFETY: the controller passed this descriptor to us to own.
-        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-        // SAFETY: fstat writes into the zeroed struct.
-        let mut st: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: a valid descriptor and a valid stat buffer.
-        if unsafe { libc::fstat(fd.as_raw_fd(), &mut st) } != 0 {
-            return Err(io::Error::last_os_error());
-        }
-        let len = st.st_size as usize;
+        let mem = SharedMem::attach(fd)?;
+        let (ptr, len) = (mem.ptr(), mem.len());
         if len < HEADER {
             return Err(io::Error::other("the shared region is too small"));
         }
-        let ptr = map(fd.as_raw_fd(), len)?;
         // SAFETY: the header lies in the mapping; the controller wrote it
         // before this process existed.
         let h = unsafe { &*(ptr as *const Header) };
@@ -203,9 +159,8 @@ impl Shm {
         );
         let layout = Layout::new(users, files, locks, verify, plan_len);
         let shm = Shm {
+            mem,
             ptr,
-            len,
-            fd,
             layout,
             files,
             locks,
@@ -220,7 +175,7 @@ impl Shm {
     }
 
     pub fn fd(&self) -> RawFd {
-        self.fd.as_raw_fd()
+        self.mem.fd()
     }
 
     fn header(&self) -> &Header {

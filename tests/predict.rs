@@ -21,20 +21,8 @@ fn null_model() -> (tempfile::TempDir, PathBuf) {
     let outs = tempfile::tempdir().unwrap();
     let out = outs.path().join("m");
     let o = iogauge()
-        .args([
-            "selfscale",
-            p(work.path()),
-            "--engine",
-            "null",
-            "--quick",
-            "--max-bytes",
-            "4M",
-            "--point-time",
-            "0.05s",
-            "--out",
-            p(&out),
-            "--quiet",
-        ])
+        .args(null_model_args(p(work.path()), p(&out)))
+        .arg("--quiet")
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -380,25 +380,31 @@ fn wrong_documents_are_rejected() {
 
 // ---------------------------------------------------------------- run
 
+/// A short `run` in the scratch directory with `extra` flags, its JSON to `json`.
+fn run(s: &Scratch, what: &str, extra: &[&str], json: &Path) {
+    succeed(
+        what,
+        iogauge()
+            .args([
+                "run",
+                "--ops",
+                "2000",
+                "--unique-bytes",
+                "4M",
+                "--dir",
+                s.dir(),
+            ])
+            .args(extra)
+            .args(["--json", p(json)]),
+        SHORT,
+    );
+}
+
 #[test]
 fn run_writes_a_valid_result() {
     let s = Scratch::new();
     let f = s.file("run.json");
-    succeed(
-        "run",
-        iogauge().args([
-            "run",
-            "--ops",
-            "2000",
-            "--unique-bytes",
-            "4M",
-            "--dir",
-            s.dir(),
-            "--json",
-            p(&f),
-        ]),
-        SHORT,
-    );
+    run(&s, "run", &[], &f);
     let v = validate_file("run", &f);
     assert_eq!(v["benchmark"], "run");
     check_result(&v);
@@ -408,23 +414,7 @@ fn run_writes_a_valid_result() {
 fn run_on_the_null_engine_writes_a_valid_result() {
     let s = Scratch::new();
     let f = s.file("null.json");
-    succeed(
-        "run --engine null",
-        iogauge().args([
-            "run",
-            "--engine",
-            "null",
-            "--ops",
-            "2000",
-            "--unique-bytes",
-            "4M",
-            "--dir",
-            s.dir(),
-            "--json",
-            p(&f),
-        ]),
-        SHORT,
-    );
+    run(&s, "run --engine null", &["--engine", "null"], &f);
     let v = validate_file("run --engine null", &f);
     check_result(&v);
 }
@@ -435,23 +425,7 @@ fn run_on_the_null_engine_writes_a_valid_result() {
 fn run_csv_matches_its_json() {
     let s = Scratch::new();
     let (f, c) = (s.file("run.json"), s.file("run.csv"));
-    succeed(
-        "run --csv",
-        iogauge().args([
-            "run",
-            "--ops",
-            "2000",
-            "--unique-bytes",
-            "4M",
-            "--dir",
-            s.dir(),
-            "--json",
-            p(&f),
-            "--csv",
-            p(&c),
-        ]),
-        SHORT,
-    );
+    run(&s, "run --csv", &["--csv", p(&c)], &f);
     let v = validate_file("run --csv", &f);
     let text = std::fs::read_to_string(&c).unwrap();
     let mut lines = text.lines();

@@ -392,20 +392,8 @@ fn bad_input_is_one_line_and_exit_2() {
     let outs = tempfile::tempdir().unwrap();
     let out = outs.path().join("m");
     let o = iogauge()
-        .args([
-            "selfscale",
-            d,
-            "--engine",
-            "null",
-            "--quick",
-            "--max-bytes",
-            "4M",
-            "--point-time",
-            "0.05s",
-            "--out",
-            p(&out),
-            "--quiet",
-        ])
+        .args(null_model_args(d, p(&out)))
+        .arg("--quiet")
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -515,23 +503,6 @@ fn setup_blocks(text: &str) -> (usize, usize) {
     )
 }
 
-/// The arguments of a fast model: the null engine does no I/O.
-fn null_args<'a>(dir: &'a str, out: &'a str) -> Vec<&'a str> {
-    vec![
-        "selfscale",
-        dir,
-        "--engine",
-        "null",
-        "--quick",
-        "--max-bytes",
-        "4M",
-        "--point-time",
-        "0.05s",
-        "--out",
-        out,
-    ]
-}
-
 /// The set-up lines go to stderr as the run begins and the summary repeats
 /// them: where stdout and stderr are one file (`>log 2>&1`), they are
 /// printed once; apart, each stream has them once, and summary.txt always.
@@ -543,7 +514,7 @@ fn the_setup_block_is_printed_once_when_stdout_and_stderr_are_one() {
     let both = tempfile::NamedTempFile::new().unwrap();
     let w = both.reopen().unwrap();
     let status = std::process::Command::new(bin_path())
-        .args(null_args(p(dir.path()), p(&out)))
+        .args(null_model_args(p(dir.path()), p(&out)))
         .stdout(std::process::Stdio::from(w.try_clone().unwrap()))
         .stderr(std::process::Stdio::from(w))
         .status()
@@ -557,7 +528,7 @@ fn the_setup_block_is_printed_once_when_stdout_and_stderr_are_one() {
 
     // apart: the notes on stderr, the whole summary on stdout
     let o = iogauge()
-        .args(null_args(p(dir.path()), p(&out)))
+        .args(null_model_args(p(dir.path()), p(&out)))
         .output()
         .unwrap();
     assert!(o.status.success());
@@ -591,7 +562,7 @@ fn the_setup_block_is_printed_once_on_a_terminal() {
     let out = outs.path().join("m");
     let quote = |s: &str| format!("'{}'", s.replace('\'', r"'\''"));
     let mut cmd = quote(p(&bin_path()));
-    for a in null_args(p(dir.path()), p(&out)) {
+    for a in null_model_args(p(dir.path()), p(&out)) {
         cmd.push(' ');
         cmd.push_str(&quote(a));
     }

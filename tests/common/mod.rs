@@ -374,3 +374,23 @@ pub fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { libc::geteuid() == 0 }
 }
+
+/// `selfscale` on the null engine with the smallest flags: a model in about
+/// a second, for tests of `predict` and of the model's use.
+// not every test binary builds models
+#[allow(dead_code)]
+pub fn null_model_args<'a>(dir: &'a str, out: &'a str) -> Vec<&'a str> {
+    vec![
+        "selfscale",
+        dir,
+        "--engine",
+        "null",
+        "--quick",
+        "--max-bytes",
+        "4M",
+        "--point-time",
+        "0.05s",
+        "--out",
+        out,
+    ]
+}

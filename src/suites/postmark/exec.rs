@@ -40,7 +40,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::engine::{Choice, Engine, EngineOpts, FileId, OpenHow, Req};
-use crate::measure::OpKind;
+use crate::measure::{Direction, OpKind};
 use crate::measure::clock::now_ns;
 use crate::report::RunResult;
 use crate::runner::workdir::io_reason;
@@ -573,10 +573,6 @@ struct Stream<'a> {
     io_errors: u64,
     first_error: Option<String>,
     out_of_space: bool,
-    /// Bytes really read and written (what the engine and, after a failure,
-    /// the file system say), as against PostMark's planned counts.
-    bytes_read: u64,
-    bytes_written: u64,
     /// The real sizes of the files (by number) that differ from the plan's,
     /// because a write to them failed or fell short.
     short_files: HashMap<u32, u64>,
@@ -643,8 +639,6 @@ impl<'a> Stream<'a> {
             io_errors: 0,
             first_error: None,
             out_of_space: false,
-            bytes_read: 0,
-            bytes_written: 0,
             short_files: HashMap::new(),
         }
     }
@@ -740,7 +734,6 @@ impl<'a> Stream<'a> {
                 if bytes != u64::from(size) || self.io_errors != errors {
                     bytes = self.on_disk(file, 0, bytes);
                 }
-                self.bytes_written += bytes;
                 ctx.record_op(OpKind::Create, done - t, bytes, done);
             }
             Err(e) => self.open_failed("writing", file, e),
@@ -779,7 +772,6 @@ impl<'a> Stream<'a> {
                 }
                 self.close(fid);
                 let done = now_ns();
-                self.bytes_read += bytes;
                 ctx.record_op(OpKind::Read, done - t, bytes, done);
             }
             Err(e) => self.open_failed("reading", file, e),
@@ -806,7 +798,6 @@ impl<'a> Stream<'a> {
                 } else if let Some(was) = known {
                     self.short_files.insert(file.number, was + n);
                 }
-                self.bytes_written += n;
                 ctx.record_op(OpKind::Append, done - t, n, done);
             }
             Err(e) => self.open_failed("append", file, e),
@@ -937,7 +928,13 @@ impl Stream<'_> {
         let _ = self.end.set(StreamReport {
             stream: self.index,
             seed: self.seed,
-            summary: real_bytes(planned, self.bytes_read, self.bytes_written),
+            // the bytes really moved: what each op recorded (after a
+            // failure, what the file system says it holds)
+            summary: real_bytes(
+                planned,
+                ctx.stats.bytes(Direction::Read),
+                ctx.stats.bytes(Direction::Write),
+            ),
             planned_bytes_written: planned.bytes_written_exact,
             planned_bytes_read: planned.bytes_read_exact,
             marks: self.marks,

@@ -33,6 +33,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -265,7 +266,7 @@ impl Region {
     fn dir(&self) -> PathBuf {
         let h = self.header();
         let b = self.bytes(h.kind_len, h.dir_len);
-        PathBuf::from(std::ffi::OsStr::from_bytes_compat(b))
+        PathBuf::from(std::ffi::OsStr::from_bytes(b))
     }
 
     fn payload(&self) -> &[u8] {
@@ -276,16 +277,6 @@ impl Region {
     fn set_gate(&self, v: u32) {
         self.header().gate.store(v, Ordering::Release);
         futex_wake(&self.header().gate);
-    }
-}
-
-/// `OsStr` from bytes on Unix.
-trait FromBytes {
-    fn from_bytes_compat(b: &[u8]) -> &std::ffi::OsStr;
-}
-impl FromBytes for std::ffi::OsStr {
-    fn from_bytes_compat(b: &[u8]) -> &std::ffi::OsStr {
-        std::os::unix::ffi::OsStrExt::from_bytes(b)
     }
 }
 

@@ -40,8 +40,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use crate::engine::{Choice, Engine, EngineOpts, FileId, OpenHow, Req};
-use crate::measure::{Direction, OpKind};
 use crate::measure::clock::now_ns;
+use crate::measure::{Direction, OpKind};
 use crate::report::RunResult;
 use crate::runner::workdir::io_reason;
 use crate::runner::{self, Ctx, NoProgress, Setup, StopRule, Worker};

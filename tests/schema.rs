@@ -659,3 +659,53 @@ fn selfscale_writes_a_valid_result() {
     let v = validate_file("selfscale --validate", &f);
     assert_eq!(v["benchmark"], "selfscale-validate");
 }
+
+// ---------------------------------------------------------------- bonnie
+
+#[test]
+fn bonnie_writes_valid_results() {
+    let s = Scratch::new();
+    for (what, extra) in [
+        ("bonnie", &["-s", "1"][..]),
+        (
+            "bonnie++",
+            &[
+                "--flavor", "bonnie++", "-s", "2", "-r", "0", "-f1", "-n", "1:1k",
+            ][..],
+        ),
+    ] {
+        let f = s.file(&format!("{what}.json"));
+        succeed(
+            what,
+            iogauge()
+                .arg("bonnie")
+                .args(["-d", s.dir()])
+                .args(extra)
+                .args(["--json", p(&f)]),
+            SHORT,
+        );
+        let v = validate_file(what, &f);
+        assert_eq!(v["benchmark"], "bonnie");
+        check_result(&v);
+        assert!(v["metrics"]["put_block"]["rate"].as_f64().unwrap() > 0.0);
+    }
+}
+
+#[test]
+fn bonnie_with_several_runs_writes_a_valid_collection() {
+    let s = Scratch::new();
+    let f = s.file("runs.json");
+    succeed(
+        "bonnie -x 2",
+        iogauge()
+            .args([
+                "bonnie", "--flavor", "bonnie++", "-s", "1", "-r", "0", "-f", "-x", "2", "-d",
+            ])
+            .arg(s.dir())
+            .args(["--json", p(&f)]),
+        SHORT,
+    );
+    let v = validate_file("bonnie -x 2", &f);
+    assert_eq!(v["schema"], "iogauge/bonnie-runs/v1");
+    assert_eq!(v["entries"].as_array().unwrap().len(), 2);
+}

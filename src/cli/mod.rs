@@ -7,6 +7,7 @@
 //! short form, in table order) and the docs index test. Adding a benchmark
 //! is its folder in `suites/`, its file here, and one line of the table.
 
+mod bonnie;
 mod common;
 mod engines;
 mod iobench;
@@ -31,6 +32,7 @@ pub const COMMANDS: &[Entry] = &[
     bench::<iostone::Args>("iostone", "IOStone (Park & Lipton 1987; C/II 1990): random transfers of nine sizes.", "docs/iostone.md", Some(iostone::survey)),
     bench::<postmark::Args>("postmark", "PostMark 1.53 (Katcher 1997): small-file create/read/append/delete, its command language and report.", "docs/postmark.md", Some(postmark::survey)),
     bench::<iobench::Args>("iobench", "IOBENCH (Wolman & Olson 1989): multi-user transactions with locks and CPU work.", "docs/iobench.md", Some(iobench::survey)),
+    bench::<bonnie::Args>("bonnie", "Bonnie (Bray 1996, as Chen & Patterson ran it) and bonnie++ 2.00a (--flavor bonnie++): per-char and block I/O, rewrite, seeks, small files.", "docs/bonnie.md", Some(bonnie::survey)),
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", Some(selfscale::survey)),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
     tool::<engines::Args>("engines", "List the I/O engines and what each does.", "docs/measurement.md"),

@@ -17,6 +17,9 @@ const KINDS: &[(&str, Build)] = &[
     (crate::suites::iobench::PROCESS_KIND, |p, i| {
         Ok(Box::new(crate::suites::iobench::process_worker(p, i)?))
     }),
+    (crate::suites::bonnie::PROCESS_KIND, |p, i| {
+        Ok(Box::new(crate::suites::bonnie::process_worker(p, i)?))
+    }),
 ];
 
 /// One worker process of a run (started by iogauge, not by hand).

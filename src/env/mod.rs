@@ -384,7 +384,8 @@ fn cpu_model_in(text: &str) -> Option<String> {
         })
 }
 
-fn mem_total() -> u64 {
+/// Installed memory (`MemTotal`), in bytes; 0 when unknown.
+pub fn mem_total() -> u64 {
     meminfo("MemTotal:")
 }
 

@@ -21,6 +21,11 @@ impl CpuTimes {
         Self::of(libc::RUSAGE_SELF)
     }
 
+    /// The calling thread alone (a seeker thread's own CPU).
+    pub fn thread() -> Self {
+        Self::of(libc::RUSAGE_THREAD)
+    }
+
     /// Children this process has waited for (worker processes).
     pub fn children() -> Self {
         Self::of(libc::RUSAGE_CHILDREN)
@@ -30,8 +35,8 @@ impl CpuTimes {
         // SAFETY: getrusage only writes the struct we hand it; a zeroed
         // rusage is a valid value of that plain-data type.
         let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `u` is a valid, writable rusage; `who` is RUSAGE_SELF or
-        // RUSAGE_CHILDREN, which never fail.
+        // SAFETY: `u` is a valid, writable rusage; `who` is RUSAGE_SELF,
+        // RUSAGE_THREAD or RUSAGE_CHILDREN, which never fail.
         unsafe { libc::getrusage(who, &mut u) };
         CpuTimes {
             user: tv(u.ru_utime),

@@ -3,5 +3,6 @@
 
 pub mod iostone;
 
+pub mod bonnie;
 pub mod iobench;
 pub mod postmark;

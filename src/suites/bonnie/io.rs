@@ -1,0 +1,573 @@
+//! The tests of the big file: per-char write and read, block write and
+//! read, rewrite. One worker per copy (`-c`), each on its own file.
+//!
+//! The file is opened before the timer starts and closed (bonnie++: fsync
+//! then close) before it stops, as both programs do. Bonnie's per-char
+//! tests go through a stdio-like stream whose buffer is one chunk: a
+//! function call per byte, one write or read of the kernel per chunk.
+//! bonnie++'s issue one read(2) or write(2) per byte.
+
+use super::{Flavor, IO_KINDS, Measured, Options, Test, max_latency, process_cpu, run_phase};
+use crate::engine::{Choice, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::measure::OpKind;
+use crate::measure::clock::now_ns;
+use crate::runner::{Ctx, Worker};
+use anyhow::{Context, Result, bail};
+use std::path::{Path, PathBuf};
+
+/// How the tests of one file are done.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Plan {
+    pub flavor: Flavor,
+    pub chunk: usize,
+    /// Chunks of the whole file.
+    pub chunks: u64,
+    /// Bytes of the per-char tests.
+    pub byte_bytes: u64,
+    /// fsync after every write (bonnie++ -b).
+    pub sync_writes: bool,
+}
+
+impl Plan {
+    pub fn of(o: &Options) -> Plan {
+        Plan {
+            flavor: o.flavor,
+            chunk: o.chunk as usize,
+            chunks: o.chunks(),
+            byte_bytes: o.byte_io_bytes(),
+            sync_writes: o.sync_writes,
+        }
+    }
+
+    fn pp(&self) -> bool {
+        self.flavor.is_pp()
+    }
+}
+
+/// The engine options of the big file's I/O.
+pub(super) fn engine_opts(o: &Options, direct: bool) -> EngineOpts {
+    EngineOpts {
+        direct,
+        depth: 1,
+        max_len: o.chunk as usize,
+        datasync: false,
+        seed: 0,
+    }
+}
+
+pub(super) fn make_engine(choice: Choice, opts: &EngineOpts) -> Result<Box<dyn Engine>> {
+    choice.make(opts).map_err(|e| anyhow::anyhow!(e))
+}
+
+/// One copy's file and its two engines: `bulk` (O_DIRECT with -D) for the
+/// block tests, `byte` (never O_DIRECT) for the per-char tests.
+pub(super) struct Copy {
+    pub path: PathBuf,
+    bulk: Box<dyn Engine>,
+    byte: Box<dyn Engine>,
+    made: bool,
+}
+
+pub(super) struct Copies {
+    pub copies: Vec<Copy>,
+    plan: Plan,
+}
+
+impl Copies {
+    pub fn new(o: &Options, work: &Path) -> Result<Copies> {
+        let pid = std::process::id();
+        let copies = (0..o.concurrency)
+            .map(|i| {
+                let name = if o.concurrency > 1 {
+                    format!("Bonnie.{pid}.{i}")
+                } else {
+                    format!("Bonnie.{pid}")
+                };
+                Ok(Copy {
+                    path: work.join(name),
+                    bulk: make_engine(o.engine, &engine_opts(o, o.direct))?,
+                    byte: make_engine(o.engine, &engine_opts(o, false))?,
+                    made: false,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Copies {
+            copies,
+            plan: Plan::of(o),
+        })
+    }
+
+    /// Run one of the big file's tests on every copy at once.
+    pub fn run(&mut self, test: Test) -> Result<(Measured, Option<anyhow::Error>, bool)> {
+        let plan = self.plan;
+        let workers = self
+            .copies
+            .iter_mut()
+            .map(|c| IoWorker::new(c, test, plan))
+            .collect::<Result<Vec<_>>>()?;
+        let work: super::WorkOf = match test {
+            Test::Getc | Test::GetBlock => super::bytes_read,
+            _ => super::bytes_written,
+        };
+        Ok(run_phase(workers, work, process_cpu, max_latency))
+    }
+
+    /// Remove the files (the work directory goes anyway; this frees the
+    /// space before the small-file tests, as the programs do).
+    pub fn remove(&mut self) {
+        for c in &mut self.copies {
+            if c.made {
+                let _ = c.bulk.unlink(&c.path);
+                c.made = false;
+            }
+        }
+    }
+
+    /// The copies' files and their engine for the seeks.
+    pub fn files(&self) -> impl Iterator<Item = &Path> {
+        self.copies.iter().map(|c| c.path.as_path())
+    }
+}
+
+struct IoWorker<'a> {
+    engine: &'a mut dyn Engine,
+    path: &'a Path,
+    file: FileId,
+    test: Test,
+    plan: Plan,
+    /// The longest unit (a chunk) so far.
+    latency: u64,
+}
+
+impl<'a> IoWorker<'a> {
+    /// Open the file for `test` (untimed): a new one for the writes, the
+    /// one there for the rest.
+    fn new(c: &'a mut Copy, test: Test, plan: Plan) -> Result<IoWorker<'a>> {
+        let create = match (test, plan.flavor) {
+            (Test::Putc | Test::PutBlock, _) => true,
+            // Bonnie rewrites the file its putc wrote; bonnie++ the block one
+            (Test::Rewrite, Flavor::Bonnie) => !c.made,
+            _ => false,
+        };
+        let engine: &mut dyn Engine = match test {
+            Test::Putc | Test::Getc => c.byte.as_mut(),
+            _ => c.bulk.as_mut(),
+        };
+        if create {
+            match engine.unlink(&c.path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| format!("cannot remove {}", c.path.display()));
+                }
+                _ => {}
+            }
+        }
+        let how = if create {
+            OpenHow::CREATE
+        } else {
+            OpenHow::READ_WRITE
+        };
+        let file = engine
+            .open(&c.path, how)
+            .with_context(|| format!("{}: cannot open {}", test.title(), c.path.display()))?;
+        c.made = true;
+        // Bonnie's and bonnie++'s block buffer starts as zeros
+        engine.buf_mut(0).fill(0);
+        Ok(IoWorker {
+            engine,
+            path: &c.path,
+            file,
+            test,
+            plan,
+            latency: 0,
+        })
+    }
+
+    fn fail(&self, what: &str, e: std::io::Error) -> anyhow::Error {
+        anyhow::anyhow!("{}: {what} {}: {e}", self.test.title(), self.path.display())
+    }
+
+    #[inline]
+    fn io(&mut self, ctx: &mut Ctx, req: Req) -> Result<u64> {
+        match self.engine.exec(req) {
+            Ok(c) => {
+                ctx.record(&c);
+                Ok(c.bytes)
+            }
+            Err(e) => Err(self.fail(
+                if req.kind == OpKind::Read {
+                    "reading"
+                } else {
+                    "writing"
+                },
+                e,
+            )),
+        }
+    }
+
+    fn write_chunk(&mut self, ctx: &mut Ctx, off: u64) -> Result<()> {
+        let n = self.plan.chunk;
+        let done = self.io(ctx, Req::write(self.file, off, n as u32))?;
+        if done != n as u64 {
+            bail!(
+                "{}: wrote {done} of {n} bytes at {off} of {} (disk full?)",
+                self.test.title(),
+                self.path.display()
+            );
+        }
+        if self.plan.sync_writes {
+            self.io(ctx, Req::fsync(self.file))?;
+        }
+        Ok(())
+    }
+
+    /// bonnie++'s read_block: a whole chunk, or an error.
+    fn read_chunk(&mut self, ctx: &mut Ctx, off: u64) -> Result<()> {
+        let n = self.plan.chunk as u64;
+        let got = self.io(ctx, Req::read(self.file, off, n as u32))?;
+        if got != n {
+            bail!(
+                "{}: Can't read a full block, only got {got} bytes at {off} of {}",
+                self.test.title(),
+                self.path.display()
+            );
+        }
+        Ok(())
+    }
+
+    /// Close as the flavour does: bonnie++ syncs first (timed).
+    fn close(&mut self, ctx: &mut Ctx) -> Result<()> {
+        if self.plan.pp() {
+            self.io(ctx, Req::fsync(self.file))?;
+        }
+        self.engine
+            .close(self.file)
+            .map_err(|e| self.fail("closing", e))
+    }
+
+    fn note(&mut self, t0: u64) {
+        self.latency = self.latency.max(now_ns() - t0);
+    }
+
+    /// Dirty the chunk in the buffer: Bonnie adds one to the `k`th int,
+    /// bonnie++ to the `k`th byte.
+    fn dirty(&mut self, k: &mut usize) {
+        let buf = &mut self.engine.buf_mut(0)[..self.plan.chunk];
+        match self.plan.flavor {
+            Flavor::Bonnie => {
+                let ints = buf.len() / 4;
+                if *k >= ints {
+                    *k = 0;
+                }
+                let w = &mut buf[*k * 4..*k * 4 + 4];
+                let v = i32::from_ne_bytes([w[0], w[1], w[2], w[3]]).wrapping_add(1);
+                w.copy_from_slice(&v.to_ne_bytes());
+            }
+            Flavor::BonniePlusPlus => {
+                if *k >= buf.len() {
+                    *k = 0;
+                }
+                buf[*k] = buf[*k].wrapping_add(1);
+            }
+        }
+        *k += 1;
+    }
+
+    fn block_write(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let mut k = 0;
+        for i in 0..self.plan.chunks {
+            if !ctx.keep_going() {
+                break;
+            }
+            self.dirty(&mut k);
+            let t = now_ns();
+            self.write_chunk(ctx, i * self.plan.chunk as u64)?;
+            self.note(t);
+        }
+        self.close(ctx)
+    }
+
+    fn rewrite(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let chunk = self.plan.chunk as u64;
+        let mut k = 0;
+        if self.plan.pp() {
+            for i in 0..self.plan.chunks {
+                if !ctx.keep_going() {
+                    break;
+                }
+                let t = now_ns();
+                self.read_chunk(ctx, i * chunk)?;
+                self.dirty(&mut k);
+                self.write_chunk(ctx, i * chunk)?;
+                self.note(t);
+            }
+        } else {
+            // read; while a whole chunk came: dirty it, write it back, read on
+            let mut off = 0;
+            let mut t = now_ns();
+            let mut got = self.io(ctx, Req::read(self.file, off, chunk as u32))?;
+            while got == chunk && ctx.keep_going() {
+                self.dirty(&mut k);
+                self.write_chunk(ctx, off)?;
+                self.note(t);
+                off += chunk;
+                t = now_ns();
+                got = self.io(ctx, Req::read(self.file, off, chunk as u32))?;
+                if off / chunk >= self.plan.chunks {
+                    // the end (a fake engine never reaches it by itself)
+                    got = 0;
+                }
+            }
+        }
+        self.close(ctx)
+    }
+
+    fn block_read(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let chunk = self.plan.chunk as u64;
+        if self.plan.pp() {
+            for i in 0..self.plan.chunks {
+                if !ctx.keep_going() {
+                    break;
+                }
+                let t = now_ns();
+                self.read_chunk(ctx, i * chunk)?;
+                self.note(t);
+            }
+        } else {
+            // until read returns 0: one more read than there are chunks
+            let mut chars = [0u64; 128];
+            for i in 0..=self.plan.chunks {
+                if !ctx.keep_going() {
+                    break;
+                }
+                let t = now_ns();
+                let got = self.io(ctx, Req::read(self.file, i * chunk, chunk as u32))?;
+                self.note(t);
+                if got == 0 || i == self.plan.chunks {
+                    break;
+                }
+                let b = self.engine.buf_mut(0);
+                chars[usize::from(b[usize::from(b[0]) % b.len()] & 0x7f)] += 1;
+            }
+            std::hint::black_box(&chars);
+        }
+        self.close(ctx)
+    }
+
+    /// bonnie++: one write(2) of one byte per byte. The calls of a chunk
+    /// are timed together (two clock reads per call would add a tenth to
+    /// what this test measures): each is recorded with the chunk's mean.
+    fn putc_syscalls(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let chunk = self.plan.chunk as u64;
+        let mut off = 0;
+        while off < self.plan.byte_bytes && ctx.keep_going() {
+            let t = now_ns();
+            let file = self.file;
+            let engine = &mut *self.engine;
+            let r = crate::engine::untimed(|| -> std::io::Result<u64> {
+                for i in 0..chunk {
+                    engine.buf_mut(0)[0] = (i & 0x7f) as u8;
+                    if engine.exec(Req::write(file, off + i, 1))?.bytes != 1 {
+                        return Ok(i);
+                    }
+                }
+                Ok(chunk)
+            });
+            let done = self.batch(ctx, OpKind::Write, t, r)?;
+            if done != chunk {
+                bail!("Can't write() - disk full? ({})", self.path.display());
+            }
+            off += chunk;
+        }
+        self.close(ctx)
+    }
+
+    /// Record a chunk of 1-byte calls begun at `t`; how many succeeded.
+    fn batch(
+        &mut self,
+        ctx: &mut Ctx,
+        kind: OpKind,
+        t: u64,
+        r: std::io::Result<u64>,
+    ) -> Result<u64> {
+        let end = now_ns();
+        let n = r.map_err(|e| {
+            self.fail(
+                if kind == OpKind::Read {
+                    "reading"
+                } else {
+                    "writing"
+                },
+                e,
+            )
+        })?;
+        if let Some(each) = (end - t).checked_div(n) {
+            let at = end.saturating_sub(ctx.t0_ns());
+            ctx.stats.record_n(kind, each, n, n, at);
+        }
+        self.latency = self.latency.max(end - t);
+        Ok(n)
+    }
+
+    /// bonnie++: one read(2) of one byte per byte, timed as the writes are.
+    fn getc_syscalls(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let chunk = self.plan.chunk as u64;
+        let mut seen = [0u64; 256];
+        let mut off = 0;
+        while off < self.plan.byte_bytes && ctx.keep_going() {
+            let t = now_ns();
+            let file = self.file;
+            let engine = &mut *self.engine;
+            let seen = &mut seen;
+            let r = crate::engine::untimed(|| -> std::io::Result<u64> {
+                for i in 0..chunk {
+                    if engine.exec(Req::read(file, off + i, 1))?.bytes != 1 {
+                        return Ok(i);
+                    }
+                    seen[usize::from(engine.buf_mut(0)[0])] += 1;
+                }
+                Ok(chunk)
+            });
+            if self.batch(ctx, OpKind::Read, t, r)? != chunk {
+                bail!("Can't read a byte ({})", self.path.display());
+            }
+            off += chunk;
+        }
+        std::hint::black_box(&seen);
+        self.close(ctx)
+    }
+
+    /// Bonnie: putc() of every byte through a stream of one chunk.
+    fn putc_stream(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let mut s = Stream::new(self.plan.chunk);
+        let n = self.plan.byte_bytes;
+        let mut i = 0u64;
+        while i < n && ctx.keep_going() {
+            let end = (i + self.plan.chunk as u64).min(n);
+            while i < end {
+                s.putc((i & 0x7f) as u8, self, ctx)?;
+                i += 1;
+            }
+        }
+        s.flush(self, ctx)?;
+        self.close(ctx)
+    }
+
+    /// Bonnie: getc() of every byte through a stream of one chunk.
+    fn getc_stream(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let mut s = Stream::new(self.plan.chunk);
+        let mut chars = [0u64; 256];
+        let n = self.plan.byte_bytes;
+        let mut i = 0u64;
+        while i < n && ctx.keep_going() {
+            let end = (i + self.plan.chunk as u64).min(n);
+            while i < end {
+                match s.getc(self, ctx)? {
+                    Some(c) => chars[usize::from(c)] += 1,
+                    None => bail!(
+                        "per-char read: {} ended after {i} of {n} bytes",
+                        self.path.display()
+                    ),
+                }
+                i += 1;
+            }
+        }
+        std::hint::black_box(&chars);
+        self.close(ctx)
+    }
+}
+
+/// A stdio stream's buffer: putc and getc cost a call and a byte move;
+/// the kernel sees one write or read per chunk.
+struct Stream {
+    buf: Vec<u8>,
+    pos: usize,
+    len: usize,
+    /// File offset of the buffer's start.
+    off: u64,
+}
+
+impl Stream {
+    fn new(chunk: usize) -> Stream {
+        Stream {
+            buf: vec![0; chunk],
+            pos: 0,
+            len: 0,
+            off: 0,
+        }
+    }
+
+    #[inline(never)]
+    fn putc(&mut self, c: u8, w: &mut IoWorker, ctx: &mut Ctx) -> Result<()> {
+        if self.pos == self.buf.len() {
+            self.flush(w, ctx)?;
+        }
+        self.buf[self.pos] = c;
+        self.pos += 1;
+        Ok(())
+    }
+
+    fn flush(&mut self, w: &mut IoWorker, ctx: &mut Ctx) -> Result<()> {
+        if self.pos == 0 {
+            return Ok(());
+        }
+        let n = self.pos;
+        w.engine.buf_mut(0)[..n].copy_from_slice(&self.buf[..n]);
+        let t = now_ns();
+        let done = w.io(ctx, Req::write(w.file, self.off, n as u32))?;
+        w.note(t);
+        if done != n as u64 {
+            bail!(
+                "per-char write: wrote {done} of {n} bytes to {} (disk full?)",
+                w.path.display()
+            );
+        }
+        self.off += n as u64;
+        self.pos = 0;
+        Ok(())
+    }
+
+    #[inline(never)]
+    fn getc(&mut self, w: &mut IoWorker, ctx: &mut Ctx) -> Result<Option<u8>> {
+        if self.pos == self.len {
+            let t = now_ns();
+            let got = w.io(ctx, Req::read(w.file, self.off, self.buf.len() as u32))? as usize;
+            w.note(t);
+            self.buf[..got].copy_from_slice(&w.engine.buf_mut(0)[..got]);
+            self.off += got as u64;
+            self.pos = 0;
+            self.len = got;
+            if got == 0 {
+                return Ok(None);
+            }
+        }
+        let c = self.buf[self.pos];
+        self.pos += 1;
+        Ok(Some(c))
+    }
+}
+
+impl Worker for IoWorker<'_> {
+    fn kinds(&self) -> &[OpKind] {
+        IO_KINDS
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        match (self.test, self.plan.pp()) {
+            (Test::Putc, true) => self.putc_syscalls(ctx),
+            (Test::Putc, false) => self.putc_stream(ctx),
+            (Test::Getc, true) => self.getc_syscalls(ctx),
+            (Test::Getc, false) => self.getc_stream(ctx),
+            (Test::PutBlock, _) => self.block_write(ctx),
+            (Test::Rewrite, _) => self.rewrite(ctx),
+            (Test::GetBlock, _) => self.block_read(ctx),
+            (t, _) => bail!(
+                "internal error: {} is not a test of the big file",
+                t.title()
+            ),
+        }
+    }
+
+    fn finish(&mut self) -> serde_json::Value {
+        serde_json::json!({ "latency_ns": self.latency })
+    }
+}

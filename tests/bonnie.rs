@@ -1,0 +1,401 @@
+//! `iogauge bonnie`: each test issues the calls its program issues, the
+//! reports keep their layouts, bonnie++'s CSV line has its 50 fields in
+//! their order and bon_csv2html reads it, and bad input is refused.
+
+#[allow(dead_code)]
+mod common;
+
+use common::*;
+use serde_json::Value;
+use std::process::Command as StdCommand;
+
+fn s(d: &tempfile::TempDir) -> &str {
+    d.path().to_str().unwrap()
+}
+
+/// `iogauge bonnie ARGS --json -` in a fresh directory: the result, the
+/// text printed (stderr, as the JSON took stdout).
+fn bonnie(args: &[&str]) -> (Value, String) {
+    let d = work_dir();
+    let mut all = vec!["bonnie", "-d", s(&d)];
+    all.extend_from_slice(args);
+    let (v, text) = run_json(&all);
+    assert_untouched(d.path());
+    (v, text)
+}
+
+fn ops(v: &Value, test: &str, kind: &str) -> u64 {
+    v["metrics"][test]["ops"][kind]["count"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+fn bytes(v: &Value, test: &str, kind: &str) -> u64 {
+    v["metrics"][test]["ops"][kind]["bytes"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+#[test]
+fn bonnie_refills_its_stream_once_a_chunk_and_seeks_4000_times() {
+    // 1 MiB in 16 KiB chunks: 64 chunks
+    let (v, text) = bonnie(&["-s", "1", "-m", "box"]);
+    assert_eq!(str_at(&v, "metrics.flavor"), "bonnie");
+    // per-char: one write per chunk through the stream, one read per chunk
+    assert_eq!(ops(&v, "putc", "write"), 64);
+    assert_eq!(bytes(&v, "putc", "write"), 1 << 20);
+    assert_eq!(ops(&v, "getc", "read"), 64);
+    // block write: one write a chunk, no fsync (Bonnie only closes)
+    assert_eq!(ops(&v, "put_block", "write"), 64);
+    assert_eq!(ops(&v, "put_block", "fsync"), 0);
+    // rewrite and block read read until read(2) returns 0: one more read
+    assert_eq!(ops(&v, "rewrite", "read"), 65);
+    assert_eq!(ops(&v, "rewrite", "write"), 64);
+    assert_eq!(ops(&v, "get_block", "read"), 65);
+    assert_eq!(bytes(&v, "get_block", "read"), 1 << 20);
+    // seeks: 4000 over 3 processes; each rewrites its 1st, 11th, 21st...
+    assert_eq!(ops(&v, "seeks", "read"), 4000);
+    let w = ops(&v, "seeks", "write");
+    assert!((400..=403).contains(&w), "{w} rewrites of 4000 seeks");
+    for (k, x) in v["metrics"]["seeks"]["ops"].as_object().unwrap() {
+        if k == "read" || k == "write" {
+            assert_eq!(
+                x["bytes"].as_u64().unwrap(),
+                x["count"].as_u64().unwrap() * 16384
+            );
+        }
+    }
+    // Bonnie's table: its header lines and one data line
+    let lines: Vec<&str> = text.lines().collect();
+    let h = lines
+        .iter()
+        .position(|l| l.contains("-------Sequential Output--------"))
+        .expect("Bonnie's table");
+    assert_eq!(
+        lines[h],
+        "              -------Sequential Output-------- ---Sequential Input-- --Random--"
+    );
+    assert_eq!(
+        lines[h + 1],
+        "              -Per Char- --Block--- -Rewrite-- -Per Char- --Block--- --Seeks---"
+    );
+    assert_eq!(
+        lines[h + 2],
+        "Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU"
+    );
+    let data = lines[h + 3];
+    assert!(data.starts_with("box         1 "), "{data}");
+    let fields: Vec<&str> = data.split_whitespace().collect();
+    assert_eq!(fields.len(), 14, "{data}");
+    for f in &fields[2..] {
+        assert!(f.parse::<f64>().is_ok(), "{f} in {data}");
+    }
+    // a 1 MiB file sits in the page cache, and the report says so
+    assert!(text.contains("fits in this machine's page cache"), "{text}");
+    assert!(text.contains("iogauge details: Bonnie (1996)"), "{text}");
+}
+
+#[test]
+fn bonnie_pp_writes_a_byte_a_call_and_syncs_on_close() {
+    // 4 MiB in 8 KiB chunks: 512 chunks; per-char over 1 MiB
+    let (v, text) = bonnie(&[
+        "--flavor", "bonnie++", "-s", "4", "-r", "0", "-f1", "-z", "42", "-m", "box",
+    ]);
+    assert_eq!(ops(&v, "putc", "write"), 1 << 20);
+    assert_eq!(bytes(&v, "putc", "write"), 1 << 20);
+    assert_eq!(ops(&v, "getc", "read"), 1 << 20);
+    for t in ["putc", "put_block", "rewrite", "getc", "get_block"] {
+        assert_eq!(ops(&v, t, "fsync"), 1, "{t}: fsync then close");
+    }
+    assert_eq!(ops(&v, "put_block", "write"), 512);
+    assert_eq!(ops(&v, "rewrite", "read"), 512);
+    assert_eq!(ops(&v, "rewrite", "write"), 512);
+    assert_eq!(ops(&v, "get_block", "read"), 512);
+    // 8192 seeks over 5 seekers, each closing with an fsync
+    assert_eq!(ops(&v, "seeks", "read"), 8192);
+    assert_eq!(ops(&v, "seeks", "fsync"), 5);
+    let w = ops(&v, "seeks", "write") as f64 / 8192.0;
+    assert!((0.08..0.12).contains(&w), "update share {w}");
+    assert_eq!(str_at(&v, "metrics.seed"), "42");
+    // the same seed, the same tickets: the same number of updates
+    let (v2, _) = bonnie(&[
+        "--flavor", "bonnie++", "-s", "4", "-r", "0", "-f", "-z", "42",
+    ]);
+    assert_eq!(ops(&v2, "seeks", "write"), ops(&v, "seeks", "write"));
+    assert!(
+        v2["metrics"].get("putc").is_none(),
+        "-f skips the per-char tests"
+    );
+    // bonnie++'s table
+    let lines: Vec<&str> = text.lines().collect();
+    let h = lines
+        .iter()
+        .position(|l| l.starts_with("Version 2.00a       ------Sequential Output------"))
+        .expect("bonnie++'s table");
+    assert_eq!(
+        lines[h + 1],
+        "                    -Per Chr- --Block-- -Rewrite- -Per Chr- --Block-- --Seeks--"
+    );
+    assert_eq!(
+        lines[h + 2],
+        "Name:Size etc        /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP  /sec %CP"
+    );
+    assert!(
+        lines[h + 3].starts_with("box              4M "),
+        "{}",
+        lines[h + 3]
+    );
+    assert!(
+        lines[h + 4].starts_with("Latency          "),
+        "{}",
+        lines[h + 4]
+    );
+}
+
+fn csv_of(text: &str) -> Vec<String> {
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("1.98,"))
+        .unwrap_or_else(|| panic!("no CSV line in {text}"));
+    line.split(',').map(str::to_string).collect()
+}
+
+#[test]
+fn the_csv_line_has_bonnie_pp_fields_in_order_and_bon_csv2html_reads_it() {
+    let d = work_dir();
+    let out = iogauge()
+        .args(["bonnie", "--flavor", "bonnie++", "-d", s(&d)])
+        .args([
+            "-s",
+            "2",
+            "-r",
+            "0",
+            "-f1",
+            "-n",
+            "1:2k:1k:2",
+            "-m",
+            "box",
+            "-z",
+            "7",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_untouched(d.path());
+    // -q: the CSV line alone on stdout, the text on stderr
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Version 2.00a"));
+    let f = csv_of(&stdout);
+    assert_eq!(f.len(), 50, "{stdout}");
+    assert_eq!(
+        &f[..9],
+        ["1.98", "2.00a", "box", "1", "7", "2M", "8k", "8192", "5"]
+    );
+    // the six rates of the file tests and their CPU, then 12 latencies
+    assert_eq!(&f[21..26], ["1", "2048", "1024", "2", "8k"]);
+    for lat in &f[38..50] {
+        assert!(
+            lat.ends_with("us") || lat.ends_with("ms") || lat.ends_with('s'),
+            "{lat}"
+        );
+    }
+    for (i, v) in f[9..21].iter().chain(&f[26..38]).enumerate() {
+        assert!(
+            v == "+++++" || v == "+++" || v.parse::<f64>().is_ok(),
+            "field {i}: {v}"
+        );
+    }
+    // Debian's bon_csv2html renders it
+    let Ok(mut child) = StdCommand::new("bon_csv2html")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+    else {
+        eprintln!(
+            "skipped the bon_csv2html check: bon_csv2html is not installed (apt-get install bonnie++)"
+        );
+        return;
+    };
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdout.as_bytes())
+        .unwrap();
+    let html = child.wait_with_output().unwrap();
+    assert!(html.status.success());
+    let html = String::from_utf8_lossy(&html.stdout);
+    assert!(
+        html.contains("<td>box</td>") || html.contains(">box<"),
+        "{html}"
+    );
+    assert!(html.contains("2M"), "{html}");
+}
+
+#[test]
+fn x_prints_a_header_and_one_csv_line_per_run() {
+    let d = work_dir();
+    let out = iogauge()
+        .args(["bonnie", "--flavor", "bonnie++", "-d", s(&d)])
+        .args(["-s", "1", "-r", "0", "-f", "-x", "2", "-q", "-z", "3"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    let header: Vec<&str> = lines[0].split(',').collect();
+    assert_eq!(header.len(), 50);
+    assert_eq!(
+        &header[5..9],
+        ["file_size", "io_chunk_size", "seeks", "seek_proc_count"]
+    );
+    assert_eq!(lines[1].split(',').count(), 50);
+    assert_eq!(lines[2].split(',').count(), 50);
+    assert_untouched(d.path());
+}
+
+#[test]
+fn file_tests_create_stat_and_delete_exactly_the_files_asked() {
+    // 1024 files of 1 KiB to 2 KiB over 3 directories
+    let (v, text) = bonnie(&[
+        "--flavor",
+        "bonnie++",
+        "-s",
+        "0",
+        "-n",
+        "1:2k:1k:3",
+        "-z",
+        "9",
+    ]);
+    for t in ["seq_create", "ran_create"] {
+        assert_eq!(ops(&v, t, "create"), 1024, "{t}");
+        let b = bytes(&v, t, "write");
+        assert!((1024 * 1024..=2048 * 1024).contains(&b), "{t}: {b} bytes");
+    }
+    for (t, made) in [("seq_stat", "seq_create"), ("ran_stat", "ran_create")] {
+        assert_eq!(ops(&v, t, "stat"), 1024, "{t}");
+        // a stat reads the file's data too
+        assert_eq!(bytes(&v, t, "read"), bytes(&v, made, "write"), "{t}");
+    }
+    for t in ["seq_del", "ran_del"] {
+        assert_eq!(ops(&v, t, "delete"), 1024, "{t}");
+    }
+    assert!(v["metrics"].get("put_block").is_none(), "-s 0: no big file");
+    assert!(text.contains("files:max:min"), "{text}");
+    assert!(text.contains("1:2048:1024/3"), "{text}");
+    // links: one file and 1023 hard links
+    let (v, _) = bonnie(&["--flavor", "bonnie++", "-s", "0", "-n", "1:-1"]);
+    assert_eq!(ops(&v, "seq_create", "create"), 1024);
+    assert_eq!(ops(&v, "ran_del", "delete"), 1024);
+}
+
+#[test]
+fn with_b_every_write_and_create_is_synced() {
+    let (v, _) = bonnie(&[
+        "--flavor", "bonnie++", "-s", "1", "-r", "0", "-f", "-b", "-n", "1",
+    ]);
+    // block write: a sync per write, and the one on close
+    assert_eq!(ops(&v, "put_block", "fsync"), 128 + 1);
+    // each create syncs the file and its directory
+    assert_eq!(ops(&v, "seq_create", "fsync"), 2 * 1024);
+    assert_eq!(ops(&v, "seq_del", "fsync"), 1024);
+}
+
+#[test]
+fn c_runs_copies_at_once_and_sums_their_work() {
+    let (v, _) = bonnie(&[
+        "--flavor", "bonnie++", "-s", "1", "-r", "0", "-f", "-c", "2", "-n", "1",
+    ]);
+    assert_eq!(ops(&v, "put_block", "write"), 2 * 128);
+    assert_eq!(ops(&v, "seeks", "read"), 2 * 8192);
+    assert_eq!(ops(&v, "seq_create", "create"), 2 * 1024);
+    assert_eq!(u64_at(&v, "metrics.put_block.work"), 2 << 20);
+}
+
+#[test]
+fn direct_and_the_null_engine_run() {
+    let (v, _) = bonnie(&["--flavor", "bonnie++", "-s", "1", "-r", "0", "-f", "-D"]);
+    assert_eq!(ops(&v, "get_block", "read"), 128);
+    assert!(v["metrics"]["page_cache_note"].is_null());
+    let (v, _) = bonnie(&["-s", "1", "--engine", "null"]);
+    assert_eq!(ops(&v, "put_block", "write"), 64);
+    assert_eq!(ops(&v, "seeks", "read"), 4000);
+}
+
+#[test]
+fn html_prints_bonnie_row() {
+    let d = work_dir();
+    let out = iogauge()
+        .args(["bonnie", "-s", "1", "--html", "-m", "a<b", "-d", s(&d)])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let row = stdout.lines().next().unwrap();
+    assert!(row.starts_with("<TR><TD>a&lt;b</TD><TD>1</TD>"), "{row}");
+    assert_eq!(row.matches("<TD>").count(), 14, "{row}");
+}
+
+#[test]
+fn bad_input_is_refused_with_one_line() {
+    let d = work_dir();
+    let dir = s(&d);
+    for (args, says) in [
+        (vec!["-s", "0"], "at least 1"),
+        (vec!["--flavor", "bonnie++", "-s", "0"], "nothing to do"),
+        (
+            vec!["-s", "100t", "-r", "0", "--flavor", "bonnie++"],
+            "space",
+        ),
+        (vec!["-s", "100t"], "space"),
+        (
+            vec![
+                "--flavor",
+                "bonnie++",
+                "-s",
+                "1",
+                "-r",
+                "0",
+                "-n",
+                "1:2:3:4:5",
+            ],
+            "smaller than the min",
+        ),
+        (vec!["-n", "1"], "bonnie++'s"),
+        (
+            vec!["--flavor", "bonnie++", "-s", "100", "-r", "1000"],
+            "double RAM",
+        ),
+        (
+            vec!["--flavor", "bonnie++", "-s", "1:3k", "-r", "0"],
+            "power of two",
+        ),
+        (vec!["-s", "1:8k"], "bonnie++"),
+        (vec!["--frob"], "--frob"),
+        (vec!["-s", "x"], "not a whole number"),
+        (
+            vec!["--flavor", "bonnie++", "-s", "1", "-r", "0", "-c", "0"],
+            "0",
+        ),
+    ] {
+        let mut all = vec!["bonnie", "-d", dir];
+        all.extend(args.iter().copied());
+        let e = assert_usage_error(&all);
+        assert!(e.contains(says), "{args:?}: {e}");
+        assert_untouched(d.path());
+    }
+    let e = assert_usage_error(&["bonnie", "-d", "/nonexistent/x", "-s", "1"]);
+    assert!(e.contains("/nonexistent/x"), "{e}");
+}

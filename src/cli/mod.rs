@@ -14,6 +14,7 @@ mod iostone;
 mod postmark;
 mod progress;
 mod run;
+mod scientific;
 mod selfscale;
 pub mod survey;
 mod worker;
@@ -31,6 +32,7 @@ pub const COMMANDS: &[Entry] = &[
     bench::<iostone::Args>("iostone", "IOStone (Park & Lipton 1987; C/II 1990): random transfers of nine sizes.", "docs/iostone.md", Some(iostone::survey)),
     bench::<postmark::Args>("postmark", "PostMark 1.53 (Katcher 1997): small-file create/read/append/delete, its command language and report.", "docs/postmark.md", Some(postmark::survey)),
     bench::<iobench::Args>("iobench", "IOBENCH (Wolman & Olson 1989): multi-user transactions with locks and CPU work.", "docs/iobench.md", Some(iobench::survey)),
+    bench::<scientific::Args>("scientific", "Chen & Patterson's scientific workloads: a large file written and read sequentially in large requests.", "docs/scientific.md", Some(scientific::survey)),
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", Some(selfscale::survey)),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
     tool::<engines::Args>("engines", "List the I/O engines and what each does.", "docs/measurement.md"),

@@ -5,3 +5,4 @@ pub mod iostone;
 
 pub mod iobench;
 pub mod postmark;
+pub mod scientific;

@@ -483,7 +483,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     let mut outcomes = Vec::new();
     let mut cut_short = false;
     for &phase in o.phases.list() {
-        if runner::signals::interrupted() || outcomes.iter().any(|o: &Outcome| !o.complete) {
+        if runner::signals::interrupted() || outcomes.iter().any(|done: &Outcome| !done.complete) {
             cut_short = true;
             break;
         }

@@ -590,6 +590,40 @@ fn an_iobench_spectrum_writes_a_valid_collection() {
     assert_eq!(v["spectrum"], json!(["FILES=1,2"]));
 }
 
+// ---------------------------------------------------------------- scientific
+
+/// Both phases of a small file; the CSV of the same run has a row per op
+/// kind (write, fsync, read) and the two figures as columns.
+#[test]
+fn scientific_writes_a_valid_result() {
+    let s = Scratch::new();
+    let (f, c) = (s.file("scientific.json"), s.file("scientific.csv"));
+    succeed(
+        "scientific",
+        iogauge().args([
+            "scientific",
+            "--size",
+            "4M",
+            "--dir",
+            s.dir(),
+            "--json",
+            p(&f),
+            "--csv",
+            p(&c),
+        ]),
+        SHORT,
+    );
+    let v = validate_file("scientific", &f);
+    assert_eq!(v["benchmark"], "scientific");
+    check_result(&v);
+    let text = std::fs::read_to_string(&c).unwrap();
+    assert_eq!(
+        text.lines().count(),
+        1 + v["ops"].as_object().unwrap().len()
+    );
+    assert!(text.contains("metric.read_mb_per_s"), "{text}");
+}
+
 // ---------------------------------------------------------------- survey, selfscale
 
 /// The quick survey runs every benchmark's short form (30-60 s).

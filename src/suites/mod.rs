@@ -6,3 +6,4 @@ pub mod iostone;
 pub mod bonnie;
 pub mod iobench;
 pub mod postmark;
+pub mod scientific;

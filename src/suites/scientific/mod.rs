@@ -1,0 +1,750 @@
+//! Chen & Patterson's "scientific" workloads (Storage Performance — Metrics
+//! and Benchmarks, 1993): a large file written sequentially in large
+//! requests, then read back the same way. The figure of each is MB/s.
+//!
+//! One work directory, one file, two timed phases in this order:
+//!
+//! - **write**: a new file (created empty before timing) is written from
+//!   offset 0 to its end in requests of `request` bytes; by default one
+//!   fsync at the end is timed with it, so the figure covers the data
+//!   reaching the disk, not only the page cache.
+//! - **read**: the same file is read from offset 0 to its end in the same
+//!   requests. When the write phase did not run (`--phase read`), the file
+//!   is laid out before timing.
+//!
+//! Between the phases (untimed) the cache is put in the state the report
+//! names: `cold` (sync, then drop the page cache: root only), `direct`
+//! (O_DIRECT: the page cache is not used) or `warm` (neither: the read
+//! finds the file just written in memory).
+//!
+//! A size that is not a multiple of the request size ends with one short
+//! request ([`split`]): the file is exactly `size` bytes.
+//!
+//! Each phase is one run of the runner; the result merges them
+//! ([`merge`]): counts, bytes and histograms add, elapsed time and CPU are
+//! the sums of the timed phases, and the read phase's time series follows
+//! the write phase's. The per-phase figures are in `metrics.phases`.
+
+use crate::engine::{Choice, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::error::UsageError;
+use crate::measure::{CpuTimes, LatencySummary, OpKind, Outcome, WorkerStats};
+use crate::report::{RunResult, now_rfc3339};
+use crate::runner::{self, Ctx, Progress, Setup, StopRule, Worker};
+use crate::units::fmt_bytes;
+use anyhow::{Context, Result};
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The file of the workload: 100 MiB (the paper's "100 MB", in the binary
+/// megabytes of the programs of its time).
+pub const DEFAULT_SIZE: u64 = 100 << 20;
+/// The request: 128 KiB.
+pub const DEFAULT_REQUEST: u64 = 128 << 10;
+/// Largest request: it is one buffer held in memory.
+pub const MAX_REQUEST: u64 = 1 << 30;
+/// O_DIRECT needs whole blocks of this size.
+pub const DIRECT_BLOCK: u64 = crate::engine::DIRECT_ALIGN as u64;
+/// The control file that drops the page cache.
+pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
+/// The data file's name in the work directory.
+const FILE_NAME: &str = "scientific.dat";
+
+/// Which phases a run times (`--phase`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Phases {
+    /// The large-file write only.
+    Write,
+    /// The large-file read only (the file is laid out before timing).
+    Read,
+    /// The write, then the read of the file it wrote.
+    Both,
+}
+
+impl Phases {
+    /// The timed phases, in the order they run.
+    pub fn list(self) -> &'static [Phase] {
+        match self {
+            Phases::Write => &[Phase::Write],
+            Phases::Read => &[Phase::Read],
+            Phases::Both => &[Phase::Write, Phase::Read],
+        }
+    }
+}
+
+/// One timed phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    Write,
+    Read,
+}
+
+impl Phase {
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Write => "write",
+            Phase::Read => "read",
+        }
+    }
+
+    /// The classic name of the workload.
+    pub fn title(self) -> &'static str {
+        match self {
+            Phase::Write => "Large file write",
+            Phase::Read => "Large file read",
+        }
+    }
+
+    fn kind(self) -> OpKind {
+        match self {
+            Phase::Write => OpKind::Write,
+            Phase::Read => OpKind::Read,
+        }
+    }
+}
+
+/// The page cache's part in the figures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Cache {
+    /// The page cache was dropped before each phase (sync, then 3 into
+    /// /proc/sys/vm/drop_caches): the read comes from the device.
+    Cold,
+    /// O_DIRECT: the page cache is bypassed.
+    Direct,
+    /// Neither: the read finds the file in the page cache.
+    Warm,
+}
+
+impl Cache {
+    pub fn of(direct: bool, drop_caches: bool) -> Cache {
+        if direct {
+            Cache::Direct
+        } else if drop_caches {
+            Cache::Cold
+        } else {
+            Cache::Warm
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Cache::Cold => "cold",
+            Cache::Direct => "direct",
+            Cache::Warm => "warm",
+        }
+    }
+}
+
+/// One run as asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Bytes of the file.
+    pub size: u64,
+    /// Bytes per request (the last one may be shorter).
+    pub request: u64,
+    pub phases: Phases,
+    /// Parent of the work directory.
+    pub dir: PathBuf,
+    pub engine: Choice,
+    pub direct: bool,
+    /// Time one fsync at the end of the write phase.
+    pub fsync: bool,
+    /// Sync and drop the page cache before each phase.
+    pub drop_caches: bool,
+}
+
+impl Options {
+    /// The paper's workload in `dir`: 100 MiB in 128 KiB requests, write
+    /// then read, psync, fsync timed, warm cache.
+    pub fn new(dir: &Path) -> Options {
+        Options {
+            size: DEFAULT_SIZE,
+            request: DEFAULT_REQUEST,
+            phases: Phases::Both,
+            dir: dir.to_path_buf(),
+            engine: Choice::PSYNC,
+            direct: false,
+            fsync: true,
+            drop_caches: false,
+        }
+    }
+
+    /// Refuse sizes the workload cannot run, with the flag to change.
+    pub fn check(&self) -> Result<(), String> {
+        let (size, request) = (self.size, self.request);
+        if size == 0 {
+            return Err("--size 0: the file must hold at least one byte".into());
+        }
+        if request == 0 {
+            return Err("--request 0: a request must move at least one byte".into());
+        }
+        if request > size {
+            return Err(format!(
+                "--request {} is larger than --size {}: a request cannot be larger than the file",
+                fmt_bytes(request),
+                fmt_bytes(size)
+            ));
+        }
+        if request > MAX_REQUEST {
+            return Err(format!(
+                "--request {}: at most {} (the request is one buffer in memory)",
+                fmt_bytes(request),
+                fmt_bytes(MAX_REQUEST)
+            ));
+        }
+        if self.direct && (size % DIRECT_BLOCK != 0 || request % DIRECT_BLOCK != 0) {
+            return Err(format!(
+                "--direct needs --size and --request in whole blocks of {} (O_DIRECT); they are {size} B and {request} B",
+                fmt_bytes(DIRECT_BLOCK)
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn cache(&self) -> Cache {
+        Cache::of(self.direct, self.drop_caches)
+    }
+
+    fn engine_opts(&self) -> EngineOpts {
+        EngineOpts {
+            direct: self.direct,
+            depth: 1,
+            max_len: self.request as usize,
+            datasync: false,
+            seed: 0,
+        }
+    }
+}
+
+/// How a file of `size` bytes is cut into requests of `request` bytes:
+/// the number of requests and the length of the last one. A size that is
+/// not a multiple of the request ends with one shorter request, so the
+/// file is exactly `size` bytes. `request` must be at least 1.
+pub fn split(size: u64, request: u64) -> (u64, u64) {
+    let whole = size / request;
+    match size % request {
+        0 => (whole, if whole == 0 { 0 } else { request }),
+        rest => (whole + 1, rest),
+    }
+}
+
+/// Decimal megabytes (10^6 B) per second, as storage people quote them.
+pub fn mb_per_s(bytes: u64, elapsed_s: f64) -> f64 {
+    if elapsed_s > 0.0 {
+        bytes as f64 / 1e6 / elapsed_s
+    } else {
+        0.0
+    }
+}
+
+/// Why `--drop-caches` cannot be done, for a process of effective user
+/// `euid` that may (`writable`) or may not write the control file; `None`
+/// when it can.
+pub fn drop_caches_refusal(euid: u32, writable: bool) -> Option<String> {
+    if euid != 0 {
+        return Some(format!(
+            "--drop-caches needs root (it writes {DROP_CACHES}); without root, --direct reads past the page cache"
+        ));
+    }
+    if !writable {
+        return Some(format!(
+            "--drop-caches: {DROP_CACHES} is not writable here (a container?); --direct reads past the page cache"
+        ));
+    }
+    None
+}
+
+/// Whether this process may drop the page cache: `Err` says why not.
+pub fn check_drop_caches() -> Result<(), UsageError> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let euid = unsafe { libc::geteuid() };
+    let writable = rustix::fs::access(DROP_CACHES, rustix::fs::Access::WRITE_OK).is_ok();
+    match drop_caches_refusal(euid, writable) {
+        Some(why) => Err(UsageError::new(why)),
+        None => Ok(()),
+    }
+}
+
+/// Write dirty data back, then drop the clean page cache, dentries and
+/// inodes (untimed, between phases).
+fn drop_caches() -> Result<()> {
+    // SAFETY: sync(2) has no preconditions and cannot fail.
+    unsafe { libc::sync() };
+    std::fs::write(DROP_CACHES, "3").with_context(|| format!("cannot write 3 to {DROP_CACHES}"))
+}
+
+/// Lay out the file for a read without a write phase (untimed): `size`
+/// bytes of incompressible data, synced. `None` when Ctrl-C arrived.
+fn layout(path: &Path, size: u64) -> Result<Option<()>> {
+    const CHUNK: usize = 1 << 20;
+    let mut buf = vec![0u8; CHUNK];
+    crate::data::fill_random(&mut buf, 0x5c1e);
+    let mut f =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut left = size;
+    let mut chunk_no = 0u64;
+    while left > 0 {
+        if runner::signals::interrupted() {
+            return Ok(None);
+        }
+        // stamp every 4 KiB block with the chunk number: no two blocks alike
+        for blk in buf.chunks_mut(4096) {
+            blk[8..16].copy_from_slice(&chunk_no.to_le_bytes());
+        }
+        chunk_no += 1;
+        let n = left.min(CHUNK as u64) as usize;
+        f.write_all(&buf[..n])
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        left -= n as u64;
+    }
+    f.sync_all()
+        .with_context(|| format!("cannot fsync {}", path.display()))?;
+    Ok(Some(()))
+}
+
+const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync];
+const READ_KINDS: &[OpKind] = &[OpKind::Read];
+
+/// One phase: the file from offset 0 to its end in requests of `request`
+/// bytes, then (writes, when asked) one fsync.
+pub struct Sequential {
+    engine: Box<dyn Engine>,
+    file: FileId,
+    phase: Phase,
+    size: u64,
+    request: u64,
+    fsync: bool,
+}
+
+impl Sequential {
+    /// Open the file (untimed): the write phase creates it (the work
+    /// directory is new, so the file is too), the read phase opens it.
+    pub fn new(o: &Options, phase: Phase, path: &Path) -> Result<Sequential> {
+        let mut engine = o.engine.make(&o.engine_opts()).map_err(UsageError)?;
+        let how = match phase {
+            Phase::Write => OpenHow::CREATE,
+            Phase::Read => OpenHow::READ,
+        };
+        let file = engine
+            .open(path, how)
+            .with_context(|| format!("cannot open {}", path.display()))?;
+        Ok(Sequential {
+            engine,
+            file,
+            phase,
+            size: o.size,
+            request: o.request,
+            fsync: o.fsync && phase == Phase::Write,
+        })
+    }
+
+    #[cold]
+    fn failed(&self, req: Req, e: std::io::Error) -> anyhow::Error {
+        anyhow::Error::new(e).context(format!(
+            "{} of {} B at offset {} in {}",
+            req.kind.name(),
+            req.len,
+            req.offset,
+            self.engine.path(req.file).display()
+        ))
+    }
+
+    #[cold]
+    fn short(&self, req: Req, got: u64) -> anyhow::Error {
+        anyhow::anyhow!(
+            "short {}: {got} of {} B at offset {} in {}",
+            req.kind.name(),
+            req.len,
+            req.offset,
+            self.engine.path(req.file).display()
+        )
+    }
+}
+
+impl Worker for Sequential {
+    fn kinds(&self) -> &[OpKind] {
+        match self.phase {
+            Phase::Write => WRITE_KINDS,
+            Phase::Read => READ_KINDS,
+        }
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let kind = self.phase.kind();
+        let mut offset = 0u64;
+        while offset < self.size && ctx.keep_going() {
+            let len = (self.size - offset).min(self.request) as u32;
+            let req = Req {
+                kind,
+                file: self.file,
+                offset,
+                len,
+                slot: 0,
+            };
+            let c = match self.engine.exec(req) {
+                Ok(c) => c,
+                Err(e) => return Err(self.failed(req, e)),
+            };
+            ctx.record(&c);
+            if c.bytes != u64::from(len) {
+                return Err(self.short(req, c.bytes));
+            }
+            offset += u64::from(len);
+        }
+        // the whole file written: its data to the disk, timed
+        if self.fsync && offset == self.size {
+            let req = Req::fsync(self.file);
+            let c = match self.engine.exec(req) {
+                Ok(c) => c,
+                Err(e) => return Err(self.failed(req, e)),
+            };
+            ctx.record(&c);
+        }
+        Ok(())
+    }
+}
+
+/// One timed phase and its own result (the figures of that phase alone).
+pub struct PhaseResult {
+    pub phase: Phase,
+    pub result: RunResult,
+}
+
+impl PhaseResult {
+    /// The phase's MB/s (10^6 B/s) over its elapsed time.
+    pub fn mb_per_s(&self) -> f64 {
+        self.result
+            .metrics
+            .get("mb_per_s")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0)
+    }
+
+    /// Requests of the phase's data op done.
+    pub fn requests(&self) -> u64 {
+        self.result
+            .ops
+            .get(self.phase.name())
+            .map_or(0, |o| o.count)
+    }
+}
+
+/// What a run gives: the merged result (the document `--json` writes) and
+/// each phase's own, in the order they ran. A phase that did not run
+/// (Ctrl-C or an error before it) has none.
+pub struct Report {
+    pub result: RunResult,
+    pub phases: Vec<PhaseResult>,
+}
+
+/// Run the workload as `o` says. Nothing is left behind.
+pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
+    o.check().map_err(UsageError)?;
+    o.engine.check(&o.engine_opts()).map_err(UsageError)?;
+    if o.drop_caches {
+        check_drop_caches()?;
+    }
+    let fake = o.engine.is_fake();
+    let cache = o.cache();
+    let (requests, last) = split(o.size, o.request);
+    let config = serde_json::json!({
+        "size_bytes": o.size,
+        "request_bytes": o.request,
+        "requests": requests,
+        "last_request_bytes": last,
+        "phase": o.phases,
+        "engine": o.engine,
+        "direct": o.direct,
+        "fsync": o.fsync,
+        "drop_caches": o.drop_caches,
+        "cache": cache,
+    });
+    let setup = Setup::new("scientific", &o.dir)
+        .data(o.size)
+        .fake(fake)
+        .workers(1, 1, false)
+        .config(&config);
+    let session = setup.begin()?;
+    let path = session.dir().join(FILE_NAME);
+    if o.phases == Phases::Read && !fake {
+        progress.status(&format!("laying out {} (untimed)", fmt_bytes(o.size)));
+        if layout(&path, o.size)?.is_none() {
+            return Ok(Report {
+                result: session.interrupted(),
+                phases: Vec::new(),
+            });
+        }
+    }
+    let mut phases = Vec::new();
+    let mut outcomes = Vec::new();
+    let mut cut_short = false;
+    for &phase in o.phases.list() {
+        if runner::signals::interrupted() || outcomes.iter().any(|done: &Outcome| !done.complete) {
+            cut_short = true;
+            break;
+        }
+        if o.drop_caches && !fake {
+            progress.status("sync and drop the page cache (untimed)");
+            drop_caches()?;
+        }
+        progress.status(&format!("{} phase", phase.name()));
+        let worker = Sequential::new(o, phase, &path)?;
+        let started = now_rfc3339();
+        let outcome = runner::run(StopRule::default(), vec![worker], progress);
+        let mut r = RunResult::new(
+            "scientific",
+            &config,
+            session.environment().clone(),
+            started,
+        )
+        .with_outcome(&outcome);
+        let bytes = if phase == Phase::Write {
+            r.summary.bytes_written
+        } else {
+            r.summary.bytes_read
+        };
+        r.metric("phase", phase);
+        r.metric("mb_per_s", mb_per_s(bytes, r.elapsed_s));
+        r.metric("cache", cache);
+        phases.push(PhaseResult { phase, result: r });
+        outcomes.push(outcome);
+    }
+    let mut merged = merge(outcomes);
+    if cut_short {
+        merged.complete = false;
+    }
+    let mut result = session.finish(&merged);
+    result.metric("cache", cache);
+    result.metric("size_bytes", o.size);
+    result.metric("request_bytes", o.request);
+    result.metric("requests", requests);
+    result.metric("write_fsync", o.fsync);
+    let mut details = serde_json::Map::new();
+    for p in &phases {
+        result.metric(&format!("{}_mb_per_s", p.phase.name()), p.mb_per_s());
+        details.insert(p.phase.name().into(), phase_details(p));
+    }
+    result.metric("phases", details);
+    Ok(Report { result, phases })
+}
+
+/// What `metrics.phases.<phase>` holds.
+#[derive(Serialize)]
+struct PhaseDetails {
+    complete: bool,
+    started_at: String,
+    elapsed_s: f64,
+    requests: u64,
+    bytes: u64,
+    mb_per_s: f64,
+    io_time_fraction: f64,
+    cpu_user_s: f64,
+    cpu_sys_s: f64,
+    /// Latency of one request.
+    latency_ns: LatencySummary,
+    /// The timed fsync at the end of the write phase, when there was one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fsync_ns: Option<u64>,
+}
+
+fn phase_details(p: &PhaseResult) -> serde_json::Value {
+    let r = &p.result;
+    let data = r.ops.get(p.phase.name());
+    let d = PhaseDetails {
+        complete: r.complete,
+        started_at: r.started_at.clone(),
+        elapsed_s: r.elapsed_s,
+        requests: data.map_or(0, |o| o.count),
+        bytes: data.map_or(0, |o| o.bytes),
+        mb_per_s: p.mb_per_s(),
+        io_time_fraction: r.summary.io_time_fraction,
+        cpu_user_s: r.summary.cpu_user_s,
+        cpu_sys_s: r.summary.cpu_sys_s,
+        latency_ns: data.map(|o| o.latency_ns.clone()).unwrap_or_default(),
+        fsync_ns: r.ops.get("fsync").map(|o| o.latency_ns.max),
+    };
+    serde_json::to_value(d).unwrap_or_default()
+}
+
+/// The phases' outcomes as one: counts, bytes and histograms add; elapsed
+/// and CPU time are the sums of the timed phases (the untimed work between
+/// them is left out); each phase's time series follows the one before it,
+/// shifted by its elapsed time. Complete when every phase is.
+pub fn merge(parts: Vec<Outcome>) -> Outcome {
+    const SECOND_NS: u64 = 1_000_000_000;
+    let mut stats = WorkerStats::default();
+    let mut elapsed = Duration::ZERO;
+    let mut cpu = CpuTimes::default();
+    let mut complete = true;
+    let mut interrupted = false;
+    let mut error = None;
+    let mut failure = None;
+    for p in parts {
+        for (kind, k) in p.stats.kinds() {
+            stats.merge_kind(kind, k);
+        }
+        let offset = elapsed.as_nanos() as u64;
+        for (i, (&n, &b)) in p
+            .stats
+            .series
+            .ops()
+            .iter()
+            .zip(p.stats.series.bytes())
+            .enumerate()
+        {
+            if n > 0 || b > 0 {
+                stats.series.add(offset + i as u64 * SECOND_NS, n, b);
+            }
+        }
+        elapsed += p.elapsed;
+        cpu.user += p.cpu.user;
+        cpu.sys += p.cpu.sys;
+        cpu.max_rss_kib = cpu.max_rss_kib.max(p.cpu.max_rss_kib);
+        complete &= p.complete;
+        interrupted |= p.interrupted;
+        if error.is_none() {
+            failure = p.failures.into_iter().flatten().next();
+            error = p.error;
+        }
+    }
+    Outcome {
+        stats,
+        per_worker: Vec::new(),
+        elapsed,
+        cpu,
+        complete,
+        interrupted,
+        error,
+        extras: vec![serde_json::Value::Null],
+        failures: vec![failure],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_size_splits_into_whole_requests_and_one_short_one() {
+        assert_eq!(split(100 << 20, 128 << 10), (800, 128 << 10));
+        assert_eq!(split(4 << 20, 128 << 10), (32, 128 << 10));
+        assert_eq!(split((1 << 20) + 4096, 128 << 10), (9, 4096));
+        assert_eq!(split(1, 1), (1, 1));
+        assert_eq!(split(5, 10), (1, 5));
+        assert_eq!(split(0, 10), (0, 0));
+    }
+
+    #[test]
+    fn mb_per_s_is_decimal() {
+        assert_eq!(mb_per_s(100_000_000, 2.0), 50.0);
+        assert_eq!(mb_per_s(100 << 20, 1.0), 104.857_6);
+        assert_eq!(mb_per_s(1, 0.0), 0.0);
+    }
+
+    #[test]
+    fn bad_sizes_are_refused_with_the_flag_to_change() {
+        let dir = Path::new(".");
+        let with = |size, request, direct| Options {
+            size,
+            request,
+            direct,
+            ..Options::new(dir)
+        };
+        assert!(Options::new(dir).check().is_ok());
+        assert!(with(0, 4096, false).check().unwrap_err().contains("--size"));
+        assert!(
+            with(4096, 0, false)
+                .check()
+                .unwrap_err()
+                .contains("--request")
+        );
+        let e = with(4096, 8192, false).check().unwrap_err();
+        assert!(e.contains("larger than --size"), "{e}");
+        let e = with(4 << 30, 2 << 30, false).check().unwrap_err();
+        assert!(e.contains("at most"), "{e}");
+        // any sizes without O_DIRECT, whole 4 KiB blocks with it
+        assert!(with(1_000_000, 100_000, false).check().is_ok());
+        let e = with(1_000_000, 4096, true).check().unwrap_err();
+        assert!(e.contains("--direct"), "{e}");
+        assert!(with(1 << 20, 100_000, true).check().is_err());
+        assert!(with(1 << 20, 128 << 10, true).check().is_ok());
+    }
+
+    #[test]
+    fn the_cache_state_follows_the_flags() {
+        assert_eq!(Cache::of(false, false), Cache::Warm);
+        assert_eq!(Cache::of(false, true), Cache::Cold);
+        assert_eq!(Cache::of(true, false), Cache::Direct);
+        assert_eq!(Cache::of(true, true), Cache::Direct);
+        assert_eq!(serde_json::to_value(Cache::Cold).unwrap(), "cold");
+    }
+
+    #[test]
+    fn dropping_caches_needs_root_and_a_writable_control_file() {
+        assert!(drop_caches_refusal(0, true).is_none());
+        let e = drop_caches_refusal(1000, true).unwrap();
+        assert!(e.contains("root") && e.contains("--direct"), "{e}");
+        let e = drop_caches_refusal(0, false).unwrap();
+        assert!(e.contains("not writable") && e.contains("--direct"), "{e}");
+        for e in [
+            drop_caches_refusal(1000, false),
+            drop_caches_refusal(0, false),
+        ] {
+            assert!(!e.unwrap().contains('\n'));
+        }
+    }
+
+    fn outcome(kind: OpKind, n: u64, elapsed_ms: u64, at_ms: u64) -> Outcome {
+        let mut s = WorkerStats::new(&[kind]);
+        for i in 0..n {
+            s.record(kind, 1000 + i, 4096, at_ms * 1_000_000);
+        }
+        Outcome {
+            stats: s,
+            per_worker: Vec::new(),
+            elapsed: Duration::from_millis(elapsed_ms),
+            cpu: CpuTimes {
+                user: Duration::from_millis(1),
+                sys: Duration::from_millis(2),
+                max_rss_kib: 10,
+            },
+            complete: true,
+            interrupted: false,
+            error: None,
+            extras: vec![serde_json::Value::Null],
+            failures: vec![None],
+        }
+    }
+
+    #[test]
+    fn phases_merge_without_double_counting() {
+        let w = outcome(OpKind::Write, 10, 1500, 1200);
+        let r = outcome(OpKind::Read, 4, 300, 100);
+        let m = merge(vec![w, r]);
+        assert!(m.complete);
+        assert_eq!(m.elapsed, Duration::from_millis(1800));
+        assert_eq!(m.cpu.user, Duration::from_millis(2));
+        assert_eq!(m.cpu.sys, Duration::from_millis(4));
+        assert_eq!(m.stats.kind(OpKind::Write).unwrap().count, 10);
+        assert_eq!(m.stats.kind(OpKind::Read).unwrap().count, 4);
+        assert_eq!(m.stats.total_ops(), 14);
+        let io: u128 =
+            (0..10).map(|i| 1000 + i).sum::<u128>() + (0..4).map(|i| 1000 + i).sum::<u128>();
+        assert_eq!(m.stats.io_ns, io);
+        // the reads (at 0.1 s of their phase) land after the writes' 1.5 s
+        assert_eq!(m.stats.series.ops(), &[0, 14]);
+        let r = outcome(OpKind::Read, 4, 300, 100);
+        let m = merge(vec![outcome(OpKind::Write, 2, 2500, 100), r]);
+        assert_eq!(m.stats.series.ops(), &[2, 0, 4]);
+        // a phase cut short makes the whole incomplete
+        let mut cut = outcome(OpKind::Write, 1, 10, 0);
+        cut.complete = false;
+        cut.interrupted = true;
+        let m = merge(vec![cut]);
+        assert!(!m.complete && m.interrupted);
+    }
+}

@@ -399,3 +399,52 @@ fn bad_input_is_refused_with_one_line() {
     let e = assert_usage_error(&["bonnie", "-d", "/nonexistent/x", "-s", "1"]);
     assert!(e.contains("/nonexistent/x"), "{e}");
 }
+
+#[test]
+fn ctrl_c_stops_cleans_up_and_writes_a_partial_result() {
+    use std::time::{Duration, Instant};
+    let dir = work_dir();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    // the null engine: a 100 GiB file written a character at a time
+    let mut child = StdCommand::new(bin_path())
+        .args(["bonnie", "--engine", "null", "-s", "100g", "-d"])
+        .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(700));
+    assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+    // SAFETY: kill(2) on our own child.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let t = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > Duration::from_secs(5) {
+            let _ = child.kill();
+            panic!("the run did not stop within 5 s of Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["complete"], false);
+    let done = u64_at(&v, "metrics.putc.work");
+    assert!(done > 0 && done < 100 << 30, "{done}");
+    assert!(
+        v["metrics"].get("put_block").is_none(),
+        "stopped in the first test"
+    );
+    assert_untouched(dir.path());
+}

@@ -135,7 +135,7 @@ impl Args {
             }
         }
         if let Some(n) = &self.files {
-            o.files = Some(bonnie::parse_file_tests(n).map_err(crate::error::UsageError)?);
+            o.files = bonnie::parse_file_tests(n).map_err(crate::error::UsageError)?;
         }
         if let Some(m) = &self.machine {
             o.machine = m.clone();
@@ -224,19 +224,30 @@ pub fn main(a: Args) -> Result<Status> {
             });
         }
         last = Some(r);
+        if runs > 1 {
+            // rewritten after each run: an interrupted series keeps its runs
+            out.write_files(&runs_doc(&entries))?;
+        }
         if !complete {
             break;
         }
     }
     let last = last.expect("at least one run");
-    if entries.len() > 1 {
-        let mut c = Collection::new("iogauge/bonnie-runs/v1", entries);
-        c.complete = c.entries.iter().all(|e| e.result.complete);
-        out.write(&c)?;
+    if runs > 1 {
+        out.write(&runs_doc(&entries))?;
     } else {
         out.write(&last)?;
     }
     common::status_of(&out, &last)
+}
+
+/// The runs of `-x N` as one document.
+fn runs_doc(entries: &[Entry]) -> Collection {
+    let mut c = Collection::new("iogauge/bonnie-runs/v1", entries.to_vec());
+    if let Some(first) = entries.first() {
+        c.started_at = first.result.started_at.clone();
+    }
+    c
 }
 
 /// The program's own report: Bonnie's table or HTML row, or bonnie++'s
@@ -402,7 +413,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     o.byte_io_mib = 0;
     o.direct = ctx.direct_ok;
     o.seeks = if ctx.quick { 2048 } else { 8192 };
-    o.files = Some(bonnie::parse_file_tests("1").map_err(crate::error::UsageError)?);
+    o.files = bonnie::parse_file_tests("1").map_err(crate::error::UsageError)?;
     o.seed = Seed::Num(1);
     let (r, results) = bonnie::run(&o, &bonnie::Silent)?;
     let how = format!(

@@ -41,23 +41,24 @@ fn the_size_spec_has_four_parts() {
 
 #[test]
 fn file_tests_parse_and_refuse_what_bonnie_pp_refuses() {
+    assert_eq!(parse_file_tests("0"), Ok(None));
     assert_eq!(
         parse_file_tests("16"),
-        Ok(FileTests {
+        Ok(Some(FileTests {
             num: 16,
             max: 0,
             min: 0,
             dirs: 1,
             chunk: 8192
-        })
+        }))
     );
-    let f = parse_file_tests("1:4k:1k:8:4096").unwrap();
+    let f = parse_file_tests("1:4k:1k:8:4096").unwrap().unwrap();
     assert_eq!(
         (f.num, f.max, f.min, f.dirs, f.chunk),
         (1, 4096, 1024, 8, 4096)
     );
-    assert_eq!(parse_file_tests("2:-1").unwrap().max, -1);
-    assert_eq!(parse_file_tests("2:-2").unwrap().max, -2);
+    assert_eq!(parse_file_tests("2:-1").unwrap().unwrap().max, -1);
+    assert_eq!(parse_file_tests("2:-2").unwrap().unwrap().max, -2);
     // max below min, a chunk of 5 bytes, six parts, no files
     for bad in [
         "1:2:3:4:5",
@@ -113,7 +114,7 @@ fn tests_run_in_each_flavours_order() {
         ]
     );
     o = Options::new(Flavor::BonniePlusPlus, Path::new("."), 0);
-    o.files = Some(parse_file_tests("1").unwrap());
+    o.files = parse_file_tests("1").unwrap();
     assert_eq!(o.tests()[..3], [Test::Putc, Test::PutBlock, Test::Rewrite]);
     assert_eq!(o.tests().len(), 12);
     o.byte_io_mib = 0;

@@ -389,6 +389,36 @@ fn bad_input_is_refused_with_one_line() {
             vec!["--flavor", "bonnie++", "-s", "1", "-r", "0", "-c", "0"],
             "0",
         ),
+        (
+            vec![
+                "--flavor",
+                "bonnie++",
+                "-s",
+                "1",
+                "-r",
+                "0",
+                "-u",
+                "no_such_user_here",
+            ],
+            "no user",
+        ),
+        (
+            vec![
+                "--flavor",
+                "bonnie++",
+                "-s",
+                "1",
+                "-r",
+                "0",
+                "-Z",
+                "/nonexistent/rand",
+            ],
+            "-Z",
+        ),
+        (
+            vec!["--flavor", "bonnie++", "-s", "1:1k", "-r", "0", "-D"],
+            "O_DIRECT",
+        ),
     ] {
         let mut all = vec!["bonnie", "-d", dir];
         all.extend(args.iter().copied());

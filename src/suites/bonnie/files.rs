@@ -160,14 +160,7 @@ impl FileSet {
             std::fs::create_dir(p).with_context(|| format!("Can't make directory {}", p.display()))
         };
         mkdir(&self.dir)?;
-        let subdirs: Vec<PathBuf> = if cfg.dirs > 1 {
-            (0..cfg.dirs)
-                .map(|i| self.dir.join(format!("{i:05}")))
-                .collect()
-        } else {
-            vec![self.dir.clone()]
-        };
-        for d in &subdirs {
+        for d in &self.subdirs(cfg) {
             if cfg.dirs > 1 {
                 mkdir(d)?;
             }

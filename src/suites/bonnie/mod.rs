@@ -795,6 +795,25 @@ fn phase_metrics(t: Test, m: &Measured) -> serde_json::Value {
     })
 }
 
+/// The whole run's result narrowed to one test: its ops, time, CPU and
+/// share of time in I/O (the survey's rows, one per test).
+pub fn test_result(whole: &RunResult, m: &Measured) -> RunResult {
+    let o = Outcome {
+        stats: m.stats.clone(),
+        per_worker: (0..m.workers).map(|_| WorkerStats::default()).collect(),
+        elapsed: m.elapsed,
+        cpu: m.cpu,
+        complete: whole.complete,
+        interrupted: false,
+        error: None,
+        extras: Vec::new(),
+        failures: Vec::new(),
+    };
+    let mut r = whole.clone().with_outcome(&o);
+    r.error.clone_from(&whole.error);
+    r
+}
+
 /// One line when the page cache can hold the file: the figures are then
 /// memory's, not the disk's.
 pub fn page_cache_note(o: &Options) -> Option<String> {

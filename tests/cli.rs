@@ -638,20 +638,7 @@ fn interrupt_a_run(sig: libc::c_int) {
         std::thread::sleep(Duration::from_millis(10));
     }
     std::thread::sleep(Duration::from_millis(700));
-    // SAFETY: kill(2) on our own child's pid.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
-    let t = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if t.elapsed() > Duration::from_secs(5) {
-            let _ = child.kill();
-            panic!("the run did not stop within 5 s of the signal");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
-    let took = t.elapsed();
+    let (status, took) = signal_and_wait(&mut child, sig);
     let stdout = std::fs::read_to_string(out.path().join("stdout")).unwrap();
     let stderr = std::fs::read_to_string(out.path().join("stderr")).unwrap();
     assert!(took < Duration::from_secs(2), "took {took:?} to stop");

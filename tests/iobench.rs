@@ -569,20 +569,6 @@ fn user_pids(parent: u32) -> Vec<u32> {
     v
 }
 
-fn wait_for(child: &mut std::process::Child, limit: Duration) -> std::process::ExitStatus {
-    let t = Instant::now();
-    loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            return s;
-        }
-        if t.elapsed() > limit {
-            let _ = child.kill();
-            panic!("iobench did not end within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
-}
-
 /// A user process killed in the middle of the run is a failed user; the
 /// run completes, reports it, and exits 0.
 #[test]
@@ -682,11 +668,7 @@ fn interrupt(sig: libc::c_int, threads: bool) {
         std::thread::sleep(Duration::from_millis(10));
     };
     std::thread::sleep(Duration::from_millis(700));
-    // SAFETY: kill(2) on our own child.
-    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
-    let t = Instant::now();
-    let status = wait_for(&mut child, Duration::from_secs(5));
-    let took = t.elapsed();
+    let (status, took) = signal_and_wait(&mut child, sig);
     let mut stderr = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
     assert!(took < Duration::from_secs(2), "took {took:?} to stop");

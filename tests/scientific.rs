@@ -11,7 +11,7 @@ mod common;
 use common::*;
 use serde_json::Value;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn p(d: &Path) -> &str {
     d.to_str().expect("a UTF-8 temporary path")
@@ -284,22 +284,7 @@ fn ctrl_c_stops_cleans_up_and_writes_a_partial_result() {
         .unwrap();
     std::thread::sleep(Duration::from_millis(700));
     assert!(child.try_wait().unwrap().is_none(), "the run ended early");
-    // SAFETY: kill(2) on our own child.
-    assert_eq!(
-        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
-        0
-    );
-    let t = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if t.elapsed() > Duration::from_secs(5) {
-            let _ = child.kill();
-            panic!("the run did not stop within 5 s of Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let (status, _) = signal_and_wait(&mut child, libc::SIGINT);
     let o = child.wait_with_output().unwrap();
     let (stdout, stderr) = (
         String::from_utf8_lossy(&o.stdout),

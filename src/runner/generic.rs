@@ -70,31 +70,46 @@ pub fn layout(spec: &GenericSpec, setup: &IoSetup, dir: &Path) -> Result<Option<
     let size = spec.file_size();
     let mut chunk_no = 0u64;
     for p in &paths {
-        let mut f =
-            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
-        let mut left = size;
-        while left > 0 {
-            if runner::signals::interrupted() {
-                return Ok(None);
-            }
-            // stamp every 4 KiB block with the chunk number: no two blocks alike
-            for blk in buf.chunks_mut(4096) {
-                blk[8..16].copy_from_slice(&chunk_no.to_le_bytes());
-            }
-            chunk_no += 1;
-            let n = left.min(CHUNK as u64) as usize;
-            f.write_all(&buf[..n])
-                .with_context(|| format!("cannot write {}", p.display()))?;
-            left -= n as u64;
-        }
-        f.sync_all()
-            .with_context(|| format!("cannot fsync {}", p.display()))?;
+        let Some(f) = fill_file(p, size, &mut buf, &mut chunk_no)? else {
+            return Ok(None);
+        };
         if setup.cold {
             // SAFETY: a valid open descriptor; advice has no memory effects.
             unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
         }
     }
     Ok(Some(paths))
+}
+
+/// Write a new file of `size` bytes from `buf` (incompressible data), each
+/// 4 KiB block stamped with the number of its `buf`-sized chunk, counted on
+/// in `chunk_no` across files so that no two blocks are alike; then sync
+/// it (untimed). `None` when Ctrl-C arrived meanwhile.
+pub fn fill_file(
+    path: &Path,
+    size: u64,
+    buf: &mut [u8],
+    chunk_no: &mut u64,
+) -> Result<Option<std::fs::File>> {
+    let mut f =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut left = size;
+    while left > 0 {
+        if runner::signals::interrupted() {
+            return Ok(None);
+        }
+        for blk in buf.chunks_mut(4096) {
+            blk[8..16].copy_from_slice(&chunk_no.to_le_bytes());
+        }
+        *chunk_no += 1;
+        let n = left.min(buf.len() as u64) as usize;
+        f.write_all(&buf[..n])
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        left -= n as u64;
+    }
+    f.sync_all()
+        .with_context(|| format!("cannot fsync {}", path.display()))?;
+    Ok(Some(f))
 }
 
 /// The name of the generic worker in the process mode's table.

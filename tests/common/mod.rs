@@ -394,3 +394,34 @@ pub fn null_model_args<'a>(dir: &'a str, out: &'a str) -> Vec<&'a str> {
         out,
     ]
 }
+
+/// Wait for `child` to end within `limit`; kill it and fail otherwise.
+pub fn wait_for(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> std::process::ExitStatus {
+    let t = std::time::Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if t.elapsed() > limit {
+            let _ = child.kill();
+            panic!("the run did not end within {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Send `sig` to `child` and wait (at most 5 s) for it to end: its status
+/// and how long it took to stop.
+pub fn signal_and_wait(
+    child: &mut std::process::Child,
+    sig: i32,
+) -> (std::process::ExitStatus, std::time::Duration) {
+    // SAFETY: kill(2) on our own child's pid.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, sig) }, 0);
+    let t = std::time::Instant::now();
+    let status = wait_for(child, std::time::Duration::from_secs(5));
+    (status, t.elapsed())
+}

@@ -115,6 +115,7 @@ impl FileSets {
                 sync,
                 fake,
                 latency: 0,
+                path: PathBuf::new(),
             })
             .collect();
         let kind = match test {
@@ -240,6 +241,9 @@ struct FileWorker<'a> {
     sync: bool,
     fake: bool,
     latency: u64,
+    /// A file's full path, rebuilt in place for each file (no allocation
+    /// per file in the timed loop).
+    path: PathBuf,
 }
 
 impl FileWorker<'_> {
@@ -270,8 +274,26 @@ impl FileWorker<'_> {
         Ok(())
     }
 
+    /// The full path of file `i`, in the worker's reused buffer: give it
+    /// back with `self.path = path` when done.
+    fn full_path(&mut self, i: usize) -> PathBuf {
+        let mut p = std::mem::take(&mut self.path);
+        let s = p.as_mut_os_string();
+        s.clear();
+        s.push(self.set.dir.as_os_str());
+        s.push("/");
+        s.push(&self.set.names[i]);
+        p
+    }
+
     fn create_one(&mut self, ctx: &mut Ctx, i: usize) -> Result<()> {
-        let path = self.set.dir.join(&self.set.names[i]);
+        let path = self.full_path(i);
+        let r = self.create_at(ctx, i, &path);
+        self.path = path;
+        r
+    }
+
+    fn create_at(&mut self, ctx: &mut Ctx, i: usize, path: &Path) -> Result<()> {
         if self.cfg.max < 0 && i > 0 {
             // a hard link to the first file, or a symbolic link to its name
             let first = self.set.dir.join(&self.set.names[0]);
@@ -279,10 +301,10 @@ impl FileWorker<'_> {
             if !self.fake {
                 Self::timed(ctx, OpKind::Create, 0, || {
                     if hard {
-                        std::fs::hard_link(&first, &path)
+                        std::fs::hard_link(&first, path)
                     } else {
                         let target = self.set.names[0].rsplit('/').next().unwrap_or("");
-                        std::os::unix::fs::symlink(target, &path)
+                        std::os::unix::fs::symlink(target, path)
                     }
                     .with_context(|| format!("Can't create link {}", path.display()))
                 })?;
@@ -299,7 +321,7 @@ impl FileWorker<'_> {
         let engine = &mut self.set.engine;
         let fid = Self::timed(ctx, OpKind::Create, 0, || {
             engine
-                .open(&path, how)
+                .open(path, how)
                 .with_context(|| format!("Can't create file {}", path.display()))
         })?;
         let size = if self.cfg.max > 0 {
@@ -333,27 +355,36 @@ impl FileWorker<'_> {
             .with_context(|| format!("closing {}", path.display()))
     }
 
-    fn create(&mut self, ctx: &mut Ctx) -> Result<()> {
+    /// Do `f` to every file in the order of the names, each one's time a
+    /// unit of the latency; false when the run was stopped.
+    fn each(
+        &mut self,
+        ctx: &mut Ctx,
+        mut f: impl FnMut(&mut Self, &mut Ctx, usize) -> Result<()>,
+    ) -> Result<bool> {
         for i in 0..self.set.names.len() {
             if !ctx.keep_going() {
-                return Ok(());
+                return Ok(false);
             }
             let t = now_ns();
-            self.create_one(ctx, i)?;
+            f(self, ctx, i)?;
             self.note(t);
         }
-        self.sync_fs()
+        Ok(true)
+    }
+
+    fn create(&mut self, ctx: &mut Ctx) -> Result<()> {
+        if self.each(ctx, Self::create_one)? {
+            self.sync_fs()?;
+        }
+        Ok(())
     }
 
     fn sync_fs(&self) -> Result<()> {
         if self.fake {
             return Ok(());
         }
-        let d = rustix::fs::open(
-            self.set.dir.parent().unwrap_or(&self.set.dir),
-            rustix::fs::OFlags::RDONLY | rustix::fs::OFlags::DIRECTORY,
-            rustix::fs::Mode::empty(),
-        )?;
+        let d = Self::open_dir(self.set.dir.parent().unwrap_or(&self.set.dir))?;
         rustix::fs::syncfs(d.as_fd()).context("sync of the file system")?;
         Ok(())
     }
@@ -409,18 +440,15 @@ impl FileWorker<'_> {
         let n = self.set.names.len();
         let mut count = 0usize;
         if self.fake {
-            for i in 0..n {
-                if !ctx.keep_going() {
-                    return Ok(());
-                }
-                let t = now_ns();
+            // no directory to read: the names in their order
+            self.each(ctx, |w, ctx, i| {
                 if delete {
-                    self.delete_one(ctx, i)?;
+                    w.delete_one(ctx, i)
                 } else {
                     ctx.record_op(OpKind::Stat, 0, 0, now_ns());
+                    Ok(())
                 }
-                self.note(t);
-            }
+            })?;
             return Ok(());
         }
         for (d, dir) in self.set.subdirs(&self.cfg).into_iter().enumerate() {
@@ -470,13 +498,15 @@ impl FileWorker<'_> {
     }
 
     fn delete_one(&mut self, ctx: &mut Ctx, i: usize) -> Result<()> {
-        let path = self.set.dir.join(&self.set.names[i]);
+        let path = self.full_path(i);
         let engine = &mut self.set.engine;
-        Self::timed(ctx, OpKind::Delete, 0, || {
+        let r = Self::timed(ctx, OpKind::Delete, 0, || {
             engine
                 .unlink(&path)
                 .with_context(|| format!("Can't delete file {}", path.display()))
-        })?;
+        });
+        self.path = path;
+        r?;
         self.sync_dir(ctx, self.set.dir_of[i])
     }
 
@@ -497,13 +527,25 @@ impl FileWorker<'_> {
         }
         let dir = self.set.dir.clone();
         let fd = Self::open_dir(&dir)?;
-        for i in 0..self.set.names.len() {
+        // the names stay put while each is stat'ed (no copy in the loop)
+        let names = std::mem::take(&mut self.set.names);
+        let r = self.each_name(ctx, &names, |w, ctx, name| w.stat_one(ctx, &fd, &dir, name));
+        self.set.names = names;
+        r
+    }
+
+    fn each_name(
+        &mut self,
+        ctx: &mut Ctx,
+        names: &[String],
+        mut f: impl FnMut(&mut Self, &mut Ctx, &str) -> Result<()>,
+    ) -> Result<()> {
+        for name in names {
             if !ctx.keep_going() {
                 return Ok(());
             }
             let t = now_ns();
-            let name = self.set.names[i].clone();
-            self.stat_one(ctx, &fd, &dir, &name)?;
+            f(self, ctx, name)?;
             self.note(t);
         }
         Ok(())
@@ -511,13 +553,8 @@ impl FileWorker<'_> {
 
     /// Delete every file in the (shuffled) order of the names.
     fn delete_random(&mut self, ctx: &mut Ctx) -> Result<()> {
-        for i in 0..self.set.names.len() {
-            if !ctx.keep_going() {
-                return Ok(());
-            }
-            let t = now_ns();
-            self.delete_one(ctx, i)?;
-            self.note(t);
+        if !self.each(ctx, Self::delete_one)? {
+            return Ok(());
         }
         if !self.fake && self.cfg.dirs > 1 {
             for d in self.set.subdirs(&self.cfg) {

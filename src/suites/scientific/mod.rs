@@ -33,7 +33,6 @@ use crate::runner::{self, Ctx, Progress, Setup, StopRule, Worker};
 use crate::units::fmt_bytes;
 use anyhow::{Context, Result};
 use serde::Serialize;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -280,30 +279,9 @@ fn drop_caches() -> Result<()> {
 /// Lay out the file for a read without a write phase (untimed): `size`
 /// bytes of incompressible data, synced. `None` when Ctrl-C arrived.
 fn layout(path: &Path, size: u64) -> Result<Option<()>> {
-    const CHUNK: usize = 1 << 20;
-    let mut buf = vec![0u8; CHUNK];
+    let mut buf = vec![0u8; 1 << 20];
     crate::data::fill_random(&mut buf, 0x5c1e);
-    let mut f =
-        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let mut left = size;
-    let mut chunk_no = 0u64;
-    while left > 0 {
-        if runner::signals::interrupted() {
-            return Ok(None);
-        }
-        // stamp every 4 KiB block with the chunk number: no two blocks alike
-        for blk in buf.chunks_mut(4096) {
-            blk[8..16].copy_from_slice(&chunk_no.to_le_bytes());
-        }
-        chunk_no += 1;
-        let n = left.min(CHUNK as u64) as usize;
-        f.write_all(&buf[..n])
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        left -= n as u64;
-    }
-    f.sync_all()
-        .with_context(|| format!("cannot fsync {}", path.display()))?;
-    Ok(Some(()))
+    Ok(crate::runner::generic::fill_file(path, size, &mut buf, &mut 0)?.map(|_| ()))
 }
 
 const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync];

@@ -1,10 +1,12 @@
 //! Workload pieces shared by the suites: the generic five-parameter workload
 //! of Chen & Patterson, request-size distributions, the PRNGs (including
-//! glibc's `random()` for the classic C programs). Generators only: they
-//! decide what to do, never run it (the runner drives them through an engine).
+//! glibc's `random()` for the classic C programs and IOzone's 64-bit
+//! Mersenne Twister). Generators only: they decide what to do, never run it
+//! (the runner drives them through an engine).
 
 pub mod bsd_random;
 pub mod generic;
+pub mod mt64;
 pub mod sizes;
 
 use rand_xoshiro::Xoshiro256PlusPlus;

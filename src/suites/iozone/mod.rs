@@ -1,0 +1,15 @@
+//! IOzone 3.489 (William Norcott, Don Capps), driven by IOzone's own flags.
+//!
+//! IOzone times a fixed list of access patterns (write/rewrite, read/reread,
+//! random, backwards, record rewrite, stride, stdio, pread/pwrite and the
+//! vectored variants) over one file per run. It runs one file and record
+//! size, a grid of them in auto mode (`-a`, with IOzone's crossover that
+//! skips small records on big files) or, in throughput mode (`-t`), the same
+//! phases in N concurrent children with stonewalling.
+//!
+//! [`flags`] turns IOzone's command line into a validated [`flags::Config`];
+//! [`grid`] expands it into the file and record sizes auto mode visits.
+
+pub mod flags;
+pub mod grid;
+// pub mod report;

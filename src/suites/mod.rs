@@ -5,5 +5,6 @@ pub mod iostone;
 
 pub mod bonnie;
 pub mod iobench;
+pub mod iozone;
 pub mod postmark;
 pub mod scientific;

@@ -1,0 +1,3 @@
+//! IOzone 3.489.
+
+pub mod report;

@@ -8,8 +8,11 @@
 //! phases in N concurrent children with stonewalling.
 //!
 //! [`flags`] turns IOzone's command line into a validated [`flags::Config`];
-//! [`grid`] expands it into the file and record sizes auto mode visits.
+//! [`grid`] expands it into the file and record sizes auto mode visits;
+//! [`offsets`] gives the record order of each test; [`report`] prints and
+//! writes IOzone's reports. Not yet a command: the tests' runner comes next.
 
 pub mod flags;
 pub mod grid;
-// pub mod report;
+pub mod offsets;
+pub mod report;

@@ -1,0 +1,1229 @@
+//! The reports IOzone 3.489 prints: the text table (written a row at a
+//! time as the tests finish), the `-R` Excel-style text report, the
+//! throughput-mode lines and `-R` table, and the `-b` workbook.
+//!
+//! Everything here is pure: the functions take results already measured
+//! and return text, except the two workbook writers, which save a file.
+//!
+//! Where IOzone 3.489 prints wrongly, iogauge prints what was meant:
+//! - an unselected test leaves blanks as wide as its figures would be
+//!   (3.489's blanks are one column short for fread, pwritev and preadv
+//!   and one too long for pread, so the columns after them shift);
+//! - each `-R`/`-b` section holds its own test's figures (with `-E`, a
+//!   `-i` list without 8 stores two zeros for the random-mix test, and
+//!   3.489 then prints them as the Pwrite and Re-Pwrite reports and each
+//!   later test's figures under the next test's titles);
+//! - "Min throughput per process" and "Min xfer" are the true minima
+//!   (3.489 takes a child's 0 for "not set yet" and skips it).
+//!
+//! `-b`: IOzone 3.489 writes BIFF (`.xls`); iogauge writes Office Open
+//! XML (`.xlsx`) with the same cells, to the exact path given. A script
+//! written for IOzone that asks for `-b out.xls` finds `out.xls` where it
+//! expects it; LibreOffice, Gnumeric, pandas and calamine look at the
+//! content and open it, Excel opens it after a warning that the format
+//! and the extension differ. Give `-b out.xlsx` to avoid that warning.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rust_xlsxwriter::{Workbook, Worksheet, XlsxError};
+
+/// One figure of the text table, in IOzone 3.489's order: the 13 columns
+/// of every run, then the 8 that `-E` adds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Column {
+    Write,
+    Rewrite,
+    Read,
+    Reread,
+    RandRead,
+    RandWrite,
+    BkwdRead,
+    RecRewrite,
+    StrideRead,
+    Fwrite,
+    Frewrite,
+    Fread,
+    Freread,
+    Pwrite,
+    Repwrite,
+    Pread,
+    Repread,
+    Pwritev,
+    Repwritev,
+    Preadv,
+    Repreadv,
+}
+
+impl Column {
+    pub const ALL: [Column; 21] = [
+        Column::Write,
+        Column::Rewrite,
+        Column::Read,
+        Column::Reread,
+        Column::RandRead,
+        Column::RandWrite,
+        Column::BkwdRead,
+        Column::RecRewrite,
+        Column::StrideRead,
+        Column::Fwrite,
+        Column::Frewrite,
+        Column::Fread,
+        Column::Freread,
+        Column::Pwrite,
+        Column::Repwrite,
+        Column::Pread,
+        Column::Repread,
+        Column::Pwritev,
+        Column::Repwritev,
+        Column::Preadv,
+        Column::Repreadv,
+    ];
+
+    /// The columns every run has; the others need `-E`.
+    pub fn is_extended(self) -> bool {
+        self >= Column::Pwrite
+    }
+
+    /// The `-i` test that produces this column.
+    pub fn test(self) -> u8 {
+        use Column::*;
+        match self {
+            Write | Rewrite => 0,
+            Read | Reread => 1,
+            RandRead | RandWrite => 2,
+            BkwdRead => 3,
+            RecRewrite => 4,
+            StrideRead => 5,
+            Fwrite | Frewrite => 6,
+            Fread | Freread => 7,
+            Pwrite | Repwrite => 9,
+            Pread | Repread => 10,
+            Pwritev | Repwritev => 11,
+            Preadv | Repreadv => 12,
+        }
+    }
+
+    /// The columns test `-i n` produces (none for 8, the random mix,
+    /// which reports only in throughput mode, nor for unknown numbers).
+    pub fn for_test(n: u8) -> Vec<Column> {
+        Column::ALL.into_iter().filter(|c| c.test() == n).collect()
+    }
+
+    /// A stable snake-case name, for iogauge's JSON.
+    pub fn name(self) -> &'static str {
+        use Column::*;
+        match self {
+            Write => "write",
+            Rewrite => "rewrite",
+            Read => "read",
+            Reread => "reread",
+            RandRead => "random_read",
+            RandWrite => "random_write",
+            BkwdRead => "bkwd_read",
+            RecRewrite => "record_rewrite",
+            StrideRead => "stride_read",
+            Fwrite => "fwrite",
+            Frewrite => "frewrite",
+            Fread => "fread",
+            Freread => "freread",
+            Pwrite => "pwrite",
+            Repwrite => "repwrite",
+            Pread => "pread",
+            Repread => "repread",
+            Pwritev => "pwritev",
+            Repwritev => "repwritev",
+            Preadv => "preadv",
+            Repreadv => "repreadv",
+        }
+    }
+
+    /// The section title of the `-R` text report (printed in quotes).
+    pub fn title(self) -> &'static str {
+        use Column::*;
+        match self {
+            Write => "Writer report",
+            Rewrite => "Re-writer report",
+            Read => "Reader report",
+            Reread => "Re-Reader report",
+            RandRead => "Random read report",
+            RandWrite => "Random write report",
+            BkwdRead => "Backward read report",
+            RecRewrite => "Record rewrite report",
+            StrideRead => "Stride read report",
+            Fwrite => "Fwrite report",
+            Frewrite => "Re-Fwrite report",
+            Fread => "Fread report",
+            Freread => "Re-Fread report",
+            Pwrite => "Pwrite report",
+            Repwrite => "Re-Pwrite report",
+            Pread => "Pread report",
+            Repread => "Re-Pread report",
+            Pwritev => "Pwritev report",
+            Repwritev => "Re-Pwritev report",
+            Preadv => "Preadv report",
+            Repreadv => "Re-Preadv report",
+        }
+    }
+
+    /// The section title in the `-b` workbook: IOzone 3.489 capitalises
+    /// these differently from the `-R` text.
+    pub fn workbook_title(self) -> &'static str {
+        use Column::*;
+        match self {
+            Write => "Writer Report",
+            Rewrite => "Re-writer Report",
+            Read => "Reader Report",
+            Reread => "Re-reader Report",
+            RandRead => "Random Read Report",
+            RandWrite => "Random Write Report",
+            BkwdRead => "Backward Read Report",
+            RecRewrite => "Record Rewrite Report",
+            StrideRead => "Stride Read Report",
+            Fwrite => "Fwrite Report",
+            Frewrite => "Re-fwrite Report",
+            Fread => "Fread Report",
+            Freread => "Re-fread Report",
+            Pwrite => "Pwrite Report",
+            Repwrite => "Re-pwrite Report",
+            Pread => "Pread Report",
+            Repread => "Re-pread Report",
+            Pwritev => "Pwritev Report",
+            Repwritev => "Re-pwritev Report",
+            Preadv => "Preadv Report",
+            Repreadv => "Re-preadv Report",
+        }
+    }
+}
+
+/// The text table's figures, test by test, as IOzone 3.489 prints them
+/// (the Linux build: `%9lld` for most, ` %9lld` for record rewrite and
+/// stride read, and the uneven widths of the `-E` tests). Each entry is
+/// (column, text before it, width).
+const ROW_GROUPS: [&[(Column, &str, usize)]; 12] = [
+    &[(Column::Write, "", 9), (Column::Rewrite, "", 9)],
+    &[(Column::Read, "", 9), (Column::Reread, "", 9)],
+    &[(Column::RandRead, "", 9), (Column::RandWrite, "", 9)],
+    &[(Column::BkwdRead, "", 9)],
+    &[(Column::RecRewrite, " ", 9)],
+    &[(Column::StrideRead, " ", 9)],
+    &[(Column::Fwrite, "", 9), (Column::Frewrite, "", 9)],
+    &[(Column::Fread, "", 9), (Column::Freread, "", 9)],
+    &[(Column::Pwrite, "", 9), (Column::Repwrite, "", 9)],
+    &[(Column::Pread, "", 8), (Column::Repread, "", 9)],
+    &[(Column::Pwritev, "", 9), (Column::Repwritev, "", 10)],
+    &[(Column::Preadv, "", 10), (Column::Repreadv, "", 9)],
+];
+
+/// What the figures count: `-O` makes them operations per second, `-N`
+/// microseconds per operation (not allowed in throughput mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Units {
+    #[default]
+    KbPerSec,
+    OpsPerSec,
+    MicrosPerOp,
+}
+
+impl Units {
+    /// The line IOzone 3.489 prints among its settings to say the units.
+    pub fn banner(self) -> &'static str {
+        match self {
+            Units::KbPerSec => "\tOutput is in kBytes/sec\n",
+            Units::OpsPerSec => "\tOPS Mode. Output is in operations per second.\n",
+            Units::MicrosPerOp => {
+                "\tMicroseconds/op Mode. Output is in microseconds per operation.\n"
+            }
+        }
+    }
+
+    /// The label of the throughput `-R` table's "Output is in" line.
+    pub fn label(self) -> &'static str {
+        match self {
+            Units::KbPerSec => "kBytes/sec",
+            Units::OpsPerSec => "ops/sec",
+            Units::MicrosPerOp => "microseconds/op",
+        }
+    }
+
+    /// The unit of the throughput lines: `kB` (rates in `kB/sec`) or `ops`.
+    fn amount(self) -> &'static str {
+        match self {
+            Units::OpsPerSec => "ops",
+            _ => "kB",
+        }
+    }
+}
+
+/// One line of the text table: a file size and a record size, with the
+/// figures of the tests run on them. A row without figures stands for a
+/// cell that auto mode skips past the crossover: it prints no text line
+/// and reads 0 in the `-R` and `-b` reports, as IOzone 3.489 stores it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Row {
+    pub kb: u64,
+    pub reclen_kb: u64,
+    /// kB/s, ops/s or µs/op (see [`Units`]), already rounded down as
+    /// IOzone does.
+    pub values: BTreeMap<Column, u64>,
+}
+
+impl Row {
+    pub fn new(kb: u64, reclen_kb: u64) -> Row {
+        Row {
+            kb,
+            reclen_kb,
+            values: BTreeMap::new(),
+        }
+    }
+
+    /// The row with one more figure (builder style, for tests and callers).
+    pub fn with(mut self, c: Column, v: u64) -> Row {
+        self.values.insert(c, v);
+        self
+    }
+
+    /// The cell the `-R` and `-b` reports show: the figure, 0 if none.
+    pub fn cell(&self, c: Column) -> u64 {
+        self.values.get(&c).copied().unwrap_or(0)
+    }
+
+    /// A crossover placeholder: no test ran on it.
+    pub fn is_skipped(&self) -> bool {
+        self.values.is_empty()
+    }
+}
+
+/// Everything the auto/single-mode reports show.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Table {
+    /// The record sizes of the `-R` header line, in kB: IOzone 3.489 lists
+    /// every record size of the configured range, measured or not. Left
+    /// empty, the record sizes of the rows are listed, smallest first.
+    pub reclens_kb: Vec<u64>,
+    /// In the order the tests ran: by file size, then by record size.
+    pub rows: Vec<Row>,
+    /// The columns of the tests selected with `-i` (all of them without
+    /// `-i`); the reports show these, in [`Column::ALL`] order.
+    pub selected: Vec<Column>,
+    /// `-E`: the text table has the 8 extra columns.
+    pub extended: bool,
+    /// Not printed by the tables: IOzone says it once, among its
+    /// settings ([`Units::banner`]).
+    pub units: Units,
+}
+
+impl Table {
+    /// The selected columns in report order, without the `-E` ones
+    /// unless the table is extended.
+    pub fn sections(&self) -> Vec<Column> {
+        Column::ALL
+            .into_iter()
+            .filter(|c| self.selected.contains(c) && (self.extended || !c.is_extended()))
+            .collect()
+    }
+
+    fn header_reclens(&self) -> Vec<u64> {
+        if !self.reclens_kb.is_empty() {
+            return self.reclens_kb.clone();
+        }
+        let mut r: Vec<u64> = self.rows.iter().map(|r| r.reclen_kb).collect();
+        r.sort_unstable();
+        r.dedup();
+        r
+    }
+}
+
+fn fields(spec: &[(&str, usize)], texts: &[&str]) -> String {
+    let mut s = String::new();
+    for ((lead, w), t) in spec.iter().zip(texts) {
+        s += &format!("{lead}{t:>w$}");
+    }
+    s.push('\n');
+    s
+}
+
+const HEADER_FIELDS: [(&str, usize); 23] = [
+    ("", 16),
+    ("", 8),
+    ("", 9),
+    ("", 9),
+    ("", 8),
+    ("", 10),
+    ("", 8),
+    (" ", 9),
+    ("", 9),
+    (" ", 9),
+    (" ", 9),
+    ("", 9),
+    ("", 9),
+    ("", 9),
+    ("", 9),
+    // -E
+    ("", 8),
+    ("", 9),
+    ("", 8),
+    ("", 10),
+    ("", 10),
+    ("", 10),
+    ("", 9),
+    ("", 9),
+];
+
+/// The two header lines of the text table (`-E`: with the pwrite, pread,
+/// pwritev and preadv columns).
+pub fn header(extended: bool) -> String {
+    let n = if extended { 23 } else { 15 };
+    let mut top = vec![" "; 23];
+    top[6..11].copy_from_slice(&["random", "random", "bkwd", "record", "stride"]);
+    let names = [
+        "kB",
+        "reclen",
+        "write",
+        "rewrite",
+        "read",
+        "reread",
+        "read",
+        "write",
+        "read",
+        "rewrite",
+        "read",
+        "fwrite",
+        "frewrite",
+        "fread",
+        "freread",
+        "pwrite",
+        "repwrite",
+        "pread",
+        "repread",
+        "pwritev",
+        "repwritev",
+        "preadv",
+        "repreadv",
+    ];
+    fields(&HEADER_FIELDS[..n], &top[..n]) + &fields(&HEADER_FIELDS[..n], &names[..n])
+}
+
+/// One line of the text table, newline included. A test that is not
+/// selected leaves blanks as wide as its figures; a selected test
+/// without a figure (the re-tests under `-+n`) prints 0.
+pub fn row_line(row: &Row, selected: &[Column], extended: bool) -> String {
+    let mut s = format!("{:16}{:8}", row.kb, row.reclen_kb);
+    let groups = if extended { 12 } else { 8 };
+    for g in &ROW_GROUPS[..groups] {
+        let on = g.iter().any(|(c, _, _)| selected.contains(c));
+        for (c, lead, w) in g.iter() {
+            if on {
+                s += &format!("{lead}{:w$}", row.cell(*c));
+            } else {
+                s += &" ".repeat(lead.len() + w);
+            }
+        }
+    }
+    s.push('\n');
+    s
+}
+
+/// The whole text table: the header, then a line per row that ran
+/// (crossover placeholders have none).
+pub fn text_table(t: &Table) -> String {
+    let mut s = header(t.extended);
+    for r in t.rows.iter().filter(|r| !r.is_skipped()) {
+        s += &row_line(r, &t.selected, t.extended);
+    }
+    s
+}
+
+/// The `-R` report, from "Excel output is below:" on: for each selected
+/// test a blank line, its quoted title, the record sizes and one line per
+/// file size with the cells measured for it (shorter lines for small
+/// files), as IOzone 3.489 prints them.
+pub fn excel_text(t: &Table) -> String {
+    let mut s = String::from("Excel output is below:\n");
+    let reclens = t.header_reclens();
+    for c in t.sections() {
+        s += &format!("\n\"{}\"\n      ", c.title());
+        for r in &reclens {
+            s += &format!("  \"{r}\"");
+        }
+        s.push('\n');
+        let mut current = None;
+        for row in &t.rows {
+            if current != Some(row.kb) {
+                if current.is_some() {
+                    s.push('\n');
+                }
+                current = Some(row.kb);
+                s += &format!("\"{}\"  ", row.kb);
+            }
+            s += &format!(" {} ", row.cell(c));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn cell_col(col: usize) -> Result<u16, String> {
+    u16::try_from(col).map_err(|_| format!("too many columns for a worksheet ({col})"))
+}
+
+fn cell_row(row: usize) -> Result<u32, String> {
+    u32::try_from(row).map_err(|_| format!("too many rows for a worksheet ({row})"))
+}
+
+fn xlsx_err(e: XlsxError) -> String {
+    e.to_string()
+}
+
+fn put_label(ws: &mut Worksheet, row: usize, col: usize, text: &str) -> Result<(), String> {
+    ws.write_string(cell_row(row)?, cell_col(col)?, text)
+        .map(|_| ())
+        .map_err(xlsx_err)
+}
+
+fn put_number(ws: &mut Worksheet, row: usize, col: usize, v: f64) -> Result<(), String> {
+    ws.write_number(cell_row(row)?, cell_col(col)?, v)
+        .map(|_| ())
+        .map_err(xlsx_err)
+}
+
+/// The `-b` workbook of auto/single mode, one sheet laid out as IOzone
+/// 3.489's: A1 the command line, A2 a blank, A3 "The top row is records
+/// sizes, the left column is file sizes", then for each selected test,
+/// with no blank row between them, a row with its title, a row with the
+/// record sizes from column B, and a row per file size (the size in
+/// column A, the cells from column B, kB/s; skipped crossover cells 0).
+pub fn workbook(t: &Table, command_line: &str) -> Result<Workbook, String> {
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet();
+    put_label(ws, 0, 0, command_line)?;
+    put_label(ws, 1, 0, " ")?;
+    put_label(
+        ws,
+        2,
+        0,
+        "The top row is records sizes, the left column is file sizes",
+    )?;
+    let reclens = t.header_reclens();
+    let mut row = 3;
+    for c in t.sections() {
+        put_label(ws, row, 0, c.workbook_title())?;
+        row += 1;
+        for (i, r) in reclens.iter().enumerate() {
+            put_number(ws, row, i + 1, *r as f64)?;
+        }
+        let mut current = None;
+        let mut col = 1;
+        for r in &t.rows {
+            if current != Some(r.kb) {
+                current = Some(r.kb);
+                row += 1;
+                col = 1;
+                put_number(ws, row, 0, r.kb as f64)?;
+            }
+            put_number(ws, row, col, r.cell(c) as f64)?;
+            col += 1;
+        }
+        row += 1;
+    }
+    Ok(wb)
+}
+
+fn save(mut wb: Workbook, path: &Path) -> Result<(), String> {
+    wb.save(path)
+        .map_err(|e| format!("cannot write the workbook {}: {e}", path.display()))
+}
+
+/// Writes [`workbook`] to `path` (XLSX content whatever the extension:
+/// see the module notes).
+pub fn write_workbook(path: &Path, t: &Table, command_line: &str) -> Result<(), String> {
+    save(workbook(t, command_line)?, path)
+}
+
+/// One phase of throughput mode, in the order IOzone 3.489 runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Phase {
+    #[default]
+    InitialWrite,
+    Rewrite,
+    Read,
+    Reread,
+    ReverseRead,
+    StrideRead,
+    RandomRead,
+    Mixed,
+    RandomWrite,
+    Pwrite,
+    Pread,
+    Fwrite,
+    Fread,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 13] = [
+        Phase::InitialWrite,
+        Phase::Rewrite,
+        Phase::Read,
+        Phase::Reread,
+        Phase::ReverseRead,
+        Phase::StrideRead,
+        Phase::RandomRead,
+        Phase::Mixed,
+        Phase::RandomWrite,
+        Phase::Pwrite,
+        Phase::Pread,
+        Phase::Fwrite,
+        Phase::Fread,
+    ];
+
+    /// The row label of the throughput `-R` table.
+    pub fn label(self) -> &'static str {
+        use Phase::*;
+        match self {
+            InitialWrite => "Initial write",
+            Rewrite => "Rewrite",
+            Read => "Read",
+            Reread => "Re-read",
+            ReverseRead => "Reverse Read",
+            StrideRead => "Stride read",
+            RandomRead => "Random read",
+            Mixed => "Mixed workload",
+            RandomWrite => "Random write",
+            Pwrite => "Pwrite",
+            Pread => "Pread",
+            Fwrite => "Fwrite",
+            Fread => "Fread",
+        }
+    }
+
+    /// The `-i` test this phase belongs to.
+    pub fn test(self) -> u8 {
+        use Phase::*;
+        match self {
+            InitialWrite | Rewrite => 0,
+            Read | Reread => 1,
+            RandomRead | RandomWrite => 2,
+            ReverseRead => 3,
+            StrideRead => 5,
+            Fwrite => 6,
+            Fread => 7,
+            Mixed => 8,
+            Pwrite => 9,
+            Pread => 10,
+        }
+    }
+
+    /// The "Children see" and "Parent sees" lines after "for": the child
+    /// count, its format (`%2lld` or `%lld`) and the tabs differ from
+    /// phase to phase in IOzone 3.489.
+    fn who(self, n: usize) -> (String, String) {
+        use Phase::*;
+        let (wide, what, children_tabs, parent_tabs) = match self {
+            InitialWrite => (true, "initial writers", "\t", "\t"),
+            Rewrite => (true, "rewriters", "\t", "\t"),
+            Read => (true, "readers", "\t\t", "\t\t"),
+            Reread => (false, "re-readers", "\t", "\t"),
+            ReverseRead => (false, "reverse readers", "\t", "\t"),
+            StrideRead => (false, "stride readers", "\t", "\t"),
+            RandomRead => (false, "random readers", "\t", "\t"),
+            Mixed => (false, "mixed workload", "\t", "\t"),
+            RandomWrite => (false, "random writers", "\t", "\t"),
+            Pwrite => (false, "pwrite writers", "\t", "\t"),
+            Pread => (false, "pread readers", "\t", "\t"),
+            Fwrite => (true, "fwriters", "\t", "\t\t"),
+            Fread => (true, "freaders", "\t", "\t\t"),
+        };
+        let count = if wide {
+            format!("{n:2}")
+        } else {
+            n.to_string()
+        };
+        (
+            format!("{count} {what} {children_tabs}"),
+            format!("{count} {what} {parent_tabs}"),
+        )
+    }
+}
+
+/// What one child (process or thread) did in a phase. With stonewalling
+/// these are the figures at the moment the first child finished.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct ChildResult {
+    /// kB/s (ops/s with `-O`).
+    pub rate: f64,
+    /// kB (operations with `-O`) moved while timed.
+    pub actual: f64,
+}
+
+/// One phase of one throughput run.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PhaseResult {
+    pub phase: Phase,
+    pub children: Vec<ChildResult>,
+    /// The parent's clock, from releasing the children to the last join.
+    pub parent_secs: f64,
+}
+
+impl PhaseResult {
+    /// "Children see": the sum of the children's rates.
+    pub fn children_rate(&self) -> f64 {
+        self.children.iter().map(|c| c.rate).sum()
+    }
+
+    /// "Parent sees": everything moved over the parent's time (0 when
+    /// that time is not positive).
+    pub fn parent_rate(&self) -> f64 {
+        let total: f64 = self.children.iter().map(|c| c.actual).sum();
+        if self.parent_secs > 0.0 {
+            total / self.parent_secs
+        } else {
+            0.0
+        }
+    }
+
+    pub fn min_rate(&self) -> f64 {
+        min_of(self.children.iter().map(|c| c.rate))
+    }
+
+    pub fn max_rate(&self) -> f64 {
+        self.children.iter().map(|c| c.rate).fold(0.0, f64::max)
+    }
+
+    /// Children / N (0 without children).
+    pub fn avg_rate(&self) -> f64 {
+        if self.children.is_empty() {
+            0.0
+        } else {
+            self.children_rate() / self.children.len() as f64
+        }
+    }
+
+    /// "Min xfer": the least any child moved.
+    pub fn min_xfer(&self) -> f64 {
+        min_of(self.children.iter().map(|c| c.actual))
+    }
+}
+
+fn min_of(it: impl Iterator<Item = f64>) -> f64 {
+    it.fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.min(v))))
+        .unwrap_or(0.0)
+}
+
+/// How the throughput lines read: `-T` says "thread", `-O` counts ops,
+/// `-C` adds a line per child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ThroughputStyle {
+    pub threads: bool,
+    pub units: Units,
+    pub per_child: bool,
+}
+
+/// The lines IOzone 3.489 prints after a throughput phase, from the
+/// blank line before "Children see throughput" on.
+pub fn throughput_text(r: &PhaseResult, st: ThroughputStyle) -> String {
+    let unit = st.units.amount();
+    let port = if st.threads { "thread" } else { "process" };
+    let (children, parent) = r.phase.who(r.children.len());
+    let mut s = format!(
+        "\n\tChildren see throughput for {children}= {:10.2} {unit}/sec\n",
+        r.children_rate()
+    );
+    s += &format!(
+        "\tParent sees throughput for {parent}= {:10.2} {unit}/sec\n",
+        r.parent_rate()
+    );
+    s += &format!(
+        "\tMin throughput per {port} \t\t\t= {:10.2} {unit}/sec \n",
+        r.min_rate()
+    );
+    s += &format!(
+        "\tMax throughput per {port} \t\t\t= {:10.2} {unit}/sec\n",
+        r.max_rate()
+    );
+    s += &format!(
+        "\tAvg throughput per {port} \t\t\t= {:10.2} {unit}/sec\n",
+        r.avg_rate()
+    );
+    s += &format!("\tMin xfer \t\t\t\t\t= {:10.2} {unit}\n", r.min_xfer());
+    if st.per_child {
+        for (i, c) in r.children.iter().enumerate() {
+            s += &format!(
+                "\tChild[{i}] xfer count = {:10.2} {unit}, Throughput = {:10.2} {unit}/sec\n",
+                c.actual, c.rate
+            );
+        }
+    }
+    s
+}
+
+/// The "Each process writes ..." line that opens a throughput run.
+pub fn throughput_intro(threads: bool, file_kb: u64, reclen_kb: u64) -> String {
+    let port = if threads { "thread" } else { "process" };
+    format!("\tEach {port} writes a {file_kb} kByte file in {reclen_kb} kByte records\n")
+}
+
+/// One row of the throughput `-R` table: a phase's "Children see"
+/// figure for each child count run (`-t`, or `-l` to `-u`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ThroughputRow {
+    pub phase: Phase,
+    pub values: Vec<f64>,
+}
+
+/// Everything the throughput `-R` and `-b` reports show.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ThroughputTable {
+    pub reclen_kb: u64,
+    pub threads: bool,
+    pub units: Units,
+    /// The phases that ran, in order.
+    pub rows: Vec<ThroughputRow>,
+}
+
+impl ThroughputTable {
+    fn title(&self) -> String {
+        let port = if self.threads { "threads" } else { "processes" };
+        format!("Throughput report Y-axis is type of test X-axis is number of {port}")
+    }
+}
+
+/// The throughput `-R` report as IOzone 3.489 prints it after the run.
+pub fn throughput_excel_text(t: &ThroughputTable) -> String {
+    let mut s = format!(
+        "\n\"{}\"\n\"Record size = {} kBytes \"\n\"Output is in {}\"\n\n",
+        t.title(),
+        t.reclen_kb,
+        t.units.label()
+    );
+    for r in &t.rows {
+        s += &format!("\"{:>15} \"", r.phase.label());
+        for v in &r.values {
+            s += &format!(" {v:10.2} ");
+        }
+        s += "\n\n";
+    }
+    s
+}
+
+/// The `-b` workbook of throughput mode, laid out as IOzone 3.489's: A1
+/// the command line, A2 the report title, A3 "Record size = N kBytes",
+/// A4 "Output is in kBytes/sec", then a row per phase with its label
+/// (right-aligned in 15 characters and a space, as in the text) in
+/// column A and the figures from column C on.
+pub fn throughput_workbook(t: &ThroughputTable, command_line: &str) -> Result<Workbook, String> {
+    let mut wb = Workbook::new();
+    let ws = wb.add_worksheet();
+    put_label(ws, 0, 0, command_line)?;
+    put_label(ws, 1, 0, &t.title())?;
+    put_label(ws, 2, 0, &format!("Record size = {} kBytes", t.reclen_kb))?;
+    put_label(ws, 3, 0, &format!("Output is in {}", t.units.label()))?;
+    for (i, r) in t.rows.iter().enumerate() {
+        put_label(ws, 4 + i, 0, &format!("{:>15} ", r.phase.label()))?;
+        for (j, v) in r.values.iter().enumerate() {
+            put_number(ws, 4 + i, 2 + j, *v)?;
+        }
+    }
+    Ok(wb)
+}
+
+/// Writes [`throughput_workbook`] to `path` (XLSX content whatever the
+/// extension: see the module notes).
+pub fn write_throughput_workbook(
+    path: &Path,
+    t: &ThroughputTable,
+    command_line: &str,
+) -> Result<(), String> {
+    save(throughput_workbook(t, command_line)?, path)
+}
+
+#[cfg(test)]
+mod tests {
+    //! The expected texts were printed by a C program that calls printf
+    //! with IOzone 3.489's own format strings.
+    use super::*;
+    use calamine::{Data, Reader, Xlsx, open_workbook, open_workbook_from_rs};
+    use std::io::Cursor;
+
+    #[test]
+    fn header_has_iozone_widths() {
+        assert_eq!(
+            header(false),
+            concat!(
+                "                                                              random    random     bkwd    record    stride                                    \n",
+                "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n",
+            )
+        );
+        assert_eq!(
+            header(true),
+            concat!(
+                "                                                              random    random     bkwd    record    stride                                                                                                             \n",
+                "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread  pwrite repwrite   pread   repread   pwritev repwritev   preadv repreadv\n",
+            )
+        );
+    }
+
+    fn full_row(kb: u64, reclen: u64, values: &[u64]) -> Row {
+        let mut r = Row::new(kb, reclen);
+        for (c, v) in Column::ALL.into_iter().zip(values) {
+            r = r.with(c, *v);
+        }
+        r
+    }
+
+    #[test]
+    fn rows_have_iozone_widths() {
+        let r = full_row(
+            1024,
+            4,
+            &[
+                1795847, 3151052, 5409000, 5765089, 4987301, 3006301, 4563224, 5925927, 4657817,
+                2883211, 3040305, 4897290, 5039030,
+            ],
+        );
+        assert_eq!(
+            row_line(&r, &Column::ALL, false),
+            "            1024       4  1795847  3151052  5409000  5765089  4987301  3006301  4563224   5925927   4657817  2883211  3040305  4897290  5039030\n"
+        );
+        let v: Vec<u64> = (1..=21).collect();
+        assert_eq!(
+            row_line(&full_row(512, 16, &v), &Column::ALL, true),
+            "             512      16        1        2        3        4        5        6        7         8         9       10       11       12       13       14       15      16       17       18        19        20       21\n"
+        );
+    }
+
+    #[test]
+    fn unselected_tests_leave_blanks_and_missing_retests_print_0() {
+        // -i 0 -i 2 -+n: the rewrite figure is missing.
+        let r = Row::new(65536, 64)
+            .with(Column::Write, 12)
+            .with(Column::RandRead, 7)
+            .with(Column::RandWrite, 8);
+        let sel = [
+            Column::Write,
+            Column::Rewrite,
+            Column::RandRead,
+            Column::RandWrite,
+        ];
+        assert_eq!(
+            row_line(&r, &sel, false),
+            "           65536      64       12        0                          7        8                                                                 \n"
+        );
+    }
+
+    fn small_table() -> Table {
+        // 8 kB: records 4 and 8; 32 kB past the crossover: 4 skipped.
+        Table {
+            reclens_kb: vec![4, 8, 16],
+            rows: vec![
+                Row::new(8, 4)
+                    .with(Column::Write, 100)
+                    .with(Column::Rewrite, 110),
+                Row::new(8, 8)
+                    .with(Column::Write, 200)
+                    .with(Column::Rewrite, 210),
+                Row::new(32, 4),
+                Row::new(32, 8)
+                    .with(Column::Write, 300)
+                    .with(Column::Rewrite, 310),
+                Row::new(32, 16)
+                    .with(Column::Write, 400)
+                    .with(Column::Rewrite, 410),
+            ],
+            selected: Column::for_test(0),
+            extended: false,
+            units: Units::KbPerSec,
+        }
+    }
+
+    #[test]
+    fn excel_text_matches_iozone() {
+        assert_eq!(
+            excel_text(&small_table()),
+            concat!(
+                "Excel output is below:\n",
+                "\n",
+                "\"Writer report\"\n",
+                "        \"4\"  \"8\"  \"16\"\n",
+                "\"8\"   100  200 \n",
+                "\"32\"   0  300  400 \n",
+                "\n",
+                "\"Re-writer report\"\n",
+                "        \"4\"  \"8\"  \"16\"\n",
+                "\"8\"   110  210 \n",
+                "\"32\"   0  310  410 \n",
+            )
+        );
+    }
+
+    #[test]
+    fn text_table_skips_crossover_rows() {
+        let t = text_table(&small_table());
+        assert_eq!(t.lines().count(), 2 + 4);
+        // read..freread unselected: 18+18+9+10+10+18+18 blanks.
+        let last = format!(
+            "              32      16      400      410{}\n",
+            " ".repeat(101)
+        );
+        assert!(t.ends_with(&last), "{t:?}");
+    }
+
+    #[test]
+    fn sections_follow_selection_and_e_flag() {
+        let mut t = small_table();
+        t.selected = Column::ALL.to_vec();
+        assert_eq!(t.sections().len(), 13);
+        t.extended = true;
+        assert_eq!(t.sections().len(), 21);
+        t.reclens_kb.clear();
+        assert_eq!(t.header_reclens(), vec![4, 8, 16]);
+        assert!(Column::for_test(8).is_empty());
+        assert_eq!(Column::for_test(12), vec![Column::Preadv, Column::Repreadv]);
+    }
+
+    fn cells(bytes: Vec<u8>) -> calamine::Range<Data> {
+        let mut wb: Xlsx<_> = open_workbook_from_rs(Cursor::new(bytes)).unwrap();
+        assert_eq!(wb.sheet_names(), vec!["Sheet1".to_string()]);
+        wb.worksheet_range("Sheet1").unwrap()
+    }
+
+    fn s(x: &str) -> Data {
+        Data::String(x.to_string())
+    }
+
+    fn f(x: f64) -> Data {
+        Data::Float(x)
+    }
+
+    #[test]
+    fn workbook_holds_iozone_layout() {
+        let cmd = "iozone -a -i 0 -b out.xls";
+        let mut wb = workbook(&small_table(), cmd).unwrap();
+        let r = cells(wb.save_to_buffer().unwrap());
+        let at = |row: u32, col: u32| r.get_value((row, col)).cloned();
+        assert_eq!(at(0, 0), Some(s(cmd)));
+        assert_eq!(at(1, 0), Some(s(" ")));
+        assert_eq!(
+            at(2, 0),
+            Some(s(
+                "The top row is records sizes, the left column is file sizes"
+            ))
+        );
+        let section = |top: u32, title: &str, v8: [f64; 2], v32: [f64; 3]| {
+            assert_eq!(at(top, 0), Some(s(title)));
+            assert_eq!(at(top + 1, 0), Some(Data::Empty));
+            assert_eq!(at(top + 1, 1), Some(f(4.0)));
+            assert_eq!(at(top + 1, 2), Some(f(8.0)));
+            assert_eq!(at(top + 1, 3), Some(f(16.0)));
+            assert_eq!(at(top + 2, 0), Some(f(8.0)));
+            assert_eq!(at(top + 2, 1), Some(f(v8[0])));
+            assert_eq!(at(top + 2, 2), Some(f(v8[1])));
+            assert_eq!(at(top + 2, 3), Some(Data::Empty));
+            assert_eq!(at(top + 3, 0), Some(f(32.0)));
+            for (i, v) in v32.iter().enumerate() {
+                assert_eq!(at(top + 3, 1 + i as u32), Some(f(*v)));
+            }
+        };
+        section(3, "Writer Report", [100.0, 200.0], [0.0, 300.0, 400.0]);
+        section(7, "Re-writer Report", [110.0, 210.0], [0.0, 310.0, 410.0]);
+        assert_eq!(r.end(), Some((10, 3)));
+    }
+
+    #[test]
+    fn workbook_file_keeps_the_name_given() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in ["out.xls", "out.xlsx"] {
+            let p = dir.path().join(name);
+            write_workbook(&p, &small_table(), "iozone").unwrap();
+            let mut wb: Xlsx<_> = open_workbook(&p).unwrap();
+            let r = wb.worksheet_range("Sheet1").unwrap();
+            assert_eq!(r.get_value((3, 0)), Some(&s("Writer Report")));
+        }
+        let err =
+            write_workbook(&dir.path().join("no/such/dir.xlsx"), &small_table(), "").unwrap_err();
+        assert!(err.starts_with("cannot write the workbook "), "{err}");
+        assert!(!err.contains('\n'));
+    }
+
+    fn three() -> PhaseResult {
+        PhaseResult {
+            phase: Phase::InitialWrite,
+            children: vec![
+                ChildResult {
+                    rate: 1000.5,
+                    actual: 512.0,
+                },
+                ChildResult {
+                    rate: 2000.25,
+                    actual: 300.0,
+                },
+                ChildResult {
+                    rate: 3000.0,
+                    actual: 512.0,
+                },
+            ],
+            parent_secs: 0.5,
+        }
+    }
+
+    #[test]
+    fn throughput_lines_match_iozone() {
+        let r = three();
+        assert_eq!(r.children_rate(), 6000.75);
+        assert_eq!(r.avg_rate(), 6000.75 / 3.0);
+        assert_eq!((r.min_rate(), r.max_rate()), (1000.5, 3000.0));
+        assert_eq!(r.min_xfer(), 300.0);
+        assert_eq!(r.parent_rate(), 1324.0 / 0.5);
+        let st = ThroughputStyle {
+            per_child: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            throughput_text(&r, st),
+            concat!(
+                "\n",
+                "\tChildren see throughput for  3 initial writers \t=    6000.75 kB/sec\n",
+                "\tParent sees throughput for  3 initial writers \t=    2648.00 kB/sec\n",
+                "\tMin throughput per process \t\t\t=    1000.50 kB/sec \n",
+                "\tMax throughput per process \t\t\t=    3000.00 kB/sec\n",
+                "\tAvg throughput per process \t\t\t=    2000.25 kB/sec\n",
+                "\tMin xfer \t\t\t\t\t=     300.00 kB\n",
+                "\tChild[0] xfer count =     512.00 kB, Throughput =    1000.50 kB/sec\n",
+                "\tChild[1] xfer count =     300.00 kB, Throughput =    2000.25 kB/sec\n",
+                "\tChild[2] xfer count =     512.00 kB, Throughput =    3000.00 kB/sec\n",
+            )
+        );
+    }
+
+    fn two_lines(phase: Phase, n: usize, st: ThroughputStyle) -> String {
+        let r = PhaseResult {
+            phase,
+            children: vec![
+                ChildResult {
+                    rate: 10.0 / n as f64,
+                    actual: 5.0 / n as f64,
+                };
+                n
+            ],
+            parent_secs: 0.5,
+        };
+        throughput_text(&r, st)
+            .lines()
+            .skip(1)
+            .take(2)
+            .collect::<Vec<_>>()
+            .join("\n")
+            + "\n"
+    }
+
+    #[test]
+    fn each_phase_keeps_its_own_tabs_and_count_width() {
+        let ops_threads = ThroughputStyle {
+            threads: true,
+            units: Units::OpsPerSec,
+            per_child: false,
+        };
+        assert_eq!(
+            two_lines(Phase::Reread, 12, ops_threads),
+            concat!(
+                "\tChildren see throughput for 12 re-readers \t=      10.00 ops/sec\n",
+                "\tParent sees throughput for 12 re-readers \t=      10.00 ops/sec\n",
+            )
+        );
+        let kb = ThroughputStyle::default();
+        assert_eq!(
+            two_lines(Phase::Read, 2, kb) + &two_lines(Phase::Fwrite, 2, kb),
+            concat!(
+                "\tChildren see throughput for  2 readers \t\t=      10.00 kB/sec\n",
+                "\tParent sees throughput for  2 readers \t\t=      10.00 kB/sec\n",
+                "\tChildren see throughput for  2 fwriters \t=      10.00 kB/sec\n",
+                "\tParent sees throughput for  2 fwriters \t\t=      10.00 kB/sec\n",
+            )
+        );
+        let t = throughput_text(
+            &PhaseResult {
+                phase: Phase::Mixed,
+                children: vec![ChildResult::default(); 2],
+                parent_secs: 0.0,
+            },
+            ops_threads,
+        );
+        assert!(t.contains("\tMin throughput per thread \t\t\t=       0.00 ops/sec \n"));
+        assert!(t.contains("\tMin xfer \t\t\t\t\t=       0.00 ops\n"));
+        // No children, no time: zeros, no NaN.
+        assert!(!throughput_text(&PhaseResult::default(), kb).contains("NaN"));
+    }
+
+    fn tp_table() -> ThroughputTable {
+        ThroughputTable {
+            reclen_kb: 4,
+            threads: false,
+            units: Units::KbPerSec,
+            rows: vec![
+                ThroughputRow {
+                    phase: Phase::InitialWrite,
+                    values: vec![1234.5, 2345.678],
+                },
+                ThroughputRow {
+                    phase: Phase::Rewrite,
+                    values: vec![0.0, 12345678.9],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn throughput_excel_text_matches_iozone() {
+        assert_eq!(
+            throughput_excel_text(&tp_table()),
+            concat!(
+                "\n",
+                "\"Throughput report Y-axis is type of test X-axis is number of processes\"\n",
+                "\"Record size = 4 kBytes \"\n",
+                "\"Output is in kBytes/sec\"\n",
+                "\n",
+                "\"  Initial write \"    1234.50     2345.68 \n",
+                "\n",
+                "\"        Rewrite \"       0.00  12345678.90 \n",
+                "\n",
+            )
+        );
+    }
+
+    #[test]
+    fn throughput_workbook_holds_iozone_layout() {
+        let mut t = tp_table();
+        t.threads = true;
+        t.units = Units::OpsPerSec;
+        let mut wb = throughput_workbook(&t, "iozone -t 1 -t 2 -O -T -b t.xlsx").unwrap();
+        let r = cells(wb.save_to_buffer().unwrap());
+        let at = |row: u32, col: u32| r.get_value((row, col)).cloned();
+        assert_eq!(at(0, 0), Some(s("iozone -t 1 -t 2 -O -T -b t.xlsx")));
+        assert_eq!(
+            at(1, 0),
+            Some(s(
+                "Throughput report Y-axis is type of test X-axis is number of threads"
+            ))
+        );
+        assert_eq!(at(2, 0), Some(s("Record size = 4 kBytes")));
+        assert_eq!(at(3, 0), Some(s("Output is in ops/sec")));
+        assert_eq!(at(4, 0), Some(s("  Initial write ")));
+        assert_eq!(at(4, 1), Some(Data::Empty));
+        assert_eq!(at(4, 2), Some(f(1234.5)));
+        assert_eq!(at(4, 3), Some(f(2345.678)));
+        assert_eq!(at(5, 0), Some(s("        Rewrite ")));
+        assert_eq!(at(5, 3), Some(f(12345678.9)));
+        assert_eq!(r.end(), Some((5, 3)));
+    }
+
+    #[test]
+    fn intro_and_banner_lines() {
+        assert_eq!(
+            throughput_intro(false, 512, 4),
+            "\tEach process writes a 512 kByte file in 4 kByte records\n"
+        );
+        assert_eq!(Units::KbPerSec.banner(), "\tOutput is in kBytes/sec\n");
+        let names: std::collections::BTreeSet<_> = Column::ALL.iter().map(|c| c.name()).collect();
+        assert_eq!(names.len(), Column::ALL.len());
+        assert_eq!(Phase::ALL.len(), 13);
+    }
+}

@@ -41,6 +41,9 @@ pub struct OpenHow {
     pub create: bool,
     pub truncate: bool,
     pub append: bool,
+    /// O_SYNC: each write returns once its data and metadata are on the
+    /// device (IOzone's `-o`).
+    pub sync: bool,
 }
 
 impl OpenHow {
@@ -50,6 +53,7 @@ impl OpenHow {
         create: false,
         truncate: false,
         append: false,
+        sync: false,
     };
     pub const READ_WRITE: OpenHow = OpenHow {
         read: true,
@@ -57,6 +61,7 @@ impl OpenHow {
         create: false,
         truncate: false,
         append: false,
+        sync: false,
     };
     pub const CREATE: OpenHow = OpenHow {
         read: true,
@@ -64,6 +69,7 @@ impl OpenHow {
         create: true,
         truncate: true,
         append: false,
+        sync: false,
     };
 }
 
@@ -347,9 +353,14 @@ pub(crate) fn open_file(path: &Path, how: OpenHow, direct: bool) -> io::Result<F
         .truncate(how.truncate)
         .append(how.append)
         .mode(0o644);
+    let mut flags = 0;
     if direct {
-        o.custom_flags(libc::O_DIRECT);
+        flags |= libc::O_DIRECT;
     }
+    if how.sync {
+        flags |= libc::O_SYNC;
+    }
+    o.custom_flags(flags);
     o.open(path).map_err(|e| {
         if direct && e.raw_os_error() == Some(libc::EINVAL) {
             io::Error::new(

@@ -16,3 +16,4 @@ pub mod flags;
 pub mod grid;
 pub mod offsets;
 pub mod report;
+pub mod run;

@@ -1,0 +1,1614 @@
+//! The runner of IOzone 3.489's single and auto modes: for each file and
+//! record size of [`grid::runs`], the selected tests, each pass timed as
+//! IOzone times it, into a [`Table`] of IOzone's figures and, per column,
+//! iogauge's latency statistics.
+//!
+//! Each pass is one [`runner::run`] of one worker: the file is opened
+//! before the timer starts (untimed), the worker's loop issues one
+//! operation per record, and with `-e` the fsync, with `-c` the close,
+//! fall inside the timing. Otherwise, as IOzone does, the file is synced
+//! and closed after the timer stops. The figure is IOzone's: bytes over
+//! seconds, in kB (`>> 10`) and rounded down; `-O` records per second;
+//! `-N` microseconds per record.
+//!
+//! How each test reaches the kernel, as IOzone 3.489's Linux build does:
+//! - write, rewrite, read, reread, random read and write, read backwards,
+//!   record rewrite, stride read: lseek(2) and read(2)/write(2), through
+//!   the engine the caller chooses ([`DEFAULT_ENGINE`] is IOzone's). The
+//!   write pass makes a new file (the old one unlinked, then created
+//!   before the timer) so block allocation is inside its timing.
+//! - fwrite and fread: IOzone gives its stream a buffer of one record
+//!   (`setvbuf(stream, buf, _IOFBF, reclen)`). glibc then writes one
+//!   record out of every two straight from the caller's memory and copies
+//!   the other into the stream buffer, which the next call writes out;
+//!   it reads each record straight into the caller's memory. [`Fwrite`]
+//!   does the same over the chosen engine (one write(2) of a record per
+//!   record, half of them after a copy); fread is one read(2) per record.
+//!   fopen(3) takes neither `-I` nor `-o`, so neither applies to them, and
+//!   `-e` adds fflush and fsync to fwrite but only fflush to fread, which
+//!   with an empty buffer issues no system call.
+//! - pwrite and pread: pwrite(2)/pread(2) through the `psync` engine.
+//! - pwritev and preadv (`-i 11`, `-i 12`): not compiled in IOzone
+//!   3.489's Linux build (no HAVE_PREADV), whose code is HP-UX's, with an
+//!   offset per vector. Here each call moves 16 records (fewer when the
+//!   file or 16 MB is smaller) with one pwritev(2)/preadv(2); as in
+//!   IOzone, 16 distinct records are drawn from MT19937-64 for each call
+//!   (`create_list`) and the first gives the offset. Linux's calls are
+//!   contiguous, so the records go to consecutive places from there; a
+//!   start that would run past the file's end is pulled back so that the
+//!   vector ends at the end (IOzone's Linux code, had it compiled, would
+//!   grow the file and fail its reads). These two use the file directly
+//!   (the engines have no vectored operation), and need a real engine.
+//!
+//! Where iogauge differs, and why:
+//! - Without `-i 0` IOzone has no file for the other tests (it fails);
+//!   iogauge writes the file untimed at the start of each cell.
+//! - IOzone subtracts its timer's resolution from each time; iogauge's
+//!   clock counts nanoseconds and subtracts nothing.
+//! - IOzone reads backwards twice and reports the first pass only;
+//!   iogauge reads once. Random read and write run even with `-+n`, as in
+//!   IOzone.
+//! - The read test's untimed first read (IOzone primes its caches with
+//!   record 0, then seeks back) goes through a second descriptor, so the
+//!   timed descriptor starts at offset 0 without a seek.
+//!
+//! Latency: per column, the passes of every cell merged into one
+//! [`WorkerStats`]. Per cell the table already holds the figures; a
+//! latency distribution per cell would be 21 histograms for each of up to
+//! 150 cells, for percentiles that mostly echo the figure. Merged, they
+//! tell what an operation of each test costs over the grid (the time
+//! series overlays the passes, each from its own start).
+
+use std::collections::BTreeMap;
+use std::io::{self, IoSlice, IoSliceMut};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, anyhow, bail};
+
+use super::flags::{Config, Mode, Test, Unit};
+use super::grid;
+use super::offsets;
+use super::report::{Column, Row, Table, Units};
+use crate::engine::{self, AlignedBuf, Choice, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::measure::clock::now_ns;
+use crate::measure::{OpKind, WorkerStats};
+use crate::runner::{self, Ctx, NoProgress, StopRule, Worker, signals};
+use crate::workload::mt64::Mt64;
+
+/// The engine of IOzone's lseek + read/write tests.
+pub const DEFAULT_ENGINE: Choice = Choice::SYNC;
+
+/// Records per vectored call (IOzone's `PVECMAX`).
+const PVECMAX: usize = 16;
+
+/// Largest vectored transfer (IOzone's `MAXBUFFERSIZE`).
+const MAX_VECTOR_BYTES: u64 = super::flags::MAX_RECORD_KB * 1024;
+
+/// What a run of single or auto mode measured.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// IOzone's figures, one row per cell that ran (crossover placeholders
+    /// included, as [`Table`] wants them).
+    pub table: Table,
+    /// Per column, the latency statistics of its passes over the grid.
+    pub stats: BTreeMap<Column, WorkerStats>,
+    /// Every cell ran to its end.
+    pub complete: bool,
+    /// Ctrl-C or SIGTERM stopped the run (the table holds what was
+    /// measured before; the pass it cut short has no figure).
+    pub interrupted: bool,
+    /// The error that stopped the run, if one did.
+    pub error: Option<String>,
+}
+
+/// Which engine a test uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// lseek + read/write (tests 0–5): the chosen engine, `-I` applies.
+    Main,
+    /// fwrite/fread (tests 6, 7): the chosen engine, never O_DIRECT.
+    Stdio,
+    /// pwrite/pread (tests 9, 10): `psync` (the chosen engine if it is
+    /// fake), `-I` applies.
+    Positional,
+}
+
+/// Runs the tests of `config` (single or auto mode) on `config.file`
+/// inside `dir`, with `engine` for the lseek + read/write and stdio tests.
+/// `progress` hears, untimed, which cell and test start.
+///
+/// An error before the first pass (throughput mode, an engine that cannot
+/// be made, a fake engine with the vectored tests) is returned as `Err`;
+/// one during the run ends it with what was measured and
+/// [`Outcome::error`] set.
+pub fn run(
+    config: &Config,
+    dir: &Path,
+    engine: Choice,
+    progress: &dyn Fn(&str),
+) -> Result<Outcome> {
+    let fake = engine.is_fake();
+    let mut make = |role: Role, opts: &EngineOpts| -> Result<Box<dyn Engine>> {
+        let choice = match role {
+            Role::Positional if !fake => Choice::PSYNC,
+            _ => engine,
+        };
+        choice.make(opts).map_err(|e| anyhow!(e))
+    };
+    run_with(config, dir, fake, &mut make, progress)
+}
+
+/// An engine maker: the role and the options.
+type Make<'a> = dyn FnMut(Role, &EngineOpts) -> Result<Box<dyn Engine>> + 'a;
+
+/// [`run`] with the engines made by `make` (tests wrap them).
+fn run_with(
+    config: &Config,
+    dir: &Path,
+    fake: bool,
+    make: &mut Make,
+    progress: &dyn Fn(&str),
+) -> Result<Outcome> {
+    if config.mode() == Mode::Throughput {
+        bail!("internal error: the single/auto runner was given throughput mode");
+    }
+    let tests = config.tests_to_run();
+    let vectored = tests
+        .iter()
+        .any(|t| matches!(t, Test::Pwritev | Test::Preadv));
+    if vectored && fake {
+        bail!("pwritev/preadv (-i 11, -i 12) need a real engine: they use the file directly");
+    }
+    let rows = grid::runs(config);
+    let max_record = rows
+        .iter()
+        .flat_map(|r| r.records_kb.iter().copied())
+        .max()
+        .unwrap_or(super::flags::DEFAULT_RECORD_KB);
+    let max_len = usize::try_from(max_record * 1024)
+        .ok()
+        .filter(|n| u32::try_from(*n).is_ok())
+        .ok_or_else(|| anyhow!("record of {max_record} kB is too large"))?;
+    let opts = |direct| EngineOpts {
+        direct,
+        depth: 1,
+        max_len,
+        datasync: false,
+        seed: 0,
+    };
+    let uses = |f: &dyn Fn(&Test) -> bool| tests.iter().any(f);
+    let main = make(Role::Main, &opts(config.direct))?;
+    let stdio = if uses(&|t| matches!(t, Test::Fwrite | Test::Fread)) {
+        Some(make(Role::Stdio, &opts(false))?)
+    } else {
+        None
+    };
+    let positional = if uses(&|t| matches!(t, Test::Pwrite | Test::Pread)) {
+        Some(make(Role::Positional, &opts(config.direct))?)
+    } else {
+        None
+    };
+    let mut r = Runner {
+        cfg: config,
+        path: dir.join(&config.file),
+        fake,
+        main,
+        stdio,
+        positional,
+        stream: Vec::new(),
+        vbuf: None,
+        out: Outcome {
+            table: table_of(config),
+            ..Outcome::default()
+        },
+        progress,
+    };
+    r.all(&rows, &tests);
+    let mut out = r.out;
+    out.interrupted |= signals::interrupted();
+    out.complete = !out.interrupted && out.error.is_none();
+    Ok(out)
+}
+
+/// The table's layout: columns, units, header record sizes.
+fn table_of(cfg: &Config) -> Table {
+    let selected = cfg
+        .tests
+        .iter()
+        .flat_map(|t| Column::for_test(t.number()))
+        .collect();
+    Table {
+        reclens_kb: if cfg.mode() == Mode::Auto {
+            grid::record_sizes(cfg)
+        } else {
+            Vec::new()
+        },
+        rows: Vec::new(),
+        selected,
+        extended: cfg.extended,
+        units: match cfg.unit {
+            Unit::KbPerSec => Units::KbPerSec,
+            Unit::OpsPerSec => Units::OpsPerSec,
+            Unit::UsPerOp => Units::MicrosPerOp,
+        },
+    }
+}
+
+/// IOzone's figure for `ops` records of `bytes` in all, timed `ns`.
+pub fn figure(unit: Unit, bytes: u64, ops: u64, ns: u64) -> u64 {
+    let secs = ns.max(1) as f64 / 1e9;
+    match unit {
+        Unit::KbPerSec => ((bytes as f64 / secs) as u64) >> 10,
+        Unit::OpsPerSec => (ops as f64 / secs) as u64,
+        Unit::UsPerOp => (1e6 * secs / ops.max(1) as f64) as u64,
+    }
+}
+
+/// Where the records of a pass go, in order.
+#[derive(Clone, Copy)]
+enum Order<'a> {
+    /// 0, 1, 2, …
+    Seq,
+    /// The last record first ([`offsets::backwards`]).
+    Back,
+    /// Record 0 every time ([`offsets::record_rewrite`]).
+    First,
+    /// A list worked out before the pass (random, stride).
+    List(&'a [u64]),
+}
+
+impl Order<'_> {
+    #[inline]
+    fn at(&self, i: u64, numrecs: u64) -> u64 {
+        match self {
+            Order::Seq => i,
+            Order::Back => numrecs - 1 - i,
+            Order::First => 0,
+            Order::List(l) => l[i as usize],
+        }
+    }
+}
+
+/// One cell: the file's path, the record and the file's records.
+#[derive(Clone, Copy)]
+struct Cell<'a> {
+    path: &'a Path,
+    reclen: u32,
+    numrecs: u64,
+}
+
+impl Cell<'_> {
+    fn bytes(&self) -> u64 {
+        self.numrecs * u64::from(self.reclen)
+    }
+}
+
+/// What IOzone does around a pass's loop.
+#[derive(Clone, Copy)]
+struct Plan {
+    how: OpenHow,
+    /// fsync before the timer (IOzone does for most tests).
+    pre_fsync: bool,
+    kind: OpKind,
+    /// `-e`: fsync inside the timing.
+    flush: bool,
+    /// `-c`: close inside the timing.
+    close: bool,
+    /// fsync after the timer, before the untimed close.
+    post_fsync: bool,
+}
+
+struct Runner<'a> {
+    cfg: &'a Config,
+    path: PathBuf,
+    fake: bool,
+    main: Box<dyn Engine>,
+    stdio: Option<Box<dyn Engine>>,
+    positional: Option<Box<dyn Engine>>,
+    /// The stdio stream's buffer (IOzone's `stdio_buf`), grown untimed
+    /// to the record.
+    stream: Vec<u8>,
+    /// The vectored tests' records.
+    vbuf: Option<AlignedBuf>,
+    out: Outcome,
+    progress: &'a dyn Fn(&str),
+}
+
+/// Whether the run goes on after a pass.
+type Flow = std::ops::ControlFlow<()>;
+
+/// Return from the enclosing function when a pass says stop.
+macro_rules! go {
+    ($e:expr) => {
+        if $e.is_break() {
+            return Flow::Break(());
+        }
+    };
+}
+
+impl Runner<'_> {
+    fn all(&mut self, rows: &[grid::Row], tests: &[Test]) {
+        let header = grid::record_sizes(self.cfg);
+        for row in rows {
+            for i in 0..row.skipped_cells {
+                let reclen = header.get(i).copied().unwrap_or(0);
+                self.out.table.rows.push(Row::new(row.file_kb, reclen));
+            }
+            for &rec_kb in &row.records_kb {
+                let mut cells = Row::new(row.file_kb, rec_kb);
+                let flow = self.cell(row.file_kb, rec_kb, tests, &mut cells);
+                if !cells.values.is_empty() {
+                    self.out.table.rows.push(cells);
+                }
+                if flow.is_break() {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn stop(&mut self, e: anyhow::Error) -> Flow {
+        self.out.error = Some(format!("{e:#}"));
+        Flow::Break(())
+    }
+
+    /// One file size and record size: every selected test, then the file
+    /// removed unless `-w`.
+    fn cell(&mut self, file_kb: u64, rec_kb: u64, tests: &[Test], row: &mut Row) -> Flow {
+        let reclen = (rec_kb * 1024) as u32;
+        let numrecs = file_kb * 1024 / u64::from(reclen);
+        if numrecs == 0 {
+            return self.stop(anyhow!(
+                "a record of {rec_kb} kB does not fit a file of {file_kb} kB"
+            ));
+        }
+        let path = self.path.clone();
+        let cell = Cell {
+            path: &path,
+            reclen,
+            numrecs,
+        };
+        if !self.fake {
+            // IOzone: sync(); sync(); before each cell
+            rustix::fs::sync();
+        }
+        let mut flow = Flow::Continue(());
+        if !tests.contains(&Test::Write) {
+            (self.progress)(&format!(
+                "{file_kb} kB file, {rec_kb} kB records: writing the file (untimed)"
+            ));
+            if let Err(e) = layout(self.main.as_mut(), cell) {
+                flow = self.stop(e);
+            }
+        }
+        if flow.is_continue() {
+            for &t in tests {
+                if signals::interrupted() {
+                    self.out.interrupted = true;
+                    flow = Flow::Break(());
+                    break;
+                }
+                (self.progress)(&format!(
+                    "{file_kb} kB file, {rec_kb} kB records: {}",
+                    t.name()
+                ));
+                flow = self.test(t, cell, row);
+                if flow.is_break() {
+                    break;
+                }
+            }
+        }
+        if !self.cfg.keep_files {
+            match self.main.unlink(cell.path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound && flow.is_continue() => {
+                    return self.stop(anyhow!("cannot remove {}: {e}", cell.path.display()));
+                }
+                _ => {}
+            }
+        }
+        flow
+    }
+
+    fn test(&mut self, t: Test, c: Cell, row: &mut Row) -> Flow {
+        let cfg = self.cfg;
+        let retest = !cfg.no_retest;
+        let (flush, close) = (cfg.include_flush, cfg.include_close);
+        let sync = |mut how: OpenHow| {
+            how.sync = cfg.sync;
+            how
+        };
+        let plan = |how, pre_fsync, kind| Plan {
+            how,
+            pre_fsync,
+            kind,
+            flush,
+            close,
+            post_fsync: true,
+        };
+        let create_rw = OpenHow {
+            truncate: false,
+            ..OpenHow::CREATE
+        };
+        let w = plan(sync(OpenHow::READ_WRITE), true, OpKind::Write);
+        let r = plan(OpenHow::READ, true, OpKind::Read);
+        match t {
+            Test::Write => {
+                if let Err(e) = self.main.unlink(c.path)
+                    && e.kind() != io::ErrorKind::NotFound
+                {
+                    return self.stop(anyhow!("cannot remove {}: {e}", c.path.display()));
+                }
+                let first = Plan {
+                    how: sync(OpenHow::CREATE),
+                    ..w
+                };
+                go!(self.pass(Role::Main, Column::Write, c, first, Order::Seq, row));
+                if retest {
+                    go!(self.pass(Role::Main, Column::Rewrite, c, w, Order::Seq, row));
+                }
+            }
+            Test::Read => {
+                if let Err(e) = prime(self.main.as_mut(), c) {
+                    return self.stop(e);
+                }
+                go!(self.pass(Role::Main, Column::Read, c, r, Order::Seq, row));
+                if retest {
+                    if let Err(e) = prime(self.main.as_mut(), c) {
+                        return self.stop(e);
+                    }
+                    go!(self.pass(Role::Main, Column::Reread, c, r, Order::Seq, row));
+                }
+            }
+            Test::RandomRw => {
+                let order = offsets::random(c.numrecs);
+                let how = sync(create_rw);
+                let rr = plan(how, false, OpKind::Read);
+                let rw = plan(how, false, OpKind::Write);
+                go!(self.pass(
+                    Role::Main,
+                    Column::RandRead,
+                    c,
+                    rr,
+                    Order::List(&order),
+                    row
+                ));
+                go!(self.pass(
+                    Role::Main,
+                    Column::RandWrite,
+                    c,
+                    rw,
+                    Order::List(&order),
+                    row
+                ));
+            }
+            Test::Backwards => {
+                go!(self.pass(Role::Main, Column::BkwdRead, c, r, Order::Back, row));
+            }
+            Test::RecordRewrite => {
+                let p = plan(sync(create_rw), true, OpKind::Write);
+                go!(self.pass(Role::Main, Column::RecRewrite, c, p, Order::First, row));
+            }
+            Test::StrideRead => {
+                let order = offsets::stride(c.numrecs, cfg.stride);
+                go!(self.pass(
+                    Role::Main,
+                    Column::StrideRead,
+                    c,
+                    r,
+                    Order::List(&order),
+                    row
+                ));
+            }
+            Test::Fwrite => {
+                go!(self.fwrite(Column::Fwrite, c, row));
+                if retest {
+                    go!(self.fwrite(Column::Frewrite, c, row));
+                }
+            }
+            Test::Fread => {
+                // fopen "r"; fflush with -e issues nothing; fclose
+                let p = Plan {
+                    how: OpenHow::READ,
+                    pre_fsync: true,
+                    kind: OpKind::Read,
+                    flush: false,
+                    close,
+                    post_fsync: false,
+                };
+                go!(self.pass(Role::Stdio, Column::Fread, c, p, Order::Seq, row));
+                if retest {
+                    go!(self.pass(Role::Stdio, Column::Freread, c, p, Order::Seq, row));
+                }
+            }
+            Test::RandomMix => {}
+            Test::Pwrite => {
+                let first = plan(sync(create_rw), true, OpKind::Write);
+                go!(self.pass(Role::Positional, Column::Pwrite, c, first, Order::Seq, row));
+                if retest {
+                    go!(self.pass(Role::Positional, Column::Repwrite, c, w, Order::Seq, row));
+                }
+            }
+            Test::Pread => {
+                let p = plan(OpenHow::READ, false, OpKind::Read);
+                go!(self.pass(Role::Positional, Column::Pread, c, p, Order::Seq, row));
+                if retest {
+                    go!(self.pass(Role::Positional, Column::Repread, c, p, Order::Seq, row));
+                }
+            }
+            Test::Pwritev => {
+                go!(self.vectored(Column::Pwritev, c, true, row));
+                if retest {
+                    go!(self.vectored(Column::Repwritev, c, true, row));
+                }
+            }
+            Test::Preadv => {
+                go!(self.vectored(Column::Preadv, c, false, row));
+                if retest {
+                    go!(self.vectored(Column::Repreadv, c, false, row));
+                }
+            }
+        }
+        Flow::Continue(())
+    }
+
+    fn engine(&mut self, role: Role) -> Result<&mut dyn Engine> {
+        let e = match role {
+            Role::Main => Some(&mut self.main),
+            Role::Stdio => self.stdio.as_mut(),
+            Role::Positional => self.positional.as_mut(),
+        };
+        e.map(|b| b.as_mut() as &mut dyn Engine)
+            .ok_or_else(|| anyhow!("internal error: no {role:?} engine"))
+    }
+
+    /// Keep a pass's outcome: its figure in the row, its stats under its
+    /// column. Stops the run on an error or Ctrl-C.
+    fn keep(&mut self, col: Column, c: Cell, o: runner::Outcome, row: &mut Row) -> Flow {
+        if let Some(e) = o.error {
+            return self.stop(e);
+        }
+        if o.interrupted || !o.complete {
+            self.out.interrupted = true;
+            return Flow::Break(());
+        }
+        let ns = u64::try_from(o.elapsed.as_nanos()).unwrap_or(u64::MAX);
+        row.values
+            .insert(col, figure(self.cfg.unit, c.bytes(), c.numrecs, ns));
+        self.out.stats.entry(col).or_default().merge(&o.stats);
+        Flow::Continue(())
+    }
+
+    /// One pass of an engine test: open (untimed), the timed loop, then
+    /// what IOzone does after the timer.
+    fn pass(
+        &mut self,
+        role: Role,
+        col: Column,
+        c: Cell,
+        p: Plan,
+        order: Order,
+        row: &mut Row,
+    ) -> Flow {
+        match self.try_pass(role, col, c, p, order) {
+            Err(e) => self.stop(e),
+            Ok((o, after)) => {
+                if let Err(e) = after
+                    && o.error.is_none()
+                {
+                    return self.stop(e);
+                }
+                self.keep(col, c, o, row)
+            }
+        }
+    }
+
+    fn try_pass(
+        &mut self,
+        role: Role,
+        col: Column,
+        c: Cell,
+        p: Plan,
+        order: Order,
+    ) -> Result<(runner::Outcome, Result<()>)> {
+        let engine = self.engine(role)?;
+        let file = engine
+            .open(c.path, p.how)
+            .with_context(|| format!("{}: cannot open {}", col.name(), c.path.display()))?;
+        if p.pre_fsync
+            && let Err(e) = engine::untimed(|| engine.exec(Req::fsync(file)))
+        {
+            let _ = engine.close(file);
+            return Err(anyhow!("{}: fsync {}: {e}", col.name(), c.path.display()));
+        }
+        let mut w = Pass {
+            engine,
+            file,
+            open: true,
+            col,
+            plan: p,
+            order,
+            cell: c,
+        };
+        let o = runner::run(StopRule::default(), vec![ByRef(&mut w)], &NoProgress);
+        let after = w.finish_untimed();
+        Ok((o, after))
+    }
+
+    /// One fwrite pass through a stream with a buffer of one record.
+    fn fwrite(&mut self, col: Column, c: Cell, row: &mut Row) -> Flow {
+        let cfg = self.cfg;
+        let n = c.reclen as usize;
+        if self.stream.len() < n {
+            self.stream.resize(n, 0);
+        }
+        let stream = &mut self.stream[..n];
+        let Some(engine) = self.stdio.as_deref_mut() else {
+            return self.stop(anyhow!("internal error: no stdio engine"));
+        };
+        // fopen "r+" (or "w+" when there is no file): no truncation
+        let how = OpenHow {
+            truncate: false,
+            ..OpenHow::CREATE
+        };
+        let file = match engine.open(c.path, how) {
+            Ok(f) => f,
+            Err(e) => {
+                return self.stop(anyhow!(
+                    "{}: cannot open {}: {e}",
+                    col.name(),
+                    c.path.display()
+                ));
+            }
+        };
+        if let Err(e) = engine::untimed(|| engine.exec(Req::fsync(file))) {
+            let _ = engine.close(file);
+            return self.stop(anyhow!("{}: fsync {}: {e}", col.name(), c.path.display()));
+        }
+        let mut w = Fwrite {
+            engine,
+            file,
+            open: true,
+            col,
+            cell: c,
+            stream,
+            held: false,
+            putting: false,
+            pos: 0,
+            flush: cfg.include_flush,
+            close: cfg.include_close,
+        };
+        let o = runner::run(StopRule::default(), vec![ByRef(&mut w)], &NoProgress);
+        let after = w.finish_untimed();
+        if let Err(e) = after
+            && o.error.is_none()
+        {
+            return self.stop(e);
+        }
+        self.keep(col, c, o, row)
+    }
+
+    /// One pwritev or preadv pass.
+    fn vectored(&mut self, col: Column, c: Cell, write: bool, row: &mut Row) -> Flow {
+        let cfg = self.cfg;
+        let reclen = u64::from(c.reclen);
+        let numvecs = (PVECMAX as u64)
+            .min(c.numrecs)
+            .min(MAX_VECTOR_BYTES / reclen)
+            .max(1);
+        let need = (numvecs * reclen) as usize;
+        if self.vbuf.as_ref().is_none_or(|b| b.len() < need) {
+            self.vbuf = Some(AlignedBuf::random(need, 0));
+        }
+        let Some(buf) = self.vbuf.as_mut() else {
+            return Flow::Continue(());
+        };
+        let mut o = std::fs::OpenOptions::new();
+        o.read(true).write(write).create(write).mode(0o640);
+        let mut flags = 0;
+        if cfg.direct {
+            flags |= libc::O_DIRECT;
+        }
+        if cfg.sync && write {
+            flags |= libc::O_SYNC;
+        }
+        o.custom_flags(flags);
+        let file = match o.open(c.path) {
+            Ok(f) => f,
+            Err(e) => {
+                return self.stop(anyhow!(
+                    "{}: cannot open {}: {e}",
+                    col.name(),
+                    c.path.display()
+                ));
+            }
+        };
+        let mut w = Vectored {
+            file: Some(file),
+            buf: &mut buf[..need],
+            write,
+            col,
+            cell: c,
+            numvecs,
+            rng: Mt64::iozone(),
+            flush: cfg.include_flush,
+            close: cfg.include_close,
+        };
+        let o = runner::run(StopRule::default(), vec![ByRef(&mut w)], &NoProgress);
+        let after = w.finish_untimed();
+        if let Err(e) = after
+            && o.error.is_none()
+        {
+            return self.stop(e);
+        }
+        self.keep(col, c, o, row)
+    }
+}
+
+/// A worker borrowed, so its state (is the file still open?) outlives
+/// the run.
+struct ByRef<'a, W>(&'a mut W);
+
+impl<W: Worker> Worker for ByRef<'_, W> {
+    fn kinds(&self) -> &[OpKind] {
+        self.0.kinds()
+    }
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        self.0.run(ctx)
+    }
+}
+
+const READ_KINDS: &[OpKind] = &[OpKind::Read, OpKind::Fsync, OpKind::Close];
+const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync, OpKind::Close];
+
+/// Write the cell's file untimed, for tests run without `-i 0`.
+fn layout(e: &mut dyn Engine, c: Cell) -> Result<()> {
+    let ctx = |what: &str, err: io::Error| {
+        anyhow!("writing {} (untimed): {what}: {err}", c.path.display())
+    };
+    match e.unlink(c.path) {
+        Err(err) if err.kind() != io::ErrorKind::NotFound => return Err(ctx("unlink", err)),
+        _ => {}
+    }
+    let f = e
+        .open(c.path, OpenHow::CREATE)
+        .map_err(|err| ctx("open", err))?;
+    let r = engine::untimed(|| -> Result<()> {
+        for i in 0..c.numrecs {
+            let off = i * u64::from(c.reclen);
+            let done = e
+                .exec(Req::write(f, off, c.reclen))
+                .map_err(|err| ctx("write", err))?;
+            if done.bytes != u64::from(c.reclen) {
+                bail!(
+                    "writing {} (untimed): short write at {off} (disk full?)",
+                    c.path.display()
+                );
+            }
+        }
+        e.exec(Req::fsync(f)).map_err(|err| ctx("fsync", err))?;
+        Ok(())
+    });
+    let closed = e.close(f).map_err(|err| ctx("close", err));
+    r.and(closed)
+}
+
+/// IOzone's untimed first read of record 0 before a read pass, through
+/// a descriptor of its own.
+fn prime(e: &mut dyn Engine, c: Cell) -> Result<()> {
+    let f = e
+        .open(c.path, OpenHow::READ)
+        .with_context(|| format!("read: cannot open {}", c.path.display()))?;
+    let r = engine::untimed(|| e.exec(Req::read(f, 0, c.reclen)));
+    let closed = e.close(f);
+    let got = r.with_context(|| format!("read: reading {}", c.path.display()))?;
+    closed.with_context(|| format!("read: closing {}", c.path.display()))?;
+    if got.bytes != u64::from(c.reclen) {
+        bail!(
+            "read: {} holds less than one record of {} bytes",
+            c.path.display(),
+            c.reclen
+        );
+    }
+    Ok(())
+}
+
+/// A pass of one operation per record through an engine.
+struct Pass<'a> {
+    engine: &'a mut dyn Engine,
+    file: FileId,
+    open: bool,
+    col: Column,
+    plan: Plan,
+    order: Order<'a>,
+    cell: Cell<'a>,
+}
+
+impl Pass<'_> {
+    fn fail(&self, what: &str, e: io::Error) -> anyhow::Error {
+        anyhow!(
+            "{}: {what} {}: {e}",
+            self.col.name(),
+            self.cell.path.display()
+        )
+    }
+
+    /// After the timer: fsync (unless the plan says not) and close, if the
+    /// pass left the file open.
+    fn finish_untimed(&mut self) -> Result<()> {
+        if !self.open {
+            return Ok(());
+        }
+        self.open = false;
+        let (engine, file) = (&mut *self.engine, self.file);
+        let synced = if self.plan.post_fsync {
+            engine::untimed(|| engine.exec(Req::fsync(file))).map(drop)
+        } else {
+            Ok(())
+        };
+        let closed = engine.close(file);
+        synced.map_err(|e| self.fail("fsync", e))?;
+        closed.map_err(|e| self.fail("closing", e))
+    }
+}
+
+/// `-e` and `-c`, inside the timing: fsync and close, each recorded.
+fn flush_close(
+    ctx: &mut Ctx,
+    engine: &mut dyn Engine,
+    file: FileId,
+    flush: bool,
+    close: bool,
+    open: &mut bool,
+) -> io::Result<()> {
+    if flush {
+        let c = engine.exec(Req::fsync(file))?;
+        ctx.record(&c);
+    }
+    if close {
+        let t = now_ns();
+        *open = false;
+        engine.close(file)?;
+        let done = now_ns();
+        ctx.record_op(OpKind::Close, done - t, 0, done);
+    }
+    Ok(())
+}
+
+impl Worker for Pass<'_> {
+    fn kinds(&self) -> &[OpKind] {
+        if self.plan.kind == OpKind::Read {
+            READ_KINDS
+        } else {
+            WRITE_KINDS
+        }
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let Cell {
+            reclen, numrecs, ..
+        } = self.cell;
+        let mut req = Req {
+            kind: self.plan.kind,
+            file: self.file,
+            offset: 0,
+            len: reclen,
+            slot: 0,
+        };
+        for i in 0..numrecs {
+            if !ctx.keep_going() {
+                return Ok(());
+            }
+            req.offset = self.order.at(i, numrecs) * u64::from(reclen);
+            let c = match self.engine.exec(req) {
+                Ok(c) => c,
+                Err(e) => {
+                    let what = if req.kind == OpKind::Read {
+                        "reading"
+                    } else {
+                        "writing"
+                    };
+                    return Err(self.fail(what, e));
+                }
+            };
+            ctx.record(&c);
+            if c.bytes != u64::from(reclen) {
+                bail!(
+                    "{}: {} of {reclen} bytes at offset {} of {} (short {})",
+                    self.col.name(),
+                    c.bytes,
+                    req.offset,
+                    self.cell.path.display(),
+                    if req.kind == OpKind::Read {
+                        "read"
+                    } else {
+                        "write: disk full?"
+                    }
+                );
+            }
+        }
+        let (flush, close) = (self.plan.flush, self.plan.close);
+        flush_close(ctx, self.engine, self.file, flush, close, &mut self.open)
+            .map_err(|e| self.fail("fsync/close", e))
+    }
+}
+
+/// fwrite(3) of every record through a stream whose buffer is one record,
+/// as glibc runs it: with the buffer empty a record goes straight out
+/// with one write(2); the next is copied into the buffer; the one after
+/// writes the buffer out, then goes straight out itself; and so on.
+struct Fwrite<'a> {
+    engine: &'a mut dyn Engine,
+    file: FileId,
+    open: bool,
+    col: Column,
+    cell: Cell<'a>,
+    /// The stream's buffer.
+    stream: &'a mut [u8],
+    /// The buffer holds a record not yet written.
+    held: bool,
+    /// The stream is in write mode (glibc's first fwrite switches it
+    /// without copying).
+    putting: bool,
+    /// The stream's file position.
+    pos: u64,
+    flush: bool,
+    close: bool,
+}
+
+impl Fwrite<'_> {
+    fn fail(&self, what: &str, e: io::Error) -> anyhow::Error {
+        anyhow!(
+            "{}: {what} {}: {e}",
+            self.col.name(),
+            self.cell.path.display()
+        )
+    }
+
+    /// One write(2) of a record at the stream's position. The buffered
+    /// record is a copy of the caller's (which does not change during a
+    /// pass), so both are written from the engine's slot.
+    #[inline]
+    fn write_out(&mut self) -> io::Result<()> {
+        let n = self.cell.reclen;
+        let c = self.engine.exec(Req::write(self.file, self.pos, n))?;
+        if c.bytes != u64::from(n) {
+            return Err(io::Error::other(format!(
+                "wrote {} of {n} bytes (disk full?)",
+                c.bytes
+            )));
+        }
+        self.pos += u64::from(n);
+        Ok(())
+    }
+
+    #[inline]
+    fn fwrite(&mut self) -> io::Result<()> {
+        if self.putting && !self.held {
+            let n = self.cell.reclen as usize;
+            self.stream.copy_from_slice(&self.engine.buf_mut(0)[..n]);
+            self.held = true;
+            return Ok(());
+        }
+        self.fflush()?;
+        self.putting = true;
+        self.write_out()
+    }
+
+    fn fflush(&mut self) -> io::Result<()> {
+        if self.held {
+            self.held = false;
+            self.write_out()?;
+        }
+        Ok(())
+    }
+
+    /// After the timer: fflush, fsync, fclose.
+    fn finish_untimed(&mut self) -> Result<()> {
+        if !self.open {
+            return Ok(());
+        }
+        self.open = false;
+        let flushed = engine::untimed(|| self.fflush());
+        let (engine, file) = (&mut *self.engine, self.file);
+        let synced = engine::untimed(|| engine.exec(Req::fsync(file))).map(drop);
+        let closed = engine.close(file);
+        flushed.map_err(|e| self.fail("writing", e))?;
+        synced.map_err(|e| self.fail("fsync", e))?;
+        closed.map_err(|e| self.fail("closing", e))
+    }
+}
+
+impl Worker for Fwrite<'_> {
+    fn kinds(&self) -> &[OpKind] {
+        WRITE_KINDS
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let n = u64::from(self.cell.reclen);
+        // each fwrite timed whole: the engine reads no clock inside it
+        let r = engine::untimed(|| -> io::Result<()> {
+            for _ in 0..self.cell.numrecs {
+                if !ctx.keep_going() {
+                    return Ok(());
+                }
+                let t = now_ns();
+                self.fwrite()?;
+                let done = now_ns();
+                ctx.record_op(OpKind::Write, done - t, n, done);
+            }
+            if self.flush {
+                let t = now_ns();
+                self.fflush()?;
+                self.engine.exec(Req::fsync(self.file))?;
+                let done = now_ns();
+                ctx.record_op(OpKind::Fsync, done - t, 0, done);
+            }
+            Ok(())
+        });
+        r.map_err(|e| self.fail("writing", e))?;
+        if self.close {
+            let t = now_ns();
+            self.open = false;
+            let r = engine::untimed(|| self.fflush());
+            let closed = self.engine.close(self.file);
+            r.and(closed).map_err(|e| self.fail("closing", e))?;
+            let done = now_ns();
+            ctx.record_op(OpKind::Close, done - t, 0, done);
+        }
+        Ok(())
+    }
+}
+
+/// A pwritev or preadv pass: vectors of `numvecs` records.
+struct Vectored<'a> {
+    file: Option<std::fs::File>,
+    buf: &'a mut [u8],
+    write: bool,
+    col: Column,
+    cell: Cell<'a>,
+    numvecs: u64,
+    rng: Mt64,
+    flush: bool,
+    close: bool,
+}
+
+/// IOzone's `create_list`: `min(16, numrecs)` distinct records, drawn
+/// from `rng`.
+fn create_list(rng: &mut Mt64, list: &mut [u64; PVECMAX], numrecs: u64) {
+    let n = (PVECMAX as u64).min(numrecs) as usize;
+    let mut j = 0;
+    while j < n {
+        let r = rng.next_u64() % numrecs;
+        if !list[..j].contains(&r) {
+            list[j] = r;
+            j += 1;
+        }
+    }
+}
+
+impl Vectored<'_> {
+    fn fail(&self, what: &str, e: io::Error) -> anyhow::Error {
+        anyhow!(
+            "{}: {what} {}: {e}",
+            self.col.name(),
+            self.cell.path.display()
+        )
+    }
+
+    fn finish_untimed(&mut self) -> Result<()> {
+        match self.file.take() {
+            Some(f) => f.sync_all().map_err(|e| self.fail("fsync", e)),
+            None => Ok(()),
+        }
+    }
+
+    #[inline]
+    fn call(&mut self, nv: usize, offset: u64) -> io::Result<usize> {
+        let Some(f) = self.file.as_ref() else {
+            return Err(io::Error::other("the file is closed"));
+        };
+        let r = self.cell.reclen as usize;
+        if self.write {
+            let iov: [IoSlice; PVECMAX] = std::array::from_fn(|k| {
+                IoSlice::new(if k < nv {
+                    &self.buf[k * r..(k + 1) * r]
+                } else {
+                    &[]
+                })
+            });
+            Ok(rustix::io::pwritev(f, &iov[..nv], offset)?)
+        } else {
+            let mut chunks = self.buf[..nv * r].chunks_mut(r);
+            let mut iov: [IoSliceMut; PVECMAX] =
+                std::array::from_fn(|_| IoSliceMut::new(chunks.next().unwrap_or_default()));
+            Ok(rustix::io::preadv(f, &mut iov[..nv], offset)?)
+        }
+    }
+}
+
+impl Worker for Vectored<'_> {
+    fn kinds(&self) -> &[OpKind] {
+        if self.write { WRITE_KINDS } else { READ_KINDS }
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let numrecs = self.cell.numrecs;
+        let reclen = u64::from(self.cell.reclen);
+        let kind = if self.write {
+            OpKind::Write
+        } else {
+            OpKind::Read
+        };
+        let mut list = [0u64; PVECMAX];
+        let mut nv = self.numvecs;
+        let mut i = 0;
+        while i < numrecs {
+            if !ctx.keep_going() {
+                return Ok(());
+            }
+            nv = nv.min(numrecs - i);
+            create_list(&mut self.rng, &mut list, numrecs);
+            let offset = list[0].min(numrecs - nv) * reclen;
+            let t = now_ns();
+            let r = self.call(nv as usize, offset);
+            let done = now_ns();
+            let got =
+                r.map_err(|e| self.fail(if self.write { "writing" } else { "reading" }, e))?;
+            ctx.record_op(kind, done - t, got as u64, done);
+            if got as u64 != nv * reclen {
+                bail!(
+                    "{}: moved {got} of {} bytes at offset {offset} of {}",
+                    self.col.name(),
+                    nv * reclen,
+                    self.cell.path.display()
+                );
+            }
+            i += nv;
+        }
+        if self.flush {
+            let t = now_ns();
+            if let Some(f) = self.file.as_ref() {
+                f.sync_all().map_err(|e| self.fail("fsync", e))?;
+            }
+            let done = now_ns();
+            ctx.record_op(OpKind::Fsync, done - t, 0, done);
+        }
+        if self.close {
+            let t = now_ns();
+            drop(self.file.take());
+            let done = now_ns();
+            ctx.record_op(OpKind::Close, done - t, 0, done);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Completion, EngineInfo};
+    use crate::suites::iozone::flags::parse_with_page_size;
+    use std::sync::{Arc, Mutex};
+
+    /// What a logged engine was asked to do.
+    #[derive(Clone, Debug, PartialEq)]
+    enum Ev {
+        Open(Role, OpenHow),
+        Close(Role),
+        Unlink(Role),
+        Op(Role, OpKind, u64, u32),
+    }
+
+    type Log = Arc<Mutex<Vec<Ev>>>;
+
+    /// An engine that logs every call, then passes it on.
+    struct Logged {
+        inner: Box<dyn Engine>,
+        role: Role,
+        log: Log,
+    }
+
+    impl Logged {
+        fn push(&self, e: Ev) {
+            self.log.lock().unwrap().push(e);
+        }
+    }
+
+    impl Engine for Logged {
+        fn info(&self) -> &'static EngineInfo {
+            self.inner.info()
+        }
+        fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
+            self.push(Ev::Open(self.role, how));
+            self.inner.open(path, how)
+        }
+        fn close(&mut self, file: FileId) -> io::Result<()> {
+            self.push(Ev::Close(self.role));
+            self.inner.close(file)
+        }
+        fn queue(&mut self, req: Req) -> io::Result<Option<Completion>> {
+            self.push(Ev::Op(self.role, req.kind, req.offset, req.len));
+            self.inner.queue(req)
+        }
+        fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
+            self.inner.buf_mut(slot)
+        }
+        fn unlink(&mut self, path: &Path) -> io::Result<()> {
+            self.push(Ev::Unlink(self.role));
+            self.inner.unlink(path)
+        }
+        fn path(&self, file: FileId) -> &Path {
+            self.inner.path(file)
+        }
+    }
+
+    fn config(line: &str) -> Config {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        parse_with_page_size(&args, 4096)
+            .unwrap_or_else(|e| panic!("{line}: {e}"))
+            .config
+    }
+
+    struct Ran {
+        out: Outcome,
+        log: Vec<Ev>,
+        dir: tempfile::TempDir,
+    }
+
+    /// Runs `line` in a temporary directory on logged engines (sync,
+    /// psync as `run` picks them).
+    fn run_logged(line: &str) -> Ran {
+        let cfg = config(line);
+        let dir = tempfile::tempdir().unwrap();
+        let log: Log = Arc::default();
+        let mut make = |role: Role, opts: &EngineOpts| -> Result<Box<dyn Engine>> {
+            let choice = if role == Role::Positional {
+                Choice::PSYNC
+            } else {
+                Choice::SYNC
+            };
+            Ok(Box::new(Logged {
+                inner: choice.make(opts).map_err(|e| anyhow!(e))?,
+                role,
+                log: Arc::clone(&log),
+            }))
+        };
+        let out = run_with(&cfg, dir.path(), false, &mut make, &|_| {}).unwrap();
+        assert!(out.complete, "{line}: {:?}", out.error);
+        let log = log.lock().unwrap().clone();
+        Ran { out, log, dir }
+    }
+
+    /// The data operations of `kind` by `role`, as (offset in records, len).
+    fn ops(log: &[Ev], role: Role, kind: OpKind) -> Vec<u64> {
+        log.iter()
+            .filter_map(|e| match e {
+                Ev::Op(r, k, off, len) if *r == role && *k == kind => {
+                    assert_eq!(*len, 4096);
+                    Some(off / 4096)
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The log split at each open of the file (the prime read's open
+    /// counts too); an unlink goes with the open after it.
+    fn segments(log: &[Ev]) -> Vec<Vec<Ev>> {
+        let mut out: Vec<Vec<Ev>> = Vec::new();
+        for e in log {
+            let opened = |seg: &Vec<Ev>| seg.iter().any(|e| matches!(e, Ev::Open(..)));
+            if out
+                .last()
+                .is_none_or(|seg| matches!(e, Ev::Open(..)) && opened(seg))
+            {
+                out.push(Vec::new());
+            }
+            if let Some(last) = out.last_mut() {
+                last.push(e.clone());
+            }
+        }
+        out
+    }
+
+    fn count(out: &Outcome, col: Column, kind: OpKind) -> u64 {
+        out.stats
+            .get(&col)
+            .and_then(|s| s.kind(kind))
+            .map_or(0, |k| k.count)
+    }
+
+    const SMALL: &str = "-s 64k -r 4k";
+
+    #[test]
+    fn write_and_rewrite_issue_a_write_per_record() {
+        let r = run_logged(&format!("-i 0 {SMALL}"));
+        for col in [Column::Write, Column::Rewrite] {
+            assert_eq!(count(&r.out, col, OpKind::Write), 16, "{col:?}");
+            assert_eq!(count(&r.out, col, OpKind::Fsync), 0, "no -e");
+        }
+        let seq: Vec<u64> = (0..16).chain(0..16).collect();
+        assert_eq!(ops(&r.log, Role::Main, OpKind::Write), seq);
+        // a new file for write (unlinked, created), the same one for rewrite
+        assert_eq!(r.log[0], Ev::Unlink(Role::Main));
+        let opens: Vec<&Ev> = r.log.iter().filter(|e| matches!(e, Ev::Open(..))).collect();
+        assert_eq!(opens.len(), 2);
+        assert_eq!(*opens[0], Ev::Open(Role::Main, OpenHow::CREATE));
+        assert_eq!(*opens[1], Ev::Open(Role::Main, OpenHow::READ_WRITE));
+        let t = &r.out.table;
+        assert_eq!(t.rows.len(), 1);
+        assert_eq!((t.rows[0].kb, t.rows[0].reclen_kb), (64, 4));
+        assert!(t.rows[0].cell(Column::Write) > 0);
+        assert!(t.rows[0].cell(Column::Rewrite) > 0);
+        assert_eq!(t.selected, vec![Column::Write, Column::Rewrite]);
+        // the file is gone after the cell
+        assert_eq!(std::fs::read_dir(r.dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn read_backwards_goes_from_the_last_record_to_the_first() {
+        let r = run_logged(&format!("-i 3 {SMALL}"));
+        let segs = segments(&r.log);
+        // the untimed layout, then the pass
+        assert_eq!(segs.len(), 2);
+        assert_eq!(
+            ops(&segs[0], Role::Main, OpKind::Write),
+            (0..16).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            ops(&segs[1], Role::Main, OpKind::Read),
+            (0..16).rev().collect::<Vec<_>>()
+        );
+        assert_eq!(count(&r.out, Column::BkwdRead, OpKind::Read), 16);
+        assert!(r.out.table.rows[0].cell(Column::BkwdRead) > 0);
+    }
+
+    #[test]
+    fn record_rewrite_writes_record_zero_each_time() {
+        let r = run_logged(&format!("-i 0 -i 4 {SMALL}"));
+        let segs = segments(&r.log);
+        assert_eq!(segs.len(), 3);
+        assert_eq!(ops(&segs[2], Role::Main, OpKind::Write), vec![0; 16]);
+        assert_eq!(count(&r.out, Column::RecRewrite, OpKind::Write), 16);
+    }
+
+    #[test]
+    fn stride_read_follows_the_stride() {
+        let r = run_logged(&format!("-i 0 -i 5 -j 3 {SMALL}"));
+        let segs = segments(&r.log);
+        let got = ops(&segs[2], Role::Main, OpKind::Read);
+        assert_eq!(got, offsets::stride(16, 3));
+        assert_eq!(&got[..6], [0, 3, 6, 9, 12, 1]);
+    }
+
+    #[test]
+    fn random_read_and_write_share_iozones_order() {
+        let r = run_logged(&format!("-i 0 -i 2 {SMALL}"));
+        let segs = segments(&r.log);
+        assert_eq!(segs.len(), 4);
+        let want = offsets::random(16);
+        assert_eq!(ops(&segs[2], Role::Main, OpKind::Read), want);
+        assert_eq!(ops(&segs[3], Role::Main, OpKind::Write), want);
+        let mut sorted = want.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..16).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn read_and_reread_read_every_record_after_an_untimed_first_read() {
+        let r = run_logged(&format!("-i 0 -i 1 {SMALL}"));
+        let segs = segments(&r.log);
+        // write, rewrite, prime, read, prime, reread
+        assert_eq!(segs.len(), 6);
+        for prime in [&segs[2], &segs[4]] {
+            assert_eq!(ops(prime, Role::Main, OpKind::Read), vec![0]);
+        }
+        for pass in [&segs[3], &segs[5]] {
+            assert_eq!(
+                ops(pass, Role::Main, OpKind::Read),
+                (0..16).collect::<Vec<_>>()
+            );
+        }
+        assert_eq!(count(&r.out, Column::Read, OpKind::Read), 16);
+        assert_eq!(count(&r.out, Column::Reread, OpKind::Read), 16);
+    }
+
+    #[test]
+    fn pwrite_and_pread_go_through_the_positional_engine() {
+        let r = run_logged(&format!("-E -i 0 -i 9 -i 10 {SMALL}"));
+        let seq: Vec<u64> = (0..16).chain(0..16).collect();
+        assert_eq!(ops(&r.log, Role::Positional, OpKind::Write), seq);
+        assert_eq!(ops(&r.log, Role::Positional, OpKind::Read), seq);
+        for col in [
+            Column::Pwrite,
+            Column::Repwrite,
+            Column::Pread,
+            Column::Repread,
+        ] {
+            assert!(r.out.table.rows[0].cell(col) > 0, "{col:?}");
+        }
+        assert_eq!(count(&r.out, Column::Pread, OpKind::Read), 16);
+    }
+
+    #[test]
+    fn dash_e_adds_one_fsync_per_pass_and_dash_c_a_close() {
+        let r = run_logged(&format!("-i 0 -i 1 -i 6 -e -c {SMALL}"));
+        for col in [
+            Column::Write,
+            Column::Rewrite,
+            Column::Read,
+            Column::Reread,
+            Column::Fwrite,
+            Column::Frewrite,
+        ] {
+            assert_eq!(count(&r.out, col, OpKind::Fsync), 1, "{col:?}");
+            assert_eq!(count(&r.out, col, OpKind::Close), 1, "{col:?}");
+        }
+        let r = run_logged(&format!("-i 0 {SMALL}"));
+        assert_eq!(count(&r.out, Column::Write, OpKind::Fsync), 0);
+        assert_eq!(count(&r.out, Column::Write, OpKind::Close), 0);
+    }
+
+    #[test]
+    fn fwrite_writes_each_record_once_in_order() {
+        let r = run_logged(&format!("-i 6 -i 7 {SMALL}"));
+        let seq: Vec<u64> = (0..16).chain(0..16).collect();
+        assert_eq!(ops(&r.log, Role::Stdio, OpKind::Write), seq);
+        assert_eq!(ops(&r.log, Role::Stdio, OpKind::Read), seq);
+        for col in [Column::Fwrite, Column::Frewrite] {
+            assert_eq!(count(&r.out, col, OpKind::Write), 16, "{col:?}");
+        }
+        for col in [Column::Fread, Column::Freread] {
+            assert_eq!(count(&r.out, col, OpKind::Read), 16, "{col:?}");
+        }
+        // the stream writes only whole records, the last one at fflush
+        let mut e = Choice::SYNC.make(&EngineOpts::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let file = e.open(&path, OpenHow::CREATE).unwrap();
+        let mut stream = vec![0u8; 4096];
+        let mut w = Fwrite {
+            engine: e.as_mut(),
+            file,
+            open: true,
+            col: Column::Fwrite,
+            cell: Cell {
+                path: &path,
+                reclen: 4096,
+                numrecs: 3,
+            },
+            stream: &mut stream,
+            held: false,
+            putting: false,
+            pos: 0,
+            flush: false,
+            close: false,
+        };
+        let mut outs = Vec::new();
+        for _ in 0..3 {
+            w.fwrite().unwrap();
+            outs.push(w.pos / 4096);
+        }
+        assert_eq!(
+            outs,
+            [1, 1, 3],
+            "straight out, copied, buffer and record out"
+        );
+        w.finish_untimed().unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 3 * 4096);
+    }
+
+    #[test]
+    fn no_retests_leave_the_re_columns_at_zero() {
+        let r = run_logged(&format!("-i 0 -i 1 -i 2 -+n {SMALL}"));
+        let row = &r.out.table.rows[0];
+        for col in [
+            Column::Write,
+            Column::Read,
+            Column::RandRead,
+            Column::RandWrite,
+        ] {
+            assert!(row.cell(col) > 0, "{col:?}");
+        }
+        for col in [Column::Rewrite, Column::Reread] {
+            assert_eq!(row.cell(col), 0, "{col:?}");
+            assert!(!r.out.stats.contains_key(&col));
+        }
+        assert_eq!(ops(&r.log, Role::Main, OpKind::Write).len(), 16 + 16);
+        let text = crate::suites::iozone::report::text_table(&r.out.table);
+        assert!(text.lines().nth(2).unwrap().contains(" 0"));
+    }
+
+    #[test]
+    fn auto_mode_runs_every_cell_of_the_grid() {
+        let r = run_logged("-a -n 64k -g 256k -y 16k -q 64k -i 0 -i 1");
+        let t = &r.out.table;
+        let cells: Vec<(u64, u64)> = t.rows.iter().map(|r| (r.kb, r.reclen_kb)).collect();
+        let mut want = Vec::new();
+        for kb in [64, 128, 256] {
+            for rec in [16, 32, 64] {
+                want.push((kb, rec));
+            }
+        }
+        assert_eq!(cells, want);
+        assert_eq!(t.reclens_kb, vec![16, 32, 64]);
+        assert!(t.rows.iter().all(|r| r.values.len() == 4));
+        // records per pass: kb / rec; merged over the grid per column
+        let writes: u64 = want.iter().map(|(kb, rec)| kb / rec).sum();
+        assert_eq!(count(&r.out, Column::Write, OpKind::Write), writes);
+        assert_eq!(count(&r.out, Column::Reread, OpKind::Read), writes);
+        assert_eq!(std::fs::read_dir(r.dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn keep_files_leaves_the_last_file() {
+        let r = run_logged("-i 0 -w -s 128k -r 16k");
+        let f = r.dir.path().join("iozone.tmp");
+        assert_eq!(std::fs::metadata(f).unwrap().len(), 128 * 1024);
+    }
+
+    #[test]
+    fn vectored_tests_move_sixteen_records_a_call() {
+        let r = run_logged(&format!("-E -i 0 -i 11 -i 12 -w {SMALL}"));
+        for col in [Column::Pwritev, Column::Repwritev] {
+            assert_eq!(count(&r.out, col, OpKind::Write), 1, "{col:?}");
+        }
+        for col in [Column::Preadv, Column::Repreadv] {
+            assert_eq!(count(&r.out, col, OpKind::Read), 1, "{col:?}");
+            assert!(r.out.table.rows[0].cell(col) > 0);
+        }
+        let f = r.dir.path().join("iozone.tmp");
+        assert_eq!(std::fs::metadata(f).unwrap().len(), 64 * 1024);
+        // 128 kB in 4 kB records: 2 calls of 16 distinct records each
+        let r = run_logged("-E -i 0 -i 12 -+n -s 128k -r 4k");
+        assert_eq!(count(&r.out, Column::Preadv, OpKind::Read), 2);
+        let mut rng = Mt64::iozone();
+        let mut list = [0; PVECMAX];
+        create_list(&mut rng, &mut list, 20);
+        let mut s = list.to_vec();
+        s.sort_unstable();
+        s.dedup();
+        assert_eq!(s.len(), 16);
+    }
+
+    #[test]
+    fn the_null_engine_runs_every_test_without_files() {
+        let cfg = config(&format!("-E {SMALL}"));
+        let cfg = Config {
+            tests: cfg
+                .tests
+                .into_iter()
+                .filter(|t| !matches!(t, Test::Pwritev | Test::Preadv))
+                .collect(),
+            ..cfg
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let out = run(&cfg, dir.path(), Choice::NULL, &|_| {}).unwrap();
+        assert!(out.complete, "{:?}", out.error);
+        assert_eq!(out.table.rows[0].values.len(), 17, "all but the vectored");
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        let vectored = config(&format!("-E -i 11 {SMALL}"));
+        assert!(run(&vectored, dir.path(), Choice::NULL, &|_| {}).is_err());
+    }
+
+    #[test]
+    fn figures_are_iozones() {
+        let s = 1_000_000_000;
+        assert_eq!(figure(Unit::KbPerSec, 1 << 20, 256, s), 1024);
+        assert_eq!(figure(Unit::KbPerSec, 1 << 20, 256, 2 * s), 512);
+        assert_eq!(
+            figure(Unit::KbPerSec, 1023, 1, s),
+            0,
+            "rounded down after >> 10"
+        );
+        assert_eq!(figure(Unit::OpsPerSec, 1 << 20, 256, s), 256);
+        assert_eq!(figure(Unit::UsPerOp, 1 << 20, 256, s), 3906);
+        assert!(
+            figure(Unit::KbPerSec, 1 << 20, 256, 0) > 0,
+            "no division by zero"
+        );
+        let r = run_logged(&format!("-i 0 -O {SMALL}"));
+        assert_eq!(r.out.table.units, Units::OpsPerSec);
+    }
+}

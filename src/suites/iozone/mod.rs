@@ -9,8 +9,10 @@
 //!
 //! [`flags`] turns IOzone's command line into a validated [`flags::Config`];
 //! [`grid`] expands it into the file and record sizes auto mode visits;
-//! [`offsets`] gives the record order of each test; [`report`] prints and
-//! writes IOzone's reports. Not yet a command: the tests' runner comes next.
+//! [`offsets`] gives the record order of each test; [`run`] runs single and
+//! auto mode through the engines; [`report`] prints and writes IOzone's
+//! reports. Not yet a command: throughput mode and the command line come
+//! next.
 
 pub mod flags;
 pub mod grid;

@@ -411,6 +411,13 @@ impl WorkerStats {
     }
 
     pub fn merge(&mut self, other: &WorkerStats) {
+        self.merge_at(other, 0);
+    }
+
+    /// [`WorkerStats::merge`] of a run that began `offset_ns` after this
+    /// one: its time series lands that much later (a suite's phases, run
+    /// one after another, as one result).
+    pub fn merge_at(&mut self, other: &WorkerStats, offset_ns: u64) {
         for (mine, theirs) in self.kinds.iter_mut().zip(other.kinds.iter()) {
             if let Some(t) = theirs {
                 mine.get_or_insert_with(|| Box::new(KindStats::new()))
@@ -418,7 +425,7 @@ impl WorkerStats {
             }
         }
         self.io_ns += other.io_ns;
-        self.series.merge(&other.series);
+        self.series.merge_at(&other.series, offset_ns);
     }
 
     /// Add a whole kind's stats at once (its time series is the caller's),

@@ -52,8 +52,14 @@ impl TimeSeries {
     }
 
     pub fn merge(&mut self, other: &TimeSeries) {
+        self.merge_at(other, 0);
+    }
+
+    /// Add `other` as if it had started `offset_ns` after this series did
+    /// (runs laid end to end: a suite's phases).
+    pub fn merge_at(&mut self, other: &TimeSeries, offset_ns: u64) {
         for (i, (&o, &b)) in other.ops.iter().zip(other.bytes.iter()).enumerate() {
-            self.add(i as u64 * INTERVAL_NS, o, b);
+            self.add(offset_ns + i as u64 * INTERVAL_NS, o, b);
         }
     }
 

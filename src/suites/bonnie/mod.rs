@@ -852,23 +852,7 @@ fn combined(
     let mut stats = WorkerStats::default();
     let (mut user, mut sys) = (Duration::ZERO, Duration::ZERO);
     for m in r.tests.iter().flatten() {
-        let mut s = WorkerStats::default();
-        for (k, ks) in m.stats.kinds() {
-            s.merge_kind(k, ks);
-        }
-        s.io_ns = m.stats.io_ns;
-        let base = m.offset.as_nanos() as u64;
-        for (i, (&ops, &bytes)) in m
-            .stats
-            .series
-            .ops()
-            .iter()
-            .zip(m.stats.series.bytes())
-            .enumerate()
-        {
-            s.series.add(base + i as u64 * 1_000_000_000, ops, bytes);
-        }
-        stats.merge(&s);
+        stats.merge_at(&m.stats, m.offset.as_nanos() as u64);
         user += m.cpu.user;
         sys += m.cpu.sys;
     }

@@ -553,7 +553,6 @@ fn phase_details(p: &PhaseResult) -> serde_json::Value {
 /// them is left out); each phase's time series follows the one before it,
 /// shifted by its elapsed time. Complete when every phase is.
 pub fn merge(parts: Vec<Outcome>) -> Outcome {
-    const SECOND_NS: u64 = 1_000_000_000;
     let mut stats = WorkerStats::default();
     let mut elapsed = Duration::ZERO;
     let mut cpu = CpuTimes::default();
@@ -562,22 +561,7 @@ pub fn merge(parts: Vec<Outcome>) -> Outcome {
     let mut error = None;
     let mut failure = None;
     for p in parts {
-        for (kind, k) in p.stats.kinds() {
-            stats.merge_kind(kind, k);
-        }
-        let offset = elapsed.as_nanos() as u64;
-        for (i, (&n, &b)) in p
-            .stats
-            .series
-            .ops()
-            .iter()
-            .zip(p.stats.series.bytes())
-            .enumerate()
-        {
-            if n > 0 || b > 0 {
-                stats.series.add(offset + i as u64 * SECOND_NS, n, b);
-            }
-        }
+        stats.merge_at(&p.stats, elapsed.as_nanos() as u64);
         elapsed += p.elapsed;
         cpu.user += p.cpu.user;
         cpu.sys += p.cpu.sys;

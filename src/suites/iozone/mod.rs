@@ -17,5 +17,6 @@
 pub mod flags;
 pub mod grid;
 pub mod offsets;
+pub mod plot;
 pub mod report;
 pub mod run;

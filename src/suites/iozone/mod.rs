@@ -19,3 +19,4 @@ pub mod grid;
 pub mod offsets;
 pub mod report;
 pub mod run;
+pub mod throughput;

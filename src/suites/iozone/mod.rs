@@ -20,3 +20,4 @@ pub mod offsets;
 pub mod plot;
 pub mod report;
 pub mod run;
+pub mod throughput;

@@ -10,7 +10,9 @@
 //! [`flags`] turns IOzone's command line into a validated [`flags::Config`];
 //! [`grid`] expands it into the file and record sizes auto mode visits;
 //! [`offsets`] gives the record order of each test; [`run`] runs single and
-//! auto mode through the engines; [`report`] prints and writes IOzone's
+//! auto mode through the engines, with [`remount`] unmounting and
+//! mounting again `-U`'s file system between passes; [`report`] prints
+//! and writes IOzone's reports, from its preamble to the `-R` and `-b`
 //! reports. Not yet a command: throughput mode and the command line come
 //! next.
 
@@ -18,6 +20,7 @@ pub mod flags;
 pub mod grid;
 pub mod offsets;
 pub mod plot;
+pub mod remount;
 pub mod report;
 pub mod run;
 pub mod throughput;

@@ -2,8 +2,15 @@
 //! time as the tests finish), the `-R` Excel-style text report, the
 //! throughput-mode lines and `-R` table, and the `-b` workbook.
 //!
+//! It also prints what IOzone prints before its results ([`preamble`]),
+//! and with `-+u` the CPU utilization sections of the `-R` and `-b`
+//! reports ([`Row::cpu`]).
+//!
 //! Everything here is pure: the functions take results already measured
-//! and return text, except the two workbook writers, which save a file.
+//! and return text, except the two workbook writers, which save a file,
+//! and [`preamble`], [`Resolutions::of_this_system`], [`cpu_resolution`]
+//! and [`ctime`], which read the system's clocks ([`preamble_with`] is
+//! the pure form).
 //!
 //! Where IOzone 3.489 prints wrongly, iogauge prints what was meant:
 //! - an unselected test leaves blanks as wide as its figures would be
@@ -27,6 +34,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rust_xlsxwriter::{Workbook, Worksheet, XlsxError};
+
+use super::flags::{Config, Mode, Unit};
+use super::run::{CACHE_BYTES, CACHE_LINE_BYTES};
+use crate::measure::CpuTimes;
+use crate::measure::clock::now_ns;
 
 /// One figure of the text table, in IOzone 3.489's order: the 13 columns
 /// of every run, then the 8 that `-E` adds.
@@ -166,6 +178,18 @@ impl Column {
         }
     }
 
+    /// The title of the `-+u` section of the `-R` text report:
+    /// "Writer CPU utilization report (Zero values should be ignored)".
+    pub fn cpu_title(self) -> String {
+        cpu_title(self.title(), " report")
+    }
+
+    /// The title of the `-+u` section in the `-b` workbook (capitalised
+    /// as the workbook's other titles are).
+    pub fn cpu_workbook_title(self) -> String {
+        cpu_title(self.workbook_title(), " Report")
+    }
+
     /// The section title in the `-b` workbook: IOzone 3.489 capitalises
     /// these differently from the `-R` text.
     pub fn workbook_title(self) -> &'static str {
@@ -194,6 +218,11 @@ impl Column {
             Repreadv => "Re-preadv Report",
         }
     }
+}
+
+fn cpu_title(title: &str, suffix: &str) -> String {
+    let name = title.strip_suffix(suffix).unwrap_or(title);
+    format!("{name} CPU utilization report (Zero values should be ignored)")
 }
 
 /// The text table's figures, test by test, as IOzone 3.489 prints them
@@ -266,6 +295,9 @@ pub struct Row {
     /// kB/s, ops/s or µs/op (see [`Units`]), already rounded down as
     /// IOzone does.
     pub values: BTreeMap<Column, u64>,
+    /// `-+u`: each pass's CPU utilization, % ([`cpu_util`]). Empty
+    /// without `-+u`.
+    pub cpu: BTreeMap<Column, f64>,
 }
 
 impl Row {
@@ -274,6 +306,7 @@ impl Row {
             kb,
             reclen_kb,
             values: BTreeMap::new(),
+            cpu: BTreeMap::new(),
         }
     }
 
@@ -283,9 +316,20 @@ impl Row {
         self
     }
 
+    /// The row with one more CPU utilization (builder style).
+    pub fn with_cpu(mut self, c: Column, pct: f64) -> Row {
+        self.cpu.insert(c, pct);
+        self
+    }
+
     /// The cell the `-R` and `-b` reports show: the figure, 0 if none.
     pub fn cell(&self, c: Column) -> u64 {
         self.values.get(&c).copied().unwrap_or(0)
+    }
+
+    /// The CPU utilization the `-+u` sections show, 0 if none.
+    pub fn cpu_cell(&self, c: Column) -> f64 {
+        self.cpu.get(&c).copied().unwrap_or(0.0)
     }
 
     /// A crossover placeholder: no test ran on it.
@@ -321,6 +365,12 @@ impl Table {
             .into_iter()
             .filter(|c| self.selected.contains(c) && (self.extended || !c.is_extended()))
             .collect()
+    }
+
+    /// Whether the rows hold CPU utilizations (`-+u`): the `-R` and `-b`
+    /// reports then add IOzone's CPU utilization sections.
+    pub fn has_cpu(&self) -> bool {
+        self.rows.iter().any(|r| !r.cpu.is_empty())
     }
 
     fn header_reclens(&self) -> Vec<u64> {
@@ -438,13 +488,17 @@ pub fn text_table(t: &Table) -> String {
 /// test a blank line, its quoted title, the record sizes and one line per
 /// file size with the cells measured for it (shorter lines for small
 /// files), as IOzone 3.489 prints them.
+///
+/// With `-+u` ([`Table::has_cpu`]) the CPU utilization sections follow
+/// all the figures' sections, in the same order and layout, each value
+/// printed `" %6.2f"` (IOzone's `dump_cputimes` and `dump_times`).
 pub fn excel_text(t: &Table) -> String {
     let mut s = String::from("Excel output is below:\n");
     let reclens = t.header_reclens();
-    for c in t.sections() {
-        s += &format!("\n\"{}\"\n      ", c.title());
+    let matrix = |s: &mut String, title: &str, cell: &dyn Fn(&Row) -> String| {
+        *s += &format!("\n\"{title}\"\n      ");
         for r in &reclens {
-            s += &format!("  \"{r}\"");
+            *s += &format!("  \"{r}\"");
         }
         s.push('\n');
         let mut current = None;
@@ -454,11 +508,21 @@ pub fn excel_text(t: &Table) -> String {
                     s.push('\n');
                 }
                 current = Some(row.kb);
-                s += &format!("\"{}\"  ", row.kb);
+                *s += &format!("\"{}\"  ", row.kb);
             }
-            s += &format!(" {} ", row.cell(c));
+            *s += &cell(row);
         }
         s.push('\n');
+    };
+    for c in t.sections() {
+        matrix(&mut s, c.title(), &|row| format!(" {} ", row.cell(c)));
+    }
+    if t.has_cpu() {
+        for c in t.sections() {
+            matrix(&mut s, &c.cpu_title(), &|row| {
+                format!(" {:6.2}", row.cpu_cell(c))
+            });
+        }
     }
     s
 }
@@ -493,6 +557,10 @@ fn put_number(ws: &mut Worksheet, row: usize, col: usize, v: f64) -> Result<(), 
 /// with no blank row between them, a row with its title, a row with the
 /// record sizes from column B, and a row per file size (the size in
 /// column A, the cells from column B, kB/s; skipped crossover cells 0).
+///
+/// With `-+u` ([`Table::has_cpu`]) a blank row and then the CPU
+/// utilization sections follow, laid out the same (percentages, not
+/// rounded).
 pub fn workbook(t: &Table, command_line: &str) -> Result<Workbook, String> {
     let mut wb = Workbook::new();
     let ws = wb.add_worksheet();
@@ -506,25 +574,39 @@ pub fn workbook(t: &Table, command_line: &str) -> Result<Workbook, String> {
     )?;
     let reclens = t.header_reclens();
     let mut row = 3;
-    for c in t.sections() {
-        put_label(ws, row, 0, c.workbook_title())?;
-        row += 1;
+    let matrix = |ws: &mut Worksheet,
+                  row: &mut usize,
+                  title: &str,
+                  cell: &dyn Fn(&Row) -> f64|
+     -> Result<(), String> {
+        put_label(ws, *row, 0, title)?;
+        *row += 1;
         for (i, r) in reclens.iter().enumerate() {
-            put_number(ws, row, i + 1, *r as f64)?;
+            put_number(ws, *row, i + 1, *r as f64)?;
         }
         let mut current = None;
         let mut col = 1;
         for r in &t.rows {
             if current != Some(r.kb) {
                 current = Some(r.kb);
-                row += 1;
+                *row += 1;
                 col = 1;
-                put_number(ws, row, 0, r.kb as f64)?;
+                put_number(ws, *row, 0, r.kb as f64)?;
             }
-            put_number(ws, row, col, r.cell(c) as f64)?;
+            put_number(ws, *row, col, cell(r))?;
             col += 1;
         }
+        *row += 1;
+        Ok(())
+    };
+    for c in t.sections() {
+        matrix(ws, &mut row, c.workbook_title(), &|r| r.cell(c) as f64)?;
+    }
+    if t.has_cpu() {
         row += 1;
+        for c in t.sections() {
+            matrix(ws, &mut row, &c.cpu_workbook_title(), &|r| r.cpu_cell(c))?;
+        }
     }
     Ok(wb)
 }
@@ -836,6 +918,243 @@ pub fn write_throughput_workbook(
     save(throughput_workbook(t, command_line)?, path)
 }
 
+/// IOzone's `cpu_util`: CPU time over wall time, in %; 0 when the wall
+/// time is not positive, a negative CPU time read as 0. (IOzone's callers
+/// first raise the wall time to the CPU time, so a pass reads at most
+/// 100 %.)
+pub fn cpu_util(cpu_s: f64, wall_s: f64) -> f64 {
+    if wall_s <= 0.0 {
+        return 0.0;
+    }
+    100.0 * cpu_s.max(0.0) / wall_s
+}
+
+/// The step of the process's CPU time as getrusage(2) reports it, in
+/// seconds, found as IOzone's `get_rusage_resolution` finds it: read it
+/// until it changes. A few microseconds on a kernel that accounts CPU
+/// time precisely, a clock tick on one that samples it. 0 if it does not
+/// change within a second.
+pub fn cpu_resolution() -> f64 {
+    let read = || {
+        let c = CpuTimes::now();
+        (c.user + c.sys).as_secs_f64()
+    };
+    let start = read();
+    let give_up = now_ns() + 1_000_000_000;
+    loop {
+        let t = read();
+        if t != start {
+            return t - start;
+        }
+        if now_ns() > give_up {
+            return 0.0;
+        }
+    }
+}
+
+/// The resolutions the preamble states.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Resolutions {
+    /// The clock that times the passes, seconds ("Time Resolution";
+    /// IOzone's is gettimeofday's microsecond).
+    pub time_s: f64,
+    /// The process's CPU time, seconds ("CPU utilization Resolution",
+    /// stated with `-+u` only).
+    pub cpu_s: f64,
+}
+
+impl Resolutions {
+    /// This system's: clock_getres(2) of CLOCK_MONOTONIC, iogauge's
+    /// clock, and with `cpu` (`-+u`) [`cpu_resolution`] (else 0, not
+    /// measured).
+    pub fn of_this_system(cpu: bool) -> Resolutions {
+        let t = rustix::time::clock_getres(rustix::time::ClockId::Monotonic);
+        Resolutions {
+            time_s: t.tv_sec as f64 + t.tv_nsec as f64 / 1e9,
+            cpu_s: if cpu { cpu_resolution() } else { 0.0 },
+        }
+    }
+}
+
+/// ctime(3) of `secs` since the epoch, in local time and without the
+/// newline: the text of IOzone's "Run began" ("Mon Nov 23 04:31:53 2026").
+pub fn ctime(secs: i64) -> String {
+    let t = secs as libc::time_t;
+    let mut buf = [0 as libc::c_char; 64];
+    // SAFETY: ctime_r writes at most 26 bytes, NUL included, into `buf`
+    // (64 bytes) and reads only `t`.
+    let p = unsafe { libc::ctime_r(&t, buf.as_mut_ptr()) };
+    if p.is_null() {
+        return secs.to_string();
+    }
+    // SAFETY: on success `buf` holds a NUL-terminated string.
+    let text = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+    text.to_string_lossy().trim_end().to_string()
+}
+
+/// IOzone's version line, saying whose implementation this is.
+const VERSION_LINE: &str = "        Version $Revision: 3.489 $ (iogauge)";
+
+/// IOzone's contributors, as IOzone 3.489 credits them.
+const CONTRIBUTORS: &str = concat!(
+    "\tContributors:William Norcott, Don Capps, Isom Crawford, Kirby Collins\n",
+    "\t             Al Slater, Scott Rhine, Mike Wisner, Ken Goss\n",
+    "\t             Steve Landherr, Brad Smith, Mark Kelly, Dr. Alain CYR,\n",
+    "\t             Randy Dunlap, Mark Montague, Dan Million, Gavin Brebner,\n",
+    "\t             Jean-Marc Zucconi, Jeff Blomberg, Benny Halevy, Dave Boone,\n",
+    "\t             Erik Habbinga, Kris Strecker, Walter Wong, Joshua Root,\n",
+    "\t             Fabrice Bacchella, Zhenghua Xue, Qin Li, Darren Sawyer,\n",
+    "\t             Vangel Bojaxhi, Ben England, Vikentsi Lapa,\n",
+    "\t             Alexey Skidanov, Sudhir Kumar.\n\n",
+);
+
+/// What IOzone 3.489 prints before its results, with this system's
+/// resolutions ([`Resolutions::of_this_system`]); see [`preamble_with`].
+/// `began` is the "Run began" text, as [`ctime`] makes it.
+pub fn preamble(config: &Config, command_line: &str, began: &str) -> String {
+    preamble_with(
+        config,
+        command_line,
+        began,
+        Resolutions::of_this_system(config.cpu_util),
+    )
+}
+
+/// What IOzone 3.489 prints before its results: the banner (version,
+/// build, contributors), "Run began", a line for each flag that IOzone
+/// announces, "Command line used:", the units, the resolution of the
+/// clock, the processor cache and the stride, and then the table's two
+/// header lines ([`header`]) in single and auto mode, or in throughput
+/// mode the children counts ("Min process = 2 ", "Max process = 3 ", with
+/// `-l`/`-u`) and "Throughput test with N processes" (the run then goes
+/// on with [`throughput_intro`]).
+///
+/// IOzone prints the flags' lines in the order the flags are given;
+/// [`Config`] keeps no order, so they come in this fixed one, which is
+/// IOzone's for the usual command lines (`-az`, `-s … -r … -i … -e -c
+/// -I`, `-a -n … -g … -q … -+u -R`): `-a`, `-z`, each `-s`, each `-r`,
+/// `-n`, `-g`, `-y`, `-q`, `-e`, `-c`, `-I`, `-o`, `-p`, `-w`, `-x`, `-O`
+/// or `-N`, `-+n`, `-+p`, `-+u`, `-R`. What [`Config`] cannot tell apart
+/// is printed as the common case: `-A` as `-az`; several `-s` or `-r`
+/// without "Auto Mode" (they imply it in IOzone without its line, and an
+/// `-a` beside them loses its line here); `-b` with "Excel chart
+/// generation enabled" (IOzone prints it for `-R` only, which `-b` is
+/// mostly given with); a `-t` list of consecutive counts as `-l`/`-u`.
+pub fn preamble_with(config: &Config, command_line: &str, began: &str, res: Resolutions) -> String {
+    let mode = if cfg!(target_pointer_width = "64") {
+        "\tCompiled for 64 bit mode."
+    } else {
+        "\tCompiled for 32 bit mode."
+    };
+    let mut s = String::from("\tIozone: Performance Test of File I/O\n");
+    s += &format!("\t{VERSION_LINE}\n\t{mode}\n");
+    s += &format!(
+        "\t\tBuild: {}-{} \n\n",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    );
+    s += CONTRIBUTORS;
+    s += &format!("\tRun began: {}\n\n", began.trim_end_matches('\n'));
+
+    let c = config;
+    let lists = c.file_kb.len() > 1 || c.record_kb.len() > 1;
+    if c.auto && !lists {
+        s += "\tAuto Mode\n";
+    }
+    if c.no_crossover {
+        s += "\tCross over of record size disabled.\n";
+    }
+    for kb in &c.file_kb {
+        s += &format!("\tFile size set to {kb} kB\n");
+    }
+    for kb in &c.record_kb {
+        s += &format!("\tRecord Size {kb} kB\n");
+    }
+    if let Some(kb) = c.min_file_kb {
+        s += &format!("\tUsing minimum file size of {kb} kilobytes.\n");
+    }
+    if let Some(kb) = c.max_file_kb {
+        s += &format!("\tUsing maximum file size of {kb} kilobytes.\n");
+    }
+    if let Some(kb) = c.min_record_kb {
+        s += &format!("\tUsing Minimum Record Size {kb} kB\n");
+    }
+    if let Some(kb) = c.max_record_kb {
+        s += &format!("\tUsing Maximum Record Size {kb} kB\n");
+    }
+    let on = [
+        (c.include_flush, "\tInclude fsync in write timing\n"),
+        (c.include_close, "\tInclude close in write timing\n"),
+        (c.direct, "\tO_DIRECT feature enabled\n"),
+        (c.sync, "\tSYNC Mode. \n"),
+        (c.purge, "\tPurge Mode On\n"),
+        (c.keep_files, "\tSetting no_unlink\n"),
+        (!c.stonewall, "\tStonewall disabled\n"),
+    ];
+    for (given, line) in on {
+        if given {
+            s += line;
+        }
+    }
+    let units = match c.unit {
+        Unit::KbPerSec => Units::KbPerSec,
+        Unit::OpsPerSec => Units::OpsPerSec,
+        Unit::UsPerOp => Units::MicrosPerOp,
+    };
+    if units != Units::KbPerSec {
+        s += units.banner();
+    }
+    if c.no_retest {
+        s += "\tNo retest option selected\n";
+    }
+    if let Some(pct) = c.read_pct {
+        s += &format!("\tPercent read in mix test is {pct}\n");
+    }
+    if c.cpu_util {
+        s += &format!(
+            "\tCPU utilization Resolution = {:5.3} seconds.\n",
+            res.cpu_s
+        );
+        s += "\tCPU utilization Excel chart enabled\n";
+    }
+    if c.excel {
+        s += "\tExcel chart generation enabled\n";
+    }
+
+    s += &format!("\tCommand line used: {command_line}\n");
+    if units == Units::KbPerSec {
+        s += units.banner();
+    }
+    s += &format!("\tTime Resolution = {:1.6} seconds.\n", res.time_s);
+    s += &format!(
+        "\tProcessor cache size set to {} kBytes.\n",
+        CACHE_BYTES / 1024
+    );
+    s += &format!("\tProcessor cache line size set to {CACHE_LINE_BYTES} bytes.\n");
+    s += &format!("\tFile stride size set to {} * record size.\n", c.stride);
+    if c.mode() == Mode::Throughput {
+        let ch = &c.children;
+        let range = ch.len() > 1 && ch.windows(2).all(|w| w[1] == w[0] + 1);
+        let one = if c.threads { "thread" } else { "process" };
+        let n = if range {
+            s += &format!("\tMin {one} = {} \n", ch[0]);
+            s += &format!("\tMax {one} = {} \n", ch[ch.len() - 1]);
+            ch[0]
+        } else {
+            ch.last().copied().unwrap_or(1)
+        };
+        let port = match (n > 1, c.threads) {
+            (false, _) => one,
+            (true, true) => "threads",
+            (true, false) => "processes",
+        };
+        s += &format!("\tThroughput test with {n} {port}\n");
+    } else {
+        s += &header(c.extended);
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     //! The expected texts were printed by a C program that calls printf
@@ -953,6 +1272,265 @@ mod tests {
                 "\"32\"   0  310  410 \n",
             )
         );
+    }
+
+    fn cpu_table() -> Table {
+        let mut t = small_table();
+        let w = [4.333333, 99.995, 0.0, 12.5, 100.0];
+        let rw = [0.004, 7.0, 0.0, 33.3333, 0.125];
+        for (i, r) in t.rows.iter_mut().enumerate() {
+            if !r.is_skipped() {
+                r.cpu.insert(Column::Write, w[i]);
+                r.cpu.insert(Column::Rewrite, rw[i]);
+            }
+        }
+        t
+    }
+
+    #[test]
+    fn cpu_sections_follow_the_figures_as_iozone_prints_them() {
+        let t = cpu_table();
+        assert!(t.has_cpu() && !small_table().has_cpu());
+        let text = excel_text(&t);
+        let (figures, cpu) = text.split_at(excel_text(&small_table()).len());
+        assert_eq!(figures, excel_text(&small_table()));
+        // printed by IOzone 3.489's dump_times() format strings in C
+        assert_eq!(
+            cpu,
+            concat!(
+                "\n",
+                "\"Writer CPU utilization report (Zero values should be ignored)\"\n",
+                "        \"4\"  \"8\"  \"16\"\n",
+                "\"8\"     4.33 100.00\n",
+                "\"32\"     0.00  12.50 100.00\n",
+                "\n",
+                "\"Re-writer CPU utilization report (Zero values should be ignored)\"\n",
+                "        \"4\"  \"8\"  \"16\"\n",
+                "\"8\"     0.00   7.00\n",
+                "\"32\"     0.00  33.33   0.12\n",
+            )
+        );
+        assert_eq!(
+            Column::RandRead.cpu_title(),
+            "Random read CPU utilization report (Zero values should be ignored)"
+        );
+        assert_eq!(
+            Column::Reread.cpu_workbook_title(),
+            "Re-reader CPU utilization report (Zero values should be ignored)"
+        );
+        assert_eq!(
+            Column::Frewrite.cpu_workbook_title(),
+            "Re-fwrite CPU utilization report (Zero values should be ignored)"
+        );
+    }
+
+    #[test]
+    fn workbook_cpu_sections_come_after_a_blank_row() {
+        let mut wb = workbook(&cpu_table(), "iozone -a -+u -b x.xls").unwrap();
+        let r = cells(wb.save_to_buffer().unwrap());
+        let at = |row: u32, col: u32| r.get_value((row, col)).cloned();
+        // figures in rows 3..=10 as without -+u; row 11 blank
+        assert_eq!(at(7, 0), Some(s("Re-writer Report")));
+        assert_eq!(at(11, 0), Some(Data::Empty));
+        assert_eq!(
+            at(12, 0),
+            Some(s(
+                "Writer CPU utilization report (Zero values should be ignored)"
+            ))
+        );
+        assert_eq!(at(13, 1), Some(f(4.0)));
+        assert_eq!(at(14, 0), Some(f(8.0)));
+        assert_eq!(at(14, 1), Some(f(4.333333)));
+        assert_eq!(at(15, 1), Some(f(0.0)));
+        assert_eq!(at(15, 3), Some(f(100.0)));
+        assert_eq!(
+            at(16, 0),
+            Some(s(
+                "Re-writer CPU utilization report (Zero values should be ignored)"
+            ))
+        );
+        assert_eq!(at(19, 3), Some(f(0.125)));
+        assert_eq!(r.end(), Some((19, 3)));
+    }
+
+    #[test]
+    fn cpu_util_is_iozones() {
+        assert_eq!(cpu_util(0.5, 2.0), 25.0);
+        assert_eq!(cpu_util(1.0, 0.0), 0.0);
+        assert_eq!(cpu_util(-1.0, 2.0), 0.0);
+        assert_eq!(
+            cpu_util(3.0, 2.0),
+            150.0,
+            "no cap: IOzone's callers raise the wall time"
+        );
+    }
+
+    /// The banner down to "Run began", as IOzone 3.489 prints it with
+    /// iogauge's version and build lines.
+    fn banner() -> String {
+        format!(
+            concat!(
+                "\tIozone: Performance Test of File I/O\n",
+                "\t        Version $Revision: 3.489 $ (iogauge)\n",
+                "\t\tCompiled for 64 bit mode.\n",
+                "\t\tBuild: {}-{} \n",
+                "\n",
+                "\tContributors:William Norcott, Don Capps, Isom Crawford, Kirby Collins\n",
+                "\t             Al Slater, Scott Rhine, Mike Wisner, Ken Goss\n",
+                "\t             Steve Landherr, Brad Smith, Mark Kelly, Dr. Alain CYR,\n",
+                "\t             Randy Dunlap, Mark Montague, Dan Million, Gavin Brebner,\n",
+                "\t             Jean-Marc Zucconi, Jeff Blomberg, Benny Halevy, Dave Boone,\n",
+                "\t             Erik Habbinga, Kris Strecker, Walter Wong, Joshua Root,\n",
+                "\t             Fabrice Bacchella, Zhenghua Xue, Qin Li, Darren Sawyer,\n",
+                "\t             Vangel Bojaxhi, Ben England, Vikentsi Lapa,\n",
+                "\t             Alexey Skidanov, Sudhir Kumar.\n",
+                "\n",
+                "\tRun began: Mon Nov 23 04:31:57 2026\n",
+                "\n",
+            ),
+            std::env::consts::OS,
+            std::env::consts::ARCH
+        )
+    }
+
+    const GETTIMEOFDAY: Resolutions = Resolutions {
+        time_s: 0.000001,
+        cpu_s: 0.0,
+    };
+
+    fn preamble_of(line: &str) -> String {
+        let args: Vec<String> = line.split_whitespace().map(String::from).collect();
+        let cfg = crate::suites::iozone::flags::parse_with_page_size(&args, 4096)
+            .unwrap()
+            .config;
+        // ctime's text comes with its newline, as IOzone prints it
+        preamble_with(
+            &cfg,
+            &format!("iozone {line}"),
+            "Mon Nov 23 04:31:57 2026\n",
+            GETTIMEOFDAY,
+        )
+    }
+
+    // The lines after the banner were printed by IOzone 3.489 (built
+    // with `make linux-AMD64`) for the same command lines.
+    #[test]
+    fn preamble_of_auto_mode() {
+        assert_eq!(
+            preamble_of("-a"),
+            banner()
+                + concat!(
+                    "\tAuto Mode\n",
+                    "\tCommand line used: iozone -a\n",
+                    "\tOutput is in kBytes/sec\n",
+                    "\tTime Resolution = 0.000001 seconds.\n",
+                    "\tProcessor cache size set to 1024 kBytes.\n",
+                    "\tProcessor cache line size set to 32 bytes.\n",
+                    "\tFile stride size set to 17 * record size.\n",
+                )
+                + &header(false)
+        );
+    }
+
+    #[test]
+    fn preamble_of_single_mode_with_flags() {
+        assert_eq!(
+            preamble_of("-s 64m -r 64k -i 0 -e -c -I"),
+            banner()
+                + concat!(
+                    "\tFile size set to 65536 kB\n",
+                    "\tRecord Size 64 kB\n",
+                    "\tInclude fsync in write timing\n",
+                    "\tInclude close in write timing\n",
+                    "\tO_DIRECT feature enabled\n",
+                    "\tCommand line used: iozone -s 64m -r 64k -i 0 -e -c -I\n",
+                    "\tOutput is in kBytes/sec\n",
+                    "\tTime Resolution = 0.000001 seconds.\n",
+                    "\tProcessor cache size set to 1024 kBytes.\n",
+                    "\tProcessor cache line size set to 32 bytes.\n",
+                    "\tFile stride size set to 17 * record size.\n",
+                )
+                + &header(false)
+        );
+    }
+
+    #[test]
+    fn preamble_of_throughput_mode() {
+        assert_eq!(
+            preamble_of("-t 3 -T"),
+            banner()
+                + concat!(
+                    "\tCommand line used: iozone -t 3 -T\n",
+                    "\tOutput is in kBytes/sec\n",
+                    "\tTime Resolution = 0.000001 seconds.\n",
+                    "\tProcessor cache size set to 1024 kBytes.\n",
+                    "\tProcessor cache line size set to 32 bytes.\n",
+                    "\tFile stride size set to 17 * record size.\n",
+                    "\tThroughput test with 3 threads\n",
+                )
+        );
+        let tail = |line: &str| {
+            let p = preamble_of(line);
+            p[p.find("\tFile stride").unwrap()..].to_string()
+        };
+        assert_eq!(
+            tail("-l 2 -u 3 -i 0"),
+            concat!(
+                "\tFile stride size set to 17 * record size.\n",
+                "\tMin process = 2 \n",
+                "\tMax process = 3 \n",
+                "\tThroughput test with 2 processes\n",
+            )
+        );
+        assert!(tail("-t 1").ends_with("\tThroughput test with 1 process\n"));
+    }
+
+    #[test]
+    fn preamble_flag_lines() {
+        let p = preamble_of("-a -n 64k -g 128k -q 16k -i 0 -+u -R");
+        // IOzone 3.489's lines for this command line, in its order
+        assert!(
+            p.contains(concat!(
+                "\tAuto Mode\n",
+                "\tUsing minimum file size of 64 kilobytes.\n",
+                "\tUsing maximum file size of 128 kilobytes.\n",
+                "\tUsing Maximum Record Size 16 kB\n",
+                "\tCPU utilization Resolution = 0.000 seconds.\n",
+                "\tCPU utilization Excel chart enabled\n",
+                "\tExcel chart generation enabled\n",
+                "\tCommand line used: iozone -a -n 64k -g 128k -q 16k -i 0 -+u -R\n",
+            )),
+            "{p}"
+        );
+        let p = preamble_of("-p -w -x -t 2 -+n -+p 30 -O -o -j 5 -E");
+        for line in [
+            "\tPurge Mode On\n",
+            "\tSetting no_unlink\n",
+            "\tStonewall disabled\n",
+            "\tNo retest option selected\n",
+            "\tPercent read in mix test is 30\n",
+            "\tOPS Mode. Output is in operations per second.\n",
+            "\tSYNC Mode. \n",
+            "\tFile stride size set to 5 * record size.\n",
+        ] {
+            assert!(p.contains(line), "{line:?} in {p}");
+        }
+        assert!(!p.contains("Output is in kBytes/sec"));
+        let p = preamble_of("-az -y 8k -N -E");
+        assert!(p.contains("\tAuto Mode\n\tCross over of record size disabled.\n"));
+        assert!(p.contains("\tUsing Minimum Record Size 8 kB\n"));
+        assert!(p.contains("\tMicroseconds/op Mode. Output is in microseconds per operation.\n"));
+        assert!(p.ends_with(&header(true)));
+        // several -s imply auto mode without IOzone's "Auto Mode" line
+        let p = preamble_of("-s 1m -s 2m");
+        assert!(!p.contains("Auto Mode"));
+        assert!(p.contains("\tFile size set to 1024 kB\n\tFile size set to 2048 kB\n"));
+        // this system's resolutions
+        let cfg = Config::default();
+        let p = preamble(&cfg, "iogauge iozone", &ctime(0));
+        assert!(p.contains("\tTime Resolution = 0.0000"), "{p}");
+        assert_eq!(ctime(0).len(), 24, "{}", ctime(0));
+        assert!(!Resolutions::of_this_system(true).cpu_s.is_nan());
     }
 
     #[test]

@@ -40,6 +40,26 @@
 //!   grow the file and fail its reads). These two use the file directly
 //!   (the engines have no vectored operation), and need a real engine.
 //!
+//! Around the passes, as IOzone 3.489 does in single and auto mode:
+//! - `-U MOUNTPOINT`: before every pass of every test (IOzone's
+//!   `purge_buffer_cache` at the top of each test's pass loop), untimed,
+//!   the file system is unmounted and mounted again ([`Remount`]), so the
+//!   pass finds none of the file in the page cache; a read pass then
+//!   opens the file and reads its record 0 (untimed) as IOzone does.
+//!   [`check_remount`] refuses a mount point that cannot work before any
+//!   work; a remount that fails mid-run stops the run with the reason
+//!   (the cell's file is still removed when the file system is mounted).
+//! - `-p`: IOzone's `purgeit` before every record's operation, and
+//!   before each record of a vector ([`CACHE_BYTES`],
+//!   [`CACHE_LINE_BYTES`]): reads, a cache line apart, the part of a
+//!   cache-sized region that maps onto the record's buffer, so that the
+//!   operation copies from or into a buffer the cache no longer holds.
+//! - `-+u`: each pass's CPU utilization, IOzone's `cpu_util`: the
+//!   process's user + system time over the pass's wall time, in %
+//!   (under getrusage's resolution the CPU time counts 0, and the wall
+//!   time is at least the CPU time), kept in [`Row::cpu`] for the `-R`
+//!   and `-b` reports' CPU sections.
+//!
 //! Where iogauge differs, and why:
 //! - Without `-i 0` IOzone has no file for the other tests (it fails);
 //!   iogauge writes the file untimed at the start of each cell.
@@ -51,6 +71,21 @@
 //! - The read test's untimed first read (IOzone primes its caches with
 //!   record 0, then seeks back) goes through a second descriptor, so the
 //!   timed descriptor starts at offset 0 without a seek.
+//! - `-p`: IOzone's purge runs inside its timing and is counted in its
+//!   figures; iogauge times each purge and takes that time out of the
+//!   pass's, so that a figure is the operations' own, on a cold buffer
+//!   (two clock reads per record, only with `-p`). IOzone's purge reads
+//!   malloc(3) memory it never writes, which Linux maps to its one shared
+//!   zero page, so the lines it reads are those of a single page;
+//!   iogauge writes its region before the run, so they are the region's.
+//! - `-+u`: IOzone's CPU and wall times span the whole pass, the remount,
+//!   open and untimed fsync and close included; iogauge's span the timed
+//!   part, the part its figure counts.
+//! - `-U`: IOzone runs `umount` and `mount` through system(3) (the
+//!   mount point must be in /etc/fstab), retries the umount for hours
+//!   and ignores a failed mount; iogauge calls umount2(2) and mount(2)
+//!   with the source, type, flags and options /proc/self/mountinfo shows,
+//!   retries for about 3 s, and stops on a failure.
 //!
 //! Latency: per column, the passes of every cell merged into one
 //! [`WorkerStats`]. Per cell the table already holds the figures; a
@@ -69,7 +104,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use super::flags::{Config, Mode, Test, Unit};
 use super::grid;
 use super::offsets;
-use super::report::{Column, Row, Table, Units};
+use super::remount::Remount;
+use super::report::{self, Column, Row, Table, Units};
 use crate::engine::{self, AlignedBuf, Choice, Engine, EngineOpts, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{OpKind, WorkerStats};
@@ -84,6 +120,14 @@ const PVECMAX: usize = 16;
 
 /// Largest vectored transfer (IOzone's `MAXBUFFERSIZE`).
 const MAX_VECTOR_BYTES: u64 = super::flags::MAX_RECORD_KB * 1024;
+
+/// The processor cache `-p` purges, bytes (IOzone's `MY_CACHE_SIZE`;
+/// iogauge does not take IOzone's `-S`).
+pub const CACHE_BYTES: usize = 1 << 20;
+
+/// The cache line `-p` steps by, bytes (IOzone's `MY_CACHE_LINE_SIZE`;
+/// iogauge does not take IOzone's `-L`).
+pub const CACHE_LINE_BYTES: usize = 32;
 
 /// What a run of single or auto mode measured.
 #[derive(Debug, Default)]
@@ -100,6 +144,12 @@ pub struct Outcome {
     pub interrupted: bool,
     /// The error that stopped the run, if one did.
     pub error: Option<String>,
+    /// `-p`: how many times the processor cache was purged (once before
+    /// each record, or each record of a vector).
+    pub purges: u64,
+    /// `-U`: how many times the mount point was unmounted and mounted
+    /// again (once before each pass).
+    pub remounts: u64,
 }
 
 /// Which engine a test uses.
@@ -119,8 +169,9 @@ pub enum Role {
 /// `progress` hears, untimed, which cell and test start.
 ///
 /// An error before the first pass (throughput mode, an engine that cannot
-/// be made, a fake engine with the vectored tests) is returned as `Err`;
-/// one during the run ends it with what was measured and
+/// be made, a fake engine with the vectored tests, a `-U` mount point that
+/// [`check_remount`] refuses) is returned as `Err`; one during the run
+/// (a failed remount included) ends it with what was measured and
 /// [`Outcome::error`] set.
 pub fn run(
     config: &Config,
@@ -137,6 +188,19 @@ pub fn run(
         choice.make(opts).map_err(|e| anyhow!(e))
     };
     run_with(config, dir, fake, &mut make, progress)
+}
+
+/// Checks, before any work, that `-U MOUNTPOINT` can unmount and mount
+/// again the file system the test file (`config.file` in `dir`) is on:
+/// root, a real mount point of a block device that holds the test file,
+/// not the root file system nor that of the current directory or of
+/// iogauge's executable, nothing mounted under it, not mounted elsewhere
+/// too. `Ok` without `-U`. The message names the problem and the fix.
+pub fn check_remount(config: &Config, dir: &Path) -> Result<(), String> {
+    match &config.remount {
+        Some(m) => Remount::prepare(m, &dir.join(&config.file)).map(drop),
+        None => Ok(()),
+    }
 }
 
 /// An engine maker: the role and the options.
@@ -189,15 +253,27 @@ fn run_with(
     } else {
         None
     };
+    let path = dir.join(&config.file);
+    let remount = match &config.remount {
+        Some(m) => Some(Remount::prepare(m, &path).map_err(|e| anyhow!(e))?),
+        None => None,
+    };
     let mut r = Runner {
         cfg: config,
-        path: dir.join(&config.file),
+        path,
         fake,
         main,
         stdio,
         positional,
         stream: Vec::new(),
         vbuf: None,
+        purge: config.purge.then(Purge::new),
+        remount,
+        cpu_res_s: if config.cpu_util {
+            report::cpu_resolution()
+        } else {
+            0.0
+        },
         out: Outcome {
             table: table_of(config),
             ..Outcome::default()
@@ -205,6 +281,8 @@ fn run_with(
         progress,
     };
     r.all(&rows, &tests);
+    r.out.purges = r.purge.as_ref().map_or(0, |p| p.count);
+    r.out.remounts = r.remount.as_ref().map_or(0, Remount::count);
     let mut out = r.out;
     out.interrupted |= signals::interrupted();
     out.complete = !out.interrupted && out.error.is_none();
@@ -297,6 +375,9 @@ struct Plan {
     close: bool,
     /// fsync after the timer, before the untimed close.
     post_fsync: bool,
+    /// IOzone's untimed read of record 0 first (read and reread), through
+    /// a descriptor of its own.
+    prime: bool,
 }
 
 struct Runner<'a> {
@@ -311,6 +392,13 @@ struct Runner<'a> {
     stream: Vec<u8>,
     /// The vectored tests' records.
     vbuf: Option<AlignedBuf>,
+    /// `-p`: the memory that evicts each record's buffer from the cache.
+    purge: Option<Purge>,
+    /// `-U`: the mount to cycle before each pass.
+    remount: Option<Remount>,
+    /// `-+u`: CPU times below this are taken as 0 (IOzone's
+    /// `cputime_res`).
+    cpu_res_s: f64,
     out: Outcome,
     progress: &'a dyn Fn(&str),
 }
@@ -425,6 +513,7 @@ impl Runner<'_> {
             flush,
             close,
             post_fsync: true,
+            prime: false,
         };
         let create_rw = OpenHow {
             truncate: false,
@@ -449,15 +538,10 @@ impl Runner<'_> {
                 }
             }
             Test::Read => {
-                if let Err(e) = prime(self.main.as_mut(), c) {
-                    return self.stop(e);
-                }
-                go!(self.pass(Role::Main, Column::Read, c, r, Order::Seq, row));
+                let p = Plan { prime: true, ..r };
+                go!(self.pass(Role::Main, Column::Read, c, p, Order::Seq, row));
                 if retest {
-                    if let Err(e) = prime(self.main.as_mut(), c) {
-                        return self.stop(e);
-                    }
-                    go!(self.pass(Role::Main, Column::Reread, c, r, Order::Seq, row));
+                    go!(self.pass(Role::Main, Column::Reread, c, p, Order::Seq, row));
                 }
             }
             Test::RandomRw => {
@@ -515,6 +599,7 @@ impl Runner<'_> {
                     flush: false,
                     close,
                     post_fsync: false,
+                    prime: false,
                 };
                 go!(self.pass(Role::Stdio, Column::Fread, c, p, Order::Seq, row));
                 if retest {
@@ -552,18 +637,22 @@ impl Runner<'_> {
         Flow::Continue(())
     }
 
-    fn engine(&mut self, role: Role) -> Result<&mut dyn Engine> {
-        let e = match role {
-            Role::Main => Some(&mut self.main),
-            Role::Stdio => self.stdio.as_mut(),
-            Role::Positional => self.positional.as_mut(),
-        };
-        e.map(|b| b.as_mut() as &mut dyn Engine)
-            .ok_or_else(|| anyhow!("internal error: no {role:?} engine"))
+    /// What IOzone does before each pass, untimed: with `-U`, unmount
+    /// and mount the file system again (no file of the run is open
+    /// between passes). Also starts the pass's purge time at 0.
+    fn between(&mut self) -> Result<()> {
+        if let Some(p) = self.purge.as_mut() {
+            p.pass_ns = 0;
+        }
+        if let Some(m) = self.remount.as_mut() {
+            m.cycle().map_err(|e| anyhow!(e))?;
+        }
+        Ok(())
     }
 
-    /// Keep a pass's outcome: its figure in the row, its stats under its
-    /// column. Stops the run on an error or Ctrl-C.
+    /// Keep a pass's outcome: its figure in the row (the time of `-p`'s
+    /// purges taken out), with `-+u` its CPU utilization, its stats under
+    /// its column. Stops the run on an error or Ctrl-C.
     fn keep(&mut self, col: Column, c: Cell, o: runner::Outcome, row: &mut Row) -> Flow {
         if let Some(e) = o.error {
             return self.stop(e);
@@ -572,9 +661,21 @@ impl Runner<'_> {
             self.out.interrupted = true;
             return Flow::Break(());
         }
-        let ns = u64::try_from(o.elapsed.as_nanos()).unwrap_or(u64::MAX);
+        let wall_ns = u64::try_from(o.elapsed.as_nanos()).unwrap_or(u64::MAX);
+        let purged = self.purge.as_ref().map_or(0, |p| p.pass_ns);
+        let ns = wall_ns.saturating_sub(purged);
         row.values
             .insert(col, figure(self.cfg.unit, c.bytes(), c.numrecs, ns));
+        if self.cfg.cpu_util {
+            // IOzone: CPU under its resolution counts 0, and the wall
+            // time is at least the CPU time
+            let mut cpu = (o.cpu.user + o.cpu.sys).as_secs_f64();
+            if cpu < self.cpu_res_s {
+                cpu = 0.0;
+            }
+            let wall = o.elapsed.as_secs_f64().max(cpu);
+            row.cpu.insert(col, report::cpu_util(cpu, wall));
+        }
         self.out.stats.entry(col).or_default().merge(&o.stats);
         Flow::Continue(())
     }
@@ -611,7 +712,18 @@ impl Runner<'_> {
         p: Plan,
         order: Order,
     ) -> Result<(runner::Outcome, Result<()>)> {
-        let engine = self.engine(role)?;
+        self.between()?;
+        let e = match role {
+            Role::Main => Some(&mut self.main),
+            Role::Stdio => self.stdio.as_mut(),
+            Role::Positional => self.positional.as_mut(),
+        };
+        let engine = e
+            .map(|b| b.as_mut() as &mut dyn Engine)
+            .ok_or_else(|| anyhow!("internal error: no {role:?} engine"))?;
+        if p.prime {
+            prime(engine, c)?;
+        }
         let file = engine
             .open(c.path, p.how)
             .with_context(|| format!("{}: cannot open {}", col.name(), c.path.display()))?;
@@ -621,6 +733,7 @@ impl Runner<'_> {
             let _ = engine.close(file);
             return Err(anyhow!("{}: fsync {}: {e}", col.name(), c.path.display()));
         }
+        let buf = engine.buf_mut(0).as_ptr() as usize;
         let mut w = Pass {
             engine,
             file,
@@ -629,6 +742,8 @@ impl Runner<'_> {
             plan: p,
             order,
             cell: c,
+            purge: self.purge.as_mut(),
+            buf,
         };
         let o = runner::run(StopRule::default(), vec![ByRef(&mut w)], &NoProgress);
         let after = w.finish_untimed();
@@ -637,6 +752,9 @@ impl Runner<'_> {
 
     /// One fwrite pass through a stream with a buffer of one record.
     fn fwrite(&mut self, col: Column, c: Cell, row: &mut Row) -> Flow {
+        if let Err(e) = self.between() {
+            return self.stop(e);
+        }
         let cfg = self.cfg;
         let n = c.reclen as usize;
         if self.stream.len() < n {
@@ -665,12 +783,15 @@ impl Runner<'_> {
             let _ = engine.close(file);
             return self.stop(anyhow!("{}: fsync {}: {e}", col.name(), c.path.display()));
         }
+        let buf = engine.buf_mut(0).as_ptr() as usize;
         let mut w = Fwrite {
             engine,
             file,
             open: true,
             col,
             cell: c,
+            purge: self.purge.as_mut(),
+            buf,
             stream,
             held: false,
             putting: false,
@@ -690,6 +811,9 @@ impl Runner<'_> {
 
     /// One pwritev or preadv pass.
     fn vectored(&mut self, col: Column, c: Cell, write: bool, row: &mut Row) -> Flow {
+        if let Err(e) = self.between() {
+            return self.stop(e);
+        }
         let cfg = self.cfg;
         let reclen = u64::from(c.reclen);
         let numvecs = (PVECMAX as u64)
@@ -725,6 +849,7 @@ impl Runner<'_> {
         };
         let mut w = Vectored {
             file: Some(file),
+            purge: self.purge.as_mut(),
             buf: &mut buf[..need],
             write,
             col,
@@ -813,6 +938,57 @@ fn prime(e: &mut dyn Engine, c: Cell) -> Result<()> {
     Ok(())
 }
 
+/// `-p`: IOzone's `purgeit`. Before each record's operation IOzone reads,
+/// one cache line apart, the part of a cache-sized region that maps to
+/// the same cache sets as the record's buffer (up to a record, at most
+/// the cache), so that the buffer is no longer in a direct-mapped,
+/// virtually indexed data cache when the operation copies it.
+struct Purge {
+    /// Three cache sizes (IOzone's `alloc_pbuf`), filled so that every
+    /// page is memory of its own rather than the kernel's shared zero
+    /// page, which IOzone's untouched malloc(3) memory reads as.
+    mem: Vec<u8>,
+    /// Where the cache-aligned part of `mem` starts (two cache sizes
+    /// follow it).
+    base: usize,
+    /// Time spent purging in the current pass, ns (taken out of the
+    /// pass's time).
+    pass_ns: u64,
+    /// Records purged in the whole run.
+    count: u64,
+}
+
+impl Purge {
+    fn new() -> Purge {
+        let mem = vec![1u8; 3 * CACHE_BYTES];
+        let addr = mem.as_ptr() as usize;
+        let base = (CACHE_BYTES - addr % CACHE_BYTES) % CACHE_BYTES;
+        Purge {
+            mem,
+            base,
+            pass_ns: 0,
+            count: 0,
+        }
+    }
+
+    /// Evicts the record buffer at address `buf` of `len` bytes, timing
+    /// itself so that the pass can leave the time out.
+    #[inline]
+    fn evict(&mut self, buf: usize, len: u32) {
+        let t = now_ns();
+        let lines = (len as usize / CACHE_LINE_BYTES).min(CACHE_BYTES / CACHE_LINE_BYTES);
+        let mut at = self.base + (buf & (CACHE_BYTES - 1));
+        let mut x = 0u8;
+        for _ in 0..lines {
+            x = x.wrapping_add(std::hint::black_box(self.mem[at]));
+            at += CACHE_LINE_BYTES;
+        }
+        std::hint::black_box(x);
+        self.count += 1;
+        self.pass_ns += now_ns() - t;
+    }
+}
+
 /// A pass of one operation per record through an engine.
 struct Pass<'a> {
     engine: &'a mut dyn Engine,
@@ -822,6 +998,10 @@ struct Pass<'a> {
     plan: Plan,
     order: Order<'a>,
     cell: Cell<'a>,
+    /// `-p`: evict the record buffer before each operation.
+    purge: Option<&'a mut Purge>,
+    /// The engine's record buffer (slot 0), for the purge.
+    buf: usize,
 }
 
 impl Pass<'_> {
@@ -900,6 +1080,9 @@ impl Worker for Pass<'_> {
                 return Ok(());
             }
             req.offset = self.order.at(i, numrecs) * u64::from(reclen);
+            if let Some(p) = self.purge.as_deref_mut() {
+                p.evict(self.buf, reclen);
+            }
             let c = match self.engine.exec(req) {
                 Ok(c) => c,
                 Err(e) => {
@@ -943,6 +1126,9 @@ struct Fwrite<'a> {
     open: bool,
     col: Column,
     cell: Cell<'a>,
+    /// `-p`: evict the caller's record (`buf`) before each fwrite.
+    purge: Option<&'a mut Purge>,
+    buf: usize,
     /// The stream's buffer.
     stream: &'a mut [u8],
     /// The buffer holds a record not yet written.
@@ -1032,6 +1218,9 @@ impl Worker for Fwrite<'_> {
                 if !ctx.keep_going() {
                     return Ok(());
                 }
+                if let Some(p) = self.purge.as_deref_mut() {
+                    p.evict(self.buf, self.cell.reclen);
+                }
                 let t = now_ns();
                 self.fwrite()?;
                 let done = now_ns();
@@ -1063,6 +1252,8 @@ impl Worker for Fwrite<'_> {
 /// A pwritev or preadv pass: vectors of `numvecs` records.
 struct Vectored<'a> {
     file: Option<std::fs::File>,
+    /// `-p`: evict each record of a vector before the call.
+    purge: Option<&'a mut Purge>,
     buf: &'a mut [u8],
     write: bool,
     col: Column,
@@ -1150,6 +1341,12 @@ impl Worker for Vectored<'_> {
             nv = nv.min(numrecs - i);
             create_list(&mut self.rng, &mut list, numrecs);
             let offset = list[0].min(numrecs - nv) * reclen;
+            if let Some(p) = self.purge.as_deref_mut() {
+                let at = self.buf.as_ptr() as usize;
+                for k in 0..nv as usize {
+                    p.evict(at + k * self.cell.reclen as usize, self.cell.reclen);
+                }
+            }
             let t = now_ns();
             let r = self.call(nv as usize, offset);
             let done = now_ns();
@@ -1478,6 +1675,8 @@ mod tests {
                 reclen: 4096,
                 numrecs: 3,
             },
+            purge: None,
+            buf: 0,
             stream: &mut stream,
             held: false,
             putting: false,
@@ -1590,6 +1789,228 @@ mod tests {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         let vectored = config(&format!("-E -i 11 {SMALL}"));
         assert!(run(&vectored, dir.path(), Choice::NULL, &|_| {}).is_err());
+    }
+
+    #[test]
+    fn purge_runs_before_each_record_and_leaves_the_engine_calls_alone() {
+        let line = "-E -i 0 -i 1 -i 6 -i 11 -s 64k -r 4k";
+        let plain = run_logged(line);
+        let purged = run_logged(&format!("{line} -p"));
+        assert_eq!(plain.out.purges, 0);
+        // write, rewrite, read, reread, fwrite, refwrite: 16 records each;
+        // pwritev, repwritev: one vector of the 16 records each
+        assert_eq!(purged.out.purges, 8 * 16);
+        assert_eq!(plain.log, purged.log, "the engines see the same calls");
+        for col in [Column::Write, Column::Reread, Column::Frewrite] {
+            assert_eq!(
+                count(&purged.out, col, OpKind::Write) + count(&purged.out, col, OpKind::Read),
+                16
+            );
+            assert!(purged.out.table.rows[0].cell(col) > 0, "{col:?}");
+        }
+        // the region is cache-aligned, and the largest record (more
+        // than the cache) at the worst address stays inside it
+        let mut p = Purge::new();
+        assert_eq!((p.mem.as_ptr() as usize + p.base) % CACHE_BYTES, 0);
+        assert!(p.base + 2 * CACHE_BYTES <= p.mem.len());
+        p.evict(usize::MAX, 16 << 20);
+        assert_eq!(p.count, 1);
+    }
+
+    #[test]
+    fn plus_u_keeps_each_pass_cpu_utilization() {
+        let r = run_logged(&format!("-i 0 -i 1 -+n -+u {SMALL}"));
+        let row = &r.out.table.rows[0];
+        for col in [Column::Write, Column::Read] {
+            let pct = row.cpu_cell(col);
+            assert!((0.0..=100.0).contains(&pct), "{col:?}: {pct}");
+            assert!(row.cpu.contains_key(&col));
+        }
+        // no re-tests: nothing measured, the sections show 0
+        assert!(!row.cpu.contains_key(&Column::Rewrite));
+        assert!(r.out.table.has_cpu());
+        let text = report::excel_text(&r.out.table);
+        assert!(
+            text.contains("\n\"Reader CPU utilization report (Zero values should be ignored)\"\n")
+        );
+        assert!(
+            text.contains("\"64\"     0.00\n"),
+            "the rewrite's 0: {text}"
+        );
+        let r = run_logged(&format!("-i 0 {SMALL}"));
+        assert!(r.out.table.rows[0].cpu.is_empty());
+        assert!(!r.out.table.has_cpu());
+    }
+
+    /// A loop device with an ext4 file system mounted on a temporary
+    /// directory; unmounted and detached when dropped, however the test
+    /// ends.
+    struct LoopMount {
+        dir: tempfile::TempDir,
+        dev: Option<String>,
+        mounted: bool,
+    }
+
+    impl LoopMount {
+        fn mnt(&self) -> PathBuf {
+            self.dir.path().join("mnt")
+        }
+
+        /// `None` (with the reason printed) when the test cannot run here.
+        fn new() -> Option<LoopMount> {
+            if !rustix::process::geteuid().is_root() {
+                eprintln!("skipped: -U needs root");
+                return None;
+            }
+            let have = |tool: &str| {
+                std::process::Command::new(tool)
+                    .arg("--version")
+                    .output()
+                    .is_ok()
+            };
+            if !have("losetup") || !have("mkfs.ext4") {
+                eprintln!("skipped: losetup or mkfs.ext4 is missing");
+                return None;
+            }
+            let mut m = LoopMount {
+                dir: tempfile::tempdir().unwrap(),
+                dev: None,
+                mounted: false,
+            };
+            let img = m.dir.path().join("img");
+            std::fs::File::create(&img)
+                .unwrap()
+                .set_len(64 << 20)
+                .unwrap();
+            let out = std::process::Command::new("losetup")
+                .args(["-f", "--show"])
+                .arg(&img)
+                .output()
+                .unwrap();
+            if !out.status.success() {
+                eprintln!(
+                    "skipped: losetup: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+                return None;
+            }
+            let dev = String::from_utf8(out.stdout).unwrap().trim().to_string();
+            m.dev = Some(dev.clone());
+            let st = std::process::Command::new("mkfs.ext4")
+                .args(["-q", "-F", &dev])
+                .status()
+                .unwrap();
+            assert!(st.success(), "mkfs.ext4 {dev}");
+            std::fs::create_dir(m.mnt()).unwrap();
+            let c = |s: &str| std::ffi::CString::new(s).unwrap();
+            let target = c(m.mnt().to_str().unwrap());
+            // SAFETY: NUL-terminated strings alive across the call; no data.
+            let r = unsafe {
+                libc::mount(
+                    c(&dev).as_ptr(),
+                    target.as_ptr(),
+                    c("ext4").as_ptr(),
+                    0,
+                    std::ptr::null(),
+                )
+            };
+            assert_eq!(r, 0, "mount: {}", io::Error::last_os_error());
+            m.mounted = true;
+            Some(m)
+        }
+    }
+
+    impl Drop for LoopMount {
+        fn drop(&mut self) {
+            if self.mounted {
+                let t = std::ffi::CString::new(self.mnt().to_str().unwrap()).unwrap();
+                // SAFETY: a NUL-terminated path alive across the calls.
+                unsafe {
+                    if libc::umount2(t.as_ptr(), 0) != 0 {
+                        libc::umount2(t.as_ptr(), libc::MNT_DETACH);
+                    }
+                }
+            }
+            if let Some(dev) = &self.dev {
+                let _ = std::process::Command::new("losetup")
+                    .args(["-d", dev])
+                    .status();
+            }
+        }
+    }
+
+    /// The ext4 superblock's mount count (`s_mnt_count`, which every
+    /// read-write mount raises), read from the device.
+    fn ext4_mount_count(dev: &str) -> u16 {
+        use std::os::unix::fs::FileExt;
+        let f = std::fs::File::open(dev).unwrap();
+        let mut sb = [0u8; 0x3a];
+        f.read_exact_at(&mut sb, 1024).unwrap();
+        assert_eq!(
+            u16::from_le_bytes([sb[0x38], sb[0x39]]),
+            0xef53,
+            "ext4 magic"
+        );
+        u16::from_le_bytes([sb[0x34], sb[0x35]])
+    }
+
+    #[test]
+    fn dash_u_remounts_a_real_file_system_before_each_pass() {
+        let Some(m) = LoopMount::new() else {
+            return;
+        };
+        let mnt = m.mnt();
+        let work = mnt.join("work");
+        std::fs::create_dir(&work).unwrap();
+        let cfg = config(&format!(
+            "-s 256k -r 4k -i 0 -i 1 -U {}",
+            mnt.to_str().unwrap()
+        ));
+        assert_eq!(check_remount(&cfg, &work), Ok(()));
+        let e = check_remount(&cfg, m.dir.path()).unwrap_err();
+        assert!(e.contains("not on that file system"), "{e}");
+        let dev = m.dev.clone().unwrap();
+        let before = ext4_mount_count(&dev);
+        let out = run(&cfg, &work, Choice::SYNC, &|_| {}).unwrap();
+        assert!(out.complete, "{:?}", out.error);
+        assert_eq!(out.remounts, 4, "write, rewrite, read, reread");
+        // mounted again 4 times (mount IDs are no proof: the kernel
+        // hands a new mount the ID the old one freed)
+        assert_eq!(ext4_mount_count(&dev), before + 4);
+        let row = &out.table.rows[0];
+        assert_eq!((row.kb, row.reclen_kb), (256, 4));
+        for col in [Column::Write, Column::Rewrite, Column::Read, Column::Reread] {
+            assert!(row.cell(col) > 0, "{col:?}");
+            assert_eq!(
+                count(&out, col, OpKind::Write) + count(&out, col, OpKind::Read),
+                64
+            );
+        }
+        let text = crate::suites::iozone::report::text_table(&out.table);
+        assert_eq!(text.lines().count(), 3);
+        // the file went with the cell, on the file system mounted again
+        assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
+
+        // a file held open keeps the file system busy: the remount before
+        // the read pass fails, the run stops with the reason, and the file
+        // written for the read is still removed
+        let held = std::fs::File::create(work.join("held")).unwrap();
+        let cfg = config(&format!("-s 256k -r 4k -i 1 -U {}", mnt.to_str().unwrap()));
+        let out = run(&cfg, &work, Choice::SYNC, &|_| {}).unwrap();
+        drop(held);
+        assert!(!out.complete);
+        let e = out.error.unwrap_or_default();
+        assert!(
+            e.contains("cannot unmount") && e.contains("still mounted"),
+            "{e}"
+        );
+        assert_eq!(out.remounts, 0);
+        assert!(out.table.rows.is_empty());
+        let left: Vec<_> = std::fs::read_dir(&work)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(left, ["held"]);
     }
 
     #[test]

@@ -743,3 +743,40 @@ fn bonnie_with_several_runs_writes_a_valid_collection() {
     assert_eq!(v["schema"], "iogauge/bonnie-runs/v1");
     assert_eq!(v["entries"].as_array().unwrap().len(), 2);
 }
+
+// ---------------------------------------------------------------- iozone
+
+/// Auto mode on a tiny grid and throughput mode with two threads: both
+/// are result documents with IOzone's figures in `metrics`.
+#[test]
+fn iozone_writes_valid_results() {
+    let s = Scratch::new();
+    for (what, extra) in [
+        (
+            "auto",
+            &[
+                "-a", "-n", "64k", "-g", "128k", "-y", "32k", "-q", "64k", "-i", "0", "-i", "2",
+            ][..],
+        ),
+        (
+            "throughput",
+            &[
+                "-t", "2", "-T", "-i", "0", "-s", "256k", "-r", "64k", "--settle", "0",
+            ][..],
+        ),
+    ] {
+        let f = s.file(&format!("iozone-{what}.json"));
+        succeed(
+            what,
+            iogauge()
+                .args(["iozone", "--dir", s.dir()])
+                .args(extra)
+                .args(["--json", p(&f)]),
+            SHORT,
+        );
+        let v = validate_file(what, &f);
+        assert_eq!(v["benchmark"], "iozone");
+        check_result(&v);
+        assert_eq!(v["metrics"]["mode"], what);
+    }
+}

@@ -237,6 +237,14 @@ impl Session {
         &self.result.environment
     }
 
+    /// Leave the work directories and what is in them when the run ends
+    /// (a benchmark's own "keep the files" option).
+    pub fn keep(&mut self) {
+        for w in &mut self.work {
+            w.keep();
+        }
+    }
+
     /// The result so far, to add to its configuration.
     pub fn result_mut(&mut self) -> &mut RunResult {
         &mut self.result

@@ -479,7 +479,7 @@ pub fn parse_with_page_size(args: &[String], page_bytes: u64) -> Result<Parsed, 
         if arg.starts_with("--") {
             passthrough.push(arg.clone());
             if !arg.contains('=')
-                && let Some(next) = args.get(i).filter(|a| !a.starts_with('-'))
+                && let Some(next) = args.get(i).filter(|a| !a.starts_with('-') || *a == "-")
             {
                 passthrough.push(next.clone());
                 i += 1;
@@ -1198,6 +1198,10 @@ mod tests {
         );
         assert!(p.config.auto && p.config.no_retest);
         assert_eq!(p.config.tests, vec![Test::Write]);
+        // '-' (stdout) is a value, not a flag
+        let p = parse_with_page_size(&args("-a --json - -i 1"), 4096).unwrap();
+        assert_eq!(p.passthrough, args("--json -"));
+        assert_eq!(p.config.tests, vec![Test::Read]);
         let p = parse_with_page_size(&args("-s 1m -- -k 4"), 4096).unwrap();
         assert_eq!(p.passthrough, args("-- -k 4"));
     }

@@ -11,11 +11,13 @@
 //! [`grid`] expands it into the file and record sizes auto mode visits;
 //! [`offsets`] gives the record order of each test; [`run`] runs single and
 //! auto mode through the engines, with [`remount`] unmounting and
-//! mounting again `-U`'s file system between passes; [`report`] prints
-//! and writes IOzone's reports, from its preamble to the `-R` and `-b`
-//! reports. Not yet a command: throughput mode and the command line come
-//! next.
+//! mounting again `-U`'s file system between passes; [`throughput`] runs
+//! throughput mode's phases in child processes or threads; [`report`]
+//! prints and writes IOzone's reports, from its preamble to the `-R` and
+//! `-b` reports, and [`plot`] draws the grid as heatmaps. [`exec`] is the
+//! whole run as `iogauge iozone` makes it: work directory, run, result.
 
+pub mod exec;
 pub mod flags;
 pub mod grid;
 pub mod offsets;

@@ -378,8 +378,9 @@ pub fn heatmap_svg(table: &Table, c: Column, title_suffix: &str) -> Result<Strin
     Ok(svg)
 }
 
-/// Writes one heatmap for each of the table's [`Table::sections`] into
-/// `dir` (created if missing), named by [`file_name`]
+/// Writes one heatmap for each of the table's [`Table::sections`] that
+/// has figures (not the re-tests dropped by `-+n`) into `dir` (created if
+/// missing), named by [`file_name`]
 /// (`iozone-write.svg`, `iozone-random-read.svg`, …), and returns their
 /// paths in report order. The title of each is `IOzone <column title> —
 /// <title_suffix>`.
@@ -395,7 +396,13 @@ pub fn write_heatmaps(
         )
     })?;
     let mut paths = Vec::new();
-    for c in table.sections() {
+    let measured = |c: &Column| {
+        table
+            .rows
+            .iter()
+            .any(|r| r.values.get(c).is_some_and(|v| *v > 0))
+    };
+    for c in table.sections().into_iter().filter(measured) {
         let svg = heatmap_svg(table, c, title_suffix)?;
         let path = dir.join(file_name(c));
         std::fs::write(&path, svg)

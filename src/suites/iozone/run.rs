@@ -98,6 +98,7 @@ use std::collections::BTreeMap;
 use std::io::{self, IoSlice, IoSliceMut};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 
@@ -108,7 +109,7 @@ use super::remount::Remount;
 use super::report::{self, Column, Row, Table, Units};
 use crate::engine::{self, AlignedBuf, Choice, Engine, EngineOpts, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
-use crate::measure::{OpKind, WorkerStats};
+use crate::measure::{CpuTimes, OpKind, WorkerStats};
 use crate::runner::{self, Ctx, NoProgress, StopRule, Worker, signals};
 use crate::workload::mt64::Mt64;
 
@@ -150,6 +151,9 @@ pub struct Outcome {
     /// `-U`: how many times the mount point was unmounted and mounted
     /// again (once before each pass).
     pub remounts: u64,
+    /// Per column, the timed part of its passes added up (`-p`'s purges
+    /// taken out) and the CPU time over them.
+    pub timed: BTreeMap<Column, (Duration, CpuTimes)>,
 }
 
 /// Which engine a test uses.
@@ -179,6 +183,18 @@ pub fn run(
     engine: Choice,
     progress: &dyn Fn(&str),
 ) -> Result<Outcome> {
+    run_live(config, dir, engine, progress, &mut |_| {})
+}
+
+/// [`run`], handing each cell's row to `on_row` as soon as the cell is
+/// done (IOzone prints its table a line at a time).
+pub fn run_live(
+    config: &Config,
+    dir: &Path,
+    engine: Choice,
+    progress: &dyn Fn(&str),
+    on_row: &mut dyn FnMut(&Row),
+) -> Result<Outcome> {
     let fake = engine.is_fake();
     let mut make = |role: Role, opts: &EngineOpts| -> Result<Box<dyn Engine>> {
         let choice = match role {
@@ -187,7 +203,7 @@ pub fn run(
         };
         choice.make(opts).map_err(|e| anyhow!(e))
     };
-    run_with(config, dir, fake, &mut make, progress)
+    run_with(config, dir, fake, &mut make, progress, on_row)
 }
 
 /// Checks, before any work, that `-U MOUNTPOINT` can unmount and mount
@@ -213,6 +229,7 @@ fn run_with(
     fake: bool,
     make: &mut Make,
     progress: &dyn Fn(&str),
+    on_row: &mut dyn FnMut(&Row),
 ) -> Result<Outcome> {
     if config.mode() == Mode::Throughput {
         bail!("internal error: the single/auto runner was given throughput mode");
@@ -279,6 +296,7 @@ fn run_with(
             ..Outcome::default()
         },
         progress,
+        on_row,
     };
     r.all(&rows, &tests);
     r.out.purges = r.purge.as_ref().map_or(0, |p| p.count);
@@ -401,6 +419,7 @@ struct Runner<'a> {
     cpu_res_s: f64,
     out: Outcome,
     progress: &'a dyn Fn(&str),
+    on_row: &'a mut dyn FnMut(&Row),
 }
 
 /// Whether the run goes on after a pass.
@@ -427,6 +446,7 @@ impl Runner<'_> {
                 let mut cells = Row::new(row.file_kb, rec_kb);
                 let flow = self.cell(row.file_kb, rec_kb, tests, &mut cells);
                 if !cells.values.is_empty() {
+                    (self.on_row)(&cells);
                     self.out.table.rows.push(cells);
                 }
                 if flow.is_break() {
@@ -677,6 +697,11 @@ impl Runner<'_> {
             row.cpu.insert(col, report::cpu_util(cpu, wall));
         }
         self.out.stats.entry(col).or_default().merge(&o.stats);
+        let t = self.out.timed.entry(col).or_default();
+        t.0 += Duration::from_nanos(ns);
+        t.1.user += o.cpu.user;
+        t.1.sys += o.cpu.sys;
+        t.1.max_rss_kib = t.1.max_rss_kib.max(o.cpu.max_rss_kib);
         Flow::Continue(())
     }
 
@@ -1471,7 +1496,7 @@ mod tests {
                 log: Arc::clone(&log),
             }))
         };
-        let out = run_with(&cfg, dir.path(), false, &mut make, &|_| {}).unwrap();
+        let out = run_with(&cfg, dir.path(), false, &mut make, &|_| {}, &mut |_| {}).unwrap();
         assert!(out.complete, "{line}: {:?}", out.error);
         let log = log.lock().unwrap().clone();
         Ran { out, log, dir }

@@ -1,0 +1,430 @@
+//! `iogauge iozone`: IOzone 3.489, driven by IOzone's own flags, with its
+//! text tables, `-R` and `-b` reports, and iogauge's JSON, CSV and
+//! heatmaps beside them.
+
+use super::common::{OutputArgs, Status};
+use super::survey::{Ctx, Row};
+use crate::engine::Choice;
+use crate::error::UsageError;
+use crate::suites::iozone::exec::{self, Exec, Hooks};
+use crate::suites::iozone::flags::{self, Config, FLAGS, Mode};
+use crate::suites::iozone::report::{self, Column};
+use crate::suites::iozone::{plot, run, throughput};
+use crate::units::fmt_ns;
+use anyhow::Result;
+use clap::{ArgMatches, FromArgMatches};
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// IOzone's tests (write, read, random, backwards, record rewrite, stride,
+/// stdio, pread/pwrite, vectored) on one file size and record size, over
+/// a grid of them (-a), or in N children at once (-t), with IOzone's flags.
+#[derive(clap::Args, Debug, Default)]
+pub struct Opts {
+    /// IOzone's flags, as IOzone takes them (e.g. -a, or -i 0 -i 1 -s 64m -r 64k); the list is below.
+    #[arg(value_name = "IOZONE_FLAGS", num_args = 0.., allow_hyphen_values = true, trailing_var_arg = true)]
+    pub flags: Vec<String>,
+    /// Parent of the run's work directory, where the test files go (relative -f and -F names are made inside it).
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub dir: PathBuf,
+    /// I/O engine ('iogauge engines' describes each).
+    #[arg(long, value_name = "NAME", value_parser = Choice::parse)]
+    pub engine: Option<Choice>,
+    /// Draw one SVG heatmap per test (file size × record size, the figures as colours) into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
+    /// Throughput mode: the pause after the sync between phases (IOzone sleeps 2 s).
+    #[arg(long, value_name = "DURATION", default_value = "2s", value_parser = super::common::duration_arg)]
+    pub settle: Duration,
+    /// Write the result as JSON to PATH ('-' for stdout; the reports then go to stderr): every cell, and each test's latency percentiles.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Write iogauge's CSV to PATH ('-' for stdout): one row per op kind, with the headline figures.
+    #[arg(long, value_name = "PATH")]
+    pub csv: Option<PathBuf>,
+    /// Print no report (errors still go to stderr; --json, --csv, -b and --plot are still written).
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// [`Opts`] with IOzone's flag list as the help's epilogue.
+#[derive(Debug, Default)]
+pub struct Args(pub Opts);
+
+impl clap::FromArgMatches for Args {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        Opts::from_arg_matches(m).map(Args)
+    }
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(m)
+    }
+}
+
+impl clap::Args for Args {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        Opts::augment_args(cmd).after_help(flag_help())
+    }
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Opts::augment_args_for_update(cmd).after_help(flag_help())
+    }
+}
+
+/// The IOzone flags iogauge takes, one per line.
+fn flag_help() -> String {
+    let mut s = String::from("IOzone's flags (sizes in kB, or with k, m, g):\n");
+    for f in FLAGS {
+        let name = match f.value {
+            Some(v) => format!("-{} {v}", f.name),
+            None => format!("-{}", f.name),
+        };
+        let _ = writeln!(s, "  {name:<14} {}", f.help);
+    }
+    s += "\nExamples: iogauge iozone -a\n          iogauge iozone -i 0 -i 1 -i 2 -s 64m -r 64k -e\n          iogauge iozone -t 4 -i 0 -i 1 -s 16m -r 64k -R -b out.xlsx";
+    s
+}
+
+impl super::Cmd for Args {
+    const DEFAULT_ENGINE: Option<&'static str> = Some("sync");
+    fn main(self) -> Result<Status> {
+        main(self.0)
+    }
+}
+
+impl Opts {
+    /// The long options that came after IOzone's flags (the flag parser
+    /// hands them back), parsed as if they had come first.
+    fn with_late(mut self, late: &[String]) -> Result<Opts> {
+        if late.is_empty() {
+            return Ok(self);
+        }
+        let cmd = <Opts as clap::Args>::augment_args(clap::Command::new("iozone"));
+        let m = cmd
+            .try_get_matches_from(std::iter::once("iozone".to_string()).chain(late.iter().cloned()))
+            .map_err(|e| {
+                use clap::error::ErrorKind;
+                match e.kind() {
+                    ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                        UsageError::new("put --help first: iogauge iozone --help")
+                    }
+                    _ => UsageError::new(
+                        e.to_string()
+                            .lines()
+                            .next()
+                            .unwrap_or("bad option")
+                            .trim_start_matches("error: ")
+                            .to_string(),
+                    ),
+                }
+            })?;
+        let mut late_opts =
+            Opts::from_arg_matches(&m).map_err(|e| UsageError::new(e.to_string()))?;
+        if !late_opts.flags.is_empty() {
+            crate::usage!(
+                "unexpected '{}' after the long options: IOzone's flags come before --json, --dir and the like, or after them",
+                late_opts.flags[0]
+            );
+        }
+        let given = |id: &str| m.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+        if given("dir") {
+            self.dir = late_opts.dir;
+        }
+        if given("engine") {
+            self.engine = late_opts.engine.take();
+        }
+        if given("plot") {
+            self.plot = late_opts.plot.take();
+        }
+        if given("settle") {
+            self.settle = late_opts.settle;
+        }
+        if given("json") {
+            self.json = late_opts.json.take();
+        }
+        if given("csv") {
+            self.csv = late_opts.csv.take();
+        }
+        self.quiet |= late_opts.quiet;
+        Ok(self)
+    }
+
+    fn out(&self) -> OutputArgs {
+        OutputArgs {
+            json: self.json.clone(),
+            csv: self.csv.clone(),
+            quiet: self.quiet,
+        }
+    }
+}
+
+/// The command line as the reports show it.
+fn command_line() -> String {
+    std::env::args().collect::<Vec<_>>().join(" ")
+}
+
+/// Prints as the run goes: throughput mode's phases.
+struct Live<'a> {
+    out: &'a OutputArgs,
+    cfg: &'a Config,
+    /// The table's columns (the tests selected).
+    selected: Vec<Column>,
+    /// IOzone's banner and settings, printed once the checks pass.
+    preamble: String,
+}
+
+impl Hooks for Live<'_> {
+    fn begun(&self) {
+        self.out.say(&self.preamble);
+    }
+    fn row(&self, r: &report::Row) {
+        if !r.is_skipped() {
+            self.out
+                .say(&report::row_line(r, &self.selected, self.cfg.extended));
+        }
+    }
+    fn phase(&self, _children: u32, p: &throughput::PhaseRun) {
+        self.out.say(&throughput::phase_text(self.cfg, p));
+    }
+}
+
+pub fn main(a: Opts) -> Result<Status> {
+    let parsed = flags::parse(&a.flags).map_err(UsageError)?;
+    let a = a.with_late(&parsed.passthrough)?;
+    let cfg = parsed.config;
+    let out = a.out();
+    out.check()?;
+    if let Some(b) = &cfg.workbook {
+        super::common::check_output("-b", b)?;
+    }
+    if let Some(p) = &a.plot
+        && p.exists()
+        && !p.is_dir()
+    {
+        crate::usage!("--plot {}: not a directory", p.display());
+    }
+    let engine = a.engine.unwrap_or(run::DEFAULT_ENGINE);
+    let x = Exec {
+        dir: &a.dir,
+        engine,
+        settle: a.settle,
+        command_line: command_line(),
+    };
+    run::check_remount(&cfg, &a.dir).map_err(UsageError)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let live = Live {
+        preamble: report::preamble(&cfg, &x.command_line, &report::ctime(now)),
+        out: &out,
+        cfg: &cfg,
+        selected: cfg
+            .tests
+            .iter()
+            .flat_map(|t| Column::for_test(t.number()))
+            .collect(),
+    };
+    let rep = exec::execute(&cfg, &x, &live)?;
+    let mut text = String::from("\niozone test complete.\n");
+    if let Some(o) = &rep.single {
+        if cfg.excel {
+            text += &report::excel_text(&o.table);
+        }
+        if let Some(b) = &cfg.workbook {
+            report::write_workbook(b, &o.table, &x.command_line).map_err(anyhow::Error::msg)?;
+        }
+        if let Some(dir) = &a.plot {
+            let files =
+                plot::write_heatmaps(dir, &o.table, &x.command_line).map_err(anyhow::Error::msg)?;
+            let _ = writeln!(
+                text,
+                "\niogauge: {} heatmaps in {}",
+                files.len(),
+                dir.display()
+            );
+        }
+        text += &single_details(&cfg, engine, o);
+    }
+    if let Some(t) = &rep.throughput {
+        let table = throughput::table(&cfg, t);
+        if cfg.excel {
+            text += &report::throughput_excel_text(&table);
+        }
+        if let Some(b) = &cfg.workbook {
+            report::write_throughput_workbook(b, &table, &x.command_line)
+                .map_err(anyhow::Error::msg)?;
+        }
+        if a.plot.is_some() {
+            text +=
+                "\niogauge: --plot draws auto and single mode's tables; throughput mode has none\n";
+        }
+        text += &throughput_details(&cfg, engine, t);
+    }
+    if let Some(k) = &rep.kept {
+        let _ = writeln!(
+            text,
+            "iogauge: -w: the test files are kept in {}",
+            k.display()
+        );
+    }
+    out.say(&text);
+    out.write(&rep.result)?;
+    super::common::status_of(&out, &rep.result)
+}
+
+/// One line per op kind: count and latency percentiles.
+fn kind_lines(s: &mut String, head: &str, st: &crate::measure::WorkerStats) {
+    let mut first = true;
+    for (k, ks) in st.kinds().filter(|(_, k)| k.count > 0) {
+        let l = ks.summary();
+        let lead = if first { head } else { "" };
+        first = false;
+        let _ = writeln!(
+            s,
+            "  {lead:<16} {:<6} {:>10} {:>9} {:>9} {:>9} {:>9}",
+            k.name(),
+            ks.count,
+            fmt_ns(l.p50 as f64),
+            fmt_ns(l.p99 as f64),
+            fmt_ns(l.p999 as f64),
+            fmt_ns(l.max as f64)
+        );
+    }
+}
+
+fn details_head(cfg: &Config, engine: Choice) -> String {
+    let mut s = format!(
+        "\niogauge details: IOzone {} mode, engine {engine}{}{}",
+        match cfg.mode() {
+            Mode::Single => "single",
+            Mode::Auto => "auto",
+            Mode::Throughput => "throughput",
+        },
+        if cfg.direct { " (O_DIRECT)" } else { "" },
+        if cfg.sync { " (O_SYNC)" } else { "" },
+    );
+    s.push('\n');
+    let _ = writeln!(
+        s,
+        "  {:<16} {:<6} {:>10} {:>9} {:>9} {:>9} {:>9}",
+        "test", "op", "count", "p50", "p99", "p99.9", "max"
+    );
+    s
+}
+
+/// Each test's operations over every cell it ran in.
+fn single_details(cfg: &Config, engine: Choice, o: &run::Outcome) -> String {
+    let mut s = details_head(cfg, engine);
+    if !o.complete {
+        let why = o.error.as_deref().unwrap_or("interrupted");
+        let _ = writeln!(s, "  INCOMPLETE RUN ({why}): the tables hold what ran");
+    }
+    for c in o.table.sections() {
+        if let Some(st) = o.stats.get(&c) {
+            kind_lines(&mut s, c.name(), st);
+        }
+    }
+    if cfg.mode() == Mode::Auto {
+        let _ = writeln!(
+            s,
+            "  (latencies of each test over all {} cells; --json has every cell)",
+            o.table.rows.iter().filter(|r| !r.is_skipped()).count()
+        );
+    }
+    s
+}
+
+/// Each phase's operations, per child count.
+fn throughput_details(cfg: &Config, engine: Choice, t: &throughput::Outcome) -> String {
+    let mut s = details_head(cfg, engine);
+    if !t.complete {
+        let why = t.error.as_deref().unwrap_or("interrupted");
+        let _ = writeln!(s, "  INCOMPLETE RUN ({why}): the figures cover what ran");
+    }
+    for run in &t.runs {
+        let _ = writeln!(s, "  {} children:", run.children);
+        for p in &run.phases {
+            kind_lines(&mut s, p.result.phase.label(), &p.stats);
+        }
+    }
+    s
+}
+
+/// The short form: a small auto-mode grid of write, read, random read and
+/// random write; the scorecard shows the largest file's figures at 64 kB
+/// records (the JSON has every cell).
+pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
+    let (max, flags) = if ctx.quick {
+        ("4m", "-a -n 1m -g 4m -y 16k -q 256k -i 0 -i 1 -i 2")
+    } else {
+        ("16m", "-a -n 1m -g 16m -y 4k -q 1m -i 0 -i 1 -i 2")
+    };
+    let mut args: Vec<String> = flags.split(' ').map(String::from).collect();
+    if ctx.direct_ok {
+        args.push("-I".into());
+    }
+    let cfg = flags::parse(&args).map_err(UsageError)?.config;
+    let how = format!("iozone {}", args.join(" "));
+    let short = format!("iozone -a{}", if ctx.direct_ok { " -I" } else { "" });
+    let x = Exec {
+        dir: ctx.dir,
+        engine: run::DEFAULT_ENGINE,
+        settle: Duration::ZERO,
+        command_line: how,
+    };
+    let rep = exec::execute(&cfg, &x, &exec::Quiet)?;
+    let Some(o) = &rep.single else {
+        return Ok(());
+    };
+    let largest = o.table.rows.iter().map(|r| r.kb).max().unwrap_or(0);
+    let row = o
+        .table
+        .rows
+        .iter()
+        .find(|r| r.kb == largest && r.reclen_kb == 64 && !r.values.is_empty());
+    for (c, label) in [
+        (Column::Write, "write"),
+        (Column::Read, "read"),
+        (Column::RandRead, "random read"),
+        (Column::RandWrite, "random write"),
+    ] {
+        let Some(v) = row.and_then(|r| r.values.get(&c)) else {
+            continue;
+        };
+        let result = exec::column_result(&rep, c);
+        emit(Row::new(
+            format!("{short}: {label} {max}/64k"),
+            // kB/s (KiB) as the scorecard's MB/s (10^6 B/s)
+            *v as f64 * 1024.0 / 1e6,
+            "MB/s",
+            result,
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flag_list_names_every_flag() {
+        let h = flag_help();
+        for f in FLAGS {
+            assert!(h.contains(&format!("-{}", f.name)), "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn long_options_after_iozone_flags_are_taken() {
+        let o = Opts::default()
+            .with_late(&["--json".into(), "x.json".into(), "--dir=/tmp".into()])
+            .unwrap();
+        assert_eq!(o.json, Some(PathBuf::from("x.json")));
+        assert_eq!(o.dir, PathBuf::from("/tmp"));
+        let e = Opts::default()
+            .with_late(&["--bogus".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--bogus"), "{e}");
+    }
+}

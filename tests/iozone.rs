@@ -8,7 +8,6 @@
 #[allow(dead_code)]
 mod common;
 
-use calamine::{Data, Reader, Xlsx, open_workbook};
 use common::*;
 use serde_json::Value;
 use std::path::Path;
@@ -180,6 +179,7 @@ fn single_mode_json_has_every_figure_and_each_tests_latency() {
     assert_untouched(dir.path());
 }
 
+#[cfg(feature = "xlsx")]
 #[test]
 fn the_workbook_reads_back_with_iozones_layout() {
     let dir = work_dir();
@@ -204,6 +204,7 @@ fn the_workbook_reads_back_with_iozones_layout() {
         ],
     );
     assert!(report.contains("Excel output is below:"), "{report}");
+    use calamine::{Data, Reader, Xlsx, open_workbook};
     let mut wb: Xlsx<_> = open_workbook(&book).unwrap();
     let sheet = wb.sheet_names()[0].clone();
     let r = wb.worksheet_range(&sheet).unwrap();

@@ -194,6 +194,12 @@ pub fn main(a: Opts) -> Result<Status> {
     let out = a.out();
     out.check()?;
     if let Some(b) = &cfg.workbook {
+        if !crate::report::xlsx::AVAILABLE {
+            crate::usage!(
+                "-b {}: this iogauge was built without the XLSX writer (the 'xlsx' feature, on by default); -R prints the same tables",
+                b.display()
+            );
+        }
         super::common::check_output("-b", b)?;
     }
     if let Some(p) = &a.plot

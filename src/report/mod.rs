@@ -3,7 +3,13 @@
 //! and plots render from it.
 
 pub mod export;
+pub mod sheet;
 pub mod text;
+#[cfg(feature = "xlsx")]
+pub mod xlsx;
+#[cfg(not(feature = "xlsx"))]
+#[path = "xlsx_disabled.rs"]
+pub mod xlsx;
 
 use crate::env::Environment;
 use crate::measure::{Direction, LatencySummary, Outcome};

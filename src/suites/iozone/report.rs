@@ -33,7 +33,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rust_xlsxwriter::{Workbook, Worksheet, XlsxError};
+use crate::report::sheet::Sheet;
 
 use super::flags::{Config, Mode, Unit};
 use super::run::{CACHE_BYTES, CACHE_LINE_BYTES};
@@ -527,30 +527,6 @@ pub fn excel_text(t: &Table) -> String {
     s
 }
 
-fn cell_col(col: usize) -> Result<u16, String> {
-    u16::try_from(col).map_err(|_| format!("too many columns for a worksheet ({col})"))
-}
-
-fn cell_row(row: usize) -> Result<u32, String> {
-    u32::try_from(row).map_err(|_| format!("too many rows for a worksheet ({row})"))
-}
-
-fn xlsx_err(e: XlsxError) -> String {
-    e.to_string()
-}
-
-fn put_label(ws: &mut Worksheet, row: usize, col: usize, text: &str) -> Result<(), String> {
-    ws.write_string(cell_row(row)?, cell_col(col)?, text)
-        .map(|_| ())
-        .map_err(xlsx_err)
-}
-
-fn put_number(ws: &mut Worksheet, row: usize, col: usize, v: f64) -> Result<(), String> {
-    ws.write_number(cell_row(row)?, cell_col(col)?, v)
-        .map(|_| ())
-        .map_err(xlsx_err)
-}
-
 /// The `-b` workbook of auto/single mode, one sheet laid out as IOzone
 /// 3.489's: A1 the command line, A2 a blank, A3 "The top row is records
 /// sizes, the left column is file sizes", then for each selected test,
@@ -561,28 +537,27 @@ fn put_number(ws: &mut Worksheet, row: usize, col: usize, v: f64) -> Result<(), 
 /// With `-+u` ([`Table::has_cpu`]) a blank row and then the CPU
 /// utilization sections follow, laid out the same (percentages, not
 /// rounded).
-pub fn workbook(t: &Table, command_line: &str) -> Result<Workbook, String> {
-    let mut wb = Workbook::new();
-    let ws = wb.add_worksheet();
-    put_label(ws, 0, 0, command_line)?;
-    put_label(ws, 1, 0, " ")?;
-    put_label(
-        ws,
+pub fn workbook(t: &Table, command_line: &str) -> Result<Sheet, String> {
+    let mut sheet = Sheet::new();
+    let ws = &mut sheet;
+    ws.label(0, 0, command_line)?;
+    ws.label(1, 0, " ")?;
+    ws.label(
         2,
         0,
         "The top row is records sizes, the left column is file sizes",
     )?;
     let reclens = t.header_reclens();
     let mut row = 3;
-    let matrix = |ws: &mut Worksheet,
+    let matrix = |ws: &mut Sheet,
                   row: &mut usize,
                   title: &str,
                   cell: &dyn Fn(&Row) -> f64|
      -> Result<(), String> {
-        put_label(ws, *row, 0, title)?;
+        ws.label(*row, 0, title)?;
         *row += 1;
         for (i, r) in reclens.iter().enumerate() {
-            put_number(ws, *row, i + 1, *r as f64)?;
+            ws.number(*row, i + 1, *r as f64)?;
         }
         let mut current = None;
         let mut col = 1;
@@ -591,9 +566,9 @@ pub fn workbook(t: &Table, command_line: &str) -> Result<Workbook, String> {
                 current = Some(r.kb);
                 *row += 1;
                 col = 1;
-                put_number(ws, *row, 0, r.kb as f64)?;
+                ws.number(*row, 0, r.kb as f64)?;
             }
-            put_number(ws, *row, col, cell(r))?;
+            ws.number(*row, col, cell(r))?;
             col += 1;
         }
         *row += 1;
@@ -608,18 +583,13 @@ pub fn workbook(t: &Table, command_line: &str) -> Result<Workbook, String> {
             matrix(ws, &mut row, &c.cpu_workbook_title(), &|r| r.cpu_cell(c))?;
         }
     }
-    Ok(wb)
-}
-
-fn save(mut wb: Workbook, path: &Path) -> Result<(), String> {
-    wb.save(path)
-        .map_err(|e| format!("cannot write the workbook {}: {e}", path.display()))
+    Ok(sheet)
 }
 
 /// Writes [`workbook`] to `path` (XLSX content whatever the extension:
 /// see the module notes).
 pub fn write_workbook(path: &Path, t: &Table, command_line: &str) -> Result<(), String> {
-    save(workbook(t, command_line)?, path)
+    workbook(t, command_line)?.save_xlsx(path)
 }
 
 /// One phase of throughput mode, in the order IOzone 3.489 runs them.
@@ -892,20 +862,20 @@ pub fn throughput_excel_text(t: &ThroughputTable) -> String {
 /// A4 "Output is in kBytes/sec", then a row per phase with its label
 /// (right-aligned in 15 characters and a space, as in the text) in
 /// column A and the figures from column C on.
-pub fn throughput_workbook(t: &ThroughputTable, command_line: &str) -> Result<Workbook, String> {
-    let mut wb = Workbook::new();
-    let ws = wb.add_worksheet();
-    put_label(ws, 0, 0, command_line)?;
-    put_label(ws, 1, 0, &t.title())?;
-    put_label(ws, 2, 0, &format!("Record size = {} kBytes", t.reclen_kb))?;
-    put_label(ws, 3, 0, &format!("Output is in {}", t.units.label()))?;
+pub fn throughput_workbook(t: &ThroughputTable, command_line: &str) -> Result<Sheet, String> {
+    let mut sheet = Sheet::new();
+    let ws = &mut sheet;
+    ws.label(0, 0, command_line)?;
+    ws.label(1, 0, &t.title())?;
+    ws.label(2, 0, &format!("Record size = {} kBytes", t.reclen_kb))?;
+    ws.label(3, 0, &format!("Output is in {}", t.units.label()))?;
     for (i, r) in t.rows.iter().enumerate() {
-        put_label(ws, 4 + i, 0, &format!("{:>15} ", r.phase.label()))?;
+        ws.label(4 + i, 0, &format!("{:>15} ", r.phase.label()))?;
         for (j, v) in r.values.iter().enumerate() {
-            put_number(ws, 4 + i, 2 + j, *v)?;
+            ws.number(4 + i, 2 + j, *v)?;
         }
     }
-    Ok(wb)
+    Ok(sheet)
 }
 
 /// Writes [`throughput_workbook`] to `path` (XLSX content whatever the
@@ -915,7 +885,7 @@ pub fn write_throughput_workbook(
     t: &ThroughputTable,
     command_line: &str,
 ) -> Result<(), String> {
-    save(throughput_workbook(t, command_line)?, path)
+    throughput_workbook(t, command_line)?.save_xlsx(path)
 }
 
 /// IOzone's `cpu_util`: CPU time over wall time, in %; 0 when the wall
@@ -1160,8 +1130,7 @@ mod tests {
     //! The expected texts were printed by a C program that calls printf
     //! with IOzone 3.489's own format strings.
     use super::*;
-    use calamine::{Data, Reader, Xlsx, open_workbook, open_workbook_from_rs};
-    use std::io::Cursor;
+    use calamine::Data;
 
     #[test]
     fn header_has_iozone_widths() {
@@ -1326,8 +1295,8 @@ mod tests {
 
     #[test]
     fn workbook_cpu_sections_come_after_a_blank_row() {
-        let mut wb = workbook(&cpu_table(), "iozone -a -+u -b x.xls").unwrap();
-        let r = cells(wb.save_to_buffer().unwrap());
+        let wb = workbook(&cpu_table(), "iozone -a -+u -b x.xls").unwrap();
+        let r = cells(&wb);
         let at = |row: u32, col: u32| r.get_value((row, col)).cloned();
         // figures in rows 3..=10 as without -+u; row 11 blank
         assert_eq!(at(7, 0), Some(s("Re-writer Report")));
@@ -1558,10 +1527,22 @@ mod tests {
         assert_eq!(Column::for_test(12), vec![Column::Preadv, Column::Repreadv]);
     }
 
-    fn cells(bytes: Vec<u8>) -> calamine::Range<Data> {
-        let mut wb: Xlsx<_> = open_workbook_from_rs(Cursor::new(bytes)).unwrap();
-        assert_eq!(wb.sheet_names(), vec!["Sheet1".to_string()]);
-        wb.worksheet_range("Sheet1").unwrap()
+    /// The sheet as calamine reads a worksheet back: empty cells inside
+    /// its extent, nothing outside.
+    fn cells(sheet: &Sheet) -> calamine::Range<Data> {
+        use crate::report::sheet::Cell;
+        let Some(end) = sheet.end() else {
+            return calamine::Range::empty();
+        };
+        let mut r = calamine::Range::new((0, 0), (end.0, u32::from(end.1)));
+        for (row, col, c) in sheet.cells() {
+            let v = match c {
+                Cell::Text(t) => Data::String(t.clone()),
+                Cell::Number(n) => Data::Float(*n),
+            };
+            r.set_value((row, u32::from(col)), v);
+        }
+        r
     }
 
     fn s(x: &str) -> Data {
@@ -1575,8 +1556,8 @@ mod tests {
     #[test]
     fn workbook_holds_iozone_layout() {
         let cmd = "iozone -a -i 0 -b out.xls";
-        let mut wb = workbook(&small_table(), cmd).unwrap();
-        let r = cells(wb.save_to_buffer().unwrap());
+        let wb = workbook(&small_table(), cmd).unwrap();
+        let r = cells(&wb);
         let at = |row: u32, col: u32| r.get_value((row, col)).cloned();
         assert_eq!(at(0, 0), Some(s(cmd)));
         assert_eq!(at(1, 0), Some(s(" ")));
@@ -1606,12 +1587,14 @@ mod tests {
         assert_eq!(r.end(), Some((10, 3)));
     }
 
+    #[cfg(feature = "xlsx")]
     #[test]
     fn workbook_file_keeps_the_name_given() {
         let dir = tempfile::tempdir().unwrap();
         for name in ["out.xls", "out.xlsx"] {
             let p = dir.path().join(name);
             write_workbook(&p, &small_table(), "iozone").unwrap();
+            use calamine::{Reader, Xlsx, open_workbook};
             let mut wb: Xlsx<_> = open_workbook(&p).unwrap();
             let r = wb.worksheet_range("Sheet1").unwrap();
             assert_eq!(r.get_value((3, 0)), Some(&s("Writer Report")));
@@ -1772,8 +1755,8 @@ mod tests {
         let mut t = tp_table();
         t.threads = true;
         t.units = Units::OpsPerSec;
-        let mut wb = throughput_workbook(&t, "iozone -t 1 -t 2 -O -T -b t.xlsx").unwrap();
-        let r = cells(wb.save_to_buffer().unwrap());
+        let wb = throughput_workbook(&t, "iozone -t 1 -t 2 -O -T -b t.xlsx").unwrap();
+        let r = cells(&wb);
         let at = |row: u32, col: u32| r.get_value((row, col)).cloned();
         assert_eq!(at(0, 0), Some(s("iozone -t 1 -t 2 -O -T -b t.xlsx")));
         assert_eq!(

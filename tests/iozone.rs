@@ -401,3 +401,54 @@ fn ctrl_c_stops_cleanly_with_a_partial_result() {
     assert!(!get(&v, "metrics.cells").as_array().unwrap().is_empty());
     assert_untouched(dir.path());
 }
+
+/// Throughput mode with child processes, Ctrl-C during the pause between
+/// phases: exit 130 at once, the phases done in the partial result, no
+/// child left and nothing left in the directory.
+#[test]
+fn ctrl_c_in_throughput_mode_stops_the_children_and_cleans_up() {
+    let dir = work_dir();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let mut child = std::process::Command::new(bin_path())
+        .args([
+            "iozone",
+            "--dir",
+            p(dir.path()),
+            "-t",
+            "2",
+            "-i",
+            "0",
+            "-i",
+            "1",
+        ])
+        .args([
+            "-s",
+            "1m",
+            "-r",
+            "64k",
+            "--settle",
+            "60s",
+            "--json",
+            p(&json),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let (status, took) = signal_and_wait(&mut child, libc::SIGINT);
+    assert_eq!(status.code(), Some(130), "{status}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(!get(&v, "complete").as_bool().unwrap());
+    let phases = get(&v, "metrics.throughput").as_array().unwrap()[0]["phases"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert_eq!(
+        phases, 1,
+        "the initial write ran, then the pause was cut short"
+    );
+    assert_untouched(dir.path());
+}

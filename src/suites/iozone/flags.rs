@@ -395,7 +395,11 @@ pub const FLAGS: &[Flag] = &[
     flag("N", None, "report microseconds per operation"),
     flag("o", None, "O_SYNC"),
     flag("O", None, "report operations per second"),
-    flag("p", None, "purge the processor cache before each test"),
+    flag(
+        "p",
+        None,
+        "purge the processor cache before each record (untimed)",
+    ),
     flag("q", Some("SIZE"), "largest record in auto mode"),
     flag(
         "r",

@@ -25,4 +25,5 @@ pub mod plot;
 pub mod remount;
 pub mod report;
 pub mod run;
+mod stdio;
 pub mod throughput;

@@ -107,6 +107,7 @@ use super::grid;
 use super::offsets;
 use super::remount::Remount;
 use super::report::{self, Column, Row, Table, Units};
+use super::stdio::Stream;
 use crate::engine::{self, AlignedBuf, Choice, Engine, EngineOpts, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
@@ -282,7 +283,6 @@ fn run_with(
         main,
         stdio,
         positional,
-        stream: Vec::new(),
         vbuf: None,
         purge: config.purge.then(Purge::new),
         remount,
@@ -405,9 +405,6 @@ struct Runner<'a> {
     main: Box<dyn Engine>,
     stdio: Option<Box<dyn Engine>>,
     positional: Option<Box<dyn Engine>>,
-    /// The stdio stream's buffer (IOzone's `stdio_buf`), grown untimed
-    /// to the record.
-    stream: Vec<u8>,
     /// The vectored tests' records.
     vbuf: Option<AlignedBuf>,
     /// `-p`: the memory that evicts each record's buffer from the cache.
@@ -781,11 +778,7 @@ impl Runner<'_> {
             return self.stop(e);
         }
         let cfg = self.cfg;
-        let n = c.reclen as usize;
-        if self.stream.len() < n {
-            self.stream.resize(n, 0);
-        }
-        let stream = &mut self.stream[..n];
+        let stream = Stream::new(c.reclen, false);
         let Some(engine) = self.stdio.as_deref_mut() else {
             return self.stop(anyhow!("internal error: no stdio engine"));
         };
@@ -818,9 +811,6 @@ impl Runner<'_> {
             purge: self.purge.as_mut(),
             buf,
             stream,
-            held: false,
-            putting: false,
-            pos: 0,
             flush: cfg.include_flush,
             close: cfg.include_close,
         };
@@ -1154,15 +1144,8 @@ struct Fwrite<'a> {
     /// `-p`: evict the caller's record (`buf`) before each fwrite.
     purge: Option<&'a mut Purge>,
     buf: usize,
-    /// The stream's buffer.
-    stream: &'a mut [u8],
-    /// The buffer holds a record not yet written.
-    held: bool,
-    /// The stream is in write mode (glibc's first fwrite switches it
-    /// without copying).
-    putting: bool,
-    /// The stream's file position.
-    pos: u64,
+    /// The stdio stream.
+    stream: Stream,
     flush: bool,
     close: bool,
 }
@@ -1176,42 +1159,9 @@ impl Fwrite<'_> {
         )
     }
 
-    /// One write(2) of a record at the stream's position. The buffered
-    /// record is a copy of the caller's (which does not change during a
-    /// pass), so both are written from the engine's slot.
-    #[inline]
-    fn write_out(&mut self) -> io::Result<()> {
-        let n = self.cell.reclen;
-        let c = self.engine.exec(Req::write(self.file, self.pos, n))?;
-        if c.bytes != u64::from(n) {
-            return Err(io::Error::other(format!(
-                "wrote {} of {n} bytes (disk full?)",
-                c.bytes
-            )));
-        }
-        self.pos += u64::from(n);
-        Ok(())
-    }
-
-    #[inline]
-    fn fwrite(&mut self) -> io::Result<()> {
-        if self.putting && !self.held {
-            let n = self.cell.reclen as usize;
-            self.stream.copy_from_slice(&self.engine.buf_mut(0)[..n]);
-            self.held = true;
-            return Ok(());
-        }
-        self.fflush()?;
-        self.putting = true;
-        self.write_out()
-    }
-
     fn fflush(&mut self) -> io::Result<()> {
-        if self.held {
-            self.held = false;
-            self.write_out()?;
-        }
-        Ok(())
+        self.stream
+            .fflush(&mut *self.engine, self.file, self.cell.reclen)
     }
 
     /// After the timer: fflush, fsync, fclose.
@@ -1247,7 +1197,8 @@ impl Worker for Fwrite<'_> {
                     p.evict(self.buf, self.cell.reclen);
                 }
                 let t = now_ns();
-                self.fwrite()?;
+                self.stream
+                    .fwrite(&mut *self.engine, self.file, self.cell.reclen)?;
                 let done = now_ns();
                 ctx.record_op(OpKind::Write, done - t, n, done);
             }
@@ -1684,43 +1635,7 @@ mod tests {
         for col in [Column::Fread, Column::Freread] {
             assert_eq!(count(&r.out, col, OpKind::Read), 16, "{col:?}");
         }
-        // the stream writes only whole records, the last one at fflush
-        let mut e = Choice::SYNC.make(&EngineOpts::default()).unwrap();
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("f");
-        let file = e.open(&path, OpenHow::CREATE).unwrap();
-        let mut stream = vec![0u8; 4096];
-        let mut w = Fwrite {
-            engine: e.as_mut(),
-            file,
-            open: true,
-            col: Column::Fwrite,
-            cell: Cell {
-                path: &path,
-                reclen: 4096,
-                numrecs: 3,
-            },
-            purge: None,
-            buf: 0,
-            stream: &mut stream,
-            held: false,
-            putting: false,
-            pos: 0,
-            flush: false,
-            close: false,
-        };
-        let mut outs = Vec::new();
-        for _ in 0..3 {
-            w.fwrite().unwrap();
-            outs.push(w.pos / 4096);
-        }
-        assert_eq!(
-            outs,
-            [1, 1, 3],
-            "straight out, copied, buffer and record out"
-        );
-        w.finish_untimed().unwrap();
-        assert_eq!(std::fs::metadata(&path).unwrap().len(), 3 * 4096);
+        // how the stream sends its records: stdio.rs's tests
     }
 
     #[test]

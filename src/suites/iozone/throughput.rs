@@ -1137,31 +1137,22 @@ impl ChildWorker {
         let Some(stream) = self.stream.as_mut() else {
             bail!("internal error: fwrite without a stream");
         };
-        let (e, f) = (self.engine.as_mut(), self.file);
-        // each fwrite timed whole: the engine reads no clock inside it
-        let r = engine::untimed(|| -> io::Result<bool> {
-            for _ in 0..self.numrecs {
-                if !ctx.keep_going() {
-                    return Ok(false);
-                }
-                let t = now_ns();
-                stream.fwrite(e, f, n)?;
-                let done = now_ns();
-                ctx.record_op(OpKind::Write, done - t, u64::from(n), done);
-                counted += 1;
+        // (run() calls this untimed: each fwrite is timed whole)
+        for _ in 0..self.numrecs {
+            if !ctx.keep_going() {
+                return Ok(None);
             }
-            Ok(true)
-        });
-        match r {
-            Ok(true) => {}
-            Ok(false) => return Ok(None),
-            Err(e) => {
+            let t = now_ns();
+            if let Err(e) = stream.fwrite(self.engine.as_mut(), self.file, n) {
                 return Err(anyhow!(
                     "{}: writing {}: {e}",
                     self.phase.label(),
                     self.path.display()
                 ));
             }
+            let done = now_ns();
+            ctx.record_op(OpKind::Write, done - t, u64::from(n), done);
+            counted += 1;
         }
         self.flush_close(ctx, true)?;
         Ok(Some((counted, now_ns())))

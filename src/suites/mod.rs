@@ -4,6 +4,7 @@
 pub mod iostone;
 
 pub mod bonnie;
+pub mod ffsb;
 pub mod iobench;
 pub mod iozone;
 pub mod postmark;

@@ -1,0 +1,1 @@
+//! Reads FFSB 6.0 profile files (to be written).

@@ -1,0 +1,1 @@
+//! FFSB's report (to be written).

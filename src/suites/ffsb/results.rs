@@ -1,0 +1,147 @@
+//! What a run of an FFSB profile measured: per thread group, per
+//! operation FFSB's counters and iogauge's latency of each operation; per
+//! system call the `[stats]` figures; the run's time and CPU. The report
+//! ([`super::report`]) and the JSON are made from these.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::profile::{Op, Syscall};
+use crate::measure::{CpuTimes, KindStats, WorkerStats};
+
+/// One operation's counters in one thread group.
+#[derive(Debug, Clone, Default)]
+pub struct OpTally {
+    /// FFSB's "Transactions": read(2)/write(2) calls of the data operations
+    /// (every call, the short last one included: iogauge counts what was
+    /// really done), 1 per metadata operation.
+    pub transactions: u64,
+    /// How many times the operation ran (FFSB's "% Op Weight" counts these).
+    pub invocations: u64,
+    /// Bytes really read and written (not FFSB rc2's whole-file figure of
+    /// the write operation).
+    pub read_bytes: u64,
+    pub write_bytes: u64,
+    /// Latency of each invocation, open to close (ns).
+    pub latency: KindStats,
+}
+
+impl OpTally {
+    pub fn merge(&mut self, o: &OpTally) {
+        self.transactions += o.transactions;
+        self.invocations += o.invocations;
+        self.read_bytes += o.read_bytes;
+        self.write_bytes += o.write_bytes;
+        self.latency.merge(&o.latency);
+    }
+}
+
+/// One system call's `[stats]` figures.
+#[derive(Debug, Clone)]
+pub struct CallStats {
+    pub calls: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+    pub total_ns: u64,
+    /// Calls that fell in each `msec_range`, in the order declared (the
+    /// first range that holds the time counts it; both ends inclusive).
+    pub buckets: Vec<u64>,
+}
+
+impl CallStats {
+    pub fn new(ranges: usize) -> CallStats {
+        CallStats {
+            calls: 0,
+            min_ns: u64::MAX,
+            max_ns: 0,
+            total_ns: 0,
+            buckets: vec![0; ranges],
+        }
+    }
+
+    pub fn merge(&mut self, o: &CallStats) {
+        self.calls += o.calls;
+        self.min_ns = self.min_ns.min(o.min_ns);
+        self.max_ns = self.max_ns.max(o.max_ns);
+        self.total_ns += o.total_ns;
+        for (a, b) in self.buckets.iter_mut().zip(&o.buckets) {
+            *a += b;
+        }
+    }
+}
+
+/// One thread group's results (all its threads merged).
+#[derive(Debug, Clone)]
+pub struct GroupResult {
+    pub threads: u32,
+    /// Indexed by [`Op::index`].
+    pub ops: Vec<OpTally>,
+    /// With `[stats] enable_stats=1`: the calls timed (not ignored).
+    pub calls: BTreeMap<Syscall, CallStats>,
+}
+
+impl GroupResult {
+    pub fn new(threads: u32) -> GroupResult {
+        GroupResult {
+            threads,
+            ops: vec![OpTally::default(); Op::ALL.len()],
+            calls: BTreeMap::new(),
+        }
+    }
+
+    pub fn op(&self, op: Op) -> &OpTally {
+        &self.ops[op.index()]
+    }
+
+    pub fn merge(&mut self, o: &GroupResult) {
+        self.threads += o.threads;
+        for (a, b) in self.ops.iter_mut().zip(&o.ops) {
+            a.merge(b);
+        }
+        for (k, v) in &o.calls {
+            self.calls
+                .entry(*k)
+                .and_modify(|c| c.merge(v))
+                .or_insert_with(|| v.clone());
+        }
+    }
+}
+
+/// What the set-up did to one file system before the run.
+#[derive(Debug, Clone, Default)]
+pub struct FsSetup {
+    pub location: PathBuf,
+    /// An earlier file set was reused (`reuse=1` and it matched).
+    pub reused: bool,
+    /// Files in the file set when the run started.
+    pub files: u64,
+    /// Bytes written to build it.
+    pub bytes: u64,
+    /// With `agefs`: bytes the aging wrote and the utilisation reached.
+    pub aged_bytes: u64,
+    /// Utilisation (a fraction of the blocks) before set-up and at the start.
+    pub util_before: f64,
+    pub util_after: f64,
+    pub secs: f64,
+}
+
+/// The whole run.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// One per thread group of the profile, in its order.
+    pub groups: Vec<GroupResult>,
+    pub setup: Vec<FsSetup>,
+    /// From the start of the threads to the end of the last one (FFSB's
+    /// "Benchmark took").
+    pub elapsed: Duration,
+    /// This process's CPU over the run.
+    pub cpu: CpuTimes,
+    /// Every system call as iogauge's op kinds (read, write, open, close,
+    /// create, delete, stat, fsync, mkdir…), all threads merged: the
+    /// result's `ops`, `summary` and time series.
+    pub stats: WorkerStats,
+    pub complete: bool,
+    pub interrupted: bool,
+    pub error: Option<String>,
+}

@@ -6,7 +6,7 @@
 //! Sizes are bytes; times are as the profile gives them (seconds for
 //! `time`, milliseconds for `op_delay` and `msec_range`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -247,4 +247,105 @@ pub struct Stats {
     pub ignore: Vec<Syscall>,
     /// `msec_range A B` buckets in milliseconds, in the order declared.
     pub ranges_ms: Vec<(f64, f64)>,
+}
+
+/// FFSB's values before a profile sets anything (`parser.c` reads every
+/// missing option as 0; the block sizes default to 4096, `ffsb_fs.h`).
+impl Default for FileSystem {
+    fn default() -> FileSystem {
+        FileSystem {
+            line: 0,
+            location: PathBuf::new(),
+            num_files: 0,
+            num_dirs: 0,
+            min_filesize: 0,
+            max_filesize: 0,
+            size_weights: Vec::new(),
+            init_size: 0,
+            init_util: 0.0,
+            create_blocksize: 4096,
+            age_blocksize: 4096,
+            reuse: false,
+            agefs: false,
+            desired_util: 0.0,
+            age_group: None,
+            clone_of: None,
+        }
+    }
+}
+
+/// FFSB's values before a profile sets anything: every option 0, no
+/// `bindfs`, no `[stats]`.
+impl Default for ThreadGroup {
+    fn default() -> ThreadGroup {
+        ThreadGroup {
+            line: 0,
+            num_threads: 0,
+            bindfs: None,
+            weights: [0; 15],
+            read_random: false,
+            read_skip: false,
+            read_size: 0,
+            read_blocksize: 0,
+            read_skipsize: 0,
+            write_random: false,
+            write_size: 0,
+            write_blocksize: 0,
+            fsync_file: false,
+            op_delay_ms: 0,
+            stats: None,
+        }
+    }
+}
+
+/// `[stats]` with nothing set: statistics off, no ranges.
+impl Default for Stats {
+    fn default() -> Stats {
+        Stats {
+            enable_stats: false,
+            enable_range: false,
+            ignore: Vec::new(),
+            ranges_ms: Vec::new(),
+        }
+    }
+}
+
+impl Profile {
+    /// Moves every file system under `dir` (the CLI's `--location DIR`):
+    /// with one file system its location becomes `dir`; with several, the
+    /// i-th (in profile order) becomes `dir/fs<i>`. `bindfs` and `clone_of`
+    /// references, which name locations, follow the same mapping.
+    pub fn relocate(&mut self, dir: &Path) {
+        let moves: Vec<(PathBuf, PathBuf)> = if self.filesystems.len() == 1 {
+            vec![(self.filesystems[0].location.clone(), dir.to_path_buf())]
+        } else {
+            self.filesystems
+                .iter()
+                .enumerate()
+                .map(|(i, fs)| (fs.location.clone(), dir.join(format!("fs{i}"))))
+                .collect()
+        };
+        let map = |p: &mut PathBuf| {
+            if let Some((_, new)) = moves.iter().find(|(old, _)| old == p) {
+                *p = new.clone();
+            }
+        };
+        let map_group = |tg: &mut ThreadGroup| {
+            if let Some(b) = tg.bindfs.as_mut() {
+                map(b);
+            }
+        };
+        for (fs, (_, new)) in self.filesystems.iter_mut().zip(&moves) {
+            fs.location = new.clone();
+            if let Some(c) = fs.clone_of.as_mut() {
+                map(c);
+            }
+            if let Some(tg) = fs.age_group.as_mut() {
+                map_group(tg);
+            }
+        }
+        for tg in &mut self.threadgroups {
+            map_group(tg);
+        }
+    }
 }

@@ -60,6 +60,22 @@ impl CallStats {
         }
     }
 
+    /// One call of `ns` nanoseconds; it counts in the first of `ranges_ns`
+    /// (bounds in ns, both inclusive) that holds it. `ranges_ns` has one
+    /// range per bucket.
+    #[inline]
+    pub fn record(&mut self, ns: u64, ranges_ns: &[(u64, u64)]) {
+        self.calls += 1;
+        self.min_ns = self.min_ns.min(ns);
+        self.max_ns = self.max_ns.max(ns);
+        self.total_ns += ns;
+        if let Some(i) = ranges_ns.iter().position(|&(lo, hi)| lo <= ns && ns <= hi)
+            && let Some(b) = self.buckets.get_mut(i)
+        {
+            *b += 1;
+        }
+    }
+
     pub fn merge(&mut self, o: &CallStats) {
         self.calls += o.calls;
         self.min_ns = self.min_ns.min(o.min_ns);

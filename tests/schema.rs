@@ -780,3 +780,30 @@ fn iozone_writes_valid_results() {
         assert_eq!(v["metrics"]["mode"], what);
     }
 }
+
+// ---------------------------------------------------------------- ffsb
+
+/// A shipped profile for a second: a result document with FFSB's figures.
+#[test]
+fn ffsb_writes_a_valid_result() {
+    let s = Scratch::new();
+    let f = s.file("ffsb.json");
+    let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ffsb/mailserver.ffsb");
+    let loc = Path::new(s.dir()).join("loc");
+    succeed(
+        "ffsb",
+        iogauge().arg("ffsb").arg(&profile).args([
+            "--location",
+            p(&loc),
+            "--time",
+            "1s",
+            "--json",
+            p(&f),
+        ]),
+        SHORT,
+    );
+    let v = validate_file("ffsb", &f);
+    assert_eq!(v["benchmark"], "ffsb");
+    check_result(&v);
+    assert!(v["metrics"]["transactions_per_s"].as_f64().unwrap() > 0.0);
+}

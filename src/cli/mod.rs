@@ -10,6 +10,7 @@
 mod bonnie;
 mod common;
 mod engines;
+mod ffsb;
 mod iobench;
 mod iostone;
 mod iozone;
@@ -36,6 +37,7 @@ pub const COMMANDS: &[Entry] = &[
     bench::<iobench::Args>("iobench", "IOBENCH (Wolman & Olson 1989): multi-user transactions with locks and CPU work.", "docs/iobench.md", Some(iobench::survey)),
     bench::<bonnie::Args>("bonnie", "Bonnie (Bray 1996, as Chen & Patterson ran it) and bonnie++ 2.00a (--flavor bonnie++): per-char and block I/O, rewrite, seeks, small files.", "docs/bonnie.md", Some(bonnie::survey)),
     bench::<iozone::Args>("iozone", "IOzone 3.489 (Norcott & Capps) with IOzone's own flags: its tests, auto mode (-a), throughput mode (-t), -R and -b reports.", "docs/iozone.md", Some(iozone::survey)),
+    bench::<ffsb::Args>("ffsb", "FFSB 6.0-rc2 (IBM): profile files of file sets, aging and thread groups of weighted file operations, its report.", "docs/ffsb.md", Some(ffsb::survey)),
     bench::<scientific::Args>("scientific", "Chen & Patterson's scientific workloads: a large file written and read sequentially in large requests.", "docs/scientific.md", Some(scientific::survey)),
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", Some(selfscale::survey)),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),

@@ -169,3 +169,53 @@ fn bad_profiles_are_refused_with_file_and_line() {
     std::fs::remove_file(&f).unwrap();
     assert_untouched(dir.path());
 }
+
+/// Ctrl-C in the middle of a run: exit 130 at once, the partial result
+/// written, the location removed.
+#[test]
+fn ctrl_c_stops_cleanly_with_a_partial_result() {
+    let dir = work_dir();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("r.json");
+    let loc = dir.path().join("loc");
+    let mut child = std::process::Command::new(bin_path())
+        .arg("ffsb")
+        .arg(example("fileserver.ffsb"))
+        .args(["--location", p(&loc), "--time", "60s", "--json", p(&json)])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(2500));
+    let (status, took) = signal_and_wait(&mut child, libc::SIGINT);
+    assert_eq!(status.code(), Some(130), "{status}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(!get(&v, "complete").as_bool().unwrap());
+    assert!(!loc.exists());
+    assert_untouched(dir.path());
+}
+
+/// `callout` runs before the benchmark starts and is waited for.
+#[test]
+fn the_callout_runs_before_the_start() {
+    let dir = work_dir();
+    let mark = dir.path().join("called");
+    let f = dir.path().join("c.ffsb");
+    std::fs::write(
+        &f,
+        format!(
+            "time=1\ncallout=touch {}\n[filesystem0]\n location=/x\n num_files=2\n min_filesize=4k\n max_filesize=4k\n[end0]\n[threadgroup0]\n num_threads=1\n stat_weight=1\n[end0]\n",
+            mark.display()
+        ),
+    )
+    .unwrap();
+    let (_, report) = ffsb(&f, dir.path(), &[]);
+    assert!(mark.exists(), "{report}");
+    assert!(report.contains("executing callout"), "{report}");
+    let (before, after) = report.split_once("executing callout").unwrap();
+    assert!(!before.contains("Starting Actual Benchmark"));
+    assert!(after.contains("Starting Actual Benchmark"));
+    std::fs::remove_file(&mark).unwrap();
+    std::fs::remove_file(&f).unwrap();
+}

@@ -10,6 +10,23 @@
 
 use std::time::Duration;
 
+/// Append `n` in decimal to a file name being built in a hot loop (no
+/// allocation once the buffer has room).
+#[inline]
+pub fn push_decimal(buf: &mut Vec<u8>, mut n: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    buf.extend_from_slice(&digits[i..]);
+}
+
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
     if t.starts_with('-') {
@@ -91,6 +108,15 @@ pub fn fmt_ns(ns: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decimals() {
+        let mut b = b"datafile".to_vec();
+        push_decimal(&mut b, 0);
+        push_decimal(&mut b, 42);
+        push_decimal(&mut b, u32::MAX);
+        assert_eq!(b, b"datafile0424294967295");
+    }
 
     #[test]
     fn sizes() {

@@ -528,28 +528,12 @@ impl Names {
         self.buf.extend_from_slice(&self.roots[root]);
         if let Some(s) = f.subdir {
             self.buf.push(b's');
-            push_decimal(&mut self.buf, s);
+            crate::units::push_decimal(&mut self.buf, s);
             self.buf.push(b'/');
         }
-        push_decimal(&mut self.buf, f.number);
+        crate::units::push_decimal(&mut self.buf, f.number);
         Path::new(OsStr::from_bytes(&self.buf))
     }
-}
-
-/// Append `n` in decimal (no allocation once the buffer has room).
-#[inline]
-fn push_decimal(buf: &mut Vec<u8>, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&digits[i..]);
 }
 
 /// One PostMark stream: a plan, an engine and a set of roots.

@@ -333,11 +333,11 @@ impl FileList {
         buf.extend_from_slice(&self.base);
         if p.dir > 0 {
             buf.extend_from_slice(DIR_PREFIX.as_bytes());
-            push_decimal(buf, p.dir - 1);
+            crate::units::push_decimal(buf, p.dir - 1);
             buf.push(b'/');
         }
         buf.extend_from_slice(self.prefix);
-        push_decimal(buf, p.idx);
+        crate::units::push_decimal(buf, p.idx);
         for _ in 0..p.renames + extra {
             buf.push(b'a');
         }
@@ -348,7 +348,7 @@ impl FileList {
         buf.clear();
         buf.extend_from_slice(&self.base);
         buf.extend_from_slice(DIR_PREFIX.as_bytes());
-        push_decimal(buf, k);
+        crate::units::push_decimal(buf, k);
     }
 }
 
@@ -359,22 +359,6 @@ fn picked(idx: u32, e: &Entry) -> Picked {
         renames: e.renames,
         size: e.size,
     }
-}
-
-/// Append `n` in decimal (no allocation once the buffer has room).
-#[inline]
-pub(super) fn push_decimal(buf: &mut Vec<u8>, mut n: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    buf.extend_from_slice(&digits[i..]);
 }
 
 /// `name` is `<prefix><n>` with `n` written as iogauge writes it.

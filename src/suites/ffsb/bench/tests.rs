@@ -19,16 +19,7 @@ fn filesystem(loc: &Path) -> FileSystem {
         num_dirs: 3,
         min_filesize: 8 << 10,
         max_filesize: 32 << 10,
-        size_weights: Vec::new(),
-        init_size: 0,
-        init_util: 0.0,
-        create_blocksize: 4096,
-        age_blocksize: 4096,
-        reuse: false,
-        agefs: false,
-        desired_util: 0.0,
-        age_group: None,
-        clone_of: None,
+        ..FileSystem::default()
     }
 }
 

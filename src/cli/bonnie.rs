@@ -4,9 +4,9 @@
 use super::common::{self, OutputArgs, Status};
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
+use crate::report::text::tail_cells;
 use crate::report::{Collection, Entry, RunResult};
 use crate::suites::bonnie::{self, Flavor, Options, Results, Seed, Test, report};
-use crate::units::fmt_ns;
 use anyhow::Result;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -308,13 +308,10 @@ fn details(o: &Options, results: &Results, r: &RunResult) -> String {
             first = false;
             let _ = writeln!(
                 s,
-                "  {head}  {:<7} {:>9} {:>9} {:>9} {:>9} {:>9}",
+                "  {head}  {:<7} {:>9} {}",
                 k.name(),
                 ks.count,
-                fmt_ns(l.p50 as f64),
-                fmt_ns(l.p99 as f64),
-                fmt_ns(l.p999 as f64),
-                fmt_ns(l.max as f64)
+                tail_cells(&l)
             );
         }
     }

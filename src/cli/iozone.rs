@@ -6,11 +6,11 @@ use super::common::{OutputArgs, Status};
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
 use crate::error::UsageError;
+use crate::report::text::tail_cells;
 use crate::suites::iozone::exec::{self, Exec, Hooks};
 use crate::suites::iozone::flags::{self, Config, FLAGS, Mode};
 use crate::suites::iozone::report::{self, Column};
 use crate::suites::iozone::{plot, run, throughput};
-use crate::units::fmt_ns;
 use anyhow::Result;
 use clap::{ArgMatches, FromArgMatches};
 use std::fmt::Write;
@@ -286,13 +286,10 @@ fn kind_lines(s: &mut String, head: &str, st: &crate::measure::WorkerStats) {
         first = false;
         let _ = writeln!(
             s,
-            "  {lead:<16} {:<6} {:>10} {:>9} {:>9} {:>9} {:>9}",
+            "  {lead:<16} {:<6} {:>10} {}",
             k.name(),
             ks.count,
-            fmt_ns(l.p50 as f64),
-            fmt_ns(l.p99 as f64),
-            fmt_ns(l.p999 as f64),
-            fmt_ns(l.max as f64)
+            tail_cells(&l)
         );
     }
 }

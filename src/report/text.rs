@@ -10,6 +10,18 @@ pub fn mb_s(bytes_per_s: f64) -> String {
     format!("{:.1} MB/s", bytes_per_s / 1e6)
 }
 
+/// p50, p99, p99.9 and max of a latency summary, 9 characters each and
+/// a space between: the latency columns of the suites' detail tables.
+pub fn tail_cells(l: &crate::measure::LatencySummary) -> String {
+    format!(
+        "{:>9} {:>9} {:>9} {:>9}",
+        fmt_ns(l.p50 as f64),
+        fmt_ns(l.p99 as f64),
+        fmt_ns(l.p999 as f64),
+        fmt_ns(l.max as f64)
+    )
+}
+
 /// The summary lines and latency table of a run.
 pub fn render(r: &RunResult) -> String {
     let mut o = String::new();

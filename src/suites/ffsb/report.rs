@@ -18,7 +18,7 @@ use std::fmt::Write;
 
 use super::profile::{FileSystem, Op, Profile, ThreadGroup};
 use super::results::{GroupResult, Outcome};
-use crate::units::fmt_ns;
+use crate::report::text::tail_cells;
 
 /// The version line's version.
 pub const VERSION: &str = "6.0-RC2";
@@ -355,13 +355,10 @@ pub fn details(o: &Outcome) -> String {
             let l = t.latency.summary();
             let _ = writeln!(
                 s,
-                "  {i:<6} {:<15} {:>10} {:>9} {:>9} {:>9} {:>9}",
+                "  {i:<6} {:<15} {:>10} {}",
                 op.name(),
                 t.invocations,
-                fmt_ns(l.p50 as f64),
-                fmt_ns(l.p99 as f64),
-                fmt_ns(l.p999 as f64),
-                fmt_ns(l.max as f64)
+                tail_cells(&l)
             );
         }
     }

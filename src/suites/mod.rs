@@ -7,5 +7,6 @@ pub mod bonnie;
 pub mod ffsb;
 pub mod iobench;
 pub mod iozone;
+pub mod laddis;
 pub mod postmark;
 pub mod scientific;

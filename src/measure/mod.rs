@@ -13,7 +13,9 @@
 
 pub mod clock;
 mod cpu;
+pub mod interval;
 mod series;
+pub mod usl;
 
 pub use cpu::CpuTimes;
 pub use series::TimeSeries;

@@ -9,3 +9,4 @@ pub mod iobench;
 pub mod iozone;
 pub mod postmark;
 pub mod scientific;
+pub mod tpcb;

@@ -10,3 +10,4 @@ pub mod iozone;
 pub mod laddis;
 pub mod postmark;
 pub mod scientific;
+pub mod tpcb;

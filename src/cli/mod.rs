@@ -20,6 +20,7 @@ mod run;
 mod scientific;
 mod selfscale;
 pub mod survey;
+mod tpcb;
 mod worker;
 
 pub use common::{EngineArgs, OutputArgs, Status, SyncArgs};
@@ -39,6 +40,7 @@ pub const COMMANDS: &[Entry] = &[
     bench::<iozone::Args>("iozone", "IOzone 3.489 (Norcott & Capps) with IOzone's own flags: its tests, auto mode (-a), throughput mode (-t), -R and -b reports.", "docs/iozone.md", Some(iozone::survey)),
     bench::<ffsb::Args>("ffsb", "FFSB 6.0-rc2 (IBM): profile files of file sets, aging and thread groups of weighted file operations, its report.", "docs/ffsb.md", Some(ffsb::survey)),
     bench::<scientific::Args>("scientific", "Chen & Patterson's scientific workloads: a large file written and read sequentially in large requests.", "docs/scientific.md", Some(scientific::survey)),
+    bench::<tpcb::Args>("tpcb", "TPC-B (1990): the debit-credit transaction on a bank's record files, tps and response times at one load point.", "docs/tpcb.md", Some(tpcb::survey)),
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", Some(selfscale::survey)),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
     tool::<engines::Args>("engines", "List the I/O engines and what each does.", "docs/measurement.md"),

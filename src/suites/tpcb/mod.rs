@@ -24,3 +24,4 @@
 //! and history sums must agree).
 
 pub mod db;
+pub mod run;

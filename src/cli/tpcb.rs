@@ -1,0 +1,274 @@
+//! `iogauge tpcb`: one load point of TPC-B's debit-credit transaction.
+
+use super::common::{self, EngineArgs, OutputArgs, Status};
+use super::progress::{self, Bar};
+use super::survey::{Ctx, Row};
+use crate::engine::Choice;
+use crate::report::text;
+use crate::runner::signals;
+use crate::suites::tpcb::db::TELLERS_PER_BRANCH;
+use crate::suites::tpcb::run::{self as tpcb, CONSTRAINT_S, Options, Report};
+use crate::units::{fmt_bytes, fmt_ns};
+use anyhow::Result;
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// TPC-B (1990): the debit-credit transaction. Makes a bank's record files
+/// (untimed: one branch, 10 tellers and 100 000 accounts of 100 B per tps
+/// of --tps-scale), runs --terminals terminals that issue transactions back
+/// to back for --duration, each committing with an fsync of the history
+/// file, then checks that the balances and the history agree. Reports tps,
+/// the response-time histogram, and whether 90 % of the transactions
+/// finished within 2 s. One load point: TPC-B's maximum tps is the best of
+/// several.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The tps the database is sized for: N branches, each with 10 tellers and 100 000 accounts (10 MB of account records per branch).
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = count_u32, allow_hyphen_values = true)]
+    pub tps_scale: u32,
+    /// Concurrent terminals (one thread each), issuing transactions back to back with no think time.
+    #[arg(long, default_value = "4", value_name = "N", value_parser = common::count_arg, allow_hyphen_values = true)]
+    pub terminals: usize,
+    /// How long the terminals run (e.g. 10s, 2m; a plain number is seconds).
+    #[arg(long, default_value = "10s", value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
+    pub duration: Duration,
+    /// fsync the history file at each commit (on: TPC-B's durable commit; off: commits end in the page cache).
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]
+    pub commit_sync: bool,
+    /// Seed of the terminals' choices of teller, account and amount (terminal k draws stream k).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// Parent of the run's work directory (created and removed by the run).
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+impl super::Cmd for Args {
+    const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
+    fn main(self) -> Result<Status> {
+        main(self)
+    }
+}
+
+fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{s}' is not on or off")),
+    }
+}
+
+fn count_u32(s: &str) -> Result<u32, String> {
+    let n = common::count_arg(s)?;
+    u32::try_from(n).map_err(|_| format!("{n} is too large"))
+}
+
+impl Args {
+    fn options(&self) -> Options {
+        Options {
+            tps_scale: self.tps_scale,
+            terminals: self.terminals,
+            duration: self.duration,
+            commit_sync: self.commit_sync,
+            seed: self.seed,
+            engine: self.engine.choice(Choice::PSYNC),
+            dir: self.dir.clone(),
+        }
+    }
+}
+
+pub fn main(a: Args) -> Result<Status> {
+    a.out.check()?;
+    if a.engine.direct {
+        crate::usage!(
+            "--direct: TPC-B's 100-byte records cannot be read or written with O_DIRECT (it needs whole 4 KiB blocks)"
+        );
+    }
+    let o = a.options();
+    o.check().map_err(crate::error::UsageError)?;
+    let bar = Bar::new("tpcb", Some(o.duration), None, a.out.progress());
+    let rep = tpcb::run(&o, progress::sink(&bar))?;
+    drop(bar);
+    common::finish(&a.out, &rep.result, &report(&o, &rep))
+}
+
+/// A response time in seconds, in the unit that suits it (µs, ms, s).
+fn secs(s: f64) -> String {
+    fmt_ns(s * 1e9)
+}
+
+/// TPC-B's summary, the notes on what it measured, then iogauge's
+/// details.
+pub fn report(o: &Options, rep: &Report) -> String {
+    let f = &rep.figures;
+    let r = &rep.result;
+    let scale = rep.scale;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "TPC-B (debit-credit), one load point: {} terminal{}, closed loop, no think time",
+        o.terminals,
+        if o.terminals == 1 { "" } else { "s" }
+    );
+    let _ = writeln!(
+        s,
+        "  tps:                 {:.1} ({} transactions in {:.2} s)",
+        f.tps, f.transactions, r.elapsed_s
+    );
+    let _ = writeln!(
+        s,
+        "  response time:       mean {}, p50 {}, p90 {}, p99 {}, max {}",
+        secs(f.mean_response_s),
+        secs(f.p50_response_s),
+        secs(f.p90_response_s),
+        secs(f.p99_response_s),
+        secs(f.max_response_s)
+    );
+    let _ = writeln!(
+        s,
+        "  TPC-B constraint met: {}, p90 = {:.4} s (90 % of transactions within {CONSTRAINT_S} s)",
+        if f.constraint_met { "yes" } else { "no" },
+        f.p90_response_s
+    );
+    let _ = writeln!(
+        s,
+        "  database:            scale {} ({} branch{}, {} tellers, {} accounts: {} of records), sized for up to {} tps",
+        scale.branches,
+        scale.branches,
+        if scale.branches == 1 { "" } else { "es" },
+        scale.branches * TELLERS_PER_BRANCH,
+        scale.accounts(),
+        fmt_bytes(scale.bytes()),
+        scale.max_tps()
+    );
+    let _ = writeln!(
+        s,
+        "  commit sync:         {}",
+        if o.commit_sync {
+            "on (fsync of the history at each commit)"
+        } else {
+            "off (commits end in the page cache: not durable)"
+        }
+    );
+    match &rep.sums {
+        Some(c) => {
+            let _ = writeln!(
+                s,
+                "  consistency:         {}: accounts {}, tellers {}, branches {}, history {} ({} records)",
+                if c.consistent() {
+                    "consistent"
+                } else {
+                    "INCONSISTENT"
+                },
+                c.accounts,
+                c.tellers,
+                c.branches,
+                c.history,
+                c.history_count
+            );
+        }
+        None => s += "  consistency:         not checked (the run failed or did not start)\n",
+    }
+    s += "\nResponse-time histogram (transactions):\n";
+    let total = f.transactions.max(1) as f64;
+    for b in &f.histogram {
+        let range = match b.hi_s {
+            Some(hi) => format!("{:.1} - {:.1} s", b.lo_s, hi),
+            None => format!(">= {:.1} s", b.lo_s),
+        };
+        let _ = writeln!(
+            s,
+            "  {range:<12} {:>10}  {:>5.1} %",
+            b.count,
+            b.count as f64 * 100.0 / total
+        );
+    }
+    s += "\n";
+    if f.tps > scale.max_tps() as f64 {
+        let _ = writeln!(
+            s,
+            "note: {:.1} tps is more than the {} tps the database is sized for; TPC-B reports it only with --tps-scale {} or more",
+            f.tps,
+            scale.max_tps(),
+            f.tps.ceil() as u64
+        );
+    }
+    if !o.commit_sync {
+        s += "note: --commit-sync off: commits were not durable, which TPC-B does not allow\n";
+    }
+    s += "note: one load point; TPC-B's maximum tps (the best over a load curve that meets the constraint) will come with 'iogauge scale tpcb', not yet built\n";
+    if !r.complete && signals::interrupted() {
+        s += "note: interrupted; the figures cover what ran\n";
+    }
+    let _ = writeln!(
+        s,
+        "\niogauge details: tpcb, engine {}, {} terminals for {:?}, seed {}, history {}",
+        o.engine,
+        o.terminals,
+        o.duration,
+        o.seed,
+        fmt_bytes(
+            r.metrics
+                .get("history_bytes")
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0)
+        )
+    );
+    s += &text::render(r);
+    s
+}
+
+/// A database for 1 tps, 4 terminals for 2 s (1 s with --quick), synced
+/// commits: one row in tx/s.
+pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
+    let o = Options {
+        duration: Duration::from_secs(if ctx.quick { 1 } else { 2 }),
+        ..Options::new(ctx.dir)
+    };
+    let bar = Bar::new("tpcb", Some(o.duration), None, ctx.progress);
+    let rep = tpcb::run(&o, progress::sink(&bar))?;
+    drop(bar);
+    if let Some(e) = &rep.result.error {
+        anyhow::bail!("tpcb: {e}");
+    }
+    emit(Row::metric(
+        "tpcb (4 terminals, synced commits)",
+        "tps",
+        "tx/s",
+        rep.result,
+    ));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_survey_form_gives_one_row_in_tx_per_s_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            dir: dir.path(),
+            quick: true,
+            per: Duration::from_secs(1),
+            direct_ok: false,
+            out: dir.path(),
+            keep_out: false,
+            progress: false,
+        };
+        let mut rows = Vec::new();
+        survey(&ctx, &mut |r| rows.push(r)).unwrap();
+        assert_eq!(rows.len(), 1);
+        let row = &rows[0];
+        assert_eq!(row.name, "tpcb (4 terminals, synced commits)");
+        assert_eq!(row.unit, "tx/s");
+        assert!(row.figure > 0.0);
+        assert_eq!(row.result.metrics["consistent"], true);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}

@@ -1,0 +1,427 @@
+//! One TPC-B load point: N terminals issue debit-credit transactions back
+//! to back (closed loop, no think time) for a set time on a database made
+//! before timing, then the database is checked.
+//!
+//! ```text
+//!   Setup (space for the records and the history's growth)
+//!     └─ create (untimed): branches, tellers, accounts, empty history
+//!   runner: N terminals × { next_txn; Terminal::execute } until the time is up
+//!   check_consistency (untimed): the four sums must agree
+//!   the work directory is removed
+//! ```
+//!
+//! The figures: tps (transactions over the measured seconds), the
+//! response-time distribution of [`OpKind::Transaction`] (TPC-B's
+//! histogram in 0.1 s buckets, and percentiles), and whether 90 % of the
+//! transactions finished within 2 s (TPC-B's response-time constraint).
+//! TPC-B's *maximum* tps is the largest figure over a load curve that
+//! meets the constraint; this module measures one point of that curve.
+
+use super::db::{self, Db, Scale, Sums, Terminal};
+use crate::engine::{Choice, EngineOpts};
+use crate::error::UsageError;
+use crate::measure::{KindStats, OpKind};
+use crate::report::RunResult;
+use crate::runner::{self, Ctx, Progress, Setup, StopRule, Worker};
+use crate::units::fmt_bytes;
+use crate::workload::{Prng, worker_rng};
+use anyhow::Result;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// TPC-B's response-time constraint: 90 % of transactions within 2 s.
+pub const CONSTRAINT_S: f64 = 2.0;
+/// The share of transactions the constraint covers.
+pub const CONSTRAINT_SHARE: f64 = 0.9;
+/// Width of a bucket of TPC-B's response-time histogram.
+pub const BUCKET_S: f64 = 0.1;
+/// History records a terminal is assumed to append per second at most,
+/// for the space check (a transaction is seven system calls).
+const MAX_TPS_PER_TERMINAL: u64 = 100_000;
+/// Most terminals (threads).
+pub const MAX_TERMINALS: usize = 4096;
+
+/// One run as asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The tps the database is sized for: one branch per tps.
+    pub tps_scale: u32,
+    /// Concurrent terminals, one thread each.
+    pub terminals: usize,
+    pub duration: Duration,
+    /// fsync the history at each commit.
+    pub commit_sync: bool,
+    pub seed: u64,
+    pub engine: Choice,
+    /// Parent of the work directory.
+    pub dir: PathBuf,
+}
+
+impl Options {
+    /// A database for 1 tps, 4 terminals, 10 s, synced commits, psync.
+    pub fn new(dir: &Path) -> Options {
+        Options {
+            tps_scale: 1,
+            terminals: 4,
+            duration: Duration::from_secs(10),
+            commit_sync: true,
+            seed: 1,
+            engine: Choice::PSYNC,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// Refuse what cannot run, naming the flag to change.
+    pub fn check(&self) -> Result<(), String> {
+        if self.tps_scale == 0 || self.tps_scale > Scale::MAX_BRANCHES {
+            return Err(format!(
+                "--tps-scale {}: the database is sized for 1 to {} tps (one branch each)",
+                self.tps_scale,
+                Scale::MAX_BRANCHES
+            ));
+        }
+        if self.terminals == 0 || self.terminals > MAX_TERMINALS {
+            return Err(format!(
+                "--terminals {}: 1 to {MAX_TERMINALS} terminals",
+                self.terminals
+            ));
+        }
+        if self.duration.is_zero() {
+            return Err("--duration must be longer than 0".into());
+        }
+        let caps = self.engine.caps();
+        if caps.buffered {
+            return Err(format!(
+                "--engine {}: it keeps writes in its own buffer, where the other terminals cannot see them; use psync or sync",
+                self.engine
+            ));
+        }
+        if caps.fake {
+            return Err(format!(
+                "--engine {}: it does no I/O, and TPC-B's database must be on the disk; use psync or sync",
+                self.engine
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn scale(&self) -> Scale {
+        Scale::new(self.tps_scale)
+    }
+
+    /// The most the history may grow to: every terminal at
+    /// 100 000 transactions per second for the whole run.
+    pub fn history_estimate(&self) -> u64 {
+        let secs = self.duration.as_secs_f64().ceil() as u64;
+        let most = self.terminals as u64 * MAX_TPS_PER_TERMINAL * secs.max(1);
+        self.scale().history_bytes(most)
+    }
+}
+
+/// The op kinds a terminal records.
+const KINDS: &[OpKind] = &[
+    OpKind::Lock,
+    OpKind::Read,
+    OpKind::Write,
+    OpKind::Append,
+    OpKind::Fsync,
+    OpKind::Transaction,
+];
+
+/// One terminal on a runner thread: transactions back to back.
+struct Driver {
+    term: Terminal,
+    rng: Prng,
+    scale: Scale,
+    commit_sync: bool,
+}
+
+impl Worker for Driver {
+    fn kinds(&self) -> &[OpKind] {
+        KINDS
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let Driver {
+            term,
+            rng,
+            scale,
+            commit_sync,
+        } = self;
+        while ctx.keep_going() {
+            let t = db::next_txn(rng, scale);
+            term.execute(ctx, &t, *commit_sync)?;
+        }
+        Ok(())
+    }
+}
+
+/// One bucket of the response-time histogram: transactions that took
+/// `lo_s ≤ t < hi_s` (`hi_s` is `None` for the last, open bucket).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Bucket {
+    pub lo_s: f64,
+    pub hi_s: Option<f64>,
+    pub count: u64,
+}
+
+/// TPC-B's histogram: 0.1 s buckets from 0 to 2 s, then one of 2 s and
+/// more; trailing empty buckets below 2 s are left out (at least one
+/// bucket is kept).
+pub fn histogram(k: &KindStats) -> Vec<Bucket> {
+    let ns = |s: f64| (s * 1e9).round() as u64;
+    let n = (CONSTRAINT_S / BUCKET_S).round() as u64;
+    let mut v: Vec<Bucket> = (0..n)
+        .map(|i| {
+            let (lo, hi) = (i as f64 * BUCKET_S, (i + 1) as f64 * BUCKET_S);
+            Bucket {
+                lo_s: lo,
+                hi_s: Some(hi),
+                // count_between is inclusive: stop one ns short of hi
+                count: k.hist.count_between(ns(lo), ns(hi) - 1),
+            }
+        })
+        .collect();
+    let over = k.hist.count_between(ns(CONSTRAINT_S), u64::MAX);
+    while v.len() > 1 && v.last().is_some_and(|b| b.count == 0) {
+        v.pop();
+    }
+    if over > 0 {
+        v.push(Bucket {
+            lo_s: CONSTRAINT_S,
+            hi_s: None,
+            count: over,
+        });
+    }
+    v
+}
+
+/// The figures of a load point, beside the result that holds them.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Figures {
+    pub transactions: u64,
+    pub tps: f64,
+    pub mean_response_s: f64,
+    pub p50_response_s: f64,
+    pub p90_response_s: f64,
+    pub p99_response_s: f64,
+    pub max_response_s: f64,
+    /// 90 % of the transactions within 2 s (false when none ran).
+    pub constraint_met: bool,
+    pub histogram: Vec<Bucket>,
+}
+
+impl Figures {
+    fn of(k: Option<&KindStats>, elapsed_s: f64) -> Figures {
+        let Some(k) = k.filter(|k| k.count > 0) else {
+            return Figures::default();
+        };
+        let s = |ns: u64| ns as f64 / 1e9;
+        let p90 = s(k.percentile_ns(90.0));
+        Figures {
+            transactions: k.count,
+            tps: if elapsed_s > 0.0 {
+                k.count as f64 / elapsed_s
+            } else {
+                0.0
+            },
+            mean_response_s: k.mean_ns() / 1e9,
+            p50_response_s: s(k.percentile_ns(50.0)),
+            p90_response_s: p90,
+            p99_response_s: s(k.percentile_ns(99.0)),
+            max_response_s: s(k.max_ns),
+            constraint_met: p90 <= CONSTRAINT_S,
+            histogram: histogram(k),
+        }
+    }
+}
+
+/// What a run gives.
+pub struct Report {
+    /// The document `--json` writes.
+    pub result: RunResult,
+    pub figures: Figures,
+    pub scale: Scale,
+    /// The check after the run; `None` when it was not made (the run
+    /// failed, or stopped before the terminals ran).
+    pub sums: Option<Sums>,
+}
+
+/// Run one load point as `o` says. Nothing is left behind. An
+/// inconsistent database is the result's error.
+pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
+    o.check().map_err(UsageError)?;
+    let scale = o.scale();
+    let opts = |max_len: usize| EngineOpts {
+        max_len,
+        depth: 1,
+        seed: o.seed,
+        ..Default::default()
+    };
+    o.engine.check(&opts(4096)).map_err(UsageError)?;
+    let config = serde_json::json!({
+        "tps_scale": o.tps_scale,
+        "branches": scale.branches,
+        "tellers": scale.tellers(),
+        "accounts": scale.accounts(),
+        "terminals": o.terminals,
+        "duration_s": o.duration.as_secs_f64(),
+        "commit_sync": o.commit_sync,
+        "seed": o.seed,
+        "engine": o.engine,
+    });
+    let session = Setup::new("tpcb", &o.dir)
+        .data(scale.bytes() + o.history_estimate())
+        .workers(o.terminals, 4, false)
+        .config(&config)
+        .begin()?;
+    progress.status(&format!(
+        "creating the database: {} of records (untimed)",
+        fmt_bytes(scale.bytes())
+    ));
+    let mut engine = o.engine.make(&opts(1 << 20)).map_err(UsageError)?;
+    let files = db::create(session.dir(), &scale, &mut *engine)?;
+    let db = Arc::new(Db::new(files)?);
+    if runner::signals::interrupted() {
+        return Ok(Report {
+            result: session.interrupted(),
+            figures: Figures::default(),
+            scale,
+            sums: None,
+        });
+    }
+    let mut drivers = Vec::with_capacity(o.terminals);
+    for i in 0..o.terminals {
+        let e = o.engine.make(&opts(4096)).map_err(UsageError)?;
+        drivers.push(Driver {
+            term: Terminal::open(Arc::clone(&db), e)?,
+            rng: worker_rng(o.seed, i),
+            scale,
+            commit_sync: o.commit_sync,
+        });
+    }
+    progress.status(&format!("{} terminals", o.terminals));
+    let rule = StopRule {
+        duration: Some(o.duration),
+        ..Default::default()
+    };
+    let outcome = runner::run(rule, drivers, progress);
+    // the check reads what the terminals left; a failed transaction may
+    // be half applied, so a failed run is not checked
+    let sums = if outcome.error.is_none() {
+        progress.status("checking the database (untimed)");
+        Some(db::check_consistency(db.files(), &mut *engine)?)
+    } else {
+        None
+    };
+    let history_bytes = std::fs::metadata(&db.files().history).map_or(0, |m| m.len());
+    let mut result = session.finish(&outcome);
+    let figures = Figures::of(outcome.stats.kind(OpKind::Transaction), result.elapsed_s);
+    result.metric("tps", figures.tps);
+    result.metric("transactions", figures.transactions);
+    result.metric("mean_response_s", figures.mean_response_s);
+    result.metric("p50_response_s", figures.p50_response_s);
+    result.metric("p90_response_s", figures.p90_response_s);
+    result.metric("p99_response_s", figures.p99_response_s);
+    result.metric("max_response_s", figures.max_response_s);
+    result.metric("constraint_met", figures.constraint_met);
+    result.metric("response_histogram", &figures.histogram);
+    result.metric("scale", scale.branches);
+    result.metric("max_tps_of_scale", scale.max_tps());
+    result.metric("terminals", o.terminals);
+    result.metric("commit_sync", o.commit_sync);
+    result.metric("database_bytes", scale.bytes());
+    result.metric("history_bytes", history_bytes);
+    if let Some(s) = &sums {
+        result.metric("consistent", s.consistent());
+        result.metric(
+            "consistency",
+            serde_json::json!({
+                "accounts": s.accounts,
+                "tellers": s.tellers,
+                "branches": s.branches,
+                "history": s.history,
+                "history_count": s.history_count,
+            }),
+        );
+        if !s.consistent() && result.error.is_none() {
+            result.error = Some(format!(
+                "the database is inconsistent after the run: the balances sum to {} (accounts), {} (tellers), {} (branches), the history's deltas to {}",
+                s.accounts, s.tellers, s.branches, s.history
+            ));
+        }
+    }
+    Ok(Report {
+        result,
+        figures,
+        scale,
+        sums,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::measure::KindStats;
+
+    #[test]
+    fn the_histogram_has_tenth_of_a_second_buckets_and_one_open_bucket() {
+        let mut k = KindStats::new();
+        for _ in 0..90 {
+            k.record(5_000_000, 0); // 5 ms
+        }
+        for _ in 0..7 {
+            k.record(150_000_000, 0); // 0.15 s
+        }
+        for _ in 0..3 {
+            k.record(2_500_000_000, 0); // 2.5 s
+        }
+        let h = histogram(&k);
+        assert_eq!(h.len(), 3, "{h:?}");
+        assert_eq!((h[0].lo_s, h[0].hi_s, h[0].count), (0.0, Some(0.1), 90));
+        assert_eq!(h[1].count, 7);
+        assert!((h[1].lo_s - 0.1).abs() < 1e-12);
+        assert_eq!((h[2].lo_s, h[2].hi_s, h[2].count), (2.0, None, 3));
+        let f = Figures::of(Some(&k), 2.0);
+        assert_eq!(f.transactions, 100);
+        assert_eq!(f.tps, 50.0);
+        assert!(f.constraint_met, "{f:?}");
+        assert!(f.p90_response_s < 0.01, "{f:?}");
+        // nothing ran: no figures, the constraint is not met
+        let none = Figures::of(None, 1.0);
+        assert!(!none.constraint_met && none.tps == 0.0);
+    }
+
+    #[test]
+    fn bad_options_are_refused() {
+        let o = Options::new(Path::new("."));
+        o.check().unwrap();
+        let bad = [
+            Options {
+                tps_scale: 0,
+                ..o.clone()
+            },
+            Options {
+                terminals: 0,
+                ..o.clone()
+            },
+            Options {
+                duration: Duration::ZERO,
+                ..o.clone()
+            },
+            Options {
+                engine: Choice::BUFFERED,
+                ..o.clone()
+            },
+            Options {
+                engine: Choice::NULL,
+                ..o.clone()
+            },
+        ];
+        for b in bad {
+            assert!(b.check().is_err(), "{b:?}");
+        }
+    }
+}

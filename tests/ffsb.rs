@@ -80,30 +80,53 @@ fn the_time_limit_holds_within_a_second() {
     assert!(u64_at(read, "latency_ns.p50") > 0);
 }
 
+/// The same seed builds the same file set (names, directories and sizes
+/// are all drawn from it); another seed builds another. `reuse=1` keeps
+/// the set after `--time 0`, so it can be compared.
 #[test]
 fn the_same_seed_makes_the_same_choices() {
-    let profile = "time=1\n[filesystem0]\n location=/x\n num_files=20\n num_dirs=2\n min_filesize=4k\n max_filesize=16k\n[end0]\n[threadgroup0]\n num_threads=1\n read_weight=3\n stat_weight=2\n open_close_weight=1\n read_size=4k\n read_blocksize=4k\n op_delay=10\n[end0]\n";
+    let profile = "time=0\n[filesystem0]\n location=/x\n num_files=30\n num_dirs=3\n min_filesize=1k\n max_filesize=64k\n reuse=1\n[end0]\n";
     let dir = work_dir();
     let f = dir.path().join("p.ffsb");
     std::fs::write(&f, profile).unwrap();
-    let shares = |seed: &str| {
-        let run = tempfile::tempdir().unwrap();
-        let (v, _) = ffsb(&f, run.path(), &["--seed", seed]);
-        ["read", "stat", "open_close"].map(|o| {
-            v["metrics"]["total"]["ops"]
-                .get(o)
-                .map_or(0, |x| x["invocations"].as_u64().unwrap())
-        })
+    let set = |seed: &str| {
+        let loc = dir.path().join(format!(
+            "loc{seed}-{}",
+            dir.path().read_dir().unwrap().count()
+        ));
+        let out = iogauge()
+            .args([
+                "ffsb",
+                p(&f),
+                "--location",
+                p(&loc),
+                "--seed",
+                seed,
+                "--quiet",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut files: Vec<(String, u64)> = tree(&loc)
+            .into_iter()
+            .filter(|n| n.contains("datafile"))
+            .map(|n| {
+                let len = std::fs::metadata(loc.join(&n)).unwrap().len();
+                (n, len)
+            })
+            .collect();
+        files.sort();
+        std::fs::remove_dir_all(&loc).unwrap();
+        files
     };
-    // op_delay=10 ms: about 90 operations in the second; the sequence of
-    // choices is the seed's, so the first ones agree even if the count
-    // differs by one
-    let (a, b) = (shares("7"), shares("7"));
-    let n = |s: [u64; 3]| s.iter().sum::<u64>();
-    assert!(n(a).abs_diff(n(b)) <= 2, "{a:?} {b:?}");
-    for i in 0..3 {
-        assert!(a[i].abs_diff(b[i]) <= 2, "{a:?} {b:?}");
-    }
+    let (a, b, c) = (set("7"), set("7"), set("8"));
+    assert_eq!(a.len(), 30);
+    assert_eq!(a, b, "the same seed, the same file set");
+    assert_ne!(a, c, "another seed, another file set");
     std::fs::remove_file(&f).unwrap();
 }
 

@@ -161,28 +161,7 @@ done
 ((${#pnames[@]})) || die "PROFILES is empty"
 
 # ---------------------------------------------------------------- work directory
-made_dir= # the topmost directory of DIR that the script had to create
-if [[ -n ${DIR:-} ]]; then
-    d=$DIR
-    while [[ ! -d $d ]]; do made_dir=$d d=$(dirname -- "$d"); done
-    mkdir -p -- "$DIR"
-    parent=$DIR
-else
-    parent=$PWD
-fi
-WORK=$(mktemp -d "$parent/ffsb_vs_ref.XXXXXX")
-WORK=$(cd "$WORK" && pwd)
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() {
-    rm -rf -- "$WORK"
-    if [[ -n $made_dir ]]; then # remove what mkdir -p made, if still empty
-        local d=$DIR
-        while rmdir -- "$d" 2>/dev/null && [[ $d != "$made_dir" ]]; do d=$(dirname -- "$d"); done
-    fi
-    return 0
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+make_workdir ffsb_vs_ref
 # FFSB's parser drops all white space in a line and cuts it at '#'
 [[ $WORK =~ ^[A-Za-z0-9/._+-]+$ ]] || die "the work directory $WORK has characters an FFSB profile cannot hold (white space, '#', ...); pick another DIR"
 

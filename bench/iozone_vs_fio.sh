@@ -137,28 +137,7 @@ if ! help_out=$("$IOGAUGE" iozone --help 2>&1); then
 fi
 
 # ---------------------------------------------------------------- work directory
-made_dir= # the topmost directory of DIR that the script had to create
-if [[ -n ${DIR:-} ]]; then
-    d=$DIR
-    while [[ ! -d $d ]]; do made_dir=$d d=$(dirname -- "$d"); done
-    mkdir -p -- "$DIR"
-    parent=$DIR
-else
-    parent=$PWD
-fi
-WORK=$(mktemp -d "$parent/iozone_vs_fio.XXXXXX")
-WORK=$(cd "$WORK" && pwd)
-# shellcheck disable=SC2317 # run by the EXIT trap
-cleanup() {
-    rm -rf -- "$WORK"
-    if [[ -n $made_dir ]]; then # remove what mkdir -p made, if still empty
-        local d=$DIR
-        while rmdir -- "$d" 2>/dev/null && [[ $d != "$made_dir" ]]; do d=$(dirname -- "$d"); done
-    fi
-    return 0
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+make_workdir iozone_vs_fio
 # fio splits --filename at ':' (a list of files)
 [[ $WORK != *:* ]] || die "the work directory $WORK has a ':' in its path, which fio reads as a list of files; pick another DIR"
 FIOFILE=$WORK/fio.tmp

@@ -83,3 +83,33 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END {if (NR%2) print v
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b+0 == 0) print "n/a"; else printf "%.3f", a/b}'; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN {print (a+0 >= b+0) ? "PASS" : "FAIL"}'; }
 lt() { awk -v a="$1" -v b="$2" 'BEGIN {print (a+0 < b+0) ? "PASS" : "FAIL"}'; }
+
+# ---------------------------------------------------------------- work directory
+# make_workdir TAG: WORK = a new directory TAG.XXXXXX under DIR (made, with
+# its parents, when missing) or else the current directory. On exit WORK is
+# removed, and so are the directories of DIR the script made if they are
+# left empty; Ctrl-C exits 130 through the same cleanup.
+make_workdir() {
+    _made_dir= # the topmost directory of DIR that the script had to create
+    local parent=$PWD
+    if [[ -n ${DIR:-} ]]; then
+        local d=$DIR
+        while [[ ! -d $d ]]; do _made_dir=$d d=$(dirname -- "$d"); done
+        mkdir -p -- "$DIR"
+        parent=$DIR
+    fi
+    WORK=$(mktemp -d "$parent/$1.XXXXXX")
+    WORK=$(cd "$WORK" && pwd)
+    trap _remove_workdir EXIT
+    trap 'exit 130' INT TERM
+}
+
+# shellcheck disable=SC2317 # run by the EXIT trap
+_remove_workdir() {
+    rm -rf -- "$WORK"
+    if [[ -n $_made_dir ]]; then # remove what mkdir -p made, if still empty
+        local d=$DIR
+        while rmdir -- "$d" 2>/dev/null && [[ $d != "$_made_dir" ]]; do d=$(dirname -- "$d"); done
+    fi
+    return 0
+}

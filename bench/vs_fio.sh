@@ -43,27 +43,7 @@ json_reader
 iogauge_binary
 
 # ---------------------------------------------------------------- work directory
-made_dir= # the topmost directory of DIR that the script had to create
-if [[ -n ${DIR:-} ]]; then
-    d=$DIR
-    while [[ ! -d $d ]]; do made_dir=$d d=$(dirname -- "$d"); done
-    mkdir -p -- "$DIR"
-    parent=$DIR
-else
-    parent=$PWD
-fi
-WORK=$(mktemp -d "$parent/vs_fio.XXXXXX")
-WORK=$(cd "$WORK" && pwd)
-cleanup() {
-    rm -rf -- "$WORK"
-    if [[ -n $made_dir ]]; then # remove what mkdir -p made, if still empty
-        local d=$DIR
-        while rmdir -- "$d" 2>/dev/null && [[ $d != "$made_dir" ]]; do d=$(dirname -- "$d"); done
-    fi
-    return 0
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+make_workdir vs_fio
 
 # ---------------------------------------------------------------- arithmetic
 # within10 R: PASS if R is a number within [0.90, 1.10]

@@ -378,6 +378,11 @@ impl Cell<'_> {
     fn bytes(&self) -> u64 {
         self.numrecs * u64::from(self.reclen)
     }
+
+    /// An error of a pass of `col` on this cell's file.
+    fn fail(&self, col: Column, what: &str, e: io::Error) -> anyhow::Error {
+        anyhow!("{}: {what} {}: {e}", col.name(), self.path.display())
+    }
 }
 
 /// What IOzone does around a pass's loop.
@@ -1021,11 +1026,7 @@ struct Pass<'a> {
 
 impl Pass<'_> {
     fn fail(&self, what: &str, e: io::Error) -> anyhow::Error {
-        anyhow!(
-            "{}: {what} {}: {e}",
-            self.col.name(),
-            self.cell.path.display()
-        )
+        self.cell.fail(self.col, what, e)
     }
 
     /// After the timer: fsync (unless the plan says not) and close, if the
@@ -1152,11 +1153,7 @@ struct Fwrite<'a> {
 
 impl Fwrite<'_> {
     fn fail(&self, what: &str, e: io::Error) -> anyhow::Error {
-        anyhow!(
-            "{}: {what} {}: {e}",
-            self.col.name(),
-            self.cell.path.display()
-        )
+        self.cell.fail(self.col, what, e)
     }
 
     fn fflush(&mut self) -> io::Result<()> {
@@ -1256,11 +1253,7 @@ fn create_list(rng: &mut Mt64, list: &mut [u64; PVECMAX], numrecs: u64) {
 
 impl Vectored<'_> {
     fn fail(&self, what: &str, e: io::Error) -> anyhow::Error {
-        anyhow!(
-            "{}: {what} {}: {e}",
-            self.col.name(),
-            self.cell.path.display()
-        )
+        self.cell.fail(self.col, what, e)
     }
 
     fn finish_untimed(&mut self) -> Result<()> {

@@ -283,6 +283,54 @@ impl SyncArgs {
     }
 }
 
+/// The load flags of a command whose workers can be paced: an open loop
+/// at a rate, or a closed loop with think time.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct LoadArgs {
+    /// Open loop: issue requests at this rate (per second, all workers together) whatever the storage does; response times then run from each request's intended start.
+    #[arg(long, value_name = "OPS", value_parser = rate_arg, allow_hyphen_values = true)]
+    pub rate: Option<f64>,
+    /// How requests arrive (--rate) or think times vary (--thinktime): poisson (exponential gaps around the mean) or uniform (equal gaps).
+    #[arg(long, value_enum, default_value = "poisson", value_name = "HOW")]
+    pub arrivals: ArrivalsArg,
+    /// Closed loop: each worker pauses this long (mean) before each request; the pause is not counted in any time.
+    #[arg(long, value_name = "TIME", value_parser = duration_arg, allow_hyphen_values = true)]
+    pub thinktime: Option<Duration>,
+}
+
+/// `--arrivals`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ArrivalsArg {
+    #[default]
+    Poisson,
+    Uniform,
+}
+
+impl LoadArgs {
+    /// The pace these flags ask for, arrival streams seeded from `seed`.
+    pub fn pace(&self, seed: u64) -> Result<crate::runner::Pace> {
+        let pace = crate::runner::Pace {
+            rate: self.rate,
+            arrivals: match self.arrivals {
+                ArrivalsArg::Poisson => crate::runner::Arrivals::Poisson,
+                ArrivalsArg::Uniform => crate::runner::Arrivals::Uniform,
+            },
+            think: self.thinktime.filter(|t| !t.is_zero()),
+            seed,
+        };
+        pace.check().map_err(crate::error::UsageError)?;
+        Ok(pace)
+    }
+}
+
+/// A rate in requests per second, above 0.
+pub fn rate_arg(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("'{s}' is not a rate above 0 (requests per second)")),
+    }
+}
+
 pub fn size_arg(s: &str) -> Result<u64, String> {
     units::parse_size(s)
 }

@@ -1,6 +1,6 @@
 //! `iogauge run`: the generic five-parameter workload.
 
-use super::common::{self, EngineArgs, OutputArgs, Status, SyncArgs};
+use super::common::{self, EngineArgs, LoadArgs, OutputArgs, Status, SyncArgs};
 use super::progress::{self, Bar};
 use super::survey::{Ctx, Row};
 use crate::engine::{Choice, FsyncPolicy};
@@ -68,6 +68,8 @@ pub struct Args {
     pub engine: EngineArgs,
     #[command(flatten)]
     pub sync: SyncArgs,
+    #[command(flatten)]
+    pub load: LoadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
 }
@@ -142,6 +144,7 @@ impl Args {
             ops: self.ops,
             duration,
             ramp: self.ramp,
+            pace: self.load.pace(self.seed)?,
             ..Default::default()
         })
     }

@@ -335,9 +335,26 @@ pub struct LatencySummary {
 #[derive(Clone, Debug)]
 pub struct WorkerStats {
     kinds: [Option<Box<KindStats>>; OpKind::COUNT],
+    /// Open loop: response times per kind, from each request's intended
+    /// start (the `kinds` hold service times, from the actual start).
+    responses: [Option<Box<KindStats>>; OpKind::COUNT],
     /// Nanoseconds spent inside I/O calls (kinds with [`OpKind::is_io`]).
     pub io_ns: u128,
     pub series: TimeSeries,
+    /// Open loop: the schedule offered and how much of it was issued.
+    pub arrivals: Arrivals,
+}
+
+/// What an open loop offered and issued. Zero in a closed loop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Arrivals {
+    /// Requests per second offered (the workers' shares add up).
+    pub rate: f64,
+    /// Requests issued whose intended start fell in the measured phase.
+    pub issued: u64,
+    /// Requests scheduled before the end but never issued (the run fell
+    /// behind its schedule).
+    pub missed: u64,
 }
 
 impl Default for WorkerStats {
@@ -352,8 +369,10 @@ impl WorkerStats {
     pub fn new(kinds: &[OpKind]) -> Self {
         let mut s = WorkerStats {
             kinds: Default::default(),
+            responses: Default::default(),
             io_ns: 0,
             series: TimeSeries::with_capacity(3600),
+            arrivals: Arrivals::default(),
         };
         for &k in kinds {
             s.kinds[k.index()] = Some(Box::new(KindStats::new()));
@@ -377,6 +396,34 @@ impl WorkerStats {
         if kind != OpKind::Transaction {
             self.series.add(at_ns, 1, bytes);
         }
+    }
+
+    /// Prepare for an open loop offering `rate` requests per second: a
+    /// response-time histogram beside each declared kind's, made before
+    /// the timed loop.
+    pub fn expect_responses(&mut self, rate: f64) {
+        self.arrivals.rate = rate;
+        for (slot, k) in self.responses.iter_mut().zip(self.kinds.iter()) {
+            if k.is_some() && slot.is_none() {
+                *slot = Some(Box::new(KindStats::new()));
+            }
+        }
+    }
+
+    /// Record the response time of an op (open loop): from the intended
+    /// start of the request it belongs to until it finished.
+    #[inline(always)]
+    pub fn record_response(&mut self, kind: OpKind, resp_ns: u64) {
+        self.responses[kind.index()]
+            .get_or_insert_with(|| Box::new(KindStats::new()))
+            .record(resp_ns, 0);
+    }
+
+    /// Response times of `kind` (open loop), if any were recorded.
+    pub fn response(&self, kind: OpKind) -> Option<&KindStats> {
+        self.responses[kind.index()]
+            .as_deref()
+            .filter(|k| k.count > 0)
     }
 
     /// `n` ops of `kind` timed as one batch: each gets the batch's mean
@@ -405,11 +452,18 @@ impl WorkerStats {
 
     /// Forget everything recorded so far (the end of a ramp); allocates nothing.
     pub fn reset(&mut self) {
-        for k in self.kinds.iter_mut().flatten() {
+        for k in self
+            .kinds
+            .iter_mut()
+            .chain(self.responses.iter_mut())
+            .flatten()
+        {
             k.reset();
         }
         self.io_ns = 0;
         self.series.clear();
+        self.arrivals.issued = 0;
+        self.arrivals.missed = 0;
     }
 
     pub fn merge(&mut self, other: &WorkerStats) {
@@ -420,7 +474,9 @@ impl WorkerStats {
     /// one: its time series lands that much later (a suite's phases, run
     /// one after another, as one result).
     pub fn merge_at(&mut self, other: &WorkerStats, offset_ns: u64) {
-        for (mine, theirs) in self.kinds.iter_mut().zip(other.kinds.iter()) {
+        let pairs = self.kinds.iter_mut().zip(other.kinds.iter());
+        let responses = self.responses.iter_mut().zip(other.responses.iter());
+        for (mine, theirs) in pairs.chain(responses) {
             if let Some(t) = theirs {
                 mine.get_or_insert_with(|| Box::new(KindStats::new()))
                     .merge(t);
@@ -428,6 +484,9 @@ impl WorkerStats {
         }
         self.io_ns += other.io_ns;
         self.series.merge_at(&other.series, offset_ns);
+        self.arrivals.rate += other.arrivals.rate;
+        self.arrivals.issued += other.arrivals.issued;
+        self.arrivals.missed += other.arrivals.missed;
     }
 
     /// Add a whole kind's stats at once (its time series is the caller's),
@@ -467,9 +526,13 @@ impl WorkerStats {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct StatsWire {
     pub kinds: Vec<KindWire>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub responses: Vec<KindWire>,
     pub io_ns: String,
     pub series_ops: Vec<u64>,
     pub series_bytes: Vec<u64>,
+    #[serde(default)]
+    pub arrivals: Arrivals,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -487,29 +550,13 @@ pub struct KindWire {
 impl WorkerStats {
     /// The stats as plain data (see [`StatsWire`]).
     pub fn to_wire(&self) -> StatsWire {
-        let kinds = OpKind::ALL
-            .iter()
-            .filter_map(|&k| self.kinds[k.index()].as_deref().map(|s| (k, s)))
-            .map(|(kind, s)| KindWire {
-                kind,
-                count: s.count,
-                bytes: s.bytes,
-                sum_ns: s.sum_ns.to_string(),
-                sumsq_ns: s.sumsq_ns.to_string(),
-                min_ns: s.min_ns,
-                max_ns: s.max_ns,
-                buckets: s
-                    .hist
-                    .iter_recorded()
-                    .map(|v| (v.value_iterated_to(), v.count_at_value()))
-                    .collect(),
-            })
-            .collect();
         StatsWire {
-            kinds,
+            kinds: wire_kinds(&self.kinds),
+            responses: wire_kinds(&self.responses),
             io_ns: self.io_ns.to_string(),
             series_ops: self.series.ops().to_vec(),
             series_bytes: self.series.bytes().to_vec(),
+            arrivals: self.arrivals,
         }
     }
 
@@ -520,19 +567,22 @@ impl WorkerStats {
                 .map_err(|_| format!("'{s}' is not a count"))
         };
         let mut st = WorkerStats::new(&[]);
-        for k in &w.kinds {
-            let mut ks = KindStats::new();
-            ks.count = k.count;
-            ks.bytes = k.bytes;
-            ks.sum_ns = num(&k.sum_ns)?;
-            ks.sumsq_ns = num(&k.sumsq_ns)?;
-            ks.min_ns = k.min_ns;
-            ks.max_ns = k.max_ns;
-            for &(v, n) in &k.buckets {
-                ks.record_hist_n(v, n);
+        for (wire, slots) in [(&w.kinds, &mut st.kinds), (&w.responses, &mut st.responses)] {
+            for k in wire {
+                let mut ks = KindStats::new();
+                ks.count = k.count;
+                ks.bytes = k.bytes;
+                ks.sum_ns = num(&k.sum_ns)?;
+                ks.sumsq_ns = num(&k.sumsq_ns)?;
+                ks.min_ns = k.min_ns;
+                ks.max_ns = k.max_ns;
+                for &(v, n) in &k.buckets {
+                    ks.record_hist_n(v, n);
+                }
+                slots[k.kind.index()] = Some(Box::new(ks));
             }
-            st.kinds[k.kind.index()] = Some(Box::new(ks));
         }
+        st.arrivals = w.arrivals;
         st.io_ns = num(&w.io_ns)?;
         for (i, (&o, &b)) in w.series_ops.iter().zip(&w.series_bytes).enumerate() {
             if o > 0 || b > 0 {
@@ -541,6 +591,28 @@ impl WorkerStats {
         }
         Ok(st)
     }
+}
+
+/// Plain-data form of one array of kind stats.
+fn wire_kinds(slots: &[Option<Box<KindStats>>; OpKind::COUNT]) -> Vec<KindWire> {
+    OpKind::ALL
+        .iter()
+        .filter_map(|&k| slots[k.index()].as_deref().map(|s| (k, s)))
+        .map(|(kind, s)| KindWire {
+            kind,
+            count: s.count,
+            bytes: s.bytes,
+            sum_ns: s.sum_ns.to_string(),
+            sumsq_ns: s.sumsq_ns.to_string(),
+            min_ns: s.min_ns,
+            max_ns: s.max_ns,
+            buckets: s
+                .hist
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect(),
+        })
+        .collect()
 }
 
 /// What a run measured.

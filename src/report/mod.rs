@@ -12,7 +12,7 @@ pub mod xlsx;
 pub mod xlsx;
 
 use crate::env::Environment;
-use crate::measure::{Direction, LatencySummary, Outcome};
+use crate::measure::{Direction, KindStats, LatencySummary, Outcome};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -60,13 +60,35 @@ pub struct Summary {
     pub cpu_util: f64,
     pub workers: usize,
     pub max_rss_kib: u64,
+    /// Open loop only: the rate offered and what was issued of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_loop: Option<OpenLoop>,
+}
+
+/// What an open-loop run offered and did.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct OpenLoop {
+    /// Requests per second offered, all workers together.
+    pub rate_offered: f64,
+    /// Requests issued per second of the measured phase.
+    pub rate_issued: f64,
+    /// Requests issued whose intended start fell in the measured phase.
+    pub issued: u64,
+    /// Requests scheduled before the end that were never issued: the run
+    /// could not keep up with the rate.
+    pub missed: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct OpSummary {
     pub count: u64,
     pub bytes: u64,
+    /// Service time: from the call's start to its end.
     pub latency_ns: LatencySummary,
+    /// Open loop only: response time, from the intended start of the
+    /// request the op belongs to (queueing included) to the op's end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_ns: Option<LatencySummary>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -155,6 +177,12 @@ impl RunResult {
             cpu_util: per_s(cpu),
             workers,
             max_rss_kib: o.cpu.max_rss_kib,
+            open_loop: (st.arrivals.rate > 0.0).then(|| OpenLoop {
+                rate_offered: st.arrivals.rate,
+                rate_issued: per_s(st.arrivals.issued as f64),
+                issued: st.arrivals.issued,
+                missed: st.arrivals.missed,
+            }),
         };
         self.ops = st
             .kinds()
@@ -165,6 +193,7 @@ impl RunResult {
                         count: s.count,
                         bytes: s.bytes,
                         latency_ns: s.summary(),
+                        response_ns: st.response(k).map(KindStats::summary),
                     },
                 )
             })

@@ -58,11 +58,29 @@ pub fn render(r: &RunResult) -> String {
         s.io_time_fraction,
         fmt_bytes(s.max_rss_kib * 1024)
     );
+    if let Some(ol) = &s.open_loop {
+        let _ = writeln!(
+            o,
+            "  open loop: {:.1} requests/s offered, {:.1} issued ({} requests{})",
+            ol.rate_offered,
+            ol.rate_issued,
+            ol.issued,
+            if ol.missed > 0 {
+                format!(
+                    ", {} scheduled but never issued: the rate was not kept",
+                    ol.missed
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
     if !r.ops.is_empty() {
+        let open = s.open_loop.is_some();
         let _ = writeln!(
             o,
             "\n  {:<11} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-            "latency",
+            if open { "service" } else { "latency" },
             "count",
             "mean",
             "stddev",
@@ -74,13 +92,12 @@ pub fn render(r: &RunResult) -> String {
             "p99.99",
             "max"
         );
-        for (name, op) in &r.ops {
-            let l = &op.latency_ns;
+        let row = |o: &mut String, name: &str, count: u64, l: &crate::measure::LatencySummary| {
             let _ = writeln!(
                 o,
                 "  {:<11} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
                 name,
-                op.count,
+                count,
                 fmt_ns(l.mean),
                 fmt_ns(l.stddev),
                 fmt_ns(l.min as f64),
@@ -91,6 +108,17 @@ pub fn render(r: &RunResult) -> String {
                 fmt_ns(l.p9999 as f64),
                 fmt_ns(l.max as f64)
             );
+        };
+        for (name, op) in &r.ops {
+            row(&mut o, name, op.count, &op.latency_ns);
+        }
+        if open {
+            let _ = writeln!(o, "  response (from each request's intended start):");
+            for (name, op) in &r.ops {
+                if let Some(l) = &op.response_ns {
+                    row(&mut o, name, op.count, l);
+                }
+            }
         }
     }
     let ts = &r.timeseries.ops;

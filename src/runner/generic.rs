@@ -197,7 +197,7 @@ impl Worker for GenericWorker {
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
         let mut writes = 0u64;
-        while ctx.keep_going() {
+        while ctx.next_request() {
             let r = self.generator.next_request();
             let file = self.files[r.file as usize];
             let c = self.exec(Req {
@@ -253,6 +253,7 @@ pub fn run_generic(
         "ramp_s": rule.ramp.map(|d| d.as_secs_f64()),
         "max_request_bytes": max_request(spec),
         "workers_as": if processes { "processes" } else { "threads" },
+        "pace": rule.pace,
     });
     let plan = Setup::new("run", parent)
         .data(spec.total_bytes())

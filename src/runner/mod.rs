@@ -10,11 +10,13 @@
 
 pub mod generic;
 pub mod limits;
+pub mod pace;
 pub mod procs;
 pub mod setup;
 pub mod signals;
 pub mod workdir;
 
+pub use pace::{Arrivals, Pace};
 pub use setup::{Session, Setup};
 pub use workdir::WorkDir;
 
@@ -41,6 +43,10 @@ pub struct StopRule {
     /// doing before they are hurried ([`Ctx::hurry`], [`Watch::hurry`]) and,
     /// as processes, killed. Default: 5 s.
     pub grace: Option<Duration>,
+    /// When requests are issued: back to back (the default), after a think
+    /// time, or at a rate (open loop). Honoured by workers that ask for
+    /// their turn with [`Ctx::next_request`].
+    pub pace: Pace,
 }
 
 impl StopRule {
@@ -84,9 +90,91 @@ pub struct Ctx<'a> {
     measuring: bool,
     ops_left: u64,
     done: u64,
+    pacer: Option<pace::Pacer>,
+    /// Intended start of the request under way (open loop), clock ns; 0
+    /// when there is none.
+    arrival_ns: u64,
 }
 
-impl Ctx<'_> {
+impl<'a> Ctx<'a> {
+    /// Worker `index` of `workers`, whose run began at `began_ns` (clock).
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        index: usize,
+        workers: usize,
+        mut stats: WorkerStats,
+        flags: (&'a AtomicBool, &'a AtomicBool),
+        progress: &'a AtomicU64,
+        began_ns: u64,
+        ramp_ns: u64,
+        budget: u64,
+        pace: &Pace,
+    ) -> Ctx<'a> {
+        let pacer = pace.pacer(index, workers, began_ns);
+        if pacer.is_some() {
+            pace::tight_timers();
+        }
+        if pacer.as_ref().is_some_and(pace::Pacer::is_open) {
+            stats.expect_responses(pace.rate.unwrap_or(0.0) / workers.max(1) as f64);
+        }
+        Ctx {
+            index,
+            stats,
+            stop: flags.0,
+            hurry: flags.1,
+            progress,
+            t0_ns: began_ns + ramp_ns,
+            measuring: ramp_ns == 0,
+            ops_left: budget,
+            done: 0,
+            pacer,
+            arrival_ns: 0,
+        }
+    }
+
+    /// Whether the worker should issue another request, after waiting for
+    /// its turn: its intended start in an open loop, a think time in a
+    /// closed one ([`StopRule::pace`]); at once when unpaced. A worker that
+    /// issues requests in a loop asks this at the top of each; the ops it
+    /// records until the next ask belong to this request, and in an open
+    /// loop their response times run from its intended start.
+    #[inline]
+    pub fn next_request(&mut self) -> bool {
+        if !self.keep_going() {
+            return false;
+        }
+        if self.pacer.is_none() {
+            return true;
+        }
+        self.wait_turn()
+    }
+
+    #[inline(never)]
+    fn wait_turn(&mut self) -> bool {
+        let Some(p) = self.pacer.as_mut() else {
+            return true;
+        };
+        match p.wait(self.stop) {
+            Ok(Some(at)) => {
+                self.arrival_ns = at;
+                if at >= self.t0_ns {
+                    self.stats.arrivals.issued += 1;
+                }
+                true
+            }
+            Ok(None) => true,
+            Err(pace::Stopped) => false,
+        }
+    }
+
+    /// After the run: the arrivals scheduled before `end_ns` that were never
+    /// issued (an open loop that fell behind).
+    fn settle_arrivals(&mut self, end_ns: u64) {
+        if let Some(p) = &self.pacer {
+            self.stats.arrivals.missed += p.missed_before(end_ns.max(self.t0_ns));
+        }
+    }
+
     /// Whether the worker should issue another op.
     #[inline]
     pub fn keep_going(&self) -> bool {
@@ -135,6 +223,10 @@ impl Ctx<'_> {
         }
         let at = done_ns.saturating_sub(self.t0_ns);
         self.stats.record(kind, lat_ns, bytes, at);
+        if self.arrival_ns != 0 {
+            self.stats
+                .record_response(kind, done_ns.saturating_sub(self.arrival_ns));
+        }
         // the op budget counts the workload's own ops; syncs and whole
         // transactions come on top (as fio's number_ios counts I/O units)
         if !matches!(kind, OpKind::Transaction | OpKind::Fsync) {
@@ -218,6 +310,7 @@ pub fn run_with<W: Worker>(
     if n == 1
         && rule.duration.is_none()
         && rule.ramp.unwrap_or_default().is_zero()
+        && !rule.pace.is_paced()
         && !progress.shown()
     {
         let w = workers.pop().expect("one worker");
@@ -260,19 +353,20 @@ pub fn run_with<W: Worker>(
                     let stats = WorkerStats::new(w.kinds());
                     barrier.wait();
                     let began = *start.get().expect("start is set before the barrier opens");
-                    let mut ctx = Ctx {
-                        index: i,
+                    let mut ctx = Ctx::new(
+                        i,
+                        n,
                         stats,
-                        stop,
-                        hurry,
-                        progress: counter,
-                        t0_ns: began + ramp.as_nanos() as u64,
-                        measuring: ramp.is_zero(),
-                        ops_left: budget,
-                        done: 0,
-                    };
+                        (stop, hurry),
+                        counter,
+                        began,
+                        ramp.as_nanos() as u64,
+                        budget,
+                        &rule.pace,
+                    );
                     let r = w.run(&mut ctx);
                     let end = now_ns();
+                    ctx.settle_arrivals(end);
                     if r.is_err() {
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -396,17 +490,17 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     let stats = WorkerStats::new(w.kinds());
     let cpu_start = CpuTimes::now();
     let t0 = now_ns();
-    let mut ctx = Ctx {
-        index: 0,
+    let mut ctx = Ctx::new(
+        0,
+        1,
         stats,
-        stop,
-        hurry: stop,
-        progress: &counter,
-        t0_ns: t0,
-        measuring: true,
-        ops_left: ops.unwrap_or(u64::MAX),
-        done: 0,
-    };
+        (stop, stop),
+        &counter,
+        t0,
+        0,
+        ops.unwrap_or(u64::MAX),
+        &Pace::default(),
+    );
     // a panic is an error of this run, as a worker thread's would be
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(&mut ctx)))
         .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));

@@ -65,6 +65,12 @@ struct Header {
     ramp_ns: u64,
     ops: u64,
     has_ops: u64,
+    /// The pace: rate as f64 bits (0: closed loop), arrivals (0 Poisson, 1
+    /// uniform), think time in ns (0: none), seed.
+    rate_bits: u64,
+    arrivals: u64,
+    think_ns: u64,
+    pace_seed: u64,
     gate: AtomicU32,
     _pad: u32,
     t0_ns: AtomicU64,
@@ -214,6 +220,10 @@ impl Region {
             h.ramp_ns = rule.ramp.unwrap_or_default().as_nanos() as u64;
             h.ops = rule.ops.unwrap_or(0);
             h.has_ops = u64::from(rule.ops.is_some());
+            h.rate_bits = rule.pace.rate.map_or(0, f64::to_bits);
+            h.arrivals = u64::from(rule.pace.arrivals == super::Arrivals::Uniform);
+            h.think_ns = rule.pace.think.map_or(0, |t| t.as_nanos() as u64);
+            h.pace_seed = rule.pace.seed;
             let mut at = ptr.add(payload_off);
             for part in [kind.as_bytes(), dir, payload] {
                 std::ptr::copy_nonoverlapping(part.as_ptr(), at, part.len());
@@ -634,20 +644,31 @@ pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
         ops: (h.has_ops != 0).then_some(h.ops),
         ..Default::default()
     };
-    let mut ctx = Ctx {
-        index,
-        stats,
-        stop: &h.stop,
-        hurry: &h.hurry,
-        progress: &cell.progress,
-        t0_ns: began + h.ramp_ns,
-        measuring: h.ramp_ns == 0,
-        ops_left: rule.budget(index, n),
-        done: 0,
+    let pace = super::Pace {
+        rate: (h.rate_bits != 0).then(|| f64::from_bits(h.rate_bits)),
+        arrivals: if h.arrivals == 1 {
+            super::Arrivals::Uniform
+        } else {
+            super::Arrivals::Poisson
+        },
+        think: (h.think_ns != 0).then(|| Duration::from_nanos(h.think_ns)),
+        seed: h.pace_seed,
     };
+    let mut ctx = Ctx::new(
+        index,
+        n,
+        stats,
+        (&h.stop, &h.hurry),
+        &cell.progress,
+        began,
+        h.ramp_ns,
+        rule.budget(index, n),
+        &pace,
+    );
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(&mut ctx)))
         .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));
     let end = now_ns();
+    ctx.settle_arrivals(end);
     if r.is_err() {
         h.stop.store(true, Ordering::Relaxed);
     }

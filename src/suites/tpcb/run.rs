@@ -150,7 +150,7 @@ impl Worker for Driver {
             scale,
             commit_sync,
         } = self;
-        while ctx.keep_going() {
+        while ctx.next_request() {
             let t = db::next_txn(rng, scale);
             term.execute(ctx, &t, *commit_sync)?;
         }

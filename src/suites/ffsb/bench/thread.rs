@@ -268,7 +268,7 @@ impl<'a> Thread<'a> {
 
     fn work(&mut self, ctx: &mut Ctx) -> Result<()> {
         let fss = self.fss;
-        while ctx.keep_going() && !self.aged() {
+        while !self.aged() && ctx.next_request() {
             let op = self.chooser.pick(&mut self.rng);
             let i = match self.bind {
                 Some(i) => i,

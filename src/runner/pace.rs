@@ -1,0 +1,222 @@
+//! Open and closed loops: when a worker may issue its next request.
+//!
+//! A closed loop (the default) issues the next request as soon as the last
+//! one is done, after an optional think time. An open loop issues requests
+//! at a rate, whatever the storage does: each request has an *intended*
+//! start, drawn from a Poisson process (exponential gaps) or a uniform one
+//! (equal gaps), and its response time runs from that intended start, so
+//! that a request queued behind a slow one is charged for its wait (the
+//! coordinated omission a closed loop commits). The service time, from the
+//! actual start, is kept beside it.
+//!
+//! The rate is shared evenly between the workers, each with its own arrival
+//! stream (together a Poisson process of the whole rate, since a sum of
+//! independent Poisson processes is one), and an arrival waits for its own
+//! worker: N single-server queues, as wrk2 and fio pace their clients.
+//! Intended starts are absolute times from the start of the run, so a late
+//! wake-up delays one request, never the schedule.
+
+use crate::measure::clock::now_ns;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rand_xoshiro::rand_core::{Rng, SeedableRng};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// How arrivals (open loop) or think times (closed loop) are spaced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Exponential gaps (think times) around the mean: a Poisson process.
+    #[default]
+    Poisson,
+    /// Equal gaps (fixed think times).
+    Uniform,
+}
+
+impl Arrivals {
+    pub fn name(self) -> &'static str {
+        match self {
+            Arrivals::Poisson => "poisson",
+            Arrivals::Uniform => "uniform",
+        }
+    }
+}
+
+/// The load a run offers. The default is a closed loop without think time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Pace {
+    /// Open loop: requests per second over all workers together.
+    pub rate: Option<f64>,
+    pub arrivals: Arrivals,
+    /// Closed loop: mean pause before each request, not counted as its time.
+    pub think: Option<Duration>,
+    /// Seed of the arrival streams (worker `i` draws stream `i`).
+    pub seed: u64,
+}
+
+impl Pace {
+    /// Whether requests come at a rate rather than back to back.
+    pub fn is_open(&self) -> bool {
+        self.rate.is_some()
+    }
+
+    /// Whether there is anything to pace at all.
+    pub fn is_paced(&self) -> bool {
+        self.rate.is_some() || self.think.is_some_and(|t| !t.is_zero())
+    }
+
+    /// What is wrong with this pace, if anything.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(r) = self.rate
+            && !(r.is_finite() && r > 0.0)
+        {
+            return Err(format!(
+                "--rate {r} must be a number of requests per second above 0"
+            ));
+        }
+        if self.rate.is_some() && self.think.is_some() {
+            return Err(
+                "--rate and --thinktime exclude each other: an open loop has no think time".into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The pacer of worker `index` of `workers`, whose run starts at
+    /// `start_ns`; `None` for an unpaced closed loop.
+    pub fn pacer(&self, index: usize, workers: usize, start_ns: u64) -> Option<Pacer> {
+        if !self.is_paced() {
+            return None;
+        }
+        let rng = Xoshiro256PlusPlus::seed_from_u64(
+            self.seed ^ 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(index as u64 + 1),
+        );
+        let mut p = Pacer {
+            arrivals: self.arrivals,
+            mean_ns: 0.0,
+            think_ns: 0.0,
+            next_ns: start_ns as f64,
+            rng,
+        };
+        match (self.rate, self.think) {
+            (Some(rate), _) => {
+                p.mean_ns = 1e9 * workers.max(1) as f64 / rate;
+                // the first arrival: uniform streams interleave evenly,
+                // Poisson ones start with a gap like any other
+                p.next_ns += match self.arrivals {
+                    Arrivals::Uniform => p.mean_ns * index as f64 / workers.max(1) as f64,
+                    Arrivals::Poisson => p.gap(),
+                };
+            }
+            (None, Some(t)) => p.think_ns = t.as_nanos() as f64,
+            (None, None) => unreachable!("is_paced"),
+        }
+        Some(p)
+    }
+}
+
+/// One worker's arrival stream (open loop) or think times (closed loop).
+#[derive(Clone, Debug)]
+pub struct Pacer {
+    arrivals: Arrivals,
+    /// Mean gap between this worker's arrivals (open loop), ns.
+    mean_ns: f64,
+    /// Mean think time (closed loop), ns.
+    think_ns: f64,
+    /// Intended start of the next arrival, clock ns (fractional, so equal
+    /// gaps do not drift by rounding).
+    next_ns: f64,
+    rng: Xoshiro256PlusPlus,
+}
+
+/// The longest single sleep while waiting, so that a stop is noticed soon.
+const NAP_NS: u64 = 20_000_000;
+
+impl Pacer {
+    fn gap(&mut self) -> f64 {
+        let mean = if self.mean_ns > 0.0 {
+            self.mean_ns
+        } else {
+            self.think_ns
+        };
+        match self.arrivals {
+            Arrivals::Uniform => mean,
+            Arrivals::Poisson => {
+                // u in (0, 1]: -ln u is exponential with mean 1
+                let u = ((self.rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
+                -mean * u.ln()
+            }
+        }
+    }
+
+    /// Whether this pacer runs an open loop (a schedule of arrivals).
+    pub fn is_open(&self) -> bool {
+        self.mean_ns > 0.0
+    }
+
+    /// Wait for the next request's turn. Open loop: until its intended
+    /// start, and returns when its response time starts: the intended
+    /// start if the worker was behind (the request waited for it: that is
+    /// queueing), else the moment the worker woke (a sleep that ends a few
+    /// microseconds late is the system's wake-up latency, not queueing).
+    /// Closed loop: waits a think time and returns `None`. `Err` when
+    /// `stop` was raised meanwhile.
+    pub fn wait(&mut self, stop: &AtomicBool) -> Result<Option<u64>, Stopped> {
+        if self.is_open() {
+            let at = self.next_ns as u64;
+            self.next_ns += self.gap();
+            Ok(Some(sleep_until(at, stop)?.max(at)))
+        } else {
+            let think = self.gap() as u64;
+            sleep_until(now_ns() + think, stop)?;
+            Ok(None)
+        }
+    }
+
+    /// How many arrivals of the schedule not yet taken fall before
+    /// `end_ns` (open loop): the requests a run that fell behind never
+    /// issued. Drawn on a copy of the stream, after the run.
+    pub fn missed_before(&self, end_ns: u64) -> u64 {
+        if !self.is_open() {
+            return 0;
+        }
+        let mut copy = self.clone();
+        let mut n = 0u64;
+        // bounded: a stream hopelessly behind is counted to 2^32
+        while (copy.next_ns as u64) < end_ns && n < 1 << 32 {
+            n += 1;
+            copy.next_ns += copy.gap();
+        }
+        n
+    }
+}
+
+/// The run was told to stop while a worker waited for its turn.
+#[derive(Debug)]
+pub struct Stopped;
+
+/// Make this thread's sleeps end on time: Linux lets a sleep overrun by
+/// the thread's timer slack (50 µs by default), which an open loop would
+/// charge to every response time. Best effort.
+pub fn tight_timers() {
+    // SAFETY: PR_SET_TIMERSLACK takes a value and touches no memory.
+    unsafe { libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0) };
+}
+
+/// Sleep until clock time `at_ns` in naps of at most [`NAP_NS`]; `Err` as
+/// soon as `stop` is raised. Returns when it woke having slept, or 0 when
+/// `at_ns` had already passed.
+fn sleep_until(at_ns: u64, stop: &AtomicBool) -> Result<u64, Stopped> {
+    let mut slept = false;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return Err(Stopped);
+        }
+        let now = now_ns();
+        if now >= at_ns {
+            return Ok(if slept { now } else { 0 });
+        }
+        std::thread::sleep(Duration::from_nanos((at_ns - now).min(NAP_NS)));
+        slept = true;
+    }
+}

@@ -94,6 +94,8 @@ pub struct Ctx<'a> {
     /// Intended start of the request under way (open loop), clock ns; 0
     /// when there is none.
     arrival_ns: u64,
+    /// When a paced worker found the run over (clock ns; 0 before).
+    end_ns: u64,
 }
 
 impl<'a> Ctx<'a> {
@@ -129,6 +131,7 @@ impl<'a> Ctx<'a> {
             done: 0,
             pacer,
             arrival_ns: 0,
+            end_ns: 0,
         }
     }
 
@@ -140,17 +143,20 @@ impl<'a> Ctx<'a> {
     /// loop their response times run from its intended start.
     #[inline]
     pub fn next_request(&mut self) -> bool {
-        if !self.keep_going() {
-            return false;
-        }
         if self.pacer.is_none() {
-            return true;
+            return self.keep_going();
         }
         self.wait_turn()
     }
 
     #[inline(never)]
     fn wait_turn(&mut self) -> bool {
+        if !self.keep_going() {
+            // arrivals due before now were never issued (if any: the
+            // worker was behind)
+            self.end_ns = now_ns();
+            return false;
+        }
         let Some(p) = self.pacer.as_mut() else {
             return true;
         };
@@ -163,15 +169,18 @@ impl<'a> Ctx<'a> {
                 true
             }
             Ok(None) => true,
+            // stopped while asleep, ahead of the schedule: nothing missed
             Err(pace::Stopped) => false,
         }
     }
 
     /// After the run: the arrivals scheduled before `end_ns` that were never
     /// issued (an open loop that fell behind).
-    fn settle_arrivals(&mut self, end_ns: u64) {
-        if let Some(p) = &self.pacer {
-            self.stats.arrivals.missed += p.missed_before(end_ns.max(self.t0_ns));
+    fn settle_arrivals(&mut self) {
+        if let Some(p) = &self.pacer
+            && self.end_ns > self.t0_ns
+        {
+            self.stats.arrivals.missed += p.missed_before(self.end_ns);
         }
     }
 
@@ -366,7 +375,7 @@ pub fn run_with<W: Worker>(
                     );
                     let r = w.run(&mut ctx);
                     let end = now_ns();
-                    ctx.settle_arrivals(end);
+                    ctx.settle_arrivals();
                     if r.is_err() {
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -390,7 +399,11 @@ pub fn run_with<W: Worker>(
         cpu_at_t0 = cpu_start;
         let mut stopped_at: Option<u64> = None;
         loop {
-            std::thread::park_timeout(Duration::from_millis(20));
+            // wake at the deadline, not up to a nap after it
+            let nap = deadline
+                .filter(|_| !stop.load(Ordering::Relaxed))
+                .map_or(20_000_000, |d| d.saturating_sub(now_ns()).clamp(100_000, 20_000_000));
+            std::thread::park_timeout(Duration::from_nanos(nap));
             let now = now_ns();
             if !ramp_cpu_taken && now >= t0 {
                 cpu_at_t0 = CpuTimes::now();
@@ -662,5 +675,188 @@ mod tests {
         assert!(t.elapsed() < Duration::from_secs(2));
         assert!(!o.complete);
         assert!(o.error.unwrap().to_string().contains("fire"));
+    }
+
+    /// A test engine: the null engine, except that its `stall_at`th call
+    /// takes `stall` (a device that hangs once).
+    struct Stalls {
+        calls: u64,
+        stall_at: u64,
+        stall: Duration,
+        path: std::path::PathBuf,
+        buf: Vec<u8>,
+        null: Box<dyn engine::Engine>,
+    }
+
+    impl engine::Engine for Stalls {
+        fn info(&self) -> &'static engine::EngineInfo {
+            self.null.info()
+        }
+        fn open(&mut self, _p: &std::path::Path, _h: engine::OpenHow) -> std::io::Result<FileId> {
+            Ok(FileId(0))
+        }
+        fn close(&mut self, _f: FileId) -> std::io::Result<()> {
+            Ok(())
+        }
+        fn queue(&mut self, req: Req) -> std::io::Result<Option<engine::Completion>> {
+            self.calls += 1;
+            let stall = (self.calls == self.stall_at).then_some(self.stall);
+            engine::timed(req, || {
+                if let Some(d) = stall {
+                    std::thread::sleep(d);
+                }
+                Ok(req.len as usize)
+            })
+            .map(Some)
+        }
+        fn buf_mut(&mut self, _slot: u16) -> &mut [u8] {
+            &mut self.buf
+        }
+        fn path(&self, _f: FileId) -> &std::path::Path {
+            &self.path
+        }
+    }
+
+    /// Issues one read per request, asking for its turn.
+    struct Paced(Stalls);
+    impl Worker for Paced {
+        fn kinds(&self) -> &[OpKind] {
+            &[OpKind::Read]
+        }
+        fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+            use engine::Engine;
+            while ctx.next_request() {
+                let c = self.0.exec(Req::read(FileId(0), 0, 512))?;
+                ctx.record(&c);
+            }
+            Ok(())
+        }
+    }
+
+    fn stalling(stall_at: u64) -> Paced {
+        Paced(Stalls {
+            calls: 0,
+            stall_at,
+            stall: Duration::from_secs(1),
+            path: "stalls".into(),
+            buf: vec![0; 512],
+            null: engine::Choice::NULL.make(&EngineOpts::default()).unwrap(),
+        })
+    }
+
+    fn open_loop(rate: f64, arrivals: Arrivals) -> Pace {
+        Pace {
+            rate: Some(rate),
+            arrivals,
+            seed: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn an_open_loop_charges_the_stall_to_every_request_scheduled_during_it() {
+        // 1000 requests/s; the 300th call hangs for 1 s
+        let rule = StopRule {
+            duration: Some(Duration::from_millis(2500)),
+            pace: open_loop(1000.0, Arrivals::Uniform),
+            ..Default::default()
+        };
+        let o = run(rule, vec![stalling(300)], &NoProgress);
+        assert!(o.complete);
+        let service = o.stats.kind(OpKind::Read).unwrap();
+        let resp = o.stats.response(OpKind::Read).expect("response times");
+        assert_eq!(service.count, resp.count);
+        // the service times hold one stall; the response times hold the
+        // stall for the ~1000 requests scheduled while it lasted, each
+        // waiting from its intended start: 1 s, 999 ms, ... down to ~0
+        let n = resp.count as f64;
+        let slow = |k: &crate::measure::KindStats, over_ns: u64| {
+            let below = k.hist.count_between(0, over_ns);
+            k.count - below
+        };
+        assert_eq!(slow(service, 100_000_000), 1, "one stalled call");
+        let queued = slow(resp, 1_000_000);
+        assert!(
+            (900..=1100).contains(&queued),
+            "{queued} requests waited over 1 ms, of {n}"
+        );
+        // the p99 includes the stall (over 40 % of requests were behind it)
+        assert!(resp.percentile_ns(99.0) > 900_000_000, "{}", resp.percentile_ns(99.0));
+        // waits spread evenly from 1 s down to 0 over the top 40 %
+        let p80 = resp.percentile_ns(80.0);
+        assert!((350_000_000..650_000_000).contains(&p80), "{p80}");
+        // the schedule was caught up: nothing scheduled went missing
+        assert_eq!(o.stats.arrivals.missed, 0);
+        assert!((2490..=2515).contains(&o.stats.arrivals.issued), "{:?}", o.stats.arrivals);
+    }
+
+    #[test]
+    fn a_closed_loop_sees_the_stall_once() {
+        let rule = StopRule {
+            duration: Some(Duration::from_millis(1500)),
+            ..Default::default()
+        };
+        let o = run(rule, vec![stalling(300)], &NoProgress);
+        let service = o.stats.kind(OpKind::Read).unwrap();
+        assert!(o.stats.response(OpKind::Read).is_none());
+        assert_eq!(service.max_ns / 100_000_000, 10, "the stall is there: {}", service.max_ns);
+        // ... as one op among hundreds of thousands: the p99 never sees it
+        assert!(service.count > 10_000, "{}", service.count);
+        assert!(service.percentile_ns(99.0) < 1_000_000, "{}", service.percentile_ns(99.0));
+    }
+
+    #[test]
+    fn the_rate_is_held_when_the_storage_keeps_up() {
+        for arrivals in [Arrivals::Uniform, Arrivals::Poisson] {
+            let rule = StopRule {
+                duration: Some(Duration::from_secs(2)),
+                pace: open_loop(4000.0, arrivals),
+                ..Default::default()
+            };
+            let o = run(rule, null_workers_paced(2), &NoProgress);
+            assert!(o.complete);
+            let a = o.stats.arrivals;
+            assert_eq!(a.rate, 4000.0);
+            assert_eq!(a.missed, 0, "{arrivals:?}: {a:?}");
+            let issued = a.issued as f64 / o.elapsed.as_secs_f64();
+            // uniform: exact to the request; Poisson: the count of a
+            // Poisson process of mean 8000 (sd 0.0112), within 4 sd
+            let tol = if arrivals == Arrivals::Uniform { 0.01 } else { 0.045 };
+            assert!(
+                (issued / 4000.0 - 1.0).abs() < tol,
+                "{arrivals:?}: {issued} requests/s issued"
+            );
+            // and the ops done are the requests issued
+            assert_eq!(o.stats.total_ops(), a.issued);
+        }
+    }
+
+    #[test]
+    fn poisson_gaps_are_exponential() {
+        // mean and coefficient of variation of a worker's gaps: 1 for
+        // exponential gaps, 0 for uniform ones
+        for (arrivals, cv) in [(Arrivals::Poisson, 1.0), (Arrivals::Uniform, 0.0)] {
+            let mut p = open_loop(1000.0, arrivals).pacer(0, 1, 0).unwrap();
+            let stop = AtomicBool::new(false);
+            // far in the past: no waiting, only drawing
+            let mut prev = p.advance_for_test(&stop);
+            let (mut n, mut sum, mut sumsq) = (0f64, 0f64, 0f64);
+            for _ in 0..100_000 {
+                let at = p.advance_for_test(&stop);
+                let g = (at - prev) as f64;
+                prev = at;
+                n += 1.0;
+                sum += g;
+                sumsq += g * g;
+            }
+            let mean = sum / n;
+            let sd = (sumsq / n - mean * mean).max(0.0).sqrt();
+            assert!((mean / 1e6 - 1.0).abs() < 0.01, "{arrivals:?}: mean gap {mean}");
+            assert!((sd / mean - cv).abs() < 0.02, "{arrivals:?}: cv {}", sd / mean);
+        }
+    }
+
+    fn null_workers_paced(n: usize) -> Vec<Paced> {
+        (0..n).map(|_| stalling(u64::MAX)).collect()
     }
 }

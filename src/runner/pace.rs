@@ -173,6 +173,14 @@ impl Pacer {
         }
     }
 
+    /// Take the next arrival without waiting (tests of the schedule).
+    #[cfg(test)]
+    pub fn advance_for_test(&mut self, _stop: &AtomicBool) -> u64 {
+        let at = self.next_ns as u64;
+        self.next_ns += self.gap();
+        at
+    }
+
     /// How many arrivals of the schedule not yet taken fall before
     /// `end_ns` (open loop): the requests a run that fell behind never
     /// issued. Drawn on a copy of the stream, after the run.

@@ -668,7 +668,7 @@ pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(&mut ctx)))
         .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));
     let end = now_ns();
-    ctx.settle_arrivals(end);
+    ctx.settle_arrivals();
     if r.is_err() {
         h.stop.store(true, Ordering::Relaxed);
     }

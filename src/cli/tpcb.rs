@@ -1,6 +1,6 @@
 //! `iogauge tpcb`: one load point of TPC-B's debit-credit transaction.
 
-use super::common::{self, EngineArgs, OutputArgs, Status};
+use super::common::{self, EngineArgs, LoadArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
@@ -45,6 +45,8 @@ pub struct Args {
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
+    pub load: LoadArgs,
+    #[command(flatten)]
     pub out: OutputArgs,
 }
 
@@ -69,8 +71,8 @@ fn count_u32(s: &str) -> Result<u32, String> {
 }
 
 impl Args {
-    fn options(&self) -> Options {
-        Options {
+    fn options(&self) -> Result<Options> {
+        Ok(Options {
             tps_scale: self.tps_scale,
             terminals: self.terminals,
             duration: self.duration,
@@ -78,7 +80,8 @@ impl Args {
             seed: self.seed,
             engine: self.engine.choice(Choice::PSYNC),
             dir: self.dir.clone(),
-        }
+            pace: self.load.pace(self.seed)?,
+        })
     }
 }
 
@@ -89,7 +92,7 @@ pub fn main(a: Args) -> Result<Status> {
             "--direct: TPC-B's 100-byte records cannot be read or written with O_DIRECT (it needs whole 4 KiB blocks)"
         );
     }
-    let o = a.options();
+    let o = a.options()?;
     o.check().map_err(crate::error::UsageError)?;
     let bar = Bar::new("tpcb", Some(o.duration), None, a.out.progress());
     let rep = tpcb::run(&o, progress::sink(&bar))?;
@@ -109,9 +112,17 @@ pub fn report(o: &Options, rep: &Report) -> String {
     let r = &rep.result;
     let scale = rep.scale;
     let mut s = String::new();
+    let load = match (o.pace.rate, o.pace.think) {
+        (Some(r), _) => format!(
+            "open loop at {r} tx/s ({} arrivals; response from each transaction's intended start)",
+            o.pace.arrivals.name()
+        ),
+        (None, Some(t)) => format!("closed loop, think time {t:?} ({})", o.pace.arrivals.name()),
+        (None, None) => "closed loop, no think time".into(),
+    };
     let _ = writeln!(
         s,
-        "TPC-B (debit-credit), one load point: {} terminal{}, closed loop, no think time",
+        "TPC-B (debit-credit), one load point: {} terminal{}, {load}",
         o.terminals,
         if o.terminals == 1 { "" } else { "s" }
     );
@@ -201,7 +212,7 @@ pub fn report(o: &Options, rep: &Report) -> String {
     if !o.commit_sync {
         s += "note: --commit-sync off: commits were not durable, which TPC-B does not allow\n";
     }
-    s += "note: one load point; TPC-B's maximum tps (the best over a load curve that meets the constraint) will come with 'iogauge scale tpcb', not yet built\n";
+    s += "note: one load point; TPC-B's maximum tps is the best over a load curve that meets the constraint: 'iogauge scale tpcb' searches it\n";
     if !r.complete && signals::interrupted() {
         s += "note: interrupted; the figures cover what ran\n";
     }

@@ -13,6 +13,7 @@
 
 pub mod clock;
 mod cpu;
+pub mod curve;
 pub mod interval;
 mod series;
 pub mod usl;

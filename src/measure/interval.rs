@@ -38,7 +38,7 @@
 //! of repetitions for a given accuracy).
 
 /// A confidence interval for a mean: `mean ± half_width`, from `n` samples.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Interval {
     pub mean: f64,
     pub half_width: f64,

@@ -402,7 +402,9 @@ pub fn run_with<W: Worker>(
             // wake at the deadline, not up to a nap after it
             let nap = deadline
                 .filter(|_| !stop.load(Ordering::Relaxed))
-                .map_or(20_000_000, |d| d.saturating_sub(now_ns()).clamp(100_000, 20_000_000));
+                .map_or(20_000_000, |d| {
+                    d.saturating_sub(now_ns()).clamp(100_000, 20_000_000)
+                });
             std::thread::park_timeout(Duration::from_nanos(nap));
             let now = now_ns();
             if !ramp_cpu_taken && now >= t0 {
@@ -781,13 +783,21 @@ mod tests {
             "{queued} requests waited over 1 ms, of {n}"
         );
         // the p99 includes the stall (over 40 % of requests were behind it)
-        assert!(resp.percentile_ns(99.0) > 900_000_000, "{}", resp.percentile_ns(99.0));
+        assert!(
+            resp.percentile_ns(99.0) > 900_000_000,
+            "{}",
+            resp.percentile_ns(99.0)
+        );
         // waits spread evenly from 1 s down to 0 over the top 40 %
         let p80 = resp.percentile_ns(80.0);
         assert!((350_000_000..650_000_000).contains(&p80), "{p80}");
         // the schedule was caught up: nothing scheduled went missing
         assert_eq!(o.stats.arrivals.missed, 0);
-        assert!((2490..=2515).contains(&o.stats.arrivals.issued), "{:?}", o.stats.arrivals);
+        assert!(
+            (2490..=2515).contains(&o.stats.arrivals.issued),
+            "{:?}",
+            o.stats.arrivals
+        );
     }
 
     #[test]
@@ -799,10 +809,19 @@ mod tests {
         let o = run(rule, vec![stalling(300)], &NoProgress);
         let service = o.stats.kind(OpKind::Read).unwrap();
         assert!(o.stats.response(OpKind::Read).is_none());
-        assert_eq!(service.max_ns / 100_000_000, 10, "the stall is there: {}", service.max_ns);
+        assert_eq!(
+            service.max_ns / 100_000_000,
+            10,
+            "the stall is there: {}",
+            service.max_ns
+        );
         // ... as one op among hundreds of thousands: the p99 never sees it
         assert!(service.count > 10_000, "{}", service.count);
-        assert!(service.percentile_ns(99.0) < 1_000_000, "{}", service.percentile_ns(99.0));
+        assert!(
+            service.percentile_ns(99.0) < 1_000_000,
+            "{}",
+            service.percentile_ns(99.0)
+        );
     }
 
     #[test]
@@ -821,7 +840,11 @@ mod tests {
             let issued = a.issued as f64 / o.elapsed.as_secs_f64();
             // uniform: exact to the request; Poisson: the count of a
             // Poisson process of mean 8000 (sd 0.0112), within 4 sd
-            let tol = if arrivals == Arrivals::Uniform { 0.01 } else { 0.045 };
+            let tol = if arrivals == Arrivals::Uniform {
+                0.01
+            } else {
+                0.045
+            };
             assert!(
                 (issued / 4000.0 - 1.0).abs() < tol,
                 "{arrivals:?}: {issued} requests/s issued"
@@ -851,8 +874,15 @@ mod tests {
             }
             let mean = sum / n;
             let sd = (sumsq / n - mean * mean).max(0.0).sqrt();
-            assert!((mean / 1e6 - 1.0).abs() < 0.01, "{arrivals:?}: mean gap {mean}");
-            assert!((sd / mean - cv).abs() < 0.02, "{arrivals:?}: cv {}", sd / mean);
+            assert!(
+                (mean / 1e6 - 1.0).abs() < 0.01,
+                "{arrivals:?}: mean gap {mean}"
+            );
+            assert!(
+                (sd / mean - cv).abs() < 0.02,
+                "{arrivals:?}: cv {}",
+                sd / mean
+            );
         }
     }
 

@@ -30,9 +30,9 @@ pub struct Args {
     /// Concurrent terminals (one thread each), issuing transactions back to back with no think time.
     #[arg(long, default_value = "4", value_name = "N", value_parser = common::count_arg, allow_hyphen_values = true)]
     pub terminals: usize,
-    /// How long the terminals run (e.g. 10s, 2m; a plain number is seconds).
-    #[arg(long, default_value = "10s", value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
-    pub duration: Duration,
+    /// How long the terminals run (e.g. 10s, 2m; a plain number is seconds). Default 10s; under 'iogauge scale', each repetition of a point, default 2s.
+    #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
+    pub duration: Option<Duration>,
     /// fsync the history file at each commit (on: TPC-B's durable commit; off: commits end in the page cache).
     #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]
     pub commit_sync: bool,
@@ -71,11 +71,11 @@ fn count_u32(s: &str) -> Result<u32, String> {
 }
 
 impl Args {
-    fn options(&self) -> Result<Options> {
+    pub fn options(&self) -> Result<Options> {
         Ok(Options {
             tps_scale: self.tps_scale,
             terminals: self.terminals,
-            duration: self.duration,
+            duration: self.duration.unwrap_or(Duration::from_secs(10)),
             commit_sync: self.commit_sync,
             seed: self.seed,
             engine: self.engine.choice(Choice::PSYNC),

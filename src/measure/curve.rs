@@ -193,8 +193,8 @@ pub struct Plan {
     pub stopper: Option<Stopper>,
     /// Points measured in all, steps and bisection together.
     pub max_points: usize,
-    /// A step raises throughput by less than this share (and less than its
-    /// confidence interval): the curve has stopped rising.
+    /// A step raises throughput by less than this share of the last: the
+    /// curve has stopped rising (judged from the third step on).
     pub flat: f64,
 }
 
@@ -288,13 +288,10 @@ impl Search<'_> {
         p.meets != Some(false) && !p.saturated
     }
 
-    /// Whether `next` rose over `prev` by more than `flat` and more than the
-    /// two points' uncertainty.
+    /// Whether `next` rose over `prev` by more than `flat` of it.
     fn rose(&self, prev: &Point, next: &Point) -> bool {
         let (a, b) = (prev.mean.throughput, next.mean.throughput);
-        let noise = prev.throughput_ci.map_or(0.0, |c| c.half_width)
-            + next.throughput_ci.map_or(0.0, |c| c.half_width);
-        b - a > (a * self.plan.flat).max(noise)
+        b - a > a * self.plan.flat
     }
 
     fn closed<E>(&mut self, take: &mut Take<'_, E>) -> Result<(), E> {
@@ -309,7 +306,8 @@ impl Search<'_> {
                 self.stopped = format!("the constraint was broken at {}", last.load.label());
                 break;
             }
-            if let [.., prev, last] = &self.points[..]
+            // three steps at least: the law needs three concurrencies
+            if let [_, .., prev, last] = &self.points[..]
                 && !self.rose(prev, last)
             {
                 self.stopped = format!(

@@ -291,6 +291,25 @@ pub fn run_generic(
             .collect::<Result<Vec<_>>>()?;
         session.run(rule, workers, progress)
     };
+    // reads and writes together: the requests of the workload
+    let mut service = crate::measure::KindStats::new();
+    let mut response = crate::measure::KindStats::new();
+    for k in [OpKind::Read, OpKind::Write] {
+        if let Some(s) = outcome.stats.kind(k) {
+            service.merge(s);
+        }
+        if let Some(s) = outcome.stats.response(k) {
+            response.merge(s);
+        }
+    }
+    result.metric(
+        "requests_per_s",
+        service.count as f64 / result.elapsed_s.max(1e-9),
+    );
+    result.metric("request_latency_ns", service.summary());
+    if response.count > 0 {
+        result.metric("request_response_ns", response.summary());
+    }
     let mean = outcome
         .stats
         .kinds()

@@ -1,0 +1,594 @@
+//! `iogauge scale WORKLOAD`: the throughput-versus-response-time curve of
+//! a workload (`run`, `tpcb`), closed or open loop, with the knee searched,
+//! the best throughput under a response-time constraint, and the
+//! Universal Scalability Law fitted to a closed loop.
+
+use super::common::{self, OutputArgs, Status};
+use super::progress::{self, Bar};
+use super::{run, tpcb};
+use crate::measure::LatencySummary;
+use crate::measure::curve::{self, Constraint, Curve, Load, Plan, Sample, Stat};
+use crate::measure::interval::Stopper;
+use crate::report::RunResult;
+use crate::runner::signals;
+use crate::units::fmt_ns;
+use anyhow::Result;
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Throughput against response time: runs WORKLOAD at rising load — a
+/// closed loop of 1, 2, 4, … workers (up to --max-procs), or an open loop
+/// at rising rates (--rates) — until throughput stops rising, the rate is
+/// not kept or a response-time constraint (--p90-under, --mean-under,
+/// --p99-under) is broken; then bisects near the knee. Each point is
+/// repeated until its throughput's confidence interval is within
+/// --target-ci. Reports the curve, the peak, the highest throughput that
+/// meets the constraint, and the Universal Scalability Law fitted to a
+/// closed loop with its predicted peak. The workload's own flags follow its
+/// name; its --duration is the length of one repetition (default 2s), and
+/// its --json/--csv/--quiet write the curve.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(subcommand)]
+    pub workload: Workload,
+    /// Closed loop: the highest number of workers tried (1, 2, 4, … up to N).
+    #[arg(long, global = true, default_value = "64", value_name = "N", value_parser = common::count_arg)]
+    pub max_procs: usize,
+    /// Open loop: offered rates (requests/s, comma-separated, increasing), or 'auto': from an eighth of the closed-loop throughput, doubling.
+    #[arg(long, global = true, value_name = "LIST|auto")]
+    pub rates: Option<String>,
+    /// Constraint: the 90th percentile of response time at most TIME (TPC-B: 2s).
+    #[arg(long, global = true, value_name = "TIME", value_parser = common::duration_arg)]
+    pub p90_under: Option<Duration>,
+    /// Constraint: the mean response time at most TIME (LADDIS: 50ms).
+    #[arg(long, global = true, value_name = "TIME", value_parser = common::duration_arg)]
+    pub mean_under: Option<Duration>,
+    /// Constraint: the 99th percentile of response time at most TIME.
+    #[arg(long, global = true, value_name = "TIME", value_parser = common::duration_arg)]
+    pub p99_under: Option<Duration>,
+    /// Repeat each point until its throughput's confidence interval is within this share of the mean (0.05: ±5 %).
+    #[arg(long, global = true, default_value_t = 0.05, value_name = "SHARE")]
+    pub target_ci: f64,
+    /// Confidence of those intervals.
+    #[arg(long, global = true, default_value_t = 0.95, value_name = "P")]
+    pub confidence: f64,
+    /// Fewest repetitions of a point (1: no intervals, one run per point).
+    #[arg(long, global = true, default_value_t = 2, value_name = "N")]
+    pub min_reps: usize,
+    /// Most repetitions of a point, whatever its interval.
+    #[arg(long, global = true, default_value_t = 5, value_name = "N")]
+    pub max_reps: usize,
+    /// Most points measured in all (steps and the knee's bisection).
+    #[arg(long, global = true, default_value_t = 16, value_name = "N")]
+    pub max_points: usize,
+    /// Write the curve as SVG (throughput against response time, as Chen & Patterson's Fig. 2, beside throughput against load with the fitted law).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub plot: Option<PathBuf>,
+}
+
+/// What `scale` runs.
+#[derive(clap::Subcommand, Debug)]
+pub enum Workload {
+    /// The generic workload (its flags as 'iogauge run'); the load is its workers (-p).
+    Run(run::Args),
+    /// TPC-B (its flags as 'iogauge tpcb'); the load is its terminals.
+    Tpcb(tpcb::Args),
+}
+
+impl super::Cmd for Args {
+    fn main(self) -> Result<Status> {
+        main(self)
+    }
+}
+
+/// One repetition of a workload at one load: the sample and its result.
+type Measured = (Sample, RunResult);
+
+impl Workload {
+    fn name(&self) -> &'static str {
+        match self {
+            Workload::Run(_) => "run",
+            Workload::Tpcb(_) => "tpcb",
+        }
+    }
+
+    /// The unit of throughput.
+    fn unit(&self) -> &'static str {
+        match self {
+            Workload::Run(_) => "req/s",
+            Workload::Tpcb(_) => "tx/s",
+        }
+    }
+
+    fn out(&self) -> &OutputArgs {
+        match self {
+            Workload::Run(a) => &a.out,
+            Workload::Tpcb(a) => &a.out,
+        }
+    }
+
+    /// The workload's own concurrency (the workers sharing an open loop's rate).
+    fn workers(&self) -> usize {
+        match self {
+            Workload::Run(a) => a.processes,
+            Workload::Tpcb(a) => a.terminals,
+        }
+    }
+
+    /// Refuse workload flags that scale sets itself.
+    fn check(&self, open: bool) -> Result<()> {
+        let load = match self {
+            Workload::Run(a) => &a.load,
+            Workload::Tpcb(a) => &a.load,
+        };
+        if load.rate.is_some() {
+            crate::usage!(
+                "--rate: scale sets the rate of each point; give the rates to scale with --rates LIST|auto"
+            );
+        }
+        if open && load.thinktime.is_some() {
+            crate::usage!("--thinktime: an open loop (--rates) has no think time");
+        }
+        let (flag, default, given) = match self {
+            Workload::Run(a) => ("-p/--processes", 1, a.processes),
+            Workload::Tpcb(a) => ("--terminals", 4, a.terminals),
+        };
+        if !open && given != default {
+            crate::usage!(
+                "{flag} {given}: in a closed loop scale sets the number of workers itself (1, 2, 4, … --max-procs); {flag} is for an open loop (--rates), where the workers share the rate"
+            );
+        }
+        if let Workload::Run(a) = self {
+            if a.ops.is_some() {
+                crate::usage!(
+                    "--ops: each repetition of a point runs for --duration; scale takes no op budget"
+                );
+            }
+            // the run's own checks, once, before anything is measured
+            a.spec()?;
+            a.setup()?;
+        }
+        Ok(())
+    }
+
+    /// Measure one repetition at `load`.
+    fn measure(
+        &self,
+        load: Load,
+        rep: usize,
+        arrivals_seed: u64,
+        progress: bool,
+    ) -> Result<Measured> {
+        let per = |d: Option<Duration>| d.unwrap_or(Duration::from_secs(2));
+        let seed_of = |seed: u64| seed.wrapping_add(rep as u64);
+        match self {
+            Workload::Run(a) => {
+                let mut spec = a.spec()?;
+                spec.seed = seed_of(spec.seed);
+                let setup = a.setup()?;
+                let mut pace = a.load.pace(arrivals_seed)?;
+                match load {
+                    Load::Closed(n) => spec.processes = n,
+                    Load::Open(r) => pace.rate = Some(r),
+                }
+                let rule = crate::runner::StopRule {
+                    duration: Some(per(a.duration)),
+                    ramp: a.ramp,
+                    pace,
+                    ..Default::default()
+                };
+                let bar = Bar::new(
+                    &format!("run {}", load.label()),
+                    rule.duration,
+                    None,
+                    progress,
+                );
+                let procs = a.workers_as == run::WorkersAs::Processes;
+                let r = crate::runner::generic::run_generic(
+                    &spec,
+                    &setup,
+                    rule,
+                    &a.dir,
+                    procs,
+                    progress::sink(&bar),
+                )?;
+                drop(bar);
+                let lat = r
+                    .metrics
+                    .get("request_response_ns")
+                    .or(r.metrics.get("request_latency_ns"))
+                    .and_then(|v| serde_json::from_value::<LatencySummary>(v.clone()).ok())
+                    .unwrap_or_default();
+                let throughput = r
+                    .metrics
+                    .get("requests_per_s")
+                    .and_then(|v| v.as_f64())
+                    .unwrap_or(0.0);
+                Ok((sample(&r, throughput, &lat), r))
+            }
+            Workload::Tpcb(a) => {
+                let mut o = tpcb_options(a)?;
+                o.duration = per(a.duration);
+                o.seed = seed_of(o.seed);
+                o.pace.seed = arrivals_seed;
+                match load {
+                    Load::Closed(n) => o.terminals = n,
+                    Load::Open(r) => o.pace.rate = Some(r),
+                }
+                let bar = Bar::new(
+                    &format!("tpcb {}", load.label()),
+                    Some(o.duration),
+                    None,
+                    progress,
+                );
+                let rep = crate::suites::tpcb::run::run(&o, progress::sink(&bar))?;
+                drop(bar);
+                let f = &rep.figures;
+                let lat = LatencySummary {
+                    mean: f.mean_response_s * 1e9,
+                    p90: (f.p90_response_s * 1e9) as u64,
+                    p99: (f.p99_response_s * 1e9) as u64,
+                    ..Default::default()
+                };
+                if rep.sums.as_ref().is_some_and(|s| !s.consistent()) {
+                    anyhow::bail!(
+                        "tpcb at {}: the database is inconsistent after the run",
+                        load.label()
+                    );
+                }
+                Ok((sample(&rep.result, f.tps, &lat), rep.result))
+            }
+        }
+    }
+}
+
+fn tpcb_options(a: &tpcb::Args) -> Result<crate::suites::tpcb::run::Options> {
+    a.options()
+}
+
+/// A sample from a repetition's result.
+fn sample(r: &RunResult, throughput: f64, lat: &LatencySummary) -> Sample {
+    let ol = r.summary.open_loop.as_ref();
+    Sample {
+        throughput,
+        mean_s: lat.mean / 1e9,
+        p90_s: lat.p90 as f64 / 1e9,
+        p99_s: lat.p99 as f64 / 1e9,
+        io_time_fraction: r.summary.io_time_fraction,
+        cpu_util: r.summary.cpu_util,
+        missed: ol.map_or(0, |o| o.missed),
+        issued_per_s: ol.map_or(0.0, |o| o.rate_issued),
+    }
+}
+
+impl Args {
+    fn constraint(&self) -> Result<Option<Constraint>> {
+        let given: Vec<Constraint> = [
+            (Stat::P90, self.p90_under),
+            (Stat::Mean, self.mean_under),
+            (Stat::P99, self.p99_under),
+        ]
+        .into_iter()
+        .filter_map(|(stat, d)| {
+            d.map(|d| Constraint {
+                stat,
+                limit_s: d.as_secs_f64(),
+            })
+        })
+        .collect();
+        match given[..] {
+            [] => Ok(None),
+            [c] if c.limit_s > 0.0 => Ok(Some(c)),
+            [c] => crate::usage!("--{}-under must be longer than 0", c.stat.name()),
+            _ => crate::usage!("give one constraint: --p90-under, --mean-under or --p99-under"),
+        }
+    }
+
+    fn stopper(&self) -> Result<Option<Stopper>> {
+        if self.min_reps == 0 || self.max_reps < self.min_reps {
+            crate::usage!(
+                "--min-reps {} and --max-reps {}: at least 1 repetition, and the most no fewer than the fewest",
+                self.min_reps,
+                self.max_reps
+            );
+        }
+        if self.max_reps == 1 {
+            return Ok(None);
+        }
+        Stopper::new(
+            self.target_ci,
+            self.confidence,
+            self.min_reps.max(2),
+            self.max_reps,
+        )
+        .map(Some)
+        .map_err(|e| {
+            crate::error::UsageError::new(format!("--target-ci/--confidence/--min-reps: {e}"))
+                .into()
+        })
+    }
+
+    /// The rates of an open loop: `None` for a closed loop, an empty list
+    /// for 'auto'.
+    fn rates(&self) -> Result<Option<Vec<f64>>> {
+        let Some(text) = &self.rates else {
+            return Ok(None);
+        };
+        if text.trim() == "auto" {
+            return Ok(Some(Vec::new()));
+        }
+        let mut rates = Vec::new();
+        for part in text.split(',') {
+            let r = common::rate_arg(part)
+                .map_err(|e| crate::error::UsageError::new(format!("--rates: {e}")))?;
+            if rates.last().is_some_and(|&l| r <= l) {
+                crate::usage!("--rates {text}: the rates must increase");
+            }
+            rates.push(r);
+        }
+        Ok(Some(rates))
+    }
+}
+
+pub fn main(a: Args) -> Result<Status> {
+    let out = a.workload.out().clone();
+    out.check()?;
+    let constraint = a.constraint()?;
+    let stopper = a.stopper()?;
+    let rates = a.rates()?;
+    if a.max_points < 2 {
+        crate::usage!(
+            "--max-points {}: a curve needs at least 2 points",
+            a.max_points
+        );
+    }
+    let open = rates.is_some();
+    a.workload.check(open)?;
+    if let Some(p) = &a.plot {
+        common::check_output("--plot", p)?;
+    }
+    let progress = out.progress();
+    let w = &a.workload;
+    let arrivals_seed = 1;
+    // open loop, auto: an eighth of what one closed-loop point gets
+    let mut first_rate = 0.0;
+    if rates.as_ref().is_some_and(Vec::is_empty) {
+        let (s, _) = w.measure(Load::Closed(w.workers()), 0, arrivals_seed, progress)?;
+        if signals::interrupted() {
+            common::interrupted_line(false);
+            return Ok(Status::Interrupted);
+        }
+        if s.throughput <= 0.0 {
+            anyhow::bail!("the closed-loop probe completed no request; give --rates LIST");
+        }
+        first_rate = s.throughput / 8.0;
+    }
+    let plan = Plan {
+        max_procs: a.max_procs,
+        rates: rates.clone().unwrap_or_default(),
+        open,
+        first_rate,
+        constraint,
+        stopper,
+        max_points: a.max_points,
+        flat: 0.05,
+    };
+    let mut results: Vec<(Load, RunResult)> = Vec::new();
+    let mut failure: Option<anyhow::Error> = None;
+    let curve = curve::search(
+        &plan,
+        |load, rep| -> Result<Sample> {
+            let (s, r) = w.measure(load, rep, arrivals_seed, progress)?;
+            if let Some(e) = &r.error {
+                anyhow::bail!("{} at {}: {e}", w.name(), load.label());
+            }
+            results.push((load, r));
+            Ok(s)
+        },
+        &signals::interrupted,
+        |p| {
+            if progress {
+                eprintln!("  {}", point_line(p, w.unit()));
+            }
+        },
+    );
+    let curve = match curve {
+        Ok(c) => c,
+        Err(e) if results.is_empty() => return Err(e),
+        Err(e) => {
+            failure = Some(e);
+            Curve {
+                points: Vec::new(),
+                constraint,
+                peak: None,
+                best: None,
+                stopped: "failed".into(),
+                usl: None,
+            }
+        }
+    };
+    let unit = w.unit();
+    let mut result = curve_result(&a, &curve, &results, unit)?;
+    if let Some(e) = failure {
+        result.complete = false;
+        result.error = Some(format!("{e:#}"));
+    }
+    if signals::interrupted() {
+        result.complete = false;
+    }
+    let mut report = render(&a, &curve, unit);
+    if let Some(path) = &a.plot
+        && !curve.points.is_empty()
+    {
+        let stat = constraint.map_or(Stat::Mean, |c| c.stat);
+        let title = format!("iogauge scale {}", w.name());
+        crate::report::curve_plot::write(path, &curve, &title, unit, stat)?;
+        let _ = writeln!(report, "plot: {}", path.display());
+    }
+    common::finish(&out, &result, &report)
+}
+
+/// The result document: the chosen point's last repetition as the base
+/// (its environment, summary and op table), the curve in the metrics.
+fn curve_result(
+    a: &Args,
+    c: &Curve,
+    results: &[(Load, RunResult)],
+    unit: &str,
+) -> Result<RunResult> {
+    let chosen = c.best.or(c.peak).map(|i| c.points[i].load);
+    let base = chosen
+        .and_then(|l| results.iter().rev().find(|(load, _)| *load == l))
+        .or(results.last())
+        .map(|(_, r)| r.clone());
+    let Some(mut r) = base else {
+        anyhow::bail!("no point of the curve was measured");
+    };
+    let workload_config = std::mem::take(&mut r.config);
+    r.benchmark = "scale".into();
+    r.config = serde_json::json!({
+        "workload": a.workload.name(),
+        "workload_config": workload_config,
+        "loop": if c.points.iter().any(|p| matches!(p.load, Load::Open(_))) { "open" } else { "closed" },
+        "max_procs": a.max_procs,
+        "rates": a.rates,
+        "constraint": c.constraint,
+        "target_ci": a.target_ci,
+        "confidence": a.confidence,
+        "min_reps": a.min_reps,
+        "max_reps": a.max_reps,
+        "max_points": a.max_points,
+        "chosen_point": chosen,
+        "summary_is": "the chosen point's last repetition",
+    });
+    r.metric("unit", unit);
+    r.metric("curve", c);
+    let get = |i: Option<usize>| i.map(|i| &c.points[i]);
+    if let Some(p) = get(c.peak) {
+        r.metric("peak_throughput", p.mean.throughput);
+        r.metric("peak_load", p.load);
+    }
+    if let Some(p) = get(c.best) {
+        r.metric("best_throughput", p.mean.throughput);
+        r.metric("best_load", p.load);
+    }
+    if let Some(f) = &c.usl {
+        r.metric("usl", f);
+    }
+    Ok(r)
+}
+
+/// One point, one line: load, throughput ± CI, response times, I/O share.
+fn point_line(p: &curve::Point, unit: &str) -> String {
+    let ci = p.throughput_ci.map_or(String::from("-"), |c| {
+        format!("±{:.1}%", c.relative_half_width() * 100.0)
+    });
+    let m = &p.mean;
+    let ns = |s: f64| fmt_ns(s * 1e9);
+    format!(
+        "{:<10} {:>12.1} {unit:<5} {:>7} {:>10} {:>10} {:>10} {:>7.3} {:>4}  {}{}",
+        p.load.label(),
+        m.throughput,
+        ci,
+        ns(m.mean_s),
+        ns(m.p90_s),
+        ns(m.p99_s),
+        m.io_time_fraction,
+        p.reps.len(),
+        match p.meets {
+            Some(true) => "meets",
+            Some(false) => "BREAKS",
+            None => "",
+        },
+        if p.saturated { " (rate not kept)" } else { "" }
+    )
+}
+
+/// The text report.
+fn render(a: &Args, c: &Curve, unit: &str) -> String {
+    let mut s = String::new();
+    let open = c.points.iter().any(|p| matches!(p.load, Load::Open(_)));
+    let _ = writeln!(
+        s,
+        "iogauge scale {}: {}{}",
+        a.workload.name(),
+        if open {
+            "open loop, rising offered rate (response times from each request's intended start)"
+        } else {
+            "closed loop, rising number of workers"
+        },
+        match &c.constraint {
+            Some(k) => format!(
+                ", constraint {} ≤ {}",
+                k.stat.name(),
+                fmt_ns(k.limit_s * 1e9)
+            ),
+            None => String::new(),
+        }
+    );
+    let _ = writeln!(
+        s,
+        "\n  {:<10} {:>12} {:<5} {:>7} {:>10} {:>10} {:>10} {:>7} {:>4}  {}",
+        "load", "throughput", "", "CI", "mean", "p90", "p99", "io_time", "reps", "constraint"
+    );
+    for p in &c.points {
+        let _ = writeln!(s, "  {}", point_line(p, unit));
+    }
+    let _ = writeln!(s, "\n  stopped: {}", c.stopped);
+    if let Some(i) = c.peak {
+        let p = &c.points[i];
+        let _ = writeln!(
+            s,
+            "  peak:    {:.1} {unit} at {}",
+            p.mean.throughput,
+            p.load.label()
+        );
+    }
+    match (c.constraint, c.best) {
+        (Some(k), Some(i)) => {
+            let p = &c.points[i];
+            let _ = writeln!(
+                s,
+                "  maximum under the constraint: {:.1} {unit} at {} ({} {})",
+                p.mean.throughput,
+                p.load.label(),
+                k.stat.name(),
+                fmt_ns(p.mean.response(k.stat) * 1e9)
+            );
+        }
+        (Some(_), None) => s += "  maximum under the constraint: none; no point met it\n",
+        (None, _) => {}
+    }
+    match &c.usl {
+        Some(f) => {
+            let _ = writeln!(
+                s,
+                "  USL fit: λ {:.1} {unit}, contention σ {:.4}, coherency κ {:.6}; error: max {:.1} % of a point, rmse {:.1} {unit}, R² {:.3}",
+                f.lambda,
+                f.sigma,
+                f.kappa,
+                f.max_rel_error * 100.0,
+                f.rmse,
+                f.r_squared
+            );
+            match (f.peak_concurrency, f.peak_throughput) {
+                (Some(n), Some(x)) => {
+                    let _ = writeln!(
+                        s,
+                        "  USL predicts the peak at N = {n:.1}: {x:.1} {unit}{}",
+                        if n > a.max_procs as f64 {
+                            " (beyond --max-procs: not measured)"
+                        } else {
+                            ""
+                        }
+                    );
+                }
+                _ => s += "  USL predicts no peak (κ = 0): throughput rises towards λ/σ\n",
+            }
+        }
+        None if !open => s += "  USL fit: needs 3 concurrencies or more\n",
+        None => {}
+    }
+    s
+}

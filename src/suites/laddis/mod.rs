@@ -14,9 +14,18 @@
 //! iogauge runs the mix over a file set on any mounted directory by mapping
 //! each NFS procedure onto the local system call that a client would turn
 //! into it (nhfsstone did the same: it generated NFS traffic through the
-//! client's own system calls). This module holds the groundwork of that
-//! run, all free of I/O: the operations and their local mappings, the
-//! built-in and file-given mixes, the seeded choosers for operations and
-//! transfer sizes, and the file-set scaling rule ([`mix`]).
+//! client's own system calls).
+//!
+//! - [`mix`], free of I/O: the operations and their local mappings, the
+//!   built-in and file-given mixes, the seeded choosers for operations and
+//!   transfer sizes, and the file-set scaling rule.
+//! - [`fileset`]: the file set, planned from its size by SPEC SFS's
+//!   file-size table and working-set rule, and made untimed.
+//! - [`run`]: one load point: the processes that issue the mix's calls
+//!   (closed loop, think time or open loop at a rate), per-NFS-op
+//!   statistics, NFS ops/s and the average response time against LADDIS's
+//!   50 ms limit. `iogauge laddis` runs it once.
 
+pub mod fileset;
 pub mod mix;
+pub mod run;

@@ -1,0 +1,303 @@
+//! `iogauge laddis`: one load point of LADDIS (SPEC SFS 1.0), the NFS
+//! operation mix run as local calls over a file set.
+
+use super::common::{self, LoadArgs, OutputArgs, Status};
+use super::progress::{self, Bar};
+use super::survey::{Ctx, Row};
+use crate::report::text;
+use crate::runner::{StopRule, signals};
+use crate::suites::laddis::mix::{FILESET_BYTES_PER_100_OPS, Mix};
+use crate::suites::laddis::run::{
+    self as laddis, DEFAULT_CLAIM, DEFAULT_FILESET, LIMIT_MS, Options, Report,
+};
+use crate::units::fmt_bytes;
+use anyhow::Result;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// LADDIS (SPEC SFS 1.0, 1993) and nhfsstone: a fixed mix of NFS version 2
+/// operations, each issued as the local system call a client turns into
+/// it (lookup as stat, read as pread, ...), on a file set made untimed and
+/// sized 5.4 MiB per NFS op/s claimed. Reports NFS ops/s, the average
+/// response time against LADDIS's 50 ms limit, and a line per operation.
+/// Point --dir at an NFS mount to load an NFS server through its client.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Load-generating processes (one thread each), every one with its own share of the file set.
+    #[arg(long, default_value = "4", value_name = "N", value_parser = common::count_arg, allow_hyphen_values = true)]
+    pub procs: usize,
+    /// How long the processes run (e.g. 10s, 2m; a plain number is seconds).
+    #[arg(long, default_value = "10s", value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
+    pub duration: Duration,
+    /// The NFS ops/s the file set is sized for (5.4 MiB per op/s). Default: the --rate if given, else 10.
+    #[arg(long, value_name = "OPS", value_parser = common::rate_arg, allow_hyphen_values = true)]
+    pub claim: Option<f64>,
+    /// on: the file set grows with --claim (LADDIS's rule); off: it is --fileset.
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]
+    pub scaling: bool,
+    /// The file set's size with --scaling off (e.g. 64M, 1G). Default: 64M.
+    #[arg(long, value_name = "SIZE", value_parser = common::size_arg)]
+    pub fileset: Option<u64>,
+    /// The operation mix: nhfsstone (the default, taken as LADDIS's), sfs2 (SPEC SFS 2.0's NFS v2 mix), or a file of 'op percent' lines.
+    #[arg(long, default_value = "nhfsstone", value_name = "NAME|FILE")]
+    pub mix: String,
+    /// Seed of the file sizes and of each process's draws (process k draws stream k).
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub seed: u64,
+    /// Parent of the run's work directory (created and removed by the run); any mounted directory, an NFS mount included.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub load: LoadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+}
+
+impl super::Cmd for Args {
+    fn main(self) -> Result<Status> {
+        main(self)
+    }
+}
+
+fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{s}' is not on or off")),
+    }
+}
+
+/// The mix `--mix` names: a built-in one, or a mix file.
+pub fn mix_arg(s: &str) -> Result<Mix> {
+    match s {
+        "nhfsstone" => Ok(Mix::nhfsstone()),
+        "sfs2" => Ok(Mix::sfs2()),
+        _ => {
+            let path = Path::new(s);
+            let text = match std::fs::read_to_string(path) {
+                Ok(t) => t,
+                Err(e) => crate::usage!(
+                    "--mix {s}: not nhfsstone or sfs2, and no mix file can be read there ({})",
+                    crate::runner::workdir::io_reason(&e)
+                ),
+            };
+            Mix::parse(&text, path).map_err(|e| crate::error::UsageError::new(e.to_string()).into())
+        }
+    }
+}
+
+impl Args {
+    fn options(&self) -> Result<Options> {
+        if self.scaling && self.fileset.is_some() {
+            crate::usage!(
+                "--fileset needs --scaling off; with scaling on the file set is 5.4 MiB per op/s of --claim"
+            );
+        }
+        if self.duration.is_zero() {
+            crate::usage!("--duration must be longer than 0");
+        }
+        Ok(Options {
+            procs: self.procs,
+            claim: self.claim.or(self.load.rate).unwrap_or(DEFAULT_CLAIM),
+            fileset: (!self.scaling).then(|| self.fileset.unwrap_or(DEFAULT_FILESET)),
+            mix: mix_arg(&self.mix)?,
+            seed: self.seed,
+            dir: self.dir.clone(),
+        })
+    }
+}
+
+pub fn main(a: Args) -> Result<Status> {
+    a.out.check()?;
+    let o = a.options()?;
+    o.check().map_err(crate::error::UsageError)?;
+    let rule = StopRule {
+        duration: Some(a.duration),
+        pace: a.load.pace(a.seed)?,
+        ..Default::default()
+    };
+    let bar = Bar::new("laddis", Some(a.duration), None, a.out.progress());
+    let rep = laddis::run(&o, rule, progress::sink(&bar))?;
+    drop(bar);
+    common::finish(&a.out, &rep.result, &report(&o, &rule, &rep))
+}
+
+/// LADDIS's summary, the per-operation table, notes, then iogauge's
+/// details.
+pub fn report(o: &Options, rule: &StopRule, rep: &Report) -> String {
+    let f = &rep.figures;
+    let r = &rep.result;
+    let mut s = String::new();
+    let load = match (rule.pace.rate, rule.pace.think) {
+        (Some(rate), _) => format!("open loop at {rate} ops/s ({})", rule.pace.arrivals.name()),
+        (None, Some(t)) => format!("closed loop, think time {t:?}"),
+        (None, None) => "closed loop, no think time".to_string(),
+    };
+    let _ = writeln!(
+        s,
+        "LADDIS (SPEC SFS 1.0 workload), one load point: {} process{}, {load}, mix {}",
+        o.procs,
+        if o.procs == 1 { "" } else { "es" },
+        o.mix.name()
+    );
+    let _ = writeln!(
+        s,
+        "  throughput:            {:.1} NFS ops/s ({} ops in {:.2} s)",
+        f.ops_per_s, f.nfs_ops, r.elapsed_s
+    );
+    let basis = if f.response_basis == "response" {
+        "response time, from each request's intended start"
+    } else {
+        "service time: closed loop"
+    };
+    let _ = writeln!(
+        s,
+        "  average response time: {:.3} ms ({basis})",
+        f.mean_response_ms
+    );
+    let _ = writeln!(
+        s,
+        "  LADDIS limit met:      {} (average at most {LIMIT_MS} ms)",
+        if f.meets_limit { "yes" } else { "no" }
+    );
+    let _ = writeln!(
+        s,
+        "  file set:              {} in {} files ({} in the working set), {}",
+        fmt_bytes(rep.set.bytes),
+        rep.set.files,
+        rep.set.working_files,
+        if rep.set.scaled {
+            format!("sized for {} ops/s (5.4 MiB per op/s)", rep.set.claim)
+        } else {
+            "--scaling off".to_string()
+        }
+    );
+    let _ = writeln!(
+        s,
+        "  io_time_fraction:      {:.3} (share of the processes' time inside the calls)",
+        f.io_time_fraction
+    );
+    let what = if f.response_basis == "response" {
+        "response"
+    } else {
+        "service"
+    };
+    let _ = writeln!(
+        s,
+        "\nPer NFS operation ({what} times):\n  {:<9} {:>5} {:>8} {:>10} {:>8} {:>10} {:>10}",
+        "op", "mix %", "actual %", "count", "errors", "mean ms", "p90 ms"
+    );
+    for p in &f.per_op {
+        let _ = writeln!(
+            s,
+            "  {:<9} {:>5} {:>8.2} {:>10} {:>8} {:>10.4} {:>10.4}",
+            p.op, p.mix_pct, p.actual_pct, p.count, p.failed, p.mean_ms, p.p90_ms
+        );
+    }
+    s += "\n";
+    if rep.set.scaled && f.ops_per_s > rep.set.claim * 1.0001 && f.nfs_ops > 0 {
+        let _ = writeln!(
+            s,
+            "note: {:.1} ops/s is more than the {} ops/s the file set is sized for; LADDIS reports it only with --claim {} or more ({} of files)",
+            f.ops_per_s,
+            rep.set.claim,
+            f.ops_per_s.ceil(),
+            fmt_bytes((f.ops_per_s.ceil() * FILESET_BYTES_PER_100_OPS as f64 / 100.0) as u64)
+        );
+    }
+    if !rep.set.scaled {
+        s += "note: --scaling off: the file set is not the size LADDIS requires for this load\n";
+    }
+    s += "note: lookups of missing names (35 %) are meant to fail and are counted under errors\n";
+    s += "note: one load point; LADDIS's figure is the highest throughput over a load curve whose average response time is at most 50 ms\n";
+    if !r.complete && signals::interrupted() {
+        s += "note: interrupted; the figures cover what ran\n";
+    }
+    let _ = writeln!(
+        s,
+        "\niogauge details: laddis, {} processes for {:?}, seed {}",
+        o.procs,
+        rule.duration.unwrap_or_default(),
+        o.seed
+    );
+    s += &text::render(r);
+    s
+}
+
+/// 4 processes, closed loop, an 8 MiB set, for 2 s (1 s with --quick): one
+/// row in NFS ops/s.
+pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
+    let o = Options {
+        fileset: Some(8 << 20),
+        ..Options::new(ctx.dir)
+    };
+    let d = Duration::from_secs(if ctx.quick { 1 } else { 2 });
+    let rule = StopRule {
+        duration: Some(d),
+        ..Default::default()
+    };
+    let bar = Bar::new("laddis", Some(d), None, ctx.progress);
+    let rep = laddis::run(&o, rule, progress::sink(&bar))?;
+    drop(bar);
+    if let Some(e) = &rep.result.error {
+        anyhow::bail!("laddis: {e}");
+    }
+    emit(Row::metric(
+        "laddis (4 procs, nhfsstone mix, closed loop)",
+        "nfs_ops_per_s",
+        "ops/s",
+        rep.result,
+    ));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_survey_form_gives_one_row_in_ops_per_s_and_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Ctx {
+            dir: dir.path(),
+            quick: true,
+            per: Duration::from_secs(1),
+            direct_ok: false,
+            out: dir.path(),
+            keep_out: false,
+            progress: false,
+        };
+        let mut rows = Vec::new();
+        survey(&ctx, &mut |r| rows.push(r)).unwrap();
+        assert_eq!(rows.len(), 1);
+        let row = &rows[0];
+        assert_eq!(row.unit, "ops/s");
+        assert!(row.figure > 0.0);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn mixes_are_named_or_read_from_a_file() {
+        assert_eq!(mix_arg("nhfsstone").unwrap(), Mix::nhfsstone());
+        assert_eq!(mix_arg("sfs2").unwrap(), Mix::sfs2());
+        let d = tempfile::tempdir().unwrap();
+        let f = d.path().join("m.mix");
+        std::fs::write(&f, "lookup 60\nread 40\n").unwrap();
+        assert_eq!(
+            mix_arg(f.to_str().unwrap())
+                .unwrap()
+                .weight(crate::suites::laddis::mix::NfsOp::Read),
+            40
+        );
+        std::fs::write(&f, "lookup 60\nread forty\n").unwrap();
+        let e = mix_arg(f.to_str().unwrap()).unwrap_err();
+        assert!(crate::error::is_usage(&e));
+        assert!(e.to_string().contains("m.mix:2: bad percentage"), "{e}");
+        let e = mix_arg("nosuch").unwrap_err();
+        assert!(
+            crate::error::is_usage(&e) && e.to_string().contains("--mix nosuch"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,1053 @@
+//! One LADDIS load point: `procs` load-generating processes (threads here)
+//! draw NFS operations from the mix and issue each as the local system call
+//! a client turns into it, on a file set made untimed beforehand.
+//!
+//! ```text
+//!   Setup (space for the set and its 10 % growth, descriptors for the
+//!          working set)
+//!     └─ fileset::build (untimed): files, directories, links, names
+//!   runner: procs × { next_request; draw an op; its local call } until
+//!           the time is up, at --rate (open loop) or back to back
+//!   the work directory is removed
+//! ```
+//!
+//! Each request is one NFS operation. The runner records it under the
+//! nearest [`OpKind`] (lookup, getattr, setattr, readlink and fsstat as
+//! `stat`; read; write as `write` or `append`; create, link, symlink and
+//! mkdir as `create`; remove and rmdir as `delete`; rename; readdir), and
+//! each worker also keeps its own statistics per NFS operation, handed back
+//! through [`Worker::finish`]. Operations without a local call (null, root,
+//! wrcache) are counted as issued, with a time of 0, and nothing is called.
+//!
+//! The figures: NFS ops/s and the average response time (in an open loop
+//! from each request's intended start, else the service time); LADDIS's
+//! single figure is the highest throughput whose average response time is
+//! at most 50 ms, so the report says whether this point meets it.
+
+use super::fileset::{self, FAILED_LOOKUP_PERCENT, Plan, ProcSet};
+use super::mix::{APPEND_SHARE, BLOCK_BYTES, Mix, NfsOp, fileset_bytes, transfer_size};
+use crate::data::fill_random;
+use crate::error::UsageError;
+use crate::measure::clock::now_ns;
+use crate::measure::{KindStats, OpKind};
+use crate::report::RunResult;
+use crate::runner::{self, Ctx, Progress, Setup, StopRule, Worker};
+use crate::units::fmt_bytes;
+use crate::workload::{Prng, below, worker_rng};
+use anyhow::{Context, Result};
+use rand_xoshiro::rand_core::Rng;
+use rustix::fd::OwnedFd;
+use rustix::fs::{AtFlags, CWD, Mode, OFlags, Timespec, Timestamps};
+use rustix::io::Errno;
+use serde::{Deserialize, Serialize};
+use std::ffi::CString;
+use std::mem::MaybeUninit;
+use std::path::{Path, PathBuf};
+
+/// LADDIS's response-time limit: its single figure is the highest
+/// throughput whose average response time is at most this.
+pub const LIMIT_MS: f64 = 50.0;
+/// Most load-generating processes.
+pub const MAX_PROCS: usize = 1024;
+/// The load a file set is sized for when none is given: 10 NFS ops/s.
+pub const DEFAULT_CLAIM: f64 = 10.0;
+/// The set's size with `--scaling off` when none is given.
+pub const DEFAULT_FILESET: u64 = 64 << 20;
+/// Descriptors a process holds beside its working set (a directory read,
+/// a create, the syncfs).
+const SPARE_FDS: u64 = 4;
+
+/// One load point as asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Load-generating processes (one thread each).
+    pub procs: usize,
+    /// The NFS ops/s the file set is sized for (5.4 MiB each).
+    pub claim: f64,
+    /// `Some(bytes)`: the set's size, not scaled with the claim
+    /// (`--scaling off`).
+    pub fileset: Option<u64>,
+    pub mix: Mix,
+    pub seed: u64,
+    /// Parent of the work directory.
+    pub dir: PathBuf,
+}
+
+impl Options {
+    /// 4 processes, a set sized for 10 ops/s, the nhfsstone mix.
+    pub fn new(dir: &Path) -> Options {
+        Options {
+            procs: 4,
+            claim: DEFAULT_CLAIM,
+            fileset: None,
+            mix: Mix::nhfsstone(),
+            seed: 1,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// The file set's size in bytes.
+    pub fn fileset_bytes(&self) -> u64 {
+        self.fileset.unwrap_or_else(|| fileset_bytes(self.claim))
+    }
+
+    /// Refuse what cannot run, naming the flag to change.
+    pub fn check(&self) -> Result<(), String> {
+        if self.procs == 0 || self.procs > MAX_PROCS {
+            return Err(format!(
+                "--procs {}: 1 to {MAX_PROCS} processes",
+                self.procs
+            ));
+        }
+        if !(self.claim.is_finite() && self.claim > 0.0) {
+            return Err(format!(
+                "--claim {}: give the NFS ops/s the file set is sized for, above 0",
+                self.claim
+            ));
+        }
+        let bytes = self.fileset_bytes();
+        let least = fileset::MIN_BYTES_PER_PROC * self.procs as u64;
+        if bytes < least {
+            let what = match self.fileset {
+                Some(_) => "--fileset".to_string(),
+                None => format!("--claim {} (5.4 MiB per op/s)", self.claim),
+            };
+            return Err(format!(
+                "{what} gives a file set of {}, less than the {} that {} processes need (64 KiB each); give a larger set or fewer --procs",
+                fmt_bytes(bytes),
+                fmt_bytes(least),
+                self.procs
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a process does with a pool of names that may or may not exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Slot {
+    Absent,
+    File,
+    Link,
+    Symlink,
+}
+
+/// One NFS operation's statistics in one process.
+#[derive(Debug)]
+struct OpStats {
+    service: KindStats,
+    /// Open loop: from the request's intended start.
+    response: KindStats,
+    /// Calls that returned an error (failed lookups are meant to).
+    failed: u64,
+}
+
+/// One load-generating process.
+struct Client {
+    set: ProcSet,
+    /// The working set, open for reading and writing.
+    fds: Vec<OwnedFd>,
+    /// Each working file's length now and at the start.
+    len: Vec<u64>,
+    base: Vec<u64>,
+    /// Bytes appends added, and how many they may add.
+    grown: u64,
+    growth_limit: u64,
+    names: Vec<Slot>,
+    empty: Vec<bool>,
+    mix: Mix,
+    rng: Prng,
+    wbuf: Vec<u8>,
+    rbuf: Vec<u8>,
+    dbuf: Vec<MaybeUninit<u8>>,
+    lbuf: Vec<u8>,
+    ops: Vec<Option<Box<OpStats>>>,
+    open_loop: bool,
+}
+
+/// The op kinds a process records.
+const KINDS: &[OpKind] = &[
+    OpKind::Stat,
+    OpKind::Read,
+    OpKind::Write,
+    OpKind::Append,
+    OpKind::Create,
+    OpKind::Delete,
+    OpKind::Rename,
+    OpKind::Readdir,
+];
+
+/// The kind the runner records an NFS operation under.
+pub fn kind_of(op: NfsOp, append: bool) -> Option<OpKind> {
+    Some(match op {
+        NfsOp::Null | NfsOp::Root | NfsOp::WrCache => return None,
+        NfsOp::GetAttr | NfsOp::SetAttr | NfsOp::Lookup | NfsOp::ReadLink | NfsOp::FsStat => {
+            OpKind::Stat
+        }
+        NfsOp::Read => OpKind::Read,
+        NfsOp::Write if append => OpKind::Append,
+        NfsOp::Write => OpKind::Write,
+        NfsOp::Create | NfsOp::Link | NfsOp::Symlink | NfsOp::Mkdir => OpKind::Create,
+        NfsOp::Remove | NfsOp::Rmdir => OpKind::Delete,
+        NfsOp::Rename => OpKind::Rename,
+        NfsOp::ReadDir => OpKind::Readdir,
+    })
+}
+
+/// A finished call: its outcome, service time and end.
+struct Done {
+    kind: OpKind,
+    lat_ns: u64,
+    done_ns: u64,
+    bytes: u64,
+    failed: bool,
+}
+
+/// Whether `r` failed with an error the call was expected to meet
+/// (`Ok(true)`), succeeded (`Ok(false)`) or failed otherwise (`Err`).
+fn outcome<T>(r: rustix::io::Result<T>, expected: &[Errno], what: &CString) -> Result<bool> {
+    match r {
+        Ok(_) => Ok(false),
+        Err(e) if expected.contains(&e) => Ok(true),
+        Err(e) => {
+            Err(std::io::Error::from(e)).with_context(|| format!("{}", what.to_string_lossy()))
+        }
+    }
+}
+
+impl Client {
+    fn new(set: ProcSet, mix: &Mix, rng: Prng, seed: u64, open_loop: bool) -> Result<Client> {
+        let mut fds = Vec::with_capacity(set.working.len());
+        for &w in &set.working {
+            let p = &set.files[w];
+            let fd = rustix::fs::open(p.as_c_str(), OFlags::RDWR | OFlags::CLOEXEC, Mode::empty())
+                .map_err(std::io::Error::from)
+                .with_context(|| format!("opening {}", p.to_string_lossy()))?;
+            fds.push(fd);
+        }
+        let base: Vec<u64> = set.working.iter().map(|&w| set.sizes[w]).collect();
+        let total: u64 = set.sizes.iter().sum();
+        let mut wbuf = vec![0u8; 64 * 1024];
+        fill_random(&mut wbuf, seed);
+        let names = (0..set.names.len())
+            .map(|k| {
+                if fileset::exists_at_start(k) {
+                    Slot::File
+                } else {
+                    Slot::Absent
+                }
+            })
+            .collect();
+        let empty = (0..set.empty_dirs.len())
+            .map(fileset::exists_at_start)
+            .collect();
+        let ops = NfsOp::ALL
+            .iter()
+            .map(|&op| {
+                (mix.weight(op) > 0).then(|| {
+                    Box::new(OpStats {
+                        service: KindStats::new(),
+                        response: KindStats::new(),
+                        failed: 0,
+                    })
+                })
+            })
+            .collect();
+        Ok(Client {
+            fds,
+            len: base.clone(),
+            base,
+            grown: 0,
+            growth_limit: (total * fileset::DELTA_PERCENT / 100).max(u64::from(BLOCK_BYTES)),
+            names,
+            empty,
+            mix: mix.clone(),
+            rng,
+            wbuf,
+            rbuf: vec![0u8; BLOCK_BYTES as usize],
+            dbuf: vec![MaybeUninit::uninit(); 32 * 1024],
+            lbuf: vec![0u8; 4096],
+            ops,
+            open_loop,
+            set,
+        })
+    }
+
+    fn pick(&mut self, n: usize) -> usize {
+        below(&mut self.rng, n as u64) as usize
+    }
+
+    /// A slot of `pool` that `want` accepts, searched from a random start
+    /// (as SFS picks its files); `None` when there is none.
+    fn find<T: Copy>(rng: &mut Prng, pool: &[T], want: impl Fn(T) -> bool) -> Option<usize> {
+        let n = pool.len();
+        if n == 0 {
+            return None;
+        }
+        let start = below(rng, n as u64) as usize;
+        (0..n).map(|k| (start + k) % n).find(|&i| want(pool[i]))
+    }
+
+    /// Issue one NFS operation; `None` for one without a local call.
+    fn call(&mut self, op: NfsOp) -> Result<Option<Done>> {
+        let kind = match kind_of(op, false) {
+            Some(k) => k,
+            None => return Ok(None),
+        };
+        let (start, failed) = match op {
+            NfsOp::Null | NfsOp::Root | NfsOp::WrCache => return Ok(None),
+            NfsOp::Lookup => {
+                if below(&mut self.rng, 100) < FAILED_LOOKUP_PERCENT {
+                    let i = self.pick(self.set.missing.len());
+                    let p = &self.set.missing[i];
+                    let t = now_ns();
+                    let r = rustix::fs::stat(p.as_c_str());
+                    return self.done(kind, t, 0, outcome(r, &[Errno::NOENT], p)?);
+                }
+                let i = self.pick(self.set.files.len());
+                let p = &self.set.files[i];
+                let t = now_ns();
+                let r = rustix::fs::stat(p.as_c_str());
+                return self.done(kind, t, 0, outcome(r, &[], p)?);
+            }
+            NfsOp::GetAttr => {
+                let w = self.pick(self.fds.len());
+                let t = now_ns();
+                let r = rustix::fs::fstat(&self.fds[w]);
+                return self.done(
+                    kind,
+                    t,
+                    0,
+                    outcome(r, &[], &self.set.files[self.set.working[w]])?,
+                );
+            }
+            NfsOp::SetAttr => {
+                let i = self.pick(self.set.files.len());
+                let chmod = self.rng.next_u64() & 1 == 0;
+                let p = &self.set.files[i];
+                let t = now_ns();
+                let r = if chmod {
+                    rustix::fs::chmod(p.as_c_str(), Mode::from_raw_mode(0o640 | (i as u32 & 4)))
+                } else {
+                    let now = Timespec {
+                        tv_sec: 0,
+                        tv_nsec: rustix::fs::UTIME_NOW,
+                    };
+                    let ts = Timestamps {
+                        last_access: now,
+                        last_modification: now,
+                    };
+                    rustix::fs::utimensat(CWD, p.as_c_str(), &ts, AtFlags::empty())
+                };
+                return self.done(kind, t, 0, outcome(r, &[], p)?);
+            }
+            NfsOp::ReadLink => {
+                let i = self.pick(self.set.symlinks.len());
+                let p = &self.set.symlinks[i];
+                let t = now_ns();
+                let r = rustix::fs::readlinkat_raw(CWD, p.as_c_str(), &mut self.lbuf[..]);
+                return self.done(kind, t, 0, outcome(r, &[], p)?);
+            }
+            NfsOp::Read => {
+                let w = self.pick(self.fds.len());
+                let n = u64::from(transfer_size(self.rng.next_u64()));
+                let len = self.len[w];
+                let off = if len > n {
+                    below(&mut self.rng, (len - n) / 1024 + 1) * 1024
+                } else {
+                    0
+                };
+                let t = now_ns();
+                let r = rustix::io::pread(&self.fds[w], &mut self.rbuf[..n as usize], off);
+                let end = now_ns();
+                let p = &self.set.files[self.set.working[w]];
+                let got = match r {
+                    Ok(k) => k as u64,
+                    Err(e) => {
+                        return Err(std::io::Error::from(e))
+                            .with_context(|| format!("reading {}", p.to_string_lossy()));
+                    }
+                };
+                return Ok(Some(Done {
+                    kind,
+                    lat_ns: end.saturating_sub(t),
+                    done_ns: end,
+                    bytes: got,
+                    failed: false,
+                }));
+            }
+            NfsOp::Write => {
+                let w = self.pick(self.fds.len());
+                let n = u64::from(transfer_size(self.rng.next_u64()));
+                let append = unit(&mut self.rng) < APPEND_SHARE;
+                if append && self.grown + n > self.growth_limit {
+                    // hold the set within its growth: cut this file back
+                    let extra = self.len[w] - self.base[w];
+                    if extra > 0 {
+                        rustix::fs::ftruncate(&self.fds[w], self.base[w])
+                            .map_err(std::io::Error::from)
+                            .context("cutting a file back to its starting length")?;
+                        self.grown -= extra;
+                        self.len[w] = self.base[w];
+                    }
+                }
+                let len = self.len[w];
+                let off = if append {
+                    len
+                } else if len > n {
+                    below(&mut self.rng, (len - n) / 1024 + 1) * 1024
+                } else {
+                    0
+                };
+                let s = self.pick(self.wbuf.len() - n as usize + 1);
+                let kind = if append {
+                    OpKind::Append
+                } else {
+                    OpKind::Write
+                };
+                let t = now_ns();
+                let r = rustix::io::pwrite(&self.fds[w], &self.wbuf[s..s + n as usize], off);
+                let end = now_ns();
+                let k = match r {
+                    Ok(k) => k as u64,
+                    Err(e) => {
+                        let p = &self.set.files[self.set.working[w]];
+                        return Err(std::io::Error::from(e))
+                            .with_context(|| format!("writing {}", p.to_string_lossy()));
+                    }
+                };
+                let new_len = len.max(off + k);
+                self.grown += new_len - len;
+                self.len[w] = new_len;
+                return Ok(Some(Done {
+                    kind,
+                    lat_ns: end.saturating_sub(t),
+                    done_ns: end,
+                    bytes: k,
+                    failed: false,
+                }));
+            }
+            NfsOp::Create => {
+                let (i, flags) = match Self::find(&mut self.rng, &self.names, |s| s == Slot::Absent)
+                {
+                    Some(i) => (i, OFlags::EXCL),
+                    // every name exists: re-create an empty one (NFS v2's
+                    // CREATE of an existing name truncates it)
+                    None => match Self::find(&mut self.rng, &self.names, |s| s == Slot::File) {
+                        Some(i) => (i, OFlags::TRUNC),
+                        None => (self.pick(self.names.len()), OFlags::EXCL),
+                    },
+                };
+                let p = &self.set.names[i];
+                let t = now_ns();
+                let r = rustix::fs::open(
+                    p.as_c_str(),
+                    OFlags::CREATE | OFlags::WRONLY | OFlags::CLOEXEC | flags,
+                    Mode::from_raw_mode(0o644),
+                )
+                .map(drop);
+                let failed = outcome(r, &[Errno::EXIST], p)?;
+                if !failed {
+                    self.names[i] = Slot::File;
+                }
+                (t, failed)
+            }
+            NfsOp::Remove => {
+                let i = Self::find(&mut self.rng, &self.names, |s| s != Slot::Absent)
+                    .unwrap_or_else(|| self.pick(self.names.len()));
+                let p = &self.set.names[i];
+                let t = now_ns();
+                let r = rustix::fs::unlink(p.as_c_str());
+                let failed = outcome(r, &[Errno::NOENT], p)?;
+                self.names[i] = Slot::Absent;
+                (t, failed)
+            }
+            NfsOp::Rename => {
+                let from = Self::find(&mut self.rng, &self.names, |s| s != Slot::Absent)
+                    .unwrap_or_else(|| self.pick(self.names.len()));
+                // to a name that does not exist, else onto another that does
+                let to = Self::find(&mut self.rng, &self.names, |s| s == Slot::Absent)
+                    .or_else(|| {
+                        let n = self.names.len();
+                        (n > 1).then(|| (from + 1 + self.pick(n - 1)) % n)
+                    })
+                    .unwrap_or(from);
+                let (a, b) = (&self.set.names[from], &self.set.names[to]);
+                let t = now_ns();
+                let r = rustix::fs::rename(a.as_c_str(), b.as_c_str());
+                let failed = outcome(r, &[Errno::NOENT], a)?;
+                if !failed && from != to {
+                    self.names[to] = self.names[from];
+                    self.names[from] = Slot::Absent;
+                }
+                (t, failed)
+            }
+            NfsOp::Link | NfsOp::Symlink => {
+                let i = Self::find(&mut self.rng, &self.names, |s| s == Slot::Absent)
+                    .unwrap_or_else(|| self.pick(self.names.len()));
+                let j = self.pick(self.set.files.len());
+                let (target, p) = (&self.set.files[j], &self.set.names[i]);
+                let t = now_ns();
+                let r = if op == NfsOp::Link {
+                    rustix::fs::link(target.as_c_str(), p.as_c_str())
+                } else {
+                    rustix::fs::symlink(target.as_c_str(), p.as_c_str())
+                };
+                let failed = outcome(r, &[Errno::EXIST], p)?;
+                if !failed {
+                    self.names[i] = if op == NfsOp::Link {
+                        Slot::Link
+                    } else {
+                        Slot::Symlink
+                    };
+                }
+                (t, failed)
+            }
+            NfsOp::Mkdir | NfsOp::Rmdir => {
+                let make = op == NfsOp::Mkdir;
+                let i = Self::find(&mut self.rng, &self.empty, |e| e != make)
+                    .unwrap_or_else(|| self.pick(self.empty.len()));
+                let p = &self.set.empty_dirs[i];
+                let t = now_ns();
+                let r = if make {
+                    rustix::fs::mkdir(p.as_c_str(), Mode::from_raw_mode(0o755))
+                } else {
+                    rustix::fs::rmdir(p.as_c_str())
+                };
+                let failed = outcome(r, &[Errno::EXIST, Errno::NOENT], p)?;
+                self.empty[i] = make;
+                (t, failed)
+            }
+            NfsOp::ReadDir => {
+                let i = self.pick(self.set.dirs.len());
+                let p = &self.set.dirs[i];
+                let t = now_ns();
+                let r = read_dir(p, &mut self.dbuf);
+                let failed = outcome(r, &[], p)?;
+                (t, failed)
+            }
+            NfsOp::FsStat => {
+                let p = &self.set.root;
+                let t = now_ns();
+                let r = rustix::fs::statvfs(p.as_c_str());
+                let failed = outcome(r, &[], p)?;
+                (t, failed)
+            }
+        };
+        self.done(kind, start, 0, failed)
+    }
+
+    /// A metadata call that began at `t` ends now.
+    fn done(&self, kind: OpKind, t: u64, bytes: u64, failed: bool) -> Result<Option<Done>> {
+        let end = now_ns();
+        Ok(Some(Done {
+            kind,
+            lat_ns: end.saturating_sub(t),
+            done_ns: end,
+            bytes,
+            failed,
+        }))
+    }
+
+    fn record(&mut self, ctx: &mut Ctx, op: NfsOp, d: Option<Done>) {
+        let Some(s) = self.ops[op.index()].as_deref_mut() else {
+            return;
+        };
+        let Some(d) = d else {
+            // no local call: issued, at no cost
+            s.service.record(0, 0);
+            if self.open_loop {
+                s.response.record(0, 0);
+            }
+            return;
+        };
+        // the runner's response histogram of the kind gains exactly this
+        // op's response time: read it off the exact sum
+        let before = if self.open_loop {
+            response_sum(ctx, d.kind)
+        } else {
+            0
+        };
+        ctx.record_op(d.kind, d.lat_ns, d.bytes, d.done_ns);
+        s.service.record(d.lat_ns, d.bytes);
+        if self.open_loop {
+            let resp = response_sum(ctx, d.kind).saturating_sub(before);
+            s.response.record(resp as u64, 0);
+        }
+        s.failed += u64::from(d.failed);
+    }
+}
+
+fn unit(r: &mut Prng) -> f64 {
+    crate::workload::unit_f64(r)
+}
+
+fn response_sum(ctx: &Ctx, kind: OpKind) -> u128 {
+    ctx.stats.response(kind).map_or(0, |k| k.sum_ns)
+}
+
+/// Read a whole directory (open, every entry, close).
+fn read_dir(p: &CString, buf: &mut [MaybeUninit<u8>]) -> rustix::io::Result<usize> {
+    let fd = rustix::fs::open(
+        p.as_c_str(),
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let mut dir = rustix::fs::RawDir::new(&fd, buf);
+    let mut n = 0;
+    while let Some(e) = dir.next() {
+        e?;
+        n += 1;
+    }
+    Ok(n)
+}
+
+impl Worker for Client {
+    fn kinds(&self) -> &[OpKind] {
+        KINDS
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        while ctx.next_request() {
+            let op = self.mix.choose(self.rng.next_u64());
+            let d = self.call(op)?;
+            self.record(ctx, op, d);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> serde_json::Value {
+        let v: Vec<OpWire> = NfsOp::ALL
+            .iter()
+            .filter_map(|&op| {
+                let s = self.ops[op.index()].as_deref()?;
+                Some(OpWire {
+                    op: op.name().to_string(),
+                    failed: s.failed,
+                    service: Wire::of(&s.service),
+                    response: self.open_loop.then(|| Wire::of(&s.response)),
+                })
+            })
+            .collect();
+        serde_json::to_value(v).unwrap_or_default()
+    }
+}
+
+/// A [`KindStats`] as plain data (histograms as their non-empty buckets).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Wire {
+    count: u64,
+    bytes: u64,
+    sum_ns: String,
+    sumsq_ns: String,
+    min_ns: u64,
+    max_ns: u64,
+    buckets: Vec<(u64, u64)>,
+}
+
+impl Wire {
+    fn of(k: &KindStats) -> Wire {
+        Wire {
+            count: k.count,
+            bytes: k.bytes,
+            sum_ns: k.sum_ns.to_string(),
+            sumsq_ns: k.sumsq_ns.to_string(),
+            min_ns: k.min_ns,
+            max_ns: k.max_ns,
+            buckets: k
+                .hist
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect(),
+        }
+    }
+
+    fn stats(&self) -> KindStats {
+        let mut k = KindStats::new();
+        k.count = self.count;
+        k.bytes = self.bytes;
+        k.sum_ns = self.sum_ns.parse().unwrap_or(0);
+        k.sumsq_ns = self.sumsq_ns.parse().unwrap_or(0);
+        k.min_ns = self.min_ns;
+        k.max_ns = self.max_ns;
+        for &(v, n) in &self.buckets {
+            k.record_hist_n(v, n);
+        }
+        k
+    }
+}
+
+/// One NFS operation as a process hands it back.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct OpWire {
+    op: String,
+    failed: u64,
+    service: Wire,
+    response: Option<Wire>,
+}
+
+/// One NFS operation's line of the report.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct OpFigure {
+    pub op: String,
+    /// Its share of the mix, percent.
+    pub mix_pct: u32,
+    /// Its share of the operations issued, percent.
+    pub actual_pct: f64,
+    pub count: u64,
+    /// Calls that returned an error (lookups of missing names are meant to).
+    pub failed: u64,
+    /// Response time in an open loop, else service time.
+    pub mean_ms: f64,
+    pub p90_ms: f64,
+}
+
+/// The figures of a load point.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Figures {
+    /// NFS operations issued (those without a local call included).
+    pub nfs_ops: u64,
+    pub ops_per_s: f64,
+    /// Average response time, ms: from the intended start in an open loop,
+    /// else the service time.
+    pub mean_response_ms: f64,
+    /// `response` (open loop) or `service` (closed loop).
+    pub response_basis: &'static str,
+    /// Whether the average response time is at most 50 ms (false when
+    /// nothing ran).
+    pub meets_limit: bool,
+    pub per_op: Vec<OpFigure>,
+    pub io_time_fraction: f64,
+}
+
+/// Merge what the processes handed back, per NFS operation.
+fn merge_ops(extras: &[serde_json::Value]) -> Vec<(NfsOp, KindStats, Option<KindStats>, u64)> {
+    let mut out: Vec<(NfsOp, KindStats, Option<KindStats>, u64)> = Vec::new();
+    for x in extras {
+        let Ok(v) = serde_json::from_value::<Vec<OpWire>>(x.clone()) else {
+            continue;
+        };
+        for w in v {
+            let Some(op) = NfsOp::from_name(&w.op) else {
+                continue;
+            };
+            let svc = w.service.stats();
+            let resp = w.response.as_ref().map(Wire::stats);
+            match out.iter_mut().find(|e| e.0 == op) {
+                Some(e) => {
+                    e.1.merge(&svc);
+                    if let Some(r) = &resp {
+                        e.2.get_or_insert_with(KindStats::new).merge(r);
+                    }
+                    e.3 += w.failed;
+                }
+                None => out.push((op, svc, resp, w.failed)),
+            }
+        }
+    }
+    out.sort_by_key(|e| e.0);
+    out
+}
+
+impl Figures {
+    fn of(mix: &Mix, result: &RunResult, extras: &[serde_json::Value]) -> Figures {
+        let ms = |ns: f64| ns / 1e6;
+        let open = result.summary.open_loop.is_some();
+        let ops = merge_ops(extras);
+        let nfs_ops: u64 = ops.iter().map(|e| e.1.count).sum();
+        let per_op = NfsOp::ALL
+            .iter()
+            .filter(|&&op| mix.weight(op) > 0)
+            .map(|&op| {
+                let e = ops.iter().find(|e| e.0 == op);
+                let count = e.map_or(0, |e| e.1.count);
+                let k = e.and_then(|e| if open { e.2.as_ref() } else { Some(&e.1) });
+                OpFigure {
+                    op: op.name().to_string(),
+                    mix_pct: mix.weight(op),
+                    actual_pct: if nfs_ops > 0 {
+                        count as f64 * 100.0 / nfs_ops as f64
+                    } else {
+                        0.0
+                    },
+                    count,
+                    failed: e.map_or(0, |e| e.3),
+                    mean_ms: k.map_or(0.0, |k| ms(k.mean_ns())),
+                    p90_ms: k.map_or(0.0, |k| ms(k.percentile_ns(90.0) as f64)),
+                }
+            })
+            .collect();
+        // the average over every op the runner recorded (ops without a
+        // local call count with a time of 0)
+        let sum_ns: f64 = result
+            .ops
+            .values()
+            .map(|o| {
+                let mean = match (&o.response_ns, open) {
+                    (Some(r), true) => r.mean,
+                    _ => o.latency_ns.mean,
+                };
+                mean * o.count as f64
+            })
+            .sum();
+        let mean_response_ms = if nfs_ops > 0 {
+            ms(sum_ns / nfs_ops as f64)
+        } else {
+            0.0
+        };
+        Figures {
+            nfs_ops,
+            ops_per_s: if result.elapsed_s > 0.0 {
+                nfs_ops as f64 / result.elapsed_s
+            } else {
+                0.0
+            },
+            mean_response_ms,
+            response_basis: if open { "response" } else { "service" },
+            meets_limit: nfs_ops > 0 && mean_response_ms <= LIMIT_MS,
+            per_op,
+            io_time_fraction: result.summary.io_time_fraction,
+        }
+    }
+}
+
+/// What the file set was.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct SetInfo {
+    pub bytes: u64,
+    pub files: usize,
+    pub working_files: usize,
+    pub scaled: bool,
+    pub claim: f64,
+}
+
+/// What a run gives.
+pub struct Report {
+    /// The document `--json` writes.
+    pub result: RunResult,
+    pub figures: Figures,
+    pub set: SetInfo,
+}
+
+/// Run one load point as `o` says, under `rule` (its duration and pace:
+/// back to back, with think time, or at a rate). Nothing is left behind.
+pub fn run(o: &Options, rule: StopRule, progress: &dyn Progress) -> Result<Report> {
+    o.check().map_err(UsageError)?;
+    rule.pace.check().map_err(UsageError)?;
+    let bytes = o.fileset_bytes();
+    let plan: Plan = fileset::plan(bytes, o.procs, o.seed);
+    let set = SetInfo {
+        bytes,
+        files: plan.files(),
+        working_files: plan.working_files(),
+        scaled: o.fileset.is_none(),
+        claim: o.claim,
+    };
+    let config = serde_json::json!({
+        "procs": o.procs,
+        "claim_ops_per_s": o.claim,
+        "scaling": o.fileset.is_none(),
+        "fileset_bytes": bytes,
+        "mix": o.mix.name(),
+        "mix_table": NfsOp::ALL
+            .iter()
+            .filter(|&&op| o.mix.weight(op) > 0)
+            .map(|&op| (op.name().to_string(), serde_json::Value::from(o.mix.weight(op))))
+            .collect::<serde_json::Map<_, _>>(),
+        "duration_s": rule.duration.map(|d| d.as_secs_f64()),
+        "rate": rule.pace.rate,
+        "arrivals": rule.pace.arrivals.name(),
+        "thinktime_s": rule.pace.think.map(|t| t.as_secs_f64()),
+        "seed": o.seed,
+    });
+    // the set, its growth, and a 4 KiB block for every other entry
+    let data = bytes + bytes * fileset::DELTA_PERCENT / 100 + plan.other_entries() as u64 * 4096;
+    let session = Setup::new("laddis", &o.dir)
+        .data(data)
+        .workers(o.procs, plan.max_working() as u64 + SPARE_FDS, false)
+        .config(&config)
+        .begin()?;
+    progress.status(&format!(
+        "creating the file set: {} in {} files (untimed)",
+        fmt_bytes(bytes),
+        set.files
+    ));
+    let empty = |session: runner::Session, set: SetInfo| Report {
+        result: session.interrupted(),
+        figures: Figures::default(),
+        set,
+    };
+    let Some(sets) = fileset::build(session.dir(), &plan, o.seed)? else {
+        return Ok(empty(session, set));
+    };
+    let open_loop = rule.pace.is_open();
+    let mut clients = Vec::with_capacity(o.procs);
+    for (i, s) in sets.into_iter().enumerate() {
+        let rng = worker_rng(o.seed, i);
+        clients.push(Client::new(s, &o.mix, rng, o.seed ^ i as u64, open_loop)?);
+    }
+    if runner::signals::interrupted() {
+        return Ok(empty(session, set));
+    }
+    progress.status(&format!("{} processes", o.procs));
+    let outcome = runner::run(rule, clients, progress);
+    let mut result = session.finish(&outcome);
+    let figures = Figures::of(&o.mix, &result, &outcome.extras);
+    result.metric("nfs_ops", figures.nfs_ops);
+    result.metric("nfs_ops_per_s", figures.ops_per_s);
+    result.metric("mean_response_ms", figures.mean_response_ms);
+    result.metric("response_basis", figures.response_basis);
+    result.metric("meets_50ms", figures.meets_limit);
+    result.metric("per_op", &figures.per_op);
+    result.metric("procs", o.procs);
+    result.metric("claim_ops_per_s", o.claim);
+    result.metric("fileset_bytes", bytes);
+    result.metric("files", set.files);
+    result.metric("working_set_files", set.working_files);
+    result.metric("mix", o.mix.name());
+    Ok(Report {
+        result,
+        figures,
+        set,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runner::NoProgress;
+    use crate::suites::laddis::mix::NOPS;
+    use rand_xoshiro::rand_core::SeedableRng;
+    use std::time::Duration;
+
+    /// The op a process draws follows the mix, within 1 % over 10 000 draws.
+    #[test]
+    fn the_op_drawn_follows_the_mix() {
+        for mix in [Mix::nhfsstone(), Mix::sfs2()] {
+            let mut rng = worker_rng(7, 0);
+            let mut counts = [0u32; NOPS];
+            for _ in 0..10_000 {
+                counts[mix.choose(rng.next_u64()).index()] += 1;
+            }
+            for op in NfsOp::ALL {
+                let got = f64::from(counts[op.index()]) / 10_000.0;
+                assert!(
+                    (got - mix.share(op)).abs() <= 0.01,
+                    "{}: {op} {got}",
+                    mix.name()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_op_maps_to_a_kind_unless_it_has_no_local_call() {
+        for op in NfsOp::ALL {
+            assert_eq!(kind_of(op, false).is_some(), op.has_local_call(), "{op}");
+        }
+        assert_eq!(kind_of(NfsOp::Write, true), Some(OpKind::Append));
+        assert_eq!(kind_of(NfsOp::Lookup, false), Some(OpKind::Stat));
+        for op in NfsOp::ALL {
+            if let Some(k) = kind_of(op, false) {
+                assert!(KINDS.contains(&k), "{op}: {k:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_options_are_refused() {
+        let o = Options::new(Path::new("."));
+        o.check().unwrap();
+        for b in [
+            Options {
+                procs: 0,
+                ..o.clone()
+            },
+            Options {
+                claim: 0.0,
+                ..o.clone()
+            },
+            Options {
+                claim: f64::NAN,
+                ..o.clone()
+            },
+            Options {
+                fileset: Some(1000),
+                ..o.clone()
+            },
+            Options {
+                claim: 0.01,
+                ..o.clone()
+            },
+        ] {
+            assert!(b.check().is_err(), "{b:?}");
+        }
+        assert_eq!(o.fileset_bytes(), fileset_bytes(10.0));
+    }
+
+    /// A process runs every operation of every kind against a real set,
+    /// and keeps the set's names and sizes consistent with its records.
+    #[test]
+    fn every_operation_runs_and_the_set_stays_whole() {
+        let d = tempfile::tempdir().unwrap();
+        let plan = fileset::plan(1 << 20, 1, 9);
+        let sets = fileset::build(d.path(), &plan, 9).unwrap().unwrap();
+        let text: String = NfsOp::ALL
+            .iter()
+            .filter(|op| op.has_local_call())
+            .map(|op| format!("{op} {}\n", if *op == NfsOp::Lookup { 26 } else { 5 }))
+            .collect();
+        let mix = Mix::parse(&format!("{text}null 4\n"), Path::new("all.mix")).unwrap();
+        let c = Client::new(
+            sets.into_iter().next().unwrap(),
+            &mix,
+            Prng::seed_from_u64(1),
+            1,
+            false,
+        )
+        .unwrap();
+        let rule = StopRule {
+            ops: Some(20_000),
+            ..Default::default()
+        };
+        let outcome = runner::run(rule, vec![c], &NoProgress);
+        assert!(outcome.complete, "{:?}", outcome.error);
+        let ops = merge_ops(&outcome.extras);
+        let issued: u64 = ops.iter().map(|e| e.1.count).sum();
+        // the budget counts recorded ops; null ops come on top
+        assert!(issued >= 20_000);
+        for op in NfsOp::ALL.iter().filter(|&&op| mix.weight(op) > 0) {
+            let e = ops.iter().find(|e| e.0 == *op).expect("every op ran");
+            assert!(e.1.count > 0, "{op}");
+            if *op == NfsOp::Lookup {
+                let share = e.3 as f64 / e.1.count as f64;
+                assert!((share - 0.35).abs() < 0.05, "failed lookups {share}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_short_run_reports_the_figures() {
+        let d = tempfile::tempdir().unwrap();
+        let o = Options {
+            procs: 2,
+            fileset: Some(1 << 20),
+            ..Options::new(d.path())
+        };
+        let rule = StopRule {
+            duration: Some(Duration::from_millis(300)),
+            ..Default::default()
+        };
+        let rep = run(&o, rule, &NoProgress).unwrap();
+        assert!(rep.result.complete);
+        let f = &rep.figures;
+        assert!(f.nfs_ops > 0 && f.ops_per_s > 0.0);
+        assert_eq!(f.response_basis, "service");
+        assert_eq!(f.meets_limit, f.mean_response_ms <= LIMIT_MS);
+        assert_eq!(f.per_op.len(), 10);
+        let counted: u64 = f.per_op.iter().map(|p| p.count).sum();
+        assert_eq!(counted, f.nfs_ops);
+        assert_eq!(rep.result.summary.ops, f.nfs_ops);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+}

@@ -27,9 +27,9 @@ pub struct Args {
     /// Load-generating processes (one thread each), every one with its own share of the file set.
     #[arg(long, default_value = "4", value_name = "N", value_parser = common::count_arg, allow_hyphen_values = true)]
     pub procs: usize,
-    /// How long the processes run (e.g. 10s, 2m; a plain number is seconds).
-    #[arg(long, default_value = "10s", value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
-    pub duration: Duration,
+    /// How long the processes run (e.g. 10s, 2m; a plain number is seconds). Default 10s; under 'iogauge scale', each repetition of a point, default 2s.
+    #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
+    pub duration: Option<Duration>,
     /// The NFS ops/s the file set is sized for (5.4 MiB per op/s). Default: the --rate if given, else 10.
     #[arg(long, value_name = "OPS", value_parser = common::rate_arg, allow_hyphen_values = true)]
     pub claim: Option<f64>,
@@ -88,13 +88,13 @@ pub fn mix_arg(s: &str) -> Result<Mix> {
 }
 
 impl Args {
-    fn options(&self) -> Result<Options> {
+    pub fn options(&self) -> Result<Options> {
         if self.scaling && self.fileset.is_some() {
             crate::usage!(
                 "--fileset needs --scaling off; with scaling on the file set is 5.4 MiB per op/s of --claim"
             );
         }
-        if self.duration.is_zero() {
+        if self.duration.is_some_and(|d| d.is_zero()) {
             crate::usage!("--duration must be longer than 0");
         }
         Ok(Options {
@@ -112,12 +112,13 @@ pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
     let o = a.options()?;
     o.check().map_err(crate::error::UsageError)?;
+    let duration = a.duration.unwrap_or(Duration::from_secs(10));
     let rule = StopRule {
-        duration: Some(a.duration),
+        duration: Some(duration),
         pace: a.load.pace(a.seed)?,
         ..Default::default()
     };
-    let bar = Bar::new("laddis", Some(a.duration), None, a.out.progress());
+    let bar = Bar::new("laddis", Some(duration), None, a.out.progress());
     let rep = laddis::run(&o, rule, progress::sink(&bar))?;
     drop(bar);
     common::finish(&a.out, &rep.result, &report(&o, &rule, &rep))
@@ -225,30 +226,27 @@ pub fn report(o: &Options, rule: &StopRule, rep: &Report) -> String {
     s
 }
 
-/// 4 processes, closed loop, an 8 MiB set, for 2 s (1 s with --quick): one
-/// row in NFS ops/s.
+/// An 8 MiB file set, the nhfsstone mix: a three-point curve (1, 2 and 4
+/// processes, 0.7 s each; 0.4 s with --quick), one row in ops/s.
 pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
-    let o = Options {
-        fileset: Some(8 << 20),
-        ..Options::new(ctx.dir)
-    };
-    let d = Duration::from_secs(if ctx.quick { 1 } else { 2 });
-    let rule = StopRule {
-        duration: Some(d),
-        ..Default::default()
-    };
-    let bar = Bar::new("laddis", Some(d), None, ctx.progress);
-    let rep = laddis::run(&o, rule, progress::sink(&bar))?;
-    drop(bar);
-    if let Some(e) = &rep.result.error {
-        anyhow::bail!("laddis: {e}");
-    }
-    emit(Row::metric(
-        "laddis (4 procs, nhfsstone mix, closed loop)",
-        "nfs_ops_per_s",
-        "ops/s",
-        rep.result,
-    ));
+    let per = Duration::from_millis(if ctx.quick { 400 } else { 700 });
+    let row = super::scale::survey_curve("laddis (nhfsstone mix)", "laddis", "ops/s", |n| {
+        let o = Options {
+            fileset: Some(8 << 20),
+            procs: n,
+            ..Options::new(ctx.dir)
+        };
+        let rule = StopRule {
+            duration: Some(per),
+            ..Default::default()
+        };
+        let bar = Bar::new(&format!("laddis N={n}"), Some(per), None, ctx.progress);
+        let rep = laddis::run(&o, rule, progress::sink(&bar))?;
+        drop(bar);
+        let s = super::scale::sample_of(&rep.result, rep.figures.ops_per_s);
+        Ok((s, rep.result))
+    })?;
+    emit(row);
     Ok(())
 }
 

@@ -5,7 +5,7 @@
 
 use super::common::{self, OutputArgs, Status};
 use super::progress::{self, Bar};
-use super::{run, tpcb};
+use super::{laddis, run, tpcb};
 use crate::measure::LatencySummary;
 use crate::measure::curve::{self, Constraint, Curve, Load, Plan, Sample, Stat};
 use crate::measure::interval::Stopper;
@@ -53,10 +53,10 @@ pub struct Args {
     /// Confidence of those intervals.
     #[arg(long, global = true, default_value_t = 0.95, value_name = "P")]
     pub confidence: f64,
-    /// Fewest repetitions of a point (1: no intervals, one run per point).
+    /// Fewest repetitions of a point (at least 2 for an interval, unless --max-reps 1).
     #[arg(long, global = true, default_value_t = 2, value_name = "N")]
     pub min_reps: usize,
-    /// Most repetitions of a point, whatever its interval.
+    /// Most repetitions of a point, whatever its interval (1: one run per point, no intervals).
     #[arg(long, global = true, default_value_t = 5, value_name = "N")]
     pub max_reps: usize,
     /// Most points measured in all (steps and the knee's bisection).
@@ -74,6 +74,8 @@ pub enum Workload {
     Run(run::Args),
     /// TPC-B (its flags as 'iogauge tpcb'); the load is its terminals.
     Tpcb(tpcb::Args),
+    /// LADDIS (its flags as 'iogauge laddis'); the load is its processes, or the NFS ops/s offered.
+    Laddis(laddis::Args),
 }
 
 impl super::Cmd for Args {
@@ -90,6 +92,7 @@ impl Workload {
         match self {
             Workload::Run(_) => "run",
             Workload::Tpcb(_) => "tpcb",
+            Workload::Laddis(_) => "laddis",
         }
     }
 
@@ -98,6 +101,7 @@ impl Workload {
         match self {
             Workload::Run(_) => "req/s",
             Workload::Tpcb(_) => "tx/s",
+            Workload::Laddis(_) => "ops/s",
         }
     }
 
@@ -105,6 +109,7 @@ impl Workload {
         match self {
             Workload::Run(a) => &a.out,
             Workload::Tpcb(a) => &a.out,
+            Workload::Laddis(a) => &a.out,
         }
     }
 
@@ -113,6 +118,7 @@ impl Workload {
         match self {
             Workload::Run(a) => a.processes,
             Workload::Tpcb(a) => a.terminals,
+            Workload::Laddis(a) => a.procs,
         }
     }
 
@@ -121,6 +127,7 @@ impl Workload {
         let load = match self {
             Workload::Run(a) => &a.load,
             Workload::Tpcb(a) => &a.load,
+            Workload::Laddis(a) => &a.load,
         };
         if load.rate.is_some() {
             crate::usage!(
@@ -133,6 +140,7 @@ impl Workload {
         let (flag, default, given) = match self {
             Workload::Run(a) => ("-p/--processes", 1, a.processes),
             Workload::Tpcb(a) => ("--terminals", 4, a.terminals),
+            Workload::Laddis(a) => ("--procs", 4, a.procs),
         };
         if !open && given != default {
             crate::usage!(
@@ -148,6 +156,9 @@ impl Workload {
             // the run's own checks, once, before anything is measured
             a.spec()?;
             a.setup()?;
+        }
+        if let Workload::Laddis(a) = self {
+            a.options()?.check().map_err(crate::error::UsageError)?;
         }
         Ok(())
     }
@@ -194,12 +205,7 @@ impl Workload {
                     progress::sink(&bar),
                 )?;
                 drop(bar);
-                let lat = r
-                    .metrics
-                    .get("request_response_ns")
-                    .or(r.metrics.get("request_latency_ns"))
-                    .and_then(|v| serde_json::from_value::<LatencySummary>(v.clone()).ok())
-                    .unwrap_or_default();
+                let lat = request_times(&r);
                 let throughput = r
                     .metrics
                     .get("requests_per_s")
@@ -224,20 +230,44 @@ impl Workload {
                 );
                 let rep = crate::suites::tpcb::run::run(&o, progress::sink(&bar))?;
                 drop(bar);
-                let f = &rep.figures;
-                let lat = LatencySummary {
-                    mean: f.mean_response_s * 1e9,
-                    p90: (f.p90_response_s * 1e9) as u64,
-                    p99: (f.p99_response_s * 1e9) as u64,
-                    ..Default::default()
-                };
                 if rep.sums.as_ref().is_some_and(|s| !s.consistent()) {
                     anyhow::bail!(
                         "tpcb at {}: the database is inconsistent after the run",
                         load.label()
                     );
                 }
-                Ok((sample(&rep.result, f.tps, &lat), rep.result))
+                Ok((sample_of_tpcb(&rep), rep.result))
+            }
+            Workload::Laddis(a) => {
+                let mut o = a.options()?;
+                o.seed = seed_of(o.seed);
+                let mut pace = a.load.pace(arrivals_seed)?;
+                match load {
+                    Load::Closed(n) => o.procs = n,
+                    Load::Open(r) => {
+                        pace.rate = Some(r);
+                        // LADDIS's rule: the file set grows with the load asked
+                        if a.claim.is_none() {
+                            o.claim = r;
+                        }
+                    }
+                }
+                let rule = crate::runner::StopRule {
+                    duration: Some(per(a.duration)),
+                    pace,
+                    ..Default::default()
+                };
+                let bar = Bar::new(
+                    &format!("laddis {}", load.label()),
+                    rule.duration,
+                    None,
+                    progress,
+                );
+                let rep = crate::suites::laddis::run::run(&o, rule, progress::sink(&bar))?;
+                drop(bar);
+                let r = rep.result;
+                let lat = request_times(&r);
+                Ok((sample(&r, rep.figures.ops_per_s, &lat), r))
             }
         }
     }
@@ -245,6 +275,34 @@ impl Workload {
 
 fn tpcb_options(a: &tpcb::Args) -> Result<crate::suites::tpcb::run::Options> {
     a.options()
+}
+
+/// The response times of a result's requests (from the intended start in
+/// an open loop), as `run` and `laddis` put them in their metrics.
+fn request_times(r: &RunResult) -> LatencySummary {
+    r.metrics
+        .get("request_response_ns")
+        .or(r.metrics.get("request_latency_ns"))
+        .and_then(|v| serde_json::from_value::<LatencySummary>(v.clone()).ok())
+        .unwrap_or_default()
+}
+
+/// A sample from a TPC-B load point: its transactions' response times.
+pub fn sample_of_tpcb(rep: &crate::suites::tpcb::run::Report) -> Sample {
+    let f = &rep.figures;
+    let lat = LatencySummary {
+        mean: f.mean_response_s * 1e9,
+        p90: (f.p90_response_s * 1e9) as u64,
+        p99: (f.p99_response_s * 1e9) as u64,
+        ..Default::default()
+    };
+    sample(&rep.result, f.tps, &lat)
+}
+
+/// A sample from a result whose requests' times are in its metrics
+/// (`run`, `laddis`).
+pub fn sample_of(r: &RunResult, throughput: f64) -> Sample {
+    sample(r, throughput, &request_times(r))
 }
 
 /// A sample from a repetition's result.
@@ -286,27 +344,20 @@ impl Args {
     }
 
     fn stopper(&self) -> Result<Option<Stopper>> {
-        if self.min_reps == 0 || self.max_reps < self.min_reps {
-            crate::usage!(
-                "--min-reps {} and --max-reps {}: at least 1 repetition, and the most no fewer than the fewest",
-                self.min_reps,
-                self.max_reps
-            );
+        if self.min_reps == 0 || self.max_reps == 0 {
+            crate::usage!("--min-reps and --max-reps: at least 1 repetition");
         }
         if self.max_reps == 1 {
             return Ok(None);
         }
-        Stopper::new(
-            self.target_ci,
-            self.confidence,
-            self.min_reps.max(2),
-            self.max_reps,
-        )
-        .map(Some)
-        .map_err(|e| {
-            crate::error::UsageError::new(format!("--target-ci/--confidence/--min-reps: {e}"))
-                .into()
-        })
+        // the fewest is at least 2 (an interval) and at most the most
+        let min = self.min_reps.clamp(2, self.max_reps);
+        Stopper::new(self.target_ci, self.confidence, min, self.max_reps)
+            .map(Some)
+            .map_err(|e| {
+                crate::error::UsageError::new(format!("--target-ci/--confidence/--min-reps: {e}"))
+                    .into()
+            })
     }
 
     /// The rates of an open loop: `None` for a closed loop, an empty list
@@ -409,7 +460,16 @@ pub fn main(a: Args) -> Result<Status> {
         }
     };
     let unit = w.unit();
-    let mut result = curve_result(&a, &curve, &results, unit)?;
+    let scale_config = serde_json::json!({
+        "max_procs": a.max_procs,
+        "rates": a.rates,
+        "target_ci": a.target_ci,
+        "confidence": a.confidence,
+        "min_reps": a.min_reps,
+        "max_reps": a.max_reps,
+        "max_points": a.max_points,
+    });
+    let mut result = curve_result(w.name(), scale_config, &curve, &results, unit)?;
     if let Some(e) = failure {
         result.complete = false;
         result.error = Some(format!("{e:#}"));
@@ -432,7 +492,8 @@ pub fn main(a: Args) -> Result<Status> {
 /// The result document: the chosen point's last repetition as the base
 /// (its environment, summary and op table), the curve in the metrics.
 fn curve_result(
-    a: &Args,
+    workload: &str,
+    scale_config: serde_json::Value,
     c: &Curve,
     results: &[(Load, RunResult)],
     unit: &str,
@@ -447,21 +508,19 @@ fn curve_result(
     };
     let workload_config = std::mem::take(&mut r.config);
     r.benchmark = "scale".into();
-    r.config = serde_json::json!({
-        "workload": a.workload.name(),
+    let open = c.points.iter().any(|p| matches!(p.load, Load::Open(_)));
+    let mut config = serde_json::json!({
+        "workload": workload,
         "workload_config": workload_config,
-        "loop": if c.points.iter().any(|p| matches!(p.load, Load::Open(_))) { "open" } else { "closed" },
-        "max_procs": a.max_procs,
-        "rates": a.rates,
+        "loop": if open { "open" } else { "closed" },
         "constraint": c.constraint,
-        "target_ci": a.target_ci,
-        "confidence": a.confidence,
-        "min_reps": a.min_reps,
-        "max_reps": a.max_reps,
-        "max_points": a.max_points,
         "chosen_point": chosen,
         "summary_is": "the chosen point's last repetition",
     });
+    if let (Some(m), serde_json::Value::Object(extra)) = (config.as_object_mut(), scale_config) {
+        m.extend(extra);
+    }
+    r.config = config;
     r.metric("unit", unit);
     r.metric("curve", c);
     let get = |i: Option<usize>| i.map(|i| &c.points[i]);
@@ -591,4 +650,62 @@ fn render(a: &Args, c: &Curve, unit: &str) -> String {
         None => {}
     }
     s
+}
+
+/// A survey's short form of a load curve: one repetition at 1, 2 and 4
+/// workers, closed loop; one row with the peak, the three points in its
+/// note. `measure(n)` runs the workload with n workers.
+pub fn survey_curve(
+    name: &str,
+    workload: &str,
+    unit: &'static str,
+    mut measure: impl FnMut(usize) -> Result<(Sample, RunResult)>,
+) -> Result<super::survey::Row> {
+    let plan = Plan {
+        max_procs: 4,
+        rates: Vec::new(),
+        open: false,
+        first_rate: 0.0,
+        constraint: None,
+        stopper: None,
+        max_points: 3,
+        flat: 0.05,
+    };
+    let mut results = Vec::new();
+    let curve = curve::search(
+        &plan,
+        |load, _| -> Result<Sample> {
+            let (s, r) = measure(load.value() as usize)?;
+            if let Some(e) = &r.error {
+                anyhow::bail!("{workload} at {}: {e}", load.label());
+            }
+            results.push((load, r));
+            Ok(s)
+        },
+        &signals::interrupted,
+        |_| {},
+    )?;
+    let form = serde_json::json!({"form": "survey: N = 1, 2, 4, one repetition each"});
+    let r = curve_result(workload, form, &curve, &results, unit)?;
+    let peak = curve.peak.map(|i| &curve.points[i]);
+    let mut row = super::survey::Row::new(
+        format!("{name}, peak of N=1,2,4"),
+        peak.map_or(0.0, |p| p.mean.throughput),
+        unit,
+        r,
+    );
+    let points: Vec<String> = curve
+        .points
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {:.0} (io {:.2})",
+                p.load.label(),
+                p.mean.throughput,
+                p.mean.io_time_fraction
+            )
+        })
+        .collect();
+    row.note = Some(points.join(", "));
+    Ok(row)
 }

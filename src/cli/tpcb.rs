@@ -234,25 +234,23 @@ pub fn report(o: &Options, rep: &Report) -> String {
     s
 }
 
-/// A database for 1 tps, 4 terminals for 2 s (1 s with --quick), synced
-/// commits: one row in tx/s.
+/// A database for 1 tps, synced commits: a three-point curve (1, 2 and 4
+/// terminals, 0.7 s each; 0.4 s with --quick), one row in tx/s.
 pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
-    let o = Options {
-        duration: Duration::from_secs(if ctx.quick { 1 } else { 2 }),
-        ..Options::new(ctx.dir)
-    };
-    let bar = Bar::new("tpcb", Some(o.duration), None, ctx.progress);
-    let rep = tpcb::run(&o, progress::sink(&bar))?;
-    drop(bar);
-    if let Some(e) = &rep.result.error {
-        anyhow::bail!("tpcb: {e}");
-    }
-    emit(Row::metric(
-        "tpcb (4 terminals, synced commits)",
-        "tps",
-        "tx/s",
-        rep.result,
-    ));
+    let per = Duration::from_millis(if ctx.quick { 400 } else { 700 });
+    let row = super::scale::survey_curve("tpcb (synced commits)", "tpcb", "tx/s", |n| {
+        let o = Options {
+            duration: per,
+            terminals: n,
+            ..Options::new(ctx.dir)
+        };
+        let bar = Bar::new(&format!("tpcb N={n}"), Some(per), None, ctx.progress);
+        let rep = tpcb::run(&o, progress::sink(&bar))?;
+        drop(bar);
+        let s = super::scale::sample_of_tpcb(&rep);
+        Ok((s, rep.result))
+    })?;
+    emit(row);
     Ok(())
 }
 

@@ -502,6 +502,22 @@ impl WorkerStats {
         }
     }
 
+    /// The kinds `pick` chooses merged into one: their service times, and
+    /// their response times (empty in a closed loop). A workload's
+    /// requests as one distribution, whatever kinds they were.
+    pub fn combined(&self, pick: impl Fn(OpKind) -> bool) -> (KindStats, KindStats) {
+        let (mut service, mut response) = (KindStats::new(), KindStats::new());
+        for k in OpKind::ALL.into_iter().filter(|&k| pick(k)) {
+            if let Some(s) = self.kind(k) {
+                service.merge(s);
+            }
+            if let Some(s) = self.response(k) {
+                response.merge(s);
+            }
+        }
+        (service, response)
+    }
+
     /// Operations counted in the summary: every kind but whole transactions.
     pub fn total_ops(&self) -> u64 {
         self.kinds()

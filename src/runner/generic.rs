@@ -292,16 +292,9 @@ pub fn run_generic(
         session.run(rule, workers, progress)
     };
     // reads and writes together: the requests of the workload
-    let mut service = crate::measure::KindStats::new();
-    let mut response = crate::measure::KindStats::new();
-    for k in [OpKind::Read, OpKind::Write] {
-        if let Some(s) = outcome.stats.kind(k) {
-            service.merge(s);
-        }
-        if let Some(s) = outcome.stats.response(k) {
-            response.merge(s);
-        }
-    }
+    let (service, response) = outcome
+        .stats
+        .combined(|k| matches!(k, OpKind::Read | OpKind::Write));
     result.metric(
         "requests_per_s",
         service.count as f64 / result.elapsed_s.max(1e-9),

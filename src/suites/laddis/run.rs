@@ -905,6 +905,12 @@ pub fn run(o: &Options, rule: StopRule, progress: &dyn Progress) -> Result<Repor
     result.metric("files", set.files);
     result.metric("working_set_files", set.working_files);
     result.metric("mix", o.mix.name());
+    // every NFS op as one distribution (scale's response times)
+    let (service, response) = outcome.stats.combined(|_| true);
+    result.metric("request_latency_ns", service.summary());
+    if response.count > 0 {
+        result.metric("request_response_ns", response.summary());
+    }
     Ok(Report {
         result,
         figures,

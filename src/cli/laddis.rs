@@ -230,7 +230,7 @@ pub fn report(o: &Options, rule: &StopRule, rep: &Report) -> String {
 /// processes, 0.7 s each; 0.4 s with --quick), one row in ops/s.
 pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     let per = Duration::from_millis(if ctx.quick { 400 } else { 700 });
-    let row = super::scale::survey_curve("laddis (nhfsstone mix)", "laddis", "ops/s", |n| {
+    let row = super::scale::survey_curve("laddis (nhfsstone)", "laddis", "ops/s", |n| {
         let o = Options {
             fileset: Some(8 << 20),
             procs: n,
@@ -255,7 +255,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_survey_form_gives_one_row_in_ops_per_s_and_leaves_nothing() {
+    fn the_survey_form_gives_a_three_point_curve_in_ops_per_s_and_leaves_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let ctx = Ctx {
             dir: dir.path(),
@@ -272,6 +272,23 @@ mod tests {
         let row = &rows[0];
         assert_eq!(row.unit, "ops/s");
         assert!(row.figure > 0.0);
+        // a three-point curve: N = 1, 2, 4, the peak its figure
+        let pts = row.result.metrics["curve"]["points"].as_array().unwrap();
+        let loads: Vec<f64> = pts
+            .iter()
+            .map(|p| p["load"]["value"].as_f64().unwrap())
+            .collect();
+        assert_eq!(loads, [1.0, 2.0, 4.0]);
+        let peak = pts
+            .iter()
+            .map(|p| p["mean"]["throughput"].as_f64().unwrap())
+            .fold(0.0, f64::max);
+        assert_eq!(row.figure, peak);
+        let note = row.note.as_deref().unwrap();
+        assert!(
+            note.contains("N=1") && note.contains("N=4") && note.contains("io "),
+            "{note}"
+        );
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 

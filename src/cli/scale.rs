@@ -315,6 +315,7 @@ fn sample(r: &RunResult, throughput: f64, lat: &LatencySummary) -> Sample {
         p99_s: lat.p99 as f64 / 1e9,
         io_time_fraction: r.summary.io_time_fraction,
         cpu_util: r.summary.cpu_util,
+        issued: ol.map_or(0, |o| o.issued),
         missed: ol.map_or(0, |o| o.missed),
         issued_per_s: ol.map_or(0.0, |o| o.rate_issued),
     }
@@ -588,8 +589,8 @@ fn render(a: &Args, c: &Curve, unit: &str) -> String {
     );
     let _ = writeln!(
         s,
-        "\n  {:<10} {:>12} {:<5} {:>7} {:>10} {:>10} {:>10} {:>7} {:>4}  {}",
-        "load", "throughput", "", "CI", "mean", "p90", "p99", "io_time", "reps", "constraint"
+        "\n  {:<10} {:>12} {:<5} {:>7} {:>10} {:>10} {:>10} {:>7} {:>4}  constraint",
+        "load", "throughput", "", "CI", "mean", "p90", "p99", "io_time", "reps"
     );
     for p in &c.points {
         let _ = writeln!(s, "  {}", point_line(p, unit));
@@ -618,6 +619,17 @@ fn render(a: &Args, c: &Curve, unit: &str) -> String {
         }
         (Some(_), None) => s += "  maximum under the constraint: none; no point met it\n",
         (None, _) => {}
+    }
+    if let (Workload::Tpcb(t), Some(i)) = (&a.workload, c.best.or(c.peak)) {
+        let tps = c.points[i].mean.throughput;
+        let sized = crate::suites::tpcb::db::Scale::new(t.tps_scale).max_tps() as f64;
+        if tps > sized {
+            let _ = writeln!(
+                s,
+                "  note: TPC-B lets a database report at most the tps it is sized for ({sized:.0} here); {tps:.0} tx/s needs --tps-scale {:.0} or more",
+                tps.ceil()
+            );
+        }
     }
     match &c.usl {
         Some(f) => {

@@ -174,6 +174,13 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Open loop: when the response time of the request under way started
+    /// (its intended start, or when its worker woke for it); `None` in a
+    /// closed loop. For suites that keep response times of their own.
+    pub fn response_start_ns(&self) -> Option<u64> {
+        (self.arrival_ns != 0).then_some(self.arrival_ns)
+    }
+
     /// After the run: the arrivals scheduled before `end_ns` that were never
     /// issued (an open loop that fell behind).
     fn settle_arrivals(&mut self) {

@@ -132,6 +132,9 @@ pub struct Pacer {
 /// The longest single sleep while waiting, so that a stop is noticed soon.
 const NAP_NS: u64 = 20_000_000;
 
+/// Waits shorter than this spin instead of sleeping.
+const SPIN_NS: u64 = 50_000;
+
 impl Pacer {
     fn gap(&mut self) -> f64 {
         let mean = if self.mean_ns > 0.0 {
@@ -224,7 +227,17 @@ fn sleep_until(at_ns: u64, stop: &AtomicBool) -> Result<u64, Stopped> {
         if now >= at_ns {
             return Ok(if slept { now } else { 0 });
         }
-        std::thread::sleep(Duration::from_nanos((at_ns - now).min(NAP_NS)));
+        let left = at_ns - now;
+        if left < SPIN_NS {
+            // a sleep this short costs more than it waits (a wake-up
+            // takes tens of µs in a VM): spin the rest, still counted as
+            // having slept, since the worker was ahead of the schedule
+            while now_ns() < at_ns {
+                std::hint::spin_loop();
+            }
+        } else {
+            std::thread::sleep(Duration::from_nanos(left.min(NAP_NS)));
+        }
         slept = true;
     }
 }

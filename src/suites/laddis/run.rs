@@ -561,18 +561,10 @@ impl Client {
             }
             return;
         };
-        // the runner's response histogram of the kind gains exactly this
-        // op's response time: read it off the exact sum
-        let before = if self.open_loop {
-            response_sum(ctx, d.kind)
-        } else {
-            0
-        };
         ctx.record_op(d.kind, d.lat_ns, d.bytes, d.done_ns);
         s.service.record(d.lat_ns, d.bytes);
-        if self.open_loop {
-            let resp = response_sum(ctx, d.kind).saturating_sub(before);
-            s.response.record(resp as u64, 0);
+        if let Some(start) = ctx.response_start_ns() {
+            s.response.record(d.done_ns.saturating_sub(start), 0);
         }
         s.failed += u64::from(d.failed);
     }
@@ -580,10 +572,6 @@ impl Client {
 
 fn unit(r: &mut Prng) -> f64 {
     crate::workload::unit_f64(r)
-}
-
-fn response_sum(ctx: &Ctx, kind: OpKind) -> u128 {
-    ctx.stats.response(kind).map_or(0, |k| k.sum_ns)
 }
 
 /// Read a whole directory (open, every entry, close).

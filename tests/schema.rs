@@ -807,3 +807,68 @@ fn ffsb_writes_a_valid_result() {
     check_result(&v);
     assert!(v["metrics"]["transactions_per_s"].as_f64().unwrap() > 0.0);
 }
+
+#[test]
+fn an_open_loop_run_writes_a_valid_result() {
+    let s = Scratch::new();
+    let f = s.file("open.json");
+    succeed(
+        "run --rate",
+        iogauge()
+            .args(["run", "--duration", "0.5", "--unique-bytes", "4M"])
+            .args(["--rate", "500", "--dir", s.dir(), "--json", p(&f)]),
+        SHORT,
+    );
+    let v = validate_file("run --rate", &f);
+    check_result(&v);
+    assert!(v["summary"]["open_loop"]["issued"].as_u64().unwrap() > 0);
+    assert!(v["ops"]["read"]["response_ns"]["p99"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn tpcb_laddis_and_scale_write_valid_results() {
+    let s = Scratch::new();
+    let cases: [(&str, &[&str]); 3] = [
+        ("tpcb", &["tpcb", "--duration", "0.3", "--rate", "200"]),
+        (
+            "laddis",
+            &[
+                "laddis",
+                "--duration",
+                "0.3",
+                "--scaling",
+                "off",
+                "--fileset",
+                "4M",
+            ],
+        ),
+        (
+            "scale",
+            &[
+                "scale",
+                "--max-procs",
+                "2",
+                "--max-reps",
+                "1",
+                "run",
+                "--duration",
+                "0.2",
+                "--unique-bytes",
+                "4M",
+            ],
+        ),
+    ];
+    for (name, args) in cases {
+        let f = s.file(&format!("{name}.json"));
+        succeed(
+            name,
+            iogauge()
+                .args(args)
+                .args(["--dir", s.dir(), "--json", p(&f)]),
+            SHORT,
+        );
+        let v = validate_file(name, &f);
+        assert_eq!(v["benchmark"], name);
+        check_result(&v);
+    }
+}

@@ -346,3 +346,29 @@ fn ctrl_c_ends_the_curve_with_its_points_so_far() {
     assert_eq!(str_at(&v, "metrics.curve.stopped"), "interrupted");
     assert_untouched(dir.path());
 }
+
+#[test]
+fn ffsb_takes_an_open_loop_as_a_labelled_extension() {
+    let dir = work_dir();
+    let loc = dir.path().join("fs");
+    let (v, report) = run_json(&[
+        "ffsb",
+        "examples/ffsb/mailserver.ffsb",
+        "--location",
+        p(&loc),
+        "--time",
+        "1",
+        "--rate",
+        "500",
+        "--arrivals",
+        "uniform",
+    ]);
+    assert!(
+        report.contains("iogauge extension, not FFSB: open loop"),
+        "{report}"
+    );
+    let issued = f64_at(&v, "summary.open_loop.rate_issued");
+    assert!((issued / 500.0 - 1.0).abs() < 0.02, "{issued}");
+    assert!(!loc.exists());
+    assert_untouched(dir.path());
+}

@@ -42,6 +42,8 @@ pub struct Args {
     #[arg(long, value_name = "NAME", value_parser = Choice::parse)]
     pub engine: Option<Choice>,
     #[command(flatten)]
+    pub load: super::common::LoadArgs,
+    #[command(flatten)]
     pub out: OutputArgs,
 }
 
@@ -122,6 +124,7 @@ pub fn main(a: Args) -> Result<Status> {
         max_age_bytes: a.max_age_bytes,
         allow_aging: a.allow_aging,
         engine,
+        pace: a.load.pace(a.seed)?,
     };
     // several file systems go in DIR/fs<i>: DIR is made if missing, and
     // removed again at the end
@@ -155,6 +158,20 @@ pub fn main(a: Args) -> Result<Status> {
     let mut text = String::new();
     if o.profile.time > 0 {
         text += &report::results(&o.profile, &outcome);
+        if let Some(ol) = &result.summary.open_loop {
+            text += &format!(
+                "\niogauge extension, not FFSB: open loop, {:.1} operations/s offered ({} arrivals), {:.1} issued, {} never issued; FFSB's latencies above are service times, the response times are in the JSON\n",
+                ol.rate_offered,
+                o.pace.arrivals.name(),
+                ol.rate_issued,
+                ol.missed
+            );
+        } else if let Some(t) = o.pace.think {
+            text += &format!(
+                "\niogauge extension, not FFSB: each thread thinks {t:?} ({}) before each operation\n",
+                o.pace.arrivals.name()
+            );
+        }
         text += &report::details(&outcome);
     } else {
         text += "Setup complete, exiting\n";
@@ -178,6 +195,7 @@ fn result_of(o: &Options, out: &Outcome, started: String) -> RunResult {
         "engine": o.engine,
         "max_age_bytes": o.max_age_bytes,
         "allow_aging": o.allow_aging,
+        "pace": o.pace,
         "settings": p,
     });
     let run = RunOutcome {
@@ -311,6 +329,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         max_age_bytes: 0,
         allow_aging: false,
         engine: Choice::PSYNC,
+        pace: crate::runner::Pace::default(),
     };
     bench::check(&o).map_err(UsageError)?;
     let started = now_rfc3339();

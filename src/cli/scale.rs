@@ -1,5 +1,5 @@
 //! `iogauge scale WORKLOAD`: the throughput-versus-response-time curve of
-//! a workload (`run`, `tpcb`), closed or open loop, with the knee searched,
+//! a workload (`run`, `tpcb`, `laddis`), closed or open loop, with the knee searched,
 //! the best throughput under a response-time constraint, and the
 //! Universal Scalability Law fitted to a closed loop.
 
@@ -172,7 +172,9 @@ impl Workload {
         progress: bool,
     ) -> Result<Measured> {
         let per = |d: Option<Duration>| d.unwrap_or(Duration::from_secs(2));
+        // each repetition its own request stream and arrival schedule
         let seed_of = |seed: u64| seed.wrapping_add(rep as u64);
+        let arrivals_seed = seed_of(arrivals_seed);
         match self {
             Workload::Run(a) => {
                 let mut spec = a.spec()?;
@@ -469,6 +471,11 @@ pub fn main(a: Args) -> Result<Status> {
         "min_reps": a.min_reps,
         "max_reps": a.max_reps,
         "max_points": a.max_points,
+        "auto_rates_from": (first_rate > 0.0).then(|| serde_json::json!({
+            "closed_loop_workers": w.workers(),
+            "throughput": first_rate * 8.0,
+            "first_rate": first_rate,
+        })),
     });
     let mut result = curve_result(w.name(), scale_config, &curve, &results, unit)?;
     if let Some(e) = failure {
@@ -479,6 +486,14 @@ pub fn main(a: Args) -> Result<Status> {
         result.complete = false;
     }
     let mut report = render(&a, &curve, unit);
+    if first_rate > 0.0 {
+        let _ = writeln!(
+            report,
+            "  rates: from an eighth of {:.1} {unit}, measured once in a closed loop of {} workers",
+            first_rate * 8.0,
+            w.workers()
+        );
+    }
     if let Some(path) = &a.plot
         && !curve.points.is_empty()
     {

@@ -107,6 +107,10 @@ pub struct Options {
     pub allow_aging: bool,
     /// The engine of the data operations (default psync).
     pub engine: Choice,
+    /// An iogauge extension, off by default: the threads' operations at a
+    /// rate (open loop) or after a think time; FFSB's own `op_delay`
+    /// still applies.
+    pub pace: runner::Pace,
 }
 
 impl Options {
@@ -119,6 +123,7 @@ impl Options {
             max_age_bytes: DEFAULT_MAX_AGE_BYTES,
             allow_aging: false,
             engine: Choice::PSYNC,
+            pace: runner::Pace::default(),
         }
     }
 }
@@ -280,6 +285,7 @@ fn bench(
     tell.say("");
     let rule = StopRule {
         duration: Some(Duration::from_secs(u64::from(p.time))),
+        pace: o.pace,
         ..Default::default()
     };
     let r = runner::run(rule, workers, &NoProgress);

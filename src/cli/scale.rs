@@ -736,3 +736,26 @@ pub fn survey_curve(
     row.note = Some(points.join(", "));
     Ok(row)
 }
+
+/// A short form's row is a three-point curve: N = 1, 2, 4, its figure the
+/// peak, the points on its note with their io_time_fraction.
+#[cfg(test)]
+pub fn assert_three_point_row(row: &super::survey::Row) {
+    let pts = row.result.metrics["curve"]["points"].as_array().unwrap();
+    let loads: Vec<f64> = pts
+        .iter()
+        .map(|p| p["load"]["value"].as_f64().unwrap())
+        .collect();
+    assert_eq!(loads, [1.0, 2.0, 4.0]);
+    let peak = pts
+        .iter()
+        .map(|p| p["mean"]["throughput"].as_f64().unwrap())
+        .fold(0.0, f64::max);
+    assert!(peak > 0.0);
+    assert_eq!(row.figure, peak);
+    let note = row.note.as_deref().unwrap();
+    assert!(
+        note.contains("N=1") && note.contains("N=4") && note.contains("io "),
+        "{note}"
+    );
+}

@@ -266,15 +266,7 @@ mod tests {
     #[test]
     fn the_survey_form_gives_a_write_row_and_a_read_row() {
         let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx {
-            dir: dir.path(),
-            quick: true,
-            per: std::time::Duration::from_secs(2),
-            direct_ok: crate::env::supports_direct(dir.path()).unwrap_or(false),
-            out: dir.path(),
-            keep_out: false,
-            progress: false,
-        };
+        let ctx = Ctx::quick_in(dir.path());
         let mut rows = Vec::new();
         survey(&ctx, &mut |r| rows.push(r)).unwrap();
         let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();

@@ -52,6 +52,22 @@ pub struct Ctx<'a> {
     pub progress: bool,
 }
 
+impl<'a> Ctx<'a> {
+    /// A quick, silent context in `dir` (tests of the short forms).
+    #[cfg(test)]
+    pub fn quick_in(dir: &'a Path) -> Ctx<'a> {
+        Ctx {
+            dir,
+            quick: true,
+            per: Duration::from_secs(1),
+            direct_ok: crate::env::supports_direct(dir).unwrap_or(false),
+            out: dir,
+            keep_out: false,
+            progress: false,
+        }
+    }
+}
+
 /// One line of the scorecard and the result behind it.
 pub struct Row {
     pub name: String,

@@ -261,15 +261,7 @@ mod tests {
     #[test]
     fn the_survey_form_gives_a_three_point_curve_in_tx_per_s_and_leaves_nothing() {
         let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx {
-            dir: dir.path(),
-            quick: true,
-            per: Duration::from_secs(1),
-            direct_ok: false,
-            out: dir.path(),
-            keep_out: false,
-            progress: false,
-        };
+        let ctx = Ctx::quick_in(dir.path());
         let mut rows = Vec::new();
         survey(&ctx, &mut |r| rows.push(r)).unwrap();
         assert_eq!(rows.len(), 1);
@@ -278,23 +270,7 @@ mod tests {
         assert_eq!(row.unit, "tx/s");
         assert!(row.figure > 0.0);
         assert_eq!(row.result.metrics["consistent"], true);
-        // a three-point curve: N = 1, 2, 4, the peak its figure
-        let pts = row.result.metrics["curve"]["points"].as_array().unwrap();
-        let loads: Vec<f64> = pts
-            .iter()
-            .map(|p| p["load"]["value"].as_f64().unwrap())
-            .collect();
-        assert_eq!(loads, [1.0, 2.0, 4.0]);
-        let peak = pts
-            .iter()
-            .map(|p| p["mean"]["throughput"].as_f64().unwrap())
-            .fold(0.0, f64::max);
-        assert_eq!(row.figure, peak);
-        let note = row.note.as_deref().unwrap();
-        assert!(
-            note.contains("N=1") && note.contains("N=4") && note.contains("io "),
-            "{note}"
-        );
+        crate::cli::scale::assert_three_point_row(row);
 
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }

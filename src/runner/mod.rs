@@ -111,8 +111,12 @@ impl<'a> Ctx<'a> {
         ramp_ns: u64,
         budget: u64,
         pace: &Pace,
+        duration: Option<Duration>,
     ) -> Ctx<'a> {
-        let pacer = pace.pacer(index, workers, began_ns);
+        let mut pacer = pace.pacer(index, workers, began_ns);
+        if let (Some(p), Some(d)) = (pacer.as_mut(), duration) {
+            p.end_at(began_ns + ramp_ns + d.as_nanos() as u64);
+        }
         if pacer.is_some() {
             pace::tight_timers();
         }
@@ -379,6 +383,7 @@ pub fn run_with<W: Worker>(
                         ramp.as_nanos() as u64,
                         budget,
                         &rule.pace,
+                        rule.duration,
                     );
                     let r = w.run(&mut ctx);
                     let end = now_ns();
@@ -522,6 +527,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
         0,
         ops.unwrap_or(u64::MAX),
         &Pace::default(),
+        None,
     );
     // a panic is an error of this run, as a worker thread's would be
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(&mut ctx)))

@@ -97,6 +97,7 @@ impl Pace {
             think_ns: 0.0,
             next_ns: start_ns as f64,
             rng,
+            end_ns: u64::MAX,
         };
         match (self.rate, self.think) {
             (Some(rate), _) => {
@@ -127,6 +128,9 @@ pub struct Pacer {
     /// gaps do not drift by rounding).
     next_ns: f64,
     rng: Xoshiro256PlusPlus,
+    /// The end of the measured phase (clock ns): arrivals at or after it
+    /// are not the run's, and the worker stops instead of waiting for them.
+    end_ns: u64,
 }
 
 /// The longest single sleep while waiting, so that a stop is noticed soon.
@@ -152,6 +156,12 @@ impl Pacer {
         }
     }
 
+    /// The run ends at `end_ns` (clock): no arrival at or after it is
+    /// waited for, so a paced worker ends with its schedule, not a nap later.
+    pub fn end_at(&mut self, end_ns: u64) {
+        self.end_ns = end_ns;
+    }
+
     /// Whether this pacer runs an open loop (a schedule of arrivals).
     pub fn is_open(&self) -> bool {
         self.mean_ns > 0.0
@@ -167,6 +177,9 @@ impl Pacer {
     pub fn wait(&mut self, stop: &AtomicBool) -> Result<Option<u64>, Stopped> {
         if self.is_open() {
             let at = self.next_ns as u64;
+            if at >= self.end_ns {
+                return Err(Stopped);
+            }
             self.next_ns += self.gap();
             Ok(Some(sleep_until(at, stop)?.max(at)))
         } else {

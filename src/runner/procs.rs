@@ -71,6 +71,8 @@ struct Header {
     arrivals: u64,
     think_ns: u64,
     pace_seed: u64,
+    /// The measured phase's length in ns (0: none).
+    duration_ns: u64,
     gate: AtomicU32,
     _pad: u32,
     t0_ns: AtomicU64,
@@ -224,6 +226,7 @@ impl Region {
             h.arrivals = u64::from(rule.pace.arrivals == super::Arrivals::Uniform);
             h.think_ns = rule.pace.think.map_or(0, |t| t.as_nanos() as u64);
             h.pace_seed = rule.pace.seed;
+            h.duration_ns = rule.duration.map_or(0, |d| d.as_nanos() as u64);
             let mut at = ptr.add(payload_off);
             for part in [kind.as_bytes(), dir, payload] {
                 std::ptr::copy_nonoverlapping(part.as_ptr(), at, part.len());
@@ -664,6 +667,7 @@ pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
         h.ramp_ns,
         rule.budget(index, n),
         &pace,
+        (h.duration_ns != 0).then(|| Duration::from_nanos(h.duration_ns)),
     );
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(&mut ctx)))
         .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));

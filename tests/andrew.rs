@@ -28,6 +28,18 @@ fn andrew(dir: &Path, args: &[&str]) -> (Value, String) {
     (v, report)
 }
 
+/// The result matches docs/result-schema.json.
+fn assert_valid(v: &Value) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/result-schema.json");
+    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let validator = jsonschema::draft202012::options()
+        .should_validate_formats(true)
+        .build(&schema)
+        .unwrap();
+    let errors: Vec<String> = validator.iter_errors(v).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
 #[test]
 fn each_phase_issues_the_operations_of_the_tree_plan() {
     let dir = work_dir();
@@ -36,6 +48,7 @@ fn each_phase_issues_the_operations_of_the_tree_plan() {
         &["--scale", "2", "--seed", "3", "--cpu-ns-per-byte", "20"],
     );
     assert!(get(&v, "complete").as_bool().unwrap());
+    assert_valid(&v);
     let plan = Plan::generated(3);
     let n = 2u64;
     let files = plan.files.len() as u64;
@@ -215,6 +228,7 @@ fn ctrl_c_mid_phase_stops_cleanly_with_a_partial_result() {
     assert!(took < Duration::from_secs(5), "{took:?}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     check_result(&v);
+    assert_valid(&v);
     assert!(!get(&v, "complete").as_bool().unwrap());
     let phases = get(&v, "metrics.phases").as_array().unwrap();
     assert_eq!(phases.len(), 5, "{phases:?}");

@@ -3,6 +3,7 @@
 
 pub mod iostone;
 
+pub mod andrew;
 pub mod bonnie;
 pub mod ffsb;
 pub mod iobench;

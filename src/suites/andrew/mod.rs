@@ -1,0 +1,280 @@
+//! The Andrew benchmark (Howard et al., CMU, 1987), as Chen & Patterson
+//! (1993) ran it: copy a small source tree, examine and read the copy,
+//! then compile it.
+//!
+//! ```text
+//!   Setup (space for the source, the copies, objects and outputs)
+//!     └─ the source tree (untimed): generated in WORK/src, or --tree DIR
+//!   runner, one worker: MakeDir, Copy, ScanDir, ReadAll, Make (phases)
+//!   the work directory is removed
+//! ```
+//!
+//! The figures are Chen & Patterson's (Fig. 8): the *copy phase* (MakeDir
+//! through ReadAll) and the *compile phase* (Make), each with its seconds
+//! and the share of them spent inside I/O calls, and their total.
+
+pub mod phases;
+pub mod tree;
+
+use crate::error::UsageError;
+use crate::report::RunResult;
+use crate::runner::{self, Progress, Setup, StopRule};
+use anyhow::{Context, Result};
+use phases::{Andrew, PhaseStats};
+use std::path::{Path, PathBuf};
+use tree::Plan;
+
+/// CPU cost of compiling, ns per source byte: 1 µs, a compiler at about
+/// 1 MB of C source per CPU second (the order of `cc -O` on a current
+/// core). The Make phase of the generated tree then burns about 0.15 s
+/// against well under a millisecond of cached I/O: mostly CPU, as in
+/// Chen & Patterson's Fig. 8.
+pub const DEFAULT_CPU_NS_PER_BYTE: f64 = 1000.0;
+/// The most --cpu-ns-per-byte takes (1 s per byte).
+pub const MAX_CPU_NS_PER_BYTE: f64 = 1e9;
+/// The most copies --scale makes.
+pub const MAX_SCALE: usize = 100_000;
+
+/// One run as asked.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// A real tree to copy (only read); `None`: the generated tree.
+    pub tree: Option<PathBuf>,
+    /// Copies of the tree, side by side.
+    pub scale: usize,
+    pub seed: u64,
+    pub cpu_ns_per_byte: f64,
+    /// Drop the source before the Copy phase and the copy after it from
+    /// the page cache.
+    pub cold: bool,
+    /// Parent of the work directory.
+    pub dir: PathBuf,
+}
+
+impl Options {
+    /// The generated tree once, seed 1, the default CPU cost.
+    pub fn new(dir: &Path) -> Options {
+        Options {
+            tree: None,
+            scale: 1,
+            seed: 1,
+            cpu_ns_per_byte: DEFAULT_CPU_NS_PER_BYTE,
+            cold: false,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// Refuse what cannot run, naming the flag to change.
+    pub fn check(&self) -> Result<(), String> {
+        if self.scale == 0 || self.scale > MAX_SCALE {
+            return Err(format!("--scale {}: 1 to {MAX_SCALE} copies", self.scale));
+        }
+        let c = self.cpu_ns_per_byte;
+        if !c.is_finite() || !(0.0..=MAX_CPU_NS_PER_BYTE).contains(&c) {
+            return Err(format!(
+                "--cpu-ns-per-byte {c}: 0 to {MAX_CPU_NS_PER_BYTE} ns per byte"
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// What a run gives.
+pub struct Report {
+    /// The document `--json` writes.
+    pub result: RunResult,
+    pub plan: Plan,
+    /// The phases that began, in order (the last may be partial).
+    pub phases: Vec<PhaseStats>,
+}
+
+impl Report {
+    /// MakeDir through ReadAll.
+    pub fn copy_phase(&self) -> PhaseStats {
+        section("copy", &self.phases[..self.phases.len().min(4)])
+    }
+
+    /// Make.
+    pub fn compile_phase(&self) -> PhaseStats {
+        section("compile", self.phases.get(4..).unwrap_or(&[]))
+    }
+
+    pub fn total(&self) -> PhaseStats {
+        section("total", &self.phases)
+    }
+}
+
+fn section(name: &str, of: &[PhaseStats]) -> PhaseStats {
+    let mut s = PhaseStats {
+        name: name.to_string(),
+        ..Default::default()
+    };
+    for p in of {
+        s.add(p);
+    }
+    let want = if name == "compile" {
+        1
+    } else if name == "copy" {
+        4
+    } else {
+        5
+    };
+    s.complete = of.len() == want && of.iter().all(|p| p.complete);
+    s
+}
+
+/// Drop the files of a tree from the page cache (a generated source is
+/// written back first; a `--tree` is only opened for reading).
+fn drop_cache(plan: &Plan, root: &Path, ours: bool) -> Result<()> {
+    use std::os::fd::AsRawFd;
+    for f in &plan.files {
+        let file = std::fs::File::open(root.join(&f.rel))?;
+        if ours {
+            file.sync_data()?;
+        }
+        // SAFETY: a valid open descriptor; advice has no memory effects.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
+    Ok(())
+}
+
+/// Run Andrew as `o` says. Nothing is left behind; a `--tree` is only read.
+pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
+    o.check().map_err(UsageError)?;
+    let plan = match &o.tree {
+        Some(t) => Plan::scan(t).map_err(UsageError)?,
+        None => Plan::generated(o.seed),
+    };
+    let made = plan.bytes() * 2 + plan.object_bytes() * 2;
+    // a block per file and directory at least
+    let blocks = (plan.files.len() * 2 + plan.dirs.len() + 2) as u64 * 4096;
+    let own_src = if o.tree.is_some() {
+        0
+    } else {
+        plan.bytes() + blocks
+    };
+    let config = serde_json::json!({
+        "tree": o.tree.as_ref().map_or("generated".to_string(), |t| t.display().to_string()),
+        "scale": o.scale,
+        "seed": o.seed,
+        "cpu_ns_per_byte": o.cpu_ns_per_byte,
+        "cold": o.cold,
+        "files": plan.files.len(),
+        "dirs": plan.dirs.len() + 1,
+        "tree_bytes": plan.bytes(),
+        "sources": plan.sources(),
+        "source_bytes": plan.source_bytes(),
+    });
+    let session = Setup::new("andrew", &o.dir)
+        .data(own_src + o.scale as u64 * (made + blocks))
+        .workers(1, 4, false)
+        .config(&config)
+        .begin()?;
+    let src = match &o.tree {
+        Some(t) => t.clone(),
+        None => {
+            progress.status("generating the source tree (untimed)");
+            let s = session.dir().join("src");
+            std::fs::create_dir(&s)?;
+            plan.write(o.seed, &s)
+                .with_context(|| format!("writing the source tree in {}", s.display()))?;
+            s
+        }
+    };
+    let dst = session.dir().join("dst");
+    std::fs::create_dir(&dst)?;
+    if o.cold {
+        drop_cache(&plan, &src, o.tree.is_none())
+            .context("--cold: dropping the source from the page cache")?;
+    }
+    if runner::signals::interrupted() {
+        return Ok(Report {
+            result: session.interrupted(),
+            plan,
+            phases: Vec::new(),
+        });
+    }
+    let w = Andrew::new(&plan, &src, &dst, o.scale, o.cpu_ns_per_byte, o.cold);
+    progress.status("MakeDir, Copy, ScanDir, ReadAll, Make");
+    let outcome = runner::run(StopRule::default(), vec![w], progress);
+    let phases: Vec<PhaseStats> = outcome
+        .extras
+        .first()
+        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .unwrap_or_default();
+    let result = session.finish(&outcome);
+    let mut rep = Report {
+        result,
+        plan,
+        phases,
+    };
+    let (copy, compile, total) = (rep.copy_phase(), rep.compile_phase(), rep.total());
+    let r = &mut rep.result;
+    r.metric("copy_phase_s", copy.wall_ns as f64 / 1e9);
+    r.metric("compile_phase_s", compile.wall_ns as f64 / 1e9);
+    r.metric("total_s", total.wall_ns as f64 / 1e9);
+    r.metric("copy_phase", copy.to_json());
+    r.metric("compile_phase", compile.to_json());
+    r.metric("total", total.to_json());
+    r.metric(
+        "phases",
+        rep.phases
+            .iter()
+            .map(PhaseStats::to_json)
+            .collect::<Vec<_>>(),
+    );
+    r.metric("scale", o.scale);
+    r.metric("files_copied", rep.plan.files.len() * o.scale);
+    if !rep.plan.notes.is_empty() {
+        r.metric("notes", &rep.plan.notes);
+    }
+    Ok(rep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bad_options_are_refused() {
+        let o = Options::new(Path::new("."));
+        o.check().unwrap();
+        for b in [
+            Options {
+                scale: 0,
+                ..o.clone()
+            },
+            Options {
+                cpu_ns_per_byte: -1.0,
+                ..o.clone()
+            },
+            Options {
+                cpu_ns_per_byte: f64::NAN,
+                ..o.clone()
+            },
+        ] {
+            assert!(b.check().is_err(), "{b:?}");
+        }
+    }
+
+    #[test]
+    fn a_run_gives_five_phases_and_leaves_nothing() {
+        let d = tempfile::tempdir().unwrap();
+        let o = Options {
+            cpu_ns_per_byte: 10.0,
+            scale: 2,
+            ..Options::new(d.path())
+        };
+        let rep = run(&o, &runner::NoProgress).unwrap();
+        assert!(rep.result.complete);
+        assert_eq!(rep.phases.len(), 5);
+        let t = rep.total();
+        assert!(t.complete);
+        assert_eq!(
+            t.wall_ns,
+            rep.copy_phase().wall_ns + rep.compile_phase().wall_ns
+        );
+        assert_eq!(rep.phases[1].bytes_written, 2 * tree::TREE_BYTES);
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
+    }
+}

@@ -507,7 +507,7 @@ pub fn main(a: Args) -> Result<Status> {
 
 /// The result document: the chosen point's last repetition as the base
 /// (its environment, summary and op table), the curve in the metrics.
-fn curve_result(
+pub(super) fn curve_result(
     workload: &str,
     scale_config: serde_json::Value,
     c: &Curve,
@@ -555,7 +555,7 @@ fn curve_result(
 }
 
 /// One point, one line: load, throughput ± CI, response times, I/O share.
-fn point_line(p: &curve::Point, unit: &str) -> String {
+pub(super) fn point_line(p: &curve::Point, unit: &str) -> String {
     let ci = p.throughput_ci.map_or(String::from("-"), |c| {
         format!("±{:.1}%", c.relative_half_width() * 100.0)
     });

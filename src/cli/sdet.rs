@@ -245,9 +245,8 @@ fn render(a: &Args, c: &Curve, r: &RunResult) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "Sdet (SPEC SDM, iogauge's model): scripts of {} commands, {} as {}, {} per point",
+        "Sdet (SPEC SDM, iogauge's model): scripts of {} commands, concurrent scripts as {}, {} per point",
         a.commands,
-        "concurrent scripts",
         if a.threads { "threads" } else { "processes" },
         fmt_ns(a.duration.as_secs_f64() * 1e9)
     );

@@ -152,10 +152,11 @@ pub fn script(k: usize, rng: &mut Prng) -> Vec<Command> {
     }
     let mut live = 0usize;
     for i in 0..v.len() {
-        if v[i] == Command::Delete && live == 0 {
-            if let Some(j) = (i + 1..v.len()).find(|&j| v[j].makes_file()) {
-                v.swap(i, j);
-            }
+        if v[i] == Command::Delete
+            && live == 0
+            && let Some(j) = (i + 1..v.len()).find(|&j| v[j].makes_file())
+        {
+            v.swap(i, j);
         }
         match v[i] {
             c if c.makes_file() => live += 1,

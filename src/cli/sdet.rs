@@ -314,8 +314,17 @@ fn render(a: &Args, c: &Curve, r: &RunResult) -> String {
 /// Three points, N = 1, 2, 4, of 0.5 s each (0.3 s with --quick); one row
 /// in scripts/h.
 pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
+    survey_as(ctx, true, emit)
+}
+
+/// The survey form with the scripts as processes or threads (a unit test
+/// runs in a test binary, which cannot start iogauge's worker processes).
+fn survey_as(ctx: &Ctx, processes: bool, emit: &mut dyn FnMut(Row)) -> Result<()> {
     let per = Duration::from_millis(if ctx.quick { 300 } else { 500 });
-    let o = Options::new(ctx.dir);
+    let o = Options {
+        processes,
+        ..Options::new(ctx.dir)
+    };
     let row = super::scale::survey_curve("sdet (dev scripts)", "sdet", UNIT, |n| {
         measure(&o, n, per, ctx.progress)
     })?;
@@ -332,7 +341,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ctx = Ctx::quick_in(dir.path());
         let mut rows = Vec::new();
-        survey(&ctx, &mut |r| rows.push(r)).unwrap();
+        survey_as(&ctx, false, &mut |r| rows.push(r)).unwrap();
         assert_eq!(rows.len(), 1);
         let row = &rows[0];
         assert_eq!(row.name, "sdet (dev scripts), peak of N=1,2,4");

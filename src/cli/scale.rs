@@ -555,7 +555,7 @@ pub(super) fn curve_result(
 }
 
 /// One point, one line: load, throughput ± CI, response times, I/O share.
-pub(super) fn point_line(p: &curve::Point, unit: &str) -> String {
+fn point_line(p: &curve::Point, unit: &str) -> String {
     let ci = p.throughput_ci.map_or(String::from("-"), |c| {
         format!("±{:.1}%", c.relative_half_width() * 100.0)
     });

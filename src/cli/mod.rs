@@ -21,6 +21,7 @@ mod progress;
 mod run;
 mod scale;
 mod scientific;
+mod sdet;
 mod selfscale;
 pub mod survey;
 mod tpcb;
@@ -46,6 +47,7 @@ pub const COMMANDS: &[Entry] = &[
     bench::<tpcb::Args>("tpcb", "TPC-B (1990): the debit-credit transaction on a bank's record files, tps and response times at one load point.", "docs/tpcb.md", Some(tpcb::survey)),
     bench::<laddis::Args>("laddis", "LADDIS (SPEC SFS 1.0, 1993) and nhfsstone: an NFS v2 operation mix as local calls over a scaled file set, NFS ops/s and average response time at one load point.", "docs/laddis.md", Some(laddis::survey)),
     bench::<andrew::Args>("andrew", "The Andrew benchmark (CMU 1987, as Chen & Patterson ran it): copy, scan, read and compile a small source tree; each phase's seconds and share of I/O.", "docs/andrew.md", Some(andrew::survey)),
+    bench::<sdet::Args>("sdet", "Sdet (SPEC SDM, 1991): concurrent scripts of software-development commands (edit, compile, format, copy, create, delete, list), scripts per hour against concurrency and its peak.", "docs/sdet.md", Some(sdet::survey)),
     tool::<scale::Args>("scale", "Throughput against response time: a workload (run, tpcb, laddis) at rising load, closed or open loop, its knee, the best throughput under a response-time constraint, the Universal Scalability Law.", "docs/scale.md"),
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", Some(selfscale::survey)),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),

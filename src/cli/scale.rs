@@ -507,7 +507,7 @@ pub fn main(a: Args) -> Result<Status> {
 
 /// The result document: the chosen point's last repetition as the base
 /// (its environment, summary and op table), the curve in the metrics.
-fn curve_result(
+pub(super) fn curve_result(
     workload: &str,
     scale_config: serde_json::Value,
     c: &Curve,

@@ -20,6 +20,9 @@ const KINDS: &[(&str, Build)] = &[
     (crate::suites::bonnie::PROCESS_KIND, |p, i| {
         Ok(Box::new(crate::suites::bonnie::process_worker(p, i)?))
     }),
+    (crate::suites::sdet::PROCESS_KIND, |p, i| {
+        Ok(Box::new(crate::suites::sdet::process_worker(p, i)?))
+    }),
     (crate::suites::iozone::throughput::PROCESS_KIND, |p, i| {
         Ok(Box::new(crate::suites::iozone::throughput::process_worker(
             p, i,

@@ -11,4 +11,5 @@ pub mod iozone;
 pub mod laddis;
 pub mod postmark;
 pub mod scientific;
+pub mod sdet;
 pub mod tpcb;

@@ -283,8 +283,11 @@ fn human(x: f64) -> String {
         format!("{:.2}M", x / 1e6)
     } else if x >= 1e4 {
         format!("{:.0}k", x / 1e3)
-    } else {
+    } else if x >= 10.0 {
         format!("{x:.0}")
+    } else {
+        // small figures (Andrew's seconds) keep their digits
+        format!("{x:.2}")
     }
 }
 

@@ -696,7 +696,8 @@ impl Runner<'_> {
                 cpu = 0.0;
             }
             let wall = o.elapsed.as_secs_f64().max(cpu);
-            row.cpu.insert(col, report::cpu_util(cpu, wall));
+            // at most 100 %, also when cpu / wall rounds above it
+            row.cpu.insert(col, report::cpu_util(cpu, wall).min(100.0));
         }
         self.out.stats.entry(col).or_default().merge(&o.stats);
         let t = self.out.timed.entry(col).or_default();

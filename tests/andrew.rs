@@ -13,10 +13,6 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::Duration;
 
-fn p(d: &Path) -> &str {
-    d.to_str().expect("a UTF-8 temporary path")
-}
-
 /// Run `andrew` in `dir` with `args`: the result (checked against the
 /// shared contract) and the report.
 fn andrew(dir: &Path, args: &[&str]) -> (Value, String) {

@@ -14,10 +14,6 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-fn p(d: &Path) -> &str {
-    d.to_str().expect("a UTF-8 temporary path")
-}
-
 // ---------------------------------------------------------------- version, help
 
 #[test]

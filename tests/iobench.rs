@@ -16,10 +16,6 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-fn p(d: &Path) -> &str {
-    d.to_str().expect("a UTF-8 temporary path")
-}
-
 /// The keywords, so that the tests' environment cannot leak into a run.
 const KEYS: [&str; 15] = [
     "RUN", "USERS", "FILES", "NRECS", "RECLEN", "READS", "WRITES", "LOCKS", "SLEEP", "START",

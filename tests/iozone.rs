@@ -13,10 +13,6 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
-fn p(d: &Path) -> &str {
-    d.to_str().expect("a UTF-8 temporary path")
-}
-
 /// `iogauge iozone --dir DIR ARGS --json -`: the result, checked against
 /// the shared contract, and the report.
 fn iozone(dir: &Path, args: &[&str]) -> (Value, String) {

@@ -12,10 +12,6 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
-fn p(d: &Path) -> &str {
-    d.to_str().expect("a UTF-8 temporary path")
-}
-
 /// Run `laddis` in `dir` on a 4 MiB set for 1 s with `args`; the result
 /// (checked against the shared contract) and the report.
 fn laddis(dir: &Path, args: &[&str]) -> (Value, String) {

@@ -8,11 +8,7 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-
-fn p(d: &Path) -> &str {
-    d.to_str().expect("a UTF-8 temporary path")
-}
+use std::path::PathBuf;
 
 /// A tiny model made on the null engine (no I/O, about a second), in a
 /// temporary directory kept as long as the returned guard.

@@ -7,12 +7,7 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::path::Path;
 use std::time::Duration;
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
 
 /// A small, fast generic workload: cached 4 KiB reads of a 4 MiB file.
 const RUN: &[&str] = &[

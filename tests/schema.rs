@@ -122,10 +122,6 @@ fn validate_file(what: &str, path: &Path) -> Value {
     doc
 }
 
-fn p(d: &Path) -> &str {
-    d.to_str().expect("a UTF-8 temporary path")
-}
-
 /// Run `cmd`, which must succeed (no panic), within `timeout`.
 fn succeed(what: &str, cmd: &mut assert_cmd::Command, timeout: Duration) -> String {
     let out = cmd.timeout(timeout).output().unwrap();

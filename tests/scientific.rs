@@ -13,10 +13,6 @@ use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
 
-fn p(d: &Path) -> &str {
-    d.to_str().expect("a UTF-8 temporary path")
-}
-
 /// Run `scientific` in `dir` with `args`; the result (checked against the
 /// shared contract) and the report.
 fn scientific(dir: &Path, args: &[&str]) -> (Value, String) {

@@ -7,12 +7,7 @@ mod common;
 
 use common::*;
 use serde_json::Value;
-use std::path::Path;
 use std::time::Duration;
-
-fn p(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
 
 fn points(v: &Value) -> &Vec<Value> {
     get(v, "metrics.curve.points").as_array().unwrap()

@@ -16,10 +16,6 @@ use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn p(d: &Path) -> &str {
-    d.to_str().expect("a UTF-8 temporary path")
-}
-
 /// A work directory on tmpfs (with someone else's files in it), or `None`
 /// where /dev/shm is missing.
 fn shm_dir() -> Option<tempfile::TempDir> {

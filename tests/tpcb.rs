@@ -11,10 +11,6 @@ use common::*;
 use serde_json::Value;
 use std::path::Path;
 
-fn p(d: &Path) -> &str {
-    d.to_str().expect("a UTF-8 temporary path")
-}
-
 /// Run `tpcb` in `dir` for 1 s with `args`; the result (checked against
 /// the shared contract) and the report.
 fn tpcb(dir: &Path, args: &[&str]) -> (Value, String) {

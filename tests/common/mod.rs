@@ -62,6 +62,11 @@ pub fn assert_untouched(dir: &Path) {
     assert_eq!(std::fs::read(dir.join("sub/inner")).unwrap(), b"inner\n");
 }
 
+/// A temporary path as a command-line argument.
+pub fn p(path: &Path) -> &str {
+    path.to_str().expect("a UTF-8 temporary path")
+}
+
 /// Run with `--json -` and return the parsed JSON and stderr (the report).
 /// The command must succeed and print nothing but JSON on stdout.
 pub fn run_json(args: &[&str]) -> (Value, String) {

@@ -543,6 +543,12 @@ fn results_file_layout() {
 }
 
 fn user_pids(parent: u32) -> Vec<u32> {
+    // the runner's worker processes: `iogauge worker --fd N --index I`
+    children(parent, "worker\0--fd")
+}
+
+/// Children of `parent` whose command line contains `needle`.
+fn children(parent: u32, needle: &str) -> Vec<u32> {
     let mut v = Vec::new();
     for e in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
@@ -556,8 +562,7 @@ fn user_pids(parent: u32) -> Vec<u32> {
             .and_then(|(_, r)| r.split_whitespace().nth(1))
             .and_then(|x| x.parse::<u32>().ok());
         let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        // the runner's worker processes: `iogauge worker --fd N --index I`
-        if ppid == Some(parent) && String::from_utf8_lossy(&cmd).contains("worker\0--fd") {
+        if ppid == Some(parent) && String::from_utf8_lossy(&cmd).contains(needle) {
             v.push(pid);
         }
     }
@@ -913,4 +918,339 @@ fn help_lists_the_options() {
         top.contains("iobench") && !top.lines().any(|l| l.trim_start().starts_with("worker")),
         "{top}"
     );
+}
+
+/// The `*** NAME = x` figure of a results file.
+fn stars(results: &str, name: &str) -> f64 {
+    results
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("*** {name} = ")))
+        .unwrap_or_else(|| panic!("no '*** {name}' in {results}"))
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Variant 1: every lock goes through the ioserver, which counts it; its
+/// CPU is reported and adds into the total.
+#[test]
+fn variant_1_locks_through_the_ioserver() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    std::fs::write(
+        cwd.path().join("ctl"),
+        "USERS = 4; FILES = 2; NRECS = 64; RECLEN = 512; LOCKS = 4; READS = 2; END = 0;",
+    )
+    .unwrap();
+    let (v, _) = run_ok(
+        cwd.path(),
+        &[
+            "ctl",
+            "--server",
+            "--duration",
+            "1s",
+            "--dir",
+            p(dir.path()),
+        ],
+    );
+    check(&v);
+    assert_eq!(u64_at(&v, "config.variant"), 1);
+    let cycles = metric(&v, "cycles");
+    assert!(cycles > 0);
+    assert_adds_up(&v, 2, 1);
+    // users asked, the server answered, the lock manager counted: all agree
+    let asked = metric(&v, "lock_requests");
+    assert_eq!(asked, cycles * 2);
+    assert_eq!(u64_at(&v, "metrics.server.lock_requests"), asked);
+    assert_eq!(metric(&v, "locks_taken"), asked);
+    assert_eq!(op_count(&v, "lock"), asked);
+    assert_eq!(
+        u64_at(&v, "metrics.server.granted_at_once")
+            + u64_at(&v, "metrics.server.granted_after_wait"),
+        asked
+    );
+    assert_eq!(u64_at(&v, "metrics.server.unlocks"), asked);
+    assert_eq!(u64_at(&v, "metrics.server.bad"), 0);
+    assert!(get(&v, "metrics.server.died").is_null());
+    let server_cp = f64_at(&v, "metrics.server_cp_seconds");
+    let elapsed = f64_at(&v, "elapsed_s");
+    assert!(
+        server_cp > 0.0 && server_cp <= elapsed,
+        "{server_cp} of {elapsed}"
+    );
+    let results = std::fs::read_to_string(cwd.path().join("iobench.results")).unwrap();
+    assert!(
+        results.contains("\nVariant is 1 (locking in ioserver"),
+        "{results}"
+    );
+    let (user, server, total) = (
+        stars(&results, "User   CP seconds"),
+        stars(&results, "Server CP seconds"),
+        stars(&results, "Total CP seconds"),
+    );
+    assert!(
+        server > 0.0 && (server - server_cp).abs() < 0.0015,
+        "{server} {server_cp}"
+    );
+    assert!(
+        (user + server - total).abs() < 0.0025,
+        "{user} + {server} != {total}"
+    );
+    assert!(results.contains("ioserver (pid "), "{results}");
+    // the queues are gone
+    let queues = std::fs::read_to_string("/proc/sysvipc/msg").unwrap();
+    for q in get(&v, "metrics.server.queue_ids").as_array().unwrap() {
+        let id = q.as_u64().unwrap().to_string();
+        assert!(
+            !queues
+                .lines()
+                .skip(1)
+                .any(|l| l.split_whitespace().nth(1) == Some(&id)),
+            "queue {id} left behind: {queues}"
+        );
+    }
+    assert_untouched(dir.path());
+}
+
+/// Variant 1 keeps mutual exclusion (one lock, users as threads, checked
+/// beside the server), and SLEEP > 0 is answered "busy" and retried.
+#[test]
+fn variant_1_one_lock_never_two_holders_and_busy_retries() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    for sleep in ["0", "0.001"] {
+        let out = iobench(cwd.path())
+            .args([
+                "--server",
+                "--threads",
+                "--verify-locks",
+                "--duration",
+                "0.5s",
+            ])
+            .args(["--json", "-", "--dir", p(dir.path())])
+            .env("USERS", "6")
+            .env("FILES", "1")
+            .env("LOCKS", "1")
+            .env("END", "0")
+            .env("SLEEP", sleep)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(metric(&v, "lock_violations"), 0, "SLEEP = {sleep}");
+        let taken = metric(&v, "locks_taken");
+        assert!(taken > 0);
+        assert_eq!(taken, op_count(&v, "lock"));
+        assert_eq!(
+            u64_at(&v, "metrics.server.lock_requests"),
+            metric(&v, "lock_requests")
+        );
+        let busy = u64_at(&v, "metrics.server.busy");
+        if sleep == "0" {
+            // a busy lock is queued at the server and granted on release
+            assert_eq!(busy, 0);
+            assert_eq!(metric(&v, "lock_requests"), taken);
+        } else {
+            assert_eq!(u64_at(&v, "metrics.server.granted_after_wait"), 0);
+            assert!(busy > 0, "six users on one lock never found it busy");
+            assert_eq!(metric(&v, "lock_requests"), taken + busy);
+        }
+    }
+    assert_untouched(dir.path());
+}
+
+/// The ioserver killed mid-run: the run ends at once with exit 1, the
+/// partial result, no user process left, no queue, nothing on disk.
+#[test]
+fn a_killed_ioserver_ends_the_run() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let json = cwd.path().join("r.json");
+    let mut child = spawnable(cwd.path())
+        .args(["--server", "--duration", "30s", "--dir", p(dir.path())])
+        .arg("--json")
+        .arg(&json)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .env("USERS", "4")
+        .spawn()
+        .unwrap();
+    let t = Instant::now();
+    let (users, server) = loop {
+        let (u, s) = (
+            user_pids(child.id()),
+            children(child.id(), "worker\0--service\0iobench-server"),
+        );
+        if u.len() == 4 && s.len() == 1 {
+            break (u, s[0]);
+        }
+        assert!(t.elapsed() < Duration::from_secs(10), "no run: {u:?} {s:?}");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    // SAFETY: kill(2) on a grandchild we found by its parent.
+    assert_eq!(
+        unsafe { libc::kill(server as libc::pid_t, libc::SIGKILL) },
+        0
+    );
+    let killed = Instant::now();
+    let status = wait_for(&mut child, Duration::from_secs(20));
+    assert!(
+        killed.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        killed.elapsed()
+    );
+    assert_eq!(status.code(), Some(1), "{status}");
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+    assert!(err.contains("the ioserver (pid "), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(get(&v, "complete"), &Value::Bool(false));
+    assert!(str_at(&v, "error").contains("killed by signal 9"), "{v}");
+    assert_eq!(str_at(&v, "metrics.server.died"), "killed by signal 9");
+    assert!(
+        metric(&v, "cycles") > 0,
+        "the partial result holds what ran"
+    );
+    let results = std::fs::read_to_string(cwd.path().join("iobench.results")).unwrap();
+    assert!(
+        results.contains("INCOMPLETE RUN (the ioserver"),
+        "{results}"
+    );
+    for u in users {
+        assert!(
+            !Path::new(&format!("/proc/{u}")).exists(),
+            "user process {u} outlived the run"
+        );
+    }
+    let queues = std::fs::read_to_string("/proc/sysvipc/msg").unwrap();
+    for q in get(&v, "metrics.server.queue_ids").as_array().unwrap() {
+        let id = q.as_u64().unwrap().to_string();
+        assert!(
+            !queues
+                .lines()
+                .skip(1)
+                .any(|l| l.split_whitespace().nth(1) == Some(&id)),
+            "queue {id} left behind: {queues}"
+        );
+    }
+    assert_untouched(dir.path());
+}
+
+#[test]
+fn server_without_locking_is_refused() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let ctl = cwd.path().join("ctl");
+    std::fs::write(&ctl, "SLEEP = -1;").unwrap();
+    let line = assert_usage_error(&["iobench", p(&ctl), "--server", "--dir", p(dir.path())]);
+    assert!(
+        line.contains("--server does the locking in the ioserver"),
+        "{line}"
+    );
+    assert_untouched(dir.path());
+    assert_eq!(
+        std::fs::read_dir(cwd.path()).unwrap().count(),
+        1,
+        "only ctl"
+    );
+}
+
+/// `CP load/cycle` is the measured CPU of the CP work over the cycles, and
+/// close to the calibration on an idle CPU.
+#[test]
+fn cp_load_per_cycle_is_measured() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let mut c = iobench(cwd.path());
+    let out = c
+        .args(["--threads", "--engine", "null", "--duration", "0.5s"])
+        .args(["--json", "-", "--dir", p(dir.path())])
+        .env("USERS", "1")
+        .env("WORK", "50")
+        .env("END", "0")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cycles = metric(&v, "cycles") as f64;
+    let work = f64_at(&v, "metrics.work_cpu_seconds");
+    let load = f64_at(&v, "metrics.cp_load_per_cycle_s");
+    let calibrated = f64_at(&v, "metrics.cp_load_calibrated_s");
+    assert!(load > 0.0);
+    assert!(
+        (load - work / cycles).abs() < 1e-12,
+        "{load} {work} {cycles}"
+    );
+    assert!(
+        load > calibrated / 5.0 && load < calibrated * 5.0,
+        "measured {load} s against {calibrated} s calibrated"
+    );
+    let results = std::fs::read_to_string(cwd.path().join("iobench.results")).unwrap();
+    let line = results
+        .lines()
+        .find_map(|l| l.strip_prefix("CP load/cycle = "))
+        .unwrap();
+    let printed: f64 = line.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(printed > 0.0, "{line}");
+    assert!((printed - load).abs() <= 0.5e-6, "{printed} against {load}");
+    assert_untouched(dir.path());
+}
+
+/// The `-t` table keeps its bars aligned when a bucket holds millions.
+#[test]
+fn the_distribution_table_stays_aligned() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let mut c = iobench(cwd.path());
+    let out = c
+        .args([
+            "--threads",
+            "--engine",
+            "null",
+            "--duration",
+            "0.6s",
+            "-t",
+            "-q",
+        ])
+        .args(["--dir", p(dir.path())])
+        .env("USERS", "1")
+        .env("END", "0")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = std::fs::read_to_string(cwd.path().join("iobench.results")).unwrap();
+    let lines: Vec<&str> = results
+        .lines()
+        .skip_while(|l| !l.starts_with("*** Response time distribution table"))
+        .skip(1)
+        .take(9)
+        .collect();
+    assert_eq!(lines.len(), 9, "{results}");
+    let bars = |l: &str| {
+        l.char_indices()
+            .filter(|&(_, c)| c == '|')
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>()
+    };
+    for g in lines.chunks(3) {
+        assert_eq!(bars(g[0]), bars(g[1]), "{results}");
+        assert_eq!(bars(g[0]), bars(g[2]), "{results}");
+    }
+    assert_untouched(dir.path());
 }

@@ -69,6 +69,9 @@ pub struct Args {
     /// Parent of the run's work directory (created and removed by the run); FILEk paths go where they say.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
+    /// Variant 1: locking in the ioserver, a process that owns the lock table and serves the users' lock requests over System V message queues.
+    #[arg(long)]
+    pub server: bool,
     /// Check the lock manager: record each lock's holder beside it and count overlaps (metrics.lock_violations).
     #[arg(long, hide = true)]
     pub verify_locks: bool,
@@ -143,6 +146,7 @@ impl Args {
             dir: self.dir.clone(),
             seed: self.seed,
             verify_locks: self.verify_locks,
+            server: self.server,
             metering: self.usage.as_ref().map(|c| Metering {
                 command: c.clone(),
                 file: self.usage_file(),

@@ -30,6 +30,14 @@ const KINDS: &[(&str, Build)] = &[
     }),
 ];
 
+/// A service a run may start beside its workers, and what it runs with the
+/// descriptor it inherits.
+type Serve = fn(std::os::fd::RawFd) -> Result<()>;
+
+const SERVICES: &[(&str, Serve)] = &[(crate::suites::iobench::SERVICE, |fd| {
+    crate::suites::iobench::serve(fd)
+})];
+
 /// One worker process of a run (started by iogauge, not by hand).
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -37,19 +45,31 @@ pub struct Args {
     #[arg(long, value_name = "FD")]
     pub fd: i32,
     /// Which worker this process is (0-based).
-    #[arg(long, value_name = "N")]
-    pub index: usize,
+    #[arg(long, value_name = "N", required_unless_present = "service")]
+    pub index: Option<usize>,
+    /// Run this service of the run instead of a worker (IOBENCH's ioserver).
+    #[arg(long, value_name = "NAME", conflicts_with = "index")]
+    pub service: Option<String>,
 }
 
 impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
+        if let Some(name) = &self.service {
+            crate::runner::procs::ignore_terminal_signals();
+            let Some((_, serve)) = SERVICES.iter().find(|(k, _)| k == name) else {
+                anyhow::bail!("no service named '{name}'");
+            };
+            serve(self.fd)?;
+            return Ok(Status::Done);
+        }
+        let index = self.index.unwrap_or_default();
         let build = |kind: &str, payload: &[u8], index: usize| -> Result<Box<dyn Worker>> {
             match KINDS.iter().find(|(k, _)| *k == kind) {
                 Some((_, b)) => b(payload, index),
                 None => anyhow::bail!("no worker of kind '{kind}'"),
             }
         };
-        let ok = crate::runner::procs::child(self.fd, self.index, &build)?;
+        let ok = crate::runner::procs::child(self.fd, index, &build)?;
         Ok(if ok { Status::Done } else { Status::Failed })
     }
 }

@@ -360,17 +360,38 @@ impl Drop for Children {
 }
 
 fn spawn(region: &Region, i: usize, inherit: &[RawFd]) -> io::Result<Child> {
-    let exe = std::env::current_exe()?;
     let fd = region.mem.fd();
-    let parent = std::process::id() as libc::pid_t;
     let keep: Vec<RawFd> = std::iter::once(fd).chain(inherit.iter().copied()).collect();
-    let mut cmd = Command::new(exe);
+    let mut cmd = own_child(keep)?;
     cmd.arg("worker")
         .arg("--fd")
         .arg(fd.to_string())
         .arg("--index")
-        .arg(i.to_string())
-        .stdin(Stdio::null())
+        .arg(i.to_string());
+    cmd.spawn()
+}
+
+/// Start a service of a run beside its workers (IOBENCH's ioserver):
+/// `iogauge worker --service NAME --fd FD`, which inherits `fd`, dies
+/// with this process and ignores Ctrl-C at the terminal, as workers do.
+/// The caller reaps it.
+pub fn spawn_service(name: &str, fd: RawFd) -> io::Result<Child> {
+    let mut cmd = own_child(vec![fd])?;
+    cmd.arg("worker")
+        .arg("--service")
+        .arg(name)
+        .arg("--fd")
+        .arg(fd.to_string());
+    cmd.spawn()
+}
+
+/// iogauge run again as a child that inherits `keep`, has no stdin or
+/// stdout, shares stderr, and never outlives this process.
+fn own_child(keep: Vec<RawFd>) -> io::Result<Command> {
+    let exe = std::env::current_exe()?;
+    let parent = std::process::id() as libc::pid_t;
+    let mut cmd = Command::new(exe);
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::inherit());
     // SAFETY: only async-signal-safe calls (fcntl, prctl, getppid) between
@@ -393,7 +414,17 @@ fn spawn(region: &Region, i: usize, inherit: &[RawFd]) -> io::Result<Child> {
             Ok(())
         });
     }
-    cmd.spawn()
+    Ok(cmd)
+}
+
+/// A child's signals: Ctrl-C at the terminal reaches the whole group, and
+/// the parent decides when the run stops.
+pub fn ignore_terminal_signals() {
+    // SAFETY: setting dispositions to SIG_IGN / SIG_DFL has no preconditions.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_IGN);
+        libc::signal(libc::SIGTERM, libc::SIG_DFL);
+    }
 }
 
 /// Run `spec.workers` workers as processes under `rule`.
@@ -595,12 +626,7 @@ pub type Build = dyn Fn(&str, &[u8], usize) -> Result<Box<dyn Worker>>;
 /// `build(kind, payload, index)`, run it behind the gate, leave the report.
 /// Returns whether the worker completed without error.
 pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
-    // Ctrl-C at the terminal reaches the whole group: the parent decides.
-    // SAFETY: setting dispositions to SIG_IGN / SIG_DFL has no preconditions.
-    unsafe {
-        libc::signal(libc::SIGINT, libc::SIG_IGN);
-        libc::signal(libc::SIGTERM, libc::SIG_DFL);
-    }
+    ignore_terminal_signals();
     let region = Region::attach(fd).context("cannot map the run's shared region")?;
     let n = region.workers();
     if index >= n {

@@ -6,6 +6,7 @@
 //! processes that do not stop are killed, files are removed).
 
 use super::config::Config;
+use super::server::{Server, ServerEnd};
 use super::shm::{self, Shm};
 use super::user::{self, Plan, User, UserRecord, UserThread};
 use crate::engine::Choice;
@@ -56,6 +57,8 @@ pub struct RunSpec {
     /// Record lock holders beside the lock manager and count overlaps.
     pub verify_locks: bool,
     pub metering: Option<Metering>,
+    /// Variant 1: locking is done in the ioserver process.
+    pub server: bool,
 }
 
 impl RunSpec {
@@ -71,6 +74,7 @@ impl RunSpec {
             seed: 1,
             verify_locks: false,
             metering: None,
+            server: false,
         }
     }
 
@@ -119,6 +123,15 @@ pub struct Run {
     pub paths: Vec<PathBuf>,
     /// Users set up but never started (interrupted during set-up).
     pub started: bool,
+    /// Variant 1: what the ioserver did.
+    pub server: Option<ServerEnd>,
+}
+
+impl Run {
+    /// IOBENCH's variant: 1 with locking in the ioserver, else 0.
+    pub fn variant(&self) -> u32 {
+        u32::from(self.spec.server)
+    }
 }
 
 /// Files the run created outside its work directory (FILEk paths that did
@@ -326,6 +339,11 @@ fn wait_interruptible(d: Duration) -> bool {
 /// returns; the result says whether it completed.
 pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
     let cfg = &spec.config;
+    if spec.server && !cfg.locking() {
+        crate::usage!(
+            "--server does the locking in the ioserver, and SLEEP = -1 turns locking off: drop one of them"
+        );
+    }
     if spec.direct && !(cfg.reclen as usize).is_multiple_of(crate::engine::DIRECT_ALIGN) {
         crate::usage!(
             "--direct needs RECLEN to be a multiple of 4096 (it is {})",
@@ -387,6 +405,7 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         series_secs: duration.as_secs() as usize + 3,
         work_dir: work.dir().to_path_buf(),
         verify: spec.verify_locks,
+        server: spec.server,
     };
     let need = user_bytes(&plan) * plan.users as u64;
     if environment.memory_bytes > 0 && need > environment.memory_bytes / 2 {
@@ -417,6 +436,7 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         environment,
         paths: plan.paths.clone(),
         started: false,
+        server: None,
     };
     if !layout(&files, cfg.file_bytes(), spec.seed, &mut created)? {
         run.interrupted = true;
@@ -447,7 +467,12 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         grace: Some(Duration::from_secs_f64((cfg.end * 60.0).max(5.0))),
         ..Default::default()
     };
-    let watch = LockWatch(&shm);
+    let server = if spec.server {
+        Some(Server::start(&shm, plan.users, plan.sleep_ns > 0)?)
+    } else {
+        None
+    };
+    let watch = LockWatch(&shm, server.as_ref());
     let plan = Arc::new(plan);
     let outcome = match spec.mode {
         Mode::Threads => {
@@ -478,6 +503,7 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         }
     };
     let stopped = Instant::now();
+    run.server = server.map(Server::finish);
     run.interrupted = outcome.interrupted;
     run.started = !(outcome.interrupted && outcome.extras.iter().all(|x| x.is_null()));
     run.cpu = outcome.cpu;
@@ -524,7 +550,13 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         };
     }
     let ok = run.users.iter().filter(|u| u.failure.is_none()).count();
-    if run.started && ok == 0 && !run.interrupted {
+    if let Some(why) = run.server.as_ref().and_then(|s| s.died.clone()) {
+        let s = run.server.as_ref().expect("just read");
+        run.error = Some(format!(
+            "the ioserver (pid {}) died during the run ({why}) after {} lock requests; the users stopped with it",
+            s.pid, s.lock_requests
+        ));
+    } else if run.started && ok == 0 && !run.interrupted {
         let (who, why) = run
             .users
             .iter()
@@ -546,16 +578,24 @@ fn unix_now() -> i64 {
 }
 
 /// The runner's news for the lock manager: hurry wakes lock waiters, a
-/// dead user's locks are given back.
-struct LockWatch<'a>(&'a Shm);
+/// dead user's locks are given back (by the ioserver in Variant 1).
+struct LockWatch<'a>(&'a Shm, Option<&'a Server>);
 
 impl Watch for LockWatch<'_> {
     fn hurry(&self) {
         self.0.set_stop(shm::NOW);
+        if let Some(s) = self.1 {
+            s.hurry();
+        }
     }
 
     fn dead(&self, i: usize) {
-        self.0.release_all_of(i as u32);
+        match self.1 {
+            Some(s) => s.release(i as u32),
+            None => {
+                self.0.release_all_of(i as u32);
+            }
+        }
     }
 }
 

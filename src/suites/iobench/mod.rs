@@ -17,13 +17,17 @@
 //! - `control`: the controller: lay-out, start gate, stop, dead users,
 //!   Ctrl-C, metering.
 //! - [`report`]: the results file, summary and `===` lines.
+//! - `server`, `msgq`: Variant 1, the `ioserver` process that owns the
+//!   lock table and serves lock requests over System V message queues.
 //! - `chart`: the spectrum chart (SVG).
 
 mod chart;
 pub mod config;
 mod control;
 mod hist;
+mod msgq;
 pub mod report;
+mod server;
 mod shm;
 mod user;
 
@@ -31,6 +35,7 @@ pub use chart::{Bar, spectrum_svg};
 pub use config::Config;
 pub use control::{Metering, Mode, PROCESS_KIND, Run, RunSpec, execute, process_worker};
 pub use report::Totals;
+pub use server::{SERVICE, ServerEnd, serve};
 
 use crate::measure::{OpKind, WorkerStats};
 use crate::report::RunResult;
@@ -111,6 +116,7 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
         "file_units_per_user": run.plan.units,
         "work_iterations_per_read": run.plan.work_per_read,
         "verify_locks": spec.verify_locks,
+        "variant": run.variant(),
     });
     let mut r = RunResult::new(
         "iobench",
@@ -137,9 +143,24 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
     r.metric("users", spec.config.users);
     r.metric("cp_seconds", t.user_cp_s);
     r.metric("io_seconds", t.user_io_s);
+    r.metric("server_cp_seconds", t.server_cp_s);
+    r.metric("server_io_seconds", 0.0);
+    r.metric("total_cp_seconds", t.total_cp_s);
+    if let Some(sv) = &run.server {
+        r.metric("server", sv);
+    }
+    r.metric(
+        "work_cpu_seconds",
+        ok.iter().map(|u| u.work_cpu_ns).sum::<u64>() as f64 / 1e9,
+    );
+    r.metric(
+        "lock_requests",
+        ok.iter().map(|u| u.lock_requests).sum::<u64>(),
+    );
     r.metric("cp_ms_per_transaction", t.cp_ms_per_tx);
     r.metric("io_ms_per_transaction", t.io_ms_per_tx);
-    r.metric("cp_load_per_cycle_s", run.cp_load_s);
+    r.metric("cp_load_per_cycle_s", t.cp_load_s);
+    r.metric("cp_load_calibrated_s", run.cp_load_s);
     r.metric(
         "locks_taken",
         t.files.iter().map(|f| f.locks_taken).sum::<u64>(),
@@ -165,6 +186,7 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
                     "response_stddev_s": x.transaction.stddev_ns() / 1e9,
                     "response_max_s": x.transaction.max_ns as f64 / 1e9,
                     "max_rss_kib": x.max_rss_kib,
+                    "lock_requests": x.lock_requests,
                     "failed": u.failure,
                 })
             })

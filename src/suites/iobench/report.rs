@@ -21,6 +21,13 @@ pub struct Totals {
     pub mb: f64,
     pub user_cp_s: f64,
     pub user_io_s: f64,
+    /// The ioserver's CPU (Variant 1; 0 without it). It does no I/O.
+    pub server_cp_s: f64,
+    /// User + server.
+    pub total_cp_s: f64,
+    /// CPU time of one transaction's CP work, measured: the users' CPU
+    /// clock over their CP work, divided by the cycles.
+    pub cp_load_s: f64,
     pub tps: f64,
     /// The paper's: mean over users of duration / cycles.
     pub avg_response_s: f64,
@@ -66,6 +73,9 @@ pub fn totals(run: &Run) -> Totals {
         .sum::<f64>()
         + 0.0;
     let user_io_s = ok.iter().map(|r| r.io_ns as f64 / 1e9).sum::<f64>() + 0.0;
+    let server_cp_s = run.server.as_ref().map_or(0.0, |s| s.cp_s());
+    let total_cp_s = user_cp_s + server_cp_s;
+    let work_ns: u64 = ok.iter().map(|r| r.work_cpu_ns).sum();
     let per_user: Vec<f64> = ok
         .iter()
         .filter(|r| r.cycles > 0)
@@ -122,6 +132,13 @@ pub fn totals(run: &Run) -> Totals {
         mb: cfg.mb_of(cycles),
         user_cp_s,
         user_io_s,
+        server_cp_s,
+        total_cp_s,
+        cp_load_s: if cycles > 0 {
+            work_ns as f64 / 1e9 / cycles as f64
+        } else {
+            0.0
+        },
         tps: if secs > 0.0 {
             cycles as f64 / secs
         } else {
@@ -137,7 +154,7 @@ pub fn totals(run: &Run) -> Totals {
         } else {
             0.0
         },
-        cp_ms_per_tx: per_tx(user_cp_s),
+        cp_ms_per_tx: per_tx(total_cp_s),
         io_ms_per_tx: per_tx(user_io_s),
         failed: run.users.len() - ok.len(),
         completed: ok.len(),
@@ -203,14 +220,21 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
         let _ = writeln!(w, "Summary will be written to file {}", p.display());
     }
     let _ = writeln!(w, "Run id is {}", cfg.run);
-    let _ = writeln!(
-        w,
-        "Variant is 0 (no server; users are {})",
-        match run.spec.mode {
-            Mode::Processes => "processes",
-            Mode::Threads => "threads",
-        }
-    );
+    let users_as = match run.spec.mode {
+        Mode::Processes => "processes",
+        Mode::Threads => "threads",
+    };
+    match run.variant() {
+        0 => writeln!(
+            w,
+            "Variant is 0 (no server: users lock shared memory; users are {users_as})"
+        ),
+        _ => writeln!(
+            w,
+            "Variant is 1 (locking in ioserver, over System V message queues; users are {users_as})"
+        ),
+    }
+    .ok();
     let minutes = run.spec.duration().as_secs_f64() / 60.0;
     for (label, v) in [
         ("Number of files", cfg.files.to_string()),
@@ -231,7 +255,11 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
     for (i, p) in run.paths.iter().enumerate() {
         let _ = writeln!(w, "path[{i}] = {}", p.display());
     }
-    let _ = writeln!(w, "CP load/cycle = {:.3} secs", run.cp_load_s);
+    let _ = writeln!(
+        w,
+        "CP load/cycle = {:.6} secs (measured; calibrated on an idle CPU: {:.6})",
+        t.cp_load_s, run.cp_load_s
+    );
 
     // lock summary
     let _ = writeln!(w, " FILE  LOCKS TAKEN  MAX ACTIVE");
@@ -246,7 +274,7 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
     // user summary
     let _ = writeln!(
         w,
-        " USER     CYCLES    CP TIME    IO TIME  OPENS CLOSES ----START TIME----    DURATION"
+        " USER     CYCLES    CP TIME   IO TIME*  OPENS CLOSES ----START TIME----    DURATION"
     );
     for u in &run.users {
         let r = &u.record;
@@ -296,11 +324,12 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
     let _ = writeln!(w, "*** Total cycles = {}", t.cycles);
     let _ = writeln!(w, "*** Total MB of data = {:.3}", t.mb);
     let _ = writeln!(w, "*** User   CP seconds = {:.3}", t.user_cp_s);
-    let _ = writeln!(w, "*** User   IO seconds = {:.3}", t.user_io_s);
-    let _ = writeln!(w, "*** Server CP seconds = 0.000");
+    let _ = writeln!(w, "*** User   IO seconds = {:.3} *", t.user_io_s);
+    let _ = writeln!(w, "*** Server CP seconds = {:.3}", t.server_cp_s);
     let _ = writeln!(w, "*** Server IO seconds = 0.000");
-    let _ = writeln!(w, "*** Total CP seconds = {:.3}", t.user_cp_s);
-    let _ = writeln!(w, "*** Total IO seconds = {:.3}", t.user_io_s);
+    let _ = writeln!(w, "*** Total CP seconds = {:.3}", t.total_cp_s);
+    let _ = writeln!(w, "*** Total IO seconds = {:.3} *", t.user_io_s);
+    let _ = writeln!(w, "{IO_NOTE}");
     transaction_lines(w, cfg, t);
 
     // per-user response
@@ -323,6 +352,9 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
     additions(w, run, t, r);
     s
 }
+
+/// What `IO TIME*` and the starred IO seconds are.
+const IO_NOTE: &str = "* IO: wall time inside read(2)/write(2) calls (IOBENCH printed 0 on UNIX)";
 
 fn transaction_lines(w: &mut String, cfg: &super::Config, t: &Totals) {
     let _ = writeln!(w, "*** Transaction statistics ***");
@@ -349,14 +381,18 @@ fn transaction_lines(w: &mut String, cfg: &super::Config, t: &Totals) {
     );
 }
 
-/// The `-t` table: whole seconds 0…24 and >24, nine to a row group.
+/// The `-t` table: whole seconds 0…24 and >24, nine to a row group. A
+/// column is as wide as its widest cell (at least 5), so counts of any
+/// size keep the bars of the three rows aligned.
 fn distribution(w: &mut String, dist: &[u64]) {
     let total: u64 = dist.iter().sum();
     let _ = writeln!(w, "*** Response time distribution table");
     for group in (0..DIST_BUCKETS).collect::<Vec<_>>().chunks(9) {
-        let mut secs = String::from("Seconds |");
-        let mut count = String::from("Count   |");
-        let mut pct = String::from("Percent |");
+        let mut rows = [
+            String::from("Seconds |"),
+            String::from("Count   |"),
+            String::from("Percent |"),
+        ];
         for &i in group {
             let label = if i == DIST_BUCKETS - 1 {
                 ">24".to_string()
@@ -368,11 +404,13 @@ fn distribution(w: &mut String, dist: &[u64]) {
             } else {
                 0.0
             };
-            let _ = write!(secs, " {label:>5} |");
-            let _ = write!(count, " {:>5} |", dist[i]);
-            let _ = write!(pct, " {:>5} |", format!("{p:.1}%"));
+            let cells = [label, dist[i].to_string(), format!("{p:.1}%")];
+            let width = cells.iter().map(String::len).max().unwrap_or(0).max(5);
+            for (row, cell) in rows.iter_mut().zip(&cells) {
+                let _ = write!(row, " {cell:>width$} |");
+            }
         }
-        let _ = writeln!(w, "{secs}\n{count}\n{pct}");
+        let _ = writeln!(w, "{}\n{}\n{}", rows[0], rows[1], rows[2]);
     }
 }
 
@@ -386,7 +424,7 @@ pub fn equals_line(cfg: &super::Config, t: &Totals) -> String {
         cfg.work,
         t.cycles,
         t.mb,
-        t.user_cp_s,
+        t.total_cp_s,
         t.user_io_s,
         t.failed
     )
@@ -405,7 +443,7 @@ pub fn summary_line(cfg: &super::Config, t: &Totals) -> String {
         cfg.writes.to_string(),
         cfg.work.to_string(),
         format!("{:.3}", t.mb),
-        format!("{:.3}", t.user_cp_s),
+        format!("{:.3}", t.total_cp_s),
         format!("{:.3}", t.user_io_s),
         format!("{:.6}", t.avg_response_s),
         format!("{:.3}", t.tps),
@@ -507,6 +545,9 @@ fn additions(w: &mut String, run: &Run, t: &Totals, r: &RunResult) {
             );
         }
     }
+    if let Some(sv) = &run.server {
+        server_lines(w, sv, t);
+    }
     let taken: u64 = t.files.iter().map(|f| f.locks_taken).sum();
     let uses: u64 = t.files.iter().map(|f| f.uses).sum();
     if run.plan.locking && taken != uses {
@@ -525,6 +566,45 @@ fn additions(w: &mut String, run: &Run, t: &Totals, r: &RunResult) {
             u.record.user,
             u.failure.as_deref().unwrap_or_default()
         );
+    }
+}
+
+/// Variant 1: what the ioserver did and what it cost.
+fn server_lines(w: &mut String, sv: &super::ServerEnd, t: &Totals) {
+    let per = |x: f64| {
+        if sv.lock_requests > 0 {
+            fmt_ns(x * 1e9 / sv.lock_requests as f64)
+        } else {
+            "-".into()
+        }
+    };
+    let _ = writeln!(
+        w,
+        "ioserver (pid {}): {} lock requests ({} granted at once, {} after waiting, {} answered busy), {} unlocks, {} releases of dead users, {} bad requests",
+        sv.pid,
+        sv.lock_requests,
+        sv.granted_at_once,
+        sv.granted_after_wait,
+        sv.busy,
+        sv.unlocks,
+        sv.releases,
+        sv.bad
+    );
+    let _ = writeln!(
+        w,
+        "ioserver CPU: user {:.3} s, sys {:.3} s = {} per lock request; {:.1}% of Total CP; mean service {} per request",
+        sv.cpu_user_s,
+        sv.cpu_sys_s,
+        per(sv.cp_s()),
+        if t.total_cp_s > 0.0 {
+            100.0 * sv.cp_s() / t.total_cp_s
+        } else {
+            0.0
+        },
+        fmt_ns(sv.mean_service_s * 1e9)
+    );
+    if let Some(why) = &sv.died {
+        let _ = writeln!(w, "ioserver DIED during the run: {why}");
     }
 }
 
@@ -550,8 +630,12 @@ pub fn terminal(run: &Run, t: &Totals, r: &RunResult) -> String {
     );
     let _ = writeln!(w, "*** Total cycles = {}", t.cycles);
     let _ = writeln!(w, "*** Total MB of data = {:.3}", t.mb);
-    let _ = writeln!(w, "*** Total CP seconds = {:.3}", t.user_cp_s);
-    let _ = writeln!(w, "*** Total IO seconds = {:.3}", t.user_io_s);
+    if run.server.is_some() {
+        let _ = writeln!(w, "*** Server CP seconds = {:.3}", t.server_cp_s);
+    }
+    let _ = writeln!(w, "*** Total CP seconds = {:.3}", t.total_cp_s);
+    let _ = writeln!(w, "*** Total IO seconds = {:.3} *", t.user_io_s);
+    let _ = writeln!(w, "{IO_NOTE}");
     transaction_lines(w, cfg, t);
     let _ = writeln!(w, "{}", equals_line(cfg, t));
     additions(w, run, t, r);
@@ -603,7 +687,26 @@ mod tests {
         d[0] = 1_234_567;
         distribution(&mut w, &d);
         assert!(w.contains("Count   | 1234567 |"), "{w}");
-        assert!(w.contains("Percent | 100.0% |"), "{w}");
+        assert!(w.contains("Percent |  100.0% |"), "{w}");
         assert_eq!(lines[7].matches('|').count(), 9);
+        // the bars stay aligned in every row group, whatever the counts
+        for n in [1_000_000u64, 12_345_678_901] {
+            let mut w = String::new();
+            d.fill(3);
+            d[0] = n;
+            d[20] = n;
+            distribution(&mut w, &d);
+            let lines: Vec<&str> = w.lines().skip(1).collect();
+            for g in lines.chunks(3) {
+                let bars = |l: &str| {
+                    l.char_indices()
+                        .filter(|&(_, c)| c == '|')
+                        .map(|(i, _)| i)
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(bars(g[0]), bars(g[1]), "{w}");
+                assert_eq!(bars(g[0]), bars(g[2]), "{w}");
+            }
+        }
     }
 }

@@ -21,7 +21,7 @@
 use crate::runner::procs::SharedMem;
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU32, AtomicU64, Ordering};
 use std::time::Duration;
 
 const MAGIC: u64 = u64::from_le_bytes(*b"IOBENCH5");
@@ -48,7 +48,41 @@ struct Header {
     t0_ns: AtomicU64,
     ready: AtomicU32,
     violations: AtomicU64,
+    /// Variant 1: the ioserver's request and reply queues (System V ids),
+    /// whether a busy lock is answered "busy" (SLEEP > 0) rather than
+    /// queued, and whether the server is up.
+    server_req_q: AtomicI32,
+    server_rep_q: AtomicI32,
+    server_busy: AtomicU32,
+    server_ready: AtomicU32,
+    /// The server's counters ([`Counter`]); it alone writes them.
+    server: [AtomicU64; COUNTERS],
 }
+
+/// What the ioserver counts, for the results file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Counter {
+    /// Lock requests received (retries after "busy" included).
+    LockRequests,
+    /// Granted at once, and granted to a queued waiter on a release.
+    GrantedAtOnce,
+    GrantedAfterWait,
+    /// Answered "busy" (SLEEP > 0: the user sleeps and asks again).
+    Busy,
+    Unlocks,
+    /// Dead users whose locks the controller asked the server to free.
+    Releases,
+    /// Waiters answered "stopped" (Ctrl-C, or the end delay was over).
+    Stopped,
+    /// Unlocks by a user that did not hold the lock, and unknown requests.
+    Bad,
+    /// Wall time from receiving a request to sending its answers.
+    ServiceNs,
+    /// Requests of every kind.
+    Messages,
+}
+
+const COUNTERS: usize = 10;
 
 /// Per-file counters of the lock manager.
 #[repr(C, align(64))]
@@ -251,37 +285,102 @@ impl Shm {
                 self.sleep_unless_stopped(sleep);
             }
         }
+        self.count_grant(f);
+        self.witness_take(f, l, holder);
+        true
+    }
+
+    /// `--verify-locks`: `holder` now holds lock `l` of file `f`; another
+    /// holder there is a violation.
+    #[inline]
+    pub fn witness_take(&self, f: u32, l: u64, holder: u32) {
+        if self.verify && self.witness(f, l).swap(holder + 1, Ordering::SeqCst) != 0 {
+            self.header().violations.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// `--verify-locks`: `holder` gives lock `l` of file `f` back; if it was
+    /// not the holder, that is a violation.
+    #[inline]
+    pub fn witness_give(&self, f: u32, l: u64, holder: u32) {
+        if self.verify && self.witness(f, l).swap(0, Ordering::SeqCst) != holder + 1 {
+            self.header().violations.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Give back lock `l` of file `f` that `holder` took.
+    #[inline]
+    pub fn unlock(&self, f: u32, l: u64, holder: u32) {
+        self.witness_give(f, l, holder);
+        self.count_release(f);
+        self.lock_word(f, l).store(0, Ordering::Release);
+    }
+
+    /// The lock manager's bookkeeping of a lock of file `f` granted (by
+    /// the users themselves, or in Variant 1 by the ioserver).
+    #[inline]
+    pub fn count_grant(&self, f: u32) {
         let fc = self.file(f);
         fc.taken.fetch_add(1, Ordering::Relaxed);
         let active = fc.active.fetch_add(1, Ordering::Relaxed) + 1;
         if active > fc.max_active.load(Ordering::Relaxed) {
             fc.max_active.fetch_max(active, Ordering::Relaxed);
         }
-        if self.verify {
-            let prev = self.witness(f, l).swap(me, Ordering::SeqCst);
-            if prev != 0 {
-                self.header().violations.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        true
     }
 
-    /// Give back lock `l` of file `f` that `holder` took.
+    /// A lock of file `f` given back: counted down before the lock is
+    /// free, so `active` never exceeds the holders.
     #[inline]
-    pub fn unlock(&self, f: u32, l: u64, holder: u32) {
-        let me = holder + 1;
-        if self.verify {
-            let prev = self.witness(f, l).swap(0, Ordering::SeqCst);
-            if prev != me {
-                self.header().violations.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        // count down before the lock is free, so `active` never exceeds the holders
+    pub fn count_release(&self, f: u32) {
         let _ = self
             .file(f)
             .active
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |a| a.checked_sub(1));
-        self.lock_word(f, l).store(0, Ordering::Release);
+    }
+
+    /// Variant 1: where the ioserver listens and answers, and how it treats
+    /// a busy lock. Set before the server and the users start.
+    pub fn set_server(&self, req_q: i32, rep_q: i32, busy: bool) {
+        let h = self.header();
+        h.server_req_q.store(req_q, Ordering::Release);
+        h.server_rep_q.store(rep_q, Ordering::Release);
+        h.server_busy.store(busy as u32, Ordering::Release);
+    }
+
+    /// The ioserver's request and reply queues, and whether it answers "busy".
+    pub fn server_queues(&self) -> (i32, i32, bool) {
+        let h = self.header();
+        (
+            h.server_req_q.load(Ordering::Acquire),
+            h.server_rep_q.load(Ordering::Acquire),
+            h.server_busy.load(Ordering::Acquire) != 0,
+        )
+    }
+
+    pub fn set_server_ready(&self) {
+        self.header().server_ready.store(1, Ordering::Release);
+    }
+
+    pub fn server_ready(&self) -> bool {
+        self.header().server_ready.load(Ordering::Acquire) != 0
+    }
+
+    /// Add to one of the server's counters (the server is their one writer).
+    #[inline]
+    pub fn server_add(&self, c: Counter, n: u64) {
+        self.header().server[c as usize].fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn server_count(&self, c: Counter) -> u64 {
+        self.header().server[c as usize].load(Ordering::Acquire)
+    }
+
+    pub fn files(&self) -> u32 {
+        self.files
+    }
+
+    pub fn locks(&self) -> u64 {
+        self.locks
     }
 
     /// `--verify-locks` without locking: mark the start and end of a record
@@ -317,11 +416,7 @@ impl Shm {
                     .compare_exchange(me, 0, Ordering::AcqRel, Ordering::Relaxed)
                     .is_ok()
                 {
-                    let _ = self.file(f).active.fetch_update(
-                        Ordering::Relaxed,
-                        Ordering::Relaxed,
-                        |a| a.checked_sub(1),
-                    );
+                    self.count_release(f);
                     n += 1;
                 }
             }
@@ -329,7 +424,7 @@ impl Shm {
         n
     }
 
-    fn sleep_unless_stopped(&self, d: Duration) {
+    pub fn sleep_unless_stopped(&self, d: Duration) {
         let end = std::time::Instant::now() + d;
         loop {
             let now = std::time::Instant::now();

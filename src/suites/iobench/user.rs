@@ -11,6 +11,7 @@
 //! the user's progress cell.
 
 use super::hist::KindRec;
+use super::server::Client;
 use super::shm::Shm;
 use crate::engine::{Engine, EngineOpts, FileId, OpenHow, Req};
 use crate::measure::OpKind;
@@ -53,6 +54,9 @@ pub struct Plan {
     /// Where process users leave their records.
     pub work_dir: PathBuf,
     pub verify: bool,
+    /// Variant 1: locks are asked of the ioserver.
+    #[serde(default)]
+    pub server: bool,
 }
 
 /// One file as one user saw it.
@@ -108,6 +112,14 @@ pub struct UserRecord {
     pub pss_kib: u64,
     /// Why the user stopped early, if it did.
     pub error: Option<String>,
+    /// Lock requests made: one per lock in Variant 0; in Variant 1 every
+    /// request sent to the ioserver (retries after "busy" included).
+    #[serde(default)]
+    pub lock_requests: u64,
+    /// CPU time (the thread's CPU clock) of the CP work of the completed
+    /// transactions.
+    #[serde(default)]
+    pub work_cpu_ns: u64,
 }
 
 impl UserRecord {
@@ -139,6 +151,8 @@ impl UserRecord {
             max_rss_kib: 0,
             pss_kib: 0,
             error: None,
+            lock_requests: 0,
+            work_cpu_ns: 0,
         }
     }
 
@@ -226,6 +240,13 @@ pub fn thread_cpu_ns() -> (u64, u64) {
     (ns(u.ru_utime), ns(u.ru_stime))
 }
 
+/// The calling thread's CPU clock (CLOCK_THREAD_CPUTIME_ID), in ns.
+#[inline]
+fn thread_cpu_clock_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
 /// Peak RSS of this process (KiB).
 pub fn process_max_rss_kib() -> u64 {
     crate::measure::CpuTimes::now().max_rss_kib
@@ -256,6 +277,10 @@ pub struct User {
     ring: VecDeque<u32>,
     rng: Prng,
     rec: UserRecord,
+    /// Variant 1: the way to the ioserver.
+    client: Option<Client>,
+    /// CPU time of the CP work of the transaction in hand.
+    tx_work_ns: u64,
 }
 
 impl User {
@@ -271,6 +296,8 @@ impl User {
         let engine = plan.engine.make(&opts)?;
         let (files, units, seed) = (plan.files, plan.units, plan.seed);
         let rec = UserRecord::new(&plan, me);
+        let client = (plan.server && plan.locking)
+            .then(|| Client::new(&shm, me, Duration::from_nanos(plan.sleep_ns)));
         let mut u = User {
             plan,
             shm,
@@ -281,6 +308,8 @@ impl User {
             ring: VecDeque::with_capacity(units as usize + 1),
             rng: worker_rng(seed, me as usize),
             rec,
+            client,
+            tx_work_ns: 0,
         };
         for f in 0..units.min(files) {
             let id = u.open_file(f)?;
@@ -371,6 +400,7 @@ impl User {
         let b = p.reclen as u64;
         while ctx.keep_going() {
             let tx = now_ns();
+            self.tx_work_ns = 0;
             for i in 0..p.reads {
                 let f = below(&mut self.rng, p.files as u64) as u32;
                 let r = below(&mut self.rng, p.nrecs);
@@ -378,7 +408,20 @@ impl User {
                 let l = r % p.locks;
                 if p.locking {
                     let t = now_ns();
-                    if !shm.lock(f, l, self.me, sleep) {
+                    let got = match &self.client {
+                        Some(c) => {
+                            let got = c.lock(f, l, &shm, &mut self.rec.lock_requests)?;
+                            if got {
+                                shm.witness_take(f, l, self.me);
+                            }
+                            got
+                        }
+                        None => {
+                            self.rec.lock_requests += 1;
+                            shm.lock(f, l, self.me, sleep)
+                        }
+                    };
+                    if !got {
                         // stopped at once while waiting: the transaction is abandoned
                         return Ok(());
                     }
@@ -392,7 +435,13 @@ impl User {
                 }
                 let res = self.access(f, id, r, b, i >= first_write, tk);
                 if p.locking {
-                    shm.unlock(f, l, self.me);
+                    match &self.client {
+                        Some(c) => {
+                            shm.witness_give(f, l, self.me);
+                            c.unlock(f, l)?;
+                        }
+                        None => shm.unlock(f, l, self.me),
+                    }
                 } else if p.verify {
                     shm.witness_leave(f, l, self.me);
                 }
@@ -403,6 +452,7 @@ impl User {
             self.rec.transaction.record(lat, 0);
             self.rec.dist[((lat / 1_000_000_000) as usize).min(DIST_BUCKETS - 1)] += 1;
             self.rec.cycles += 1;
+            self.rec.work_cpu_ns += self.tx_work_ns;
             ctx.publish(self.rec.cycles);
         }
         Ok(())
@@ -443,7 +493,9 @@ impl User {
         tk.tick(&mut self.rec, c.done_ns, c.bytes);
         if self.plan.work_per_read > 0 {
             let t = now_ns();
+            let c = thread_cpu_clock_ns();
             burn(self.plan.work_per_read);
+            self.tx_work_ns += thread_cpu_clock_ns().saturating_sub(c);
             let d = now_ns();
             if let Some(k) = &mut self.rec.cpu {
                 k.record(d - t, 0);

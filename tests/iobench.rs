@@ -1185,13 +1185,16 @@ fn cp_load_per_cycle_is_measured() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     let cycles = metric(&v, "cycles") as f64;
+    let sampled = metric(&v, "work_sampled_cycles") as f64;
+    // every 8th transaction of each user is sampled
+    assert!(sampled >= (cycles / 8.0).floor() && sampled <= cycles / 8.0 + 1.0);
     let work = f64_at(&v, "metrics.work_cpu_seconds");
     let load = f64_at(&v, "metrics.cp_load_per_cycle_s");
     let calibrated = f64_at(&v, "metrics.cp_load_calibrated_s");
     assert!(load > 0.0);
     assert!(
-        (load - work / cycles).abs() < 1e-12,
-        "{load} {work} {cycles}"
+        (load - work / sampled).abs() < 1e-12,
+        "{load} {work} {sampled}"
     );
     assert!(
         load > calibrated / 5.0 && load < calibrated * 5.0,

@@ -154,6 +154,10 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
         ok.iter().map(|u| u.work_cpu_ns).sum::<u64>() as f64 / 1e9,
     );
     r.metric(
+        "work_sampled_cycles",
+        ok.iter().map(|u| u.work_sampled).sum::<u64>(),
+    );
+    r.metric(
         "lock_requests",
         ok.iter().map(|u| u.lock_requests).sum::<u64>(),
     );

@@ -26,7 +26,8 @@ pub struct Totals {
     /// User + server.
     pub total_cp_s: f64,
     /// CPU time of one transaction's CP work, measured: the users' CPU
-    /// clock over their CP work, divided by the cycles.
+    /// clock over the CP work of the sampled transactions, divided by their
+    /// number.
     pub cp_load_s: f64,
     pub tps: f64,
     /// The paper's: mean over users of duration / cycles.
@@ -76,6 +77,7 @@ pub fn totals(run: &Run) -> Totals {
     let server_cp_s = run.server.as_ref().map_or(0.0, |s| s.cp_s());
     let total_cp_s = user_cp_s + server_cp_s;
     let work_ns: u64 = ok.iter().map(|r| r.work_cpu_ns).sum();
+    let sampled: u64 = ok.iter().map(|r| r.work_sampled).sum();
     let per_user: Vec<f64> = ok
         .iter()
         .filter(|r| r.cycles > 0)
@@ -134,8 +136,8 @@ pub fn totals(run: &Run) -> Totals {
         user_io_s,
         server_cp_s,
         total_cp_s,
-        cp_load_s: if cycles > 0 {
-            work_ns as f64 / 1e9 / cycles as f64
+        cp_load_s: if sampled > 0 {
+            work_ns as f64 / 1e9 / sampled as f64
         } else {
             0.0
         },

@@ -54,12 +54,15 @@ pub struct Args {
     /// Users are threads of one process (default: one process per user, as IOBENCH).
     #[arg(long)]
     pub threads: bool,
-    /// Run the cross product of KEY=v1,v2,... lists (e.g. FILES=4,8,16 USERS=50,100 WORK=0,50): one summary line per run and a chart.
-    #[arg(long, num_args = 1.., value_name = "KEY=V1,V2")]
+    /// Run the cross product of the items, first slowest: KEY=v1,v2,... lists and spectrum files (one run per line, e.g. examples/iobench/paper.spectrum). One summary line per run, and the paper's figures.
+    #[arg(long, num_args = 1.., value_name = "ITEM")]
     pub spectrum: Vec<String>,
-    /// Where --spectrum draws its chart of MB processed per run (SVG; default iobench-spectrum.svg).
-    #[arg(long, value_name = "FILE")]
-    pub chart: Option<PathBuf>,
+    /// Draw the figures of finished spectra (their --json files; several overlay as series), running nothing.
+    #[arg(long, num_args = 1.., value_name = "SPECTRUM.json")]
+    pub chart: Vec<PathBuf>,
+    /// Where the spectrum's figures go (SVG: iobench-profile.svg and iobench-results*.svg; created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub plot: Option<PathBuf>,
     /// Take no parameter from the environment (only the control file and the defaults).
     #[arg(long)]
     pub ignore_env: bool,
@@ -93,10 +96,8 @@ fn check_parent(flag: &str, p: &Path) -> Result<()> {
 }
 
 impl Args {
-    fn chart(&self) -> PathBuf {
-        self.chart
-            .clone()
-            .unwrap_or_else(|| PathBuf::from("iobench-spectrum.svg"))
+    fn plot_dir(&self) -> PathBuf {
+        self.plot.clone().unwrap_or_else(|| PathBuf::from("."))
     }
 
     fn usage_file(&self) -> PathBuf {
@@ -113,8 +114,30 @@ impl Args {
                 "--usage-file names where -u's metering output goes; give -u COMMAND too"
             );
         }
-        if self.chart.is_some() && self.spectrum.is_empty() {
-            crate::usage!("--chart draws a spectrum's chart; give --spectrum too");
+        if !self.chart.is_empty() {
+            let what = [
+                (self.control.is_some(), "a control file"),
+                (!self.spectrum.is_empty(), "--spectrum"),
+                (self.out.any(), "--json or --csv"),
+                (self.summary.is_some(), "-s"),
+                (self.usage.is_some(), "-u"),
+            ];
+            if let Some((_, w)) = what.iter().find(|(given, _)| *given) {
+                crate::usage!(
+                    "--chart draws finished spectra and runs nothing, so it takes no {w}; run the spectrum first (--spectrum ... --json FILE), then --chart FILE"
+                );
+            }
+        }
+        if self.plot.is_some() && self.chart.is_empty() && self.spectrum.is_empty() {
+            crate::usage!(
+                "--plot names where a spectrum's figures go; give --spectrum or --chart too"
+            );
+        }
+        if let Some(p) = &self.plot
+            && p.exists()
+            && !p.is_dir()
+        {
+            crate::usage!("--plot {}: not a directory", p.display());
         }
         check_parent("-o", &self.output)?;
         if let Some(s) = &self.summary {
@@ -122,9 +145,6 @@ impl Args {
         }
         if self.usage.is_some() {
             check_parent("--usage-file", &self.usage_file())?;
-        }
-        if !self.spectrum.is_empty() {
-            check_parent("--chart", &self.chart())?;
         }
         if self.duration.is_some_and(|d| d.is_zero()) {
             crate::usage!("--duration must be longer than 0");
@@ -206,6 +226,9 @@ fn append_summary(a: &Args, line: &str) -> Result<()> {
 
 pub fn main(a: Args) -> Result<Status> {
     a.check()?;
+    if !a.chart.is_empty() {
+        return chart(&a);
+    }
     let control = match &a.control {
         Some(p) => config::parse_control(p).map_err(UsageError)?,
         None => Vec::new(),
@@ -243,7 +266,7 @@ fn spectrum(
     // refuse a bad combination (WRITES > READS, ...) before anything runs
     let cfgs = combos
         .iter()
-        .map(|o| config::resolve(control, env, o))
+        .map(|o| config::check_run(o).and_then(|_| config::resolve(control, env, o)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(UsageError)?;
     let mut collection = Collection::new("iogauge/iobench-spectrum/v1", Vec::new());
@@ -255,7 +278,6 @@ fn spectrum(
         cfgs.len(),
         report::SUMMARY_HEADER
     ));
-    let mut bars = Vec::new();
     let mut status = Status::Done;
     for (i, (cfg, combo)) in cfgs.into_iter().zip(&combos).enumerate() {
         let d = one(a, cfg)?;
@@ -279,12 +301,8 @@ fn spectrum(
             status = Status::Failed;
         }
         let interrupted = !d.result.complete && d.result.error.is_none();
-        bars.push(iobench::Bar {
-            label: label.clone(),
-            mb: d.mb,
-        });
         collection.push(Entry {
-            name: label_of(combo),
+            name: label,
             figure: Some(d.mb),
             unit: Some("MB".into()),
             result: d.result,
@@ -296,25 +314,85 @@ fn spectrum(
             break;
         }
     }
-    let title = format!(
-        "IOBENCH spectrum: MB of data per run ({})",
-        a.spectrum.join(" ")
-    );
-    let svg = iobench::spectrum_svg(&title, &bars).map_err(anyhow::Error::msg)?;
-    let chart = a.chart();
-    std::fs::write(&chart, svg)
-        .with_context(|| format!("cannot write the chart {}", chart.display()))?;
-    a.out.say(&format!(
-        "Results written to {}; chart written to {}\n",
-        a.output.display(),
-        chart.display()
-    ));
     collection.complete = status == Status::Done;
     a.out.write(&collection)?;
+    let mut text = format!("Results written to {}\n", a.output.display());
+    if collection.entries.iter().any(|e| e.result.complete) {
+        let name = a
+            .out
+            .json
+            .as_deref()
+            .filter(|p| p.as_os_str() != "-")
+            .and_then(Path::file_stem)
+            .map_or_else(
+                || "spectrum".to_string(),
+                |s| s.to_string_lossy().into_owned(),
+            );
+        let doc = serde_json::to_value(&collection).context("cannot serialise the spectrum")?;
+        let series = iobench::series_of(&name, &doc).map_err(anyhow::Error::msg)?;
+        text += &write_figures(&a.plot_dir(), &[series])?;
+    } else {
+        text += "No figures: no run completed.\n";
+    }
+    a.out.say(&text);
     if status == Status::Interrupted {
         common::interrupted_line(true);
     }
     Ok(status)
+}
+
+/// `--chart`: the figures of finished spectra, read from their JSON.
+fn chart(a: &Args) -> Result<Status> {
+    let mut series = Vec::new();
+    for path in &a.chart {
+        let shown = path.display();
+        let how = "--chart reads what --spectrum ... --json FILE writes";
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| UsageError(format!("--chart {shown}: cannot read it: {e} ({how})")))?;
+        let doc: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| UsageError(format!("--chart {shown}: not JSON: {e} ({how})")))?;
+        let stem = path
+            .file_stem()
+            .map_or_else(|| shown.to_string(), |s| s.to_string_lossy().into_owned());
+        let s = iobench::series_of(&stem, &doc)
+            .map_err(|e| UsageError(format!("--chart {shown}: {e}")))?;
+        series.push(s);
+    }
+    // two files of the same name in different directories: their paths tell them apart
+    let stems: Vec<String> = series.iter().map(|s| s.name.clone()).collect();
+    for (s, path) in series.iter_mut().zip(&a.chart) {
+        if stems.iter().filter(|n| **n == s.name).count() > 1 {
+            s.name = path.display().to_string();
+        }
+    }
+    iobench::same_runs(&series).map_err(|e| UsageError(format!("--chart: {e}")))?;
+    let text = write_figures(&a.plot_dir(), &series)?;
+    a.out.say(&text);
+    Ok(Status::Done)
+}
+
+/// Draw the figures into `dir` (created if missing); the line that says
+/// which files were written.
+fn write_figures(dir: &Path, series: &[iobench::Series]) -> Result<String> {
+    let figures = iobench::figures(series).map_err(anyhow::Error::msg)?;
+    std::fs::create_dir_all(dir).with_context(|| {
+        format!(
+            "cannot create the directory {} for the figures",
+            dir.display()
+        )
+    })?;
+    let mut written = Vec::new();
+    for f in figures {
+        let path = if dir == Path::new(".") {
+            PathBuf::from(&f.file_name)
+        } else {
+            dir.join(&f.file_name)
+        };
+        std::fs::write(&path, f.svg)
+            .with_context(|| format!("cannot write the figure {}", path.display()))?;
+        written.push(path.display().to_string());
+    }
+    Ok(format!("Figures written to {}\n", written.join(", ")))
 }
 
 /// A spectrum run's name: its parameters, `FILES=4 USERS=50`.

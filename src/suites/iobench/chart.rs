@@ -1,87 +1,823 @@
-//! The spectrum chart: MB of data processed per run, as the paper's
-//! Figures 3–5 plot it (one bar per run, in run order), with the runs'
-//! parameters in the caption. SVG through plotters (no fonts needed).
+//! The spectrum's figures, as the paper draws them (Wolman & Olson 1989,
+//! Figures 2–5), in SVG through plotters (text is left to the viewer, no
+//! fonts needed).
+//!
+//! ```text
+//!  Figure 2, the run profile          Figures 3–5, the results
+//!  files  │ ●─●─●─●─●─●─●─●           MB of data  │ ●─●   ●─●  ■ system A
+//!         └─────────────── run         processed  │    ●─●     ■ system B
+//!  users  │ ●─●─●─●─●─●─●─●                       └───────────── run
+//!         └─────────────── run         CP util.   │ ●─●─●─●─●
+//!  work   │ ●─●─●─●─●─●─●─●            (%)        └───────────── run
+//!         └─────────────── run
+//! ```
+//!
+//! **The profile** has one panel per parameter that varies from run to run
+//! (files, users and work load in the paper), stacked, each a line with a
+//! point per run against the run number. **The results** have two panels
+//! sharing the run axis: the MB of data processed per run on top, the CP
+//! utilisation below. When the record length varies, there is one results
+//! figure per record length (the paper's Figures 3, 4 and 5, for 2048,
+//! 4096 and 8192 bytes), its runs numbered 1… within it as the paper does,
+//! and the profile is drawn over those numbers (one line per distinct
+//! profile; record lengths that ran the same profile share one).
+//!
+//! CP utilisation of a run is (`metrics.cp_seconds` +
+//! `metrics.server_cp_seconds`, when there is one) / (`elapsed_s` ×
+//! `environment.cpus`) × 100: the share of the machine's processors the
+//! benchmark's processes used during the timed phase. Its axis runs from 0
+//! to 100, or to the highest value when a run reports more (the paper saw
+//! that on its system A).
+//!
+//! Several spectra (one per system) overlay as series, each in a colour of
+//! its own, with a legend of their names; their runs are matched by
+//! position and must have the same parameters. A run that did not complete
+//! (Ctrl-C, a failure) is not drawn.
+//!
+//! What a reader (or a test) can count: the SVG backend writes one element
+//! a line, and the only `<circle` elements are the points: one per run per
+//! line of the profile's panels, one per completed run per series in each
+//! panel of the results. Legend icons are squares. Each document ends with
+//! `</svg>` and then an XML comment listing the runs and their figures.
 
+use crate::suites::iobench::config::num;
+use plotters::coord::Shift;
 use plotters::prelude::*;
+use serde_json::Value;
 
-/// One bar: the run's label (its varied parameters) and its MB.
-pub struct Bar {
-    pub label: String,
+/// The schema of the collection `--spectrum ... --json` writes.
+pub const SCHEMA: &str = "iogauge/iobench-spectrum/v1";
+
+/// Where a run's parameter is read (below the result's `config`), its
+/// keyword, and its name on an axis. The profile's panels come in this
+/// order: the paper's three first.
+const PARAMS: [(&str, &str, &str); 12] = [
+    ("FILES", "parameters.files", "files"),
+    ("USERS", "parameters.users", "users"),
+    ("WORK", "parameters.work", "work load (CP)"),
+    ("RECLEN", "parameters.reclen", "record length (bytes)"),
+    ("NRECS", "parameters.nrecs", "records per file"),
+    ("READS", "parameters.reads", "reads per transaction"),
+    ("WRITES", "parameters.writes", "writes per transaction"),
+    ("LOCKS", "parameters.locks", "locks per file"),
+    ("SLEEP", "parameters.sleep", "lock sleep (s)"),
+    ("DURATION", "duration_s", "duration (s)"),
+    ("START", "parameters.start", "start delay (min)"),
+    ("END", "parameters.end", "end delay (min)"),
+];
+const RECLEN: usize = 3;
+/// The parameters two spectra must share to be overlaid: all but the start
+/// and end delays, which do not change what is measured.
+const COMPARED: usize = 10;
+/// The profile when nothing varies: the paper's three panels.
+const PAPERS_PANELS: [usize; 3] = [0, 1, 2];
+
+/// Point radius; the module's documentation counts on `<circle` for points.
+const MARKER_R: i32 = 4;
+const PALETTE: [RGBColor; 6] = [
+    RGBColor(31, 91, 170),
+    RGBColor(200, 40, 30),
+    RGBColor(20, 130, 60),
+    RGBColor(230, 130, 0),
+    RGBColor(120, 60, 160),
+    RGBColor(90, 90, 90),
+];
+
+/// What a completed run measured, as the results figures draw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    /// The paper's MB of data processed (`metrics.mb_processed`).
     pub mb: f64,
+    /// CP utilisation in percent (see the module's documentation).
+    pub cp_util: f64,
 }
 
-/// The chart as an SVG document.
-pub fn spectrum_svg(title: &str, bars: &[Bar]) -> Result<String, String> {
+/// One run of a spectrum.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunFig {
+    /// Its name in the spectrum: `FILES=4 USERS=50`.
+    pub label: String,
+    /// Its parameters, in the order of `PARAMS`.
+    pub params: Vec<f64>,
+    /// Its figures; `None` when the run did not complete (not drawn).
+    pub measured: Option<Measured>,
+}
+
+/// One spectrum (one system): a series in the figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    /// The legend's name: the JSON file's stem.
+    pub name: String,
+    pub runs: Vec<RunFig>,
+}
+
+/// One SVG document and the file name it goes to.
+#[derive(Clone, Debug)]
+pub struct Figure {
+    pub file_name: String,
+    pub svg: String,
+}
+
+/// CP utilisation in percent: CPU seconds over the processors' seconds.
+pub fn cp_utilisation(cp_s: f64, server_cp_s: f64, elapsed_s: f64, cpus: f64) -> f64 {
+    (cp_s + server_cp_s) / (elapsed_s * cpus) * 100.0
+}
+
+/// The number at `path` (dot-separated) below `v`.
+fn number(v: &Value, path: &str) -> Option<f64> {
+    path.split('.')
+        .try_fold(v, |v, k| v.get(k))
+        .and_then(Value::as_f64)
+        .filter(|x| x.is_finite())
+}
+
+/// A spectrum collection (`iogauge/iobench-spectrum/v1`, as `--spectrum
+/// ... --json` writes it) as a series named `name`. The error says what is
+/// missing, for a message that names the file.
+pub fn series_of(name: &str, doc: &Value) -> Result<Series, String> {
+    const HOW: &str = "--chart reads what 'iogauge iobench --spectrum ... --json FILE' writes";
+    match doc.get("schema").and_then(Value::as_str) {
+        Some(SCHEMA) => {}
+        Some(other) => return Err(format!("the schema is {other}, not {SCHEMA} ({HOW})")),
+        None => return Err(format!("not a {SCHEMA} document: no schema ({HOW})")),
+    }
+    let Some(entries) = doc.get("entries").and_then(Value::as_array) else {
+        return Err("no entries: the spectrum holds no runs".into());
+    };
+    if entries.is_empty() {
+        return Err("no entries: the spectrum holds no runs".into());
+    }
+    let mut runs = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        let label = e
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string();
+        let run = format!("run {} ({label})", i + 1);
+        let r = e
+            .get("result")
+            .ok_or_else(|| format!("{run} has no result"))?;
+        let need = |path: &str| number(r, path).ok_or_else(|| format!("{run} has no {path}"));
+        let mut params = Vec::new();
+        for (_, at, _) in PARAMS {
+            params.push(need(&format!("config.{at}"))?);
+        }
+        let mb = need("metrics.mb_processed")?;
+        let cp = need("metrics.cp_seconds")?;
+        let server = number(r, "metrics.server_cp_seconds").unwrap_or(0.0);
+        let elapsed = need("elapsed_s")?;
+        let cpus = need("environment.cpus")?;
+        let complete = r.get("complete").and_then(Value::as_bool) == Some(true)
+            && r.get("error").is_none_or(Value::is_null);
+        let measured = if complete {
+            if cpus < 1.0 {
+                return Err(format!(
+                    "{run}: environment.cpus is {cpus}: the CP utilisation needs the number of processors"
+                ));
+            }
+            if elapsed <= 0.0 {
+                return Err(format!(
+                    "{run}: elapsed_s is {elapsed}: the CP utilisation needs the run's time"
+                ));
+            }
+            Some(Measured {
+                mb,
+                cp_util: cp_utilisation(cp, server, elapsed, cpus),
+            })
+        } else {
+            None
+        };
+        runs.push(RunFig {
+            label,
+            params,
+            measured,
+        });
+    }
+    if runs.iter().all(|r| r.measured.is_none()) {
+        return Err("no run completed: there is nothing to draw".into());
+    }
+    Ok(Series {
+        name: name.to_string(),
+        runs,
+    })
+}
+
+/// Refuse series whose runs differ: run k of each must have the same
+/// parameters (START and END aside). A shorter series (an interrupted
+/// spectrum) is compared over its runs.
+pub fn same_runs(series: &[Series]) -> Result<(), String> {
+    let Some(first) = series.first() else {
+        return Ok(());
+    };
+    for s in &series[1..] {
+        for (k, (a, b)) in first.runs.iter().zip(&s.runs).enumerate() {
+            let differs = (0..COMPARED).find(|&p| a.params[p] != b.params[p]);
+            if let Some(p) = differs {
+                let key = PARAMS[p].0;
+                return Err(format!(
+                    "run {} differs: {key} = {} in {} ({}) but {} in {} ({}); --chart overlays spectra of the same runs",
+                    k + 1,
+                    num(a.params[p]),
+                    first.name,
+                    a.label,
+                    num(b.params[p]),
+                    s.name,
+                    b.label
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs of the same record length, in order of their first run.
+struct Group {
+    reclen: f64,
+    /// Indices of its runs among all runs.
+    runs: Vec<usize>,
+}
+
+fn groups_of(runs: &[RunFig]) -> Vec<Group> {
+    let mut groups: Vec<Group> = Vec::new();
+    for (i, r) in runs.iter().enumerate() {
+        let b = r.params[RECLEN];
+        match groups.iter_mut().find(|g| g.reclen == b) {
+            Some(g) => g.runs.push(i),
+            None => groups.push(Group {
+                reclen: b,
+                runs: vec![i],
+            }),
+        }
+    }
+    groups
+}
+
+/// Figure 2 and Figures 3–5 for the series (runs matched by position; see
+/// [`same_runs`]): `iobench-profile.svg`, then `iobench-results.svg`, or
+/// `iobench-results-reclen<B>.svg` per record length when it varies.
+pub fn figures(series: &[Series]) -> Result<Vec<Figure>, String> {
+    let reference = series
+        .iter()
+        .max_by_key(|s| s.runs.len())
+        .ok_or("no spectrum to draw")?;
+    // the longest series first among equals: max_by_key keeps the last
+    let reference = series
+        .iter()
+        .find(|s| s.runs.len() == reference.runs.len())
+        .unwrap_or(reference);
+    let groups = groups_of(&reference.runs);
+    let mut out = vec![Figure {
+        file_name: "iobench-profile.svg".into(),
+        svg: profile_svg(&reference.runs, &groups)?,
+    }];
+    for g in &groups {
+        let (file_name, title) = if groups.len() == 1 {
+            (
+                "iobench-results.svg".to_string(),
+                "IOBENCH results per run".to_string(),
+            )
+        } else {
+            let b = num(g.reclen);
+            (
+                format!("iobench-results-reclen{b}.svg"),
+                format!("IOBENCH results per run, RECLEN = {b}"),
+            )
+        };
+        out.push(Figure {
+            file_name,
+            svg: results_svg(&title, series, &reference.runs, &g.runs)?,
+        });
+    }
+    Ok(out)
+}
+
+fn e<E: std::fmt::Debug>(x: E) -> String {
+    format!("cannot draw the spectrum's figures: {x:?}")
+}
+
+/// `text` as an XML comment: `--` may not occur inside one.
+fn comment(text: &str) -> String {
+    let mut t = text.to_string();
+    while t.contains("--") {
+        t = t.replace("--", "-");
+    }
+    format!("<!-- {t}-->\n")
+}
+
+/// The width for `n` points along the run axis.
+fn width_for(n: usize) -> u32 {
+    (160 + 22 * n as u32).clamp(720, 2400)
+}
+
+/// Run numbers 1..=n on an integer axis with a margin each side.
+fn run_axis(n: usize) -> std::ops::Range<i32> {
+    0..n as i32 + 1
+}
+
+/// The legend's icon: a small square (legends hold no circles, so that
+/// circles count points).
+fn square_icon(c: RGBColor) -> impl Fn((i32, i32)) -> Rectangle<(i32, i32)> {
+    move |(x, y)| Rectangle::new([(x + 2, y - 4), (x + 10, y + 4)], c.filled())
+}
+
+/// One panel: a line and a circle per point of each series, broken where a
+/// point is missing. `lines` holds each series' colour, name and values.
+#[allow(clippy::type_complexity)]
+fn panel(
+    area: &DrawingArea<SVGBackend, Shift>,
+    caption: &str,
+    n: usize,
+    y: std::ops::Range<f64>,
+    lines: &[(RGBColor, String, Vec<Option<f64>>)],
+    legend: bool,
+) -> Result<(), String> {
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 15))
+        .margin(8)
+        .margin_right(20)
+        .x_label_area_size(30)
+        .y_label_area_size(60)
+        .build_cartesian_2d(run_axis(n), y)
+        .map_err(e)?;
+    let labels = n.min(32) + 2;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(labels)
+        .x_label_formatter(&|x| {
+            if (1..=n as i32).contains(x) {
+                x.to_string()
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("run")
+        .y_label_formatter(&|v| num(*v))
+        .draw()
+        .map_err(e)?;
+    for (colour, name, values) in lines {
+        let colour = *colour;
+        // one polyline per stretch of points without a gap
+        let mut stretch: Vec<(i32, f64)> = Vec::new();
+        let mut stretches = Vec::new();
+        for (i, v) in values.iter().enumerate() {
+            match v {
+                Some(v) => stretch.push((i as i32 + 1, *v)),
+                None if !stretch.is_empty() => stretches.push(std::mem::take(&mut stretch)),
+                None => {}
+            }
+        }
+        if !stretch.is_empty() {
+            stretches.push(stretch);
+        }
+        for (k, s) in stretches.iter().enumerate() {
+            let drawn = chart
+                .draw_series(LineSeries::new(s.iter().copied(), colour.stroke_width(2)))
+                .map_err(e)?;
+            if k == 0 && legend {
+                drawn.label(name.as_str()).legend(square_icon(colour));
+            }
+        }
+        chart
+            .draw_series(
+                stretches
+                    .iter()
+                    .flatten()
+                    .map(|&p| Circle::new(p, MARKER_R, colour.filled())),
+            )
+            .map_err(e)?;
+    }
+    if legend {
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(e)?;
+    }
+    Ok(())
+}
+
+/// Figure 2: a panel per parameter that varies within a record length's
+/// runs, over the run numbers of the results figures.
+fn profile_svg(runs: &[RunFig], groups: &[Group]) -> Result<String, String> {
+    let varies = |p: usize| {
+        groups.iter().any(|g| {
+            g.runs
+                .iter()
+                .any(|&i| runs[i].params[p] != runs[g.runs[0]].params[p])
+        })
+    };
+    let mut shown: Vec<usize> = (0..PARAMS.len()).filter(|&p| varies(p)).collect();
+    if shown.is_empty() {
+        shown = PAPERS_PANELS.to_vec();
+    }
+    // one line per distinct profile; record lengths that ran the same share it
+    let mut lines: Vec<(Vec<Vec<f64>>, Vec<f64>)> = Vec::new();
+    for g in groups {
+        let seq: Vec<Vec<f64>> = g
+            .runs
+            .iter()
+            .map(|&i| shown.iter().map(|&p| runs[i].params[p]).collect())
+            .collect();
+        match lines.iter_mut().find(|(s, _)| *s == seq) {
+            Some((_, reclens)) => reclens.push(g.reclen),
+            None => lines.push((seq, vec![g.reclen])),
+        }
+    }
+    let n = groups.iter().map(|g| g.runs.len()).max().unwrap_or(1);
+    let title = if groups.len() == 1 {
+        format!("IOBENCH run profile: {n} runs")
+    } else {
+        let all: Vec<String> = groups.iter().map(|g| num(g.reclen)).collect();
+        format!(
+            "IOBENCH run profile: {n} runs for each RECLEN ({})",
+            all.join(", ")
+        )
+    };
+    let legend = lines.len() > 1;
     let mut svg = String::new();
     {
-        let width = (160 + 40 * bars.len() as u32).clamp(480, 2400);
-        let root = SVGBackend::with_string(&mut svg, (width, 420)).into_drawing_area();
-        let err = |e: &dyn std::fmt::Display| format!("cannot draw the spectrum chart: {e}");
-        root.fill(&WHITE).map_err(|e| err(&e))?;
-        let top = bars.iter().map(|b| b.mb).fold(0.0f64, f64::max).max(1e-3) * 1.1;
-        // segments 1..=n, one per run (at least two: plotters needs a range)
-        let n = bars.len().max(2) as u32;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(64)
-            .build_cartesian_2d((1u32..n).into_segmented(), 0f64..top)
-            .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .disable_x_mesh()
-            .x_desc("run")
-            .y_desc("MB of data processed")
-            .draw()
-            .map_err(|e| err(&e))?;
-        chart
-            .draw_series(bars.iter().enumerate().map(|(i, b)| {
-                let x = i as u32 + 1;
-                let mut r = Rectangle::new(
-                    [
-                        (SegmentValue::Exact(x), 0.0),
-                        (SegmentValue::Exact(x + 1), b.mb),
-                    ],
-                    BLUE.mix(0.6).filled(),
-                );
-                r.set_margin(0, 0, 4, 4);
-                r
-            }))
-            .map_err(|e| err(&e))?;
-        root.present().map_err(|e| err(&e))?;
+        let height = 60 + 200 * shown.len() as u32;
+        let root = SVGBackend::with_string(&mut svg, (width_for(n), height)).into_drawing_area();
+        root.fill(&WHITE).map_err(e)?;
+        let root = root.titled(&title, ("sans-serif", 18)).map_err(e)?;
+        let areas = root.split_evenly((shown.len(), 1));
+        for (k, (&p, area)) in shown.iter().zip(&areas).enumerate() {
+            let values = lines.iter().flat_map(|(s, _)| s.iter().map(|v| v[k]));
+            let (lo, hi) = values.fold((0.0f64, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+            let hi = if hi > lo {
+                hi + (hi - lo) * 0.15
+            } else {
+                lo + 1.0
+            };
+            let series: Vec<(RGBColor, String, Vec<Option<f64>>)> = lines
+                .iter()
+                .enumerate()
+                .map(|(j, (seq, reclens))| {
+                    let names: Vec<String> = reclens.iter().map(|b| num(*b)).collect();
+                    (
+                        PALETTE[j % PALETTE.len()],
+                        format!("RECLEN = {}", names.join(", ")),
+                        seq.iter().map(|v| Some(v[k])).collect(),
+                    )
+                })
+                .collect();
+            panel(area, PARAMS[p].2, n, lo..hi, &series, legend)?;
+        }
+        root.present().map_err(e)?;
     }
-    // the runs' parameters, one <title> per bar would need element ids; a
-    // plain list after the drawing keeps the file self-describing
-    let mut legend = String::from("<!-- runs:\n");
-    for (i, b) in bars.iter().enumerate() {
-        legend.push_str(&format!(
-            "  {} {} MB={:.3}\n",
+    let mut note = String::from("runs:\n");
+    for (i, r) in runs.iter().enumerate() {
+        note.push_str(&format!("  {} {}\n", i + 1, r.label));
+    }
+    Ok(svg + "\n" + &comment(&note))
+}
+
+/// Figures 3–5: MB of data processed on top, CP utilisation below, one
+/// series per spectrum, over the runs `group` (indices into `runs`).
+fn results_svg(
+    title: &str,
+    series: &[Series],
+    runs: &[RunFig],
+    group: &[usize],
+) -> Result<String, String> {
+    let n = group.len();
+    let at = |s: &Series, i: usize| s.runs.get(i).and_then(|r| r.measured);
+    let all = || {
+        series
+            .iter()
+            .flat_map(move |s| group.iter().filter_map(move |&i| at(s, i)))
+    };
+    let top_mb = all().map(|m| m.mb).fold(0.0, f64::max);
+    let top_mb = if top_mb > 0.0 { top_mb * 1.1 } else { 1.0 };
+    let top_cp = all().map(|m| m.cp_util).fold(100.0, f64::max);
+    let legend = series.len() > 1;
+    let lines = |get: fn(Measured) -> f64| -> Vec<(RGBColor, String, Vec<Option<f64>>)> {
+        series
+            .iter()
+            .enumerate()
+            .map(|(j, s)| {
+                (
+                    PALETTE[j % PALETTE.len()],
+                    s.name.clone(),
+                    group.iter().map(|&i| at(s, i).map(get)).collect(),
+                )
+            })
+            .collect()
+    };
+    let title = if legend {
+        title.to_string()
+    } else {
+        format!("{title}: {}", series[0].name)
+    };
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (width_for(n), 640)).into_drawing_area();
+        root.fill(&WHITE).map_err(e)?;
+        let root = root.titled(&title, ("sans-serif", 18)).map_err(e)?;
+        let areas = root.split_evenly((2, 1));
+        panel(
+            &areas[0],
+            "MB of data processed",
+            n,
+            0.0..top_mb,
+            &lines(|m| m.mb),
+            legend,
+        )?;
+        panel(
+            &areas[1],
+            "CP utilisation (%)",
+            n,
+            0.0..top_cp,
+            &lines(|m| m.cp_util),
+            false,
+        )?;
+        root.present().map_err(e)?;
+    }
+    let mut note = String::from("runs (MB of data processed, CP utilisation):\n");
+    for (k, &i) in group.iter().enumerate() {
+        let figures: Vec<String> = series
+            .iter()
+            .map(|s| match at(s, i) {
+                Some(m) => format!("{} MB={:.3} CP={:.1}%", s.name, m.mb, m.cp_util),
+                None => format!("{} not completed", s.name),
+            })
+            .collect();
+        note.push_str(&format!(
+            "  {} (run {} of the spectrum) {}: {}\n",
+            k + 1,
             i + 1,
-            b.label.replace("--", "-"),
-            b.mb
+            runs[i].label,
+            figures.join("; ")
         ));
     }
-    legend.push_str("-->\n");
-    Ok(svg + &legend)
+    Ok(svg + "\n" + &comment(&note))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
-    #[test]
-    fn draws_one_bar_per_run() {
-        let bars: Vec<Bar> = (0..6)
-            .map(|i| Bar {
-                label: format!("FILES={}", 4 << (i % 3)),
-                mb: i as f64 * 1.5,
+    /// A spectrum document as `--spectrum ... --json` writes it, reduced to
+    /// what the figures read: one entry per (RECLEN, FILES, USERS, MB,
+    /// CP seconds), 10 s each on 4 processors.
+    fn doc(runs: &[(u32, u32, u32, f64, f64)]) -> Value {
+        let entries: Vec<Value> = runs
+            .iter()
+            .map(|&(reclen, files, users, mb, cp)| {
+                json!({
+                    "name": format!("RECLEN={reclen} FILES={files} USERS={users}"),
+                    "figure": mb,
+                    "unit": "MB",
+                    "result": {
+                        "schema": "iogauge/result/v1",
+                        "complete": true,
+                        "elapsed_s": 10.0,
+                        "environment": {"cpus": 4},
+                        "config": {
+                            "duration_s": 10.0,
+                            "parameters": {
+                                "run": "0", "users": users, "files": files, "nrecs": 1024,
+                                "reclen": reclen, "reads": 1, "writes": 1, "locks": 1000,
+                                "sleep": 0.0, "start": 0.0, "end": 1.0, "duration": 1.0,
+                                "work": 0, "paths": {}
+                            }
+                        },
+                        "metrics": {"mb_processed": mb, "cp_seconds": cp}
+                    }
+                })
             })
             .collect();
-        let svg = spectrum_svg("IOBENCH spectrum", &bars).unwrap();
-        assert!(svg.starts_with("<svg"), "{}", &svg[..60]);
-        assert!(svg.contains("IOBENCH spectrum"));
-        assert!(svg.contains("6 FILES=16 MB=7.500"));
-        assert!(svg.matches("<rect").count() >= 6);
+        json!({"schema": SCHEMA, "complete": true, "spectrum": [], "entries": entries})
+    }
+
+    /// The paper's eight (files, users) pairs at one record length.
+    fn eight(reclen: u32, scale: f64) -> Vec<(u32, u32, u32, f64, f64)> {
+        [
+            (4, 50),
+            (4, 100),
+            (8, 50),
+            (8, 100),
+            (8, 150),
+            (8, 200),
+            (16, 50),
+            (16, 100),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, &(f, u))| (reclen, f, u, scale * (i + 1) as f64, 4.0 * (i + 1) as f64))
+        .collect()
+    }
+
+    /// Whether the SVG has a text element holding exactly `t`.
+    fn text(svg: &str, t: &str) -> bool {
+        svg.contains(&format!(">\n{t}\n</text>"))
+    }
+
+    /// The document part of an SVG, before the trailing comment.
+    fn body(svg: &str) -> &str {
+        svg.split("<!--").next().unwrap().trim_end()
+    }
+
+    #[test]
+    fn cp_utilisation_is_cpu_over_the_processors_time() {
+        assert_eq!(cp_utilisation(10.0, 0.0, 10.0, 4.0), 25.0);
+        assert_eq!(cp_utilisation(10.0, 10.0, 10.0, 4.0), 50.0);
+        let s = series_of("a", &doc(&eight(2048, 1.0))).unwrap();
+        // run 3: 12 CP seconds over 10 s on 4 processors
+        assert_eq!(s.runs[2].measured.unwrap().cp_util, 30.0);
+        // a server's CP time counts too
+        let mut d = doc(&eight(2048, 1.0));
+        d["entries"][2]["result"]["metrics"]["server_cp_seconds"] = json!(8.0);
+        let s = series_of("a", &d).unwrap();
+        assert_eq!(s.runs[2].measured.unwrap().cp_util, 50.0);
+        assert_eq!(s.runs[2].params[0], 8.0, "FILES");
+        assert_eq!(s.runs[2].params[1], 50.0, "USERS");
+    }
+
+    #[test]
+    fn one_spectrum_draws_a_profile_and_one_results_figure() {
+        let s = series_of("sysA", &doc(&eight(2048, 1.5))).unwrap();
+        let figs = figures(&[s]).unwrap();
+        let names: Vec<&str> = figs.iter().map(|f| f.file_name.as_str()).collect();
+        assert_eq!(names, ["iobench-profile.svg", "iobench-results.svg"]);
+        for f in &figs {
+            assert!(f.svg.starts_with("<svg"), "{}", f.file_name);
+            assert!(body(&f.svg).ends_with("</svg>"), "{}", f.file_name);
+            assert!(f.svg.trim_end().ends_with("-->"), "{}", f.file_name);
+            let comment = &f.svg[f.svg.find("<!--").unwrap() + 4..];
+            assert!(!comment.trim_end().trim_end_matches("-->").contains("--"));
+        }
+        // the profile: files and users vary, 8 points each
+        let p = &figs[0].svg;
+        assert!(text(p, "files") && text(p, "users"), "{p}");
+        assert!(!p.contains("work load"), "WORK does not vary");
+        assert_eq!(p.matches("<circle").count(), 16);
+        assert!(p.contains("  8 RECLEN=2048 FILES=16 USERS=100\n"));
+        // the results: two panels, one point per run in each
+        let r = &figs[1].svg;
+        assert!(r.contains("MB of data processed") && r.contains("CP utilisation (%)"));
+        assert_eq!(r.matches("<circle").count(), 16);
+        assert!(r.contains("IOBENCH results per run: sysA"));
+        assert!(
+            r.contains(
+                "  3 (run 3 of the spectrum) RECLEN=2048 FILES=8 USERS=50: sysA MB=4.500 CP=30.0%\n"
+            ),
+            "{r}"
+        );
+        assert!(r.contains("sysA MB=12.000 CP=80.0%"));
+        // the CP axis goes to 100 %
+        assert!(text(body(r), "100"), "{r}");
+    }
+
+    #[test]
+    fn the_papers_nothing_varies_profile_and_cp_over_100() {
+        // one run: the profile shows the paper's three panels, flat
+        let mut d = doc(&[(2048, 4, 50, 3.0, 48.0)]);
+        let s = series_of("x", &d).unwrap();
+        let figs = figures(&[s]).unwrap();
+        let p = &figs[0].svg;
+        assert!(text(p, "files") && text(p, "users") && text(p, "work load (CP)"));
+        assert_eq!(p.matches("<circle").count(), 3);
+        // 120 %: the axis reaches it (accounting errors happen)
+        assert!(figs[1].svg.contains("CP=120.0%"));
+        d["entries"][0]["result"]["complete"] = json!(false);
+        let e = series_of("x", &d).unwrap_err();
+        assert!(e.contains("no run completed"), "{e}");
+    }
+
+    #[test]
+    fn record_lengths_get_a_figure_each_and_share_a_profile() {
+        let mut runs = eight(2048, 1.0);
+        runs.extend(eight(4096, 2.0));
+        runs.extend(eight(8192, 4.0));
+        let a = series_of("A", &doc(&runs)).unwrap();
+        let b = series_of("B", &doc(&runs)).unwrap();
+        let figs = figures(&[a, b]).unwrap();
+        let names: Vec<&str> = figs.iter().map(|f| f.file_name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "iobench-profile.svg",
+                "iobench-results-reclen2048.svg",
+                "iobench-results-reclen4096.svg",
+                "iobench-results-reclen8192.svg"
+            ]
+        );
+        // one profile line of 8 runs: record length is the figures' split
+        let p = &figs[0].svg;
+        assert_eq!(p.matches("<circle").count(), 16);
+        assert!(!p.contains("record length"), "RECLEN is not a panel");
+        assert!(p.contains("8 runs for each RECLEN (2048, 4096, 8192)"));
+        for f in &figs[1..] {
+            // 8 runs × 2 series × 2 panels, and a legend naming both
+            assert_eq!(f.svg.matches("<circle").count(), 32, "{}", f.file_name);
+            assert!(text(&f.svg, "A") && text(&f.svg, "B"));
+        }
+        assert!(figs[2].svg.contains("  1 (run 9 of the spectrum) RECLEN=4096 FILES=4 USERS=50: A MB=2.000 CP=10.0%; B MB=2.000"));
+        // distinct colours
+        assert!(figs[1].svg.contains("#1F5BAA") && figs[1].svg.contains("#C8281E"));
+    }
+
+    #[test]
+    fn profiles_that_differ_get_a_line_each() {
+        let mut runs = eight(2048, 1.0);
+        let mut other = eight(4096, 1.0);
+        other.reverse();
+        runs.extend(other);
+        let s = series_of("A", &doc(&runs)).unwrap();
+        let figs = figures(&[s]).unwrap();
+        let p = &figs[0].svg;
+        assert_eq!(p.matches("<circle").count(), 32, "2 lines × 2 panels × 8");
+        assert!(p.contains("RECLEN = 2048") && p.contains("RECLEN = 4096"));
+    }
+
+    #[test]
+    fn incomplete_runs_are_not_drawn() {
+        let mut d = doc(&eight(2048, 1.0));
+        d["entries"][3]["result"]["complete"] = json!(false);
+        d["entries"][5]["result"]["error"] = json!("disk full");
+        let s = series_of("A", &d).unwrap();
+        assert!(s.runs[3].measured.is_none() && s.runs[5].measured.is_none());
+        let figs = figures(&[s]).unwrap();
+        assert_eq!(figs[1].svg.matches("<circle").count(), 12);
+        assert!(figs[1].svg.contains("A not completed"));
+        // the profile shows every run that ran
+        assert_eq!(figs[0].svg.matches("<circle").count(), 16);
+    }
+
+    #[test]
+    fn spectra_of_other_runs_are_refused() {
+        let a = series_of("A", &doc(&eight(2048, 1.0))).unwrap();
+        let mut runs = eight(2048, 1.0);
+        runs[4].2 = 175;
+        let b = series_of("B", &doc(&runs)).unwrap();
+        let e = same_runs(&[a.clone(), b]).unwrap_err();
+        assert_eq!(
+            e,
+            "run 5 differs: USERS = 150 in A (RECLEN=2048 FILES=8 USERS=150) but 175 in B (RECLEN=2048 FILES=8 USERS=175); --chart overlays spectra of the same runs"
+        );
+        // a shorter spectrum (interrupted) is compared over its runs
+        let short = series_of("C", &doc(&eight(2048, 2.0)[..3])).unwrap();
+        same_runs(&[a.clone(), short.clone()]).unwrap();
+        let figs = figures(&[short, a]).unwrap();
+        assert_eq!(figs[1].svg.matches("<circle").count(), 2 * (3 + 8));
+        // the same runs with another start delay are the same runs
+        let mut d = doc(&eight(2048, 1.0));
+        d["entries"][0]["result"]["config"]["parameters"]["start"] = json!(2.0);
+        let b = series_of("B", &d).unwrap();
+        same_runs(&[series_of("A", &doc(&eight(2048, 1.0))).unwrap(), b]).unwrap();
+    }
+
+    #[test]
+    fn bad_documents_say_what_is_wrong() {
+        let cases: Vec<(Value, &str)> = vec![
+            (
+                json!({"schema": "iogauge/result/v1"}),
+                "the schema is iogauge/result/v1, not iogauge/iobench-spectrum/v1",
+            ),
+            (
+                json!([1, 2]),
+                "not a iogauge/iobench-spectrum/v1 document: no schema",
+            ),
+            (json!({"schema": SCHEMA, "entries": []}), "no entries"),
+            (json!({"schema": SCHEMA}), "no entries"),
+        ];
+        for (d, want) in cases {
+            let e = series_of("x", &d).unwrap_err();
+            assert!(e.starts_with(want), "{e}");
+        }
+        for (path, want) in [
+            (
+                "metrics.cp_seconds",
+                "(RECLEN=2048 FILES=4 USERS=100) has no metrics.cp_seconds",
+            ),
+            ("metrics.mb_processed", "has no metrics.mb_processed"),
+            ("environment.cpus", "has no environment.cpus"),
+            ("config.parameters.users", "has no config.parameters.users"),
+            ("elapsed_s", "has no elapsed_s"),
+        ] {
+            let mut d = doc(&eight(2048, 1.0));
+            let (parent, key) = path.rsplit_once('.').unwrap_or(("", path));
+            let r = &mut d["entries"][1]["result"];
+            let target = parent
+                .split('.')
+                .filter(|k| !k.is_empty())
+                .fold(r, |v, k| &mut v[k]);
+            target.as_object_mut().unwrap().remove(key);
+            let e = series_of("x", &d).unwrap_err();
+            assert!(e.starts_with("run 2 (") && e.ends_with(want), "{path}: {e}");
+        }
+        let mut d = doc(&eight(2048, 1.0));
+        d["entries"][0]["result"]["environment"]["cpus"] = json!(0);
+        assert!(
+            series_of("x", &d)
+                .unwrap_err()
+                .contains("environment.cpus is 0")
+        );
     }
 }

@@ -9,8 +9,13 @@
 //! include), so a chain of files that comes back to one already read is an
 //! error (it would never end).
 //!
+//! A spectrum (`--spectrum`) is a cross product of items: lists
+//! `KEY=v1,v2,...` and spectrum files, which hold one run per line as
+//! white-space separated `KEY=value` settings (`#` starts a comment).
+//!
 //! Every error names where the bad text is: `file:line: ...` for control
-//! files, `environment variable KEY=value: ...` for the environment.
+//! and spectrum files, `environment variable KEY=value: ...` for the
+//! environment.
 
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -53,9 +58,9 @@ const MAX_MINUTES: f64 = 100_000.0;
 pub enum Origin {
     Default,
     Env,
-    /// A control file and a 1-based line.
+    /// A control or spectrum file and a 1-based line.
     File(PathBuf, usize),
-    /// `--spectrum` on the command line.
+    /// A `--spectrum` list on the command line.
     Spectrum,
 }
 
@@ -588,16 +593,45 @@ pub fn real_env(key: &str) -> Option<String> {
     std::env::var(key).ok()
 }
 
-/// Parse one `--spectrum` item `KEY=v1,v2,...` into its assignments.
-pub fn spectrum_item(item: &str) -> Result<Vec<Assignment>, String> {
+/// One `--spectrum` item: its alternatives, one of which each run takes.
+/// An alternative is a group of assignments made together: a list
+/// `USERS=50,100` gives one assignment per value, a spectrum file one group
+/// per line (`FILES=4 USERS=50`).
+pub type SpectrumItem = Vec<Vec<Assignment>>;
+
+/// The keywords a spectrum may vary: all but the FILEk paths.
+fn spectrum_keyword(word: &str) -> Option<String> {
+    keyword(word).filter(|k| !k.starts_with("FILE") || k == "FILES")
+}
+
+const SPECTRUM_KEYWORDS: &str =
+    "USERS, FILES, NRECS, RECLEN, READS, WRITES, LOCKS, SLEEP, WORK, START, END, DURATION, RUN";
+
+/// Parse one `--spectrum` item. An item that names an existing file is a
+/// spectrum file ([`parse_spectrum_file`]); otherwise an item with `=` is a
+/// list `KEY=v1,v2,...`; anything else is an error.
+pub fn spectrum_item(item: &str) -> Result<SpectrumItem, String> {
+    if Path::new(item).exists() {
+        return parse_spectrum_file(Path::new(item));
+    }
+    if !item.contains('=') {
+        return Err(format!(
+            "--spectrum '{item}': neither an existing spectrum file nor a KEY=v1,v2,... list (a control file goes before --spectrum)"
+        ));
+    }
+    spectrum_list(item)
+}
+
+/// Parse a list `KEY=v1,v2,...`: one alternative per value.
+pub fn spectrum_list(item: &str) -> Result<SpectrumItem, String> {
     let Some((k, vals)) = item.split_once('=') else {
         return Err(format!(
             "--spectrum '{item}': expected KEY=v1,v2,... (a control file goes before --spectrum)"
         ));
     };
-    let Some(key) = keyword(k.trim()).filter(|k| !k.starts_with("FILE") || k == "FILES") else {
+    let Some(key) = spectrum_keyword(k.trim()) else {
         return Err(format!(
-            "--spectrum '{item}': '{}' is not a keyword that takes numbers (USERS, FILES, NRECS, RECLEN, READS, WRITES, LOCKS, SLEEP, WORK, START, END, DURATION, RUN)",
+            "--spectrum '{item}': '{}' is not a keyword that takes numbers ({SPECTRUM_KEYWORDS})",
             k.trim()
         ));
     };
@@ -612,26 +646,115 @@ pub fn spectrum_item(item: &str) -> Result<Vec<Assignment>, String> {
             return Err(format!("--spectrum '{item}': an empty value"));
         }
         check_value(&a)?;
-        out.push(a);
+        out.push(vec![a]);
     }
     Ok(out)
 }
 
-/// The cross product of spectrum items, first item varying slowest.
-pub fn cross_product(items: &[Vec<Assignment>]) -> Vec<Vec<Assignment>> {
+/// Read a spectrum file: one run per line, each line white-space separated
+/// `KEY=value` settings, `#` to the end of a line a comment, blank lines
+/// ignored. Errors name the file and line.
+pub fn parse_spectrum_file(path: &Path) -> Result<SpectrumItem, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the spectrum file {}: {e}", path.display()))?;
+    parse_spectrum_text(&text, path)
+}
+
+/// [`parse_spectrum_file`] on text already read; `file` names it in errors.
+pub fn parse_spectrum_text(text: &str, file: &Path) -> Result<SpectrumItem, String> {
+    let mut runs = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let line = i + 1;
+        let at = || format!("{}:{line}", file.display());
+        let body = raw.split_once('#').map_or(raw, |(b, _)| b);
+        if body.contains(';') {
+            return Err(format!(
+                "{}: ';' in a spectrum file: this looks like a control file, which goes before --spectrum (a spectrum file has one run per line: KEY=value KEY=value ...)",
+                at()
+            ));
+        }
+        let mut group: Vec<Assignment> = Vec::new();
+        for token in body.split_whitespace() {
+            let Some((k, v)) = token.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+                return Err(format!(
+                    "{}: '{token}' is not KEY=value (one run per line: KEY=value KEY=value ..., no spaces around '=')",
+                    at()
+                ));
+            };
+            let Some(key) = spectrum_keyword(k) else {
+                return Err(format!(
+                    "{}: unknown keyword '{k}' (a spectrum file may set {SPECTRUM_KEYWORDS})",
+                    at()
+                ));
+            };
+            if v.is_empty() {
+                return Err(format!("{}: '{token}' has no value", at()));
+            }
+            if v.contains(',') && key != "RUN" {
+                return Err(format!(
+                    "{}: '{token}': one value per keyword on a line (a line is one run; put the others on lines of their own)",
+                    at()
+                ));
+            }
+            if group.iter().any(|a| a.key == key) {
+                return Err(format!(
+                    "{}: {key} is set twice on one line (a line is one run)",
+                    at()
+                ));
+            }
+            let a = Assignment {
+                key,
+                value: v.to_string(),
+                origin: Origin::File(file.to_path_buf(), line),
+            };
+            check_value(&a)?;
+            group.push(a);
+        }
+        if !group.is_empty() {
+            runs.push(group);
+        }
+    }
+    if runs.is_empty() {
+        return Err(format!(
+            "{}: no runs (each line that is not blank or a comment is one run: KEY=value KEY=value ...)",
+            file.display()
+        ));
+    }
+    Ok(runs)
+}
+
+/// The cross product of spectrum items, the first item varying slowest.
+/// Each run is the assignments of the alternatives it takes, in item order.
+pub fn cross_product(items: &[SpectrumItem]) -> Vec<Vec<Assignment>> {
     let mut runs: Vec<Vec<Assignment>> = vec![Vec::new()];
-    for values in items {
-        let mut next = Vec::with_capacity(runs.len() * values.len());
+    for alternatives in items {
+        let mut next = Vec::with_capacity(runs.len() * alternatives.len());
         for r in &runs {
-            for v in values {
+            for group in alternatives {
                 let mut x = r.clone();
-                x.push(v.clone());
+                x.extend(group.iter().cloned());
                 next.push(x);
             }
         }
         runs = next;
     }
     runs
+}
+
+/// Refuse a run that sets one keyword twice (two items that both set it):
+/// the later would silently win.
+pub fn check_run(run: &[Assignment]) -> Result<(), String> {
+    for (i, a) in run.iter().enumerate() {
+        if let Some(b) = run[..i].iter().find(|b| b.key == a.key) {
+            return Err(format!(
+                "{}: {} is already set by {} in the same run (each keyword may come from one --spectrum item only)",
+                a.place(),
+                a.key,
+                b.origin
+            ));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -803,7 +926,7 @@ mod tests {
         // --spectrum over everything
         let o = spectrum_item("USERS=11").unwrap();
         assert_eq!(
-            resolve(&parse("USERS = 9;").unwrap(), &env, &o)
+            resolve(&parse("USERS = 9;").unwrap(), &env, &o[0])
                 .unwrap()
                 .users,
             11
@@ -819,6 +942,14 @@ mod tests {
         );
     }
 
+    /// A run's values, space-separated, for comparisons.
+    fn show(r: &[Assignment]) -> String {
+        r.iter()
+            .map(|a| a.value.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     #[test]
     fn spectrum_is_a_cross_product() {
         let items: Vec<_> = ["FILES=4,8,16", "USERS=50,100", "WORK=0,50"]
@@ -827,16 +958,15 @@ mod tests {
             .collect();
         let runs = cross_product(&items);
         assert_eq!(runs.len(), 12);
-        let show = |r: &Vec<Assignment>| {
-            r.iter()
-                .map(|a| a.value.as_str())
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
         assert_eq!(show(&runs[0]), "4 50 0");
         assert_eq!(show(&runs[1]), "4 50 50");
         assert_eq!(show(&runs[11]), "16 100 50");
-        assert!(spectrum_item("USERS").is_err());
+        assert!(runs.iter().all(|r| check_run(r).is_ok()));
+        assert!(
+            spectrum_item("USERS")
+                .unwrap_err()
+                .contains("neither an existing spectrum file nor a KEY=v1,v2,... list")
+        );
         assert!(
             spectrum_item("USERS=1,x")
                 .unwrap_err()
@@ -844,6 +974,171 @@ mod tests {
         );
         assert!(spectrum_item("FILE0=a").is_err());
         assert!(spectrum_item("BOGUS=1").is_err());
+        assert!(
+            spectrum_item("USERS=1,,2")
+                .unwrap_err()
+                .contains("empty value")
+        );
+        // no items: one run with nothing set
+        assert_eq!(cross_product(&[]), vec![Vec::<Assignment>::new()]);
+    }
+
+    fn spectrum_file(text: &str) -> Result<SpectrumItem, String> {
+        parse_spectrum_text(text, Path::new("paper.spectrum"))
+    }
+
+    #[test]
+    fn spectrum_files_have_one_run_per_line() {
+        let runs = spectrum_file(
+            "# the paper's pairs\n\nFILES=4 USERS=50   # run 1\n  files=4\tusers=100\n\n#\nFILES=8 USERS=50 RUN=x,y\n",
+        )
+        .unwrap();
+        assert_eq!(runs.len(), 3);
+        assert_eq!(show(&runs[0]), "4 50");
+        assert_eq!(runs[1][1].key, "USERS", "keywords in any case");
+        assert_eq!(show(&runs[2]), "8 50 x,y");
+        assert_eq!(
+            runs[2][0].origin,
+            Origin::File(PathBuf::from("paper.spectrum"), 7)
+        );
+        // lines may set different keywords
+        let runs = spectrum_file("USERS=2\nWORK=5 READS=3 WRITES=2\n").unwrap();
+        assert_eq!(runs[1].len(), 3);
+    }
+
+    #[test]
+    fn spectrum_file_errors_name_the_file_and_line() {
+        let cases = [
+            (
+                "\n\nUSERS = x",
+                "paper.spectrum:3: 'USERS' is not KEY=value",
+            ),
+            ("USERS=x", "paper.spectrum:1: USERS = x: not a whole number"),
+            (
+                "\n\nUSERS=x",
+                "paper.spectrum:3: USERS = x: not a whole number",
+            ),
+            (
+                "FILES=4\nUSER=50",
+                "paper.spectrum:2: unknown keyword 'USER'",
+            ),
+            (
+                "FILES=4 USERS50",
+                "paper.spectrum:1: 'USERS50' is not KEY=value",
+            ),
+            ("=4", "paper.spectrum:1: '=4' is not KEY=value"),
+            (
+                "FILES=4 FILES=8",
+                "paper.spectrum:1: FILES is set twice on one line",
+            ),
+            ("#\nFILES=", "paper.spectrum:2: 'FILES=' has no value"),
+            (
+                "USERS=50,100",
+                "paper.spectrum:1: 'USERS=50,100': one value per keyword",
+            ),
+            ("FILE0=/x/a", "paper.spectrum:1: unknown keyword 'FILE0'"),
+            (
+                "DURATION=0",
+                "paper.spectrum:1: DURATION = 0: must be more than 0",
+            ),
+            ("USERS = 2;", "paper.spectrum:1: ';' in a spectrum file"),
+            ("# nothing\n\n   \n", "paper.spectrum: no runs"),
+            ("", "paper.spectrum: no runs"),
+        ];
+        for (text, want) in cases {
+            let e = spectrum_file(text).unwrap_err();
+            assert!(e.starts_with(want), "{text:?}: {e}");
+            assert!(!e.contains('\n'), "{text:?}: {e}");
+        }
+        // a combination that resolve refuses names the file and line
+        let runs = spectrum_file("READS=2 WRITES=1\nREADS=1 WRITES=2\n").unwrap();
+        let e = resolve(&[], &no_env, &runs[1]).unwrap_err();
+        assert!(
+            e.starts_with("paper.spectrum:2: WRITES = 2: WRITES must not exceed READS = 1"),
+            "{e}"
+        );
+        // as does a keyword set by two items
+        let items = [
+            spectrum_file("USERS=5").unwrap(),
+            spectrum_item("USERS=7").unwrap(),
+        ];
+        let run = &cross_product(&items)[0];
+        let e = check_run(run).unwrap_err();
+        assert_eq!(
+            e,
+            "--spectrum: USERS = 7: USERS is already set by paper.spectrum:1 in the same run (each keyword may come from one --spectrum item only)"
+        );
+        // a file that cannot be read
+        let e = spectrum_item("/nonexistent/dir/paper.spectrum=1").unwrap_err();
+        assert!(e.contains("is not a keyword"), "{e}");
+        let e = parse_spectrum_file(Path::new("/nonexistent/paper.spectrum")).unwrap_err();
+        assert!(
+            e.starts_with("cannot read the spectrum file /nonexistent/paper.spectrum"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn an_existing_file_is_a_spectrum_file() {
+        let d = tempfile::tempdir().unwrap();
+        // a file whose name looks like a list is still a file
+        let f = d.path().join("USERS=1,2");
+        std::fs::write(&f, "USERS=3\nUSERS=4\n").unwrap();
+        let item = spectrum_item(f.to_str().unwrap()).unwrap();
+        assert_eq!(item.len(), 2);
+        assert_eq!(item[1][0].value, "4");
+        assert_eq!(item[1][0].origin, Origin::File(f.clone(), 2));
+    }
+
+    /// The shipped examples give the paper's 96 runs in the paper's order:
+    /// record length slowest, then the work load, then the (files, users)
+    /// pairs.
+    #[test]
+    fn the_papers_96_runs() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/iobench");
+        let reclen = parse_spectrum_file(&dir.join("paper-reclen.spectrum")).unwrap();
+        let pairs = parse_spectrum_file(&dir.join("paper.spectrum")).unwrap();
+        let work = spectrum_item("WORK=0,50,100,200").unwrap();
+        assert_eq!((reclen.len(), pairs.len()), (3, 8));
+        let runs = cross_product(&[reclen, work, pairs]);
+        assert_eq!(runs.len(), 96);
+        let label = |i: usize| {
+            runs[i - 1]
+                .iter()
+                .map(|a| format!("{}={}", a.key, a.value))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        assert_eq!(label(1), "RECLEN=2048 NRECS=10240 WORK=0 FILES=4 USERS=50");
+        assert_eq!(label(2), "RECLEN=2048 NRECS=10240 WORK=0 FILES=4 USERS=100");
+        assert_eq!(label(6), "RECLEN=2048 NRECS=10240 WORK=0 FILES=8 USERS=200");
+        assert_eq!(
+            label(8),
+            "RECLEN=2048 NRECS=10240 WORK=0 FILES=16 USERS=100"
+        );
+        assert_eq!(label(9), "RECLEN=2048 NRECS=10240 WORK=50 FILES=4 USERS=50");
+        assert_eq!(
+            label(32),
+            "RECLEN=2048 NRECS=10240 WORK=200 FILES=16 USERS=100"
+        );
+        assert_eq!(label(33), "RECLEN=4096 NRECS=5120 WORK=0 FILES=4 USERS=50");
+        assert_eq!(
+            label(96),
+            "RECLEN=8192 NRECS=2560 WORK=200 FILES=16 USERS=100"
+        );
+        let pairs: Vec<String> = runs[..8].iter().map(|r| show(&r[3..])).collect();
+        assert_eq!(
+            pairs,
+            [
+                "4 50", "4 100", "8 50", "8 100", "8 150", "8 200", "16 50", "16 100"
+            ]
+        );
+        for r in &runs {
+            check_run(r).unwrap();
+            let c = resolve(&[], &no_env, r).unwrap();
+            // 20 MB files (20 MiB: 10240 records of 2048 bytes)
+            assert_eq!(c.file_bytes(), 20 << 20);
+        }
     }
 
     #[test]

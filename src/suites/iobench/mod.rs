@@ -31,7 +31,7 @@ mod server;
 mod shm;
 mod user;
 
-pub use chart::{Bar, spectrum_svg};
+pub use chart::{Figure, Series, figures, same_runs, series_of};
 pub use config::Config;
 pub use control::{Metering, Mode, PROCESS_KIND, Run, RunSpec, execute, process_worker};
 pub use report::Totals;

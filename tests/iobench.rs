@@ -840,7 +840,7 @@ fn a_spectrum_runs_the_cross_product() {
         9,
         "{stdout}"
     );
-    let svg = std::fs::read_to_string(cwd.path().join("iobench-spectrum.svg")).unwrap();
+    let svg = std::fs::read_to_string(cwd.path().join("iobench-results.svg")).unwrap();
     assert!(
         svg.starts_with("<svg") && svg.contains("MB of data"),
         "{svg}"

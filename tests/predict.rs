@@ -27,7 +27,7 @@ fn null_model() -> (tempfile::TempDir, PathBuf) {
 }
 
 const EXTRAPOLATION: &str =
-    "the prediction is an extrapolation (the model holds its curves at the last measured values)";
+    "the prediction extrapolates, holding the curves at their last measured values";
 
 #[test]
 fn predictions_outside_the_measured_ranges_warn_per_parameter() {
@@ -42,8 +42,13 @@ fn predictions_outside_the_measured_ranges_warn_per_parameter() {
 
     let far = "uniqueBytes=100T,processNum=1000";
     let want = [
-        format!("uniqueBytes 100 TiB is outside the measured range 1 MiB … 4 MiB: {EXTRAPOLATION}"),
-        format!("processNum 1000 is outside the measured range 1 … {procs}: {EXTRAPOLATION}"),
+        format!(
+            "uniqueBytes 100 TiB is 26214400.0× above the largest measured value (4 MiB; the model measured 1 MiB … 4 MiB): {EXTRAPOLATION}"
+        ),
+        format!(
+            "processNum 1000 is {:.1}× above the largest measured value ({procs}; the model measured 1 … {procs}): {EXTRAPOLATION}",
+            1000.0 / procs as f64
+        ),
     ];
 
     // the text: the prediction on stdout, one warning line each on stderr
@@ -55,6 +60,11 @@ fn predictions_outside_the_measured_ranges_warn_per_parameter() {
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(o.status.success(), "{stderr}");
     assert!(stdout.contains("100 TiB"), "{stdout}");
+    // an unvalidated model says its error is unknown
+    assert!(
+        stdout.contains("expected error: unknown (the model was not validated"),
+        "{stdout}"
+    );
     assert_eq!(
         stderr.lines().collect::<Vec<_>>(),
         want.iter()
@@ -83,6 +93,7 @@ fn predictions_outside_the_measured_ranges_warn_per_parameter() {
         .collect();
     assert_eq!(warnings, want);
     assert_eq!(list[1]["warnings"], Value::Array(Vec::new()));
+    assert!(list[0]["expected_median_error"].is_null());
     // with several workloads the lines say which
     for w in &want {
         assert!(

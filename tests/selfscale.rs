@@ -224,6 +224,28 @@ fn quick_model_graphs_prediction_validation_and_refinement_on_tmpfs() {
     assert_svg(&vout.join("scatter.svg"));
     assert!(vout.join("validation.json").is_file());
     assert!(vout.join("validation.txt").is_file());
+    // the model now carries its expected error, and predict prints it
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    assert_eq!(m["validation"]["workloads"], 5);
+    assert_eq!(
+        m["validation"]["median_error"].as_f64().unwrap(),
+        f64_at(&v, "metrics.median_error")
+    );
+    let (pv, _) = run_json(&["predict", p(&model), "--csv", p(&csv)]);
+    assert_eq!(
+        pv[0]["expected_median_error"].as_f64().unwrap(),
+        f64_at(&v, "metrics.median_error")
+    );
+    let text = iogauge()
+        .args(["predict", p(&model), "--csv", p(&csv)])
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        out.contains("expected error: median ")
+            && out.contains("(the model's validation on 5 random workloads"),
+        "{out}"
+    );
 }
 
 #[test]

@@ -586,6 +586,10 @@ struct Predicted {
     /// [`crate::selfscale::model::Ranges::extrapolations`]); empty when
     /// the prediction interpolates.
     warnings: Vec<String>,
+    /// The median and 75th-percentile relative error of the model's own
+    /// validation (null when it was not validated).
+    expected_median_error: Option<f64>,
+    expected_p75_error: Option<f64>,
 }
 
 pub fn predict_main(a: PredictArgs) -> Result<Status> {
@@ -616,6 +620,8 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
             predicted_mb_per_s: p.mb_per_s,
             predicted_iops: p.iops,
             warnings: model.ranges.extrapolations(&w),
+            expected_median_error: model.validation.as_ref().map(|v| v.median_error),
+            expected_p75_error: model.validation.as_ref().map(|v| v.p75_error),
         });
     }
     // on stderr, where --json - leaves the text too; --quiet keeps them
@@ -665,6 +671,22 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
             p.predicted_iops
         );
     }
+    text += &match &model.validation {
+        Some(v) => format!(
+            "expected error: median {:.1} %, 75th percentile {:.1} % (the model's validation on {} random workloads{}; the machine's own repeatability {:.1} %){}\n",
+            v.median_error * 100.0,
+            v.p75_error * 100.0,
+            v.workloads,
+            if v.refined { ", after --refine" } else { "" },
+            v.repeatability_error * 100.0,
+            if out.iter().any(|p| !p.warnings.is_empty()) {
+                "; more where a workload extrapolates"
+            } else {
+                ""
+            }
+        ),
+        None => "expected error: unknown (the model was not validated: iogauge selfscale --validate N measures it)\n".to_string(),
+    };
     a.out.say(&text);
     a.out.write(&out)?;
     Ok(Status::Done)

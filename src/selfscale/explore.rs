@@ -4,7 +4,7 @@
 //! procedure runs on synthetic functions in the tests.
 
 use super::focal::{self, FOCAL_FRACTION};
-use super::model::{Boundary, Curve, Model, Param, Point, Region, Workload};
+use super::model::{Boundary, CrossCurve, Curve, Model, Param, Point, Region, Workload};
 use super::regions;
 use anyhow::Result;
 use std::collections::HashMap;
@@ -41,6 +41,8 @@ pub struct Plan {
     /// more than this fraction is measured again.
     pub drift_tolerance: f64,
     pub quick: bool,
+    /// Measure the processNum curve at the ends of readFrac too.
+    pub interactions: bool,
 }
 
 /// The uniqueBytes values of the sweep: `min`, `min·f`, … up to `max`
@@ -130,6 +132,20 @@ impl<O: Oracle> Explorer<'_, O> {
         self.model.sweep.xy()
     }
 
+    /// The sweep points' relative confidence half-widths, in the order of
+    /// [`Self::sweep_xy`].
+    fn sweep_half_widths(&self) -> Vec<f64> {
+        let mut p: Vec<(f64, f64)> = self
+            .model
+            .sweep
+            .points
+            .iter()
+            .map(|q| (q.workload.unique_bytes as f64, q.rel_half_width))
+            .collect();
+        p.sort_by(|a, b| a.0.total_cmp(&b.0));
+        p.into_iter().map(|x| x.1).collect()
+    }
+
     /// Measure `param` over `values` with the others at `fixed`, every
     /// point afresh and one after the other, so that the ratios a
     /// prediction takes from one curve come from measurements close in time
@@ -214,7 +230,8 @@ impl<O: Oracle> Explorer<'_, O> {
         }
         let base: Vec<(f64, f64)> = self.sweep_xy();
         let t: Vec<f64> = base.iter().map(|p| p.1).collect();
-        let split = regions::detect(&t, plan.tolerance, plan.span_max, plan.max_regions);
+        let hw = self.sweep_half_widths();
+        let split = regions::detect(&t, &hw, plan.tolerance, plan.span_max, plan.max_regions);
 
         // 2. the boundaries: where there is a cliff, bisect where the curve
         // crosses the boundary level, then interpolate the crossing
@@ -342,6 +359,7 @@ impl<O: Oracle> Explorer<'_, O> {
                 rounds: 0,
                 stable: false,
                 curves: Vec::new(),
+                cross: Vec::new(),
             });
             let idx = self.model.regions.len() - 1;
             let what = |round: u32| format!("region {}/{nreg}, round {round}", i + 1);
@@ -434,6 +452,26 @@ impl<O: Oracle> Explorer<'_, O> {
             r.curves = curves.into_iter().map(|c| c.0).collect();
             for c in &mut r.curves {
                 c.fixed = f;
+            }
+            // where processes and writers interact: the processNum curve
+            // again with only writers and with only readers
+            if plan.interactions && procs.len() >= 2 {
+                for at in [0.0, 1.0] {
+                    if at == f.read_frac {
+                        continue;
+                    }
+                    let fixed = Param::ReadFrac.with(&f, at);
+                    let what = format!("region {}/{nreg}, readFrac {at}", i + 1);
+                    let Some((curve, _)) = self.curve(Param::ProcessNum, &fixed, &procs, &what)?
+                    else {
+                        return Ok(false);
+                    };
+                    self.model.regions[idx].cross.push(CrossCurve {
+                        across: Param::ReadFrac,
+                        at,
+                        curve,
+                    });
+                }
             }
         }
         Ok(true)

@@ -75,6 +75,9 @@ pub struct Options {
     pub precision: Option<f64>,
     pub point_time: Option<Duration>,
     pub max_regions: Option<usize>,
+    /// Measure the processNum curve again at readFrac 0 and 1 in every
+    /// region (the interaction of processes and writers); on by default.
+    pub interactions: bool,
 }
 
 impl Options {
@@ -94,6 +97,7 @@ impl Options {
             precision: None,
             point_time: None,
             max_regions: None,
+            interactions: true,
         }
     }
 }
@@ -365,6 +369,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
         bisections: if q { 1 } else { 3 },
         drift_tolerance: (3.0 * target).max(0.1),
         quick: q,
+        interactions: o.interactions,
     };
     let ranges = Ranges {
         unique_bytes: [min_bytes, max_bytes],
@@ -1145,7 +1150,22 @@ pub fn validate_model(
         &vo.baselines,
     )?;
     files.push("scatter.svg".into());
+    // the model carries its expected error from now on (predict prints it)
+    let expected = |m: &validate::Metrics, refined: bool| model::Expected {
+        workloads: m.workloads,
+        median_error: m.median_error,
+        p75_error: m.p75_error,
+        repeatability_error: m.repeatability_error,
+        refined,
+    };
+    if result.complete && before.workloads > 0 {
+        let mut m = model.clone();
+        m.validation = Some(expected(&before, false));
+        m.save(&vo.model_path)?;
+    }
     if let (Some(m2), Some(a)) = (&refined, &after) {
+        let mut m2 = m2.clone();
+        m2.validation = Some(expected(a, true));
         m2.save(&out.join("model-refined.json"))?;
         plot::scatter_svg(
             &out.join("scatter-refined.svg"),
@@ -1210,6 +1230,8 @@ pub fn short_pass(
     o.precision = Some(0.10);
     o.point_time = Some(Duration::from_millis(if quick { 300 } else { 500 }));
     o.max_regions = Some(if quick { 1 } else { 2 });
+    // a short look: the separable model only
+    o.interactions = false;
     let auto = choose(&o)?;
     let cap = if quick { 64 * MIB } else { 256 * MIB };
     if auto.plan.max_bytes > cap {

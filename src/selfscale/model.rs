@@ -272,6 +272,33 @@ pub struct Region {
     pub stable: bool,
     /// sizeMean, readFrac, seqFrac, processNum (those measured so far).
     pub curves: Vec<Curve>,
+    /// Curves measured again at other values of a second parameter, where
+    /// two parameters interact: the processNum curve at readFrac 0 and 1
+    /// (writers share the file and its lock; readers do not).
+    #[serde(default)]
+    pub cross: Vec<CrossCurve>,
+}
+
+/// A region's curve of one parameter measured with a second parameter
+/// (`across`) at `at` instead of its focal value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CrossCurve {
+    pub across: Param,
+    pub at: f64,
+    pub curve: Curve,
+}
+
+/// What the model's own validation found: the error to expect of a
+/// prediction.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Expected {
+    pub workloads: usize,
+    pub median_error: f64,
+    pub p75_error: f64,
+    /// The same workloads measured twice: the machine's own spread.
+    pub repeatability_error: f64,
+    /// Whether the figures are after `--refine`'s corrections.
+    pub refined: bool,
 }
 
 impl Region {
@@ -376,24 +403,36 @@ impl Ranges {
         }
     }
 
-    /// One warning per parameter of `w` outside the measured range: there
-    /// the model only holds its curves at their last measured values, so
-    /// the prediction is an extrapolation.
+    /// One warning per parameter of `w` outside the measured range, with
+    /// how far outside: there the model only holds its curves at their last
+    /// measured values, so the prediction is an extrapolation.
     pub fn extrapolations(&self, w: &Workload) -> Vec<String> {
         Param::ALL
             .iter()
             .filter_map(|&p| {
                 let v = p.get(w);
                 let (lo, hi) = self.of(p);
-                (v < lo || v > hi).then(|| {
-                    format!(
-                        "{} {} is outside the measured range {} … {}: the prediction is an extrapolation (the model holds its curves at the last measured values)",
-                        p.name(),
-                        p.show(v),
-                        p.show(lo),
-                        p.show(hi)
-                    )
-                })
+                let (edge, side) = if v < lo {
+                    (lo, "below the smallest")
+                } else if v > hi {
+                    (hi, "above the largest")
+                } else {
+                    return None;
+                };
+                let by = if p.is_log() && v > 0.0 && edge > 0.0 {
+                    let f = if v > edge { v / edge } else { edge / v };
+                    format!("{f:.1}×")
+                } else {
+                    format!("{:.2}", (v - edge).abs())
+                };
+                Some(format!(
+                    "{} {} is {by} {side} measured value ({}; the model measured {} … {}): the prediction extrapolates, holding the curves at their last measured values",
+                    p.name(),
+                    p.show(v),
+                    p.show(edge),
+                    p.show(lo),
+                    p.show(hi)
+                ))
             })
             .collect()
     }
@@ -421,6 +460,9 @@ pub struct Model {
     pub points: Vec<Point>,
     #[serde(default)]
     pub notes: Vec<String>,
+    /// The expected error, once the model was validated (`--validate`).
+    #[serde(default)]
+    pub validation: Option<Expected>,
 }
 
 impl Model {
@@ -445,6 +487,7 @@ impl Model {
             corrections: Vec::new(),
             points: Vec::new(),
             notes: Vec::new(),
+            validation: None,
         }
     }
 

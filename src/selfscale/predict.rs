@@ -18,6 +18,15 @@
 //! uniqueBytes interval holds the workload's. IOPS are predicted the same
 //! way from the IOPS of the same points.
 //!
+//! Interactions measured by design: where a region holds a curve measured
+//! again at other values of a second parameter (the processNum curve at
+//! readFrac 0 and 1), the processNum ratio is not the focal curve's alone.
+//! Each curve gives ln(T_c(x) / T_c(f)) at the workload's processNum, and
+//! these log ratios are interpolated linearly in readFrac between the
+//! curves' readFrac values (the focal curve at the focal readFrac), held at
+//! the ends. At the focal readFrac this is the separable prediction; on the
+//! readFrac axis (processNum at its focal value) every ratio is 1.
+//!
 //! `--refine` corrections multiply on top: a correction for parameters
 //! (i, j) in one quadrant around the focal point is exp(c · w_i · w_j),
 //! where w goes linearly (in the same coordinates) from 0 at the focal
@@ -25,6 +34,12 @@
 //! the corner. It is 1 on both axes, so the measured curves stay exact.
 
 use super::model::{Curve, Model, Param, Region, Workload};
+
+/// ln of a curve's ratio T(x) / T(f) for MB/s and IOPS.
+fn log_ratio(c: Option<&Curve>, x: f64, f: f64) -> (f64, f64) {
+    let (a, b) = ratio(c, x, f);
+    (a.max(1e-300).ln(), b.max(1e-300).ln())
+}
 
 /// Linear interpolation of `pts` (sorted by x) at `x`; held at the end
 /// values outside; 0 for no points.
@@ -92,9 +107,14 @@ pub struct Prediction {
     pub region: usize,
     pub mb_per_s: f64,
     pub iops: f64,
-    /// The product of single-parameter ratios alone (without corrections).
+    /// The model as measured: the product of single-parameter ratios with
+    /// the measured interactions, without `--refine`'s corrections.
     pub separable_mb_per_s: f64,
     pub separable_iops: f64,
+    /// The product of single-parameter ratios alone (the paper's shape
+    /// independence, without the measured interactions).
+    pub product_mb_per_s: f64,
+    pub product_iops: f64,
 }
 
 /// The fraction of the way from the focal value `f` to `corner` that `x`
@@ -144,6 +164,31 @@ impl Model {
         (mb * a, io * b)
     }
 
+    /// The log factor by which region `r`'s measured interactions move the
+    /// separable prediction at `w` (0 without cross curves).
+    pub fn interaction(&self, r: &Region, w: &Workload) -> (f64, f64) {
+        let (mut lmb, mut lio) = (0.0, 0.0);
+        for p in Param::CURVES {
+            let cross: Vec<_> = r.cross.iter().filter(|c| c.curve.param == p).collect();
+            let Some(across) = cross.first().map(|c| c.across) else {
+                continue;
+            };
+            let (x, f) = (p.get(w), p.get(&r.focal));
+            let main = log_ratio(r.curve(p), x, f);
+            let mut nodes = vec![(across.coord(across.get(&r.focal)), main)];
+            for c in &cross {
+                nodes.push((across.coord(c.at), log_ratio(Some(&c.curve), x, f)));
+            }
+            nodes.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let at = across.coord(across.get(w));
+            let mb: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.0)).collect();
+            let io: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.1)).collect();
+            lmb += interp(&mb, at) - main.0;
+            lio += interp(&io, at) - main.1;
+        }
+        (lmb, lio)
+    }
+
     /// The sum of the log correction factors of region `r` at `w`.
     pub fn correction(&self, r: &Region, w: &Workload) -> (f64, f64) {
         let (mut lmb, mut lio) = (0.0, 0.0);
@@ -169,13 +214,16 @@ impl Model {
         let i = self.region_index(w.unique_bytes)?;
         let r = &self.regions[i];
         let (smb, sio) = self.separable(r, w);
+        let (imb, iio) = self.interaction(r, w);
         let (lmb, lio) = self.correction(r, w);
         Some(Prediction {
             region: r.number,
-            mb_per_s: smb * lmb.exp(),
-            iops: sio * lio.exp(),
-            separable_mb_per_s: smb,
-            separable_iops: sio,
+            mb_per_s: smb * (imb + lmb).exp(),
+            iops: sio * (iio + lio).exp(),
+            separable_mb_per_s: smb * imb.exp(),
+            separable_iops: sio * iio.exp(),
+            product_mb_per_s: smb,
+            product_iops: sio,
         })
     }
 }

@@ -112,9 +112,16 @@ fn acceptable(n: usize, breaks: &BTreeSet<usize>, max_regions: usize) -> bool {
     ends_ok && segs.iter().filter(|s| s.len() >= 2).count() <= max_regions
 }
 
+/// A region must differ from its neighbour by more than this, and by more
+/// than the two levels' confidence intervals, to count as one.
+pub const LEVEL_STEP: f64 = 0.15;
+/// The most transition points a gradual step may take between plateaus.
+const MAX_TRANSITION: usize = 3;
+
 /// Find the regions of a sweep whose throughputs (sorted by uniqueBytes,
-/// geometrically spaced) are `t`. See the module documentation.
-pub fn detect(t: &[f64], tol: f64, span_max: f64, max_regions: usize) -> Split {
+/// geometrically spaced) are `t`, with relative confidence half-widths `hw`
+/// (empty or shorter: taken as 0). See the module documentation.
+pub fn detect(t: &[f64], hw: &[f64], tol: f64, span_max: f64, max_regions: usize) -> Split {
     let n = t.len();
     let max_regions = max_regions.max(1);
     if n < 4 {
@@ -144,12 +151,37 @@ pub fn detect(t: &[f64], tol: f64, span_max: f64, max_regions: usize) -> Split {
             cliffs = trial;
         }
     }
+    // transition points between regions: neither region's
+    let mut skip: BTreeSet<usize> = BTreeSet::new();
+    let regions_of = |cuts: &BTreeSet<usize>, skip: &BTreeSet<usize>| -> Vec<Span> {
+        segments(n, cuts)
+            .into_iter()
+            .filter(|s| s.len() >= 2 && !(s.first..=s.last).all(|i| skip.contains(&i)))
+            .collect()
+    };
+    // gradual steps: two plateaus whose levels differ, however gently the
+    // curve goes from one to the other
+    while regions_of(&cliffs, &skip).len() < max_regions {
+        let typical = median(&steps);
+        let Some((a, b)) = regions_of(&cliffs, &skip)
+            .iter()
+            .filter_map(|r| gradual_step(t, hw, *r, typical))
+            .max_by(|x, y| x.2.total_cmp(&y.2))
+            .map(|(a, b, _)| (a, b))
+        else {
+            break;
+        };
+        cliffs.insert(a);
+        if b > a + 1 {
+            cliffs.insert(b - 1);
+            skip.extend(a + 1..b);
+        }
+    }
     // long ramps: split at the largest inner step while regions are left
     let mut ramps = BTreeSet::new();
     loop {
         let all: BTreeSet<usize> = cliffs.union(&ramps).copied().collect();
-        let segs = segments(n, &all);
-        let regions: Vec<Span> = segs.iter().copied().filter(|s| s.len() >= 2).collect();
+        let regions = regions_of(&all, &skip);
         if regions.len() >= max_regions {
             break;
         }
@@ -191,8 +223,7 @@ pub fn detect(t: &[f64], tol: f64, span_max: f64, max_regions: usize) -> Split {
         }
     }
     let all: BTreeSet<usize> = cliffs.union(&ramps).copied().collect();
-    let segs = segments(n, &all);
-    let regions: Vec<Span> = segs.iter().copied().filter(|s| s.len() >= 2).collect();
+    let regions = regions_of(&all, &skip);
     let cliff_between = regions
         .windows(2)
         .map(|w| cliffs.range(w[0].last..w[1].first).next().is_some())
@@ -201,6 +232,65 @@ pub fn detect(t: &[f64], tol: f64, span_max: f64, max_regions: usize) -> Split {
         regions,
         cliffs: cliff_between,
     }
+}
+
+/// The best gradual step inside region `r`: a plateau of two or three
+/// points ending at `a`, at most [`MAX_TRANSITION`] points between, and a
+/// plateau of two or three points starting at `b`, each flat (within 5 %
+/// or twice its confidence interval), the transition monotone, and the
+/// levels apart by more than [`LEVEL_STEP`], more than their confidence
+/// intervals, and more than the curve's typical step (`typical`, in ln)
+/// would take them over that distance. Returns (a, b, ln of the level
+/// ratio beyond the typical drift).
+fn gradual_step(t: &[f64], hw: &[f64], r: Span, typical: f64) -> Option<(usize, usize, f64)> {
+    let h = |i: usize| hw.get(i).copied().unwrap_or(0.0).max(0.0);
+    let level = |lo: usize, hi: usize| median(&t[lo..=hi]).max(1e-12);
+    let flat = |lo: usize, hi: usize| {
+        let (mn, mx) = t[lo..=hi]
+            .iter()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), &x| (a.min(x), b.max(x)));
+        let noise = (lo..=hi).map(h).fold(0.0, f64::max);
+        mx / mn.max(1e-12) <= 1.0 + (2.0 * noise).max(0.05)
+    };
+    let mut best: Option<(usize, usize, f64)> = None;
+    for a in r.first + 1..r.last {
+        for gap in 0..=MAX_TRANSITION {
+            let b = a + 1 + gap;
+            if b + 1 > r.last {
+                break;
+            }
+            // the plateaus on either side: three points where there are
+            // three, else two
+            let head = if a >= r.first + 2 && flat(a - 2, a) {
+                a - 2
+            } else {
+                a - 1
+            };
+            let tail = if b + 2 <= r.last && flat(b, b + 2) {
+                b + 2
+            } else {
+                b + 1
+            };
+            if !flat(head, a) || !flat(b, tail) {
+                continue;
+            }
+            let (l1, l2) = (level(head, a), level(b, tail));
+            let d = (l1 / l2).ln().abs();
+            let ci = (head..=a).map(h).fold(0.0, f64::max) + (b..=tail).map(h).fold(0.0, f64::max);
+            let down = l1 > l2;
+            let monotone = (a..b).all(|i| (t[i] >= t[i + 1]) == down);
+            let beyond = d - (gap + 1) as f64 * typical;
+            if monotone
+                && d > (1.0 / (1.0 - LEVEL_STEP)).ln()
+                && d > (1.0 + ci).ln()
+                && beyond > (1.0 / (1.0 - LEVEL_STEP)).ln()
+                && best.is_none_or(|x| beyond > x.2)
+            {
+                best = Some((a, b, beyond));
+            }
+        }
+    }
+    best
 }
 
 /// The level whose crossing marks the boundary: halfway down on a log
@@ -278,7 +368,7 @@ mod tests {
         let t: Vec<f64> = (0..10)
             .map(|i| if i <= 4 { 1000.0 } else { 100.0 })
             .collect();
-        let s = detect(&t, 0.2, 4.0, 3);
+        let s = detect(&t, &[], 0.2, 4.0, 3);
         assert_eq!(s.regions, [span(0, 4), span(5, 9)]);
         assert_eq!(s.cliffs, [true]);
         let pts: Vec<(f64, f64)> = u.iter().copied().zip(t.iter().copied()).collect();
@@ -312,12 +402,12 @@ mod tests {
     #[test]
     fn a_noisy_flat_curve_and_a_gentle_noisy_ramp_are_one_region() {
         let flat: Vec<f64> = (0..12).map(|i| 500.0 * noise(i, 0.05)).collect();
-        assert_eq!(detect(&flat, 0.2, 4.0, 3).regions, [span(0, 11)]);
+        assert_eq!(detect(&flat, &[], 0.2, 4.0, 3).regions, [span(0, 11)]);
         // -10 % per step ± 5 %: 0.9^11 = 0.31, a span of 3.2 < 4
         let ramp: Vec<f64> = (0..12)
             .map(|i| 1000.0 * 0.9f64.powi(i as i32) * noise(i, 0.05))
             .collect();
-        let s = detect(&ramp, 0.2, 4.0, 3);
+        let s = detect(&ramp, &[], 0.2, 4.0, 3);
         assert_eq!(s.regions, [span(0, 11)]);
         assert!(s.cliffs.is_empty());
     }
@@ -330,14 +420,14 @@ mod tests {
             let f = if i == 6 { 0.7 } else { 0.8 };
             t.push(t[i - 1] * f);
         }
-        let s = detect(&t, 0.2, 4.0, 3);
+        let s = detect(&t, &[], 0.2, 4.0, 3);
         // 0.7 is not 20 % beyond the typical 0.8: no cliff; but the span,
         // 1/(0.8^10·0.7) = 13, is split at the largest step (after point 5),
         // which leaves two halves of span 0.8^-5 = 3.1 < 4
         assert_eq!(s.regions, [span(0, 5), span(6, 11)]);
         assert_eq!(s.cliffs, [false]);
         // a wider limit keeps it whole
-        assert_eq!(detect(&t, 0.2, 20.0, 3).regions, [span(0, 11)]);
+        assert_eq!(detect(&t, &[], 0.2, 20.0, 3).regions, [span(0, 11)]);
     }
 
     #[test]
@@ -347,20 +437,51 @@ mod tests {
         let t = [
             2000.0, 2010.0, 1990.0, 2000.0, 1000.0, 1010.0, 990.0, 300.0, 50.0, 52.0, 49.0,
         ];
-        let s = detect(&t, 0.2, 4.0, 3);
+        let s = detect(&t, &[], 0.2, 4.0, 3);
         assert_eq!(s.regions, [span(0, 3), span(4, 6), span(8, 10)]);
         assert_eq!(s.cliffs, [true, true]);
         // at most two regions: the smaller cliff goes
-        let s = detect(&t, 0.2, 4.0, 2);
+        let s = detect(&t, &[], 0.2, 4.0, 2);
         assert_eq!(s.regions, [span(0, 6), span(8, 10)]);
     }
 
     #[test]
     fn a_lone_point_at_either_end_is_never_a_region() {
         let t = [100.0, 100.0, 101.0, 99.0, 100.0, 20.0];
-        assert_eq!(detect(&t, 0.2, 4.0, 3).regions, [span(0, 5)]);
+        assert_eq!(detect(&t, &[], 0.2, 4.0, 3).regions, [span(0, 5)]);
         let t = [500.0, 100.0, 100.0, 101.0, 99.0, 100.0];
-        assert_eq!(detect(&t, 0.2, 4.0, 3).regions, [span(0, 5)]);
+        assert_eq!(detect(&t, &[], 0.2, 4.0, 3).regions, [span(0, 5)]);
+    }
+
+    /// A 40 % step taken gently over three doublings, between two plateaus:
+    /// two regions, in full and in quick sweeps; a flat noisy curve: one.
+    #[test]
+    fn a_gradual_step_between_plateaus_is_two_regions() {
+        // tmpfs: 8.0 GB/s in the CPU caches (1–4 MiB), 4.8 from 32 MiB
+        let full: Vec<f64> = [8.0, 8.05, 7.95, 7.0, 6.0, 4.8, 4.85, 4.78, 4.82, 4.8]
+            .iter()
+            .enumerate()
+            .map(|(i, x)| x * noise(i, 0.01))
+            .collect();
+        let s = detect(&full, &[0.02; 10], 0.2, 4.0, 3);
+        assert_eq!(s.regions, [span(0, 2), span(5, 9)], "{s:?}");
+        assert_eq!(s.cliffs, [true]);
+        // --quick: every other point (factor 4), and at most two regions
+        let quick: Vec<f64> = full.iter().step_by(2).copied().collect();
+        let s = detect(&quick, &[0.03; 5], 0.2, 4.0, 2);
+        assert_eq!(s.regions.len(), 2, "{quick:?}: {s:?}");
+        // the levels must differ by more than their confidence intervals
+        let s = detect(&full, &[0.4; 10], 0.2, 4.0, 3);
+        assert_eq!(s.regions.len(), 1, "{s:?}");
+        // flat, noisy (±4 %): one region
+        let flat: Vec<f64> = (0..12).map(|i| 5000.0 * noise(i + 7, 0.04)).collect();
+        assert_eq!(
+            detect(&flat, &[0.03; 12], 0.2, 4.0, 3).regions,
+            [span(0, 11)]
+        );
+        // a 10 % difference is not a region, however clean
+        let small = [8.0, 8.0, 8.0, 7.6, 7.2, 7.2, 7.2, 7.2];
+        assert_eq!(detect(&small, &[], 0.2, 4.0, 3).regions.len(), 1);
     }
 
     #[test]

@@ -304,6 +304,13 @@ pub fn render_with(
             "\nINCOMPLETE: the run stopped before it finished; what follows is what it measured."
         );
     }
+    let _ = writeln!(
+        s,
+        "requests: sizes and offsets aligned to {} B; {}{}",
+        m.settings.align,
+        m.settings.engine,
+        if m.settings.direct { ", O_DIRECT" } else { "" }
+    );
     let f = &m.sweep.fixed;
     let _ = writeln!(
         s,

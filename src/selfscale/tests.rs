@@ -60,6 +60,7 @@ pub(super) fn plan() -> Plan {
         bisections: 3,
         drift_tolerance: 0.1,
         quick: false,
+        interactions: true,
     }
 }
 
@@ -109,7 +110,11 @@ fn separable(w: &Workload) -> f64 {
 }
 
 fn build<F: Fn(&Workload) -> f64>(f: F) -> Model {
-    let p = plan();
+    build_with(&plan(), f)
+}
+
+fn build_with<F: Fn(&Workload) -> f64>(p: &Plan, f: F) -> Model {
+    let p = p.clone();
     let mut m = empty_model(&p);
     let mut o = Synth { f, calls: 0 };
     assert!(explore(&p, &mut o, &mut m).unwrap());
@@ -320,7 +325,10 @@ fn refinement_lets_each_corner_decide_what_it_explains() {
     // second is measured and corrected.
     let sep = build(separable);
     let f = |w: &Workload| separable(w) * read_by_processes(&sep, w).exp();
-    let mut m = build(f);
+    // without the interaction curves, which would measure it by design
+    let mut p = plan();
+    p.interactions = false;
+    let mut m = build_with(&p, f);
     let cases: Vec<Case> = inside(&m, 400)
         .into_iter()
         .map(|mut w| {
@@ -416,8 +424,9 @@ fn a_partial_model_predicts_with_what_it_has() {
     let mut m = empty_model(&p);
     // the sweep (14), region 1 completely (two rounds of sizeMean and
     // processNum, 6 + 6 each, then 5 readFrac and 5 seqFrac, each curve
-    // with its focal workload twice: 40), then stop
-    assert!(!explore(&p, &mut Stop(14 + 40 + 2), &mut m).unwrap());
+    // with its focal workload twice: 40; then processNum again at readFrac
+    // 0 and 1: 16), then stop
+    assert!(!explore(&p, &mut Stop(14 + 40 + 16 + 2), &mut m).unwrap());
     assert!(m.usable());
     assert!(m.regions[1].focal_point.is_none());
     // everything goes to region 1, the only usable one
@@ -507,13 +516,108 @@ fn workloads_outside_the_ranges_are_named_as_extrapolations() {
         ..inside
     };
     let w = ranges.extrapolations(&far);
-    let tail = ": the prediction is an extrapolation (the model holds its curves at the last measured values)";
+    let tail = ": the prediction extrapolates, holding the curves at their last measured values";
     assert_eq!(
         w,
         [
-            format!("uniqueBytes 100 TiB is outside the measured range 1 MiB … 64 MiB{tail}"),
-            format!("seqFrac 0.1 is outside the measured range 0.25 … 1{tail}"),
-            format!("processNum 1000 is outside the measured range 1 … 8{tail}"),
+            format!(
+                "uniqueBytes 100 TiB is 1638400.0× above the largest measured value (64 MiB; the model measured 1 MiB … 64 MiB){tail}"
+            ),
+            format!(
+                "seqFrac 0.1 is 0.15 below the smallest measured value (0.25; the model measured 0.25 … 1){tail}"
+            ),
+            format!(
+                "processNum 1000 is 125.0× above the largest measured value (8; the model measured 1 … 8){tail}"
+            ),
         ]
+    );
+}
+
+/// Reads scale with processes and writes do not (they share the file):
+/// the processNum effect depends on readFrac, log-linearly.
+fn interacting(w: &Workload) -> f64 {
+    let pn = w.process_num as f64;
+    separable(&Workload {
+        process_num: 1,
+        ..*w
+    }) * pn.powf(0.1 + 0.6 * w.read_frac)
+}
+
+#[test]
+fn a_process_by_readfrac_interaction_is_measured_and_predicted() {
+    let m = build(interacting);
+    let mut worst_product: f64 = 0.0;
+    for r in &m.regions {
+        // the processNum curve again with only writers and only readers
+        let at: Vec<f64> = r.cross.iter().map(|c| c.at).collect();
+        assert_eq!(at, [0.0, 1.0], "region {}", r.number);
+        assert!(
+            r.cross
+                .iter()
+                .all(|c| c.across == Param::ReadFrac && c.curve.param == Param::ProcessNum)
+        );
+        for pn in [1, 2, 3, 4, 6, 8] {
+            for rf in [0.0, 0.25, 0.5, 0.75, 1.0] {
+                let w = Workload {
+                    process_num: pn,
+                    read_frac: rf,
+                    ..r.focal
+                };
+                let p = m.predict(&w).unwrap();
+                let t = interacting(&w);
+                assert!(
+                    (p.mb_per_s / t - 1.0).abs() < 0.02,
+                    "{}: predicted {} for {t}",
+                    w.describe(),
+                    p.mb_per_s
+                );
+                worst_product = worst_product.max((p.product_mb_per_s / t - 1.0).abs());
+            }
+        }
+    }
+    // the separable product alone misses it
+    assert!(worst_product > 0.3, "{worst_product}");
+    // on a separable function the interaction curves change nothing
+    let s = build(separable);
+    for w in inside(&s, 100) {
+        let p = s.predict(&w).unwrap();
+        assert!((p.mb_per_s / p.product_mb_per_s - 1.0).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn without_interactions_no_cross_curves_are_measured() {
+    let mut p = plan();
+    p.interactions = false;
+    let mut m = empty_model(&p);
+    let mut o = Synth {
+        f: interacting,
+        calls: 0,
+    };
+    assert!(explore(&p, &mut o, &mut m).unwrap());
+    assert!(m.regions.iter().all(|r| r.cross.is_empty()));
+}
+
+#[test]
+fn extrapolations_say_how_far() {
+    let m = build(separable);
+    let inside = m.regions[0].focal;
+    assert!(m.ranges.extrapolations(&inside).is_empty());
+    let w = Workload {
+        size_mean: m.ranges.size_mean[1] * 4,
+        process_num: m.ranges.process_num[1] + 8,
+        ..inside
+    };
+    let warn = m.ranges.extrapolations(&w);
+    assert_eq!(warn.len(), 2, "{warn:?}");
+    assert!(
+        warn[0].contains("4.0× above the largest measured value"),
+        "{}",
+        warn[0]
+    );
+    assert!(
+        warn[1].starts_with("processNum 16 is 2.0× above"),
+        "{}",
+        warn[1]
     );
 }

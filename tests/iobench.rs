@@ -920,6 +920,21 @@ fn help_lists_the_options() {
     );
 }
 
+/// The ioserver's message queues (named in the result) no longer exist.
+fn assert_queues_removed(v: &Value) {
+    let queues = std::fs::read_to_string("/proc/sysvipc/msg").unwrap();
+    for q in get(&v, "metrics.server.queue_ids").as_array().unwrap() {
+        let id = q.as_u64().unwrap().to_string();
+        assert!(
+            !queues
+                .lines()
+                .skip(1)
+                .any(|l| l.split_whitespace().nth(1) == Some(&id)),
+            "queue {id} left behind: {queues}"
+        );
+    }
+}
+
 /// The `*** NAME = x` figure of a results file.
 fn stars(results: &str, name: &str) -> f64 {
     results
@@ -999,18 +1014,7 @@ fn variant_1_locks_through_the_ioserver() {
         "{user} + {server} != {total}"
     );
     assert!(results.contains("ioserver (pid "), "{results}");
-    // the queues are gone
-    let queues = std::fs::read_to_string("/proc/sysvipc/msg").unwrap();
-    for q in get(&v, "metrics.server.queue_ids").as_array().unwrap() {
-        let id = q.as_u64().unwrap().to_string();
-        assert!(
-            !queues
-                .lines()
-                .skip(1)
-                .any(|l| l.split_whitespace().nth(1) == Some(&id)),
-            "queue {id} left behind: {queues}"
-        );
-    }
+    assert_queues_removed(&v);
     assert_untouched(dir.path());
 }
 
@@ -1130,17 +1134,7 @@ fn a_killed_ioserver_ends_the_run() {
             "user process {u} outlived the run"
         );
     }
-    let queues = std::fs::read_to_string("/proc/sysvipc/msg").unwrap();
-    for q in get(&v, "metrics.server.queue_ids").as_array().unwrap() {
-        let id = q.as_u64().unwrap().to_string();
-        assert!(
-            !queues
-                .lines()
-                .skip(1)
-                .any(|l| l.split_whitespace().nth(1) == Some(&id)),
-            "queue {id} left behind: {queues}"
-        );
-    }
+    assert_queues_removed(&v);
     assert_untouched(dir.path());
 }
 

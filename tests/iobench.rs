@@ -923,7 +923,7 @@ fn help_lists_the_options() {
 /// The ioserver's message queues (named in the result) no longer exist.
 fn assert_queues_removed(v: &Value) {
     let queues = std::fs::read_to_string("/proc/sysvipc/msg").unwrap();
-    for q in get(&v, "metrics.server.queue_ids").as_array().unwrap() {
+    for q in get(v, "metrics.server.queue_ids").as_array().unwrap() {
         let id = q.as_u64().unwrap().to_string();
         assert!(
             !queues

@@ -11,8 +11,10 @@
 #   3. predict them all with each model (`iogauge predict --csv`);
 #   4. measure each workload with fio and with `iogauge run` (twice:
 #      repeatability), interleaved, the order alternating, in this one run,
-#      with matching semantics: one shared file of uniqueBytes, fixed
-#      request size, 512 B-aligned offsets (iogauge's default alignment,
+#      with matching semantics: one shared file of uniqueBytes laid out
+#      by 1 MiB writes and synced (for fio too: on ext4 the size of the
+#      writes that made a cached file sets the speed of copying from it),
+#      fixed request size, 512 B-aligned offsets (iogauge's default alignment,
 #      fio's blockalign=512), readFrac as rwmixread, 1 − seqFrac as
 #      percentage_random, processNum jobs (threads), psync, 1 s ramp;
 #      on ext4 every measurement runs in the same memory cgroup;
@@ -81,6 +83,18 @@ in_cg() {
     fi
 }
 
+# python3 -c "$LAYOUT" PATH BYTES: write PATH in 1 MiB requests, then fsync
+LAYOUT='
+import os, sys
+path, left = sys.argv[1], int(sys.argv[2])
+buf = os.urandom(1 << 20)
+fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+while left > 0:
+    left -= os.write(fd, buf[: min(left, len(buf))])
+os.fsync(fd)
+os.close(fd)
+'
+
 # ---------------------------------------------------------------- one file system
 one_fs() {
     local fs=$1 dir=$2 umin=$3 umax=$4 limit_args=()
@@ -144,6 +158,10 @@ EOF
                 fio)
                     local rnd
                     rnd=$(python3 -c "print(round((1 - $sf) * 100))")
+                    # the file as iogauge lays it out (1 MiB writes, then
+                    # fsync): the size of the writes that made a cached file
+                    # sets its folio size on ext4, and with it the speed
+                    in_cg python3 -c "$LAYOUT" "$W/fio.data" "$u"
                     in_cg fio --name=w --directory="$W" --filename=fio.data --size="$u" --bs="$s" \
                         --rw=randrw --rwmixread="$(python3 -c "print(round($rf * 100))")" \
                         --percentage_random="$rnd" --numjobs="$pn" --thread --ioengine=psync \

@@ -4,9 +4,15 @@
 //! work directory that the [`Bench`] creates and removes. A workload with a
 //! smaller uniqueBytes touches only the first uniqueBytes of the file (its
 //! generator never looks further), so the sweep needs no new layout per
-//! point. Before a workload whose data should fit in the page cache, the
-//! prefix is read once (untimed) so that it starts cached, as a freshly
-//! written file would.
+//! point. Where the page cache is in play, each point starts from the cache
+//! state of a freshly written file of its uniqueBytes (untimed): what
+//! earlier points dirtied is written back, the pages past the point's
+//! uniqueBytes are dropped, and a prefix that fits in the page cache is read
+//! sequentially so that it starts cached in large folios, as a file written
+//! sequentially is. Without this, a small point would run in a cache that
+//! the layout and the large points before it filled, dirtied and broke into
+//! 4 KiB pages (on ext4 with large folios, a cached file read at random
+//! before copies at half the speed of one written or read sequentially).
 //!
 //! A point is measured in batches of a fixed length (0.25 s by default):
 //! the workers of the point are made once and run batch after batch
@@ -206,23 +212,45 @@ impl<'a> Bench<'a> {
         }
     }
 
-    /// Read the first `u` bytes once, so that they start in the page cache.
-    fn warm_up(&mut self, u: u64) -> Result<bool> {
+    /// Bring the page cache to the state a freshly written file of `u`
+    /// bytes would leave: nothing dirty, nothing cached past `u`, and the
+    /// first `u` bytes cached in large pieces when they fit (see the
+    /// module's comment).
+    fn prepare(&mut self, u: u64) -> Result<bool> {
         let Some(limit) = self.cfg.warm_limit else {
             return Ok(true);
         };
+        let f = std::fs::File::open(&self.paths[0])
+            .with_context(|| format!("cannot open {}", self.paths[0].display()))?;
+        // what earlier points wrote goes to the device now, not during
+        // this point's batches
+        f.sync_data()
+            .with_context(|| format!("cannot fsync {}", self.paths[0].display()))?;
+        // Below `keep` the cache holds what a sequential read put there;
+        // from it on, whatever the earlier points left (after a point that
+        // churned the cache: small pieces read at random, which copy at
+        // half the speed of the large folios a sequential write or read
+        // makes on a file system that has them, such as ext4). Drop it.
+        let keep = if u > limit { u } else { self.warm.min(u) };
+        if keep < self.file_size {
+            // SAFETY: a valid open descriptor; advice has no memory effects.
+            unsafe {
+                libc::posix_fadvise(
+                    std::os::fd::AsRawFd::as_raw_fd(&f),
+                    keep as libc::off_t,
+                    0,
+                    libc::POSIX_FADV_DONTNEED,
+                )
+            };
+        }
         if u > limit {
             // this point churns the cache: nothing can be assumed after it
             self.warm = 0;
             return Ok(true);
         }
-        if u <= self.warm {
-            return Ok(true);
-        }
-        let f = std::fs::File::open(&self.paths[0])
-            .with_context(|| format!("cannot open {}", self.paths[0].display()))?;
+        // read what is missing, in 1 MiB requests (the layout's size)
         let mut buf = vec![0u8; 1 << 20];
-        let mut off = 0u64;
+        let mut off = keep;
         while off < u {
             if runner::signals::interrupted() {
                 return Ok(false);
@@ -285,7 +313,7 @@ impl Oracle for Bench<'_> {
         self.observer.status(label);
         let spec = self.spec(w);
         spec.validate().map_err(crate::error::UsageError)?;
-        if !self.warm_up(spec.total_bytes())? {
+        if !self.prepare(spec.total_bytes())? {
             return Ok(None);
         }
         let mut workers = (0..spec.processes)

@@ -474,6 +474,47 @@ impl<O: Oracle> Explorer<'_, O> {
                 }
             }
         }
+
+        // 4. where the cache holds the data only partly, writes (dirty
+        // pages to write back) and reads fall off at different sizes: the
+        // sweep again with only writers and only readers, at the same
+        // uniqueBytes (bisections included, so that the curves' ratios
+        // agree wherever the function is separable)
+        if plan.interactions {
+            let values: Vec<u64> = self
+                .model
+                .sweep
+                .points
+                .iter()
+                .map(|p| p.workload.unique_bytes)
+                .collect();
+            for at in [0.0, 1.0] {
+                if at == plan.start.read_frac {
+                    continue;
+                }
+                let fixed = Param::ReadFrac.with(&plan.start, at);
+                let mut curve = Curve::new(Param::UniqueBytes, fixed);
+                for (i, &u) in values.iter().enumerate() {
+                    let w = Param::UniqueBytes.with(&fixed, u as f64);
+                    let label = format!(
+                        "uniqueBytes sweep at readFrac {at}: {} ({}/{})",
+                        Param::UniqueBytes.show(u as f64),
+                        i + 1,
+                        values.len()
+                    );
+                    let Some(p) = self.get(&w, &label, true)? else {
+                        return Ok(false);
+                    };
+                    curve.points.push(p);
+                }
+                curve.sort();
+                self.model.sweep_cross.push(CrossCurve {
+                    across: Param::ReadFrac,
+                    at,
+                    curve,
+                });
+            }
+        }
         Ok(true)
     }
 }

@@ -452,6 +452,11 @@ pub struct Model {
     /// The uniqueBytes sweep (the other parameters at `sweep.fixed`),
     /// including the points added to locate the boundaries.
     pub sweep: Curve,
+    /// The sweep again with readFrac at 0 and 1 (where the cache holds the
+    /// data only partly, writers and readers fall at different sizes), at
+    /// the sweep's uniqueBytes; empty without interactions.
+    #[serde(default)]
+    pub sweep_cross: Vec<CrossCurve>,
     pub regions: Vec<Region>,
     pub boundaries: Vec<Boundary>,
     #[serde(default)]
@@ -482,6 +487,7 @@ impl Model {
             settings,
             ranges,
             sweep: Curve::new(Param::UniqueBytes, start),
+            sweep_cross: Vec::new(),
             regions: Vec::new(),
             boundaries: Vec::new(),
             corrections: Vec::new(),

@@ -174,8 +174,14 @@ pub fn sweep_svg(path: &Path, model: &Model) -> Result<()> {
     let xs: Vec<f64> = pts.iter().map(|p| p.0).collect();
     let (x0, x1) = x_range(Param::UniqueBytes, &xs);
     // log y: the sweep spans caches and devices
-    let ymin = pts.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let ymax = pts.iter().map(|p| p.1).fold(0.0, f64::max);
+    let all_y = pts.iter().map(|p| p.1).chain(
+        model
+            .sweep_cross
+            .iter()
+            .flat_map(|c| c.curve.points.iter().map(|q| q.mb_per_s.max(1e-6))),
+    );
+    let ymin = all_y.clone().fold(f64::INFINITY, f64::min);
+    let ymax = all_y.fold(0.0, f64::max);
     let (ly0, ly1) = if ymin.is_finite() && ymax > 0.0 {
         (ymin.log10() - 0.15, ymax.log10() + 0.15)
     } else {
@@ -230,6 +236,40 @@ pub fn sweep_svg(path: &Path, model: &Model) -> Result<()> {
                 .map(|p| Circle::new((p.0, p.1.log10()), 4, blue.filled())),
         )
         .map_err(e)?;
+    // the sweep again with only writers and only readers, as thin lines
+    // labelled at their right end
+    for (c, colour) in model
+        .sweep_cross
+        .iter()
+        .zip([RGBColor(200, 90, 20), RGBColor(40, 150, 60)])
+    {
+        let line: Vec<(f64, f64)> = c
+            .curve
+            .points
+            .iter()
+            .map(|q| {
+                (
+                    (q.workload.unique_bytes as f64).log2(),
+                    q.mb_per_s.max(1e-6).log10(),
+                )
+            })
+            .collect();
+        chart
+            .draw_series(LineSeries::new(line.clone(), colour.stroke_width(1)))
+            .map_err(e)?;
+        if let Some(&(x, y)) = line.last() {
+            let style = TextStyle::from(("sans-serif", 11).into_font())
+                .color(&colour)
+                .pos(Pos::new(HPos::Right, VPos::Bottom));
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!("readFrac {}", c.at),
+                    (x, y.clamp(ly0, ly1)),
+                    style,
+                )))
+                .map_err(e)?;
+        }
+    }
     let grey = RGBColor(120, 120, 120);
     for (k, b) in model.boundaries.iter().enumerate() {
         let x = (b.unique_bytes as f64).log2();

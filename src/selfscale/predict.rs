@@ -33,7 +33,7 @@
 //! value to 1 at the measured corner, and c = ln(measured / predicted) at
 //! the corner. It is 1 on both axes, so the measured curves stay exact.
 
-use super::model::{Curve, Model, Param, Region, Workload};
+use super::model::{CrossCurve, Curve, Model, Param, Region, Workload};
 
 /// ln of a curve's ratio T(x) / T(f) for MB/s and IOPS.
 fn log_ratio(c: Option<&Curve>, x: f64, f: f64) -> (f64, f64) {
@@ -98,6 +98,35 @@ fn ratio(c: Option<&Curve>, x: f64, f: f64) -> (f64, f64) {
         if d > 0.0 { interp(pts, cx) / d } else { 1.0 }
     };
     (r(&mb), r(&io))
+}
+
+/// How far the log ratio of curve `main` (measured at `fixed`) between
+/// `w`'s value and `f` moves when the curves measured again across a second
+/// parameter (`cross`) are interpolated at `w`'s value of that parameter:
+/// the log ratios of all of them are interpolated linearly in its
+/// coordinate, `main`'s at `fixed`'s value; (0, 0) without cross curves.
+fn across(
+    main: Option<&Curve>,
+    fixed: &Workload,
+    cross: &[&CrossCurve],
+    w: &Workload,
+    f: f64,
+) -> (f64, f64) {
+    let (Some(main), Some(first)) = (main, cross.first()) else {
+        return (0.0, 0.0);
+    };
+    let (p, q) = (main.param, first.across);
+    let x = p.get(w);
+    let m = log_ratio(Some(main), x, f);
+    let mut nodes = vec![(q.coord(q.get(fixed)), m)];
+    for c in cross {
+        nodes.push((q.coord(c.at), log_ratio(Some(&c.curve), x, f)));
+    }
+    nodes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let at = q.coord(q.get(w));
+    let mb: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.0)).collect();
+    let io: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.1)).collect();
+    (interp(&mb, at) - m.0, interp(&io, at) - m.1)
 }
 
 /// What the model says about one workload.
@@ -168,24 +197,23 @@ impl Model {
     /// separable prediction at `w` (0 without cross curves).
     pub fn interaction(&self, r: &Region, w: &Workload) -> (f64, f64) {
         let (mut lmb, mut lio) = (0.0, 0.0);
+        let mut add = |(a, b): (f64, f64)| {
+            lmb += a;
+            lio += b;
+        };
         for p in Param::CURVES {
-            let cross: Vec<_> = r.cross.iter().filter(|c| c.curve.param == p).collect();
-            let Some(across) = cross.first().map(|c| c.across) else {
-                continue;
-            };
-            let (x, f) = (p.get(w), p.get(&r.focal));
-            let main = log_ratio(r.curve(p), x, f);
-            let mut nodes = vec![(across.coord(across.get(&r.focal)), main)];
-            for c in &cross {
-                nodes.push((across.coord(c.at), log_ratio(Some(&c.curve), x, f)));
-            }
-            nodes.sort_by(|a, b| a.0.total_cmp(&b.0));
-            let at = across.coord(across.get(w));
-            let mb: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.0)).collect();
-            let io: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.1)).collect();
-            lmb += interp(&mb, at) - main.0;
-            lio += interp(&io, at) - main.1;
+            let cross: Vec<&CrossCurve> = r.cross.iter().filter(|c| c.curve.param == p).collect();
+            add(across(r.curve(p), &r.focal, &cross, w, p.get(&r.focal)));
         }
+        // the uniqueBytes sweep, the same way across readFrac
+        let cross: Vec<&CrossCurve> = self.sweep_cross.iter().collect();
+        add(across(
+            Some(&self.sweep),
+            &self.sweep.fixed,
+            &cross,
+            w,
+            r.focal.unique_bytes as f64,
+        ));
         (lmb, lio)
     }
 

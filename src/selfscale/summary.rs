@@ -320,16 +320,30 @@ pub fn render_with(
         f.seq_frac,
         f.process_num
     );
-    let _ = writeln!(s, "  {:>12} {:>10} {:>8}", "uniqueBytes", "MB/s", "95% CI");
+    // the sweep again at other readFracs (interactions), as more columns
+    let mut head = format!("  {:>12} {:>10} {:>8}", "uniqueBytes", "MB/s", "95% CI");
+    for c in &m.sweep_cross {
+        head += &format!(" {:>14}", format!("readFrac {} MB/s", c.at));
+    }
+    let _ = writeln!(s, "{head}");
     for p in &m.sweep.points {
-        let _ = writeln!(
-            s,
-            "  {:>12} {:>10.1} {:>8}{}",
-            short_bytes(p.workload.unique_bytes),
+        let u = p.workload.unique_bytes;
+        let mut line = format!(
+            "  {:>12} {:>10.1} {:>8}",
+            short_bytes(u),
             p.mb_per_s,
-            pct(p.rel_half_width),
-            if p.converged { "" } else { " (time cap)" }
+            pct(p.rel_half_width)
         );
+        for c in &m.sweep_cross {
+            match c.curve.points.iter().find(|q| q.workload.unique_bytes == u) {
+                Some(q) => line += &format!(" {:>14.1}", q.mb_per_s),
+                None => line += &format!(" {:>14}", "-"),
+            }
+        }
+        if !p.converged {
+            line += " (time cap)";
+        }
+        let _ = writeln!(s, "{}", line.trim_end());
     }
     if !m.regions.is_empty() {
         let _ = writeln!(s, "\nregions:");

@@ -621,3 +621,68 @@ fn extrapolations_say_how_far() {
         warn[1]
     );
 }
+
+/// Writers fall off with uniqueBytes (dirty pages to write back) and
+/// readers do not: the uniqueBytes effect depends on readFrac,
+/// log-linearly.
+fn writes_fall_with_size(w: &Workload) -> f64 {
+    let u = w.unique_bytes as f64 / MIB;
+    separable(w) * u.powf(-0.2 * (1.0 - w.read_frac))
+}
+
+#[test]
+fn a_size_by_readfrac_interaction_is_measured_and_predicted() {
+    let m = build(writes_fall_with_size);
+    // the sweep again with only writers and only readers, at its
+    // uniqueBytes (bisections included)
+    let at: Vec<f64> = m.sweep_cross.iter().map(|c| c.at).collect();
+    assert_eq!(at, [0.0, 1.0]);
+    let grid: Vec<u64> = m
+        .sweep
+        .points
+        .iter()
+        .map(|p| p.workload.unique_bytes)
+        .collect();
+    assert!(grid.len() > super::explore::sweep_values(&plan()).len());
+    for c in &m.sweep_cross {
+        assert_eq!(c.across, Param::ReadFrac);
+        assert_eq!(c.curve.param, Param::UniqueBytes);
+        let u: Vec<u64> = c
+            .curve
+            .points
+            .iter()
+            .map(|p| p.workload.unique_bytes)
+            .collect();
+        assert_eq!(u, grid);
+    }
+    let mut worst_product: f64 = 0.0;
+    for r in &m.regions {
+        for &u in grid
+            .iter()
+            .filter(|&&u| m.region_index(u) == Some(r.number - 1))
+        {
+            for rf in [0.0, 0.25, 0.5, 0.75, 1.0] {
+                let w = Workload {
+                    unique_bytes: u,
+                    read_frac: rf,
+                    ..r.focal
+                };
+                let p = m.predict(&w).unwrap();
+                let t = writes_fall_with_size(&w);
+                assert!(
+                    (p.mb_per_s / t - 1.0).abs() < 0.02,
+                    "{}: predicted {} for {t}",
+                    w.describe(),
+                    p.mb_per_s
+                );
+                worst_product = worst_product.max((p.product_mb_per_s / t - 1.0).abs());
+            }
+        }
+    }
+    // the separable product alone misses it
+    assert!(worst_product > 0.1, "{worst_product}");
+    // without interactions, no sweep is measured twice
+    let mut p = plan();
+    p.interactions = false;
+    assert!(build_with(&p, writes_fall_with_size).sweep_cross.is_empty());
+}

@@ -128,7 +128,7 @@ fn floor_to(x: u64, step: u64) -> u64 {
     (x - x % step).max(step)
 }
 
-/// What to read into the page cache before a point (see [`bench`]).
+/// How much to write into the page cache again before a point (see [`bench`]).
 fn warm_limit(direct: bool, fake: bool, memory_fs: bool, limit: Option<u64>) -> Option<u64> {
     if direct || fake || memory_fs {
         None

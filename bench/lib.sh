@@ -113,3 +113,24 @@ _remove_workdir() {
     fi
     return 0
 }
+
+# draw_workloads N SEED UMIN UMAX: N random workloads of the self-scaling
+# benchmark's space, one CSV line each (uniqueBytes,sizeMean,readFrac,
+# seqFrac,processNum; no header): uniqueBytes log-uniform in [UMIN, UMAX]
+# (512 B multiples), sizeMean log-uniform 4-256 KiB (512 B multiples),
+# readFrac and seqFrac uniform (two decimals), processNum 1, 2 or 4
+draw_workloads() {
+    python3 - "$@" <<'EOF'
+import math, random, sys
+n, seed = int(sys.argv[1]), int(sys.argv[2])
+def size(s):
+    u = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
+    return int(float(s[:-1]) * u[s[-1]]) if s[-1] in u else int(s)
+lo, hi = size(sys.argv[3]), size(sys.argv[4])
+r = random.Random(seed)
+for _ in range(n):
+    u = int(math.exp(r.uniform(math.log(lo), math.log(hi)))) // 512 * 512
+    s = max(1, round(math.exp(r.uniform(math.log(4096), math.log(262144))) / 512)) * 512
+    print(f"{u},{s},{round(r.random(), 2)},{round(r.random(), 2)},{r.choice([1, 2, 4])}")
+EOF
+}

@@ -64,19 +64,7 @@ W=$(mktemp -d "$DIR/selfscale-repeat.XXXXXX")
 trap 'rm -rf -- "$W"' EXIT
 trap 'exit 130' INT TERM
 
-python3 - "$N" "$SEED" "$UMIN" "$UMAX" >"$W/workloads.csv" <<'EOF'
-import math, random, sys
-n, seed = int(sys.argv[1]), int(sys.argv[2])
-def size(s):
-    u = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
-    return int(float(s[:-1]) * u[s[-1]]) if s[-1] in u else int(s)
-lo, hi = size(sys.argv[3]), size(sys.argv[4])
-r = random.Random(seed)
-for _ in range(n):
-    u = int(math.exp(r.uniform(math.log(lo), math.log(hi)))) // 512 * 512
-    s = max(1, round(math.exp(r.uniform(math.log(4096), math.log(262144))) / 512)) * 512
-    print(f"{u},{s},{round(r.random(), 2)},{round(r.random(), 2)},{r.choice([1, 2, 4])}")
-EOF
+draw_workloads "$N" "$SEED" "$UMIN" "$UMAX" >"$W/workloads.csv"
 
 # cpu_now: "busy steal" ticks of the whole machine from /proc/stat
 cpu_now() { awk '/^cpu /{print $2+$3+$4+$7+$8, $9; exit}' /proc/stat; }

@@ -117,20 +117,10 @@ one_fs() {
         say "model $m: $(($(date +%s) - t0)) s, $(python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print(len(m['regions']), 'regions:', ', '.join(str(r['lo_bytes']>>20)+'-'+str(r['hi_bytes']>>20)+' MiB' for r in m['regions']))" "$W/model-$m/model.json")"
     done
     # 2. workloads
-    python3 - "$N" "$SEED" "$umin" "$umax" >"$W/workloads.csv" <<'EOF'
-import math, random, sys
-n, seed = int(sys.argv[1]), int(sys.argv[2])
-def size(s):
-    u = {'K': 1 << 10, 'M': 1 << 20, 'G': 1 << 30}
-    return int(float(s[:-1]) * u[s[-1]]) if s[-1] in u else int(s)
-lo, hi = size(sys.argv[3]), size(sys.argv[4])
-r = random.Random(seed)
-print("uniqueBytes,sizeMean,readFrac,seqFrac,processNum")
-for _ in range(n):
-    u = int(math.exp(r.uniform(math.log(lo), math.log(hi)))) // 512 * 512
-    s = max(1, round(math.exp(r.uniform(math.log(4096), math.log(262144))) / 512)) * 512
-    print(f"{u},{s},{round(r.random(), 2)},{round(r.random(), 2)},{r.choice([1, 2, 4])}")
-EOF
+    {
+        echo "uniqueBytes,sizeMean,readFrac,seqFrac,processNum"
+        draw_workloads "$N" "$SEED" "$umin" "$umax"
+    } >"$W/workloads.csv"
     # 3. predictions
     for m in $MODES; do
         "$IOGAUGE" predict "$W/model-$m/model.json" --csv "$W/workloads.csv" --json "$W/pred-$m.json" -q

@@ -81,6 +81,14 @@ pub fn layout(spec: &GenericSpec, setup: &IoSetup, dir: &Path) -> Result<Option<
     Ok(Some(paths))
 }
 
+/// Stamp each 4 KiB block of `buf` with `chunk_no`, so that no two blocks
+/// of a layout are alike.
+pub fn stamp_chunk(buf: &mut [u8], chunk_no: u64) {
+    for blk in buf.chunks_mut(4096) {
+        blk[8..16].copy_from_slice(&chunk_no.to_le_bytes());
+    }
+}
+
 /// Write a new file of `size` bytes from `buf` (incompressible data), each
 /// 4 KiB block stamped with the number of its `buf`-sized chunk, counted on
 /// in `chunk_no` across files so that no two blocks are alike; then sync
@@ -98,9 +106,7 @@ pub fn fill_file(
         if runner::signals::interrupted() {
             return Ok(None);
         }
-        for blk in buf.chunks_mut(4096) {
-            blk[8..16].copy_from_slice(&chunk_no.to_le_bytes());
-        }
+        stamp_chunk(buf, *chunk_no);
         *chunk_no += 1;
         let n = left.min(buf.len() as u64) as usize;
         f.write_all(&buf[..n])

@@ -9,12 +9,11 @@
 //! earlier points dirtied is written back, the pages past the point's
 //! uniqueBytes are dropped, and a prefix that fits in the page cache is
 //! written again sequentially (the layout's bytes, 1 MiB at a time, synced)
-//! so that it starts cached as a file written sequentially is: on ext4 with
-//! large folios, a prefix read back instead served 4 KiB writes at half
-//! the speed. Without this, a small point would run in a cache that
-//! the layout and the large points before it filled, dirtied and broke into
-//! 4 KiB pages (on ext4 with large folios, a cached file read at random
-//! before copies at half the speed of one written or read sequentially).
+//! so that it starts cached as a file written sequentially is. Without
+//! this, a small point would run in a cache that the layout and the large
+//! points before it filled, dirtied and broke into 4 KiB pages; on ext4
+//! with large folios such a cache, or one read back sequentially, served
+//! 4 KiB writes at half the speed of a freshly written file.
 //!
 //! A point is measured in batches of a fixed length (0.25 s by default):
 //! the workers of the point are made once and run batch after batch
@@ -36,13 +35,16 @@ use super::model::{Point, Workload};
 use crate::engine::FsyncPolicy;
 use crate::measure::{CpuTimes, OpKind, TimeSeries, WorkerStats};
 use crate::report::RunResult;
-use crate::runner::generic::{GenericWorker, IoSetup, layout};
+use crate::runner::generic::{GenericWorker, IoSetup, layout, stamp_chunk};
 use crate::runner::{self, Ctx, Outcome, Session, StopRule, Worker};
 use crate::workload::generic::GenericSpec;
 use anyhow::{Context, Result};
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+/// The layout's request size, and the size of a prefix's rewrites.
+const CHUNK: u64 = 1 << 20;
 
 /// How precisely each point is measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -80,8 +82,9 @@ pub struct BenchConfig {
     /// The largest uniqueBytes any point will use.
     pub max_bytes: u64,
     pub precision: Precision,
-    /// Write a prefix again (untimed) before measuring when it is at most this large (it
-    /// fits in the page cache); `None`: never (O_DIRECT, tmpfs, null).
+    /// Write a prefix again (untimed) before measuring when it is at most
+    /// this large (it fits in the page cache); `None`: never (O_DIRECT,
+    /// tmpfs, null).
     pub warm_limit: Option<u64>,
 }
 
@@ -219,7 +222,6 @@ impl<'a> Bench<'a> {
     /// first `u` bytes cached as the write path caches them, when they fit
     /// (see the module's comment).
     fn prepare(&mut self, u: u64) -> Result<bool> {
-        const CHUNK: u64 = 1 << 20;
         let Some(limit) = self.cfg.warm_limit else {
             return Ok(true);
         };
@@ -228,13 +230,9 @@ impl<'a> Bench<'a> {
             .write(true)
             .open(&self.paths[0])
             .with_context(|| format!("cannot open {}", self.paths[0].display()))?;
-        let sync = |f: &std::fs::File| {
-            f.sync_data()
-                .with_context(|| format!("cannot fsync {}", self.paths[0].display()))
-        };
         // what earlier points wrote goes to the device now, not during
         // this point's batches
-        sync(&f)?;
+        self.sync(&f)?;
         // Below `keep` the cache holds what the write path put there; from
         // it on, whatever the earlier points left (after a point that
         // churned the cache: small pieces read in at random, which on a
@@ -261,6 +259,16 @@ impl<'a> Bench<'a> {
             self.warm = 0;
             return Ok(true);
         }
+        if keep < u && !self.rewrite(&f, keep, u)? {
+            return Ok(false);
+        }
+        self.warm = u;
+        Ok(true)
+    }
+
+    /// Write bytes `from..to` of the data file `f` again, as the layout
+    /// wrote them, and sync them; false on Ctrl-C.
+    fn rewrite(&self, f: &std::fs::File, from: u64, to: u64) -> Result<bool> {
         // Write what is missing again, in the layout's 1 MiB requests and
         // with the layout's bytes, and sync it: reading it back would cache
         // it in the pieces readahead makes, and on ext4 4 KiB writes into
@@ -268,23 +276,25 @@ impl<'a> Bench<'a> {
         // two threads, half reads).
         let mut buf = vec![0u8; CHUNK as usize];
         crate::data::fill_random(&mut buf, self.cfg.seed);
-        let mut off = keep;
-        while off < u {
+        let mut off = from;
+        while off < to {
             if runner::signals::interrupted() {
                 return Ok(false);
             }
-            let chunk_no = off / CHUNK;
-            for blk in buf.chunks_mut(4096) {
-                blk[8..16].copy_from_slice(&chunk_no.to_le_bytes());
-            }
-            let n = (u - off).min(CHUNK) as usize;
+            stamp_chunk(&mut buf, off / CHUNK);
+            let n = (to - off).min(CHUNK) as usize;
             f.write_all_at(&buf[..n], off)
                 .with_context(|| format!("cannot write {}", self.paths[0].display()))?;
             off += n as u64;
         }
-        sync(&f)?;
-        self.warm = u;
+        self.sync(f)?;
         Ok(true)
+    }
+
+    /// fdatasync the data file `f`.
+    fn sync(&self, f: &std::fs::File) -> Result<()> {
+        f.sync_data()
+            .with_context(|| format!("cannot fsync {}", self.paths[0].display()))
     }
 
     /// Totals over every counted batch, as a result document. The time

@@ -180,11 +180,16 @@ for m in modes:
     head += f" {'pred ' + m:>11} {'vs fio':>7} {'vs run':>7}"
 print(head)
 e = {m: ([], []) for m in modes}
-run_fio, rep = [], []
+# the thrashing zones (where a cliff's transition lies) of the first model
+zones = [b["transition"] for b in json.load(open(f"{w}/model-{modes[0]}/model.json"))["boundaries"] if b["cliff"]]
+thrash = lambda u: any(lo < int(u) < hi for lo, hi in zones)
+run_fio, rep, plateau = [], [], []
 for k, r in enumerate(rows):
     u, s, rf, sf, pn, io, io2, f = r
     io, io2, f = float(io), float(io2), float(f)
-    line = f"{k + 1:>3} {mib(u):>8} {mib(s):>6} {rf:>5} {sf:>5} {pn:>2} {io:>9.1f} {io2:>9.1f} {f:>9.1f}"
+    plateau.append(not thrash(u))
+    z = " " if plateau[-1] else "~"
+    line = f"{k + 1:>3} {mib(u):>7}{z} {mib(s):>6} {rf:>5} {sf:>5} {pn:>2} {io:>9.1f} {io2:>9.1f} {f:>9.1f}"
     run_fio.append(err(io, f))
     rep.append(err(io2, io))
     for m in modes:
@@ -195,11 +200,14 @@ for k, r in enumerate(rows):
         x = "!" if preds[m][k]["warnings"] else " "
         line += f" {p:>10.1f}{x} {a * 100:>6.1f}% {b * 100:>6.1f}%"
     print(line)
-print("(MB/s = 10^6 B/s of reads + writes; ! = the prediction extrapolates)")
-med = lambda v: statistics.median(v) * 100
+print("(MB/s = 10^6 B/s of reads + writes; ! = the prediction extrapolates;")
+print(f" ~ = in a thrashing zone of the {modes[0]} model, where a cliff's transition lies)")
+med = lambda v: statistics.median(v) * 100 if v else float("nan")
 for m in modes:
     goal = 10 if m == "full" else 15
-    print(f"median error, {m} model: vs fio {med(e[m][0]):.1f} % (goal <= {goal} %), vs iogauge run {med(e[m][1]):.1f} %")
+    out = [x for x, p in zip(e[m][0], plateau) if p]
+    print(f"median error, {m} model: vs fio {med(e[m][0]):.1f} % (goal <= {goal} %), vs iogauge run {med(e[m][1]):.1f} %;"
+          f" vs fio outside thrashing zones {med(out):.1f} % ({len(out)} workloads)")
 print(f"iogauge run vs fio: median {med(run_fio):.1f} %; iogauge run vs itself (repeatability): median {med(rep):.1f} %")
 EOF
     cg_remove

@@ -684,3 +684,60 @@ fn a_size_by_readfrac_interaction_is_measured_and_predicted() {
     p.interactions = false;
     assert!(build_with(&p, writes_fall_with_size).sweep_cross.is_empty());
 }
+
+/// Past a 16 MiB cache the throughput keeps falling, halving with every
+/// doubling of uniqueBytes (a hit rate that falls as the data grow).
+fn falling_past_the_cache(w: &Workload) -> f64 {
+    let u = w.unique_bytes as f64 / MIB;
+    let level = if u <= 16.0 { 1000.0 } else { 100.0 * 32.0 / u };
+    separable(&Workload {
+        unique_bytes: 1 << 20,
+        ..*w
+    }) / 1000.0
+        * level
+}
+
+#[test]
+fn a_region_that_falls_steeply_is_swept_more_finely() {
+    let worst = |m: &Model| {
+        [150u64, 300, 600, 850]
+            .iter()
+            .map(|&u| {
+                let w = Workload {
+                    unique_bytes: u << 20,
+                    ..m.regions[m.regions.len() - 1].focal
+                };
+                (m.predict(&w).unwrap().mb_per_s / falling_past_the_cache(&w) - 1.0).abs()
+            })
+            .fold(0.0, f64::max)
+    };
+    let m = build(falling_past_the_cache);
+    let last = m.regions.last().unwrap();
+    let inside: Vec<&Point> = m
+        .sweep
+        .points
+        .iter()
+        .filter(|p| (last.lo_bytes..=last.hi_bytes).contains(&p.workload.unique_bytes))
+        .collect();
+    // three rounds of halving the steps: 2^(1/8) apart, each step inside
+    // the tolerance
+    let grid = super::explore::sweep_values(&plan());
+    let extra = inside
+        .iter()
+        .filter(|p| !grid.contains(&p.workload.unique_bytes))
+        .count();
+    assert!(extra >= 7, "{extra} points between the grid's");
+    for pair in inside.windows(2) {
+        assert!(pair[0].mb_per_s / pair[1].mb_per_s <= 1.0 + plan().tolerance);
+    }
+    let fine = worst(&m);
+    assert!(fine < 0.002, "{fine}");
+    // without it, straight lines between doublings err ten times as much
+    let mut p = plan();
+    p.bisections = 0;
+    let coarse = worst(&build_with(&p, falling_past_the_cache));
+    assert!(
+        coarse > 10.0 * fine && coarse > 0.015,
+        "{coarse} against {fine}"
+    );
+}

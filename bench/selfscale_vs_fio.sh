@@ -100,7 +100,7 @@ one_fs() {
     local fs=$1 dir=$2 umin=$3 umax=$4 limit_args=()
     make_workdir_in "$dir"
     say
-    say "================ $fs: $dir ($(findmnt -n -o FSTYPE -T "$dir" 2>/dev/null || stat -f -c %T "$dir")), uniqueBytes $umin … $umax"
+    say "================ $fs: $dir ($(findmnt -n -o FSTYPE -T "$dir" 2>/dev/null | head -1 || stat -f -c %T "$dir")), uniqueBytes $umin … $umax"
     if [[ $fs == ext4 ]]; then
         cg_make
         limit_args=(--memory-limit "$MEMLIMIT")

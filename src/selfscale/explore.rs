@@ -146,6 +146,17 @@ impl<O: Oracle> Explorer<'_, O> {
         }
     }
 
+    /// Measure the sweep's workload at uniqueBytes `u` and add it to the
+    /// sweep; false when the run was stopped.
+    fn sweep_point(&mut self, u: u64, label: &str) -> Result<bool> {
+        let w = Param::UniqueBytes.with(&self.plan.start, u as f64);
+        let Some(p) = self.get(&w, label, true)? else {
+            return Ok(false);
+        };
+        self.add_to_sweep(p);
+        Ok(true)
+    }
+
     fn sweep_xy(&self) -> Vec<(f64, f64)> {
         self.model.sweep.xy()
     }
@@ -234,17 +245,15 @@ impl<O: Oracle> Explorer<'_, O> {
         // 1. the sweep
         let values = sweep_values(plan);
         for (i, &u) in values.iter().enumerate() {
-            let w = Param::UniqueBytes.with(&plan.start, u as f64);
             let label = format!(
                 "uniqueBytes sweep: {} ({}/{})",
                 Param::UniqueBytes.show(u as f64),
                 i + 1,
                 values.len()
             );
-            let Some(p) = self.get(&w, &label, true)? else {
+            if !self.sweep_point(u, &label)? {
                 return Ok(false);
-            };
-            self.add_to_sweep(p);
+            }
         }
         let base: Vec<(f64, f64)> = self.sweep_xy();
         let t: Vec<f64> = base.iter().map(|p| p.1).collect();
@@ -268,7 +277,6 @@ impl<O: Oracle> Explorer<'_, O> {
                     if u as f64 <= ua || u as f64 >= ub {
                         break;
                     }
-                    let w = Param::UniqueBytes.with(&plan.start, u as f64);
                     let label = format!(
                         "boundary {}: uniqueBytes {} (bisection {}/{})",
                         k + 1,
@@ -276,10 +284,9 @@ impl<O: Oracle> Explorer<'_, O> {
                         b + 1,
                         plan.bisections
                     );
-                    let Some(p) = self.get(&w, &label, true)? else {
+                    if !self.sweep_point(u, &label)? {
                         return Ok(false);
-                    };
-                    self.add_to_sweep(p);
+                    }
                 }
             }
             let u = if cliff {
@@ -314,7 +321,6 @@ impl<O: Oracle> Explorer<'_, O> {
                     break;
                 }
                 for (j, &u) in mids.iter().enumerate() {
-                    let w = Param::UniqueBytes.with(&plan.start, u as f64);
                     let label = format!(
                         "uniqueBytes sweep, inside a region: {} (round {}, {}/{})",
                         Param::UniqueBytes.show(u as f64),
@@ -322,10 +328,9 @@ impl<O: Oracle> Explorer<'_, O> {
                         j + 1,
                         mids.len()
                     );
-                    let Some(p) = self.get(&w, &label, true)? else {
+                    if !self.sweep_point(u, &label)? {
                         return Ok(false);
-                    };
-                    self.add_to_sweep(p);
+                    }
                 }
             }
         }

@@ -34,6 +34,8 @@
 #   MODES       models to build (default "full quick")
 #   RUNTIME     seconds per measurement (default 4)
 #   SEED        seed of the workloads (default 1)
+#   KEEP        a directory to copy each file system's models, workloads,
+#               predictions and measurements into (default: none kept)
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -210,6 +212,10 @@ for m in modes:
           f" vs fio outside thrashing zones {med(out):.1f} % ({len(out)} workloads)")
 print(f"iogauge run vs fio: median {med(run_fio):.1f} %; iogauge run vs itself (repeatability): median {med(rep):.1f} %")
 EOF
+    if [[ -n ${KEEP:-} ]]; then
+        mkdir -p "$KEEP/$fs"
+        cp -r "$W"/model-* "$W"/workloads.csv "$W"/pred-*.json "$W"/measured.csv "$KEEP/$fs/"
+    fi
     cg_remove
 }
 

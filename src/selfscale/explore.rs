@@ -530,6 +530,36 @@ impl<O: Oracle> Explorer<'_, O> {
                     });
                 }
             }
+            // where the size of the requests changes how the other
+            // parameters act: the readFrac, seqFrac and processNum curves
+            // again at a second sizeMean, far from the focal one
+            if plan.interactions {
+                if let Some(s2) = focal::second_size(&sizes, f.size_mean as f64) {
+                    let fixed = Param::SizeMean.with(&f, s2);
+                    let what = format!(
+                        "region {}/{nreg}, sizeMean {}",
+                        i + 1,
+                        Param::SizeMean.show(s2)
+                    );
+                    for (p, values) in [
+                        (Param::ReadFrac, &fracs),
+                        (Param::SeqFrac, &fracs),
+                        (Param::ProcessNum, &procs),
+                    ] {
+                        if values.len() < 2 {
+                            continue;
+                        }
+                        let Some((curve, _)) = self.curve(p, &fixed, values, &what)? else {
+                            return Ok(false);
+                        };
+                        self.model.regions[idx].cross.push(CrossCurve {
+                            across: Param::SizeMean,
+                            at: s2,
+                            curve,
+                        });
+                    }
+                }
+            }
         }
 
         // 4. where the cache holds the data only partly, writes (dirty

@@ -100,6 +100,14 @@ fn ratio(c: Option<&Curve>, x: f64, f: f64) -> (f64, f64) {
     (r(&mb), r(&io))
 }
 
+/// [`interp`] of (MB/s, IOPS) pairs at nodes given in any order.
+fn interp_pairs(mut nodes: Vec<(f64, (f64, f64))>, at: f64) -> (f64, f64) {
+    nodes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mb: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.0)).collect();
+    let io: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.1)).collect();
+    (interp(&mb, at), interp(&io, at))
+}
+
 /// How far the log ratio of curve `main` (measured at `fixed`) between
 /// `w`'s value and `f` moves when the curves measured again across a second
 /// parameter (`cross`) are interpolated at `w`'s value of that parameter:
@@ -122,11 +130,38 @@ fn across(
     for c in cross {
         nodes.push((q.coord(c.at), log_ratio(Some(&c.curve), x, f)));
     }
-    nodes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let at = q.coord(q.get(w));
-    let mb: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.0)).collect();
-    let io: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.1)).collect();
-    (interp(&mb, at) - m.0, interp(&io, at) - m.1)
+    let a = interp_pairs(nodes, q.coord(q.get(w)));
+    (a.0 - m.0, a.1 - m.1)
+}
+
+/// How far region `r`'s log ratio for parameter `p` at `w` moves from its
+/// focal curve's when the curves measured again are taken in. Two
+/// interaction terms add up: across readFrac (the processNum curve at
+/// readFrac 0 and 1, see [`across`]) and across sizeMean: the difference
+/// between the curve at a second sizeMean and the focal curve, interpolated
+/// linearly in log2 sizeMean from 0 at the focal sizeMean to all of it at
+/// the second one, held beyond. (0, 0) without cross curves.
+fn region_across(r: &Region, p: Param, w: &Workload) -> (f64, f64) {
+    let Some(main) = r.curve(p).filter(|c| !c.points.is_empty()) else {
+        return (0.0, 0.0);
+    };
+    let of = |q: Param| -> Vec<&CrossCurve> {
+        r.cross
+            .iter()
+            .filter(|c| c.curve.param == p && c.across == q && !c.curve.points.is_empty())
+            .collect()
+    };
+    let (x, f) = (p.get(w), p.get(&r.focal));
+    let by_read = across(Some(main), &r.focal, &of(Param::ReadFrac), w, f);
+    let m = log_ratio(Some(main), x, f);
+    let s = Param::SizeMean;
+    let mut nodes = vec![(s.coord(s.get(&r.focal)), (0.0, 0.0))];
+    for c in of(s) {
+        let d = log_ratio(Some(&c.curve), x, f);
+        nodes.push((s.coord(c.at), (d.0 - m.0, d.1 - m.1)));
+    }
+    let d = interp_pairs(nodes, s.coord(s.get(w)));
+    (by_read.0 + d.0, by_read.1 + d.1)
 }
 
 /// What the model says about one workload.
@@ -202,8 +237,7 @@ impl Model {
             lio += b;
         };
         for p in Param::CURVES {
-            let cross: Vec<&CrossCurve> = r.cross.iter().filter(|c| c.curve.param == p).collect();
-            add(across(r.curve(p), &r.focal, &cross, w, p.get(&r.focal)));
+            add(region_across(r, p, w));
         }
         // the uniqueBytes sweep, the same way across readFrac
         let cross: Vec<&CrossCurve> = self.sweep_cross.iter().collect();

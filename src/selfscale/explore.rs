@@ -41,8 +41,12 @@ pub struct Plan {
     /// more than this fraction is measured again.
     pub drift_tolerance: f64,
     pub quick: bool,
-    /// Measure the processNum curve at the ends of readFrac too.
+    /// Measure the curves where parameters interact (processNum at the
+    /// ends of readFrac, three curves at a second sizeMean, the sweep at
+    /// the ends of readFrac).
     pub interactions: bool,
+    /// The processNum of the sweep measured again (the CPUs, at least 2).
+    pub sweep_procs: u32,
 }
 
 /// The uniqueBytes values of the sweep: `min`, `min·f`, … up to `max`
@@ -564,8 +568,10 @@ impl<O: Oracle> Explorer<'_, O> {
 
         // 4. where the cache holds the data only partly, writes (dirty
         // pages to write back) and reads fall off at different sizes: the
-        // sweep again with only writers and only readers, at the same
-        // uniqueBytes (bisections included, so that the curves' ratios
+        // sweep again with only writers and only readers; and where the
+        // CPUs share their caches, one process and several fall off at
+        // different sizes: the sweep again with a process per CPU. At the
+        // same uniqueBytes (bisections included, so that the curves' ratios
         // agree wherever the function is separable)
         if plan.interactions {
             let values: Vec<u64> = self
@@ -575,16 +581,23 @@ impl<O: Oracle> Explorer<'_, O> {
                 .iter()
                 .map(|p| p.workload.unique_bytes)
                 .collect();
-            for at in [0.0, 1.0] {
-                if at == plan.start.read_frac {
+            let others = [
+                (Param::ReadFrac, 0.0),
+                (Param::ReadFrac, 1.0),
+                (Param::ProcessNum, f64::from(plan.sweep_procs)),
+            ];
+            for (across, at) in others {
+                if at == across.get(&plan.start) {
                     continue;
                 }
-                let fixed = Param::ReadFrac.with(&plan.start, at);
+                let fixed = across.with(&plan.start, at);
                 let mut curve = Curve::new(Param::UniqueBytes, fixed);
                 for (i, &u) in values.iter().enumerate() {
                     let w = Param::UniqueBytes.with(&fixed, u as f64);
                     let label = format!(
-                        "uniqueBytes sweep at readFrac {at}: {} ({}/{})",
+                        "uniqueBytes sweep at {} {}: {} ({}/{})",
+                        across.name(),
+                        across.show(at),
                         Param::UniqueBytes.show(u as f64),
                         i + 1,
                         values.len()
@@ -595,11 +608,7 @@ impl<O: Oracle> Explorer<'_, O> {
                     curve.points.push(p);
                 }
                 curve.sort();
-                self.model.sweep_cross.push(CrossCurve {
-                    across: Param::ReadFrac,
-                    at,
-                    curve,
-                });
+                self.model.sweep_cross.push(CrossCurve { across, at, curve });
             }
         }
         Ok(true)

@@ -75,8 +75,10 @@ pub struct Options {
     pub precision: Option<f64>,
     pub point_time: Option<Duration>,
     pub max_regions: Option<usize>,
-    /// Measure the processNum curve again at readFrac 0 and 1 in every
-    /// region (the interaction of processes and writers); on by default.
+    /// Measure the curves where parameters interact: the processNum curve
+    /// again at readFrac 0 and 1 in every region (processes and writers),
+    /// the readFrac, seqFrac and processNum curves again at a second
+    /// sizeMean, and the sweep again at readFrac 0 and 1; on by default.
     pub interactions: bool,
 }
 
@@ -374,6 +376,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
         drift_tolerance: (3.0 * target).max(0.1),
         quick: q,
         interactions: o.interactions,
+        sweep_procs: cpus.max(2),
     };
     let ranges = Ranges {
         unique_bytes: [min_bytes, max_bytes],

@@ -236,12 +236,17 @@ pub fn sweep_svg(path: &Path, model: &Model) -> Result<()> {
                 .map(|p| Circle::new((p.0, p.1.log10()), 4, blue.filled())),
         )
         .map_err(e)?;
-    // the sweep again with only writers and only readers, as thin lines
+    // the sweep again with only writers, only readers and a process per
+    // CPU, as thin lines
     // labelled at their right end
     for (c, colour) in model
         .sweep_cross
         .iter()
-        .zip([RGBColor(200, 90, 20), RGBColor(40, 150, 60)])
+        .zip([
+            RGBColor(200, 90, 20),
+            RGBColor(40, 150, 60),
+            RGBColor(130, 60, 170),
+        ])
     {
         let line: Vec<(f64, f64)> = c
             .curve
@@ -263,7 +268,7 @@ pub fn sweep_svg(path: &Path, model: &Model) -> Result<()> {
                 .pos(Pos::new(HPos::Right, VPos::Bottom));
             chart
                 .draw_series(std::iter::once(Text::new(
-                    format!("readFrac {}", c.at),
+                    format!("{} {}", c.across.name(), c.across.show(c.at)),
                     (x, y.clamp(ly0, ly1)),
                     style,
                 )))

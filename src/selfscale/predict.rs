@@ -25,7 +25,12 @@
 //! these log ratios are interpolated linearly in readFrac between the
 //! curves' readFrac values (the focal curve at the focal readFrac), held at
 //! the ends. At the focal readFrac this is the separable prediction; on the
-//! readFrac axis (processNum at its focal value) every ratio is 1.
+//! readFrac axis (processNum at its focal value) every ratio is 1. The
+//! uniqueBytes sweep is taken across readFrac the same way. The readFrac,
+//! seqFrac and processNum curves measured again at a second sizeMean add
+//! their difference from the focal curves, in log ratio, interpolated
+//! linearly in log2 sizeMean from none at the focal sizeMean to all of it
+//! at the second one (held beyond); the two terms add.
 //!
 //! `--refine` corrections multiply on top: a correction for parameters
 //! (i, j) in one quadrant around the focal point is exp(c · w_i · w_j),
@@ -100,19 +105,14 @@ fn ratio(c: Option<&Curve>, x: f64, f: f64) -> (f64, f64) {
     (r(&mb), r(&io))
 }
 
-/// [`interp`] of (MB/s, IOPS) pairs at nodes given in any order.
-fn interp_pairs(mut nodes: Vec<(f64, (f64, f64))>, at: f64) -> (f64, f64) {
-    nodes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mb: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.0)).collect();
-    let io: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.1)).collect();
-    (interp(&mb, at), interp(&io, at))
-}
-
 /// How far the log ratio of curve `main` (measured at `fixed`) between
 /// `w`'s value and `f` moves when the curves measured again across a second
-/// parameter (`cross`) are interpolated at `w`'s value of that parameter:
-/// the log ratios of all of them are interpolated linearly in its
-/// coordinate, `main`'s at `fixed`'s value; (0, 0) without cross curves.
+/// parameter (`cross`, all across the same one) are interpolated at `w`'s
+/// value of that parameter: the log ratios of all of them are interpolated
+/// linearly in its coordinate, `main`'s at `fixed`'s value, held beyond the
+/// ends; (0, 0) without cross curves. Equivalently, each cross curve's
+/// difference from `main` is interpolated from nothing at `fixed`'s value
+/// to all of it at its own.
 fn across(
     main: Option<&Curve>,
     fixed: &Workload,
@@ -130,38 +130,31 @@ fn across(
     for c in cross {
         nodes.push((q.coord(c.at), log_ratio(Some(&c.curve), x, f)));
     }
-    let a = interp_pairs(nodes, q.coord(q.get(w)));
-    (a.0 - m.0, a.1 - m.1)
+    nodes.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let at = q.coord(q.get(w));
+    let mb: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.0)).collect();
+    let io: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.1)).collect();
+    (interp(&mb, at) - m.0, interp(&io, at) - m.1)
 }
 
-/// How far region `r`'s log ratio for parameter `p` at `w` moves from its
-/// focal curve's when the curves measured again are taken in. Two
-/// interaction terms add up: across readFrac (the processNum curve at
-/// readFrac 0 and 1, see [`across`]) and across sizeMean: the difference
-/// between the curve at a second sizeMean and the focal curve, interpolated
-/// linearly in log2 sizeMean from 0 at the focal sizeMean to all of it at
-/// the second one, held beyond. (0, 0) without cross curves.
-fn region_across(r: &Region, p: Param, w: &Workload) -> (f64, f64) {
-    let Some(main) = r.curve(p).filter(|c| !c.points.is_empty()) else {
-        return (0.0, 0.0);
-    };
-    let of = |q: Param| -> Vec<&CrossCurve> {
-        r.cross
-            .iter()
-            .filter(|c| c.curve.param == p && c.across == q && !c.curve.points.is_empty())
-            .collect()
-    };
-    let (x, f) = (p.get(w), p.get(&r.focal));
-    let by_read = across(Some(main), &r.focal, &of(Param::ReadFrac), w, f);
-    let m = log_ratio(Some(main), x, f);
-    let s = Param::SizeMean;
-    let mut nodes = vec![(s.coord(s.get(&r.focal)), (0.0, 0.0))];
-    for c in of(s) {
-        let d = log_ratio(Some(&c.curve), x, f);
-        nodes.push((s.coord(c.at), (d.0 - m.0, d.1 - m.1)));
+/// The sum of [`across`] over the second parameters that `cross` holds
+/// curves across (readFrac, sizeMean, processNum): each interaction term
+/// is taken as the same whatever the others' values are.
+fn across_each(
+    main: Option<&Curve>,
+    fixed: &Workload,
+    cross: &[&CrossCurve],
+    w: &Workload,
+    f: f64,
+) -> (f64, f64) {
+    let (mut mb, mut io) = (0.0, 0.0);
+    for q in [Param::ReadFrac, Param::SizeMean, Param::ProcessNum] {
+        let by: Vec<&CrossCurve> = cross.iter().copied().filter(|c| c.across == q).collect();
+        let (a, b) = across(main, fixed, &by, w, f);
+        mb += a;
+        io += b;
     }
-    let d = interp_pairs(nodes, s.coord(s.get(w)));
-    (by_read.0 + d.0, by_read.1 + d.1)
+    (mb, io)
 }
 
 /// What the model says about one workload.
@@ -237,11 +230,20 @@ impl Model {
             lio += b;
         };
         for p in Param::CURVES {
-            add(region_across(r, p, w));
+            let cross: Vec<&CrossCurve> = r
+                .cross
+                .iter()
+                .filter(|c| c.curve.param == p && !c.curve.points.is_empty())
+                .collect();
+            add(across_each(r.curve(p), &r.focal, &cross, w, p.get(&r.focal)));
         }
-        // the uniqueBytes sweep, the same way across readFrac
-        let cross: Vec<&CrossCurve> = self.sweep_cross.iter().collect();
-        add(across(
+        // the uniqueBytes sweep, the same way across readFrac and processNum
+        let cross: Vec<&CrossCurve> = self
+            .sweep_cross
+            .iter()
+            .filter(|c| !c.curve.points.is_empty())
+            .collect();
+        add(across_each(
             Some(&self.sweep),
             &self.sweep.fixed,
             &cross,

@@ -2,7 +2,7 @@
 //! what the regions are, where the caches end, and what each parameter does
 //! in each region.
 
-use super::model::{Model, Param, Point, Region, short_bytes};
+use super::model::{Curve, Model, Param, Point, Region, short_bytes};
 use super::regions::median;
 use std::fmt::Write;
 
@@ -320,10 +320,14 @@ pub fn render_with(
         f.seq_frac,
         f.process_num
     );
-    // the sweep again at other readFracs (interactions), as more columns
+    // the sweep again at other readFracs and processNums (interactions),
+    // as more columns
     let mut head = format!("  {:>12} {:>10} {:>8}", "uniqueBytes", "MB/s", "95% CI");
     for c in &m.sweep_cross {
-        head += &format!(" {:>14}", format!("readFrac {} MB/s", c.at));
+        head += &format!(
+            " {:>17}",
+            format!("{} {} MB/s", c.across.name(), c.across.show(c.at))
+        );
     }
     let _ = writeln!(s, "{head}");
     for p in &m.sweep.points {
@@ -336,8 +340,8 @@ pub fn render_with(
         );
         for c in &m.sweep_cross {
             match c.curve.points.iter().find(|q| q.workload.unique_bytes == u) {
-                Some(q) => line += &format!(" {:>14.1}", q.mb_per_s),
-                None => line += &format!(" {:>14}", "-"),
+                Some(q) => line += &format!(" {:>17.1}", q.mb_per_s),
+                None => line += &format!(" {:>17}", "-"),
             }
         }
         if !p.converged {
@@ -430,27 +434,42 @@ pub fn render_with(
     if m.regions.iter().any(|r| !r.curves.is_empty()) {
         let _ = writeln!(s, "\ncurves (MB/s, ± the 95 % confidence interval):");
     }
+    let points = |c: &Curve| -> String {
+        let pts: Vec<String> = c
+            .points
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {:.1} ({}{})",
+                    c.param.show(c.param.get(&p.workload)),
+                    p.mb_per_s,
+                    pct(p.rel_half_width),
+                    if p.converged { "" } else { ", cap" }
+                )
+            })
+            .collect();
+        pts.join(" | ")
+    };
     for r in &m.regions {
         for c in &r.curves {
-            let pts: Vec<String> = c
-                .points
-                .iter()
-                .map(|p| {
-                    format!(
-                        "{} {:.1} ({}{})",
-                        c.param.show(c.param.get(&p.workload)),
-                        p.mb_per_s,
-                        pct(p.rel_half_width),
-                        if p.converged { "" } else { ", cap" }
-                    )
-                })
-                .collect();
             let _ = writeln!(
                 s,
                 "  region {} {:<10} {}",
                 r.number,
                 c.param.name(),
-                pts.join(" | ")
+                points(c)
+            );
+        }
+        // the curves measured again at another value of a second parameter
+        for c in &r.cross {
+            let _ = writeln!(
+                s,
+                "  region {} {:<10} at {} {}: {}",
+                r.number,
+                c.curve.param.name(),
+                c.across.name(),
+                c.across.show(c.at),
+                points(&c.curve)
             );
         }
     }

@@ -61,6 +61,7 @@ pub(super) fn plan() -> Plan {
         drift_tolerance: 0.1,
         quick: false,
         interactions: true,
+        sweep_procs: 2,
     }
 }
 
@@ -729,8 +730,15 @@ fn a_size_by_readfrac_interaction_is_measured_and_predicted() {
     let m = build(writes_fall_with_size);
     // the sweep again with only writers and only readers, at its
     // uniqueBytes (bisections included)
-    let at: Vec<f64> = m.sweep_cross.iter().map(|c| c.at).collect();
-    assert_eq!(at, [0.0, 1.0]);
+    let at: Vec<(Param, f64)> = m.sweep_cross.iter().map(|c| (c.across, c.at)).collect();
+    assert_eq!(
+        at,
+        [
+            (Param::ReadFrac, 0.0),
+            (Param::ReadFrac, 1.0),
+            (Param::ProcessNum, 2.0)
+        ]
+    );
     let grid: Vec<u64> = m
         .sweep
         .points
@@ -739,7 +747,6 @@ fn a_size_by_readfrac_interaction_is_measured_and_predicted() {
         .collect();
     assert!(grid.len() > super::explore::sweep_values(&plan()).len());
     for c in &m.sweep_cross {
-        assert_eq!(c.across, Param::ReadFrac);
         assert_eq!(c.curve.param, Param::UniqueBytes);
         let u: Vec<u64> = c
             .curve
@@ -771,6 +778,47 @@ fn a_size_by_readfrac_interaction_is_measured_and_predicted() {
     let mut p = plan();
     p.interactions = false;
     assert!(build_with(&p, writes_fall_with_size).sweep_cross.is_empty());
+}
+
+/// One process falls off past a 4 MiB CPU cache and two processes do
+/// not (until the 16 MiB cache ends for all): the uniqueBytes effect
+/// depends on processNum, log-linearly between one and two processes.
+fn caches_shared_by_processes(w: &Workload) -> f64 {
+    let u = w.unique_bytes as f64 / MIB;
+    let k = (w.process_num as f64).log2().min(1.0);
+    separable(w) * (u / 4.0).max(1.0).min(4.0).powf(-0.3 * (1.0 - k))
+}
+
+#[test]
+fn a_size_by_processnum_interaction_is_measured_and_predicted() {
+    let m = build(caches_shared_by_processes);
+    let grid: Vec<u64> = m
+        .sweep
+        .points
+        .iter()
+        .map(|p| p.workload.unique_bytes)
+        .collect();
+    let mut worst_product: f64 = 0.0;
+    for r in &m.regions {
+        for &u in grid
+            .iter()
+            .filter(|&&u| m.region_index(u) == Some(r.number - 1))
+        {
+            for pn in [1, 2, 3, 4, 6, 8] {
+                for rf in [0.0, 0.5, 1.0] {
+                    let w = Workload {
+                        unique_bytes: u,
+                        process_num: pn,
+                        read_frac: rf,
+                        ..r.focal
+                    };
+                    worst_product =
+                        worst_product.max(product_miss(&m, &caches_shared_by_processes, &w));
+                }
+            }
+        }
+    }
+    assert!(worst_product > 0.3, "{worst_product}");
 }
 
 /// Past a 16 MiB cache the throughput keeps falling, halving with every

@@ -18,9 +18,13 @@
 #      fio's blockalign=512), readFrac as rwmixread, 1 − seqFrac as
 #      percentage_random, processNum jobs (threads), psync, 1 s ramp;
 #      on ext4 every measurement runs in the same memory cgroup;
+#      the first model's focal workloads are measured by `iogauge run`
+#      before and after them (how far the machine moved since the model);
 #   5. print a table per workload (predicted, iogauge run, fio, both errors)
 #      and the medians: prediction vs fio, prediction vs iogauge run,
-#      iogauge run vs fio, and iogauge run vs itself (repeatability).
+#      iogauge run vs fio, and iogauge run vs itself (repeatability); and,
+#      as a diagnostic, the median predicted / fio ratio (a level shift of
+#      the machine) and the error with it taken out.
 # A report, not a test: the exit status is 0 whatever the figures.
 #
 # Environment:
@@ -127,8 +131,10 @@ one_fs() {
     for m in $MODES; do
         "$IOGAUGE" predict "$W/model-$m/model.json" --csv "$W/workloads.csv" --json "$W/pred-$m.json" -q
     done
-    # 4. measurements
+    # 4. measurements, between two measurements of the first model's focal
+    # workloads (how far the machine moved since the model was built)
     local i=0 line u s rf sf pn
+    focal_runs before
     : >"$W/measured.csv"
     while IFS=, read -r u s rf sf pn; do
         [[ $u == uniqueBytes ]] && continue
@@ -139,12 +145,8 @@ one_fs() {
         for tool in $order; do
             case $tool in
                 io | io2)
-                    local j="$W/run.json"
-                    in_cg "$IOGAUGE" run --dir "$W" --unique-bytes "$u" --size-mean "$s" --size-cv 0 \
-                        --read-frac "$rf" --seq-frac "$sf" -p "$pn" --duration "${RUNTIME}s" --ramp 1s \
-                        --seed "$i" -q --json "$j"
                     local v
-                    v=$(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['summary']; print((r['read_bytes_per_s']+r['write_bytes_per_s'])/1e6)" "$j")
+                    v=$(io_run "$u" "$s" "$rf" "$sf" "$pn" "$i")
                     if [[ $tool == io ]]; then io=$v; else io2=$v; fi
                     ;;
                 fio)
@@ -167,9 +169,10 @@ one_fs() {
         done
         echo "$u,$s,$rf,$sf,$pn,$io,$io2,$f" >>"$W/measured.csv"
     done <"$W/workloads.csv"
+    focal_runs after
     # 5. the table
     python3 - "$W" "$MODES" <<'EOF'
-import json, statistics, sys
+import json, math, statistics, sys
 w, modes = sys.argv[1], sys.argv[2].split()
 rows = [l.strip().split(",") for l in open(f"{w}/measured.csv") if l.strip()]
 preds = {m: json.load(open(f"{w}/pred-{m}.json")) for m in modes}
@@ -211,12 +214,59 @@ for m in modes:
     print(f"median error, {m} model: vs fio {med(e[m][0]):.1f} % (goal <= {goal} %), vs iogauge run {med(e[m][1]):.1f} %;"
           f" vs fio outside thrashing zones {med(out):.1f} % ({len(out)} workloads)")
 print(f"iogauge run vs fio: median {med(run_fio):.1f} %; iogauge run vs itself (repeatability): median {med(rep):.1f} %")
+# the machine's level: a model right in shape but built while the machine
+# ran faster or slower than during the measurements is off by a constant
+# factor; the median ratio shows it, and the error without it what is left
+for m in modes:
+    lr = [math.log(preds[m][k]["predicted_mb_per_s"] / float(r[7])) for k, r in enumerate(rows)]
+    b = statistics.median(lr)
+    print(f"{m} model: median predicted / fio {math.exp(b):.3f}; median error with that factor taken out {med([abs(math.exp(x - b) - 1) for x in lr]):.1f} % (a diagnostic, not the goal's figure)")
+for l in open(f"{w}/focal.csv"):
+    n, model, before, after = l.strip().split(",")
+    print(f"region {n} focal workload of the {modes[0]} model: {float(model):.1f} MB/s in the model; iogauge run before the workloads {float(before):.1f}, after {float(after):.1f}")
 EOF
     if [[ -n ${KEEP:-} ]]; then
         mkdir -p "$KEEP/$fs"
-        cp -r "$W"/model-* "$W"/workloads.csv "$W"/pred-*.json "$W"/measured.csv "$KEEP/$fs/"
+        cp -r "$W"/model-* "$W"/workloads.csv "$W"/pred-*.json "$W"/measured.csv "$W"/focal.csv "$KEEP/$fs/"
     fi
     cg_remove
+}
+
+# io_run U S RF SF PN SEED: MB/s of `iogauge run` of that workload in $W
+io_run() {
+    local j="$W/run.json"
+    in_cg "$IOGAUGE" run --dir "$W" --unique-bytes "$1" --size-mean "$2" --size-cv 0 \
+        --read-frac "$3" --seq-frac "$4" -p "$5" --duration "${RUNTIME}s" --ramp 1s \
+        --seed "$6" -q --json "$j"
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['summary']; print((r['read_bytes_per_s']+r['write_bytes_per_s'])/1e6)" "$j"
+}
+
+# focal_runs before|after: measure the first model's focal workloads with
+# `iogauge run`; before: start $W/focal.csv (region, model MB/s, MB/s),
+# after: add a column
+focal_runs() {
+    local first=${MODES%% *} n u s rf sf pn mb v
+    local out=()
+    while IFS=, read -r n u s rf sf pn mb; do
+        v=$(io_run "$u" "$s" "$rf" "$sf" "$pn" 1)
+        out+=("$n,$mb,$v")
+    done < <(python3 -c "
+import json, sys
+for r in json.load(open(sys.argv[1]))['regions']:
+    f = r['focal']
+    if r.get('focal_point'):
+        print(r['number'], f['unique_bytes'], f['size_mean'], f['read_frac'], f['seq_frac'], f['process_num'], r['focal_point']['mb_per_s'], sep=',')
+" "$W/model-$first/model.json")
+    if [[ $1 == before ]]; then
+        printf '%s\n' "${out[@]}" >"$W/focal.csv"
+    else
+        local k=0 l
+        while read -r l; do
+            echo "$l,${out[k]##*,}"
+            k=$((k + 1))
+        done <"$W/focal.csv" >"$W/focal2.csv"
+        mv "$W/focal2.csv" "$W/focal.csv"
+    fi
 }
 
 # make_workdir_in DIR: W = a fresh directory under DIR, removed at exit

@@ -42,8 +42,8 @@ pub struct Plan {
     pub drift_tolerance: f64,
     pub quick: bool,
     /// Measure the curves where parameters interact (processNum at the
-    /// ends of readFrac, three curves at a second sizeMean, the sweep at
-    /// the ends of readFrac).
+    /// ends of readFrac, the sweep at the ends of readFrac and with a
+    /// process per CPU).
     pub interactions: bool,
     /// The processNum of the sweep measured again (the CPUs, at least 2).
     pub sweep_procs: u32,
@@ -534,36 +534,6 @@ impl<O: Oracle> Explorer<'_, O> {
                     });
                 }
             }
-            // where the size of the requests changes how the other
-            // parameters act: the readFrac, seqFrac and processNum curves
-            // again at a second sizeMean, far from the focal one
-            if plan.interactions {
-                if let Some(s2) = focal::second_size(&sizes, f.size_mean as f64) {
-                    let fixed = Param::SizeMean.with(&f, s2);
-                    let what = format!(
-                        "region {}/{nreg}, sizeMean {}",
-                        i + 1,
-                        Param::SizeMean.show(s2)
-                    );
-                    for (p, values) in [
-                        (Param::ReadFrac, &fracs),
-                        (Param::SeqFrac, &fracs),
-                        (Param::ProcessNum, &procs),
-                    ] {
-                        if values.len() < 2 {
-                            continue;
-                        }
-                        let Some((curve, _)) = self.curve(p, &fixed, values, &what)? else {
-                            return Ok(false);
-                        };
-                        self.model.regions[idx].cross.push(CrossCurve {
-                            across: Param::SizeMean,
-                            at: s2,
-                            curve,
-                        });
-                    }
-                }
-            }
         }
 
         // 4. where the cache holds the data only partly, writes (dirty
@@ -608,7 +578,9 @@ impl<O: Oracle> Explorer<'_, O> {
                     curve.points.push(p);
                 }
                 curve.sort();
-                self.model.sweep_cross.push(CrossCurve { across, at, curve });
+                self.model
+                    .sweep_cross
+                    .push(CrossCurve { across, at, curve });
             }
         }
         Ok(true)

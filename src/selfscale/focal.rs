@@ -90,26 +90,6 @@ pub fn proc_grid(max: u32, quick: bool) -> Vec<u32> {
     v
 }
 
-/// The sizeMean at which a region's other curves are measured a second
-/// time: of the grid's smallest size from 4 KiB up and its largest up to
-/// 1 MiB (the sizes programs commonly use), the one more doublings away from
-/// the focal sizeMean; `None` when both lie within two doublings of it (the
-/// smaller one on a tie).
-pub fn second_size(sizes: &[f64], focal: f64) -> Option<f64> {
-    let small = sizes.iter().copied().filter(|&s| s >= 4096.0).reduce(f64::min);
-    let large = sizes
-        .iter()
-        .copied()
-        .filter(|&s| s <= 1048576.0)
-        .reduce(f64::max);
-    let away = |s: f64| (s / focal).log2().abs();
-    [small, large]
-        .into_iter()
-        .flatten()
-        .filter(|&s| away(s) >= 2.0 - 1e-9)
-        .reduce(|a, b| if away(b) > away(a) + 1e-9 { b } else { a })
-}
-
 /// The readFrac and seqFrac grid (always holds the focal 0.5).
 pub fn frac_grid(quick: bool) -> Vec<f64> {
     if quick {
@@ -122,32 +102,6 @@ pub fn frac_grid(quick: bool) -> Vec<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_second_size_lies_at_the_far_end_of_4k_to_1m() {
-        let full: Vec<f64> = size_grid(512, 4 << 20, false)
-            .into_iter()
-            .map(|s| s as f64)
-            .collect();
-        let k = 1024.0;
-        assert_eq!(second_size(&full, 256.0 * k), Some(4.0 * k));
-        assert_eq!(second_size(&full, 1024.0 * k), Some(4.0 * k));
-        assert_eq!(second_size(&full, 16.0 * k), Some(1024.0 * k));
-        assert_eq!(second_size(&full, 512.0), Some(1024.0 * k));
-        // a tie: 64K is four doublings from 4K and from 1M
-        assert_eq!(second_size(&full, 64.0 * k), Some(4.0 * k));
-        // a grid clipped at 16K: 4K is two doublings below 16K, 16K none
-        let clipped = [512.0, 4.0 * k, 16.0 * k];
-        assert_eq!(second_size(&clipped, 16.0 * k), Some(4.0 * k));
-        assert_eq!(second_size(&clipped, 8.0 * k), None);
-        let quick: Vec<f64> = size_grid(512, 4 << 20, true)
-            .into_iter()
-            .map(|s| s as f64)
-            .collect();
-        assert_eq!(second_size(&quick, 256.0 * k), Some(4.0 * k));
-        assert_eq!(second_size(&quick, 32.0 * k), Some(4.0 * k));
-        assert_eq!(second_size(&quick, 4.0 * k), Some(256.0 * k));
-    }
 
     #[test]
     fn focal_is_the_smallest_value_reaching_three_quarters_of_the_maximum() {

@@ -77,8 +77,8 @@ pub struct Options {
     pub max_regions: Option<usize>,
     /// Measure the curves where parameters interact: the processNum curve
     /// again at readFrac 0 and 1 in every region (processes and writers),
-    /// the readFrac, seqFrac and processNum curves again at a second
-    /// sizeMean, and the sweep again at readFrac 0 and 1; on by default.
+    /// and the sweep again at readFrac 0 and 1 and with a process per CPU;
+    /// on by default.
     pub interactions: bool,
 }
 

@@ -239,15 +239,11 @@ pub fn sweep_svg(path: &Path, model: &Model) -> Result<()> {
     // the sweep again with only writers, only readers and a process per
     // CPU, as thin lines
     // labelled at their right end
-    for (c, colour) in model
-        .sweep_cross
-        .iter()
-        .zip([
-            RGBColor(200, 90, 20),
-            RGBColor(40, 150, 60),
-            RGBColor(130, 60, 170),
-        ])
-    {
+    for (c, colour) in model.sweep_cross.iter().zip([
+        RGBColor(200, 90, 20),
+        RGBColor(40, 150, 60),
+        RGBColor(130, 60, 170),
+    ]) {
         let line: Vec<(f64, f64)> = c
             .curve
             .points

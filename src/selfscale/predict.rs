@@ -26,11 +26,9 @@
 //! curves' readFrac values (the focal curve at the focal readFrac), held at
 //! the ends. At the focal readFrac this is the separable prediction; on the
 //! readFrac axis (processNum at its focal value) every ratio is 1. The
-//! uniqueBytes sweep is taken across readFrac the same way. The readFrac,
-//! seqFrac and processNum curves measured again at a second sizeMean add
-//! their difference from the focal curves, in log ratio, interpolated
-//! linearly in log2 sizeMean from none at the focal sizeMean to all of it
-//! at the second one (held beyond); the two terms add.
+//! uniqueBytes sweep is taken across readFrac the same way, and across
+//! processNum (the sweep with a process per CPU) in log2 processNum; the
+//! terms of different second parameters add in log.
 //!
 //! `--refine` corrections multiply on top: a correction for parameters
 //! (i, j) in one quadrant around the focal point is exp(c · w_i · w_j),
@@ -138,8 +136,8 @@ fn across(
 }
 
 /// The sum of [`across`] over the second parameters that `cross` holds
-/// curves across (readFrac, sizeMean, processNum): each interaction term
-/// is taken as the same whatever the others' values are.
+/// curves across (the sweep: readFrac and processNum): each interaction
+/// term is taken as the same whatever the others' values are.
 fn across_each(
     main: Option<&Curve>,
     fixed: &Workload,
@@ -148,7 +146,13 @@ fn across_each(
     f: f64,
 ) -> (f64, f64) {
     let (mut mb, mut io) = (0.0, 0.0);
-    for q in [Param::ReadFrac, Param::SizeMean, Param::ProcessNum] {
+    let mut seconds: Vec<Param> = Vec::new();
+    for c in cross {
+        if !seconds.contains(&c.across) {
+            seconds.push(c.across);
+        }
+    }
+    for q in seconds {
         let by: Vec<&CrossCurve> = cross.iter().copied().filter(|c| c.across == q).collect();
         let (a, b) = across(main, fixed, &by, w, f);
         mb += a;
@@ -235,7 +239,13 @@ impl Model {
                 .iter()
                 .filter(|c| c.curve.param == p && !c.curve.points.is_empty())
                 .collect();
-            add(across_each(r.curve(p), &r.focal, &cross, w, p.get(&r.focal)));
+            add(across_each(
+                r.curve(p),
+                &r.focal,
+                &cross,
+                w,
+                p.get(&r.focal),
+            ));
         }
         // the uniqueBytes sweep, the same way across readFrac and processNum
         let cross: Vec<&CrossCurve> = self

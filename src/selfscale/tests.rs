@@ -243,13 +243,10 @@ fn interaction_x(m: &Model, w: &Workload) -> f64 {
 fn a_non_separable_function_errs_as_the_algebra_says() {
     // T = separable · (1 + x), x = k·(log2 s − log2 s_f)·(readFrac − ½):
     // x vanishes on every measured curve, so the model is the separable
-    // one and |T̂ − T| / T = |x| / (1 + x) (without the curves measured
-    // again at a second sizeMean, which would catch it)
-    let mut p = plan();
-    p.interactions = false;
-    let sep = build_with(&p, separable);
+    // one and |T̂ − T| / T = |x| / (1 + x)
+    let sep = build(separable);
     let f = |w: &Workload| separable(w) * (1.0 + interaction_x(&sep, w));
-    let m = build_with(&p, f);
+    let m = build(f);
     assert_eq!(
         serde_json::to_string(&m.regions).unwrap(),
         serde_json::to_string(&sep.regions).unwrap()
@@ -273,12 +270,9 @@ fn a_non_separable_function_errs_as_the_algebra_says() {
 #[test]
 fn refinement_removes_a_bilinear_interaction() {
     // T = separable · exp(x): the correction exp(c·w_i·w_j) has that form
-    // (without the curves at a second sizeMean, which would measure it)
-    let mut p = plan();
-    p.interactions = false;
-    let sep = build_with(&p, separable);
+    let sep = build(separable);
     let f = |w: &Workload| separable(w) * interaction_x(&sep, w).exp();
-    let mut m = build_with(&p, f);
+    let mut m = build(f);
     let mut o = Synth { f, calls: 0 };
     let cases: Vec<Case> = inside(&m, 400)
         .iter()
@@ -432,9 +426,8 @@ fn a_partial_model_predicts_with_what_it_has() {
     // the sweep (14), region 1 completely (two rounds of sizeMean and
     // processNum, 6 + 6 each, then 5 readFrac and 5 seqFrac, each curve
     // with its focal workload twice: 40; then processNum again at readFrac
-    // 0 and 1: 16; then readFrac, seqFrac and processNum at a second
-    // sizeMean: 6 + 6 + 7), then stop
-    assert!(!explore(&p, &mut Stop(14 + 40 + 16 + 19 + 2), &mut m).unwrap());
+    // 0 and 1: 16), then stop
+    assert!(!explore(&p, &mut Stop(14 + 40 + 16 + 2), &mut m).unwrap());
     assert!(m.usable());
     assert!(m.regions[1].focal_point.is_none());
     // everything goes to region 1, the only usable one
@@ -637,86 +630,6 @@ fn extrapolations_say_how_far() {
     );
 }
 
-/// Small requests scale with processes (the CPU is the limit) and large
-/// ones less (memory bandwidth is), and they gain more from reading: the
-/// processNum and readFrac effects depend on sizeMean, log-linearly in
-/// log2 sizeMean.
-fn size_interacting(w: &Workload) -> f64 {
-    let k = (w.size_mean as f64 / 4096.0).log2() / 8.0;
-    let (pn, rf) = (w.process_num as f64, w.read_frac);
-    separable(&Workload {
-        process_num: 1,
-        read_frac: 0.5,
-        ..*w
-    }) * pn.powf(0.9 - 0.6 * k)
-        * (1.0 + rf).powf(2.0 - 1.5 * k)
-}
-
-#[test]
-fn a_size_by_process_and_readfrac_interaction_is_measured_and_predicted() {
-    let m = build(size_interacting);
-    let mut worst_product: f64 = 0.0;
-    let mut checked = 0;
-    for r in &m.regions {
-        // readFrac, seqFrac and processNum again at a second sizeMean
-        let by_size: Vec<&CrossCurve> = r
-            .cross
-            .iter()
-            .filter(|c| c.across == Param::SizeMean)
-            .collect();
-        let params: Vec<Param> = by_size.iter().map(|c| c.curve.param).collect();
-        assert_eq!(
-            params,
-            [Param::ReadFrac, Param::SeqFrac, Param::ProcessNum],
-            "region {}",
-            r.number
-        );
-        let s2 = by_size[0].at;
-        assert!(by_size.iter().all(|c| c.at == s2 && c.curve.fixed.size_mean as f64 == s2));
-        let fs = r.focal.size_mean as f64;
-        assert!((s2 / fs).log2().abs() >= 2.0, "{s2} against {fs}");
-        // every size of the grid between the two, at every processNum and
-        // readFrac of the grids
-        let (lo, hi) = (s2.min(fs), s2.max(fs));
-        for s in [4096.0, 16384.0, 65536.0, 262144.0, 1048576.0] {
-            if s < lo || s > hi {
-                continue;
-            }
-            for pn in [1, 2, 3, 4, 6, 8] {
-                for rf in [0.0, 0.25, 0.5, 0.75, 1.0] {
-                    let w = Workload {
-                        size_mean: s as u64,
-                        process_num: pn,
-                        read_frac: rf,
-                        ..r.focal
-                    };
-                    worst_product = worst_product.max(product_miss(&m, &size_interacting, &w));
-                    checked += 1;
-                }
-            }
-        }
-    }
-    assert!(checked >= 60, "{checked}");
-    // the separable product alone misses it
-    assert!(worst_product > 0.3, "{worst_product}");
-    // and the process-by-readFrac interaction is still predicted with them
-    let m = build(interacting);
-    assert!(m.regions.iter().all(|r| r.cross.len() == 5));
-    for r in &m.regions {
-        for s in [4096u64, 65536, 1 << 20] {
-            for rf in [0.0, 1.0] {
-                let w = Workload {
-                    size_mean: s,
-                    process_num: 8,
-                    read_frac: rf,
-                    ..r.focal
-                };
-                product_miss(&m, &interacting, &w);
-            }
-        }
-    }
-}
-
 /// Writers fall off with uniqueBytes (dirty pages to write back) and
 /// readers do not: the uniqueBytes effect depends on readFrac,
 /// log-linearly.
@@ -786,7 +699,7 @@ fn a_size_by_readfrac_interaction_is_measured_and_predicted() {
 fn caches_shared_by_processes(w: &Workload) -> f64 {
     let u = w.unique_bytes as f64 / MIB;
     let k = (w.process_num as f64).log2().min(1.0);
-    separable(w) * (u / 4.0).max(1.0).min(4.0).powf(-0.3 * (1.0 - k))
+    separable(w) * (u / 4.0).clamp(1.0, 4.0).powf(-0.3 * (1.0 - k))
 }
 
 #[test]

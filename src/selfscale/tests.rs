@@ -630,6 +630,15 @@ fn extrapolations_say_how_far() {
     );
 }
 
+/// The uniqueBytes of the model's sweep points.
+fn sweep_grid(m: &Model) -> Vec<u64> {
+    m.sweep
+        .points
+        .iter()
+        .map(|p| p.workload.unique_bytes)
+        .collect()
+}
+
 /// Writers fall off with uniqueBytes (dirty pages to write back) and
 /// readers do not: the uniqueBytes effect depends on readFrac,
 /// log-linearly.
@@ -652,12 +661,7 @@ fn a_size_by_readfrac_interaction_is_measured_and_predicted() {
             (Param::ProcessNum, 2.0)
         ]
     );
-    let grid: Vec<u64> = m
-        .sweep
-        .points
-        .iter()
-        .map(|p| p.workload.unique_bytes)
-        .collect();
+    let grid = sweep_grid(&m);
     assert!(grid.len() > super::explore::sweep_values(&plan()).len());
     for c in &m.sweep_cross {
         assert_eq!(c.curve.param, Param::UniqueBytes);
@@ -705,12 +709,7 @@ fn caches_shared_by_processes(w: &Workload) -> f64 {
 #[test]
 fn a_size_by_processnum_interaction_is_measured_and_predicted() {
     let m = build(caches_shared_by_processes);
-    let grid: Vec<u64> = m
-        .sweep
-        .points
-        .iter()
-        .map(|p| p.workload.unique_bytes)
-        .collect();
+    let grid = sweep_grid(&m);
     let mut worst_product: f64 = 0.0;
     for r in &m.regions {
         for &u in grid

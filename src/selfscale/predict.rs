@@ -104,13 +104,15 @@ fn ratio(c: Option<&Curve>, x: f64, f: f64) -> (f64, f64) {
 }
 
 /// How far the log ratio of curve `main` (measured at `fixed`) between
-/// `w`'s value and `f` moves when the curves measured again across a second
-/// parameter (`cross`, all across the same one) are interpolated at `w`'s
-/// value of that parameter: the log ratios of all of them are interpolated
-/// linearly in its coordinate, `main`'s at `fixed`'s value, held beyond the
-/// ends; (0, 0) without cross curves. Equivalently, each cross curve's
-/// difference from `main` is interpolated from nothing at `fixed`'s value
-/// to all of it at its own.
+/// `w`'s value and `f` moves when the curves measured again across second
+/// parameters (`cross`) are taken in. For each second parameter, the log
+/// ratios of `main` (at `fixed`'s value of it) and of the curves across it
+/// are interpolated linearly in its coordinate at `w`'s value, held beyond
+/// the ends; equivalently, each curve's difference from `main` goes from
+/// nothing at `fixed`'s value to all of it at its own. The terms of
+/// different second parameters (the sweep: readFrac and processNum) add,
+/// each taken as the same whatever the others' values are; (0, 0) without
+/// cross curves.
 fn across(
     main: Option<&Curve>,
     fixed: &Workload,
@@ -118,33 +120,12 @@ fn across(
     w: &Workload,
     f: f64,
 ) -> (f64, f64) {
-    let (Some(main), Some(first)) = (main, cross.first()) else {
+    let Some(main) = main else {
         return (0.0, 0.0);
     };
-    let (p, q) = (main.param, first.across);
+    let p = main.param;
     let x = p.get(w);
     let m = log_ratio(Some(main), x, f);
-    let mut nodes = vec![(q.coord(q.get(fixed)), m)];
-    for c in cross {
-        nodes.push((q.coord(c.at), log_ratio(Some(&c.curve), x, f)));
-    }
-    nodes.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let at = q.coord(q.get(w));
-    let mb: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.0)).collect();
-    let io: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.1)).collect();
-    (interp(&mb, at) - m.0, interp(&io, at) - m.1)
-}
-
-/// The sum of [`across`] over the second parameters that `cross` holds
-/// curves across (the sweep: readFrac and processNum): each interaction
-/// term is taken as the same whatever the others' values are.
-fn across_each(
-    main: Option<&Curve>,
-    fixed: &Workload,
-    cross: &[&CrossCurve],
-    w: &Workload,
-    f: f64,
-) -> (f64, f64) {
     let (mut mb, mut io) = (0.0, 0.0);
     let mut seconds: Vec<Param> = Vec::new();
     for c in cross {
@@ -153,10 +134,16 @@ fn across_each(
         }
     }
     for q in seconds {
-        let by: Vec<&CrossCurve> = cross.iter().copied().filter(|c| c.across == q).collect();
-        let (a, b) = across(main, fixed, &by, w, f);
-        mb += a;
-        io += b;
+        let mut nodes = vec![(q.coord(q.get(fixed)), m)];
+        for c in cross.iter().filter(|c| c.across == q) {
+            nodes.push((q.coord(c.at), log_ratio(Some(&c.curve), x, f)));
+        }
+        nodes.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let at = q.coord(q.get(w));
+        let lmb: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.0)).collect();
+        let lio: Vec<(f64, f64)> = nodes.iter().map(|n| (n.0, n.1.1)).collect();
+        mb += interp(&lmb, at) - m.0;
+        io += interp(&lio, at) - m.1;
     }
     (mb, io)
 }
@@ -239,13 +226,7 @@ impl Model {
                 .iter()
                 .filter(|c| c.curve.param == p && !c.curve.points.is_empty())
                 .collect();
-            add(across_each(
-                r.curve(p),
-                &r.focal,
-                &cross,
-                w,
-                p.get(&r.focal),
-            ));
+            add(across(r.curve(p), &r.focal, &cross, w, p.get(&r.focal)));
         }
         // the uniqueBytes sweep, the same way across readFrac and processNum
         let cross: Vec<&CrossCurve> = self
@@ -253,7 +234,7 @@ impl Model {
             .iter()
             .filter(|c| !c.curve.points.is_empty())
             .collect();
-        add(across_each(
+        add(across(
             Some(&self.sweep),
             &self.sweep.fixed,
             &cross,

@@ -35,8 +35,10 @@ pub struct Plan {
     pub span_max: f64,
     pub max_regions: usize,
     pub max_rounds: u32,
-    /// Extra sweep points per boundary, each halving the bracket.
+    /// Extra sweep points per cliff, each halving the bracket.
     pub bisections: u32,
+    /// Rounds of sweep points halfway between neighbours inside a region.
+    pub ramp_rounds: u32,
     /// A curve whose focal workload, measured first and last, moved by
     /// more than this fraction is measured again.
     pub drift_tolerance: f64,
@@ -314,7 +316,7 @@ impl<O: Oracle> Explorer<'_, O> {
         // line gives)
         for span in &split.regions {
             let (lo, hi) = (base[span.first].0, base[span.last].0);
-            for round in 0..plan.bisections {
+            for round in 0..plan.ramp_rounds {
                 let inside: Vec<(f64, f64)> = self
                     .sweep_xy()
                     .into_iter()

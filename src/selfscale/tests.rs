@@ -58,6 +58,7 @@ pub(super) fn plan() -> Plan {
         max_regions: 3,
         max_rounds: 3,
         bisections: 3,
+        ramp_rounds: 3,
         drift_tolerance: 0.1,
         quick: false,
         interactions: true,
@@ -782,7 +783,7 @@ fn a_region_that_falls_steeply_is_swept_more_finely() {
     assert!(fine < 0.002, "{fine}");
     // without it, straight lines between doublings err ten times as much
     let mut p = plan();
-    p.bisections = 0;
+    p.ramp_rounds = 0;
     let coarse = worst(&build_with(&p, falling_past_the_cache));
     assert!(
         coarse > 10.0 * fine && coarse > 0.015,

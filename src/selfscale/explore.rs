@@ -49,6 +49,8 @@ pub struct Plan {
     pub interactions: bool,
     /// The processNum of the sweep measured again (the CPUs, at least 2).
     pub sweep_procs: u32,
+    /// The sizeMean of the sweep measured again (large requests).
+    pub sweep_size: u64,
 }
 
 /// The uniqueBytes values of the sweep: `min`, `min·f`, … up to `max`
@@ -542,7 +544,10 @@ impl<O: Oracle> Explorer<'_, O> {
         // pages to write back) and reads fall off at different sizes: the
         // sweep again with only writers and only readers; and where the
         // CPUs share their caches, one process and several fall off at
-        // different sizes: the sweep again with a process per CPU. At the
+        // different sizes: the sweep again with a process per CPU. Small
+        // requests are limited by the work per request and large ones by
+        // the memory's bandwidth, which falls as the data leave a cache:
+        // the sweep again with large requests. At the
         // same uniqueBytes (bisections included, so that the curves' ratios
         // agree wherever the function is separable)
         if plan.interactions {
@@ -557,6 +562,7 @@ impl<O: Oracle> Explorer<'_, O> {
                 (Param::ReadFrac, 0.0),
                 (Param::ReadFrac, 1.0),
                 (Param::ProcessNum, f64::from(plan.sweep_procs)),
+                (Param::SizeMean, plan.sweep_size as f64),
             ];
             for (across, at) in others {
                 if at == across.get(&plan.start) {

@@ -382,6 +382,9 @@ pub fn choose(o: &Options) -> Result<Setup> {
         quick: q,
         interactions: o.interactions,
         sweep_procs: cpus.max(2),
+        // ext4's page cache, 45 → 182 MiB: 16 KiB requests with one
+        // process 4 145 → 3 367 MB/s, 256 KiB with two 23 932 → 10 189
+        sweep_size: (256 << 10).min(size_max),
     };
     let ranges = Ranges {
         unique_bytes: [min_bytes, max_bytes],

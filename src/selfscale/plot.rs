@@ -243,6 +243,7 @@ pub fn sweep_svg(path: &Path, model: &Model) -> Result<()> {
         RGBColor(200, 90, 20),
         RGBColor(40, 150, 60),
         RGBColor(130, 60, 170),
+        RGBColor(20, 140, 160),
     ]) {
         let line: Vec<(f64, f64)> = c
             .curve

@@ -325,7 +325,7 @@ pub fn render_with(
     let mut head = format!("  {:>12} {:>10} {:>8}", "uniqueBytes", "MB/s", "95% CI");
     for c in &m.sweep_cross {
         head += &format!(
-            " {:>17}",
+            " {:>19}",
             format!("{} {} MB/s", c.across.name(), c.across.show(c.at))
         );
     }
@@ -340,8 +340,8 @@ pub fn render_with(
         );
         for c in &m.sweep_cross {
             match c.curve.points.iter().find(|q| q.workload.unique_bytes == u) {
-                Some(q) => line += &format!(" {:>17.1}", q.mb_per_s),
-                None => line += &format!(" {:>17}", "-"),
+                Some(q) => line += &format!(" {:>19.1}", q.mb_per_s),
+                None => line += &format!(" {:>19}", "-"),
             }
         }
         if !p.converged {

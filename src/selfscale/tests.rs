@@ -63,6 +63,7 @@ pub(super) fn plan() -> Plan {
         quick: false,
         interactions: true,
         sweep_procs: 2,
+        sweep_size: 256 << 10,
     }
 }
 
@@ -659,7 +660,8 @@ fn a_size_by_readfrac_interaction_is_measured_and_predicted() {
         [
             (Param::ReadFrac, 0.0),
             (Param::ReadFrac, 1.0),
-            (Param::ProcessNum, 2.0)
+            (Param::ProcessNum, 2.0),
+            (Param::SizeMean, 262144.0)
         ]
     );
     let grid = sweep_grid(&m);
@@ -789,4 +791,53 @@ fn a_region_that_falls_steeply_is_swept_more_finely() {
         coarse > 10.0 * fine && coarse > 0.015,
         "{coarse} against {fine}"
     );
+}
+
+/// Small requests are limited by the work per request and large ones by
+/// the memory's bandwidth, which halves past a 16 MiB cache: the
+/// uniqueBytes effect depends on sizeMean, log-linearly between 16 KiB
+/// and 256 KiB and held beyond.
+fn bandwidth_bound_large_requests(w: &Workload) -> f64 {
+    let u = w.unique_bytes as f64 / MIB;
+    let k = (((w.size_mean as f64) / 16384.0).log2() / 4.0).clamp(0.0, 1.0);
+    separable(w) * (u / 16.0).clamp(1.0, 2.0).powf(-(0.1 + 0.9 * k))
+}
+
+#[test]
+fn a_size_by_uniquebytes_interaction_is_measured_and_predicted() {
+    let m = build(bandwidth_bound_large_requests);
+    let grid = sweep_grid(&m);
+    let c = m
+        .sweep_cross
+        .iter()
+        .find(|c| c.across == Param::SizeMean)
+        .unwrap();
+    assert_eq!(c.at, 262144.0);
+    assert!(
+        c.curve
+            .points
+            .iter()
+            .all(|p| p.workload.size_mean == 256 << 10)
+    );
+    let mut worst_product: f64 = 0.0;
+    for r in &m.regions {
+        for &u in grid
+            .iter()
+            .filter(|&&u| m.region_index(u) == Some(r.number - 1))
+        {
+            for s in [4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20] {
+                for pn in [1, 2, 4] {
+                    let w = Workload {
+                        unique_bytes: u,
+                        size_mean: s,
+                        process_num: pn,
+                        ..r.focal
+                    };
+                    worst_product =
+                        worst_product.max(product_miss(&m, &bandwidth_bound_large_requests, &w));
+                }
+            }
+        }
+    }
+    assert!(worst_product > 0.3, "{worst_product}");
 }

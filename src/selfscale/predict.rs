@@ -26,8 +26,9 @@
 //! curves' readFrac values (the focal curve at the focal readFrac), held at
 //! the ends. At the focal readFrac this is the separable prediction; on the
 //! readFrac axis (processNum at its focal value) every ratio is 1. The
-//! uniqueBytes sweep is taken across readFrac the same way, and across
-//! processNum (the sweep with a process per CPU) in log2 processNum; the
+//! uniqueBytes sweep is taken across readFrac the same way, across
+//! processNum (the sweep with a process per CPU) in log2 processNum and
+//! across sizeMean (the sweep with large requests) in log2 sizeMean; the
 //! terms of different second parameters add in log.
 //!
 //! `--refine` corrections multiply on top: a correction for parameters

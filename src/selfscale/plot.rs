@@ -236,9 +236,8 @@ pub fn sweep_svg(path: &Path, model: &Model) -> Result<()> {
                 .map(|p| Circle::new((p.0, p.1.log10()), 4, blue.filled())),
         )
         .map_err(e)?;
-    // the sweep again with only writers, only readers and a process per
-    // CPU, as thin lines
-    // labelled at their right end
+    // the sweep again with only writers, only readers, a process per CPU
+    // and large requests, as thin lines labelled at their right end
     for (c, colour) in model.sweep_cross.iter().zip([
         RGBColor(200, 90, 20),
         RGBColor(40, 150, 60),

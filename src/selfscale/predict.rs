@@ -111,7 +111,7 @@ fn ratio(c: Option<&Curve>, x: f64, f: f64) -> (f64, f64) {
 /// are interpolated linearly in its coordinate at `w`'s value, held beyond
 /// the ends; equivalently, each curve's difference from `main` goes from
 /// nothing at `fixed`'s value to all of it at its own. The terms of
-/// different second parameters (the sweep: readFrac and processNum) add,
+/// different second parameters (the sweep: readFrac, processNum, sizeMean) add,
 /// each taken as the same whatever the others' values are; (0, 0) without
 /// cross curves.
 fn across(
@@ -229,7 +229,8 @@ impl Model {
                 .collect();
             add(across(r.curve(p), &r.focal, &cross, w, p.get(&r.focal)));
         }
-        // the uniqueBytes sweep, the same way across readFrac and processNum
+        // the uniqueBytes sweep, the same way across readFrac, processNum
+        // and sizeMean
         let cross: Vec<&CrossCurve> = self
             .sweep_cross
             .iter()

@@ -649,9 +649,10 @@ fn worst_product_miss(
     t: &dyn Fn(&Workload) -> f64,
     vary: &dyn Fn(Workload) -> Vec<Workload>,
 ) -> f64 {
+    let grid = sweep_grid(m);
     let mut worst: f64 = 0.0;
     for r in &m.regions {
-        for &u in sweep_grid(m)
+        for &u in grid
             .iter()
             .filter(|&&u| m.region_index(u) == Some(r.number - 1))
         {

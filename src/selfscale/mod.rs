@@ -478,6 +478,8 @@ pub fn choose(o: &Options) -> Result<Setup> {
         max_bytes,
         precision,
         warm_limit: warm_limit(o.direct, fake, memory_fs, limit),
+        // set once the memory cgroup is entered
+        cache_bytes: None,
     };
     Ok(Setup {
         settings,
@@ -649,7 +651,15 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
     let config = json!({"settings": settings, "ranges": setup.ranges});
     let mut error = None;
     let mut result = None;
-    match Bench::new(setup.bench.clone(), observer) {
+    let mut bench = setup.bench.clone();
+    if bench.warm_limit.is_some() {
+        bench.cache_bytes = guard.as_ref().map(|g| g.limit());
+        if guard.is_none() && setup.memory_limit.is_some() {
+            // the bound could not be set: the cache is the machine's
+            bench.warm_limit = warm_limit(false, false, false, None);
+        }
+    }
+    match Bench::new(bench, observer) {
         Ok(Some(mut b)) => {
             match explore::explore(&setup.plan, &mut b, &mut model) {
                 Ok(_) => {}
@@ -772,6 +782,10 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
             max_bytes: model.ranges.unique_bytes[1],
             precision,
             warm_limit: warm_limit(s.direct, engine.is_fake(), memory_fs, s.memory_limit),
+            // validation enters the model's bound or stops
+            cache_bytes: s
+                .memory_limit
+                .filter(|_| !(s.direct || engine.is_fake() || memory_fs)),
         },
         engine.is_fake(),
     ))

@@ -519,6 +519,101 @@ mod tests {
         assert_eq!(t95(1000), 1.96);
     }
 
+    /// Which 4 KiB pages of `f`'s first `len` bytes are in the page cache.
+    fn resident(f: &std::fs::File, len: u64) -> Vec<bool> {
+        use std::os::fd::AsRawFd;
+        let pages = len.div_ceil(4096) as usize;
+        let mut v = vec![0u8; pages];
+        // SAFETY: a read-only shared mapping of an open file, never
+        // touched (mincore does not fault pages in), unmapped before return.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len as usize,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                f.as_raw_fd(),
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED, "mmap");
+            assert_eq!(libc::mincore(p, len as usize, v.as_mut_ptr()), 0, "mincore");
+            libc::munmap(p, len as usize);
+        }
+        v.into_iter().map(|b| b & 1 == 1).collect()
+    }
+
+    /// (first, last) cached MiB of `r`, and how many 4 KiB pages are.
+    fn span(r: &[bool]) -> (Option<usize>, Option<usize>, usize) {
+        let mib = |i: usize| (i * 4096) >> 20;
+        (
+            r.iter().position(|&b| b).map(mib),
+            r.iter().rposition(|&b| b).map(mib),
+            r.iter().filter(|&&b| b).count(),
+        )
+    }
+
+    #[test]
+    fn each_point_starts_from_a_fresh_files_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        if crate::env::detect(dir.path()).fs_type == "tmpfs" {
+            eprintln!(
+                "skipped: the temporary directory is on tmpfs, which has no page cache to drop"
+            );
+            return;
+        }
+        const MIB: u64 = 1 << 20;
+        let cfg = |cache: Option<u64>| BenchConfig {
+            dir: dir.path().to_path_buf(),
+            setup: IoSetup {
+                engine: crate::engine::Choice::parse("psync").unwrap(),
+                direct: false,
+                fsync: FsyncPolicy::Never,
+                fdatasync: false,
+                cold: false,
+            },
+            size_cv: 0.0,
+            seed: 1,
+            align: 512,
+            max_bytes: 32 * MIB,
+            precision: Precision {
+                target: 0.5,
+                batch: Duration::from_millis(5),
+                min_batches: 2,
+                cap: Duration::from_millis(50),
+            },
+            warm_limit: Some(4 * MIB),
+            cache_bytes: cache,
+        };
+        // bounded: past the bound, only the last 8 MiB of the point's
+        // 24 MiB; within it, the point's first 2 MiB
+        let mut b = Bench::new(cfg(Some(8 * MIB)), &Quiet).unwrap().unwrap();
+        let f = std::fs::File::open(&b.paths[0]).unwrap();
+        assert!(b.prepare(24 * MIB).unwrap());
+        let pages = (8 * MIB / 4096) as usize;
+        assert_eq!(span(&resident(&f, 32 * MIB)), (Some(16), Some(23), pages));
+        assert!(b.prepare(2 * MIB).unwrap());
+        let pages = (2 * MIB / 4096) as usize;
+        assert_eq!(span(&resident(&f, 32 * MIB)), (Some(0), Some(1), pages));
+        // the data are the layout's, rewritten or not
+        let mut got = vec![0u8; 4096];
+        f.read_exact_at(&mut got, 20 * MIB).unwrap();
+        let mut want = vec![0u8; CHUNK as usize];
+        crate::data::fill_random(&mut want, 1);
+        stamp_chunk(&mut want, 20);
+        assert_eq!(got, want[..4096]);
+        drop(f);
+        drop(b);
+        // unbounded: a point past the cache keeps what was there and
+        // drops what lies past it
+        let mut b = Bench::new(cfg(None), &Quiet).unwrap().unwrap();
+        let f = std::fs::File::open(&b.paths[0]).unwrap();
+        assert!(b.prepare(2 * MIB).unwrap());
+        assert!(b.prepare(24 * MIB).unwrap());
+        let r = resident(&f, 32 * MIB);
+        assert!(r[..(2 * MIB / 4096) as usize].iter().all(|&x| x));
+        assert!(r[(24 * MIB / 4096) as usize..].iter().all(|&x| !x));
+    }
+
     #[test]
     fn fsync_end_is_refused() {
         assert!(check_fsync(FsyncPolicy::End).is_err());

@@ -130,14 +130,23 @@ fn floor_to(x: u64, step: u64) -> u64 {
     (x - x % step).max(step)
 }
 
-/// How much to write into the page cache again before a point (see [`bench`]).
-fn warm_limit(direct: bool, fake: bool, memory_fs: bool, limit: Option<u64>) -> Option<u64> {
+/// How each point prepares the page cache (see [`bench`]): the largest
+/// uniqueBytes written again before a point, and the bound past which a
+/// point starts from a fresh file's tail; both `None` where no page cache
+/// is in play (O_DIRECT, the null engine, tmpfs). `bound`: the memory
+/// cgroup's limit, `None` for the machine's whole memory.
+fn cache_prep(
+    direct: bool,
+    fake: bool,
+    memory_fs: bool,
+    bound: Option<u64>,
+) -> (Option<u64>, Option<u64>) {
     if direct || fake || memory_fs {
-        None
+        (None, None)
     } else {
-        match limit {
-            Some(l) => Some(l / 10 * 8),
-            None => Some(bench::mem_available() / 2),
+        match bound {
+            Some(l) => (Some(l / 10 * 8), Some(l)),
+            None => (Some(bench::mem_available() / 2), None),
         }
     }
 }
@@ -469,6 +478,8 @@ pub fn choose(o: &Options) -> Result<Setup> {
         batch.as_secs_f64(),
         cap.as_secs_f64()
     ));
+    // the bound anticipated; `run` sets it again once the cgroup is entered
+    let (warm_limit, cache_bytes) = cache_prep(o.direct, fake, memory_fs, limit);
     let bench = BenchConfig {
         dir: o.dir.clone(),
         setup,
@@ -477,9 +488,8 @@ pub fn choose(o: &Options) -> Result<Setup> {
         align,
         max_bytes,
         precision,
-        warm_limit: warm_limit(o.direct, fake, memory_fs, limit),
-        // set once the memory cgroup is entered
-        cache_bytes: None,
+        warm_limit,
+        cache_bytes,
     };
     Ok(Setup {
         settings,
@@ -653,11 +663,10 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
     let mut result = None;
     let mut bench = setup.bench.clone();
     if bench.warm_limit.is_some() {
-        bench.cache_bytes = guard.as_ref().map(|g| g.limit());
-        if guard.is_none() && setup.memory_limit.is_some() {
-            // the bound could not be set: the cache is the machine's
-            bench.warm_limit = warm_limit(false, false, false, None);
-        }
+        // the bound as entered (an automatic one that could not be set
+        // leaves the machine's whole memory to the cache)
+        (bench.warm_limit, bench.cache_bytes) =
+            cache_prep(false, false, false, guard.as_ref().map(|g| g.limit()));
     }
     match Bench::new(bench, observer) {
         Ok(Some(mut b)) => {
@@ -760,6 +769,8 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
         .map_err(|e| UsageError::new(format!("the model's settings: {e}")))?;
     let env = crate::env::detect(dir);
     let memory_fs = matches!(env.fs_type.as_str(), "tmpfs" | "ramfs");
+    let (warm_limit, cache_bytes) =
+        cache_prep(s.direct, engine.is_fake(), memory_fs, s.memory_limit);
     let precision = Precision {
         target: s.precision,
         batch: Duration::from_secs_f64(s.batch_s.max(0.01)),
@@ -781,11 +792,9 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
             align: s.align,
             max_bytes: model.ranges.unique_bytes[1],
             precision,
-            warm_limit: warm_limit(s.direct, engine.is_fake(), memory_fs, s.memory_limit),
             // validation enters the model's bound or stops
-            cache_bytes: s
-                .memory_limit
-                .filter(|_| !(s.direct || engine.is_fake() || memory_fs)),
+            warm_limit,
+            cache_bytes,
         },
         engine.is_fake(),
     ))

@@ -92,6 +92,19 @@ pub fn fmt_bytes(bytes: u64) -> String {
     }
 }
 
+/// Bytes compactly: `512 B`, `16 KiB`, `1.5 GiB`, `22.6 MiB`.
+pub fn short_bytes(b: u64) -> String {
+    let s = fmt_bytes(b);
+    // "16.00 KiB" → "16 KiB", "1.50 GiB" → "1.5 GiB"
+    match s.split_once(' ') {
+        Some((num, unit)) if num.contains('.') => {
+            let t = num.trim_end_matches('0').trim_end_matches('.');
+            format!("{t} {unit}")
+        }
+        _ => s,
+    }
+}
+
 /// Nanoseconds as a short human figure: `812 ns`, `15.3 µs`, `4.21 ms`, `1.20 s`.
 pub fn fmt_ns(ns: f64) -> String {
     if ns < 1e3 {

@@ -221,6 +221,7 @@ fn quick_model_graphs_prediction_validation_and_refinement_on_tmpfs() {
     );
     assert!(f64_at(&v["metrics"]["baselines"][0], "median_error") >= 0.0);
     assert!(report.contains("median error"), "{report}");
+    assert!(!report.contains("another machine"), "{report}");
     assert_svg(&vout.join("scatter.svg"));
     assert!(vout.join("validation.json").is_file());
     assert!(vout.join("validation.txt").is_file());
@@ -231,6 +232,29 @@ fn quick_model_graphs_prediction_validation_and_refinement_on_tmpfs() {
         m["validation"]["median_error"].as_f64().unwrap(),
         f64_at(&v, "metrics.median_error")
     );
+    // a model measured on another machine: validation says what differs
+    let mut other = m.clone();
+    other["environment"]["cpus"] = Value::from(64);
+    other["environment"]["cpu_caches"] = Value::from("L1d 32 KiB, L2 1 MiB, L3 8 MiB");
+    let moved = outs.path().join("other-machine.json");
+    std::fs::write(&moved, other.to_string()).unwrap();
+    let (_, report) = run_json(&[
+        "selfscale",
+        p(dir.path()),
+        "--validate",
+        "1",
+        "--model",
+        p(&moved),
+        "--out",
+        p(&outs.path().join("validation-other")),
+    ]);
+    let note = report
+        .lines()
+        .find(|l| l.contains("another machine"))
+        .unwrap_or_else(|| panic!("no NOTE of another machine: {report}"));
+    assert!(note.contains("64 CPUs, now"), "{note}");
+    assert!(note.contains("L3 8 MiB, now"), "{note}");
+    assert_untouched(dir.path());
     let (pv, _) = run_json(&["predict", p(&model), "--csv", p(&csv)]);
     assert_eq!(
         pv[0]["expected_median_error"].as_f64().unwrap(),

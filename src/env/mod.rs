@@ -40,6 +40,14 @@ pub struct Environment {
     pub cpus: usize,
     /// `MemTotal` of `/proc/meminfo`, in bytes.
     pub memory_bytes: u64,
+    /// The first CPU's data and unified caches, first level first, e.g.
+    /// `L1d 48 KiB, L2 2 MiB, L3 260 MiB`; empty if sysfs does not say.
+    /// What lies between them is where throughput steps (a self-scaling
+    /// model's regions), and a VM moved to another host may have other ones.
+    pub cpu_caches: String,
+    /// Size of the last-level cache in bytes (the last of `cpu_caches`); 0
+    /// if unknown.
+    pub llc_bytes: u64,
     /// File system type of the mount holding the target, e.g. `ext4`.
     pub fs_type: String,
     /// Per-mount options then super-block options, as in mountinfo, each
@@ -124,6 +132,7 @@ pub fn detect_on(target: &Path, mount: Option<MountInfo>) -> Environment {
         ),
         ..Environment::default()
     };
+    (env.cpu_caches, env.llc_bytes) = cpu_caches();
     if let Some((canonical, _)) = resolve(target) {
         env.target_dir = canonical.to_string_lossy().into_owned();
     }
@@ -384,6 +393,54 @@ fn cpu_model_in(text: &str) -> Option<String> {
         })
 }
 
+/// The first CPU's caches from sysfs: the description and the last
+/// level's size (see [`Environment::cpu_caches`]).
+fn cpu_caches() -> (String, u64) {
+    let base = Path::new("/sys/devices/system/cpu/cpu0/cache");
+    let Ok(dir) = fs::read_dir(base) else {
+        return (String::new(), 0);
+    };
+    let entries: Vec<(String, String, String)> = dir
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("index"))
+        .map(|e| {
+            let p = e.path();
+            (
+                read_trimmed(p.join("level")),
+                read_trimmed(p.join("type")),
+                read_trimmed(p.join("size")),
+            )
+        })
+        .collect();
+    caches_from(&entries)
+}
+
+/// [`cpu_caches`] from (level, type, size) as sysfs spells them
+/// (`1`, `Data`, `48K`): instruction caches and unreadable entries left out.
+fn caches_from(entries: &[(String, String, String)]) -> (String, u64) {
+    let mut c: Vec<(u32, &str, u64)> = entries
+        .iter()
+        .filter_map(|(level, kind, size)| {
+            let level: u32 = level.parse().ok()?;
+            let kind = match kind.as_str() {
+                "Data" => "d",
+                "Unified" => "",
+                _ => return None,
+            };
+            let bytes = crate::units::parse_size(size).ok().filter(|&b| b > 0)?;
+            Some((level, kind, bytes))
+        })
+        .collect();
+    c.sort_unstable();
+    c.dedup();
+    let text = c
+        .iter()
+        .map(|(l, k, b)| format!("L{l}{k} {}", crate::units::short_bytes(*b)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    (text, c.last().map_or(0, |x| x.2))
+}
+
 /// Installed memory (`MemTotal`), in bytes; 0 when unknown.
 pub fn mem_total() -> u64 {
     meminfo("MemTotal:")
@@ -468,6 +525,36 @@ mod tests {
         assert_eq!(cpu_model_in("processor\t: 0\nmodel name\t:\n"), None);
         // this machine's, read as iogauge reads it
         assert!(!cpu_model().is_empty() || !std::path::Path::new("/proc/cpuinfo").exists());
+    }
+
+    #[test]
+    fn cpu_caches_from_sysfs_entries() {
+        let e = |l: &str, t: &str, s: &str| (l.to_string(), t.to_string(), s.to_string());
+        // this machine's, in sysfs's directory order
+        let vm = [
+            e("1", "Data", "48K"),
+            e("1", "Instruction", "32K"),
+            e("2", "Unified", "2048K"),
+            e("3", "Unified", "266240K"),
+        ];
+        assert_eq!(
+            caches_from(&vm),
+            ("L1d 48 KiB, L2 2 MiB, L3 260 MiB".to_string(), 266240 << 10)
+        );
+        // out of order, an unreadable size, no L3, 1.5 MiB
+        let odd = [
+            e("2", "Unified", "1536K"),
+            e("1", "Data", "32K"),
+            e("3", "Unified", ""),
+        ];
+        assert_eq!(
+            caches_from(&odd),
+            ("L1d 32 KiB, L2 1.5 MiB".to_string(), 1536 << 10)
+        );
+        assert_eq!(caches_from(&[]), (String::new(), 0));
+        // read as iogauge reads it: a last level when there are caches
+        let (text, llc) = cpu_caches();
+        assert_eq!(text.is_empty(), llc == 0);
     }
 
     const SAMPLE: &str = "\

@@ -800,6 +800,43 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
     ))
 }
 
+/// How the machine a model was measured on (`then`) differs from this one
+/// (`now`) in what sets its regions and levels: CPUs, their caches, memory,
+/// kernel; `None` when it does not (a field either side does not know is
+/// not compared).
+fn machine_differs(
+    then: &crate::env::Environment,
+    now: &crate::env::Environment,
+) -> Option<String> {
+    let mut d = Vec::new();
+    let known = |a: &str, b: &str| !a.is_empty() && !b.is_empty() && a != b;
+    if then.cpus != 0 && now.cpus != 0 && then.cpus != now.cpus {
+        d.push(format!("{} CPUs, now {}", then.cpus, now.cpus));
+    }
+    if known(&then.cpu_model, &now.cpu_model) {
+        d.push(format!("CPU {}, now {}", then.cpu_model, now.cpu_model));
+    }
+    if known(&then.cpu_caches, &now.cpu_caches) {
+        d.push(format!(
+            "caches {}, now {}",
+            then.cpu_caches, now.cpu_caches
+        ));
+    }
+    // MemTotal moves a little with the kernel's reservations
+    let (a, b) = (then.memory_bytes as f64, now.memory_bytes as f64);
+    if a > 0.0 && b > 0.0 && (a - b).abs() > 0.02 * a.max(b) {
+        d.push(format!(
+            "{} memory, now {}",
+            short_bytes(then.memory_bytes),
+            short_bytes(now.memory_bytes)
+        ));
+    }
+    if known(&then.kernel, &now.kernel) {
+        d.push(format!("kernel {}, now {}", then.kernel, now.kernel));
+    }
+    (!d.is_empty()).then(|| d.join("; "))
+}
+
 fn pct(x: f64) -> String {
     format!("{:.1} %", x * 100.0)
 }
@@ -845,6 +882,11 @@ pub fn validate_model(
         lines.push(format!(
             "NOTE: the model was measured on {} ({}); this directory is {}",
             model.environment.fs_type, model.settings.dir, env.fs_type
+        ));
+    }
+    if let Some(d) = machine_differs(&model.environment, &env) {
+        lines.push(format!(
+            "NOTE: the model was measured on another machine ({d}): its regions and levels may not hold here"
         ));
     }
     let limit = model.settings.memory_limit.map(|l| (l, true));

@@ -5,7 +5,6 @@
 
 use crate::env::Environment;
 use crate::report::Tool;
-use crate::units;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -130,18 +129,7 @@ impl Param {
     }
 }
 
-/// Bytes compactly: `512 B`, `16 KiB`, `1.5 GiB`, `22.6 MiB`.
-pub fn short_bytes(b: u64) -> String {
-    let s = units::fmt_bytes(b);
-    // "16.00 KiB" → "16 KiB", "1.50 GiB" → "1.5 GiB"
-    match s.split_once(' ') {
-        Some((num, unit)) if num.contains('.') => {
-            let t = num.trim_end_matches('0').trim_end_matches('.');
-            format!("{t} {unit}")
-        }
-        _ => s,
-    }
-}
+pub use crate::units::short_bytes;
 
 /// One workload: a value for each of the five parameters.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

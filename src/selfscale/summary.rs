@@ -284,12 +284,17 @@ pub fn render_with(
     let env = &m.environment;
     let _ = writeln!(
         s,
-        "iogauge selfscale of {} ({} on {}, {}): {} CPUs, {} memory, kernel {}",
+        "iogauge selfscale of {} ({} on {}, {}): {} CPUs{}, {} memory, kernel {}",
         env.target_dir,
         env.fs_type,
         env.device,
         env.mount_options,
         env.cpus,
+        if env.cpu_caches.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", env.cpu_caches)
+        },
         short_bytes(env.memory_bytes),
         env.kernel
     );

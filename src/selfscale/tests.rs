@@ -841,3 +841,33 @@ fn a_request_size_by_uniquebytes_interaction_is_measured_and_predicted() {
     });
     assert!(worst_product > 0.3, "{worst_product}");
 }
+
+#[test]
+fn validation_names_how_the_machine_differs_from_the_models() {
+    let then = crate::env::Environment {
+        cpus: 2,
+        cpu_model: "Intel(R) Xeon(R) Processor".into(),
+        cpu_caches: "L1d 48 KiB, L2 2 MiB, L3 32 MiB".into(),
+        llc_bytes: 32 << 20,
+        memory_bytes: 25_276_510_208,
+        kernel: "6.18.44".into(),
+        ..Default::default()
+    };
+    assert_eq!(super::machine_differs(&then, &then.clone()), None);
+    // MemTotal a little lower, a field the old model did not record
+    let mut now = then.clone();
+    now.memory_bytes -= 100 << 20;
+    let mut old = then.clone();
+    old.cpu_caches.clear();
+    old.llc_bytes = 0;
+    now.cpu_caches = "L1d 48 KiB, L2 2 MiB, L3 260 MiB".into();
+    assert_eq!(super::machine_differs(&old, &now), None);
+    // another host: its caches, and twice the CPUs
+    now.cpus = 4;
+    assert_eq!(
+        super::machine_differs(&then, &now).as_deref(),
+        Some(
+            "2 CPUs, now 4; caches L1d 48 KiB, L2 2 MiB, L3 32 MiB, now L1d 48 KiB, L2 2 MiB, L3 260 MiB"
+        )
+    );
+}

@@ -61,7 +61,7 @@ ensure fio fio || die "fio is needed (apt-get install fio)"
 command -v python3 >/dev/null || die "python3 is needed"
 iogauge_binary
 
-say "selfscale_vs_fio.sh: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "selfscale_vs_fio.sh: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname), $(nproc) CPUs, L3 $(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo unknown), load $(cut -d' ' -f1-3 /proc/loadavg)"
 say_iogauge
 say "fio: $(fio --version); N=$N RUNTIME=${RUNTIME}s SEED=$SEED MODES='$MODES'"
 

@@ -134,3 +134,15 @@ for _ in range(n):
     print(f"{u},{s},{round(r.random(), 2)},{round(r.random(), 2)},{r.choice([1, 2, 4])}")
 EOF
 }
+
+# ---------------------------------------------------------------- CPU time
+# cpu_now: "busy steal" ticks of the whole machine from /proc/stat
+cpu_now() { awk '/^cpu /{print $2+$3+$4+$7+$8, $9; exit}' /proc/stat; }
+# self_ticks SCRATCH: user+sys ticks of the finished children of the calling
+# shell (bash's `times` builtin, run in that shell: its second line is the
+# children's user and sys); SCRATCH is a file it may overwrite. Call it
+# directly (`self_ticks F >OUT`), not in $( ): a subshell has its own times.
+self_ticks() {
+    times >"$1"
+    awk 'NR == 2 { t = 0; for (f = 1; f <= 2; f++) { split($f, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d\n", t * 100 }' "$1"
+}

@@ -61,13 +61,6 @@ W=$(mktemp -d "$DIR/selfscale-drift.XXXXXX")
 trap 'rm -rf -- "$W"' EXIT
 trap 'exit 130' INT TERM
 
-# cpu_now: "busy steal" ticks of the whole machine from /proc/stat
-cpu_now() { awk '/^cpu /{print $2+$3+$4+$7+$8, $9; exit}' /proc/stat; }
-# self_ticks: user+sys ticks of finished children of this shell
-self_ticks() {
-    times >"$W/times"
-    awk 'NR == 2 { t = 0; for (f = 1; f <= 2; f++) { split($f, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d\n", t * 100 }' "$W/times"
-}
 
 : >"$W/measured.csv"
 t0=$(date +%s)
@@ -75,13 +68,13 @@ for ((k = 1; k <= ROUNDS; k++)); do
     line=$(printf '%5d %6ds' "$k" "$(($(date +%s) - t0))")
     for u in "${sizes[@]}"; do
         read -r busy0 steal0 < <(cpu_now)
-        self_ticks >"$W/own0"
+        self_ticks "$W/times" >"$W/own0"
         "$IOGAUGE" run --dir "$W" --unique-bytes "$u" --size-mean 256K --size-cv 0 \
             --read-frac 0.5 --seq-frac 0.5 -p 2 --duration "${RUNTIME}s" --ramp 1s \
             --seed 1 -q --json "$W/run.json"
         v=$(python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['summary']; print(round((r['read_bytes_per_s']+r['write_bytes_per_s'])/1e6, 1))" "$W/run.json")
         read -r busy1 steal1 < <(cpu_now)
-        self_ticks >"$W/own1"
+        self_ticks "$W/times" >"$W/own1"
         own0=$(<"$W/own0") own1=$(<"$W/own1")
         echo "$k,$u,$v,$((steal1 - steal0)),$((busy1 - busy0 - (own1 - own0)))" >>"$W/measured.csv"
         line+=$(printf ' %10.1f' "$v")

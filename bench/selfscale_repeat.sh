@@ -66,15 +66,6 @@ trap 'exit 130' INT TERM
 
 draw_workloads "$N" "$SEED" "$UMIN" "$UMAX" >"$W/workloads.csv"
 
-# cpu_now: "busy steal" ticks of the whole machine from /proc/stat
-cpu_now() { awk '/^cpu /{print $2+$3+$4+$7+$8, $9; exit}' /proc/stat; }
-# self_ticks: user+sys ticks of finished children of this shell
-# (bash's `times` builtin, run in this shell: its second line is the
-# children's user and sys)
-self_ticks() {
-    times >"$W/times"
-    awk 'NR == 2 { t = 0; for (f = 1; f <= 2; f++) { split($f, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d\n", t * 100 }' "$W/times"
-}
 
 fio_job() { # fio_job U S RF SF PN SECS
     local rnd mix
@@ -95,7 +86,7 @@ while IFS=, read -r u s rf sf pn; do
     for ((k = 1; k <= K; k++)); do
         for c in $CONDS; do
             read -r busy0 steal0 < <(cpu_now)
-            self_ticks >"$W/own0"
+            self_ticks "$W/times" >"$W/own0"
             case $c in
                 run | runlong)
                     secs=$RUNTIME
@@ -114,7 +105,7 @@ while IFS=, read -r u s rf sf pn; do
                     ;;
             esac
             read -r busy1 steal1 < <(cpu_now)
-            self_ticks >"$W/own1"
+            self_ticks "$W/times" >"$W/own1"
             own0=$(<"$W/own0") own1=$(<"$W/own1")
             echo "$i,$u,$s,$rf,$sf,$pn,$c,$k,$v,$((steal1 - steal0)),$((busy1 - busy0 - (own1 - own0)))" >>"$W/measured.csv"
         done

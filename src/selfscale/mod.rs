@@ -809,14 +809,14 @@ fn machine_differs(
     now: &crate::env::Environment,
 ) -> Option<String> {
     let mut d = Vec::new();
-    let known = |a: &str, b: &str| !a.is_empty() && !b.is_empty() && a != b;
+    let differs = |a: &str, b: &str| !a.is_empty() && !b.is_empty() && a != b;
     if then.cpus != 0 && now.cpus != 0 && then.cpus != now.cpus {
         d.push(format!("{} CPUs, now {}", then.cpus, now.cpus));
     }
-    if known(&then.cpu_model, &now.cpu_model) {
+    if differs(&then.cpu_model, &now.cpu_model) {
         d.push(format!("CPU {}, now {}", then.cpu_model, now.cpu_model));
     }
-    if known(&then.cpu_caches, &now.cpu_caches) {
+    if differs(&then.cpu_caches, &now.cpu_caches) {
         d.push(format!(
             "caches {}, now {}",
             then.cpu_caches, now.cpu_caches
@@ -831,7 +831,7 @@ fn machine_differs(
             short_bytes(now.memory_bytes)
         ));
     }
-    if known(&then.kernel, &now.kernel) {
+    if differs(&then.kernel, &now.kernel) {
         d.push(format!("kernel {}, now {}", then.kernel, now.kernel));
     }
     (!d.is_empty()).then(|| d.join("; "))

@@ -44,9 +44,10 @@ RUNTIME=${RUNTIME:-2}
 [[ -d $DIR && -w $DIR ]] || die "DIR=$DIR is not a writable directory"
 command -v python3 >/dev/null || die "python3 is needed"
 
-l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo 32768K)
-l3b=$(python3 -c "import sys; s=sys.argv[1]; u={'K':1<<10,'M':1<<20,'G':1<<30}; print(int(s[:-1])*u[s[-1]] if s[-1] in u else int(s))" "$l3")
+l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo unknown)
 if [[ -z ${SIZES:-} ]]; then
+    [[ $l3 != unknown ]] || die "this machine does not say its L3's size (sysfs); give SIZES"
+    l3b=$(python3 -c "import sys; s=sys.argv[1]; u={'K':1<<10,'M':1<<20,'G':1<<30}; print(int(s[:-1])*u[s[-1]] if s[-1] in u else int(s))" "$l3")
     SIZES="$((l3b / 16 / 1048576 * 1048576)) $((l3b / 2 / 1048576 * 1048576)) $((l3b * 4 / 1048576 * 1048576))"
 fi
 read -r -a sizes <<<"$SIZES"

@@ -4,10 +4,11 @@
 #
 # Per file system (tmpfs, and ext4 with the page cache bounded by a memory
 # cgroup so that uniqueBytes reaches past it):
-#   1. build a model: `iogauge selfscale --size-cv 0` (full, and --quick);
-#   2. draw N random workloads: uniqueBytes log-uniform in [UMIN, UMAX],
+#   0. draw N random workloads: uniqueBytes log-uniform in [UMIN, UMAX],
 #      sizeMean log-uniform 4–256 KiB (512 B multiples), readFrac and
-#      seqFrac uniform (two decimals), processNum 1, 2 or 4;
+#      seqFrac uniform (two decimals), processNum 1, 2 or 4; measure each
+#      once with `iogauge run` (EARLY=1);
+#   1. build a model: `iogauge selfscale --size-cv 0` (full, and --quick);
 #   3. predict them all with each model (`iogauge predict --csv`);
 #   4. measure each workload with fio and with `iogauge run` (twice:
 #      repeatability), interleaved, the order alternating, in this one run,
@@ -38,6 +39,9 @@
 #   MODES       models to build (default "full quick")
 #   RUNTIME     seconds per measurement (default 4)
 #   SEED        seed of the workloads (default 1)
+#   EARLY       1 (default): measure the workloads once with `iogauge run`
+#               before the models too (how far the machine moves while
+#               they are built); 0: not
 #   KEEP        a directory to copy each file system's models, workloads,
 #               predictions and measurements into (default: none kept)
 set -euo pipefail
@@ -55,7 +59,9 @@ N=${N:-30}
 MODES=${MODES:-full quick}
 RUNTIME=${RUNTIME:-4}
 SEED=${SEED:-1}
+EARLY=${EARLY:-1}
 [[ $N =~ ^[0-9]+$ && $N -gt 0 ]] || die "N must be a whole number > 0"
+[[ $EARLY == 0 || $EARLY == 1 ]] || die "EARLY must be 0 or 1"
 [[ $RUNTIME =~ ^[0-9]+$ && $RUNTIME -gt 0 ]] || die "RUNTIME must be a whole number of seconds > 0"
 ensure fio fio || die "fio is needed (apt-get install fio)"
 command -v python3 >/dev/null || die "python3 is needed"
@@ -112,6 +118,24 @@ one_fs() {
         limit_args=(--memory-limit "$MEMLIMIT")
         say "page cache bounded to $MEMLIMIT (the models by --memory-limit, the runs in a memory cgroup)"
     fi
+    # 0. the workloads, and (EARLY=1) each measured by `iogauge run` before
+    # the models are built: set against fio's measurement after them, the
+    # error of a perfect model of the machine as it was when the models
+    # were built
+    {
+        echo "uniqueBytes,sizeMean,readFrac,seqFrac,processNum"
+        draw_workloads "$N" "$SEED" "$umin" "$umax"
+    } >"$W/workloads.csv"
+    : >"$W/early.csv"
+    if [[ $EARLY == 1 ]]; then
+        local k=0 eu es erf esf epn
+        while IFS=, read -r eu es erf esf epn; do
+            [[ $eu == uniqueBytes ]] && continue
+            k=$((k + 1))
+            io_run "$eu" "$es" "$erf" "$esf" "$epn" "$k" >>"$W/early.csv"
+        done <"$W/workloads.csv"
+        say "the workloads measured by iogauge run before the models: $(date -u +%H:%M:%S)"
+    fi
     # 1. models
     local m t0
     for m in $MODES; do
@@ -122,11 +146,6 @@ one_fs() {
             || die "selfscale ($m) failed"
         say "model $m: $(($(date +%s) - t0)) s, $(python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print(len(m['regions']), 'regions:', ', '.join(str(r['lo_bytes']>>20)+'-'+str(r['hi_bytes']>>20)+' MiB' for r in m['regions']))" "$W/model-$m/model.json")"
     done
-    # 2. workloads
-    {
-        echo "uniqueBytes,sizeMean,readFrac,seqFrac,processNum"
-        draw_workloads "$N" "$SEED" "$umin" "$umax"
-    } >"$W/workloads.csv"
     # 3. predictions
     for m in $MODES; do
         "$IOGAUGE" predict "$W/model-$m/model.json" --csv "$W/workloads.csv" --json "$W/pred-$m.json" -q
@@ -214,6 +233,10 @@ for m in modes:
     print(f"median error, {m} model: vs fio {med(e[m][0]):.1f} % (goal <= {goal} %), vs iogauge run {med(e[m][1]):.1f} %;"
           f" vs fio outside thrashing zones {med(out):.1f} % ({len(out)} workloads)")
 print(f"iogauge run vs fio: median {med(run_fio):.1f} %; iogauge run vs itself (repeatability): median {med(rep):.1f} %")
+early = [float(l) for l in open(f"{w}/early.csv") if l.strip()]
+if len(early) == len(rows):
+    print(f"iogauge run before the models vs fio after them: median {med([err(a, float(r[7])) for a, r in zip(early, rows)]):.1f} %"
+          " (the error of a perfect model of the machine as it was when the models were built)")
 # the machine's level: a model right in shape but built while the machine
 # ran faster or slower than during the measurements is off by a constant
 # factor; the median ratio shows it, and the error without it what is left
@@ -227,7 +250,7 @@ for l in open(f"{w}/focal.csv"):
 EOF
     if [[ -n ${KEEP:-} ]]; then
         mkdir -p "$KEEP/$fs"
-        cp -r "$W"/model-* "$W"/workloads.csv "$W"/pred-*.json "$W"/measured.csv "$W"/focal.csv "$KEEP/$fs/"
+        cp -r "$W"/model-* "$W"/workloads.csv "$W"/pred-*.json "$W"/measured.csv "$W"/focal.csv "$W"/early.csv "$KEEP/$fs/"
     fi
     cg_remove
 }

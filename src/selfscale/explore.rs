@@ -51,6 +51,9 @@ pub struct Plan {
     pub sweep_procs: u32,
     /// The sizeMean of the sweep measured again (large requests).
     pub sweep_size: u64,
+    /// The sizeMean at which each region's readFrac, seqFrac and
+    /// processNum curves are measured again (small requests).
+    pub small_size: u64,
 }
 
 /// The uniqueBytes values of the sweep: `min`, `min·f`, … up to `max`
@@ -533,6 +536,39 @@ impl<O: Oracle> Explorer<'_, O> {
                     };
                     self.model.regions[idx].cross.push(CrossCurve {
                         across: Param::ReadFrac,
+                        at,
+                        curve,
+                    });
+                }
+            }
+            // where the request size changes what costs: small requests
+            // pay per request (a system call, a page-cache lookup), large
+            // ones per byte, so readFrac, seqFrac and processNum act
+            // differently on each (ext4's page cache at 128 MiB: seqFrac
+            // 0 → 1 gives 0.9× at 256 KiB and 2.7× at 4 KiB): those three
+            // curves again with small requests, when the focal sizeMean is
+            // at least two doublings larger
+            if plan.interactions && plan.small_size.saturating_mul(4) <= f.size_mean {
+                let at = plan.small_size as f64;
+                let fixed = Param::SizeMean.with(&f, at);
+                let what = format!(
+                    "region {}/{nreg}, sizeMean {}",
+                    i + 1,
+                    Param::SizeMean.show(at)
+                );
+                for (param, values) in [
+                    (Param::ReadFrac, &fracs[..]),
+                    (Param::SeqFrac, &fracs[..]),
+                    (Param::ProcessNum, &procs[..]),
+                ] {
+                    if values.len() < 2 {
+                        continue;
+                    }
+                    let Some((curve, _)) = self.curve(param, &fixed, values, &what)? else {
+                        return Ok(false);
+                    };
+                    self.model.regions[idx].cross.push(CrossCurve {
+                        across: Param::SizeMean,
                         at,
                         curve,
                     });

@@ -394,6 +394,9 @@ pub fn choose(o: &Options) -> Result<Setup> {
         // ext4's page cache, 45 → 182 MiB: 16 KiB requests with one
         // process 4 145 → 3 367 MB/s, 256 KiB with two 23 932 → 10 189
         sweep_size: (256 << 10).min(size_max),
+        // the smallest request size of the grid that is practical (4 KiB,
+        // a page), as a multiple of the alignment
+        small_size: (4u64 << 10).max(align).min(size_max),
     };
     let ranges = Ranges {
         unique_bytes: [min_bytes, max_bytes],

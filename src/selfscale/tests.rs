@@ -64,6 +64,7 @@ pub(super) fn plan() -> Plan {
         interactions: true,
         sweep_procs: 2,
         sweep_size: 256 << 10,
+        small_size: 4 << 10,
     }
 }
 
@@ -246,9 +247,13 @@ fn a_non_separable_function_errs_as_the_algebra_says() {
     // T = separable · (1 + x), x = k·(log2 s − log2 s_f)·(readFrac − ½):
     // x vanishes on every measured curve, so the model is the separable
     // one and |T̂ − T| / T = |x| / (1 + x)
-    let sep = build(separable);
+    // (the separable model: without the curves that measure interactions,
+    // which would catch this one)
+    let mut p = plan();
+    p.interactions = false;
+    let sep = build_with(&p, separable);
     let f = |w: &Workload| separable(w) * (1.0 + interaction_x(&sep, w));
-    let m = build(f);
+    let m = build_with(&p, f);
     assert_eq!(
         serde_json::to_string(&m.regions).unwrap(),
         serde_json::to_string(&sep.regions).unwrap()
@@ -272,9 +277,13 @@ fn a_non_separable_function_errs_as_the_algebra_says() {
 #[test]
 fn refinement_removes_a_bilinear_interaction() {
     // T = separable · exp(x): the correction exp(c·w_i·w_j) has that form
-    let sep = build(separable);
+    // (on the separable model: the curves measured again with small
+    // requests would catch this interaction by design)
+    let mut p = plan();
+    p.interactions = false;
+    let sep = build_with(&p, separable);
     let f = |w: &Workload| separable(w) * interaction_x(&sep, w).exp();
-    let mut m = build(f);
+    let mut m = build_with(&p, f);
     let mut o = Synth { f, calls: 0 };
     let cases: Vec<Case> = inside(&m, 400)
         .iter()
@@ -428,8 +437,9 @@ fn a_partial_model_predicts_with_what_it_has() {
     // the sweep (14), region 1 completely (two rounds of sizeMean and
     // processNum, 6 + 6 each, then 5 readFrac and 5 seqFrac, each curve
     // with its focal workload twice: 40; then processNum again at readFrac
-    // 0 and 1: 16), then stop
-    assert!(!explore(&p, &mut Stop(14 + 40 + 16 + 2), &mut m).unwrap());
+    // 0 and 1: 16; then readFrac, seqFrac and processNum again at 4 KiB:
+    // 6 + 6 + 7), then stop
+    assert!(!explore(&p, &mut Stop(14 + 40 + 16 + 19 + 2), &mut m).unwrap());
     assert!(m.usable());
     assert!(m.regions[1].focal_point.is_none());
     // everything goes to region 1, the only usable one
@@ -593,6 +603,62 @@ fn a_process_by_readfrac_interaction_is_measured_and_predicted() {
         let p = s.predict(&w).unwrap();
         assert!((p.mb_per_s / p.product_mb_per_s - 1.0).abs() < 1e-9);
     }
+}
+
+/// Random requests cost work per request that sequential ones save (the
+/// next page is the one just looked up), so seqFrac helps small requests
+/// and not large ones: the seqFrac effect depends on sizeMean,
+/// log-linearly between 4 KiB and `focal` (each region's focal sizeMean)
+/// and not beyond. (Small requests only lose, so the focal sizeMean, the
+/// smallest reaching 75 % of the best, stays where it was.)
+fn sequential_small_requests(w: &Workload, focal: f64) -> f64 {
+    let span = focal.log2() - 4096f64.log2();
+    let t = ((focal.log2() - (w.size_mean as f64).log2()) / span).clamp(0.0, 1.0);
+    separable(w) * (-0.9 * (1.0 - w.seq_frac) * t).exp()
+}
+
+#[test]
+fn a_request_size_by_seqfrac_interaction_is_measured_and_predicted() {
+    // each region's focal sizeMean, as the separable function settles it
+    let sep = build(separable);
+    let focal = |u: u64| sep.regions[sep.region_index(u).unwrap()].focal.size_mean as f64;
+    let t = |w: &Workload| sequential_small_requests(w, focal(w.unique_bytes));
+    let m = build(t);
+    assert_eq!(m.regions.len(), sep.regions.len());
+    let mut worst_product: f64 = 0.0;
+    for r in &m.regions {
+        assert_eq!(r.focal, sep.regions[r.number - 1].focal);
+        assert!(r.focal.size_mean >= 16384, "{}", r.focal.size_mean);
+        // readFrac, seqFrac and processNum again at 4 KiB
+        let small: Vec<(Param, f64)> = r
+            .cross
+            .iter()
+            .filter(|c| c.across == Param::SizeMean)
+            .map(|c| (c.curve.param, c.at))
+            .collect();
+        assert_eq!(
+            small,
+            [
+                (Param::ReadFrac, 4096.0),
+                (Param::SeqFrac, 4096.0),
+                (Param::ProcessNum, 4096.0)
+            ],
+            "region {}",
+            r.number
+        );
+        for size_mean in [4096, 16384, 65536, 262144, r.focal.size_mean] {
+            for seq_frac in [0.0, 0.25, 0.5, 0.75, 1.0] {
+                let w = Workload {
+                    size_mean,
+                    seq_frac,
+                    ..r.focal
+                };
+                worst_product = worst_product.max(product_miss(&m, &t, &w));
+            }
+        }
+    }
+    // the separable product alone misses it
+    assert!(worst_product > 0.3, "{worst_product}");
 }
 
 #[test]

@@ -547,7 +547,11 @@ impl<O: Oracle> Explorer<'_, O> {
             // differently on each (ext4's page cache at 128 MiB: seqFrac
             // 0 → 1 gives 0.9× at 256 KiB and 2.7× at 4 KiB): those three
             // curves again with small requests, when the focal sizeMean is
-            // at least two doublings larger
+            // at least two doublings larger. The fractions on the full grid
+            // in `--quick` too: with small requests their effect is far
+            // from linear (ext4's page cache at 23 MiB, 4 KiB: readFrac
+            // 0.5 → 3 666 MB/s, 0.75 → 5 977, 1 → 14 088), and a grid of
+            // 0, 0.5 and 1 put readFrac 0.75 half again too high
             if plan.interactions && plan.small_size.saturating_mul(4) <= f.size_mean {
                 let at = plan.small_size as f64;
                 let fixed = Param::SizeMean.with(&f, at);
@@ -556,9 +560,10 @@ impl<O: Oracle> Explorer<'_, O> {
                     i + 1,
                     Param::SizeMean.show(at)
                 );
+                let all_fracs = focal::frac_grid(false);
                 for (param, values) in [
-                    (Param::ReadFrac, &fracs[..]),
-                    (Param::SeqFrac, &fracs[..]),
+                    (Param::ReadFrac, &all_fracs[..]),
+                    (Param::SeqFrac, &all_fracs[..]),
                     (Param::ProcessNum, &procs[..]),
                 ] {
                     if values.len() < 2 {

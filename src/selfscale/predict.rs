@@ -10,8 +10,9 @@
 //! ```
 //!
 //! over the four region curves (sizeMean, readFrac, seqFrac, processNum) and
-//! the uniqueBytes sweep. Each curve passes through F's own measurement, so
-//! every ratio is 1 at the focal value. Between measured points a curve is
+//! the uniqueBytes sweep. Each curve's point at F is taken as T(F), the mean
+//! of all the region's measurements of F (see `anchored`), so every ratio
+//! is 1 at the focal value. Between measured points a curve is
 //! interpolated linearly in throughput against log2 of the value for sizes
 //! and counts, and against the value for fractions; outside the measured
 //! range it is held at the end point. The region is the one whose
@@ -26,6 +27,8 @@
 //! curves' readFrac values (the focal curve at the focal readFrac), held at
 //! the ends. At the focal readFrac this is the separable prediction; on the
 //! readFrac axis (processNum at its focal value) every ratio is 1. The
+//! readFrac, seqFrac and processNum curves measured again with small
+//! requests are taken across sizeMean the same way, in log2 sizeMean. The
 //! uniqueBytes sweep is taken across readFrac the same way, across
 //! processNum (the sweep with a process per CPU) in log2 processNum and
 //! across sizeMean (the sweep with large requests) in log2 sizeMean; the

@@ -251,6 +251,59 @@ pub fn findings(m: &Model) -> Vec<String> {
         )),
         (true, true) => {}
     }
+    // readFrac and seqFrac with small requests (the curves measured again
+    // at a small sizeMean), where they act by more than a quarter otherwise
+    for (p, what) in [
+        (Param::SeqFrac, "Sequentiality"),
+        (Param::ReadFrac, "Reading rather than writing"),
+    ] {
+        let mut parts = Vec::new();
+        for r in &regions {
+            let Some(c) = r
+                .cross
+                .iter()
+                .find(|c| c.across == Param::SizeMean && c.curve.param == p)
+            else {
+                continue;
+            };
+            let end = |v: f64| {
+                c.curve
+                    .points
+                    .iter()
+                    .find(|q| (p.get(&q.workload) - v).abs() < 1e-9)
+                    .map(|q| q.mb_per_s)
+            };
+            let (Some(a), Some(b), Some(fa), Some(fb)) =
+                (end(0.0), end(1.0), at(r, p, 0.0), at(r, p, 1.0))
+            else {
+                continue;
+            };
+            if a <= 0.0 || fa <= 0.0 {
+                continue;
+            }
+            let (small, focal) = (b / a, fb / fa);
+            if small / focal > 1.25 || small / focal < 0.8 {
+                parts.push(region_with(
+                    m,
+                    r,
+                    &format!(
+                        "{} at {}, {} at {}",
+                        times(small),
+                        short_bytes(c.at as u64),
+                        times(focal),
+                        short_bytes(r.focal.size_mean)
+                    ),
+                ));
+            }
+        }
+        if !parts.is_empty() {
+            out.push(format!(
+                "{what} acts differently on small requests {} ({} 1 against 0).",
+                parts.join(", "),
+                p.name()
+            ));
+        }
+    }
     out
 }
 

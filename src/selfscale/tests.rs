@@ -659,6 +659,21 @@ fn a_request_size_by_seqfrac_interaction_is_measured_and_predicted() {
     }
     // the separable product alone misses it
     assert!(worst_product > 0.3, "{worst_product}");
+    // and the summary says so: seqFrac 1 against 0 is e^0.9 = 2.5× more
+    // at 4 KiB than at the focal sizeMean, readFrac acts alike
+    let said = super::summary::findings(&m);
+    let seq: Vec<&String> = said
+        .iter()
+        .filter(|s| s.contains("on small requests"))
+        .collect();
+    assert_eq!(seq.len(), 1, "{said:?}");
+    assert!(
+        seq[0].starts_with("Sequentiality acts differently on small requests")
+            && seq[0].contains("at 4 KiB")
+            && seq[0].ends_with("(seqFrac 1 against 0)."),
+        "{}",
+        seq[0]
+    );
 }
 
 #[test]

@@ -44,8 +44,9 @@ pub struct Plan {
     pub drift_tolerance: f64,
     pub quick: bool,
     /// Measure the curves where parameters interact (processNum at the
-    /// ends of readFrac, the sweep at the ends of readFrac and with a
-    /// process per CPU).
+    /// ends of readFrac; readFrac, seqFrac and processNum with small
+    /// requests; the sweep at the ends of readFrac, with a process per CPU
+    /// and with large requests).
     pub interactions: bool,
     /// The processNum of the sweep measured again (the CPUs, at least 2).
     pub sweep_procs: u32,

@@ -77,8 +77,9 @@ pub struct Options {
     pub max_regions: Option<usize>,
     /// Measure the curves where parameters interact: the processNum curve
     /// again at readFrac 0 and 1 in every region (processes and writers),
-    /// and the sweep again at readFrac 0 and 1 and with a process per CPU;
-    /// on by default.
+    /// the readFrac, seqFrac and processNum curves again with 4 KiB
+    /// requests in every region, and the sweep again at readFrac 0 and 1,
+    /// with a process per CPU and with 256 KiB requests; on by default.
     pub interactions: bool,
 }
 

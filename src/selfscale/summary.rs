@@ -6,12 +6,16 @@ use super::model::{Curve, Model, Param, Point, Region, short_bytes};
 use super::regions::median;
 use std::fmt::Write;
 
-fn at(r: &Region, p: Param, v: f64) -> Option<f64> {
-    r.curve(p)?
-        .points
+/// MB/s of curve `c` at its parameter's value `v`, where measured.
+fn value_at(c: &Curve, v: f64) -> Option<f64> {
+    c.points
         .iter()
-        .find(|q| (p.get(&q.workload) - v).abs() < 1e-9)
+        .find(|q| (c.param.get(&q.workload) - v).abs() < 1e-9)
         .map(|q| q.mb_per_s)
+}
+
+fn at(r: &Region, p: Param, v: f64) -> Option<f64> {
+    value_at(r.curve(p)?, v)
 }
 
 fn ends(r: &Region, p: Param) -> Option<(&Point, &Point)> {
@@ -266,16 +270,12 @@ pub fn findings(m: &Model) -> Vec<String> {
             else {
                 continue;
             };
-            let end = |v: f64| {
-                c.curve
-                    .points
-                    .iter()
-                    .find(|q| (p.get(&q.workload) - v).abs() < 1e-9)
-                    .map(|q| q.mb_per_s)
-            };
-            let (Some(a), Some(b), Some(fa), Some(fb)) =
-                (end(0.0), end(1.0), at(r, p, 0.0), at(r, p, 1.0))
-            else {
+            let (Some(a), Some(b), Some(fa), Some(fb)) = (
+                value_at(&c.curve, 0.0),
+                value_at(&c.curve, 1.0),
+                at(r, p, 0.0),
+                at(r, p, 1.0),
+            ) else {
                 continue;
             };
             if a <= 0.0 || fa <= 0.0 {

@@ -28,7 +28,8 @@
 //! the ends. At the focal readFrac this is the separable prediction; on the
 //! readFrac axis (processNum at its focal value) every ratio is 1. The
 //! readFrac, seqFrac and processNum curves measured again with small
-//! requests are taken across sizeMean the same way, in log2 sizeMean. The
+//! requests are taken across sizeMean the same way, in log2 sizeMean
+//! (readFrac's and seqFrac's moves fading as a square, `fade`). The
 //! uniqueBytes sweep is taken across readFrac the same way, across
 //! processNum (the sweep with a process per CPU) in log2 processNum and
 //! across sizeMean (the sweep with large requests) in log2 sizeMean. The

@@ -31,7 +31,7 @@ pub struct Args {
     /// Where to write the model, the summary and the graphs (default ./selfscale-<timestamp>/).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// A coarser, faster pass (about 3 minutes): sweep steps of ×4, fewer points per curve, ±5 % or 1.5 s per point, at most 2 regions.
+    /// A coarser, faster pass (about 3 minutes): the same sweep, fewer points per curve and per cliff, ±5 % or 1.2 s per point (batches of 0.1 s), a page-cache bound of 512M, at most 2 regions.
     #[arg(long)]
     pub quick: bool,
     /// Largest uniqueBytes of the sweep (default: what this machine allows; the output says what it picked).
@@ -52,7 +52,7 @@ pub struct Args {
     /// Stop a point once its 95 % confidence interval is within ±F of the estimate (default 0.03; 0.05 with --quick).
     #[arg(long, value_name = "F", value_parser = common::fraction_arg)]
     pub precision: Option<f64>,
-    /// Time cap of one point (default 4s; 1.5s with --quick).
+    /// Time cap of one point (default 4s; 1.2s with --quick).
     #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
     pub point_time: Option<Duration>,
     /// At most N performance regions (default 3; 2 with --quick).

@@ -691,6 +691,57 @@ fn without_interactions_no_cross_curves_are_measured() {
 }
 
 #[test]
+fn quick_skips_processnum_across_readfrac_past_the_page_cache_bound() {
+    // the same two plateaus (a 16 MiB cache, then the device), with a page
+    // cache bounded at 32 MiB: the second region lies past the bound
+    let across_read = |m: &Model| -> Vec<bool> {
+        m.regions
+            .iter()
+            .map(|r| r.cross.iter().any(|c| c.across == Param::ReadFrac))
+            .collect()
+    };
+    let bounded = |p: &Plan| {
+        let mut m = empty_model(p);
+        m.settings.memory_limit = Some(32 << 20);
+        m.settings.quick = p.quick;
+        let mut o = Synth {
+            f: separable,
+            calls: 0,
+        };
+        assert!(explore(p, &mut o, &mut m).unwrap());
+        m
+    };
+    let mut p = plan();
+    p.max_regions = 2;
+    let full = bounded(&p);
+    assert_eq!(full.regions.len(), 2);
+    assert!(full.regions[1].lo_bytes >= 32 << 20);
+    assert_eq!(across_read(&full), [true, true]);
+    p.quick = true;
+    let quick = bounded(&p);
+    assert_eq!(quick.regions.len(), 2);
+    assert_eq!(across_read(&quick), [true, false]);
+    // the curves at 4 KiB stay in both regions
+    for r in &quick.regions {
+        assert_eq!(
+            r.cross
+                .iter()
+                .filter(|c| c.across == Param::SizeMean)
+                .count(),
+            3
+        );
+    }
+    // without a bound nothing is past it
+    let mut m = empty_model(&p);
+    let mut o = Synth {
+        f: separable,
+        calls: 0,
+    };
+    assert!(explore(&p, &mut o, &mut m).unwrap());
+    assert_eq!(across_read(&m), [true, true]);
+}
+
+#[test]
 fn extrapolations_say_how_far() {
     let m = build(separable);
     let inside = m.regions[0].focal;

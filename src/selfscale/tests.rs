@@ -613,9 +613,15 @@ fn a_process_by_readfrac_interaction_is_measured_and_predicted() {
 /// (Small requests only lose, so the focal sizeMean, the smallest
 /// reaching 75 % of the best, stays where it was.)
 fn sequential_small_requests(w: &Workload, focal: f64) -> f64 {
-    let span = focal.log2() - 4096f64.log2();
-    let t = ((focal.log2() - (w.size_mean as f64).log2()) / span).clamp(0.0, 1.0);
+    let t = 1.0 - way_to_focal_size(w, focal);
     separable(w) * (-0.9 * (1.0 - w.seq_frac) * t * t).exp()
+}
+
+/// How far `w`'s sizeMean lies from 4 KiB (0) to `focal` (1), in log₂
+/// sizeMean, clamped.
+fn way_to_focal_size(w: &Workload, focal: f64) -> f64 {
+    let span = focal.log2() - 4096f64.log2();
+    1.0 - ((focal.log2() - (w.size_mean as f64).log2()) / span).clamp(0.0, 1.0)
 }
 
 #[test]
@@ -700,9 +706,9 @@ fn quick_skips_processnum_across_readfrac_past_the_page_cache_bound() {
             .map(|r| r.cross.iter().any(|c| c.across == Param::ReadFrac))
             .collect()
     };
-    let bounded = |p: &Plan| {
+    let bounded = |p: &Plan, limit: Option<u64>| {
         let mut m = empty_model(p);
-        m.settings.memory_limit = Some(32 << 20);
+        m.settings.memory_limit = limit;
         m.settings.quick = p.quick;
         let mut o = Synth {
             f: separable,
@@ -713,12 +719,12 @@ fn quick_skips_processnum_across_readfrac_past_the_page_cache_bound() {
     };
     let mut p = plan();
     p.max_regions = 2;
-    let full = bounded(&p);
+    let full = bounded(&p, Some(32 << 20));
     assert_eq!(full.regions.len(), 2);
     assert!(full.regions[1].lo_bytes >= 32 << 20);
     assert_eq!(across_read(&full), [true, true]);
     p.quick = true;
-    let quick = bounded(&p);
+    let quick = bounded(&p, Some(32 << 20));
     assert_eq!(quick.regions.len(), 2);
     assert_eq!(across_read(&quick), [true, false]);
     // the curves at 4 KiB stay in both regions
@@ -732,13 +738,7 @@ fn quick_skips_processnum_across_readfrac_past_the_page_cache_bound() {
         );
     }
     // without a bound nothing is past it
-    let mut m = empty_model(&p);
-    let mut o = Synth {
-        f: separable,
-        calls: 0,
-    };
-    assert!(explore(&p, &mut o, &mut m).unwrap());
-    assert_eq!(across_read(&m), [true, true]);
+    assert_eq!(across_read(&bounded(&p, None)), [true, true]);
 }
 
 #[test]
@@ -1015,9 +1015,7 @@ fn validation_names_how_the_machine_differs_from_the_models() {
 /// small requests each shrink the same gain; together they do not shrink
 /// it twice.
 fn one_cap_from_two_sides(w: &Workload, focal: &Workload) -> f64 {
-    let f = focal.size_mean as f64;
-    let span = f.log2() - 4096f64.log2();
-    let t = 1.0 - ((f.log2() - (w.size_mean as f64).log2()) / span).clamp(0.0, 1.0);
+    let t = way_to_focal_size(w, focal.size_mean as f64);
     let e = 0.6 * w.read_frac.min(t / 2.0);
     let pn = w.process_num.min(focal.process_num) as f64;
     separable(w) * (pn / focal.process_num as f64).powf(e)

@@ -2,10 +2,7 @@
 //! peak, processes and threads, bad input and Ctrl-C, all through the
 //! binary in temporary directories.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::time::Duration;
 

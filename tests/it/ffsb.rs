@@ -3,10 +3,7 @@
 //! profile is refused with its file:line; the time limit; the JSON; the
 //! seed makes runs repeat; `--time 0` builds the file set only.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -7,10 +7,7 @@
 //! to reject documents that are wrong, so a pass means something. The CSV
 //! export is checked against the JSON of the same run.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use jsonschema::Validator;
 use jsonschema::error::{ValidationError, ValidationErrorKind};
 use serde_json::{Value, json};
@@ -102,7 +99,7 @@ fn errors(doc: &Value) -> Vec<String> {
 }
 
 /// `doc` (from `what`) is valid, or the test fails listing every error.
-fn assert_valid(what: &str, doc: &Value) {
+pub(crate) fn assert_valid(what: &str, doc: &Value) {
     let errs = errors(doc);
     assert!(
         errs.is_empty(),
@@ -621,22 +618,6 @@ fn scientific_writes_a_valid_result() {
 }
 
 // ---------------------------------------------------------------- survey, selfscale
-
-/// The quick survey runs every benchmark's short form (30-60 s).
-#[test]
-fn a_quick_survey_writes_a_valid_collection() {
-    let s = Scratch::new();
-    let f = s.file("survey.json");
-    succeed(
-        "survey --quick",
-        iogauge().args(["survey", "--quick", "--json", p(&f), s.dir()]),
-        Duration::from_secs(180),
-    );
-    let v = validate_file("survey --quick", &f);
-    assert_eq!(v["schema"], "iogauge/survey/v1");
-    assert_eq!(v["quick"], true);
-    assert!(!v["entries"].as_array().unwrap().is_empty());
-}
 
 /// The smallest self-scaling pass: a sweep from 1 MiB to 8 MiB, 50 ms a
 /// point (a few seconds), then `--validate 2` of the model it wrote.

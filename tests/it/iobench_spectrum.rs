@@ -6,10 +6,7 @@
 //! Runs are threads on the null engine for 0.2 s each, on small files in
 //! temporary directories.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

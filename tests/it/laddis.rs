@@ -4,10 +4,7 @@
 //!
 //! Runs are small: a 4 MiB file set (`--scaling off`) for 1 s.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;

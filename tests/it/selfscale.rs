@@ -8,10 +8,7 @@
 //! prediction of separable functions, the model's round trip) are unit
 //! tests in src/selfscale/tests.rs.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

@@ -2,10 +2,7 @@
 //! reports keep their layouts, bonnie++'s CSV line has its 50 fields in
 //! their order and bon_csv2html reads it, and bad input is refused.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::process::Command as StdCommand;
 

@@ -1,3 +1,4 @@
+#![allow(dead_code)]
 //! Helpers for the command-line integration tests: running the binary,
 //! checking the result schema and its internal consistency, directory
 //! snapshots, and golden files with the volatile numbers masked.

@@ -2,10 +2,7 @@
 //! its stop at a constraint, open-loop rates, the plot, bad input and
 //! Ctrl-C, all through the binary in temporary directories.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::time::Duration;
 

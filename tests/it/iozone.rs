@@ -5,10 +5,7 @@
 //! `-w`; Ctrl-C. Runs are small (at most a few MiB) in temporary
 //! directories; the grid test uses the null engine.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;

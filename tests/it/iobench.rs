@@ -7,10 +7,7 @@
 //! Runs are short (a fraction of a second each) on small files in
 //! temporary directories. `IOGAUGE_BLESS=1` rewrites the golden layout.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Stdio;

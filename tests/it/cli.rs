@@ -7,9 +7,7 @@
 //! survive untouched. `IOGAUGE_BLESS=1` rewrites the golden report layouts
 //! in tests/fixtures.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -1106,6 +1104,8 @@ fn survey_quick_prints_a_scorecard_and_leaves_nothing_behind() {
         assert!(stderr.contains(s), "the scorecard lacks {s:?}:\n{stderr}");
     }
     let v: Value = serde_json::from_str(&stdout).unwrap();
+    // one quick survey serves the schema test too (each costs ~30 s)
+    crate::schema::assert_valid("survey --quick", &v);
     assert_eq!(str_at(&v, "schema"), "iogauge/survey/v1");
     assert_eq!(str_at(&v, "tool.name"), "iogauge");
     assert_eq!(get(&v, "quick"), &Value::Bool(true));

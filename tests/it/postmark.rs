@@ -7,10 +7,7 @@
 //! Every run is small (at most a few thousand files) and works in a
 //! temporary directory.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

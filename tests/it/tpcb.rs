@@ -4,10 +4,7 @@
 //!
 //! Runs are small: a database for 1 tps (10 MB of accounts) for 1 s.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 

@@ -3,10 +3,7 @@
 //! of the command-line value errors of `predict`, `selfscale` and `iostone`
 //! (one line, exit 2, naming what is missing or the valid values).
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::PathBuf;
 

@@ -3,10 +3,7 @@
 //! and left untouched, bad input refused with one line and nothing left,
 //! and Ctrl-C in the middle of a phase.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use iogauge::suites::andrew::tree::Plan;
 use serde_json::Value;
 use std::os::unix::fs::MetadataExt;

@@ -5,10 +5,7 @@
 //!
 //! Runs are small (a few MiB) in temporary directories.
 
-#[allow(dead_code)]
-mod common;
-
-use common::*;
+use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;

@@ -1,0 +1,23 @@
+//! The integration tests: one binary (linking the crate once), one module
+//! per command. Each runs the built `iogauge` on small sizes in temporary
+//! directories and checks what it printed and wrote.
+
+mod common;
+
+mod andrew;
+mod architecture;
+mod bonnie;
+mod cli;
+mod ffsb;
+mod iobench;
+mod iobench_spectrum;
+mod iozone;
+mod laddis;
+mod postmark;
+mod predict;
+mod scale;
+mod schema;
+mod scientific;
+mod sdet;
+mod selfscale;
+mod tpcb;

@@ -203,3 +203,71 @@ fn the_scanner_finds_paths_and_groups() {
     );
     assert!(named("$crate::error::UsageError").is_empty());
 }
+
+/// The crates built without optimisation (Cargo.toml's
+/// `[profile.release.package]`) are the tests' own: none is reachable from
+/// a normal or build dependency of iogauge in Cargo.lock, so the benchmark
+/// itself is never built slower.
+#[test]
+fn only_test_crates_are_built_without_optimisation() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap();
+    // the sections of Cargo.toml: name → its `key = …` lines' keys
+    let mut section = String::new();
+    let mut normal = Vec::new();
+    let mut unoptimised = Vec::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            section = line.trim_matches(|c| c == '[' || c == ']').to_string();
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().to_string();
+        match section.as_str() {
+            "dependencies" | "build-dependencies" => normal.push(key),
+            "profile.release.package" if value.contains("opt-level = 0") => unoptimised.push(key),
+            _ => {}
+        }
+    }
+    assert!(!unoptimised.is_empty(), "the override table was not found");
+    // Cargo.lock: each package's dependencies (names; "name version" when ambiguous)
+    let mut deps: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for block in lock.split("[[package]]").skip(1) {
+        let name = block
+            .lines()
+            .find_map(|l| l.strip_prefix("name = "))
+            .unwrap()
+            .trim_matches('"')
+            .to_string();
+        let list = block
+            .split_once("dependencies = [")
+            .map(|(_, rest)| rest.split(']').next().unwrap())
+            .unwrap_or("");
+        let names = list
+            .split(',')
+            .map(|d| d.trim().trim_matches('"'))
+            .filter(|d| !d.is_empty())
+            .map(|d| d.split(' ').next().unwrap().to_string());
+        deps.entry(name).or_default().extend(names);
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut todo = normal;
+    while let Some(n) = todo.pop() {
+        if seen.insert(n.clone()) {
+            todo.extend(deps.get(&n).cloned().unwrap_or_default());
+        }
+    }
+    for u in &unoptimised {
+        assert!(
+            deps.contains_key(u),
+            "{u} is in [profile.release.package] but not in Cargo.lock"
+        );
+        assert!(
+            !seen.contains(u),
+            "{u} is built without optimisation but the benchmark depends on it"
+        );
+    }
+}

@@ -197,19 +197,20 @@ fn outside(what: &str, name: &Path, allow: Allow) -> Result<Place, String> {
 
 /// Refuse two names that put their files in the same place (`-F a a`).
 pub fn distinct<'a>(named: impl IntoIterator<Item = (&'a str, &'a Place)>) -> Result<(), String> {
-    let mut seen: Vec<(&str, PathBuf)> = Vec::new();
+    // IOBENCH may have 100 000 files: a map, not a scan per name
+    let mut seen: std::collections::HashMap<PathBuf, &str> = std::collections::HashMap::new();
     for (what, p) in named {
         let id = match p {
             // the work directory is new: names in it differ by name alone
             Place::Work(n) => Path::new("\0work").join(n),
             Place::Outside { path, .. } => identity(path),
         };
-        if let Some((first, _)) = seen.iter().find(|(_, s)| *s == id) {
+        if let Some(first) = seen.get(&id) {
             return Err(format!(
                 "{what}: the same file as {first}; give each its own name"
             ));
         }
-        seen.push((what, id));
+        seen.insert(id, what);
     }
     Ok(())
 }

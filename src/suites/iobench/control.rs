@@ -287,10 +287,11 @@ fn plan_paths(
     let mut out = Vec::with_capacity(cfg.files as usize);
     let mut per_dir: Vec<(PathBuf, u64)> = Vec::new();
     let mut placed: Vec<(String, Place)> = Vec::new();
+    let mut defaults: Vec<(String, Place)> = Vec::new();
     for k in 0..cfg.files {
         let Some(s) = cfg.paths.get(&k) else {
             let default = Place::Work(PathBuf::from(format!("FILE{k}")));
-            placed.push((format!("file {k}'s default name FILE{k}"), default));
+            defaults.push((format!("file {k}'s default name FILE{k}"), default));
             out.push(None);
             continue;
         };
@@ -323,7 +324,9 @@ fn plan_paths(
         };
         out.push(Some((place, create)));
     }
-    names::distinct(placed.iter().map(|(w, p)| (w.as_str(), p))).map_err(UsageError)?;
+    // a clash names the control file's line, after the default it meets
+    names::distinct(defaults.iter().chain(&placed).map(|(w, p)| (w.as_str(), p)))
+        .map_err(UsageError)?;
     Ok((out, per_dir))
 }
 

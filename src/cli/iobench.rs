@@ -215,8 +215,10 @@ impl Args {
             paths.output(format!("the usage file {}", u.display()), &u);
         }
         if !self.chart.is_empty() || !self.spectrum.is_empty() {
-            let f = self.plot_dir().join("iobench-profile.svg");
-            paths.output(format!("the figure {}", f.display()), &f);
+            for name in ["iobench-profile.svg", "iobench-results.svg"] {
+                let f = self.plot_dir().join(name);
+                paths.output(format!("the figure {}", f.display()), &f);
+            }
         }
         paths
     }

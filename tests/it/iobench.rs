@@ -1323,13 +1323,15 @@ fn children_of(pid: u32) -> Vec<u32> {
 
 /// An `iobench --server` run with users as threads, long enough to be
 /// killed: the controller, its ioserver's pid and the two queues.
+// the caller kills and waits for the controller it is handed
+#[allow(clippy::zombie_processes)]
 fn serving(cwd: &Path, dir: &Path) -> (std::process::Child, u32, Vec<i32>) {
     std::fs::write(
         cwd.join("ctl"),
         "USERS = 2; FILES = 1; NRECS = 64; RECLEN = 512; LOCKS = 1; END = 0;",
     )
     .unwrap();
-    let child = spawnable(cwd)
+    let mut child = spawnable(cwd)
         .args(["ctl", "--server", "--threads", "--duration", "60s"])
         .args(["--dir", p(dir)])
         .stdout(Stdio::null())
@@ -1346,10 +1348,11 @@ fn serving(cwd: &Path, dir: &Path) -> (std::process::Child, u32, Vec<i32>) {
                 return (child, server, q);
             }
         }
-        assert!(
-            t.elapsed() < Duration::from_secs(20),
-            "the ioserver never served"
-        );
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the ioserver never served");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
 }

@@ -26,7 +26,7 @@ struct Msg<const N: usize> {
 
 /// The type of the tag message (the largest a message may have: the
 /// ioserver's requests are type 1, its answers type user + 1).
-pub const TAG_TYPE: i64 = libc::c_long::MAX as i64;
+pub const TAG_TYPE: i64 = i64::MAX;
 /// Bytes of a tag: `iogauge\0`, the maker's pid, its start time.
 pub const TAG_BYTES: usize = 24;
 const MAGIC: &[u8; 8] = b"iogauge\0";
@@ -87,7 +87,7 @@ fn peek_tag(id: i32) -> Option<(u32, u64)> {
             libc::IPC_NOWAIT | MSG_COPY | libc::MSG_NOERROR,
         )
     };
-    if r != TAG_BYTES as isize || m.mtype as i64 != TAG_TYPE || &m.text[..8] != MAGIC {
+    if r != TAG_BYTES as isize || m.mtype != TAG_TYPE || &m.text[..8] != MAGIC {
         return None;
     }
     let pid = u32::from_le_bytes(m.text[8..12].try_into().ok()?);

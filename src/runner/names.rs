@@ -246,7 +246,8 @@ pub fn identity(p: &Path) -> PathBuf {
 enum Role {
     /// A file it reads (a profile, a control file, a model).
     Input,
-    /// A directory whose files it reads (Andrew's `--tree`).
+    /// A directory whose files it reads (Andrew's `--tree`): an output
+    /// may go there, but not onto one of its files.
     InputTree,
     /// A file it writes (a result, a report, a figure, a data file).
     Output,
@@ -332,7 +333,9 @@ impl Paths {
             for a in &self.items {
                 let hit = match a.role {
                     Role::Input => same(a, b).then_some("is"),
-                    Role::InputTree => b.id.starts_with(&a.id).then_some("lies inside"),
+                    Role::InputTree => {
+                        (b.ino.is_some() && b.id.starts_with(&a.id)).then_some("is a file in")
+                    }
                     Role::Removed => b.id.starts_with(&a.id).then_some("lies inside"),
                     Role::Output => None,
                 };
@@ -523,13 +526,19 @@ mod tests {
             m.contains("lies inside LOC/data, which the run removes"),
             "{m}"
         );
-        let m = Paths::new()
+        // a new file in a tree the run reads is fine; one of its files is not
+        Paths::new()
             .input_tree("--tree T", d.path())
             .output("--json T/r", &r)
             .check()
+            .unwrap();
+        let m = Paths::new()
+            .input_tree("--tree T", d.path())
+            .output("--json T/ctl", &d.path().join("ctl"))
+            .check()
             .unwrap_err();
         assert!(
-            m.contains("lies inside --tree T, which the run reads"),
+            m.contains("is a file in --tree T, which the run reads"),
             "{m}"
         );
         // inputs may coincide with each other

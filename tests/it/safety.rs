@@ -290,9 +290,9 @@ fn names_that_escape_are_refused_and_every_sentinel_is_intact() {
             "--tree",
             "tree",
             "--json",
-            "tree/r.json",
+            "tree/src.c",
         ],
-        "lies inside --tree tree",
+        "is a file in --tree tree",
     );
     refused(
         &f,

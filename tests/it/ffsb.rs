@@ -242,3 +242,33 @@ fn the_callout_runs_before_the_start() {
     std::fs::remove_file(&mark).unwrap();
     std::fs::remove_file(&f).unwrap();
 }
+
+/// Issue 33: a shipped profile without --location named /mnt/ffsb, which
+/// the run made, used and removed. A location that does not exist is
+/// refused like every missing directory, and nothing is made.
+#[test]
+fn a_profile_location_that_does_not_exist_is_refused_and_not_made() {
+    let profile = example("mailserver.ffsb");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    let loc = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<String>())
+        .find_map(|l| l.strip_prefix("location=").map(String::from))
+        .expect("the profile names a location");
+    if Path::new(&loc).exists() {
+        eprintln!("skipped: {loc} exists on this machine");
+        return;
+    }
+    let msg = assert_usage_error(&["ffsb", p(&profile), "--time", "1s"]);
+    assert!(
+        msg.contains(&format!("location {loc} does not exist")) && msg.contains("--location"),
+        "{msg}"
+    );
+    assert!(!Path::new(&loc).exists(), "{loc} was made");
+    // --location must exist too
+    let d = tempfile::tempdir().unwrap();
+    let missing = d.path().join("missing");
+    let msg = assert_usage_error(&["ffsb", p(&profile), "--location", p(&missing)]);
+    assert!(msg.contains("does not exist"), "{msg}");
+    assert!(!missing.exists());
+}

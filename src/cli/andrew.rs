@@ -70,7 +70,11 @@ impl Args {
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    a.out.check()?;
+    let mut paths = common::Paths::new();
+    if let Some(t) = &a.tree {
+        paths.input_tree(format!("--tree {}", t.display()), t);
+    }
+    a.out.check_with(&mut paths)?;
     let o = a.options();
     o.check().map_err(crate::error::UsageError)?;
     let bar = Bar::new("andrew", None, None, a.out.progress());

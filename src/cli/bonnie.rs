@@ -182,7 +182,11 @@ impl bonnie::Tell for Stderr {
 
 pub fn main(a: Args) -> Result<Status> {
     let out = a.out();
-    out.check()?;
+    let mut paths = super::common::Paths::new();
+    if let Some(z) = &a.seed_file {
+        paths.input(format!("-Z {}", z.display()), z);
+    }
+    out.check_with(&mut paths)?;
     let o = a.options()?;
     if let Some(u) = &a.user {
         switch_user(u)?;

@@ -4,6 +4,7 @@ use crate::engine::{Choice, DIRECT_ALIGN, EngineOpts, FsyncPolicy, parse_fsync};
 use crate::error::UsageError;
 use crate::report::RunResult;
 use crate::report::export::{self, Document};
+pub use crate::runner::names::Paths;
 use crate::units;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
@@ -74,16 +75,27 @@ impl OutputArgs {
         v
     }
 
-    /// Refuse, before any work, a result path that cannot be written.
+    /// Refuse, before any work, a result path that cannot be written, or
+    /// that is the other's.
     pub fn check(&self) -> Result<()> {
+        self.check_with(&mut Paths::new())
+    }
+
+    /// [`OutputArgs::check`], and the result paths against the command's
+    /// other files (`paths`: its inputs, its other outputs, the
+    /// directories it removes).
+    pub fn check_with(&self, paths: &mut Paths) -> Result<()> {
         let targets = self.targets();
         let stdout = targets.iter().filter(|(_, p)| p.as_os_str() == "-").count();
         if stdout > 1 {
             crate::usage!("only one of --json and --csv can go to stdout ('-')");
         }
         for (e, p) in targets {
-            check_output(&format!("--{}", e.name()), p)?;
+            let flag = format!("--{}", e.name());
+            check_output(&flag, p)?;
+            paths.output(format!("{flag} {}", p.display()), p);
         }
+        paths.check().map_err(UsageError)?;
         Ok(())
     }
 
@@ -122,11 +134,15 @@ pub struct JsonArgs {
 }
 
 impl JsonArgs {
-    pub fn check(&self) -> Result<()> {
-        match &self.json {
-            Some(p) => check_output("--json", p),
-            None => Ok(()),
+    /// Refuse a path that cannot be written, or that is one of the
+    /// command's other files (`paths`).
+    pub fn check_with(&self, paths: &mut Paths) -> Result<()> {
+        if let Some(p) = &self.json {
+            check_output("--json", p)?;
+            paths.output(format!("--json {}", p.display()), p);
         }
+        paths.check().map_err(UsageError)?;
+        Ok(())
     }
 
     pub fn say(&self, text: &str) {

@@ -23,7 +23,7 @@ pub struct Args {
     /// The FFSB profile file (examples/ffsb/ has FFSB's own and models of real loads).
     #[arg(value_name = "PROFILE")]
     pub profile: PathBuf,
-    /// Put every file system of the profile here instead of its `location` (one file system: DIR itself; several: DIR/fs0, DIR/fs1, …).
+    /// Put every file system of the profile here instead of its `location` (one file system: DIR itself; several: DIR/fs0, DIR/fs1, …, made by the run). DIR must exist.
     #[arg(long, value_name = "DIR")]
     pub location: Option<PathBuf>,
     /// Run for this long instead of the profile's `time` (e.g. 10s; 0 builds the file sets only).
@@ -109,8 +109,23 @@ fn settings(p: &Profile) -> String {
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    a.out.check()?;
+    if let Some(dir) = &a.location {
+        crate::runner::workdir::check_dir(dir)
+            .map_err(|e| UsageError::new(e.at(&format!("--location {}", dir.display()))))?;
+    }
     let profile = load(&a)?;
+    let mut paths = common::Paths::new();
+    paths.input(format!("the profile {}", a.profile.display()), &a.profile);
+    for fs in &profile.filesystems {
+        for sub in ["data", "meta"] {
+            let d = fs.location.join(sub);
+            paths.removed(d.display().to_string(), &d);
+        }
+        if fs.run_makes_location {
+            paths.removed(fs.location.display().to_string(), &fs.location);
+        }
+    }
+    a.out.check_with(&mut paths)?;
     let engine = a.engine.unwrap_or(Choice::PSYNC);
     engine
         .check(&crate::engine::EngineOpts {
@@ -126,34 +141,9 @@ pub fn main(a: Args) -> Result<Status> {
         engine,
         pace: a.load.pace(a.seed)?,
     };
-    // several file systems go in DIR/fs<i>: DIR is made if missing, and
-    // removed again at the end
-    let made = match &a.location {
-        Some(dir) if o.profile.filesystems.len() > 1 && !dir.exists() => {
-            if !dir
-                .parent()
-                .is_some_and(|d| d.as_os_str().is_empty() || d.is_dir())
-            {
-                crate::usage!(
-                    "--location {}: its parent directory does not exist",
-                    dir.display()
-                );
-            }
-            std::fs::create_dir(dir)
-                .map_err(|e| UsageError::new(format!("--location {}: {e}", dir.display())))?;
-            Some(dir.clone())
-        }
-        _ => None,
-    };
-    let checked = bench::check(&o).map_err(|e| anyhow::Error::from(UsageError(e)));
-    let outcome = checked.and_then(|()| {
-        a.out.say(&settings(&o.profile));
-        Ok((now_rfc3339(), bench::run(&o, &Live(&a.out))?))
-    });
-    if let Some(dir) = made {
-        let _ = std::fs::remove_dir(dir);
-    }
-    let (started, outcome) = outcome?;
+    bench::check(&o).map_err(UsageError)?;
+    a.out.say(&settings(&o.profile));
+    let (started, outcome) = (now_rfc3339(), bench::run(&o, &Live(&a.out))?);
     let result = result_of(&o, &outcome, started);
     let mut text = String::new();
     if o.profile.time > 0 {
@@ -318,11 +308,15 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     let secs = if ctx.quick { 2 } else { 5 };
     let text = format!(
         "# iogauge survey: a small mixed file-server load\ntime={secs}\ndirectio=0\n[filesystem0]\n\tlocation={}\n\tnum_files={}\n\tnum_dirs=10\n\tmin_filesize=16k\n\tmax_filesize=64k\n[end0]\n[threadgroup0]\n\tnum_threads=4\n\tread_weight=4\n\treadall_weight=2\n\twrite_weight=2\n\tcreate_weight=1\n\tappend_weight=1\n\tdelete_weight=1\n\tstat_weight=1\n\tread_size=16k\n\tread_blocksize=4k\n\twrite_size=16k\n\twrite_blocksize=4k\n[end0]\n",
-        ctx.dir.join("iogauge-ffsb-survey").display(),
+        "survey",
         if ctx.quick { 200 } else { 1000 }
     );
-    let profile = parse::parse(&text, Path::new("survey.ffsb"))
+    let mut profile = parse::parse(&text, Path::new("survey.ffsb"))
         .map_err(|e| anyhow::anyhow!("internal error: the survey's profile: {e}"))?;
+    // the location: a work directory of the survey's own, gone at the end
+    let work = crate::runner::WorkDir::create(ctx.dir, "ffsb-survey")
+        .map_err(|e| UsageError::new(e.to_string()))?;
+    profile.filesystems[0].location = work.path().to_path_buf();
     let o = Options {
         profile,
         seed: 1,

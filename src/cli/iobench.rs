@@ -69,9 +69,15 @@ pub struct Args {
     /// Seed of the users' choices of file and record (user k draws stream k).
     #[arg(long, default_value_t = 1, value_name = "N")]
     pub seed: u64,
-    /// Parent of the run's work directory (created and removed by the run); FILEk paths go where they say.
+    /// Parent of the run's work directory (created and removed by the run), where the files go: FILE0... by default, and a FILEk name is a file in it.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
+    /// Let an absolute FILEk make a new file at that path, outside the work directory (removed at the end).
+    #[arg(long)]
+    pub allow_outside: bool,
+    /// Let an absolute FILEk (with --allow-outside) name a regular file that exists: it is used as it is, its records rewritten with the bytes just read, never grown, truncated or removed.
+    #[arg(long, requires = "allow_outside")]
+    pub allow_existing: bool,
     /// Variant 1: locking in the ioserver, a process that owns the lock table and serves the users' lock requests over System V message queues.
     #[arg(long)]
     pub server: bool,
@@ -107,7 +113,6 @@ impl Args {
     }
 
     fn check(&self) -> Result<()> {
-        self.out.check()?;
         self.engine.check(Choice::SYNC)?;
         if self.usage_file.is_some() && self.usage.is_none() {
             crate::usage!(
@@ -167,11 +172,65 @@ impl Args {
             seed: self.seed,
             verify_locks: self.verify_locks,
             server: self.server,
+            allow_outside: self.allow_outside,
+            allow_existing: self.allow_existing,
             metering: self.usage.as_ref().map(|c| Metering {
                 command: c.clone(),
                 file: self.usage_file(),
             }),
         }
+    }
+
+    /// Every file the command reads or writes besides its data files,
+    /// checked together with --json and --csv: the control file and the
+    /// files it switches to (`control`), spectrum files, charts, the
+    /// results, summary and usage files, the figures.
+    fn paths(&self, control: &[Assignment]) -> common::Paths {
+        let mut paths = common::Paths::new();
+        let mut inputs: Vec<PathBuf> = self.control.iter().cloned().collect();
+        for a in control {
+            if let config::Origin::File(f, _) = &a.origin
+                && !inputs.contains(f)
+            {
+                inputs.push(f.clone());
+            }
+        }
+        for p in &inputs {
+            paths.input(format!("the control file {}", p.display()), p);
+        }
+        for s in self.spectrum.iter().filter(|s| Path::new(s).exists()) {
+            paths.input(format!("the spectrum file {s}"), Path::new(s));
+        }
+        for c in &self.chart {
+            paths.input(format!("--chart {}", c.display()), c);
+        }
+        if self.chart.is_empty() {
+            paths.output(format!("-o {}", self.output.display()), &self.output);
+        }
+        if let Some(s) = &self.summary {
+            paths.output(format!("-s {}", s.display()), s);
+        }
+        if self.usage.is_some() {
+            let u = self.usage_file();
+            paths.output(format!("the usage file {}", u.display()), &u);
+        }
+        if !self.chart.is_empty() || !self.spectrum.is_empty() {
+            for name in ["iobench-profile.svg", "iobench-results.svg"] {
+                let f = self.plot_dir().join(name);
+                paths.output(format!("the figure {}", f.display()), &f);
+            }
+        }
+        paths
+    }
+
+    /// [`Args::paths`] and the data files named outside the work
+    /// directory (which the run writes), checked with the result files.
+    fn check_paths(&self, control: &[Assignment], data: &[(String, PathBuf)]) -> Result<()> {
+        let mut paths = self.paths(control);
+        for (what, p) in data {
+            paths.output(what.clone(), p);
+        }
+        self.out.check_with(&mut paths)
     }
 
     fn name(&self) -> String {
@@ -227,12 +286,26 @@ fn append_summary(a: &Args, line: &str) -> Result<()> {
 pub fn main(a: Args) -> Result<Status> {
     a.check()?;
     if !a.chart.is_empty() {
+        a.check_paths(&[], &[])?;
         return chart(&a);
     }
     let control = match &a.control {
         Some(p) => config::parse_control(p).map_err(UsageError)?,
         None => Vec::new(),
     };
+    // the data files outside the work directory, as FILEk names them
+    let data: Vec<(String, PathBuf)> = control
+        .iter()
+        .filter(|x| x.key.starts_with("FILE") && x.key != "FILES")
+        .filter(|x| Path::new(&x.value).is_absolute())
+        .map(|x| {
+            (
+                format!("{}: {} = {}", x.origin, x.key, x.value),
+                PathBuf::from(&x.value),
+            )
+        })
+        .collect();
+    a.check_paths(&control, &data)?;
     let env: &dyn Fn(&str) -> Option<String> = if a.ignore_env {
         &|_| None
     } else {

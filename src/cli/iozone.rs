@@ -25,9 +25,12 @@ pub struct Opts {
     /// IOzone's flags, as IOzone takes them (e.g. -a, or -i 0 -i 1 -s 64m -r 64k); the list is below.
     #[arg(value_name = "IOZONE_FLAGS", num_args = 0.., allow_hyphen_values = true, trailing_var_arg = true)]
     pub flags: Vec<String>,
-    /// Parent of the run's work directory, where the test files go (relative -f and -F names are made inside it).
+    /// Parent of the run's work directory, where the test files go (-f and -F name files inside it).
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
+    /// Let an absolute -f or -F name make its file at that path, outside the work directory (the path must not exist; the file is removed at the end).
+    #[arg(long)]
+    pub allow_outside: bool,
     /// I/O engine ('iogauge engines' describes each).
     #[arg(long, value_name = "NAME", value_parser = Choice::parse)]
     pub engine: Option<Choice>,
@@ -132,6 +135,7 @@ impl Opts {
         if given("engine") {
             self.engine = late_opts.engine.take();
         }
+        self.allow_outside |= late_opts.allow_outside;
         if given("plot") {
             self.plot = late_opts.plot.take();
         }
@@ -192,7 +196,7 @@ pub fn main(a: Opts) -> Result<Status> {
     let a = a.with_late(&parsed.passthrough)?;
     let cfg = parsed.config;
     let out = a.out();
-    out.check()?;
+    let mut paths = super::common::Paths::new();
     if let Some(b) = &cfg.workbook {
         if !crate::report::xlsx::AVAILABLE {
             crate::usage!(
@@ -201,19 +205,30 @@ pub fn main(a: Opts) -> Result<Status> {
             );
         }
         super::common::check_output("-b", b)?;
+        paths.output(format!("-b {}", b.display()), b);
     }
-    if let Some(p) = &a.plot
-        && p.exists()
-        && !p.is_dir()
-    {
-        crate::usage!("--plot {}: not a directory", p.display());
+    if let Some(p) = &a.plot {
+        if p.exists() && !p.is_dir() {
+            crate::usage!("--plot {}: not a directory", p.display());
+        }
+        for c in cfg.tests.iter().flat_map(|t| Column::for_test(t.number())) {
+            let f = p.join(plot::file_name(c));
+            paths.output(format!("--plot {}", f.display()), &f);
+        }
     }
+    for (what, place) in exec::check_files(&cfg, a.allow_outside).map_err(UsageError)? {
+        if let crate::runner::names::Place::Outside { path, .. } = place {
+            paths.output(what, &path);
+        }
+    }
+    out.check_with(&mut paths)?;
     let engine = a.engine.unwrap_or(run::DEFAULT_ENGINE);
     let x = Exec {
         dir: &a.dir,
         engine,
         settle: a.settle,
         command_line: command_line(),
+        allow_outside: a.allow_outside,
     };
     run::check_remount(&cfg, &a.dir).map_err(UsageError)?;
     let now = std::time::SystemTime::now()
@@ -373,6 +388,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         engine: run::DEFAULT_ENGINE,
         settle: Duration::ZERO,
         command_line: how,
+        allow_outside: false,
     };
     let rep = exec::execute(&cfg, &x, &exec::Quiet)?;
     let Some(o) = &rep.single else {

@@ -88,6 +88,15 @@ pub fn mix_arg(s: &str) -> Result<Mix> {
 }
 
 impl Args {
+    /// The files the run reads: a mix file.
+    pub fn inputs(&self) -> common::Paths {
+        let mut paths = common::Paths::new();
+        if !matches!(self.mix.as_str(), "nhfsstone" | "sfs2") {
+            paths.input(format!("the mix file {}", self.mix), Path::new(&self.mix));
+        }
+        paths
+    }
+
     pub fn options(&self) -> Result<Options> {
         if self.scaling && self.fileset.is_some() {
             crate::usage!(
@@ -109,7 +118,7 @@ impl Args {
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    a.out.check()?;
+    a.out.check_with(&mut a.inputs())?;
     let o = a.options()?;
     o.check().map_err(crate::error::UsageError)?;
     let duration = a.duration.unwrap_or(Duration::from_secs(10));

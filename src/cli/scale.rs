@@ -105,6 +105,14 @@ impl Workload {
         }
     }
 
+    /// The files the workload reads.
+    fn inputs(&self) -> common::Paths {
+        match self {
+            Workload::Laddis(a) => a.inputs(),
+            Workload::Run(_) | Workload::Tpcb(_) => common::Paths::new(),
+        }
+    }
+
     fn out(&self) -> &OutputArgs {
         match self {
             Workload::Run(a) => &a.out,
@@ -387,7 +395,12 @@ impl Args {
 
 pub fn main(a: Args) -> Result<Status> {
     let out = a.workload.out().clone();
-    out.check()?;
+    let mut paths = a.workload.inputs();
+    if let Some(p) = &a.plot {
+        common::check_output("--plot", p)?;
+        paths.output(format!("--plot {}", p.display()), p);
+    }
+    out.check_with(&mut paths)?;
     let constraint = a.constraint()?;
     let stopper = a.stopper()?;
     let rates = a.rates()?;
@@ -399,9 +412,6 @@ pub fn main(a: Args) -> Result<Status> {
     }
     let open = rates.is_some();
     a.workload.check(open)?;
-    if let Some(p) = &a.plot {
-        common::check_output("--plot", p)?;
-    }
     let progress = out.progress();
     let w = &a.workload;
     let arrivals_seed = 1;

@@ -123,7 +123,12 @@ fn measure(o: &Options, n: usize, duration: Duration, show: bool) -> Result<(Sam
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    a.out.check()?;
+    let mut paths = common::Paths::new();
+    if let Some(p) = &a.plot {
+        common::check_output("--plot", p)?;
+        paths.output(format!("--plot {}", p.display()), p);
+    }
+    a.out.check_with(&mut paths)?;
     let o = a.options();
     o.check().map_err(crate::error::UsageError)?;
     if a.duration.is_zero() {
@@ -137,9 +142,6 @@ pub fn main(a: Args) -> Result<Status> {
         );
     }
     let stopper = a.stopper()?;
-    if let Some(p) = &a.plot {
-        common::check_output("--plot", p)?;
-    }
     let show = a.out.progress();
     let plan = Plan {
         max_procs: a.max_procs,

@@ -296,7 +296,20 @@ fn baseline(s: &str) -> Result<Vec<(String, f64)>> {
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    a.output.check()?;
+    let mut paths = common::Paths::new();
+    if let Some(m) = &a.model {
+        paths.input(format!("--model {}", m.display()), m);
+    }
+    for b in a.baseline.iter().filter(|b| Path::new(b).is_file()) {
+        paths.input(format!("--baseline {b}"), Path::new(b));
+    }
+    if let (Some(o), None) = (&a.out, &a.model) {
+        for f in selfscale::MODEL_FILES {
+            let p = o.join(f);
+            paths.output(format!("--out {}", p.display()), &p);
+        }
+    }
+    a.output.check_with(&mut paths)?;
     if a.refine.is_some() && a.validate.is_none() {
         crate::usage!(
             "--refine needs --validate N (the corrections are chosen from the validation's errors)"
@@ -593,7 +606,12 @@ struct Predicted {
 }
 
 pub fn predict_main(a: PredictArgs) -> Result<Status> {
-    a.out.check()?;
+    let mut paths = common::Paths::new();
+    paths.input(format!("the model {}", a.model.display()), &a.model);
+    if let Some(c) = &a.csv {
+        paths.input(format!("--csv {}", c.display()), c);
+    }
+    a.out.check_with(&mut paths)?;
     let model = Model::load(&a.model)?;
     let mut partials = Vec::new();
     for s in &a.workload {

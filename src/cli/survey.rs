@@ -177,7 +177,14 @@ fn selfscale_dir(a: &Args) -> Option<PathBuf> {
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    a.output.check()?;
+    let mut paths = super::common::Paths::new();
+    if let Some(o) = selfscale_dir(&a) {
+        for f in crate::selfscale::MODEL_FILES {
+            let p = o.join(f);
+            paths.output(format!("the self-scaling pass's {}", p.display()), &p);
+        }
+    }
+    a.output.check_with(&mut paths)?;
     crate::runner::workdir::check_dir(&a.dir)
         .map_err(|e| crate::error::UsageError::new(e.to_string()))?;
     let keep = selfscale_dir(&a);

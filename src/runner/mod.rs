@@ -10,6 +10,7 @@
 
 pub mod generic;
 pub mod limits;
+pub mod names;
 pub mod pace;
 pub mod procs;
 pub mod setup;

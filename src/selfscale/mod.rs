@@ -631,6 +631,10 @@ fn model_metrics(m: &Model, r: &mut RunResult, model_file: &Path) {
     );
 }
 
+/// The files a self-scaling run always writes into its output directory
+/// (beside one graph per parameter per region).
+pub const MODEL_FILES: [&str; 2] = ["model.json", "summary.txt"];
+
 /// Write model.json, the graphs and summary.txt into `out`.
 pub fn write_outputs(m: &Model, lines: &[String], out: &Path) -> Result<(String, Vec<String>)> {
     m.save(&out.join("model.json"))?;

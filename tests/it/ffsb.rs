@@ -14,15 +14,19 @@ fn example(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `iogauge ffsb PROFILE --location DIR/loc ARGS --json -`, checked.
+/// `iogauge ffsb PROFILE --location DIR/loc ARGS --json -`, checked: the
+/// location is left as it was, empty (the DIR/fs<i> of several file
+/// systems, made by the run, are gone), and removed here.
 fn ffsb(profile: &Path, dir: &Path, args: &[&str]) -> (Value, String) {
     let loc = dir.join("loc");
+    std::fs::create_dir(&loc).unwrap();
     let mut all = vec!["ffsb", p(profile), "--location", p(&loc)];
     all.extend_from_slice(args);
     let (v, report) = run_json(&all);
     check_result(&v);
     assert_eq!(str_at(&v, "benchmark"), "ffsb");
-    assert!(!loc.exists(), "the location iogauge made is removed");
+    assert_eq!(tree(&loc), Vec::<String>::new(), "the run left something");
+    std::fs::remove_dir(&loc).unwrap();
     (v, report)
 }
 
@@ -87,6 +91,7 @@ fn the_same_seed_makes_the_same_choices() {
             "loc{seed}-{}",
             dir.path().read_dir().unwrap().count()
         ));
+        std::fs::create_dir(&loc).unwrap();
         let out = iogauge()
             .args([
                 "ffsb",
@@ -139,6 +144,7 @@ fn time_zero_builds_the_file_set_only() {
 #[test]
 fn bad_profiles_are_refused_with_file_and_line() {
     let dir = work_dir();
+    let l = tempfile::tempdir().unwrap();
     for (text, line, phrase) in [
         (
             "time=1\n[filesystem0]\n location=/x\n num_file=3\n[end0]\n",
@@ -155,7 +161,7 @@ fn bad_profiles_are_refused_with_file_and_line() {
     ] {
         let f = dir.path().join("bad.ffsb");
         std::fs::write(&f, text).unwrap();
-        let msg = assert_usage_error(&["ffsb", p(&f), "--location", p(&dir.path().join("l"))]);
+        let msg = assert_usage_error(&["ffsb", p(&f), "--location", p(l.path())]);
         let at = format!("{}:{line}:", f.display());
         assert!(msg.contains(&at), "{text:?}: {msg}");
         assert!(msg.contains(phrase), "{text:?}: {msg}");
@@ -170,13 +176,13 @@ fn bad_profiles_are_refused_with_file_and_line() {
         "time=1\n[filesystem0]\n location=/x\n num_files=2\n min_filesize=4k\n max_filesize=4k\n agefs=1\n desired_util=0.99\n [threadgroup]\n  num_threads=1\n  create_weight=1\n  write_blocksize=4k\n [end]\n[end0]\n[threadgroup0]\n num_threads=1\n stat_weight=1\n[end0]\n",
     )
     .unwrap();
-    let msg = assert_usage_error(&["ffsb", p(&f), "--location", p(&dir.path().join("l"))]);
+    let msg = assert_usage_error(&["ffsb", p(&f), "--location", p(l.path())]);
     assert!(msg.contains("--allow-aging"), "{msg}");
     let msg = assert_usage_error(&[
         "ffsb",
         p(&f),
         "--location",
-        p(&dir.path().join("l")),
+        p(l.path()),
         "--allow-aging",
         "--max-age-bytes",
         "1M",
@@ -193,7 +199,8 @@ fn ctrl_c_stops_cleanly_with_a_partial_result() {
     let dir = work_dir();
     let out = tempfile::tempdir().unwrap();
     let json = out.path().join("r.json");
-    let loc = dir.path().join("loc");
+    let loc = out.path().join("loc");
+    std::fs::create_dir(&loc).unwrap();
     let mut child = std::process::Command::new(bin_path())
         .arg("ffsb")
         .arg(example("fileserver.ffsb"))
@@ -208,7 +215,7 @@ fn ctrl_c_stops_cleanly_with_a_partial_result() {
     assert!(took < Duration::from_secs(5), "{took:?}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(!get(&v, "complete").as_bool().unwrap());
-    assert!(!loc.exists());
+    assert_eq!(tree(&loc), Vec::<String>::new(), "the run left something");
     assert_untouched(dir.path());
 }
 
@@ -234,4 +241,34 @@ fn the_callout_runs_before_the_start() {
     assert!(after.contains("Starting Actual Benchmark"));
     std::fs::remove_file(&mark).unwrap();
     std::fs::remove_file(&f).unwrap();
+}
+
+/// Issue 33: a shipped profile without --location named /mnt/ffsb, which
+/// the run made, used and removed. A location that does not exist is
+/// refused like every missing directory, and nothing is made.
+#[test]
+fn a_profile_location_that_does_not_exist_is_refused_and_not_made() {
+    let profile = example("mailserver.ffsb");
+    let text = std::fs::read_to_string(&profile).unwrap();
+    let loc = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<String>())
+        .find_map(|l| l.strip_prefix("location=").map(String::from))
+        .expect("the profile names a location");
+    if Path::new(&loc).exists() {
+        eprintln!("skipped: {loc} exists on this machine");
+        return;
+    }
+    let msg = assert_usage_error(&["ffsb", p(&profile), "--time", "1s"]);
+    assert!(
+        msg.contains(&format!("location {loc} does not exist")) && msg.contains("--location"),
+        "{msg}"
+    );
+    assert!(!Path::new(&loc).exists(), "{loc} was made");
+    // --location must exist too
+    let d = tempfile::tempdir().unwrap();
+    let missing = d.path().join("missing");
+    let msg = assert_usage_error(&["ffsb", p(&profile), "--location", p(&missing)]);
+    assert!(msg.contains("does not exist"), "{msg}");
+    assert!(!missing.exists());
 }

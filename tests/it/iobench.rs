@@ -143,6 +143,7 @@ fn every_keyword_of_the_control_file_reaches_the_run() {
             "0.3s",
             "--dir",
             p(dir.path()),
+            "--allow-outside",
         ],
     );
     check(&v);
@@ -705,8 +706,10 @@ fn sigterm_stops_user_threads_and_writes_a_partial_result() {
 
 // ---------------------------------------------------------------- files, metering, spectrum
 
-/// FILEk: a path that does not exist is created and removed; an existing
-/// file is used and kept; one that is too small is refused.
+/// FILEk outside the work directory: only with --allow-outside, and an
+/// existing file only with --allow-existing too. A path that does not
+/// exist is created and removed; an existing file is used and kept; one
+/// that is too small is refused.
 #[test]
 fn named_files_create_only_what_is_missing_and_remove_only_that() {
     let dir = work_dir();
@@ -724,6 +727,32 @@ fn named_files_create_only_what_is_missing_and_remove_only_that() {
         ),
     )
     .unwrap();
+    let base = [
+        "ctl",
+        "--threads",
+        "--duration",
+        "0.2s",
+        "--dir",
+        p(dir.path()),
+    ];
+    for (extra, says) in [
+        (&[][..], "--allow-outside to create the file"),
+        (
+            &["--allow-outside"][..],
+            "give --allow-existing to use that file",
+        ),
+    ] {
+        let out = iobench(cwd.path()).args(base).args(extra).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("ctl:2: FILE0") || err.contains("ctl:3: FILE1"),
+            "{err}"
+        );
+        assert!(err.contains(says), "{err}");
+        assert!(!new.exists());
+        assert_eq!(std::fs::read(&old).unwrap(), content);
+    }
     let (v, _) = run_ok(
         cwd.path(),
         &[
@@ -733,6 +762,8 @@ fn named_files_create_only_what_is_missing_and_remove_only_that() {
             "0.2s",
             "--dir",
             p(dir.path()),
+            "--allow-outside",
+            "--allow-existing",
         ],
     );
     check(&v);
@@ -742,14 +773,8 @@ fn named_files_create_only_what_is_missing_and_remove_only_that() {
     // a file too small for NRECS × RECLEN is not grown
     std::fs::write(&old, b"short").unwrap();
     let out = iobench(cwd.path())
-        .args([
-            "ctl",
-            "--threads",
-            "--duration",
-            "0.2s",
-            "--dir",
-            p(dir.path()),
-        ])
+        .args(base)
+        .args(["--allow-outside", "--allow-existing"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -1247,4 +1272,175 @@ fn the_distribution_table_stays_aligned() {
         assert_eq!(bars(g[0]), bars(g[2]), "{results}");
     }
     assert_untouched(dir.path());
+}
+
+// ---------------------------------------------------------------- message queues of killed runs
+
+/// The message queues (ids) that one of `pids` last sent to or received
+/// from, from /proc/sysvipc/msg.
+fn queues_touched_by(pids: &[u32]) -> Vec<i32> {
+    let table = std::fs::read_to_string("/proc/sysvipc/msg").unwrap();
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let pid = |i: usize| f.get(i).and_then(|x| x.parse::<u32>().ok());
+            let touched = [pid(5), pid(6)]
+                .into_iter()
+                .flatten()
+                .any(|p| pids.contains(&p));
+            touched.then(|| f[1].parse().ok()).flatten()
+        })
+        .collect()
+}
+
+fn queue_exists(id: i32) -> bool {
+    std::fs::read_to_string("/proc/sysvipc/msg")
+        .unwrap()
+        .lines()
+        .skip(1)
+        .any(|l| l.split_whitespace().nth(1) == Some(&id.to_string()))
+}
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|c| {
+            std::fs::read_to_string(format!("/proc/{c}/stat"))
+                .ok()
+                .and_then(|s| {
+                    let rest = &s[s.rfind(')')? + 1..];
+                    rest.split_whitespace().nth(1)?.parse::<u32>().ok()
+                })
+                == Some(pid)
+        })
+        .collect()
+}
+
+/// An `iobench --server` run with users as threads, long enough to be
+/// killed: the controller, its ioserver's pid and the two queues.
+// the caller kills and waits for the controller it is handed
+#[allow(clippy::zombie_processes)]
+fn serving(cwd: &Path, dir: &Path) -> (std::process::Child, u32, Vec<i32>) {
+    std::fs::write(
+        cwd.join("ctl"),
+        "USERS = 2; FILES = 1; NRECS = 64; RECLEN = 512; LOCKS = 1; END = 0;",
+    )
+    .unwrap();
+    let mut child = spawnable(cwd)
+        .args(["ctl", "--server", "--threads", "--duration", "60s"])
+        .args(["--dir", p(dir)])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let ctl = child.id();
+    let t = Instant::now();
+    loop {
+        let kids = children_of(ctl);
+        if let Some(&server) = kids.first() {
+            let q = queues_touched_by(&[ctl, server]);
+            if q.len() >= 2 {
+                return (child, server, q);
+            }
+        }
+        if t.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the ioserver never served");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Remove what a failed test left (queues) and stop what it started.
+fn sweep(queues: &[i32], pids: &[u32]) {
+    for &q in queues {
+        // SAFETY: IPC_RMID takes no buffer.
+        unsafe { libc::msgctl(q, libc::IPC_RMID, std::ptr::null_mut()) };
+    }
+    for &pid in pids {
+        // SAFETY: signalling a process this test started.
+        unsafe { libc::kill(pid as i32, libc::SIGKILL) };
+    }
+}
+
+/// Issue 33: SIGKILL of `iobench --server` leaked both System V message
+/// queues. The ioserver now removes them when its controller dies.
+#[test]
+fn sigkill_of_the_controller_takes_the_ioservers_queues_with_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let (mut child, server, queues) = serving(cwd.path(), dir.path());
+    // SAFETY: signalling the process this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    child.wait().unwrap();
+    let t = Instant::now();
+    while queues.iter().any(|&q| queue_exists(q)) && t.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let left: Vec<i32> = queues
+        .iter()
+        .copied()
+        .filter(|&q| queue_exists(q))
+        .collect();
+    sweep(&left, &[server]);
+    assert!(left.is_empty(), "queues {left:?} outlived the killed run");
+}
+
+/// Issue 33: queues of a run killed together with its ioserver (neither
+/// could remove them) are removed by the next `--server` run, which
+/// leaves every other queue alone.
+#[test]
+fn queues_left_by_a_run_killed_whole_are_reclaimed_by_the_next_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = tempfile::tempdir().unwrap();
+    let (mut child, server, queues) = serving(cwd.path(), dir.path());
+    // the server is stopped so that it cannot clean up, then both die
+    // SAFETY: signalling processes this test started.
+    unsafe {
+        libc::kill(server as i32, libc::SIGSTOP);
+        libc::kill(child.id() as i32, libc::SIGKILL);
+    }
+    child.wait().unwrap();
+    // SAFETY: as above.
+    unsafe { libc::kill(server as i32, libc::SIGKILL) };
+    let t = Instant::now();
+    while Path::new(&format!("/proc/{server}")).exists() && t.elapsed() < Duration::from_secs(3) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        queues.iter().all(|&q| queue_exists(q)),
+        "the killed run removed its queues itself"
+    );
+    // someone else's queue
+    // SAFETY: msgget with IPC_PRIVATE makes a new queue; removed below.
+    let other = unsafe { libc::msgget(libc::IPC_PRIVATE, libc::IPC_CREAT | 0o600) };
+    let out = iobench(cwd.path())
+        .args(["ctl", "--server", "--threads", "--duration", "0.2s"])
+        .args(["--dir", p(dir.path())])
+        .output()
+        .unwrap();
+    let left: Vec<i32> = queues
+        .iter()
+        .copied()
+        .filter(|&q| queue_exists(q))
+        .collect();
+    let other_kept = queue_exists(other);
+    sweep(&left, &[]);
+    sweep(&[other], &[]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        left.is_empty(),
+        "queues {left:?} of the killed run were not reclaimed"
+    );
+    assert!(other_kept, "a queue iogauge did not make was removed");
 }

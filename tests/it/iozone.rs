@@ -70,8 +70,17 @@ fn bad_flags_are_refused_with_one_line() {
     // an absolute -f that exists is not ours to overwrite or remove
     let theirs = dir.path().join("theirs");
     std::fs::write(&theirs, b"keep me").unwrap();
-    let line = assert_usage_error(&["iozone", "--dir", d, "-i", "0", "-f", p(&theirs)]);
-    assert!(line.contains("exists"), "{line}");
+    let line = assert_usage_error(&[
+        "iozone",
+        "--dir",
+        d,
+        "-i",
+        "0",
+        "-f",
+        p(&theirs),
+        "--allow-outside",
+    ]);
+    assert!(line.contains("a file is there already"), "{line}");
     assert_eq!(std::fs::read(&theirs).unwrap(), b"keep me");
     std::fs::remove_file(&theirs).unwrap();
     assert_untouched(dir.path());

@@ -15,6 +15,7 @@ mod iozone;
 mod laddis;
 mod postmark;
 mod predict;
+mod safety;
 mod scale;
 mod schema;
 mod scientific;

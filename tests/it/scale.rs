@@ -342,7 +342,9 @@ fn ctrl_c_ends_the_curve_with_its_points_so_far() {
 #[test]
 fn ffsb_takes_an_open_loop_as_a_labelled_extension() {
     let dir = work_dir();
-    let loc = dir.path().join("fs");
+    let scratch = tempfile::tempdir().unwrap();
+    let loc = scratch.path().join("fs");
+    std::fs::create_dir(&loc).unwrap();
     let (v, report) = run_json(&[
         "ffsb",
         "examples/ffsb/mailserver.ffsb",
@@ -361,6 +363,6 @@ fn ffsb_takes_an_open_loop_as_a_labelled_extension() {
     );
     let issued = f64_at(&v, "summary.open_loop.rate_issued");
     assert!((issued / 500.0 - 1.0).abs() < 0.02, "{issued}");
-    assert!(!loc.exists());
+    assert_eq!(tree(&loc), Vec::<String>::new(), "the run left something");
     assert_untouched(dir.path());
 }

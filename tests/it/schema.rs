@@ -767,6 +767,7 @@ fn ffsb_writes_a_valid_result() {
     let f = s.file("ffsb.json");
     let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/ffsb/mailserver.ffsb");
     let loc = Path::new(s.dir()).join("loc");
+    std::fs::create_dir(&loc).unwrap();
     succeed(
         "ffsb",
         iogauge().arg("ffsb").arg(&profile).args([

@@ -169,6 +169,10 @@ pub struct FileSystem {
     pub line: usize,
     /// `location`: the directory holding `data/` and `meta/`.
     pub location: PathBuf,
+    /// The run makes the location (`DIR/fs<i>` of `--location DIR` with
+    /// several file systems); any other location must exist.
+    #[serde(skip)]
+    pub run_makes_location: bool,
     /// `num_files`: files created before the run.
     pub num_files: u32,
     /// `num_dirs`: `data/datadir<i>` subdirectories.
@@ -256,6 +260,7 @@ impl Default for FileSystem {
         FileSystem {
             line: 0,
             location: PathBuf::new(),
+            run_makes_location: false,
             num_files: 0,
             num_dirs: 0,
             min_filesize: 0,
@@ -335,8 +340,10 @@ impl Profile {
                 map(b);
             }
         };
+        let several = self.filesystems.len() > 1;
         for (fs, (_, new)) in self.filesystems.iter_mut().zip(&moves) {
             fs.location = new.clone();
+            fs.run_makes_location = several;
             if let Some(c) = fs.clone_of.as_mut() {
                 map(c);
             }

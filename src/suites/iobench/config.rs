@@ -125,8 +125,11 @@ pub struct Config {
     pub duration: f64,
     /// WORK: CP; CP·1000 null-loop iterations per transaction.
     pub work: u64,
-    /// FILEk given (k < FILES): where file k lives instead of the work directory.
+    /// FILEk given (k < FILES): the name of file k (see [`crate::runner::names`]).
     pub paths: BTreeMap<u32, String>,
+    /// Where each FILEk was given, for messages (`ctl:3: FILE0 = x`).
+    #[serde(skip)]
+    pub path_origins: BTreeMap<u32, String>,
 }
 
 impl Default for Config {
@@ -547,6 +550,14 @@ pub fn resolve(
             .filter_map(|(k, a)| {
                 let n: u32 = k.strip_prefix("FILE")?.parse().ok()?;
                 Some((n, a.value.clone()))
+            })
+            .filter(|(n, _)| *n < int("FILES") as u32)
+            .collect(),
+        path_origins: set
+            .iter()
+            .filter_map(|(k, a)| {
+                let n: u32 = k.strip_prefix("FILE")?.parse().ok()?;
+                Some((n, a.place()))
             })
             .filter(|(n, _)| *n < int("FILES") as u32)
             .collect(),

@@ -12,6 +12,7 @@ use super::user::{self, Plan, User, UserRecord, UserThread};
 use crate::engine::Choice;
 use crate::error::UsageError;
 use crate::measure::CpuTimes;
+use crate::runner::names::{self, Place};
 use crate::runner::{self, Progress, Setup, StopRule, Watch, signals};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -59,6 +60,11 @@ pub struct RunSpec {
     pub metering: Option<Metering>,
     /// Variant 1: locking is done in the ioserver process.
     pub server: bool,
+    /// `--allow-outside`: an absolute FILEk makes a new file there.
+    pub allow_outside: bool,
+    /// `--allow-existing`: an absolute FILEk may name a file that exists,
+    /// used as it is.
+    pub allow_existing: bool,
 }
 
 impl RunSpec {
@@ -75,6 +81,8 @@ impl RunSpec {
             verify_locks: false,
             metering: None,
             server: false,
+            allow_outside: false,
+            allow_existing: false,
         }
     }
 
@@ -258,68 +266,67 @@ fn layout(paths: &[(PathBuf, bool)], bytes: u64, seed: u64, created: &mut Create
     Ok(true)
 }
 
-/// Decide each file's path and whether the run creates it; check that
-/// existing files are regular and large enough. Files the control file does
-/// not name go into the work directory (`None` here, `FILEk` there); the
-/// bytes the run creates outside it are returned per directory.
+/// Decide each file's path and whether the run creates it, by the one
+/// rule of [`names::place`]: FILEk is a file in the work directory; an
+/// absolute FILEk only with `--allow-outside`, and one that exists only
+/// with `--allow-existing` (it must then be a regular file large enough).
+/// Files the control file does not name go into the work directory
+/// (`None` here, `FILEk` there); the bytes the run creates outside it are
+/// returned per directory.
 #[allow(clippy::type_complexity)]
 fn plan_paths(
-    cfg: &Config,
+    spec: &RunSpec,
     fake: bool,
-) -> Result<(Vec<Option<(PathBuf, bool)>>, Vec<(PathBuf, u64)>)> {
+) -> Result<(Vec<Option<(Place, bool)>>, Vec<(PathBuf, u64)>)> {
+    let cfg = &spec.config;
     let need = cfg.file_bytes();
+    let allow = names::Allow {
+        outside: Some(("--allow-outside", spec.allow_outside)),
+        existing: Some(("--allow-existing", spec.allow_existing)),
+    };
     let mut out = Vec::with_capacity(cfg.files as usize);
     let mut per_dir: Vec<(PathBuf, u64)> = Vec::new();
+    let mut placed: Vec<(String, Place)> = Vec::new();
+    let mut defaults: Vec<(String, Place)> = Vec::new();
     for k in 0..cfg.files {
         let Some(s) = cfg.paths.get(&k) else {
+            let default = Place::Work(PathBuf::from(format!("FILE{k}")));
+            defaults.push((format!("file {k}'s default name FILE{k}"), default));
             out.push(None);
             continue;
         };
-        let p = PathBuf::from(s);
-        if fake {
-            out.push(Some((p, false)));
-            continue;
-        }
-        let create = match std::fs::metadata(&p) {
-            Ok(md) => {
-                if !md.is_file() {
-                    crate::usage!(
-                        "FILE{k} = {}: exists and is not a regular file; name a file or a path that does not exist",
-                        p.display()
-                    );
+        let what = cfg
+            .path_origins
+            .get(&k)
+            .cloned()
+            .unwrap_or_else(|| format!("FILE{k} = {s}"));
+        let place = names::place(&what, Path::new(s), allow).map_err(UsageError)?;
+        placed.push((what.clone(), place.clone()));
+        let create = match &place {
+            Place::Work(_) => !fake,
+            Place::Outside { path, exists } => {
+                if *exists {
+                    let len = std::fs::metadata(path).map_or(0, |m| m.len());
+                    if len < need {
+                        crate::usage!(
+                            "{what}: the file holds {len} bytes, fewer than NRECS × RECLEN = {need}; iogauge does not grow files it did not create: name another"
+                        );
+                    }
+                } else if !fake {
+                    let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+                    match per_dir.iter_mut().find(|(d, _)| *d == dir) {
+                        Some((_, n)) => *n += need,
+                        None => per_dir.push((dir, need)),
+                    }
                 }
-                if md.len() < need {
-                    crate::usage!(
-                        "FILE{k} = {}: exists and holds {} bytes, fewer than NRECS × RECLEN = {need}; iogauge does not grow files it did not create: remove it or name another path",
-                        p.display(),
-                        md.len()
-                    );
-                }
-                false
+                !exists && !fake
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let dir = p
-                    .parent()
-                    .filter(|d| !d.as_os_str().is_empty())
-                    .unwrap_or(Path::new("."))
-                    .to_path_buf();
-                if !dir.is_dir() {
-                    crate::usage!(
-                        "FILE{k} = {}: the directory {} does not exist",
-                        p.display(),
-                        dir.display()
-                    );
-                }
-                match per_dir.iter_mut().find(|(d, _)| *d == dir) {
-                    Some((_, n)) => *n += need,
-                    None => per_dir.push((dir, need)),
-                }
-                true
-            }
-            Err(e) => crate::usage!("FILE{k} = {}: {e}", p.display()),
         };
-        out.push(Some((p, create)));
+        out.push(Some((place, create)));
     }
+    // a clash names the control file's line, after the default it meets
+    names::distinct(defaults.iter().chain(&placed).map(|(w, p)| (w.as_str(), p)))
+        .map_err(UsageError)?;
     Ok((out, per_dir))
 }
 
@@ -363,7 +370,7 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         crate::usage!("the duration must be longer than 0");
     }
     let started_unix = unix_now();
-    let (named, elsewhere) = plan_paths(cfg, fake)?;
+    let (named, elsewhere) = plan_paths(spec, fake)?;
     let in_work = named.iter().filter(|n| n.is_none()).count() as u64;
     let mut setup = Setup::new("iobench", &spec.dir)
         .data(in_work * cfg.file_bytes())
@@ -382,7 +389,10 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
     let files: Vec<(PathBuf, bool)> = named
         .into_iter()
         .enumerate()
-        .map(|(k, n)| n.unwrap_or_else(|| (session.dir().join(format!("FILE{k}")), !fake)))
+        .map(|(k, n)| match n {
+            Some((place, create)) => (place.path_in(session.dir()), create),
+            None => (session.dir().join(format!("FILE{k}")), !fake),
+        })
         .collect();
     let work = session;
     let nofile = crate::runner::limits::raise_nofile();

@@ -25,6 +25,9 @@
 //! queues, which wakes every waiter at once (`EIDRM`) and ends the server.
 //! If the server dies, the controller removes the queues too, so no user
 //! waits for an answer that will not come; the run ends, marked failed.
+//! If the controller dies (even by SIGKILL), the server removes them and
+//! ends; queues left by a run whose server died with it are removed by the
+//! next `--server` run ([`msgq::reclaim`]).
 
 use super::msgq::{self, Queues};
 use super::shm::{self, Counter, Shm};
@@ -196,6 +199,8 @@ pub fn serve(fd: RawFd) -> Result<()> {
     }
     let shm = Shm::attach(fd).context("cannot map the lock manager's region")?;
     let (req_q, rep_q, busy) = shm.server_queues();
+    // the queues go with the controller, even one killed with SIGKILL
+    msgq::on_parent_death([req_q, rep_q]).context("cannot watch for the controller's end")?;
     let mut table = LockTable::new(shm.files(), shm.locks(), busy);
     shm.set_server_ready();
     loop {
@@ -360,6 +365,8 @@ pub struct Server {
 impl Server {
     /// Make the queues, start the server process and wait until it serves.
     pub fn start(shm: &Arc<Shm>, users: u32, busy: bool) -> Result<Server> {
+        // what runs killed with their ioserver left
+        msgq::reclaim();
         let mut queues = Queues(Vec::new());
         for _ in 0..2 {
             let id = msgq::create().context(
@@ -369,8 +376,8 @@ impl Server {
         }
         let ids = [queues.0[0], queues.0[1]];
         // room for two requests and an answer per user
-        msgq::grow(ids[0], 2 * REQ_BYTES * users as usize);
-        msgq::grow(ids[1], 2 * REP_BYTES * users as usize);
+        msgq::grow(ids[0], 2 * REQ_BYTES * users as usize + msgq::TAG_BYTES);
+        msgq::grow(ids[1], 2 * REP_BYTES * users as usize + msgq::TAG_BYTES);
         shm.set_server(ids[0], ids[1], busy);
         let child = crate::runner::procs::spawn_service(SERVICE, shm.fd())
             .context("cannot start the ioserver process")?;

@@ -4,12 +4,13 @@
 //! [`throughput`]), then iogauge's result with every figure and each
 //! test's latency percentiles.
 //!
-//! Where the files go: a relative `-f` or `-F` name (IOzone's default
-//! `iozone.tmp` and `iozone.DUMMY.<i>` among them) is made inside the
-//! run's work directory under `--dir`; an absolute one is used as it is,
-//! and refused if something is already there, since iogauge removes only
-//! the files it made. With `-w` the files stay, and the work directory
-//! with them.
+//! Where the files go: a `-f` or `-F` name (IOzone's default `iozone.tmp`
+//! and `iozone.DUMMY.<i>` among them) is a file in the run's work
+//! directory under `--dir`, by the one rule of [`names::place`]: a name
+//! that climbs out (`../x`) or has a directory part is refused, and an
+//! absolute one only with `--allow-outside`, where it must not exist yet
+//! (iogauge removes only the files it made). With `-w` the files stay,
+//! and the work directory with them.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,7 @@ use crate::engine::{Choice, EngineOpts};
 use crate::error::UsageError;
 use crate::measure::{CpuTimes, LatencySummary, Outcome, WorkerStats};
 use crate::report::RunResult;
+use crate::runner::names::{self, Place};
 use crate::runner::{Setup, signals};
 
 /// How a run is made, beyond IOzone's flags.
@@ -38,6 +40,8 @@ pub struct Exec<'a> {
     pub settle: Duration,
     /// The command line as the user gave it (for the reports).
     pub command_line: String,
+    /// `--allow-outside`: absolute `-f`/`-F` names make new files there.
+    pub allow_outside: bool,
 }
 
 /// What the caller hears while the run goes on (untimed).
@@ -88,9 +92,11 @@ pub fn unit_name(u: Unit) -> &'static str {
     }
 }
 
-/// Refuse, before anything is written, test files iogauge would not own:
-/// an absolute `-f` or `-F` path where something already exists.
-pub fn check_files(cfg: &Config) -> Result<(), String> {
+/// Where each test file goes (the one file, or each child's), by the one
+/// rule of [`names::place`]; refused before anything is written: a name
+/// that leaves the work directory, an absolute one without
+/// `--allow-outside`, one where something already exists, two alike.
+pub fn check_files(cfg: &Config, allow_outside: bool) -> Result<Vec<(String, Place)>, String> {
     let named: Vec<(&str, PathBuf)> = if cfg.mode() == Mode::Throughput {
         (0..cfg.max_children() as usize)
             .map(|i| ("-F", cfg.child_file(i)))
@@ -98,25 +104,18 @@ pub fn check_files(cfg: &Config) -> Result<(), String> {
     } else {
         vec![("-f", cfg.file.clone())]
     };
+    let allow = names::Allow {
+        outside: Some(("--allow-outside", allow_outside)),
+        existing: None,
+    };
+    let mut placed = Vec::with_capacity(named.len());
     for (flag, p) in named {
-        if p.is_absolute() && p.symlink_metadata().is_ok() {
-            return Err(format!(
-                "{flag} {}: the file exists; iogauge removes only files it made, so name a new file or remove it first",
-                p.display()
-            ));
-        }
-        if p.is_absolute() {
-            let parent = p.parent().unwrap_or(Path::new("/"));
-            if !parent.is_dir() {
-                return Err(format!(
-                    "{flag} {}: {} is not a directory",
-                    p.display(),
-                    parent.display()
-                ));
-            }
-        }
+        let what = format!("{flag} {}", p.display());
+        let place = names::place(&what, &p, allow)?;
+        placed.push((what, place));
     }
-    Ok(())
+    names::distinct(placed.iter().map(|(w, p)| (w.as_str(), p)))?;
+    Ok(placed)
 }
 
 /// The configuration as the result records it.
@@ -164,30 +163,26 @@ fn mode_name(m: Mode) -> &'static str {
 
 /// The most data on disk at once: the largest file (one per child in
 /// throughput mode), and the files outside the work directory.
-fn data_bytes(cfg: &Config) -> (u64, Vec<(PathBuf, u64)>) {
-    let (files, per): (Vec<PathBuf>, u64) = if cfg.mode() == Mode::Throughput {
-        (
-            (0..cfg.max_children() as usize)
-                .map(|i| cfg.child_file(i))
-                .collect(),
-            cfg.single_file_kb() * 1024,
-        )
+fn data_bytes(cfg: &Config, files: &[(String, Place)]) -> (u64, Vec<(PathBuf, u64)>) {
+    let per = if cfg.mode() == Mode::Throughput {
+        cfg.single_file_kb() * 1024
     } else {
-        let largest = super::grid::runs(cfg)
+        super::grid::runs(cfg)
             .iter()
             .map(|r| r.file_kb)
             .max()
-            .unwrap_or(cfg.single_file_kb());
-        (vec![cfg.file.clone()], largest * 1024)
+            .unwrap_or(cfg.single_file_kb())
+            * 1024
     };
     let mut inside = 0;
     let mut outside: Vec<(PathBuf, u64)> = Vec::new();
-    for f in files {
-        if f.is_absolute() {
-            let parent = f.parent().unwrap_or(Path::new("/")).to_path_buf();
-            outside.push((parent, per));
-        } else {
-            inside += per;
+    for (_, f) in files {
+        match f {
+            Place::Outside { path, .. } => {
+                let parent = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+                outside.push((parent, per));
+            }
+            Place::Work(_) => inside += per,
         }
     }
     (inside, outside)
@@ -195,7 +190,7 @@ fn data_bytes(cfg: &Config) -> (u64, Vec<(PathBuf, u64)>) {
 
 /// Runs `cfg` as [`Exec`] says; see the module doc.
 pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
-    check_files(cfg).map_err(UsageError)?;
+    let files = check_files(cfg, x.allow_outside).map_err(UsageError)?;
     let fake = x.engine.is_fake();
     x.engine
         .check(&EngineOpts {
@@ -203,7 +198,7 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
             ..Default::default()
         })
         .map_err(UsageError)?;
-    let (inside, outside) = data_bytes(cfg);
+    let (inside, outside) = data_bytes(cfg, &files);
     let throughput = cfg.mode() == Mode::Throughput;
     let workers = if throughput {
         cfg.max_children() as usize

@@ -155,6 +155,8 @@ pub struct Session<'a> {
     /// A signal ended the session.
     pub interrupted: bool,
     depth: usize,
+    /// The configuration files read so far (the session's, `load`'s).
+    read: Vec<PathBuf>,
 }
 
 impl<'a> Session<'a> {
@@ -171,7 +173,34 @@ impl<'a> Session<'a> {
             failed: false,
             interrupted: false,
             depth: 0,
+            read: Vec::new(),
         }
+    }
+
+    /// Why `run FILE` or `show FILE` may not append to FILE: it is a
+    /// configuration file of the session, or where --json or --csv goes.
+    fn output_clash(&self, name: &str) -> Option<String> {
+        let mut paths = crate::runner::names::Paths::new();
+        for f in &self.read {
+            paths.input(format!("the configuration file '{}'", f.display()), f);
+        }
+        for (e, p) in &self.outputs {
+            paths.output(format!("--{} {}", e.name(), p.display()), p);
+        }
+        paths.output(format!("'{name}'"), Path::new(name));
+        paths.check().err()
+    }
+
+    /// Refuse an output FILE that [`Session::output_clash`] finds: the
+    /// command does nothing. Returns whether it was refused.
+    fn refuse_clash(&mut self, command: &str, output: Option<&str>, origin: Origin) -> bool {
+        let Some(why) = output.and_then(|name| self.output_clash(name)) else {
+            return false;
+        };
+        self.rejected += 1;
+        self.sink
+            .err(&origin.locate(&format!("iogauge: {command} {why}")));
+        true
     }
 
     fn complain(&mut self, origin: Origin, e: &CommandError) {
@@ -231,6 +260,7 @@ impl<'a> Session<'a> {
     pub fn script(&mut self, name: &str, data: &[u8]) -> Flow {
         self.sink
             .out(&format!("Reading configuration from file '{name}'\n"));
+        self.read.push(PathBuf::from(name));
         for l in script_lines(data) {
             let flow = self.execute(
                 &l.text,
@@ -276,6 +306,9 @@ impl<'a> Session<'a> {
     /// `show [FILE]`: appended to FILE, but the location lines always go to
     /// stdout (1.53 prints them with `printf`).
     fn show(&mut self, output: Option<&str>, origin: Origin) {
+        if self.refuse_clash("show", output, origin) {
+            return;
+        }
         let cwd = std::env::current_dir()
             .map(|d| d.display().to_string())
             .unwrap_or_default();
@@ -296,6 +329,9 @@ impl<'a> Session<'a> {
     /// given (stdout if it cannot be opened), iogauge's block follows on
     /// stdout.
     fn run(&mut self, output: Option<&str>, origin: Origin) -> Flow {
+        if self.refuse_clash("run", output, origin) {
+            return Flow::Go;
+        }
         let sink = self.sink;
         let say = move |s: &str| sink.out(s);
         let out = match exec::run(&self.cfg, &self.exec, Some(&say)) {

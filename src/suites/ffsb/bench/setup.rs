@@ -5,8 +5,16 @@
 //! `rm -rf <location>/data <location>/meta`; iogauge writes a marker,
 //! `<location>/.iogauge-ffsb`, before it makes `data/` and `meta/`, and
 //! refuses a location whose `data/` or `meta/` has no marker beside it.
-//! A location that does not exist is made, and removed at the end if it
-//! is empty then.
+//! Even beside its marker (left by a killed run, or kept by `reuse=1`) it
+//! removes only the names it gives ([`ours`]): `data/datafile<n>`,
+//! `data/fillfile<n>`, `data/datadir<k>/datafile<n>` and
+//! `meta/metafile<n>[a…]`; a location holding anything else there is
+//! refused before anything is written, and what appears there during a
+//! run is left, with `data/`, `meta/` and the marker around it.
+//!
+//! A location must exist, as every directory a user names; only the
+//! `DIR/fs<i>` of `--location DIR` with several file systems are made by
+//! the run (and removed at its end if empty then).
 
 use std::ffi::OsStr;
 use std::io::{self, Write};
@@ -15,7 +23,9 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::files::{DATA_PREFIX, DIR_PREFIX, FsState, SizeRule, number_of};
+use super::files::{
+    DATA_PREFIX, DIR_PREFIX, FILL_PREFIX, FsState, META_PREFIX, SizeRule, number_of,
+};
 use super::thread::{AgeCtl, Params, Thread};
 use super::{Options, Tell};
 use crate::engine::{AlignedBuf, EngineOpts};
@@ -340,20 +350,21 @@ fn check_fs(o: &Options, fs: &FileSystem) -> Result<(u64, u64, u64), String> {
     let loc = &fs.location;
     let shown = loc.display();
     let here = at(p, fs.line);
-    let base = match std::fs::symlink_metadata(loc) {
+    let base = match std::fs::metadata(loc) {
         Ok(m) if m.is_dir() => loc.clone(),
-        Ok(_) => return Err(format!("{shown} is not a directory")),
-        Err(_) => {
-            let parent = match loc.parent() {
-                Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-            if !parent.is_dir() {
-                return Err(format!(
-                    "{shown} does not exist, nor does its parent directory; make the parent first"
-                ));
-            }
-            parent
+        Ok(_) => return Err(format!("{here}: location {shown} is not a directory")),
+        Err(_) if fs.run_makes_location => {
+            // DIR/fs<i> of --location DIR: made by the run, in DIR
+            loc.parent().unwrap_or(Path::new(".")).to_path_buf()
+        }
+        Err(e) => {
+            return Err(format!(
+                "{here}: location {shown} {}; make the directory first, or give --location DIR",
+                match e.kind() {
+                    io::ErrorKind::NotFound => "does not exist".to_string(),
+                    _ => io_reason(&e),
+                }
+            ));
         }
     };
     check_dir(&base).map_err(|e| e.to_string())?;
@@ -365,6 +376,13 @@ fn check_fs(o: &Options, fs: &FileSystem) -> Result<(u64, u64, u64), String> {
                 loc.display()
             ));
         }
+    }
+    if marked && let Some(f) = foreign(loc) {
+        return Err(format!(
+            "{} was not made by iogauge ffsb: beside its marker {}, data/ and meta/ hold only the file set's names, and iogauge removes only those; move it away or use another location",
+            f.display(),
+            loc.join(MARKER).display()
+        ));
     }
     if !fs.size_weights.is_empty() && fs.size_weights.iter().all(|w| w.1 == 0) {
         return Err(format!("{here}: every size_weight of {shown} is 0"));
@@ -483,6 +501,133 @@ fn check_fs(o: &Options, fs: &FileSystem) -> Result<(u64, u64, u64), String> {
     Ok((dev, bytes, usage.avail_bytes()))
 }
 
+/// Whether `name`, in `data/` (`meta` false) or `meta/`, is a name iogauge
+/// gives: `datafile<n>`, `fillfile<n>`, `datadir<k>` (a directory), and
+/// in `meta/` `metafile<n>` with an `a` per rename (directories).
+fn ours(name: &str, meta: bool, dir: bool) -> bool {
+    if meta {
+        return dir && number_of(name.trim_end_matches('a'), META_PREFIX).is_some();
+    }
+    if dir {
+        return number_of(name, DIR_PREFIX).is_some();
+    }
+    number_of(name, DATA_PREFIX).is_some() || number_of(name, FILL_PREFIX).is_some()
+}
+
+/// The entries of `dir` with their kinds (symbolic links not followed);
+/// nothing when it cannot be read.
+fn listing(dir: &Path) -> Vec<(String, PathBuf, std::fs::FileType)> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    rd.flatten()
+        .filter_map(|e| {
+            let t = e.file_type().ok()?;
+            Some((e.file_name().to_string_lossy().into_owned(), e.path(), t))
+        })
+        .collect()
+}
+
+/// The first thing in `loc`'s `data/` and `meta/` that iogauge ffsb does
+/// not make (a name of another form, a symbolic link, a file where a
+/// directory belongs), if there is one.
+fn foreign(loc: &Path) -> Option<PathBuf> {
+    for (sub, meta) in [("data", false), ("meta", true)] {
+        let d = loc.join(sub);
+        match std::fs::symlink_metadata(&d) {
+            Err(_) => continue,
+            Ok(m) if !m.is_dir() => return Some(d),
+            Ok(_) => {}
+        }
+        for (name, path, t) in listing(&d) {
+            let fits = !t.is_symlink() && (t.is_dir() || t.is_file());
+            if !fits || !ours(&name, meta, t.is_dir()) {
+                return Some(path);
+            }
+            if t.is_dir() {
+                // datadir<k> holds data files; metafile<n> holds nothing
+                let inner = listing(&path);
+                let stray = inner
+                    .into_iter()
+                    .find(|(n, _, it)| meta || !it.is_file() || !ours(n, false, false));
+                if let Some((_, p, _)) = stray {
+                    return Some(p);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Remove the file set iogauge made at `loc`: in `data/` and `meta/` only
+/// the names it gives, then the two directories. What is not iogauge's
+/// stays, and so do the directories holding it: the error names it.
+fn remove_set(loc: &Path) -> Result<(), String> {
+    let mut left: Option<PathBuf> = None;
+    let mut failure: Option<String> = None;
+    let rm = |failure: &mut Option<String>, r: io::Result<()>, p: &Path| match r {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => {
+            failure.get_or_insert_with(|| {
+                format!("could not remove {}: {}", p.display(), io_reason(&e))
+            });
+        }
+    };
+    for (sub, meta) in [("data", false), ("meta", true)] {
+        let d = loc.join(sub);
+        match std::fs::symlink_metadata(&d) {
+            Err(_) => continue,
+            Ok(m) if !m.is_dir() => {
+                left.get_or_insert(d);
+                continue;
+            }
+            Ok(_) => {}
+        }
+        for (name, path, t) in listing(&d) {
+            let fits = !t.is_symlink() && (t.is_dir() || t.is_file());
+            if !fits || !ours(&name, meta, t.is_dir()) {
+                left.get_or_insert(path);
+                continue;
+            }
+            if t.is_file() {
+                rm(&mut failure, std::fs::remove_file(&path), &path);
+                continue;
+            }
+            if !meta {
+                for (n, p, it) in listing(&path) {
+                    if it.is_file() && ours(&n, false, false) {
+                        rm(&mut failure, std::fs::remove_file(&p), &p);
+                    } else {
+                        left.get_or_insert(p);
+                    }
+                }
+            }
+            if std::fs::remove_dir(&path).is_err() && path.exists() {
+                left.get_or_insert_with(|| {
+                    listing(&path)
+                        .into_iter()
+                        .next()
+                        .map_or(path.clone(), |(_, p, _)| p)
+                });
+            }
+        }
+        if std::fs::remove_dir(&d).is_err() && d.exists() && left.is_none() && failure.is_none() {
+            left = Some(d);
+        }
+    }
+    if let Some(f) = failure {
+        return Err(f);
+    }
+    match left {
+        Some(p) => Err(format!(
+            "left {} and what holds it: iogauge ffsb did not make it, and removes only what it made",
+            p.display()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Why the set-up stopped.
 pub(super) enum Halt {
     Interrupted,
@@ -522,23 +667,18 @@ impl Places {
             let keep = p.reused || (p.keep_if_ok && self.ok);
             let marker = p.loc.join(MARKER);
             if !keep && marker.is_file() {
-                for sub in ["data", "meta"] {
-                    let d = p.loc.join(sub);
-                    match std::fs::remove_dir_all(&d) {
-                        Err(e) if e.kind() != io::ErrorKind::NotFound => self.errors.push(format!(
-                            "could not remove {}: {}",
-                            d.display(),
-                            io_reason(&e)
-                        )),
-                        _ => {}
+                match remove_set(&p.loc) {
+                    // the marker stays beside what is left of data/ and meta/
+                    Err(e) => self.errors.push(e),
+                    Ok(()) => {
+                        if let Err(e) = std::fs::remove_file(&marker) {
+                            self.errors.push(format!(
+                                "could not remove {}: {}",
+                                marker.display(),
+                                io_reason(&e)
+                            ));
+                        }
                     }
-                }
-                if let Err(e) = std::fs::remove_file(&marker) {
-                    self.errors.push(format!(
-                        "could not remove {}: {}",
-                        marker.display(),
-                        io_reason(&e)
-                    ));
                 }
             }
             if p.made_loc {
@@ -592,16 +732,17 @@ fn prepare_in(
     let fs = &o.profile.filesystems[idx];
     let loc = &fs.location;
     let shown = loc.display();
-    let made_loc = match std::fs::create_dir(loc) {
-        Ok(()) => true,
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
-        Err(e) => {
-            return Err(Halt::Failed(format!(
-                "cannot create {shown}: {}",
-                io_reason(&e)
-            )));
-        }
-    };
+    let made_loc = fs.run_makes_location
+        && match std::fs::create_dir(loc) {
+            Ok(()) => true,
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => false,
+            Err(e) => {
+                return Err(Halt::Failed(format!(
+                    "cannot create {shown}: {}",
+                    io_reason(&e)
+                )));
+            }
+        };
     places.places.push(Place {
         loc: loc.clone(),
         made_loc,
@@ -660,21 +801,15 @@ fn fresh(fs: &FileSystem, st: &FsState) -> Result<(), Halt> {
     };
     for sub in ["data", "meta"] {
         let d = loc.join(sub);
-        let Ok(m) = std::fs::symlink_metadata(&d) else {
-            continue;
-        };
-        if !marker.is_file() {
+        if std::fs::symlink_metadata(&d).is_ok() && !marker.is_file() {
             return Err(Halt::Failed(format!(
                 "{} exists and was not made by iogauge ffsb; remove it or use another location",
                 d.display()
             )));
         }
-        let r = if m.is_dir() {
-            std::fs::remove_dir_all(&d)
-        } else {
-            std::fs::remove_file(&d)
-        };
-        r.map_err(|e| failed("remove", &d, e))?;
+    }
+    if marker.is_file() {
+        remove_set(loc).map_err(Halt::Failed)?;
     }
     std::fs::write(
         &marker,

@@ -297,11 +297,24 @@ fn file_lists_reuse_holes_and_keep_the_last_file() {
 #[test]
 fn the_file_set_is_what_the_profile_asks_and_goes_at_the_end() {
     let parent = tempfile::tempdir().unwrap();
-    // a location that does not exist yet: made, and removed at the end
+    // a location that does not exist: refused, as every missing directory
     let loc = parent.path().join("fs0");
     let p = profile(vec![filesystem(&loc)], vec![], 0);
+    let e = check(&Options::new(p.clone())).unwrap_err();
+    assert!(
+        e.ends_with(&format!(
+            "location {} does not exist; make the directory first, or give --location DIR",
+            loc.display()
+        )),
+        "{e}"
+    );
+    assert!(entries(parent.path()).is_empty());
+    // one the run makes (--location DIR with several file systems): made,
+    // and removed at the end
+    let mut made = p.clone();
+    made.filesystems[0].run_makes_location = true;
     let log = Log::watching(&loc);
-    let out = run(&Options::new(p), &log).unwrap();
+    let out = run(&Options::new(made), &log).unwrap();
     assert!(out.complete && out.error.is_none(), "{:?}", out.error);
     let t = log.seen.borrow_mut().take().expect("the set was seen");
     assert_eq!(t.files.len(), 12);
@@ -364,13 +377,27 @@ fn reuse_takes_a_matching_set_and_rebuilds_another() {
         log.lines.borrow()
     );
     assert_eq!(tree(&loc).files.len(), 5);
-    // a file of a foreign name: rebuilt
+    // a file of a foreign name beside the marker (issue 33: a stale marker
+    // let the next run delete every file in data/): refused, and kept
     std::fs::write(loc.join("data/stray"), b"x").unwrap();
+    std::fs::write(loc.join("data/datadir0/notes"), b"y").unwrap();
     let mut five = fs.clone();
     five.num_files = 5;
-    let log = Log::default();
-    let r = run(&Options::new(profile(vec![five.clone()], vec![], 0)), &log).unwrap();
-    assert!(!r.setup[0].reused && log.said("stray"));
+    for reuse in [true, false] {
+        five.reuse = reuse;
+        let o = Options::new(profile(vec![five.clone()], vec![], 0));
+        let e = check(&o).unwrap_err();
+        assert!(e.contains("was not made by iogauge ffsb"), "{e}");
+        assert!(crate::error::is_usage(&run(&o, &Quiet).unwrap_err()));
+        assert_eq!(std::fs::read(loc.join("data/stray")).unwrap(), b"x");
+        std::fs::remove_file(loc.join("data/stray")).unwrap();
+        let e = check(&o).unwrap_err();
+        assert!(e.contains("datadir0/notes was not made"), "{e}");
+        std::fs::write(loc.join("data/stray"), b"x").unwrap();
+    }
+    std::fs::remove_file(loc.join("data/stray")).unwrap();
+    std::fs::remove_file(loc.join("data/datadir0/notes")).unwrap();
+    five.reuse = true;
     // meta not empty: rebuilt
     std::fs::create_dir(loc.join("meta/metafile0")).unwrap();
     let r = run(
@@ -383,6 +410,47 @@ fn reuse_takes_a_matching_set_and_rebuilds_another() {
     five.reuse = false;
     run(&Options::new(profile(vec![five], vec![], 0)), &Quiet).unwrap();
     assert!(entries(&loc).is_empty(), "{:?}", entries(&loc));
+}
+
+/// Puts a file of the user's into `data/` while the set is there.
+struct Intruder(PathBuf);
+impl Tell for Intruder {
+    fn say(&self, line: &str) {
+        if line == "Setup complete, exiting" {
+            std::fs::write(self.0.join("data/theirs"), b"mine").unwrap();
+            std::fs::write(self.0.join("data/datadir1/theirs"), b"mine").unwrap();
+        }
+    }
+}
+
+#[test]
+fn what_appears_in_data_during_a_run_is_left_with_the_marker() {
+    let dir = tempfile::tempdir().unwrap();
+    let loc = dir.path();
+    let out = run(
+        &Options::new(profile(vec![filesystem(loc)], vec![], 0)),
+        &Intruder(loc.to_path_buf()),
+    )
+    .unwrap();
+    let e = out.error.expect("what was left is named");
+    assert!(e.contains("iogauge ffsb did not make it"), "{e}");
+    assert!(!out.complete);
+    // iogauge's files went; the user's stay, with what holds them
+    assert_eq!(std::fs::read(loc.join("data/theirs")).unwrap(), b"mine");
+    assert_eq!(
+        std::fs::read(loc.join("data/datadir1/theirs")).unwrap(),
+        b"mine"
+    );
+    assert_eq!(entries(&loc.join("data")), ["datadir1", "theirs"]);
+    assert_eq!(entries(&loc.join("data/datadir1")), ["theirs"]);
+    assert!(loc.join(MARKER).is_file() && !loc.join("meta").exists());
+    // the next run refuses the location until they are moved
+    let o = Options::new(profile(vec![filesystem(loc)], vec![], 0));
+    assert!(
+        check(&o)
+            .unwrap_err()
+            .contains("was not made by iogauge ffsb")
+    );
 }
 
 #[test]
@@ -543,6 +611,7 @@ fn all_ops_group() -> ThreadGroup {
 fn a_short_run_of_every_op_counts_consistently() {
     let dir = tempfile::tempdir().unwrap();
     let loc = dir.path().join("fs");
+    std::fs::create_dir(&loc).unwrap();
     let mut fs = filesystem(&loc);
     fs.num_files = 40;
     fs.size_weights = vec![(8 << 10, 1), (16 << 10, 1), (32 << 10, 1)];
@@ -648,7 +717,11 @@ fn a_short_run_of_every_op_counts_consistently() {
     );
     assert_eq!(k(OpKind::Rename), g.op(Op::MetaOp).invocations);
     assert!(out.cpu.user + out.cpu.sys > Duration::ZERO);
-    assert!(!loc.exists(), "everything removed");
+    assert!(
+        entries(&loc).is_empty(),
+        "everything removed: {:?}",
+        entries(&loc)
+    );
 }
 
 #[test]
@@ -705,7 +778,7 @@ fn aging_fills_a_file_system_to_desired_util() {
     let Some(mnt) = Tmpfs::mount("64m") else {
         return;
     };
-    let loc = mnt.path().join("loc");
+    let loc = mnt.path().to_path_buf();
     let mut fs = filesystem(&loc);
     fs.num_files = 0;
     fs.agefs = true;
@@ -749,7 +822,7 @@ fn out_of_space_stops_the_run_cleanly() {
     let Some(mnt) = Tmpfs::mount("8m") else {
         return;
     };
-    let loc = mnt.path().join("loc");
+    let loc = mnt.path().to_path_buf();
     let mut fs = filesystem(&loc);
     fs.num_files = 4;
     let mut tg = group(&[(Op::Create, 1)]);
@@ -774,6 +847,8 @@ fn out_of_space_stops_the_run_cleanly() {
 fn random_skip_and_bound_groups_do_what_they_say() {
     let dir = tempfile::tempdir().unwrap();
     let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
     let fss: Vec<FileSystem> = [&a, &b]
         .iter()
         .map(|loc| FileSystem {

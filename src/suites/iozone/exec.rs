@@ -247,11 +247,14 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
     for s in o.stats.values() {
         whole.merge(s);
     }
+    // the one process's time in its timed passes: the whole run's wall
+    // time also holds the untimed layout and syncs between tests
+    let timed: u128 = o.timed.values().map(|(d, _)| d.as_nanos()).sum();
     let merged = Outcome {
         stats: whole,
         per_worker: Vec::new(),
         workers: 1,
-        worker_ns: 0,
+        worker_ns: timed,
         elapsed: t0.elapsed(),
         cpu: cpu_since(cpu0, cpu0_children),
         complete: o.complete,

@@ -136,7 +136,7 @@ impl DeviceWatch {
     pub fn not_to_disk(&self, dir: &Path, read: u64, written: u64) -> Option<String> {
         let Some(before) = self.before else {
             return Some(format!(
-                "O_DIRECT was taken, but {} has no block device under it: no disk did this I/O (memory or network speed)",
+                "O_DIRECT was taken, but {} has no block device: this I/O reached no disk",
                 if self.fs_type.is_empty() {
                     "the directory"
                 } else {
@@ -150,7 +150,7 @@ impl DeviceWatch {
             return None;
         }
         Some(format!(
-            "O_DIRECT was taken, but the block device moved {} of the {} this did: the rest came from memory, not the disk",
+            "O_DIRECT was taken, but the block device moved {} of the {} this did: the rest never reached the disk",
             crate::units::fmt_bytes(device),
             crate::units::fmt_bytes(read + written)
         ))

@@ -115,7 +115,9 @@ impl<'a> Ctx<'a> {
     ) -> Ctx<'a> {
         let mut pacer = pace.pacer(index, workers, began_ns);
         if let (Some(p), Some(d)) = (pacer.as_mut(), duration) {
-            p.end_at(began_ns + ramp_ns + d.as_nanos() as u64);
+            // saturating: a schedule that ends past the clock's range never ends
+            let d = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+            p.end_at(began_ns.saturating_add(ramp_ns).saturating_add(d));
         }
         if pacer.is_some() {
             pace::tight_timers();
@@ -425,7 +427,9 @@ pub fn run_with<W: Worker>(
         start.set(began).expect("set once");
         barrier.wait();
         t0 = began + ramp.as_nanos() as u64;
-        let deadline = rule.duration.map(|d| t0 + d.as_nanos() as u64);
+        let deadline = rule
+            .duration
+            .map(|d| t0.saturating_add(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)));
         let mut ramp_cpu_taken = ramp.is_zero();
         cpu_at_t0 = cpu_start;
         let mut stopped_at: Option<u64> = None;

@@ -229,7 +229,7 @@ impl Pacer {
             Ok(Some(sleep_until(at, stop)?.max(at)))
         } else {
             let think = self.gap() as u64;
-            sleep_until(now_ns() + think, stop)?;
+            sleep_until(now_ns().saturating_add(think), stop)?;
             Ok(None)
         }
     }

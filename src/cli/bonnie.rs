@@ -2,7 +2,7 @@
 //! (`--flavor bonnie++`), with their options, tables and CSV line.
 
 use super::common::{self, OutputArgs, Status};
-use super::survey::{Ctx, Row};
+use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
 use crate::report::text::tail_cells;
 use crate::report::{Collection, Entry, RunResult};
@@ -416,7 +416,11 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     o.seeks = if ctx.quick { 2048 } else { 8192 };
     o.files = bonnie::parse_file_tests("1").map_err(crate::error::UsageError)?;
     o.seed = Seed::Num(1);
+    let watch = o.direct.then(|| DeviceWatch::start(ctx.dir));
     let (r, results) = bonnie::run(&o, &bonnie::Silent)?;
+    // -D: whether its I/O reached a disk at all, over the whole run
+    let why =
+        watch.and_then(|w| w.not_to_disk(ctx.dir, r.summary.bytes_read, r.summary.bytes_written));
     let how = format!(
         "bonnie++ -s {}{}",
         o.size_mib,
@@ -430,12 +434,17 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         (Test::SeqCreate, "creates (-n 1)", "files/s", 1.0),
     ] {
         if let Some(m) = results.get(t) {
-            emit(Row::new(
+            let mut row = Row::new(
                 format!("{how}: {label}"),
                 m.rate(t) * scale,
                 unit,
                 bonnie::test_result(&r, m),
-            ));
+            );
+            if let Some(w) = &why {
+                row.result.metric("not_to_disk", w);
+                row.note = Some(w.clone());
+            }
+            emit(row);
         }
     }
     Ok(())

@@ -191,6 +191,9 @@ fn result_of(o: &Options, out: &Outcome, started: String) -> RunResult {
     let run = RunOutcome {
         stats: out.stats.clone(),
         per_worker: Vec::new(),
+        // every thread of every thread group
+        workers: p.threadgroups.iter().map(|t| t.num_threads as usize).sum(),
+        worker_ns: 0,
         elapsed: out.elapsed,
         cpu: out.cpu,
         complete: out.complete,

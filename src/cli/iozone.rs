@@ -3,7 +3,7 @@
 //! heatmaps beside them.
 
 use super::common::{OutputArgs, Status};
-use super::survey::{Ctx, Row};
+use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
 use crate::error::UsageError;
 use crate::report::text::tail_cells;
@@ -390,10 +390,14 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         command_line: how,
         allow_outside: false,
     };
+    let watch = ctx.direct_ok.then(|| DeviceWatch::start(ctx.dir));
     let rep = exec::execute(&cfg, &x, &exec::Quiet)?;
     let Some(o) = &rep.single else {
         return Ok(());
     };
+    // -I: whether its I/O reached a disk at all, over the whole grid
+    let s = &rep.result.summary;
+    let why = watch.and_then(|w| w.not_to_disk(ctx.dir, s.bytes_read, s.bytes_written));
     let largest = o.table.rows.iter().map(|r| r.kb).max().unwrap_or(0);
     let row = o
         .table
@@ -410,13 +414,18 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
             continue;
         };
         let result = exec::column_result(&rep, c);
-        emit(Row::new(
+        let mut row = Row::new(
             format!("{short}: {label} {max}/64k"),
             // kB/s (KiB) as the scorecard's MB/s (10^6 B/s)
             *v as f64 * 1024.0 / 1e6,
             "MB/s",
             result,
-        ));
+        );
+        if let Some(w) = &why {
+            row.result.metric("not_to_disk", w);
+            row.note = Some(w.clone());
+        }
+        emit(row);
     }
     Ok(())
 }

@@ -239,22 +239,29 @@ pub fn report(o: &Options, rule: &StopRule, rep: &Report) -> String {
 /// processes, 0.7 s each; 0.4 s with --quick), one row in ops/s.
 pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     let per = Duration::from_millis(if ctx.quick { 400 } else { 700 });
-    let row = super::scale::survey_curve("laddis (nhfsstone)", "laddis", "ops/s", |n| {
-        let o = Options {
-            fileset: Some(8 << 20),
-            procs: n,
-            ..Options::new(ctx.dir)
-        };
-        let rule = StopRule {
-            duration: Some(per),
-            ..Default::default()
-        };
-        let bar = Bar::new(&format!("laddis N={n}"), Some(per), None, ctx.progress);
-        let rep = laddis::run(&o, rule, progress::sink(&bar))?;
-        drop(bar);
-        let s = super::scale::sample_of(&rep.result, rep.figures.ops_per_s);
-        Ok((s, rep.result))
-    })?;
+    let row = super::scale::survey_curve(
+        "laddis (nhfsstone)",
+        "laddis",
+        "ops/s",
+        "NFS operation",
+        |n| {
+            let o = Options {
+                fileset: Some(8 << 20),
+                procs: n,
+                ..Options::new(ctx.dir)
+            };
+            let rule = StopRule {
+                duration: Some(per),
+                ..Default::default()
+            };
+            let bar = Bar::new(&format!("laddis N={n}"), Some(per), None, ctx.progress);
+            let rep = laddis::run(&o, rule, progress::sink(&bar))?;
+            drop(bar);
+            let s =
+                super::scale::sample_of(&rep.result, rep.figures.ops_per_s, rep.figures.nfs_ops);
+            Ok((s, rep.result))
+        },
+    )?;
     emit(row);
     Ok(())
 }

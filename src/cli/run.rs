@@ -2,7 +2,7 @@
 
 use super::common::{self, EngineArgs, LoadArgs, OutputArgs, Status, SyncArgs};
 use super::progress::{self, Bar};
-use super::survey::{Ctx, Row};
+use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::{Choice, FsyncPolicy};
 use crate::report::text;
 use crate::runner::StopRule;
@@ -206,14 +206,18 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         fdatasync: false,
         cold: false,
     };
+    // each point: its name, and its name when its O_DIRECT I/O turns out
+    // not to have reached a disk (decided from the device's counters)
     let mut points = vec![
         (
             "cached 4 KiB random read",
+            "",
             spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
             setup(false, FsyncPolicy::Never),
         ),
         (
             "focal mix (20K, r.5, s.5)",
+            "",
             spec(32 << 20, 20 << 10, 1.0, 0.5, 0.5, 512),
             setup(false, FsyncPolicy::Never),
         ),
@@ -221,22 +225,25 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     if ctx.direct_ok {
         points.push((
             "O_DIRECT 1 MiB sequential write",
+            "1 MiB seq. write, not to disk",
             spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
             setup(true, FsyncPolicy::Never),
         ));
         points.push((
             "O_DIRECT 4 KiB random read",
+            "4 KiB random read, not from disk",
             spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
             setup(true, FsyncPolicy::Never),
         ));
     } else {
         points.push((
             "1 MiB seq. write, fsync/16 MiB",
+            "",
             spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
             setup(false, FsyncPolicy::Every(16)),
         ));
     }
-    for (name, spec, setup) in points {
+    for (name, elsewhere, spec, setup) in points {
         if crate::runner::signals::interrupted() {
             break;
         }
@@ -245,8 +252,11 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
             ..Default::default()
         };
         let bar = Bar::new(name, Some(ctx.per), None, ctx.progress);
-        let r = run_generic(&spec, &setup, rule, ctx.dir, false, progress::sink(&bar))?;
+        let watch = setup.direct.then(|| DeviceWatch::start(ctx.dir));
+        let mut r = run_generic(&spec, &setup, rule, ctx.dir, false, progress::sink(&bar))?;
         drop(bar);
+        let why = watch
+            .and_then(|w| w.not_to_disk(ctx.dir, r.summary.bytes_read, r.summary.bytes_written));
         let (fig, unit) = if spec.size_mean >= 1 << 20 {
             (
                 (r.summary.read_bytes_per_s + r.summary.write_bytes_per_s) / 1e6,
@@ -255,7 +265,54 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         } else {
             (r.summary.ops_per_s, "IO/s")
         };
-        emit(Row::new(format!("run: {name}"), fig, unit, r));
+        let name = if why.is_some() { elsewhere } else { name };
+        if let Some(w) = &why {
+            r.metric("not_to_disk", w);
+        }
+        let mut row = Row::new(format!("run: {name}"), fig, unit, r);
+        row.note = why;
+        emit(row);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 33: on tmpfs, which takes O_DIRECT and serves it from memory,
+    /// the survey called memory speed "O_DIRECT 4 KiB random read". The
+    /// rows are named from what the device did, not from the file system.
+    #[test]
+    fn the_survey_names_o_direct_rows_from_what_the_device_did() {
+        let shm = std::path::Path::new("/dev/shm");
+        let on_tmpfs = crate::env::mount_for(shm).is_some_and(|m| m.fs_type == "tmpfs");
+        if !on_tmpfs || !crate::env::supports_direct(shm).unwrap_or(false) {
+            println!("skipped: no tmpfs at /dev/shm that takes O_DIRECT (Linux 6.6 on)");
+            return;
+        }
+        let dir = tempfile::tempdir_in(shm).unwrap();
+        let ctx = Ctx {
+            per: Duration::from_millis(100),
+            ..Ctx::quick_in(dir.path())
+        };
+        assert!(ctx.direct_ok);
+        let mut rows = Vec::new();
+        survey(&ctx, &mut |r| rows.push(r)).unwrap();
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names[2..],
+            [
+                "run: 1 MiB seq. write, not to disk",
+                "run: 4 KiB random read, not from disk"
+            ],
+            "{names:?}"
+        );
+        for r in &rows[2..] {
+            let note = r.note.as_deref().unwrap();
+            assert!(note.contains("tmpfs has no block device"), "{note}");
+            assert_eq!(r.result.metrics["not_to_disk"], note);
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
 }

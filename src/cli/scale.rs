@@ -96,6 +96,15 @@ impl Workload {
         }
     }
 
+    /// What the throughput counts, singular (for messages).
+    fn unit_name(&self) -> &'static str {
+        match self {
+            Workload::Run(_) => "request",
+            Workload::Tpcb(_) => "transaction",
+            Workload::Laddis(_) => "NFS operation",
+        }
+    }
+
     /// The unit of throughput.
     fn unit(&self) -> &'static str {
         match self {
@@ -221,7 +230,13 @@ impl Workload {
                     .get("requests_per_s")
                     .and_then(|v| v.as_f64())
                     .unwrap_or(0.0);
-                Ok((sample(&r, throughput, &lat), r))
+                // the requests: its reads and writes
+                let completed = ["read", "write"]
+                    .iter()
+                    .filter_map(|k| r.ops.get(*k))
+                    .map(|o| o.count)
+                    .sum();
+                Ok((sample(&r, throughput, completed, &lat), r))
             }
             Workload::Tpcb(a) => {
                 let mut o = tpcb_options(a)?;
@@ -277,7 +292,8 @@ impl Workload {
                 drop(bar);
                 let r = rep.result;
                 let lat = request_times(&r);
-                Ok((sample(&r, rep.figures.ops_per_s, &lat), r))
+                let f = &rep.figures;
+                Ok((sample(&r, f.ops_per_s, f.nfs_ops, &lat), r))
             }
         }
     }
@@ -306,20 +322,21 @@ pub fn sample_of_tpcb(rep: &crate::suites::tpcb::run::Report) -> Sample {
         p99: (f.p99_response_s * 1e9) as u64,
         ..Default::default()
     };
-    sample(&rep.result, f.tps, &lat)
+    sample(&rep.result, f.tps, f.transactions, &lat)
 }
 
 /// A sample from a result whose requests' times are in its metrics
-/// (`run`, `laddis`).
-pub fn sample_of(r: &RunResult, throughput: f64) -> Sample {
-    sample(r, throughput, &request_times(r))
+/// (`run`, `laddis`), `completed` requests in all.
+pub fn sample_of(r: &RunResult, throughput: f64, completed: u64) -> Sample {
+    sample(r, throughput, completed, &request_times(r))
 }
 
-/// A sample from a repetition's result.
-fn sample(r: &RunResult, throughput: f64, lat: &LatencySummary) -> Sample {
+/// A sample from a repetition's result, which completed `completed` units.
+fn sample(r: &RunResult, throughput: f64, completed: u64, lat: &LatencySummary) -> Sample {
     let ol = r.summary.open_loop.as_ref();
     Sample {
         throughput,
+        completed,
         mean_s: lat.mean / 1e9,
         p90_s: lat.p90 as f64 / 1e9,
         p99_s: lat.p99 as f64 / 1e9,
@@ -437,6 +454,7 @@ pub fn main(a: Args) -> Result<Status> {
         stopper,
         max_points: a.max_points,
         flat: 0.05,
+        unit: w.unit_name(),
     };
     let mut results: Vec<(Load, RunResult)> = Vec::new();
     let mut failure: Option<anyhow::Error> = None;
@@ -458,6 +476,11 @@ pub fn main(a: Args) -> Result<Status> {
         },
     );
     let curve = match curve {
+        // no point measured: nothing to report but why
+        Ok(c) if c.points.is_empty() && !signals::interrupted() => {
+            failure = Some(anyhow::anyhow!("{}", c.stopped));
+            c
+        }
         Ok(c) => c,
         Err(e) if results.is_empty() => return Err(e),
         Err(e) => {
@@ -658,32 +681,25 @@ fn render(a: &Args, c: &Curve, unit: &str) -> String {
     }
     match &c.usl {
         Some(f) => {
+            let _ = writeln!(s, "  USL fit: {}", f.summary(unit));
             let _ = writeln!(
                 s,
-                "  USL fit: λ {:.1} {unit}, contention σ {:.4}, coherency κ {:.6}; error: max {:.1} % of a point, rmse {:.1} {unit}, R² {:.3}",
-                f.lambda,
-                f.sigma,
-                f.kappa,
-                f.max_rel_error * 100.0,
-                f.rmse,
-                f.r_squared
-            );
-            match (f.peak_concurrency, f.peak_throughput) {
-                (Some(n), Some(x)) => {
-                    let _ = writeln!(
-                        s,
-                        "  USL predicts the peak at N = {n:.1}: {x:.1} {unit}{}",
-                        if n > a.max_procs as f64 {
-                            " (beyond --max-procs: not measured)"
-                        } else {
-                            ""
-                        }
-                    );
+                "  USL predicts {}{}",
+                f.shape(unit),
+                if f.peak_concurrency.is_some_and(|n| n > a.max_procs as f64) {
+                    " (the peak is beyond --max-procs: not measured)"
+                } else {
+                    ""
                 }
-                _ => s += "  USL predicts no peak (κ = 0): throughput rises towards λ/σ\n",
-            }
+            );
         }
-        None if !open => s += "  USL fit: needs 3 concurrencies or more\n",
+        None if !open => {
+            let n = c.points.len();
+            let _ = writeln!(
+                s,
+                "  USL fit: none; it needs 4 concurrencies or more (more than its 3 parameters), the curve has {n}"
+            );
+        }
         None => {}
     }
     s
@@ -691,11 +707,13 @@ fn render(a: &Args, c: &Curve, unit: &str) -> String {
 
 /// A survey's short form of a load curve: one repetition at 1, 2 and 4
 /// workers, closed loop; one row with the peak, the three points in its
-/// note. `measure(n)` runs the workload with n workers.
+/// note. `measure(n)` runs the workload with n workers; `unit_name` says
+/// what its throughput counts (`script`).
 pub fn survey_curve(
     name: &str,
     workload: &str,
     unit: &'static str,
+    unit_name: &'static str,
     mut measure: impl FnMut(usize) -> Result<(Sample, RunResult)>,
 ) -> Result<super::survey::Row> {
     let plan = Plan {
@@ -707,6 +725,7 @@ pub fn survey_curve(
         stopper: None,
         max_points: 3,
         flat: 0.05,
+        unit: unit_name,
     };
     let mut results = Vec::new();
     let curve = curve::search(
@@ -723,7 +742,12 @@ pub fn survey_curve(
         |_| {},
     )?;
     let form = serde_json::json!({"form": "survey: N = 1, 2, 4, one repetition each"});
-    let r = curve_result(workload, form, &curve, &results, unit)?;
+    let mut r = curve_result(workload, form, &curve, &results, unit)?;
+    if curve.points.is_empty() && !signals::interrupted() {
+        // nothing measured: the row says so instead of showing a 0
+        r.complete = false;
+        r.error = Some(curve.stopped.clone());
+    }
     let peak = curve.peak.map(|i| &curve.points[i]);
     let mut row = super::survey::Row::new(
         format!("{name}, peak of N=1,2,4"),
@@ -731,7 +755,7 @@ pub fn survey_curve(
         unit,
         r,
     );
-    let points: Vec<String> = curve
+    let mut points: Vec<String> = curve
         .points
         .iter()
         .map(|p| {
@@ -743,6 +767,10 @@ pub fn survey_curve(
             )
         })
         .collect();
+    if curve.stopped.starts_with("no ") {
+        // the load at which nothing completed: the stop reason names it
+        points.push(curve.stopped.clone());
+    }
     row.note = Some(points.join(", "));
     Ok(row)
 }

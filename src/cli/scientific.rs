@@ -2,7 +2,7 @@
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
-use super::survey::{Ctx, Row};
+use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
 use crate::report::text;
 use crate::runner::signals;
@@ -80,13 +80,19 @@ pub fn main(a: Args) -> Result<Status> {
 /// iogauge's details of each phase.
 pub fn report(o: &Options, rep: &Report) -> String {
     let mut s = classic_lines(o, rep);
+    let (_, last) = scientific::split(o.size.max(1), o.request.max(1));
     let _ = writeln!(
         s,
-        "\niogauge details: scientific, engine {}{}, file {} in requests of {}, final fsync of the write {}, cache {}",
+        "\niogauge details: scientific, engine {}{}, file {} in requests of {}{}, final fsync of the write {}, cache {}",
         o.engine,
         if o.direct { " (O_DIRECT)" } else { "" },
         fmt_bytes(o.size),
         fmt_bytes(o.request),
+        if last != o.request {
+            format!(" (the last of {})", fmt_bytes(last))
+        } else {
+            String::new()
+        },
         if o.fsync { "timed" } else { "left out" },
         o.cache().name()
     );
@@ -103,7 +109,19 @@ pub fn report(o: &Options, rep: &Report) -> String {
 /// `Large file write: X MB/s (N requests of R, ..., cache: C)` and the
 /// same for the read, then one line per caveat.
 pub fn classic_lines(o: &Options, rep: &Report) -> String {
-    let (requests, _) = scientific::split(o.size, o.request);
+    let (requests, last) = scientific::split(o.size, o.request);
+    // "800 requests of 128.00 KiB", or with a short last one "9 requests:
+    // 8 of 128.00 KiB and 1 of 4.00 KiB"
+    let sizes = if last == o.request || requests < 2 {
+        format!("of {}", fmt_bytes(last))
+    } else {
+        format!(
+            "{} of {} and 1 of {}",
+            requests - 1,
+            fmt_bytes(o.request),
+            fmt_bytes(last)
+        )
+    };
     let cache = o.cache();
     let width = o
         .phases
@@ -126,6 +144,7 @@ pub fn classic_lines(o: &Options, rep: &Report) -> String {
         } else {
             format!("{done} of {requests} requests")
         };
+        let sep = if sizes.starts_with("of") { " " } else { ": " };
         let fsync = match phase {
             Phase::Write if o.fsync => ", fsync timed",
             Phase::Write => ", no fsync",
@@ -133,9 +152,8 @@ pub fn classic_lines(o: &Options, rep: &Report) -> String {
         };
         let _ = writeln!(
             s,
-            "{label:<width$} {:.1} MB/s ({count} of {}{fsync}, cache: {})",
+            "{label:<width$} {:.1} MB/s ({count}{sep}{sizes}{fsync}, cache: {})",
             p.mb_per_s(),
-            fmt_bytes(o.request),
             cache.name()
         );
     }
@@ -170,16 +188,31 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     };
     let (requests, _) = scientific::split(o.size, o.request);
     let bar = Bar::new("scientific", None, Some(requests), ctx.progress);
+    let watch = o.direct.then(|| DeviceWatch::start(ctx.dir));
     let rep = scientific::run(&o, progress::sink(&bar))?;
     drop(bar);
-    for p in rep.phases {
+    // the write's bytes went one way and the read's the other: each phase
+    // is judged on its own direction of the device's counters
+    let s = &rep.result.summary;
+    let why = |phase: Phase| {
+        let w = watch.as_ref()?;
+        match phase {
+            Phase::Write => w.not_to_disk(ctx.dir, 0, s.bytes_written),
+            Phase::Read => w.not_to_disk(ctx.dir, s.bytes_read, 0),
+        }
+    };
+    for p in &rep.phases {
         let name = match p.phase {
             Phase::Write => "scientific large write",
             Phase::Read => "scientific large read",
         };
-        let mut row = Row::metric(name, "mb_per_s", "MB/s", p.result);
+        let mut row = Row::metric(name, "mb_per_s", "MB/s", p.result.clone());
         if p.phase == Phase::Read && o.cache() == Cache::Warm {
             row.note = Some("read from the page cache: a memory figure, not a disk figure".into());
+        }
+        if let Some(w) = why(p.phase) {
+            row.result.metric("not_to_disk", &w);
+            row.note = Some(w);
         }
         emit(row);
     }

@@ -108,6 +108,55 @@ impl Row {
     }
 }
 
+/// Whether a form's O_DIRECT I/O reached a disk, judged from what the
+/// block device under the directory did meanwhile, not from the file
+/// system's name: tmpfs takes O_DIRECT (Linux 6.6 on) and serves it from
+/// memory, and some file systems fall back to the page cache for it.
+pub struct DeviceWatch {
+    before: Option<crate::env::DeviceIo>,
+    fs_type: String,
+}
+
+impl DeviceWatch {
+    /// Start watching the device under `dir`.
+    pub fn start(dir: &Path) -> DeviceWatch {
+        DeviceWatch {
+            before: crate::env::device_io(dir),
+            fs_type: crate::env::mount_for(dir)
+                .map(|m| m.fs_type)
+                .unwrap_or_default(),
+        }
+    }
+
+    /// After a form that read `read` and wrote `written` bytes: `None` when
+    /// the device moved at least half as much as the form did in the same
+    /// direction (the I/O went to the disk), else a line saying what
+    /// happened instead. The device's counters are the whole device's, so
+    /// other I/O at the same time can only make it look busier.
+    pub fn not_to_disk(&self, dir: &Path, read: u64, written: u64) -> Option<String> {
+        let Some(before) = self.before else {
+            return Some(format!(
+                "O_DIRECT was taken, but {} has no block device: this I/O reached no disk",
+                if self.fs_type.is_empty() {
+                    "the directory"
+                } else {
+                    &self.fs_type
+                }
+            ));
+        };
+        let moved = crate::env::device_io(dir)?.since(&before);
+        let device = moved.read_bytes.min(read) + moved.written_bytes.min(written);
+        if 2 * device >= read + written {
+            return None;
+        }
+        Some(format!(
+            "O_DIRECT was taken, but the block device moved {} of the {} this did: the rest never reached the disk",
+            crate::units::fmt_bytes(device),
+            crate::units::fmt_bytes(read + written)
+        ))
+    }
+}
+
 /// A benchmark's short form: run, and hand each row to `emit` as soon as
 /// it is measured.
 pub type Form = fn(&Ctx, &mut dyn FnMut(Row)) -> Result<()>;
@@ -124,25 +173,186 @@ fn header() -> String {
     )
 }
 
-/// The operation whose latency a row shows: reads, else writes, else the
-/// first kind measured.
-fn latency_of(r: &RunResult) -> Option<(&str, &crate::report::OpSummary)> {
-    ["read", "write", "transaction"]
+/// Whose latency stands beside a figure: one unit of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Per {
+    /// A request of the workload (`metrics.request_response_ns`, else
+    /// `request_latency_ns`): a read or a write.
+    Request,
+    /// The requests that moved the bytes: as [`Per::Request`], else the
+    /// one data kind of the result (read, write or append).
+    Data,
+    /// A whole transaction (`ops.transaction`), named `of`: a PostMark or
+    /// TPC-B transaction, an Sdet script.
+    Transaction(&'static str),
+    /// One op kind.
+    Kind(&'static str),
+    /// The unit has no latency of its own measured.
+    Nothing,
+}
+
+/// A unit of the scorecard's figures.
+struct Unit {
+    unit: &'static str,
+    means: &'static str,
+    lower_is_better: bool,
+    per: Per,
+}
+
+/// Every unit a short form may give its figure in.
+const UNITS: &[Unit] = &[
+    Unit {
+        unit: "IO/s",
+        means: "I/O calls (reads and writes) per second",
+        lower_is_better: false,
+        per: Per::Request,
+    },
+    Unit {
+        unit: "MB/s",
+        means: "10^6 bytes read or written per second",
+        lower_is_better: false,
+        per: Per::Data,
+    },
+    Unit {
+        unit: "iostones/s",
+        means: "IOStone's figure: its weighted mix of operations per second",
+        lower_is_better: false,
+        per: Per::Nothing,
+    },
+    Unit {
+        unit: "tx/s",
+        means: "transactions per second (PostMark, IOBENCH, FFSB's calls, TPC-B)",
+        lower_is_better: false,
+        per: Per::Transaction("transaction"),
+    },
+    Unit {
+        unit: "seeks/s",
+        means: "bonnie++'s random seeks per second (a read, one in ten written back)",
+        lower_is_better: false,
+        per: Per::Nothing,
+    },
+    Unit {
+        unit: "files/s",
+        means: "files created per second",
+        lower_is_better: false,
+        per: Per::Kind("create"),
+    },
+    Unit {
+        unit: "ops/s",
+        means: "LADDIS's NFS operations per second",
+        lower_is_better: false,
+        per: Per::Request,
+    },
+    Unit {
+        unit: "scripts/h",
+        means: "Sdet's scripts completed per hour",
+        lower_is_better: false,
+        per: Per::Transaction("script"),
+    },
+    Unit {
+        unit: "s",
+        means: "seconds: Andrew's time for its five phases",
+        lower_is_better: true,
+        per: Per::Nothing,
+    },
+];
+
+fn unit_of(unit: &str) -> Option<&'static Unit> {
+    UNITS.iter().find(|u| u.unit == unit)
+}
+
+/// The latency beside a row: what it is one of, and its p50 and p99 (ns).
+/// An open loop's response time, else the service time; `None` when the
+/// row's unit has none measured.
+fn latency_of(r: &RunResult, unit: &str) -> Option<(&'static str, u64, u64)> {
+    use crate::measure::LatencySummary;
+    let metric = |k: &str| {
+        r.metrics
+            .get(k)
+            .and_then(|v| serde_json::from_value::<LatencySummary>(v.clone()).ok())
+    };
+    let request = || {
+        metric("request_response_ns")
+            .or_else(|| metric("request_latency_ns"))
+            .map(|l| ("request", l))
+    };
+    let kind = |k: &'static str, of: &'static str| {
+        r.ops
+            .get(k)
+            .filter(|o| o.count > 0)
+            .map(|o| (of, o.response_ns.clone().unwrap_or(o.latency_ns.clone())))
+    };
+    let (of, l) = match unit_of(unit)?.per {
+        Per::Request => request(),
+        Per::Data => request().or_else(|| {
+            let data: Vec<&'static str> = ["read", "write", "append"]
+                .into_iter()
+                .filter(|k| r.ops.get(*k).is_some_and(|o| o.count > 0))
+                .collect();
+            match data[..] {
+                [k] => kind(k, k),
+                // a mix of kinds, and no latency of its requests together
+                _ => None,
+            }
+        }),
+        Per::Transaction(of) => kind("transaction", of),
+        Per::Kind(k) => kind(k, k),
+        Per::Nothing => None,
+    }?;
+    Some((of, l.p50, l.p99))
+}
+
+/// The legend: every unit the rows showed, in the order first shown, and
+/// what the latency columns are.
+fn legend(units: &[&str]) -> String {
+    let mut s = String::from("\n  figure: the benchmark's own headline, in\n");
+    let mut seen: Vec<&str> = Vec::new();
+    for &u in units {
+        if seen.contains(&u) {
+            continue;
+        }
+        seen.push(u);
+        match unit_of(u) {
+            Some(x) => {
+                s += &format!(
+                    "    {:<10}  {}{}\n",
+                    x.unit,
+                    x.means,
+                    if x.lower_is_better {
+                        " (lower is better)"
+                    } else {
+                        ""
+                    }
+                )
+            }
+            None => s += &format!("    {u}\n"),
+        }
+    }
+    let lower: Vec<&str> = seen
         .iter()
-        .find_map(|k| r.ops.get_key_value(*k))
-        .or_else(|| r.ops.iter().next())
-        .map(|(k, v)| (k.as_str(), v))
+        .filter(|u| unit_of(u).is_some_and(|x| x.lower_is_better))
+        .copied()
+        .collect();
+    s += &if lower.is_empty() {
+        "    higher is better for each of them.\n".to_string()
+    } else {
+        format!(
+            "    higher is better, except {} (lower is better).\n",
+            lower.join(", ")
+        )
+    };
+    s += "  p50, p99: latency of one unit of the figure, named under 'of' (a request, a transaction,\n       a script, a create; an open loop's from each request's intended start); '-' where the\n       unit has no latency of its own (iostones, seeks, FFSB's transactions, Andrew's
+       seconds, the MB/s of a mix of reads and writes).\n";
+    s += "  io%: share of the workers' time spent inside I/O calls (locks and CPU work are not I/O);\n       near 100 % the run measures the storage, well below it measures CPU, locks or think\n       time as well.\n";
+    s
 }
 
 fn line(row: &Row) -> String {
     let r = &row.result;
-    let (p50, p99, of) = latency_of(r).map_or(("-".into(), "-".into(), ""), |(k, o)| {
-        (
-            fmt_ns(o.latency_ns.p50 as f64),
-            fmt_ns(o.latency_ns.p99 as f64),
-            k,
-        )
-    });
+    let (p50, p99, of) = latency_of(r, row.unit)
+        .map_or(("-".into(), "-".into(), ""), |(k, p50, p99)| {
+            (fmt_ns(p50 as f64), fmt_ns(p99 as f64), k)
+        });
     let mut s = format!(
         "  {:<NAME_W$} {:>FIG_W$} {:>LAT_W$} {:>LAT_W$} {:>4.0}%  {}{}\n",
         row.name,
@@ -158,8 +368,6 @@ fn line(row: &Row) -> String {
     }
     s
 }
-
-const LEGEND: &str = "\n  figure: the benchmark's own headline (IO/s, MB/s = 10^6 B/s, iostones/s, transactions/s).\n  p50, p99: latency of the operation named under 'of' (reads, else writes, else transactions).\n  io%: share of the workers' time spent inside I/O calls; near 100 % the run measures the storage,\n       well below it measures CPU, locks or think time as well.\n";
 
 /// Where the self-scaling pass writes: `--out`, else beside the JSON
 /// (`scratch.json` → `scratch-selfscale/`); `None`: nowhere kept.
@@ -231,6 +439,7 @@ pub fn main(a: Args) -> Result<Status> {
     ));
     let mut failed = false;
     let mut skipped = Vec::new();
+    let mut units: Vec<&'static str> = Vec::new();
     for entry in COMMANDS.iter().filter(|e| e.kind == Kind::Benchmark) {
         let Some(form) = entry.survey else {
             skipped.push(entry.name);
@@ -241,6 +450,7 @@ pub fn main(a: Args) -> Result<Status> {
         }
         let mut emit = |row: Row| {
             a.output.say(&line(&row));
+            units.push(row.unit);
             failed |= row.result.error.is_some();
             for (k, v) in &row.extra {
                 survey.set(k, v);
@@ -259,7 +469,7 @@ pub fn main(a: Args) -> Result<Status> {
     if signals::interrupted() {
         survey.complete = false;
     }
-    a.output.say(LEGEND);
+    a.output.say(&legend(&units));
     if !skipped.is_empty() {
         a.output.say(&format!(
             "  not in the survey (no short form): {}\n",
@@ -321,5 +531,102 @@ mod tests {
             "\n{h}{l}"
         );
         assert!(l.lines().nth(1).unwrap().trim_start().starts_with("a note"));
+    }
+
+    fn with_ops(ops: &[(&str, u64, u64)]) -> RunResult {
+        let mut r = RunResult {
+            complete: true,
+            ..Default::default()
+        };
+        for &(k, p50, p99) in ops {
+            let mut o = crate::report::OpSummary {
+                count: 10,
+                ..Default::default()
+            };
+            o.latency_ns.p50 = p50;
+            o.latency_ns.p99 = p99;
+            r.ops.insert(k.into(), o);
+        }
+        r
+    }
+
+    /// Issue 33: beside TPC-B's tx/s the scorecard showed the p50 of a read
+    /// call; a row's latency is its own unit's.
+    #[test]
+    fn a_row_shows_the_latency_of_its_own_unit() {
+        let tpcb = with_ops(&[
+            ("read", 640, 1_500),
+            ("lock", 100, 200),
+            ("transaction", 5_000_000, 9_000_000),
+        ]);
+        let l = line(&Row::new("tpcb", 52_000.0, "tx/s", tpcb.clone()));
+        assert!(l.contains("5.00 ms") && l.contains("9.00 ms"), "{l}");
+        assert!(l.trim_end().ends_with("transaction"), "{l}");
+        // Sdet's scripts are its transactions
+        let l = line(&Row::new("sdet", 9.0, "scripts/h", tpcb.clone()));
+        assert!(l.trim_end().ends_with("script"), "{l}");
+        // no unit of its own: no latency
+        for unit in ["s", "iostones/s", "seeks/s"] {
+            let l = line(&Row::new("x", 1.0, unit, tpcb.clone()));
+            assert!(
+                !l.contains("ms") && l.matches(" - ").count() >= 1,
+                "{unit}: {l}"
+            );
+        }
+        // a request: the workload's own metric, reads and writes together
+        let mut run = with_ops(&[("read", 1_000, 2_000), ("write", 3_000, 4_000)]);
+        let req = crate::measure::LatencySummary {
+            p50: 1_500,
+            p99: 3_900,
+            ..Default::default()
+        };
+        run.metric("request_latency_ns", &req);
+        let l = line(&Row::new("run", 1.0, "IO/s", run.clone()));
+        assert!(
+            l.contains("1.5 µs") && l.trim_end().ends_with("request"),
+            "{l}"
+        );
+        // MB/s of a mix without that metric: no single kind to show
+        run.metrics.clear();
+        let l = line(&Row::new("mix", 1.0, "MB/s", run));
+        assert!(!l.contains("µs"), "{l}");
+        // MB/s of one kind: that kind's
+        let l = line(&Row::new(
+            "w",
+            1.0,
+            "MB/s",
+            with_ops(&[("write", 3_000, 4_000), ("fsync", 9, 9)]),
+        ));
+        assert!(
+            l.contains("3.0 µs") && l.trim_end().ends_with("write"),
+            "{l}"
+        );
+        let l = line(&Row::new(
+            "c",
+            1.0,
+            "files/s",
+            with_ops(&[("create", 4_800, 10_100)]),
+        ));
+        assert!(l.trim_end().ends_with("create"), "{l}");
+    }
+
+    #[test]
+    fn the_legend_covers_every_unit_shown_and_says_which_are_lower_is_better() {
+        let units: Vec<&str> = UNITS.iter().map(|u| u.unit).collect();
+        let l = legend(&units);
+        for u in &units {
+            assert!(l.contains(&format!("    {u:<10}  ")), "{u}: {l}");
+        }
+        assert!(
+            l.contains("Andrew's time for its five phases (lower is better)"),
+            "{l}"
+        );
+        assert!(
+            l.contains("higher is better, except s (lower is better)"),
+            "{l}"
+        );
+        let only = legend(&["IO/s", "IO/s", "tx/s"]);
+        assert_eq!(only.matches("IO/s").count(), 1, "{only}");
+        assert!(!only.contains("scripts/h") && only.contains("higher is better for each"));
     }
 }

@@ -238,18 +238,24 @@ pub fn report(o: &Options, rep: &Report) -> String {
 /// terminals, 0.7 s each; 0.4 s with --quick), one row in tx/s.
 pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     let per = Duration::from_millis(if ctx.quick { 400 } else { 700 });
-    let row = super::scale::survey_curve("tpcb (synced commits)", "tpcb", "tx/s", |n| {
-        let o = Options {
-            duration: per,
-            terminals: n,
-            ..Options::new(ctx.dir)
-        };
-        let bar = Bar::new(&format!("tpcb N={n}"), Some(per), None, ctx.progress);
-        let rep = tpcb::run(&o, progress::sink(&bar))?;
-        drop(bar);
-        let s = super::scale::sample_of_tpcb(&rep);
-        Ok((s, rep.result))
-    })?;
+    let row = super::scale::survey_curve(
+        "tpcb (synced commits)",
+        "tpcb",
+        "tx/s",
+        "transaction",
+        |n| {
+            let o = Options {
+                duration: per,
+                terminals: n,
+                ..Options::new(ctx.dir)
+            };
+            let bar = Bar::new(&format!("tpcb N={n}"), Some(per), None, ctx.progress);
+            let rep = tpcb::run(&o, progress::sink(&bar))?;
+            drop(bar);
+            let s = super::scale::sample_of_tpcb(&rep);
+            Ok((s, rep.result))
+        },
+    )?;
     emit(row);
     Ok(())
 }

@@ -366,7 +366,7 @@ pub(crate) fn open_file(path: &Path, how: OpenHow, direct: bool) -> io::Result<F
             io::Error::new(
                 io::ErrorKind::Unsupported,
                 format!(
-                    "the file system holding {} refuses O_DIRECT (tmpfs does); run without --direct or pick another --dir",
+                    "the file system holding {} refuses O_DIRECT (as tmpfs did before Linux 6.6); run without --direct or pick another --dir",
                     path.display()
                 ),
             )

@@ -463,10 +463,54 @@ fn meminfo(key: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// The active scheduler of the block device behind `m`: via
-/// `/sys/dev/block/MAJ:MIN`, else via the source's name under
-/// `/sys/class/block/`; a partition uses its parent disk's queue.
-fn io_scheduler(m: &MountInfo) -> String {
+/// Bytes a block device read and wrote since it appeared (its `stat` in
+/// sysfs, in 512-byte sectors). The whole device's: other processes' I/O
+/// at the same time counts too.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceIo {
+    pub read_bytes: u64,
+    pub written_bytes: u64,
+}
+
+impl DeviceIo {
+    /// What moved between `earlier` and `self`.
+    pub fn since(&self, earlier: &DeviceIo) -> DeviceIo {
+        DeviceIo {
+            read_bytes: self.read_bytes.saturating_sub(earlier.read_bytes),
+            written_bytes: self.written_bytes.saturating_sub(earlier.written_bytes),
+        }
+    }
+}
+
+/// The I/O counters of the block device under `path` (its partition's, when
+/// it is on one); `None` when no block device holds it (tmpfs, a network
+/// or FUSE file system) or sysfs does not say.
+pub fn device_io(path: &Path) -> Option<DeviceIo> {
+    let m = mount_for(path)?;
+    block_sysfs(&m)
+        .into_iter()
+        .find_map(|d| fs::read_to_string(d.join("stat")).ok())
+        .and_then(|t| parse_block_stat(&t))
+}
+
+/// `read_ios read_merges read_sectors read_ticks write_ios write_merges
+/// write_sectors ...` (the kernel's Documentation/block/stat.rst).
+fn parse_block_stat(text: &str) -> Option<DeviceIo> {
+    let f: Vec<u64> = text
+        .split_whitespace()
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    Some(DeviceIo {
+        read_bytes: f.get(2)? * 512,
+        written_bytes: f.get(6)? * 512,
+    })
+}
+
+/// The sysfs directories that may describe the block device behind `m`:
+/// `/sys/dev/block/MAJ:MIN` (a real device number), then the source's
+/// kernel name under `/sys/class/block/` (btrfs and others report an
+/// anonymous device number of their own).
+fn block_sysfs(m: &MountInfo) -> Vec<PathBuf> {
     let mut candidates = Vec::new();
     if m.major != 0 {
         candidates.push(PathBuf::from(format!(
@@ -481,10 +525,17 @@ fn io_scheduler(m: &MountInfo) -> String {
             candidates.push(Path::new("/sys/class/block").join(name));
         }
     }
-    for candidate in candidates {
-        let Ok(dir) = fs::canonicalize(&candidate) else {
-            continue;
-        };
+    candidates
+        .into_iter()
+        .filter_map(|c| fs::canonicalize(c).ok())
+        .collect()
+}
+
+/// The active scheduler of the block device behind `m`: via
+/// `/sys/dev/block/MAJ:MIN`, else via the source's name under
+/// `/sys/class/block/`; a partition uses its parent disk's queue.
+fn io_scheduler(m: &MountInfo) -> String {
+    for dir in block_sysfs(m) {
         for d in [Some(dir.as_path()), dir.parent()].into_iter().flatten() {
             if let Ok(text) = fs::read_to_string(d.join("queue/scheduler")) {
                 return active_scheduler(&text);
@@ -676,6 +727,30 @@ this line is not mountinfo
         // A path that does not exist yet resolves through its ancestor.
         let m = mount_for(Path::new("/dev/shm/iogauge-no-such/dir")).unwrap();
         assert_eq!(m.fs_type, "tmpfs");
+    }
+
+    #[test]
+    fn device_counters_exist_for_a_block_device_and_not_for_tmpfs() {
+        assert_eq!(
+            parse_block_stat("  10 0 24 3  7 1 16 9 0 4 12 0 0 0 0"),
+            Some(DeviceIo {
+                read_bytes: 24 * 512,
+                written_bytes: 16 * 512
+            })
+        );
+        assert_eq!(parse_block_stat("1 2"), None);
+        if mount_for(Path::new("/dev/shm")).is_some_and(|m| m.fs_type == "tmpfs") {
+            assert_eq!(device_io(Path::new("/dev/shm")), None);
+        }
+        // the root of a machine with a disk under it
+        let root = mount_for(Path::new("/")).unwrap();
+        if root.source.starts_with("/dev/") {
+            let a = device_io(Path::new("/")).expect("counters of the root's device");
+            let b = device_io(Path::new("/")).unwrap();
+            assert!(b.read_bytes >= a.read_bytes && b.written_bytes >= a.written_bytes);
+        } else {
+            println!("skipped: / is on {}, not a block device", root.source);
+        }
     }
 
     #[test]

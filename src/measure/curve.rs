@@ -89,6 +89,11 @@ impl Constraint {
 pub struct Sample {
     /// Requests (or transactions) completed per second.
     pub throughput: f64,
+    /// Units of throughput completed (requests, transactions, scripts):
+    /// a repetition that completed none measured nothing, and is no point
+    /// of the curve.
+    #[serde(default)]
+    pub completed: u64,
     /// Response times of the requests, seconds (from the intended start in
     /// an open loop).
     pub mean_s: f64,
@@ -151,31 +156,63 @@ pub struct Curve {
     pub best: Option<usize>,
     /// Why raising the load stopped.
     pub stopped: String,
-    /// Closed loop, three points or more: the USL fitted to them.
+    /// Closed loop, four concurrencies or more: the USL fitted to them.
     pub usl: Option<UslFit>,
 }
 
-/// The Universal Scalability Law fitted to a closed-loop curve.
+/// The Universal Scalability Law fitted to a closed-loop curve: to every
+/// repetition of its points; its rmse, R² and largest error are all over
+/// those repetitions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct UslFit {
     pub lambda: f64,
     pub sigma: f64,
     pub kappa: f64,
-    /// Predicted concurrency of the peak (none when κ = 0: no peak).
+    /// Predicted concurrency of the peak (none when κ = 0 or σ ≥ 1: no
+    /// peak).
     pub peak_concurrency: Option<f64>,
     /// Predicted throughput at that concurrency.
     pub peak_throughput: Option<f64>,
     /// Root mean square of the residuals, in throughput units.
     pub rmse: f64,
     pub r_squared: f64,
-    /// Largest |measured − fitted| / measured over the points.
+    /// Largest |measured − fitted| / measured over the repetitions.
     pub max_rel_error: f64,
+    /// The repetitions fitted, and the distinct concurrencies they cover
+    /// (more than the law's 3 parameters).
+    #[serde(default)]
+    pub repetitions: usize,
+    #[serde(default)]
+    pub concurrencies: usize,
 }
 
 impl UslFit {
     /// The law with the fitted parameters.
     pub fn law(&self) -> Option<usl::Usl> {
         usl::Usl::new(self.lambda, self.sigma, self.kappa)
+    }
+
+    /// The fit and its error in one line, saying what the error is over.
+    pub fn summary(&self, unit: &str) -> String {
+        format!(
+            "λ {:.1} {unit}, contention σ {:.4}, coherency κ {:.6}, fitted to {} repetitions at {} concurrencies; over them: max error {:.1} %, rmse {:.1} {unit}, R² {:.3}",
+            self.lambda,
+            self.sigma,
+            self.kappa,
+            self.repetitions,
+            self.concurrencies,
+            self.max_rel_error * 100.0,
+            self.rmse,
+            self.r_squared
+        )
+    }
+
+    /// What the fitted law says throughput does as concurrency grows.
+    pub fn shape(&self, unit: &str) -> String {
+        self.law().map_or_else(
+            || "no law (its parameters are out of range)".into(),
+            |u| u.shape(unit),
+        )
     }
 }
 
@@ -198,6 +235,9 @@ pub struct Plan {
     /// A step raises throughput by less than this share of the last: the
     /// curve has stopped rising (judged from the third step on).
     pub flat: f64,
+    /// The unit of throughput, singular, for messages: `request`,
+    /// `transaction`, `script`.
+    pub unit: &'static str,
 }
 
 /// Open loop: at least this share of the scheduled requests must be
@@ -231,7 +271,15 @@ pub fn search<E>(
             s.stopped = "interrupted".into();
             return Ok(false);
         }
-        let p = s.point(load, why, &mut measure, stop)?;
+        let Some(p) = s.point(load, why, &mut measure, stop)? else {
+            // a higher load completes no more in the same time
+            s.stopped = format!(
+                "no {} completed at {} in a repetition's time: not a measurement (a longer duration lets one finish)",
+                plan.unit,
+                load.label()
+            );
+            return Ok(false);
+        };
         seen(&p);
         s.points.push(p);
         Ok(!stop())
@@ -256,16 +304,22 @@ struct Search<'a> {
 type Take<'t, E> = dyn FnMut(Load, &str, &mut Search) -> Result<bool, E> + 't;
 
 impl Search<'_> {
+    /// The point at `load`, or `None` when a repetition completed nothing
+    /// (no measurement: the point is left out).
     fn point<E>(
         &self,
         load: Load,
         why: &str,
         measure: &mut impl FnMut(Load, usize) -> Result<Sample, E>,
         stop: &dyn Fn() -> bool,
-    ) -> Result<Point, E> {
+    ) -> Result<Option<Point>, E> {
         let mut reps: Vec<Sample> = Vec::new();
         loop {
-            reps.push(measure(load, reps.len())?);
+            let rep = measure(load, reps.len())?;
+            if rep.completed == 0 {
+                return Ok(None);
+            }
+            reps.push(rep);
             if stop() {
                 break;
             }
@@ -276,13 +330,13 @@ impl Search<'_> {
                 Some(_) => {}
             }
         }
-        Ok(make_point(
+        Ok(Some(make_point(
             load,
             why,
             reps,
             self.plan.constraint,
             self.plan.stopper.as_ref(),
-        ))
+        )))
     }
 
     /// Whether point `p` passes: meets the constraint and kept its rate.
@@ -487,6 +541,7 @@ pub fn make_point(
     let avg = |f: &dyn Fn(&Sample) -> f64| reps.iter().map(f).sum::<f64>() / n;
     let mean = Sample {
         throughput: avg(&|r| r.throughput),
+        completed: reps.iter().map(|r| r.completed).sum(),
         mean_s: avg(&|r| r.mean_s),
         p90_s: avg(&|r| r.p90_s),
         p99_s: avg(&|r| r.p99_s),
@@ -518,8 +573,8 @@ pub fn make_point(
     }
 }
 
-/// The law fitted to every repetition of the closed-loop points (at
-/// least three distinct concurrencies), or `None`.
+/// The law fitted to every repetition of the closed-loop points (more
+/// distinct concurrencies than the law's parameters), or `None`.
 pub fn fit_usl(points: &[Point]) -> Option<UslFit> {
     let xy: Vec<(f64, f64)> = points
         .iter()
@@ -527,12 +582,6 @@ pub fn fit_usl(points: &[Point]) -> Option<UslFit> {
         .flat_map(|p| p.reps.iter().map(move |r| (p.load.value(), r.throughput)))
         .collect();
     let f = usl::fit(&xy).ok()?;
-    // judged on the points' means, as a reader compares them
-    let max_rel_error = points
-        .iter()
-        .filter(|p| p.mean.throughput > 0.0)
-        .map(|p| (f.usl.throughput(p.load.value()) / p.mean.throughput - 1.0).abs())
-        .fold(0.0, f64::max);
     Some(UslFit {
         lambda: f.usl.lambda,
         sigma: f.usl.sigma,
@@ -541,7 +590,10 @@ pub fn fit_usl(points: &[Point]) -> Option<UslFit> {
         peak_throughput: f.usl.peak_throughput(),
         rmse: f.rmse,
         r_squared: f.r_squared,
-        max_rel_error,
+        // over the same repetitions as the rmse and R²
+        max_rel_error: f.max_rel_error,
+        repetitions: f.points,
+        concurrencies: f.concurrencies,
     })
 }
 
@@ -569,6 +621,7 @@ mod tests {
             let x = law.throughput(n);
             Ok(Sample {
                 throughput: x,
+                completed: 1,
                 mean_s: n / x,
                 p90_s: 2.0 * n / x,
                 p99_s: 4.0 * n / x,
@@ -588,6 +641,7 @@ mod tests {
             stopper: None,
             max_points: 30,
             flat: 0.02,
+            unit: "request",
         }
     }
 
@@ -656,9 +710,15 @@ mod tests {
         let c = search(&plan(4, None), usl_system(0.0, 0.0), &|| false, |_| {}).unwrap();
         assert_eq!(loads(&c), [1.0, 2.0, 4.0]);
         assert!(c.stopped.contains("N=4"), "{}", c.stopped);
+        // three concurrencies: the law's three parameters would go through
+        // them whatever they were (issue 33: "R² 1.000 from 3 points")
+        assert_eq!(c.usl, None);
+        let c = search(&plan(8, None), usl_system(0.0, 0.0), &|| false, |_| {}).unwrap();
+        assert_eq!(loads(&c), [1.0, 2.0, 4.0, 8.0]);
         let fit = c.usl.unwrap();
         assert_eq!((fit.sigma, fit.kappa), (0.0, 0.0));
         assert_eq!(fit.peak_concurrency, None);
+        assert_eq!((fit.repetitions, fit.concurrencies), (4, 4));
     }
 
     /// An open single server of capacity `mu`: M/M/1 response times
@@ -673,6 +733,7 @@ mod tests {
             };
             Ok(Sample {
                 throughput: x,
+                completed: 1,
                 mean_s: r,
                 p90_s: r * 2.3,
                 p99_s: r * 4.6,
@@ -741,6 +802,7 @@ mod tests {
                 };
                 Ok::<_, ()>(Sample {
                     throughput: x,
+                    completed: 1,
                     mean_s: 0.01,
                     ..Default::default()
                 })
@@ -775,5 +837,38 @@ mod tests {
         .unwrap();
         assert_eq!(c.points.len(), 2);
         assert_eq!(c.stopped, "interrupted");
+    }
+
+    /// Issue 33: a point at which nothing completed is no measurement: it
+    /// is left out, and the search says why it stopped there (not "stopped
+    /// rising ... → 0").
+    #[test]
+    fn a_point_that_completed_nothing_is_left_out() {
+        let mut p = plan(8, None);
+        p.unit = "script";
+        let c = search(
+            &p,
+            |load, rep| {
+                let mut s = usl_system(0.0, 0.0)(load, rep)?;
+                if load.value() >= 4.0 {
+                    s = Sample::default();
+                }
+                Ok::<_, ()>(s)
+            },
+            &|| false,
+            |_| {},
+        )
+        .unwrap();
+        assert_eq!(loads(&c), [1.0, 2.0]);
+        assert!(
+            c.stopped.starts_with("no script completed at N=4"),
+            "{}",
+            c.stopped
+        );
+        assert_eq!(c.peak, Some(1));
+        // nothing at all: no point, and the reason
+        let c = search(&p, |_, _| Ok::<_, ()>(Sample::default()), &|| false, |_| {}).unwrap();
+        assert!(c.points.is_empty() && c.peak.is_none());
+        assert!(c.stopped.contains("at N=1"), "{}", c.stopped);
     }
 }

@@ -51,6 +51,10 @@ pub enum OpKind {
     Fsync,
     Readdir,
     Rename,
+    /// mkdir(2): a directory made (not a file: not a create).
+    Mkdir,
+    /// rmdir(2): a directory removed (not a file: not a delete).
+    Rmdir,
     Lock,
     Unlock,
     Cpu,
@@ -60,7 +64,7 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 15] = [
+    pub const ALL: [OpKind; 17] = [
         OpKind::Read,
         OpKind::Write,
         OpKind::Append,
@@ -72,6 +76,8 @@ impl OpKind {
         OpKind::Fsync,
         OpKind::Readdir,
         OpKind::Rename,
+        OpKind::Mkdir,
+        OpKind::Rmdir,
         OpKind::Lock,
         OpKind::Unlock,
         OpKind::Cpu,
@@ -92,6 +98,8 @@ impl OpKind {
             OpKind::Fsync => "fsync",
             OpKind::Readdir => "readdir",
             OpKind::Rename => "rename",
+            OpKind::Mkdir => "mkdir",
+            OpKind::Rmdir => "rmdir",
             OpKind::Lock => "lock",
             OpKind::Unlock => "unlock",
             OpKind::Cpu => "cpu",
@@ -99,9 +107,11 @@ impl OpKind {
         }
     }
 
-    /// Whether time spent in this kind counts as time inside I/O calls
-    /// (for `io_time_fraction`). CPU work, locks and whole transactions do
-    /// not: a transaction's I/O is counted through its own operations.
+    /// Whether this kind is an I/O: a data or metadata call on the file
+    /// system (read, write, create, stat, fsync, …). Locks, CPU work and
+    /// whole transactions are not: a transaction's I/O is counted through
+    /// its own operations. The one rule behind every summary's `ops`,
+    /// `ops_per_s` ("IO/s"), time series and `io_time_fraction`.
     pub fn is_io(self) -> bool {
         !matches!(
             self,
@@ -393,8 +403,6 @@ impl WorkerStats {
         }
         if kind.is_io() {
             self.io_ns += lat_ns as u128;
-        }
-        if kind != OpKind::Transaction {
             self.series.add(at_ns, 1, bytes);
         }
     }
@@ -436,8 +444,8 @@ impl WorkerStats {
             .record_n(lat_ns, n, bytes);
         if kind.is_io() {
             self.io_ns += lat_ns as u128 * n as u128;
+            self.series.add(at_ns, n, bytes);
         }
-        self.series.add(at_ns, n, bytes);
     }
 
     pub fn kind(&self, kind: OpKind) -> Option<&KindStats> {
@@ -518,10 +526,10 @@ impl WorkerStats {
         (service, response)
     }
 
-    /// Operations counted in the summary: every kind but whole transactions.
+    /// Operations counted in the summary: the I/Os ([`OpKind::is_io`]).
     pub fn total_ops(&self) -> u64 {
         self.kinds()
-            .filter(|(k, _)| *k != OpKind::Transaction)
+            .filter(|(k, _)| k.is_io())
             .map(|(_, s)| s.count)
             .sum()
     }
@@ -639,7 +647,15 @@ pub struct Outcome {
     /// Each worker's own stats, in worker order; empty when there is one
     /// worker (`stats` are its stats).
     pub per_worker: Vec<WorkerStats>,
-    /// The measured phase: end of ramp to the last worker's end.
+    /// Workers that ran (threads, processes, users); for a run of phases
+    /// with different numbers of workers, the most at once.
+    pub workers: usize,
+    /// The workers' time, ns: over a run of phases, Σ elapsed × workers of
+    /// each; 0 when it is simply `elapsed` × `workers`. The denominator
+    /// of `io_time_fraction`.
+    pub worker_ns: u128,
+    /// The measured phase: end of ramp to the last worker's end (to the
+    /// end of the schedule, for an open loop that ran out of arrivals).
     pub elapsed: std::time::Duration,
     pub cpu: CpuTimes,
     /// False when a signal or an error cut the run short.
@@ -655,6 +671,18 @@ pub struct Outcome {
     /// Why each worker failed, if it did (its error, or how its process
     /// died), in worker order.
     pub failures: Vec<Option<String>>,
+}
+
+impl Outcome {
+    /// The workers' time, ns: [`Outcome::worker_ns`] when set, else
+    /// elapsed × workers (at least one).
+    pub fn worker_time_ns(&self) -> u128 {
+        if self.worker_ns > 0 {
+            self.worker_ns
+        } else {
+            self.elapsed.as_nanos() * self.workers.max(1) as u128
+        }
+    }
 }
 
 #[cfg(test)]
@@ -887,12 +915,18 @@ mod tests {
     }
 
     #[test]
-    fn transactions_are_not_io_and_not_ops() {
+    fn only_io_kinds_are_ops() {
         let mut s = WorkerStats::new(&[]);
         s.record(OpKind::Transaction, 1000, 0, 0);
         s.record(OpKind::Read, 400, 10, 0);
         s.record(OpKind::Cpu, 500, 0, 0);
-        assert_eq!(s.io_ns, 400);
+        s.record(OpKind::Lock, 300, 0, 0);
+        s.record(OpKind::Unlock, 200, 0, 0);
+        s.record(OpKind::Mkdir, 100, 0, 0);
+        assert_eq!(s.io_ns, 500);
+        // issue 33: locks and CPU work are no I/O, in the count as in the
+        // time and the per-second series
         assert_eq!(s.total_ops(), 2);
+        assert_eq!(s.series.ops(), &[2]);
     }
 }

@@ -9,8 +9,11 @@
 //!                                        κ ≥ 0  coherency (pairwise crosstalk)
 //! ```
 //!
-//! σ = κ = 0 is linear scaling; κ = 0 rises towards λ/σ (Amdahl); κ > 0
-//! has a peak, where dX/dN ∝ 1 − σ − κN² vanishes, and falls beyond it:
+//! σ = κ = 0 is linear scaling; with κ = 0 throughput tends to λ/σ as N
+//! grows: rising towards it when σ < 1 (Amdahl), flat at λ when σ = 1,
+//! falling towards it when σ > 1 (each worker added costs more than it
+//! brings); κ > 0 with σ < 1 has a peak, where dX/dN ∝ 1 − σ − κN²
+//! vanishes, and falls beyond it:
 //!
 //! ```text
 //!   X │              peak: N* = √((1 − σ)/κ)
@@ -24,7 +27,10 @@
 //! ```
 //!
 //! The fit minimises Σ (Xᵢ − X(Nᵢ))² over λ, σ, κ with σ, κ ≥ 0; no point
-//! at N = 1 is needed, λ is fitted like the others. It starts from Gunther's
+//! at N = 1 is needed, λ is fitted like the others. It needs more distinct
+//! concurrencies than the law has parameters (four or more): three
+//! parameters go through any three points, and an R² of 1 from them says
+//! nothing about the law. It starts from Gunther's
 //! linearisation: N/X(N) = (1 + σ(N − 1) + κN(N − 1))/λ is linear in
 //! (1, N − 1, N(N − 1)) with coefficients (1/λ, σ/λ, κ/λ), so an ordinary
 //! least-squares fit of Nᵢ/Xᵢ gives λ, σ and κ at once. Levenberg–Marquardt
@@ -91,6 +97,36 @@ impl Usl {
     pub fn peak_throughput(&self) -> Option<f64> {
         self.peak_concurrency().map(|n| self.throughput(n))
     }
+
+    /// What the law says throughput does as concurrency grows, in words,
+    /// throughputs in `unit`: where it peaks, or where it tends to.
+    pub fn shape(&self, unit: &str) -> String {
+        let (l, s) = (self.lambda, self.sigma);
+        match self.peak_concurrency() {
+            Some(n) if n >= 1.0 => format!(
+                "a peak at N = {n:.1}: {:.1} {unit}, falling beyond it",
+                self.throughput(n)
+            ),
+            Some(n) => format!(
+                "throughput falls from N = 1 on (the peak, N = {n:.2}, is below one worker)"
+            ),
+            None if self.kappa > 0.0 => {
+                "no peak above N = 1: throughput falls from N = 1 on (σ ≥ 1)".to_string()
+            }
+            None if s == 0.0 => {
+                format!("no peak: throughput rises linearly, {l:.1} {unit} a worker")
+            }
+            None if s < 1.0 => format!(
+                "no peak: throughput rises towards λ/σ = {:.1} {unit}",
+                l / s
+            ),
+            None if s == 1.0 => format!("no peak: throughput stays at λ = {l:.1} {unit}"),
+            None => format!(
+                "no peak: throughput falls from λ = {l:.1} {unit} at N = 1 towards λ/σ = {:.1} {unit} (σ > 1: each worker added costs more than it brings)",
+                l / s
+            ),
+        }
+    }
 }
 
 /// A fitted law and how well it fits.
@@ -106,29 +142,38 @@ pub struct Fit {
     pub max_rel_error: f64,
     /// How many points were fitted.
     pub points: usize,
+    /// How many distinct concurrencies they cover.
+    pub concurrencies: usize,
 }
+
+/// The law's parameters (λ, σ, κ): a fit needs more distinct
+/// concurrencies than this.
+pub const PARAMETERS: usize = 3;
 
 /// Why [`fit`] refused its points.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FitError {
-    #[error("the scalability law needs at least 3 points, got {0}")]
+    #[error("the scalability law needs at least 4 points (more than its 3 parameters), got {0}")]
     TooFewPoints(usize),
     #[error(
         "point {index} (concurrency {n}, throughput {x}): concurrency must be at least 1 and throughput positive, both finite"
     )]
     BadPoint { index: usize, n: f64, x: f64 },
-    #[error("the scalability law needs at least 3 distinct concurrencies, got {0}")]
+    #[error(
+        "the scalability law needs at least 4 distinct concurrencies (more than its 3 parameters), got {0}"
+    )]
     TooFewConcurrencies(usize),
     #[error("the scalability law fit did not converge to finite parameters")]
     Diverged,
 }
 
-/// Fit the law to `points`, each (concurrency N, throughput X): at least
-/// three, at least three distinct N, N ≥ 1 and X > 0, all finite. Repeated
-/// N are fine (several measurements of one point). See the module doc for
-/// the method.
+/// Fit the law to `points`, each (concurrency N, throughput X): more
+/// distinct N than the law's [`PARAMETERS`], N ≥ 1 and X > 0, all finite.
+/// Repeated N are fine (several measurements of one point); the fit's
+/// rmse, R² and largest error are all over `points`. See the module doc
+/// for the method.
 pub fn fit(points: &[(f64, f64)]) -> Result<Fit, FitError> {
-    if points.len() < 3 {
+    if points.len() <= PARAMETERS {
         return Err(FitError::TooFewPoints(points.len()));
     }
     for (index, &(n, x)) in points.iter().enumerate() {
@@ -139,7 +184,7 @@ pub fn fit(points: &[(f64, f64)]) -> Result<Fit, FitError> {
     let mut ns: Vec<f64> = points.iter().map(|p| p.0).collect();
     ns.sort_by(f64::total_cmp);
     ns.dedup();
-    if ns.len() < 3 {
+    if ns.len() <= PARAMETERS {
         return Err(FitError::TooFewConcurrencies(ns.len()));
     }
 
@@ -187,6 +232,7 @@ pub fn fit(points: &[(f64, f64)]) -> Result<Fit, FitError> {
         r_squared,
         max_rel_error,
         points: points.len(),
+        concurrencies: ns.len(),
     })
 }
 
@@ -396,6 +442,29 @@ mod tests {
         assert_eq!(steep.peak_concurrency(), Some(0.5));
     }
 
+    /// Issue 33: with σ > 1 throughput falls towards λ/σ; it rises only
+    /// when σ < 1.
+    #[test]
+    fn the_shape_says_which_way_throughput_goes() {
+        let shape = |s: f64, k: f64| Usl::new(100.0, s, k).unwrap().shape("tx/s");
+        assert_eq!(
+            shape(0.25, 0.0),
+            "no peak: throughput rises towards λ/σ = 400.0 tx/s"
+        );
+        let falls = shape(1.1139, 0.0);
+        assert!(
+            falls.starts_with(
+                "no peak: throughput falls from λ = 100.0 tx/s at N = 1 towards λ/σ = 89.8 tx/s"
+            ),
+            "{falls}"
+        );
+        assert!(shape(1.0, 0.0).contains("stays at λ = 100.0"));
+        assert!(shape(0.0, 0.0).contains("rises linearly"));
+        assert!(shape(1.5, 0.01).contains("falls from N = 1 on"));
+        assert!(shape(0.5, 2.0).contains("falls from N = 1 on"));
+        assert!(shape(0.05, 0.002).starts_with("a peak at N = 21.8"));
+    }
+
     #[test]
     fn recovers_an_exact_curve() {
         let want = synthetic();
@@ -507,7 +576,7 @@ mod tests {
             fit(&[(1.0, 1.0), (2.0, 2.0)]),
             Err(FitError::TooFewPoints(2))
         );
-        let bad = |n: f64, x: f64| fit(&[(1.0, 1.0), (2.0, 2.0), (n, x)]);
+        let bad = |n: f64, x: f64| fit(&[(1.0, 1.0), (2.0, 2.0), (n, x), (5.0, 5.0)]);
         for (n, x) in [
             (3.0, 0.0),
             (3.0, -1.0),
@@ -526,6 +595,14 @@ mod tests {
         }
         let two_ns = [(1.0, 1.0), (2.0, 2.0), (2.0, 2.1), (1.0, 0.9)];
         assert_eq!(fit(&two_ns), Err(FitError::TooFewConcurrencies(2)));
+        // issue 33: three parameters through three concurrencies fit any
+        // three points (R² 1.000): no fit, however many repetitions
+        assert_eq!(
+            fit(&[(1.0, 1.0), (2.0, 1.9), (4.0, 2.5)]),
+            Err(FitError::TooFewPoints(3))
+        );
+        let three_ns = [(1.0, 1.0), (2.0, 1.9), (4.0, 2.5), (4.0, 2.6), (2.0, 2.0)];
+        assert_eq!(fit(&three_ns), Err(FitError::TooFewConcurrencies(3)));
         // the messages are one line each
         for e in [fit(&[]), bad(0.0, 1.0), fit(&two_ns)] {
             assert!(!e.unwrap_err().to_string().contains('\n'));

@@ -765,6 +765,8 @@ mod tests {
                 rmse: 0.0,
                 r_squared: 1.0,
                 max_rel_error: 0.0,
+                repetitions: 6,
+                concurrencies: 6,
             }),
         }
     }

@@ -51,9 +51,12 @@ pub struct Summary {
     pub bytes_written: u64,
     pub read_bytes_per_s: f64,
     pub write_bytes_per_s: f64,
-    /// Share of the workers' wall time spent inside I/O calls: Σ I/O latency
-    /// / (elapsed × workers). Near 1: I/O-bound; near 0: the benchmark
-    /// measures something else (Chen & Patterson's test).
+    /// Share of the workers' time spent inside I/O calls: Σ I/O latency /
+    /// (elapsed × workers), i.e. per worker-second (a run of phases sums
+    /// each phase's elapsed × workers). Near 1: I/O-bound; near 0: the
+    /// benchmark measures something else (Chen & Patterson's test). Never
+    /// clamped: above 1 means calls overlapped within a worker (a queued
+    /// engine) or began before the measured phase.
     pub io_time_fraction: f64,
     pub cpu_user_s: f64,
     pub cpu_sys_s: f64,
@@ -122,6 +125,16 @@ pub struct RunResult {
     pub timeseries: Series,
 }
 
+/// Σ I/O latency over the workers' time, both in ns (0 when there was no
+/// time).
+pub fn io_share(io_ns: u128, worker_ns: u128) -> f64 {
+    if worker_ns == 0 {
+        0.0
+    } else {
+        io_ns as f64 / worker_ns as f64
+    }
+}
+
 /// The current time as RFC 3339 (UTC, seconds).
 pub fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
@@ -155,7 +168,7 @@ impl RunResult {
         let secs = o.elapsed.as_secs_f64();
         let per_s = |x: f64| if secs > 0.0 { x / secs } else { 0.0 };
         let st = &o.stats;
-        let workers = o.per_worker.len().max(1);
+        let workers = o.workers;
         let (br, bw) = (st.bytes(Direction::Read), st.bytes(Direction::Write));
         let cpu = o.cpu.user.as_secs_f64() + o.cpu.sys.as_secs_f64();
         self.elapsed_s = secs;
@@ -168,11 +181,7 @@ impl RunResult {
             bytes_written: bw,
             read_bytes_per_s: per_s(br as f64),
             write_bytes_per_s: per_s(bw as f64),
-            io_time_fraction: if secs > 0.0 {
-                (st.io_ns as f64 / 1e9 / (secs * workers as f64)).min(1.0)
-            } else {
-                0.0
-            },
+            io_time_fraction: io_share(st.io_ns, o.worker_time_ns()),
             cpu_user_s: o.cpu.user.as_secs_f64(),
             cpu_sys_s: o.cpu.sys.as_secs_f64(),
             cpu_util: per_s(cpu),

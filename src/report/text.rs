@@ -22,6 +22,16 @@ pub fn tail_cells(l: &crate::measure::LatencySummary) -> String {
     )
 }
 
+/// The median of sorted counts: the middle one, or the mean of the middle
+/// two of an even number (`1.5` for 1 and 2, `2` for 1 and 3).
+pub fn median_of_sorted(v: &[u64]) -> f64 {
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2] as f64,
+        n => (v[n / 2 - 1] as f64 + v[n / 2] as f64) / 2.0,
+    }
+}
+
 /// The summary lines and latency table of a run.
 pub fn render(r: &RunResult) -> String {
     let mut o = String::new();
@@ -131,7 +141,7 @@ pub fn render(r: &RunResult) -> String {
             "\n  IO/s per second over {} s: min {}, median {}, max {}",
             full.len(),
             full[0],
-            full[full.len() / 2],
+            median_of_sorted(&full),
             full[full.len() - 1]
         );
     }
@@ -159,5 +169,20 @@ mod tests {
         assert!(t.contains("INCOMPLETE RUN (interrupted)"));
         assert!(t.lines().any(|l| l.trim_start().starts_with("read ")));
         assert!(t.lines().any(|l| l.trim_start().starts_with("write ")));
+    }
+
+    /// Issue 33: the median of two per-second samples is their mean, not
+    /// the larger one.
+    #[test]
+    fn the_median_of_an_even_number_of_seconds_is_the_mean_of_the_middle_two() {
+        let mut r = RunResult::new("run", (), Default::default(), "t".into());
+        // two full seconds and a partial one (left out)
+        r.timeseries.ops = vec![10, 21, 5];
+        let t = render(&r);
+        assert!(t.contains("over 2 s: min 10, median 15.5, max 21"), "{t}");
+        r.timeseries.ops = vec![10, 30, 20, 5];
+        assert!(render(&r).contains("median 20,"), "{}", render(&r));
+        assert_eq!(median_of_sorted(&[1, 2]), 1.5);
+        assert_eq!(median_of_sorted(&[]), 0.0);
     }
 }

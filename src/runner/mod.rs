@@ -116,7 +116,9 @@ impl<'a> Ctx<'a> {
     ) -> Ctx<'a> {
         let mut pacer = pace.pacer(index, workers, began_ns);
         if let (Some(p), Some(d)) = (pacer.as_mut(), duration) {
-            p.end_at(began_ns + ramp_ns + d.as_nanos() as u64);
+            // saturating: a schedule that ends past the clock's range never ends
+            let d = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+            p.end_at(began_ns.saturating_add(ramp_ns).saturating_add(d));
         }
         if pacer.is_some() {
             pace::tight_timers();
@@ -186,13 +188,32 @@ impl<'a> Ctx<'a> {
         (self.arrival_ns != 0).then_some(self.arrival_ns)
     }
 
-    /// After the run: the arrivals scheduled before `end_ns` that were never
-    /// issued (an open loop that fell behind).
+    /// When this worker's measured phase ended, given that it returned at
+    /// clock `end`: `None` if it never left the ramp. An open loop whose
+    /// schedule ran out ends at the end of the schedule, not at its last
+    /// completion: the time after the last arrival is part of the run (it
+    /// offered nothing then), and a rate over a shorter time would
+    /// overstate what was asked for.
+    fn measured_end(&self, end: u64) -> Option<u64> {
+        if !self.measuring {
+            return None;
+        }
+        Some(match &self.pacer {
+            Some(p) if p.schedule_over() => end.max(p.end_ns()),
+            _ => end,
+        })
+    }
+
+    /// After the run: the arrivals scheduled before the worker stopped, and
+    /// within the measured phase, that were never issued (an open loop
+    /// that fell behind). A worker that notices the stop late does not
+    /// count the arrivals after the end as missed.
     fn settle_arrivals(&mut self) {
         if let Some(p) = &self.pacer
             && self.end_ns > self.t0_ns
         {
-            self.stats.arrivals.missed += p.missed_before(self.end_ns);
+            let end = self.end_ns.min(p.end_ns());
+            self.stats.arrivals.missed += p.missed_before(end);
         }
     }
 
@@ -395,7 +416,7 @@ pub fn run_with<W: Worker>(
                     if finished.fetch_add(1, Ordering::Release) + 1 == n {
                         main_thread.unpark();
                     }
-                    let measured = ctx.measuring.then_some(end);
+                    let measured = ctx.measured_end(end);
                     let extra = w.finish();
                     (ctx.stats, measured, r.err(), extra)
                 })
@@ -407,7 +428,9 @@ pub fn run_with<W: Worker>(
         start.set(began).expect("set once");
         barrier.wait();
         t0 = began + ramp.as_nanos() as u64;
-        let deadline = rule.duration.map(|d| t0 + d.as_nanos() as u64);
+        let deadline = rule
+            .duration
+            .map(|d| t0.saturating_add(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)));
         let mut ramp_cpu_taken = ramp.is_zero();
         cpu_at_t0 = cpu_start;
         let mut stopped_at: Option<u64> = None;
@@ -473,14 +496,16 @@ pub fn run_with<W: Worker>(
         }
     }
     let elapsed = Duration::from_nanos(end.saturating_sub(t0));
-    outcome(stats, per_worker, elapsed, cpu, error, extras, failures)
+    outcome(stats, per_worker, n, elapsed, cpu, error, extras, failures)
 }
 
-/// The outcome of a run that reached its workers: complete unless a
+/// The outcome of a run of `workers` that reached them: complete unless a
 /// signal or an error cut it short.
+#[allow(clippy::too_many_arguments)]
 fn outcome(
     stats: WorkerStats,
     per_worker: Vec<WorkerStats>,
+    workers: usize,
     elapsed: Duration,
     cpu: CpuTimes,
     error: Option<anyhow::Error>,
@@ -491,6 +516,8 @@ fn outcome(
     Outcome {
         stats,
         per_worker,
+        workers,
+        worker_ns: 0,
         elapsed,
         cpu,
         complete: !interrupted && error.is_none(),
@@ -541,6 +568,8 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     Outcome {
         stats: ctx.stats,
         per_worker: Vec::new(),
+        workers: 1,
+        worker_ns: 0,
         elapsed: Duration::from_nanos(end.saturating_sub(t0)),
         cpu,
         complete: !interrupted && error.is_none(),

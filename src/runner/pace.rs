@@ -15,6 +15,15 @@
 //! worker: N single-server queues, as wrk2 and fio pace their clients.
 //! Intended starts are absolute times from the start of the run, so a late
 //! wake-up delays one request, never the schedule.
+//!
+//! The schedule is kept in whole nanoseconds of the clock, with the
+//! fraction of a nanosecond carried from one gap to the next: a float
+//! schedule stalls once its step falls below the float's resolution at the
+//! clock's value (0.016 ns after a day of uptime, so a gap of 0.001 ns, a
+//! rate of 10¹² per second, never moved it). The interval of one
+//! worker is therefore at least a nanosecond: a rate above [`MAX_RATE`]
+//! requests per second is refused (leave the rate out for requests back to
+//! back).
 
 use crate::measure::clock::now_ns;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -54,6 +63,15 @@ pub struct Pace {
     pub seed: u64,
 }
 
+/// The highest rate an open loop takes, requests per second: one request
+/// per nanosecond, the schedule's resolution.
+pub const MAX_RATE: f64 = 1e9;
+
+/// A worker that fell this many arrivals behind has the rest of its missed
+/// arrivals estimated (the expected count of its stream over the time
+/// left) instead of drawn one by one.
+const MISSED_DRAWN: u64 = 1 << 20;
+
 impl Pace {
     /// Whether requests come at a rate rather than back to back.
     pub fn is_open(&self) -> bool {
@@ -72,6 +90,13 @@ impl Pace {
         {
             return Err(format!(
                 "--rate {r} must be a number of requests per second above 0"
+            ));
+        }
+        if let Some(r) = self.rate
+            && r > MAX_RATE
+        {
+            return Err(format!(
+                "--rate {r}: at most {MAX_RATE:e} requests per second (the schedule counts whole nanoseconds); leave --rate out to issue requests back to back"
             ));
         }
         if self.rate.is_some() && self.think.is_some() {
@@ -95,19 +120,22 @@ impl Pace {
             arrivals: self.arrivals,
             mean_ns: 0.0,
             think_ns: 0.0,
-            next_ns: start_ns as f64,
+            next_ns: start_ns,
+            carry: 0.0,
             rng,
             end_ns: u64::MAX,
         };
         match (self.rate, self.think) {
             (Some(rate), _) => {
-                p.mean_ns = 1e9 * workers.max(1) as f64 / rate;
+                // at least 1 ns: [`Pace::check`] refuses faster rates
+                p.mean_ns = (1e9 * workers.max(1) as f64 / rate.min(MAX_RATE)).max(1.0);
                 // the first arrival: uniform streams interleave evenly,
                 // Poisson ones start with a gap like any other
-                p.next_ns += match self.arrivals {
+                let first = match self.arrivals {
                     Arrivals::Uniform => p.mean_ns * index as f64 / workers.max(1) as f64,
                     Arrivals::Poisson => p.gap(),
                 };
+                p.advance_by(first);
             }
             (None, Some(t)) => p.think_ns = t.as_nanos() as f64,
             (None, None) => unreachable!("is_paced"),
@@ -124,9 +152,11 @@ pub struct Pacer {
     mean_ns: f64,
     /// Mean think time (closed loop), ns.
     think_ns: f64,
-    /// Intended start of the next arrival, clock ns (fractional, so equal
-    /// gaps do not drift by rounding).
-    next_ns: f64,
+    /// Intended start of the next arrival, clock ns.
+    next_ns: u64,
+    /// The fraction of a nanosecond the schedule owes `next_ns`, in
+    /// [0, 1): equal gaps of 2.5 ns go 2, 3, 2, 3, … and never drift.
+    carry: f64,
     rng: Xoshiro256PlusPlus,
     /// The end of the measured phase (clock ns): arrivals at or after it
     /// are not the run's, and the worker stops instead of waiting for them.
@@ -156,6 +186,21 @@ impl Pacer {
         }
     }
 
+    /// Move the schedule on by `gap_ns` (whole nanoseconds, the fraction
+    /// carried to the next gap).
+    fn advance_by(&mut self, gap_ns: f64) {
+        let g = gap_ns + self.carry;
+        let whole = g.floor();
+        self.carry = g - whole;
+        self.next_ns = self.next_ns.saturating_add(whole as u64);
+    }
+
+    /// Draw the next gap and move the schedule on by it.
+    fn step(&mut self) {
+        let g = self.gap();
+        self.advance_by(g);
+    }
+
     /// The run ends at `end_ns` (clock): no arrival at or after it is
     /// waited for, so a paced worker ends with its schedule, not a nap later.
     pub fn end_at(&mut self, end_ns: u64) {
@@ -176,15 +221,15 @@ impl Pacer {
     /// `stop` was raised meanwhile.
     pub fn wait(&mut self, stop: &AtomicBool) -> Result<Option<u64>, Stopped> {
         if self.is_open() {
-            let at = self.next_ns as u64;
+            let at = self.next_ns;
             if at >= self.end_ns {
                 return Err(Stopped);
             }
-            self.next_ns += self.gap();
+            self.step();
             Ok(Some(sleep_until(at, stop)?.max(at)))
         } else {
             let think = self.gap() as u64;
-            sleep_until(now_ns() + think, stop)?;
+            sleep_until(now_ns().saturating_add(think), stop)?;
             Ok(None)
         }
     }
@@ -192,24 +237,43 @@ impl Pacer {
     /// Take the next arrival without waiting (tests of the schedule).
     #[cfg(test)]
     pub fn advance_for_test(&mut self, _stop: &AtomicBool) -> u64 {
-        let at = self.next_ns as u64;
-        self.next_ns += self.gap();
+        let at = self.next_ns;
+        self.step();
         at
+    }
+
+    /// Whether the schedule ended the run: the next arrival falls at or
+    /// after the end of the measured phase (open loop with a duration).
+    pub fn schedule_over(&self) -> bool {
+        self.is_open() && self.end_ns != u64::MAX && self.next_ns >= self.end_ns
+    }
+
+    /// The end of the measured phase this pacer was told (clock ns;
+    /// `u64::MAX` when none).
+    pub fn end_ns(&self) -> u64 {
+        self.end_ns
     }
 
     /// How many arrivals of the schedule not yet taken fall before
     /// `end_ns` (open loop): the requests a run that fell behind never
-    /// issued. Drawn on a copy of the stream, after the run.
+    /// issued. Drawn on a copy of the stream, after the run: the first
+    /// [`MISSED_DRAWN`] one by one, the rest as their expected count over
+    /// the time left (exact for uniform arrivals, the Poisson stream's
+    /// mean for Poisson ones), so that a stream hopelessly behind costs
+    /// milliseconds, not minutes.
     pub fn missed_before(&self, end_ns: u64) -> u64 {
         if !self.is_open() {
             return 0;
         }
         let mut copy = self.clone();
         let mut n = 0u64;
-        // bounded: a stream hopelessly behind is counted to 2^32
-        while (copy.next_ns as u64) < end_ns && n < 1 << 32 {
+        while copy.next_ns < end_ns {
+            if n == MISSED_DRAWN {
+                let left = (end_ns - copy.next_ns) as f64 - copy.carry;
+                return n + (left / copy.mean_ns).ceil().max(0.0) as u64;
+            }
             n += 1;
-            copy.next_ns += copy.gap();
+            copy.step();
         }
         n
     }
@@ -252,5 +316,71 @@ fn sleep_until(at_ns: u64, stop: &AtomicBool) -> Result<u64, Stopped> {
             std::thread::sleep(Duration::from_nanos(left.min(NAP_NS)));
         }
         slept = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(rate: f64, arrivals: Arrivals) -> Pace {
+        Pace {
+            rate: Some(rate),
+            arrivals,
+            seed: 7,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_rate_above_one_request_per_nanosecond_is_refused() {
+        let e = open(1e12, Arrivals::Poisson).check().unwrap_err();
+        assert!(
+            e.contains("--rate 1000000000000") && e.contains("1e9"),
+            "{e}"
+        );
+        open(MAX_RATE, Arrivals::Poisson).check().unwrap();
+    }
+
+    #[test]
+    fn the_schedule_moves_on_at_any_clock_value() {
+        // 2^60 ns: a float's step there is 256 ns, and a 1 ns gap was lost
+        let start = 1u64 << 60;
+        let stop = AtomicBool::new(false);
+        let mut p = open(MAX_RATE, Arrivals::Uniform)
+            .pacer(0, 1, start)
+            .unwrap();
+        let first = p.advance_for_test(&stop);
+        for _ in 0..999 {
+            p.advance_for_test(&stop);
+        }
+        assert_eq!(p.advance_for_test(&stop) - first, 1000);
+        // fractional gaps carry: 2.5 ns go 2, 3, 2, 3
+        let mut p = open(4e8, Arrivals::Uniform).pacer(0, 1, start).unwrap();
+        let at: Vec<u64> = (0..5).map(|_| p.advance_for_test(&stop) - start).collect();
+        assert_eq!(at, [0, 2, 5, 7, 10]);
+    }
+
+    #[test]
+    fn a_stream_far_behind_counts_its_missed_arrivals_at_once() {
+        for arrivals in [Arrivals::Uniform, Arrivals::Poisson] {
+            // 1e9 requests/s, never issued, over 10 s: 1e10 missed
+            let p = open(MAX_RATE, arrivals).pacer(0, 1, 0).unwrap();
+            let t = std::time::Instant::now();
+            let missed = p.missed_before(10_000_000_000);
+            assert!(
+                t.elapsed() < std::time::Duration::from_secs(2),
+                "{arrivals:?}: {:?}",
+                t.elapsed()
+            );
+            let want = 1e10;
+            assert!(
+                (missed as f64 / want - 1.0).abs() < 1e-3,
+                "{arrivals:?}: {missed}"
+            );
+            if arrivals == Arrivals::Uniform {
+                assert_eq!(missed, 10_000_000_000);
+            }
+        }
     }
 }

@@ -585,7 +585,7 @@ pub fn run(
     });
     let elapsed = Duration::from_nanos(end.saturating_sub(t0));
     Ok(super::outcome(
-        stats, per_worker, elapsed, cpu, error, extras, failures,
+        stats, per_worker, n, elapsed, cpu, error, extras, failures,
     ))
 }
 
@@ -593,6 +593,8 @@ fn interrupted_before_start(n: usize) -> Outcome {
     Outcome {
         stats: WorkerStats::default(),
         per_worker: Vec::new(),
+        workers: n,
+        worker_ns: 0,
         elapsed: Duration::ZERO,
         cpu: CpuTimes::default(),
         complete: false,
@@ -706,7 +708,7 @@ pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
     let ok = r.is_ok();
     leave(&Report {
         stats: ctx.stats.to_wire(),
-        end_ns: ctx.measuring.then_some(end),
+        end_ns: ctx.measured_end(end),
         error: r.err().map(|e| format!("{e:#}")),
         extra,
     })?;

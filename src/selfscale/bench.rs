@@ -322,6 +322,8 @@ impl<'a> Bench<'a> {
         let outcome = Outcome {
             stats: self.total.clone(),
             per_worker: Vec::new(),
+            workers: self.max_workers,
+            worker_ns: self.worker_ns,
             elapsed: Duration::from_nanos(self.measured_ns.min(u64::MAX as u128) as u64),
             cpu: self.cpu,
             complete,
@@ -331,12 +333,6 @@ impl<'a> Bench<'a> {
             failures: Vec::new(),
         };
         let mut r = RunResult::new(benchmark, config, environment, started).with_outcome(&outcome);
-        r.summary.workers = self.max_workers;
-        r.summary.io_time_fraction = if self.worker_ns > 0 {
-            (self.total.io_ns as f64 / self.worker_ns as f64).min(1.0)
-        } else {
-            0.0
-        };
         r.timeseries.interval_s = 1.0;
         r.timeseries.ops = self.series.ops().to_vec();
         r.timeseries.bytes = self.series.bytes().to_vec();

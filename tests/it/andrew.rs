@@ -83,8 +83,10 @@ fn each_phase_issues_the_operations_of_the_tree_plan() {
     assert_eq!(at(4, "create"), n * (sources + 1));
     assert_eq!(at(4, "cpu_ops"), n * sources);
     assert_eq!(at(4, "open"), n * (1 + 2 * sources));
-    // the op kinds of the whole run agree
-    assert_eq!(op_count(&v, "create"), n * (dirs + files + sources + 1));
+    // the op kinds of the whole run agree with the phases' counts: a mkdir
+    // is no create (issue 33: 244 creates against 232 in the phase table)
+    assert_eq!(op_count(&v, "mkdir"), n * dirs);
+    assert_eq!(op_count(&v, "create"), n * (files + sources + 1));
     assert_eq!(op_count(&v, "stat"), n * files);
     assert_eq!(op_count(&v, "readdir"), n * dirs);
     assert_eq!(op_count(&v, "cpu"), n * sources);

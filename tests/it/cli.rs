@@ -1125,6 +1125,32 @@ fn survey_quick_prints_a_scorecard_and_leaves_nothing_behind() {
     for b in ["iostone", "postmark", "iobench", "selfscale"] {
         assert!(benchmarks.contains(&b), "{b} missing from {benchmarks:?}");
     }
+    // issue 33: the legend names every unit shown and which are
+    // lower-is-better; each row's latency is its own unit's (a TPC-B or
+    // PostMark transaction, an Sdet script), not a read call's
+    for e in entries {
+        let u = str_at(e, "unit");
+        assert!(
+            stderr.contains(&format!("    {u:<10}  ")),
+            "the legend lacks {u}:\n{stderr}"
+        );
+    }
+    assert!(stderr.contains("s (lower is better)"), "{stderr}");
+    let row = |prefix: &str| {
+        stderr
+            .lines()
+            .find(|l| l.trim_start().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no row {prefix}:\n{stderr}"))
+    };
+    for (prefix, of) in [
+        ("tpcb", "transaction"),
+        ("postmark", "transaction"),
+        ("sdet", "script"),
+        ("run: cached", "request"),
+    ] {
+        assert!(row(prefix).contains(&format!("%  {of}")), "{}", row(prefix));
+    }
+    assert!(row("andrew").contains("%  ") && !row("andrew").contains("read"));
     // every row has the same width up to its io% column
     let rows: Vec<&str> = stderr
         .lines()

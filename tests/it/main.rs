@@ -13,6 +13,7 @@ mod iobench;
 mod iobench_spectrum;
 mod iozone;
 mod laddis;
+mod numbers;
 mod postmark;
 mod predict;
 mod safety;

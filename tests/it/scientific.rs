@@ -101,7 +101,17 @@ fn a_size_not_a_multiple_of_the_request_ends_with_a_short_request() {
     assert_eq!(u64_at(&v, "ops.read.bytes"), 1028 << 10);
     assert_eq!(u64_at(&v, "config.requests"), 9);
     assert_eq!(u64_at(&v, "config.last_request_bytes"), 4096);
-    assert!(line(&report, "Large file write:").contains("(9 requests of 128.00 KiB"));
+    // issue 33: not "9 requests of 128.00 KiB", the last is 4 KiB
+    for l in ["Large file write:", "Large file read:"] {
+        assert!(
+            line(&report, l).contains("(9 requests: 8 of 128.00 KiB and 1 of 4.00 KiB"),
+            "{report}"
+        );
+    }
+    assert!(
+        report.contains("in requests of 128.00 KiB (the last of 4.00 KiB)"),
+        "{report}"
+    );
     // and sizes in plain bytes: 1000 B in requests of 300 B = 3 × 300 + 100
     let (v, _) = scientific(dir.path(), &["--size", "1000", "--request", "300"]);
     assert_eq!(op_count(&v, "write"), 4);

@@ -649,7 +649,7 @@ impl Measured {
     pub fn io_time_fraction(&self) -> f64 {
         let secs = self.elapsed.as_secs_f64() * self.workers.max(1) as f64;
         if secs > 0.0 {
-            (self.stats.io_ns as f64 / 1e9 / secs).min(1.0)
+            self.stats.io_ns as f64 / 1e9 / secs
         } else {
             0.0
         }
@@ -800,7 +800,9 @@ fn phase_metrics(t: Test, m: &Measured) -> serde_json::Value {
 pub fn test_result(whole: &RunResult, m: &Measured) -> RunResult {
     let o = Outcome {
         stats: m.stats.clone(),
-        per_worker: (0..m.workers).map(|_| WorkerStats::default()).collect(),
+        per_worker: Vec::new(),
+        workers: m.workers,
+        worker_ns: 0,
         elapsed: m.elapsed,
         cpu: m.cpu,
         complete: whole.complete,
@@ -851,14 +853,21 @@ fn combined(
 ) -> Outcome {
     let mut stats = WorkerStats::default();
     let (mut user, mut sys) = (Duration::ZERO, Duration::ZERO);
+    let (mut workers, mut worker_ns) = (1, 0u128);
     for m in r.tests.iter().flatten() {
         stats.merge_at(&m.stats, m.offset.as_nanos() as u64);
         user += m.cpu.user;
         sys += m.cpu.sys;
+        workers = workers.max(m.workers);
+        worker_ns += m.elapsed.as_nanos() * m.workers.max(1) as u128;
     }
     Outcome {
         stats,
         per_worker: Vec::new(),
+        workers,
+        // the tests' own time, each with its own workers: the gaps
+        // between tests (layout, sync) are no worker's time in I/O
+        worker_ns: worker_ns.max(1),
         elapsed: wall,
         cpu: CpuTimes {
             user,

@@ -95,6 +95,9 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
     let outcome = Outcome {
         stats,
         per_worker: Vec::new(),
+        // only the completed users are in the stats
+        workers: t.completed,
+        worker_ns: 0,
         elapsed: run.elapsed,
         cpu: run.cpu,
         complete: run.complete,
@@ -125,15 +128,6 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
         run.started_at.clone(),
     )
     .with_outcome(&outcome);
-    // the runner's workers are IOBENCH's users (only the completed ones are in the stats)
-    let users = t.completed.max(1);
-    let secs = run.elapsed.as_secs_f64();
-    r.summary.workers = t.completed;
-    r.summary.io_time_fraction = if secs > 0.0 {
-        (outcome.stats.io_ns as f64 / 1e9 / (secs * users as f64)).min(1.0)
-    } else {
-        0.0
-    };
     r.metric("transactions_per_s", t.tps);
     r.metric("mean_response_s", t.avg_response_s);
     r.metric("mean_transaction_response_s", t.mean_tx_response_s);

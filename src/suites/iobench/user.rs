@@ -440,7 +440,7 @@ impl User {
                     if let Some(k) = &mut self.rec.lock {
                         k.record(d - t, 0);
                     }
-                    tk.tick(&mut self.rec, d, 0);
+                    // a lock is not an I/O: not in the per-second I/O series
                 } else if p.verify {
                     shm.witness_enter(f, l, self.me);
                 }
@@ -518,7 +518,6 @@ impl User {
             if let Some(k) = &mut self.rec.cpu {
                 k.record(d - t, 0);
             }
-            tk.tick(&mut self.rec, d, 0);
         }
         if write {
             let c = self

@@ -242,9 +242,14 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
     for s in o.stats.values() {
         whole.merge(s);
     }
+    // the one process's time in its timed passes: the whole run's wall
+    // time also holds the untimed layout and syncs between tests
+    let timed: u128 = o.timed.values().map(|(d, _)| d.as_nanos()).sum();
     let merged = Outcome {
         stats: whole,
         per_worker: Vec::new(),
+        workers: 1,
+        worker_ns: timed,
         elapsed: t0.elapsed(),
         cpu: cpu_since(cpu0, cpu0_children),
         complete: o.complete,
@@ -355,15 +360,21 @@ fn single_metrics(r: &mut RunResult, cfg: &Config, o: &run::Outcome) {
 fn merge_throughput(o: &throughput::Outcome, cpu: &CpuTimes) -> Outcome {
     let mut stats = WorkerStats::default();
     let mut at = 0u64;
+    let (mut workers, mut worker_ns) = (1, 0u128);
     for run in &o.runs {
         for p in &run.phases {
             stats.merge_at(&p.stats, at);
             at += (p.wall_s * 1e9) as u64;
+            let children = run.children.max(1) as usize;
+            workers = workers.max(children);
+            worker_ns += (p.wall_s * 1e9) as u128 * children as u128;
         }
     }
     Outcome {
         stats,
         per_worker: Vec::new(),
+        workers,
+        worker_ns,
         elapsed: Duration::from_nanos(at),
         cpu: *cpu,
         complete: o.complete,
@@ -421,6 +432,8 @@ pub fn column_result(rep: &Report, c: Column) -> RunResult {
     let part = Outcome {
         stats: st.clone(),
         per_worker: Vec::new(),
+        workers: 1,
+        worker_ns: 0,
         elapsed,
         cpu,
         complete: rep.result.complete,

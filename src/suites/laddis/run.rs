@@ -175,6 +175,8 @@ const KINDS: &[OpKind] = &[
     OpKind::Delete,
     OpKind::Rename,
     OpKind::Readdir,
+    OpKind::Mkdir,
+    OpKind::Rmdir,
 ];
 
 /// The kind the runner records an NFS operation under.
@@ -187,8 +189,10 @@ pub fn kind_of(op: NfsOp, append: bool) -> Option<OpKind> {
         NfsOp::Read => OpKind::Read,
         NfsOp::Write if append => OpKind::Append,
         NfsOp::Write => OpKind::Write,
-        NfsOp::Create | NfsOp::Link | NfsOp::Symlink | NfsOp::Mkdir => OpKind::Create,
-        NfsOp::Remove | NfsOp::Rmdir => OpKind::Delete,
+        NfsOp::Create | NfsOp::Link | NfsOp::Symlink => OpKind::Create,
+        NfsOp::Mkdir => OpKind::Mkdir,
+        NfsOp::Remove => OpKind::Delete,
+        NfsOp::Rmdir => OpKind::Rmdir,
         NfsOp::Rename => OpKind::Rename,
         NfsOp::ReadDir => OpKind::Readdir,
     })

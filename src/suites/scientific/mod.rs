@@ -560,8 +560,11 @@ pub fn merge(parts: Vec<Outcome>) -> Outcome {
     let mut interrupted = false;
     let mut error = None;
     let mut failure = None;
+    let (mut workers, mut worker_ns) = (1, 0u128);
     for p in parts {
         stats.merge_at(&p.stats, elapsed.as_nanos() as u64);
+        workers = workers.max(p.workers);
+        worker_ns += p.elapsed.as_nanos() * p.workers.max(1) as u128;
         elapsed += p.elapsed;
         cpu.user += p.cpu.user;
         cpu.sys += p.cpu.sys;
@@ -576,6 +579,8 @@ pub fn merge(parts: Vec<Outcome>) -> Outcome {
     Outcome {
         stats,
         per_worker: Vec::new(),
+        workers,
+        worker_ns,
         elapsed,
         cpu,
         complete,
@@ -668,6 +673,8 @@ mod tests {
         Outcome {
             stats: s,
             per_worker: Vec::new(),
+            workers: 1,
+            worker_ns: 0,
             elapsed: Duration::from_millis(elapsed_ms),
             cpu: CpuTimes {
                 user: Duration::from_millis(1),

@@ -33,7 +33,7 @@ use crate::suites::ffsb::results::{CallStats, GroupResult, OpTally};
 use crate::workload::{Prng, below};
 
 /// The op kinds a thread records.
-pub(super) const KINDS: [OpKind; 10] = [
+pub(super) const KINDS: [OpKind; 12] = [
     OpKind::Read,
     OpKind::Write,
     OpKind::Append,
@@ -44,6 +44,8 @@ pub(super) const KINDS: [OpKind; 10] = [
     OpKind::Stat,
     OpKind::Fsync,
     OpKind::Rename,
+    OpKind::Mkdir,
+    OpKind::Rmdir,
 ];
 
 /// FFSB's choice of operation: `n = 1 + uniform(Σweights)`, then the
@@ -743,13 +745,13 @@ impl<'a> Thread<'a> {
         })
     }
 
-    /// mkdir(2) of `self.path`, timed and recorded as a create.
+    /// mkdir(2) of `self.path`, timed and recorded as a mkdir.
     fn mkdir(&mut self, ctx: &mut Ctx) -> Result<()> {
         let t0 = now_ns();
         let r = std::fs::DirBuilder::new().mode(0o700).create(self.path());
         let done = now_ns();
         r.map_err(|e| self.failed("mkdir", &e, true))?;
-        ctx.record_op(OpKind::Create, done - t0, 0, done);
+        ctx.record_op(OpKind::Mkdir, done - t0, 0, done);
         Ok(())
     }
 
@@ -792,7 +794,7 @@ impl<'a> Thread<'a> {
             let done = now_ns();
             meta.removed(p.idx);
             r.map_err(|e| self.failed("rmdir", &e, true))?;
-            ctx.record_op(OpKind::Delete, done - t, 0, done);
+            ctx.record_op(OpKind::Rmdir, done - t, 0, done);
         }
         if let Some(p) = self.pick(ctx, meta, Want::Write, false)? {
             meta.path(&mut self.path, &p, 0);

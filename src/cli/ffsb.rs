@@ -45,6 +45,8 @@ pub struct Args {
     pub load: super::common::LoadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub check: common::CheckArgs,
 }
 
 impl super::Cmd for Args {
@@ -146,6 +148,12 @@ pub fn main(a: Args) -> Result<Status> {
         _ => None,
     };
     let checked = bench::check(&o).map_err(|e| anyhow::Error::from(UsageError(e)));
+    if checked.is_ok() && a.check.check {
+        if let Some(dir) = made {
+            let _ = std::fs::remove_dir(dir);
+        }
+        return Ok(common::checked(&a.profile.display().to_string()));
+    }
     let outcome = checked.and_then(|()| {
         a.out.say(&settings(&o.profile));
         Ok((now_rfc3339(), bench::run(&o, &Live(&a.out))?))

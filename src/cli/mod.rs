@@ -271,7 +271,8 @@ fn exit_code(result: anyhow::Result<Status>) -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            let msg = format!("{e:#}").replace('\n', " ");
+            // one line, whatever the causes hold
+            let msg = crate::error::shown(&format!("{e:#}").replace('\n', " "));
             eprintln!("iogauge: {msg}");
             if crate::error::is_usage(&e) {
                 ExitCode::from(2)

@@ -72,6 +72,8 @@ pub struct Args {
     pub load: LoadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub check: common::CheckArgs,
 }
 
 /// How the workers run.
@@ -173,6 +175,12 @@ pub fn main(a: Args) -> Result<Status> {
     let spec = a.spec()?;
     let setup = a.setup()?;
     let rule = a.rule()?;
+    if let Some(s) = a
+        .check
+        .done(&format!("iogauge run: {}", describe(&spec, &setup)))
+    {
+        return Ok(s);
+    }
     let bar = Bar::new("run", rule.duration, rule.ops, a.out.progress());
     let procs = a.workers_as == WorkersAs::Processes;
     let result = run_generic(&spec, &setup, rule, &a.dir, procs, progress::sink(&bar))?;

@@ -113,6 +113,15 @@ impl Workload {
         }
     }
 
+    /// The workload's `--check`: check everything, measure nothing.
+    fn check_only(&self) -> bool {
+        match self {
+            Workload::Run(a) => a.check.check,
+            Workload::Tpcb(a) => a.check.check,
+            Workload::Laddis(a) => a.check.check,
+        }
+    }
+
     /// The workload's own concurrency (the workers sharing an open loop's rate).
     fn workers(&self) -> usize {
         match self {
@@ -401,6 +410,12 @@ pub fn main(a: Args) -> Result<Status> {
     a.workload.check(open)?;
     if let Some(p) = &a.plot {
         common::check_output("--plot", p)?;
+    }
+    if a.workload.check_only() {
+        return Ok(common::checked(&format!(
+            "iogauge scale {}",
+            a.workload.name()
+        )));
     }
     let progress = out.progress();
     let w = &a.workload;

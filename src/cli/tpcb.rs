@@ -48,6 +48,8 @@ pub struct Args {
     pub load: LoadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub check: common::CheckArgs,
 }
 
 impl super::Cmd for Args {
@@ -94,6 +96,9 @@ pub fn main(a: Args) -> Result<Status> {
     }
     let o = a.options()?;
     o.check().map_err(crate::error::UsageError)?;
+    if let Some(s) = a.check.done("iogauge tpcb") {
+        return Ok(s);
+    }
     let bar = Bar::new("tpcb", Some(o.duration), None, a.out.progress());
     let rep = tpcb::run(&o, progress::sink(&bar))?;
     drop(bar);

@@ -265,6 +265,7 @@ pub fn run_generic(
         .data(spec.total_bytes())
         .fake(setup.fake())
         .workers(spec.processes, u64::from(spec.files), processes)
+        .entries(u64::from(spec.files))
         .config(config);
     let session = plan.begin()?;
     if !setup.fake() {

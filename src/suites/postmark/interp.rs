@@ -79,7 +79,7 @@ impl Sink for StdSink {
 
     fn err(&self, line: &str) {
         let mut e = std::io::stderr().lock();
-        let _ = writeln!(e, "{line}");
+        let _ = writeln!(e, "{}", crate::error::shown(line));
     }
 
     fn shell_stdout(&self) -> std::process::Stdio {
@@ -214,6 +214,7 @@ impl<'a> Session<'a> {
                 Flow::Go
             }
             Command::Quit => Flow::Quit,
+            Command::Shell { .. } if self.exec.check_only => Flow::Go,
             Command::Shell { command } => {
                 self.shell(command.as_deref());
                 if signals::interrupted() {
@@ -280,7 +281,7 @@ impl<'a> Session<'a> {
             .map(|d| d.display().to_string())
             .unwrap_or_default();
         let text = self.cfg.show(&cwd);
-        if let Some(name) = output {
+        if let Some(name) = output.filter(|_| !self.exec.check_only) {
             match append_to(name, &text.to_target) {
                 Ok(()) => {
                     self.sink.out(&text.locations);
@@ -296,6 +297,17 @@ impl<'a> Session<'a> {
     /// given (stdout if it cannot be opened), iogauge's block follows on
     /// stdout.
     fn run(&mut self, output: Option<&str>, origin: Origin) -> Flow {
+        if self.exec.check_only {
+            if let Err(e) = exec::check(&self.cfg, &self.exec) {
+                self.rejected += 1;
+                let text = match e.downcast_ref::<Refused>() {
+                    Some(r) => r.0.clone(),
+                    None => format!("iogauge: {e:#}"),
+                };
+                self.sink.err(&origin.locate(&text));
+            }
+            return Flow::Go;
+        }
         let sink = self.sink;
         let say = move |s: &str| sink.out(s);
         let out = match exec::run(&self.cfg, &self.exec, Some(&say)) {
@@ -654,7 +666,7 @@ pub fn session(
         Some((name, data)) => s.script(name, data),
         None => Flow::Go,
     };
-    if flow == Flow::Go {
+    if flow == Flow::Go && !s.exec.check_only {
         let mut source = input();
         s.interact(source.as_mut());
     }

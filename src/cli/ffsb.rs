@@ -51,6 +51,9 @@ pub struct Args {
 
 impl super::Cmd for Args {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
+    // FFSB's file sets need real files: not null
+    const ENGINES: Option<&'static [Choice]> =
+        Some(&[Choice::PSYNC, Choice::SYNC, Choice::BUFFERED]);
     fn main(self) -> Result<Status> {
         main(self)
     }

@@ -1,6 +1,6 @@
 //! `iogauge tpcb`: one load point of TPC-B's debit-credit transaction.
 
-use super::common::{self, EngineArgs, LoadArgs, OutputArgs, Status};
+use super::common::{self, LoadArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
@@ -42,8 +42,12 @@ pub struct Args {
     /// Parent of the run's work directory (created and removed by the run).
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
-    #[command(flatten)]
-    pub engine: EngineArgs,
+    /// I/O engine ('iogauge engines' describes each).
+    #[arg(long, value_name = "NAME", value_parser = Choice::parse)]
+    pub engine: Option<Choice>,
+    /// Not offered: TPC-B's 100-byte records cannot be moved with O_DIRECT; kept to say so.
+    #[arg(long, hide = true)]
+    pub direct: bool,
     #[command(flatten)]
     pub load: LoadArgs,
     #[command(flatten)]
@@ -54,6 +58,8 @@ pub struct Args {
 
 impl super::Cmd for Args {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
+    // buffered keeps writes from the other terminals, null does no I/O
+    const ENGINES: Option<&'static [Choice]> = Some(&[Choice::PSYNC, Choice::SYNC]);
     fn main(self) -> Result<Status> {
         main(self)
     }
@@ -80,7 +86,7 @@ impl Args {
             duration: self.duration.unwrap_or(Duration::from_secs(10)),
             commit_sync: self.commit_sync,
             seed: self.seed,
-            engine: self.engine.choice(Choice::PSYNC),
+            engine: self.engine.unwrap_or(Choice::PSYNC),
             dir: self.dir.clone(),
             pace: self.load.pace(self.seed)?,
         })
@@ -89,7 +95,7 @@ impl Args {
 
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
-    if a.engine.direct {
+    if a.direct {
         crate::usage!(
             "--direct: TPC-B's 100-byte records cannot be read or written with O_DIRECT (it needs whole 4 KiB blocks)"
         );

@@ -25,6 +25,7 @@
 #   left        leaves a file behind in its directory.
 # Every failing input is saved under tests/fuzz-corpus/<parser>/ (SAVE=0:
 # not saved), where the integration test `fuzz::` runs each of them again.
+# DUMP=1 prints the first line of stderr of every case.
 #
 #   bash bench/fuzz.sh                      # 1000 inputs per parser
 #   N=200 PARSERS="postmark ffsb" bash bench/fuzz.sh
@@ -45,7 +46,7 @@ say_iogauge
 DIR=${DIR:-/tmp} make_workdir iogauge-fuzz
 
 IOGAUGE=$IOGAUGE REPO=$repo WORK=$WORK N=$N SEED=$SEED JOBS=$JOBS TIMEOUT=$TIMEOUT \
-    PARSERS=${PARSERS:-} SAVE=${SAVE:-1} python3 - <<'EOF'
+    PARSERS=${PARSERS:-} SAVE=${SAVE:-1} DUMP=${DUMP:-0} python3 - <<'EOF'
 import concurrent.futures as cf
 import hashlib, json, os, random, shutil, subprocess, sys, time
 from pathlib import Path
@@ -58,6 +59,7 @@ SEED = int(os.environ["SEED"])
 JOBS = int(os.environ["JOBS"])
 TIMEOUT = float(os.environ["TIMEOUT"])
 SAVE = os.environ["SAVE"] != "0"
+DUMP = os.environ.get("DUMP", "0") != "0"
 CORPUS = REPO / "tests" / "fuzz-corpus"
 
 # ------------------------------------------------------------------ seeds
@@ -222,6 +224,46 @@ def mutate_bytes(rng, b, words):
     piece = b[i:i + rng.randrange(1, 16)]
     return b[:i] + piece * rng.randrange(20, 400) + b[i:]
 
+JSON_NUMBERS = [10**30, 2**64, 2**63, 2**53 + 1, -1, 0, -0.0, 1e308, -1e308, 1e-308, 0.5, 4096]
+JSON_STRINGS = ["", "\r\x1b[2J\u2028", "x" * 5000, "-1", "NaN", "../.."]
+
+def mutate_json(rng, b):
+    """Change one value of a JSON document (its numbers, strings, lists and
+    objects), keeping it JSON: the mutations that reach past the parser."""
+    try:
+        doc = json.loads(b)
+    except ValueError:
+        return b
+    slots = []                      # (container, key) of every value
+    def walk(v):
+        if isinstance(v, dict):
+            for k in v:
+                slots.append((v, k))
+                walk(v[k])
+        elif isinstance(v, list):
+            for i in range(len(v)):
+                slots.append((v, i))
+                walk(v[i])
+    walk(doc)
+    if not slots:
+        return b
+    c, k = rng.choice(slots)
+    v = c[k]
+    op = rng.randrange(4)
+    if op == 0 and isinstance(c, dict):
+        del c[k]
+    elif op == 1 and isinstance(v, list) and v:
+        c[k] = [] if rng.random() < 0.5 else v[: rng.randrange(len(v))] + v
+    elif isinstance(v, bool) or v is None:
+        c[k] = rng.choice([0, 1, "true", None, []])
+    elif isinstance(v, (int, float)):
+        c[k] = rng.choice(JSON_NUMBERS)
+    elif isinstance(v, str):
+        c[k] = rng.choice(JSON_STRINGS + [v + rng.choice(["\u0000", "\r", "\u2028"])])
+    else:
+        c[k] = rng.choice(JSON_NUMBERS + JSON_STRINGS + [None, [], {}])
+    return json.dumps(doc).encode()
+
 def mutate_args(rng, args, words):
     args = list(args)
     op = rng.randrange(6)
@@ -319,6 +361,8 @@ def main():
             for _ in range(rng.randrange(1, 5)):
                 if spec["ext"] is None:
                     case = mutate_args(rng, case, spec["words"])
+                elif spec["ext"] == "json" and rng.random() < 0.8:
+                    case = mutate_json(rng, case)
                 else:
                     case = mutate_bytes(rng, case, spec["words"])
             cases.append(case)
@@ -332,6 +376,9 @@ def main():
             if r["kinds"]:
                 where = save(name, spec, case) if SAVE else "-"
                 failures.append((name, ",".join(r["kinds"]), where, r["first"], r["left"]))
+        if DUMP:
+            for r in results:
+                print(f"  {name} exit {r['code']}: {r['first']!r}")
         ok0 = sum(r["code"] == 0 for r in results)
         ok2 = sum(r["code"] == 2 for r in results)
         print(f"{name:<17}{len(cases):>7}{ok0:>8}{ok2:>8}" +

@@ -4,9 +4,10 @@
 //! range, a missing directory, an input file's mistake with its file:line.
 //! Anything else that stops a run is an I/O or internal failure (exit 1).
 
-/// Bad usage or bad input: exit code 2.
+/// Bad usage or bad input: exit code 2. It shows as one line, the user's
+/// text in it escaped ([`shown`]), however it was made.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
+#[error("{}", shown(.0))]
 pub struct UsageError(pub String);
 
 impl UsageError {

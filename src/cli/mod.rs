@@ -408,12 +408,7 @@ mod tests {
                     let takes = entry
                         .engines
                         .is_none_or(|list| list.iter().any(|c| c.name() == e.name));
-                    assert_eq!(
-                        names.contains(e.name),
-                        takes,
-                        "{}: {h}",
-                        sub.get_name()
-                    );
+                    assert_eq!(names.contains(e.name), takes, "{}: {h}", sub.get_name());
                 }
                 assert!(!h.contains(" for run, "), "{}: {h}", sub.get_name());
             }

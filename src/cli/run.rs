@@ -190,6 +190,16 @@ pub fn main(a: Args) -> Result<Status> {
     common::finish(&a.out, &result, &report)
 }
 
+/// The sequential write of the survey (twice as much without --quick):
+/// the most any short form writes, which the survey checks room for
+/// before its first row.
+const SURVEY_WRITE: u64 = 256 << 20;
+
+/// The most data one short form of the survey writes.
+pub fn survey_largest(quick: bool) -> u64 {
+    SURVEY_WRITE * if quick { 1 } else { 2 }
+}
+
 /// The survey's points of the generic workload: cached 4 KiB random reads,
 /// Chen & Patterson's focal mix, a sequential write (O_DIRECT where the
 /// file system takes it, else buffered with an fsync every 16 MiB) and
@@ -229,7 +239,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     if ctx.direct_ok {
         points.push((
             "O_DIRECT 1 MiB sequential write",
-            spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            spec(SURVEY_WRITE, 1 << 20, 0.0, 0.0, 1.0, 4096),
             setup(true, FsyncPolicy::Never),
         ));
         points.push((
@@ -240,7 +250,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     } else {
         points.push((
             "1 MiB seq. write, fsync/16 MiB",
-            spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            spec(SURVEY_WRITE, 1 << 20, 0.0, 0.0, 1.0, 4096),
             setup(false, FsyncPolicy::Every(16)),
         ));
     }

@@ -297,6 +297,8 @@ fn baseline(s: &str) -> Result<Vec<(String, f64)>> {
 
 pub fn main(a: Args) -> Result<Status> {
     a.output.check()?;
+    // the runs' messages name the directory as it was given
+    crate::runner::setup::name_parent(&a.dir, &format!("DIR {}", crate::error::shown_path(&a.dir)));
     if a.refine.is_some() && a.validate.is_none() {
         crate::usage!(
             "--refine needs --validate N (the corrections are chosen from the validation's errors)"

@@ -56,6 +56,33 @@ pub struct Setup {
     processes: bool,
 }
 
+/// Directories a command took as something else than `--dir` (the
+/// survey's and selfscale's positional DIR), with how messages name them.
+static NAMED: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Say that `dir` is named `label` in messages (`DIR /mnt/x`): for a
+/// command whose directory is not `--dir`, and whose runs go through
+/// benchmarks that do not know it.
+pub fn name_parent(dir: &Path, label: &str) {
+    if let Ok(mut v) = NAMED.lock() {
+        v.push((dir.to_path_buf(), label.to_string()));
+    }
+}
+
+/// How messages name `dir`: as [`name_parent`] said, else `--dir DIR`.
+pub fn parent_label(dir: &Path) -> String {
+    NAMED
+        .lock()
+        .ok()
+        .and_then(|v| {
+            v.iter()
+                .rev()
+                .find(|(d, _)| d == dir)
+                .map(|(_, l)| l.clone())
+        })
+        .unwrap_or_else(|| format!("--dir {}", crate::error::shown_path(dir)))
+}
+
 impl Setup {
     /// A run of `benchmark` in a work directory under `parent`.
     pub fn new(benchmark: &str, parent: &Path) -> Setup {
@@ -63,7 +90,7 @@ impl Setup {
             benchmark: benchmark.to_string(),
             places: vec![Place {
                 parent: parent.to_path_buf(),
-                label: format!("--dir {}", parent.display()),
+                label: parent_label(parent),
                 data: 0,
                 entries: 0,
             }],

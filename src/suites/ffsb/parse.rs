@@ -112,13 +112,15 @@ impl ParseError {
 }
 
 impl fmt::Display for ParseError {
+    /// One line: the profile's text in it escaped ([`crate::error::shown`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::error::{shown, shown_path};
         match self {
             ParseError::Read { path, err } => {
-                write!(f, "cannot read {}: {err}", path.display())
+                write!(f, "cannot read {}: {err}", shown_path(path))
             }
             ParseError::At { path, line, msg } => {
-                write!(f, "{}:{line}: {msg}", path.display())
+                write!(f, "{}:{line}: {}", shown_path(path), shown(msg))
             }
         }
     }
@@ -772,6 +774,9 @@ impl Parser<'_> {
             ));
         }
         let time = self.global.item.time;
+        if let Err(e) = crate::units::seconds(f64::from(time)) {
+            return Err(self.err(self.global.at("time"), format!("time={time} seconds {e}")));
+        }
         if time > 0 && self.threadgroups.is_empty() {
             return Err(self.err(
                 self.global.at("time"),
@@ -995,6 +1000,12 @@ impl Parser<'_> {
                 d.at("num_threads"),
                 "an aging thread group needs at least one thread (num_threads=0 would never \
                  fill the file system)",
+            ));
+        }
+        if let Err(e) = crate::units::seconds(f64::from(tg.op_delay_ms) / 1e3) {
+            return Err(self.err(
+                d.at("op_delay"),
+                format!("op_delay={} milliseconds {e}", tg.op_delay_ms),
             ));
         }
         let total = tg.total_weight();

@@ -24,7 +24,10 @@
 #               must be escaped);
 #   left        leaves a file behind in its directory.
 # Every failing input is saved under tests/fuzz-corpus/<parser>/ (SAVE=0:
-# not saved), where the integration test `fuzz::` runs each of them again.
+# not saved), where the integration test `input::fuzz_corpus` runs each of
+# them again; of the failures with the same parser, kinds and message shape
+# (the first line of stderr with its numbers and quoted text masked) one
+# input is saved, so that the corpus holds each distinct failure once.
 # DUMP=1 prints the first line of stderr of every case.
 #
 #   bash bench/fuzz.sh                      # 1000 inputs per parser
@@ -48,7 +51,7 @@ DIR=${DIR:-/tmp} make_workdir iogauge-fuzz
 IOGAUGE=$IOGAUGE REPO=$repo WORK=$WORK N=$N SEED=$SEED JOBS=$JOBS TIMEOUT=$TIMEOUT \
     PARSERS=${PARSERS:-} SAVE=${SAVE:-1} DUMP=${DUMP:-0} python3 - <<'EOF'
 import concurrent.futures as cf
-import hashlib, json, os, random, shutil, subprocess, sys, time
+import hashlib, json, os, random, re, shutil, subprocess, sys, time
 from pathlib import Path
 
 BIN = os.path.abspath(os.environ["IOGAUGE"])
@@ -331,6 +334,14 @@ def run_case(name, spec, case, k):
         first = next((l for l in lines if "panicked" in l), first)
     return dict(code=code, kinds=kinds, first=first[:200], took=took, left=left)
 
+def shape(name, kinds, first):
+    """What makes two failures the same: parser, kinds, and the message with
+    its paths, quoted text and numbers masked."""
+    m = re.sub(re.escape(str(WORK)) + r"/\S*", "P", first)
+    m = re.sub(r"'[^']*'|`[^`]*`|\"[^\"]*\"", "Q", m)
+    m = re.sub(r"[0-9]+", "N", m)
+    return (name, kinds, m[:120])
+
 def save(name, spec, case):
     data = case if spec["ext"] is not None else json.dumps(
         [a.decode("utf-8", "surrogateescape") for a in case], ensure_ascii=True).encode()
@@ -370,11 +381,14 @@ def main():
             results = list(pool.map(lambda kc: run_case(name, spec, kc[1], kc[0]),
                                     enumerate(cases)))
         counts = {k: 0 for k in kinds}
+        shapes = set()
         for case, r in zip(cases, results):
             for k in r["kinds"]:
                 counts[k] += 1
             if r["kinds"]:
-                where = save(name, spec, case) if SAVE else "-"
+                s = shape(name, ",".join(r["kinds"]), r["first"])
+                where = save(name, spec, case) if SAVE and s not in shapes else "-"
+                shapes.add(s)
                 failures.append((name, ",".join(r["kinds"]), where, r["first"], r["left"]))
         if DUMP:
             for r in results:
@@ -384,7 +398,9 @@ def main():
         print(f"{name:<17}{len(cases):>7}{ok0:>8}{ok2:>8}" +
               "".join(f"{counts[k]:>8}" for k in kinds) +
               f"{max(r['took'] for r in results):>8.2f}", flush=True)
-    print(f"\nfailing inputs: {len(failures)}" + (" (saved under tests/fuzz-corpus/)" if SAVE and failures else ""))
+    saved = sum(f[2] != "-" for f in failures)
+    print(f"\nfailing inputs: {len(failures)}" +
+          (f" ({saved} of distinct failures saved under tests/fuzz-corpus/)" if SAVE and failures else ""))
     for name, k, where, first, left in failures:
         extra = f" left {left}" if left else ""
         print(f"  {name} {k} {where}: {first!r}{extra}")

@@ -220,13 +220,7 @@ pub fn main(a: Opts) -> Result<Status> {
     };
     run::check_remount(&cfg, &a.dir).map_err(UsageError)?;
     if a.check.check {
-        exec::check_files(&cfg).map_err(UsageError)?;
-        engine
-            .check(&crate::engine::EngineOpts {
-                direct: cfg.direct,
-                ..Default::default()
-            })
-            .map_err(UsageError)?;
+        exec::check(&cfg, &x)?;
         return Ok(super::common::checked("iogauge iozone"));
     }
     let now = std::time::SystemTime::now()

@@ -175,14 +175,15 @@ pub fn main(a: Args) -> Result<Status> {
     let spec = a.spec()?;
     let setup = a.setup()?;
     let rule = a.rule()?;
-    if let Some(s) = a
-        .check
-        .done(&format!("iogauge run: {}", describe(&spec, &setup)))
-    {
-        return Ok(s);
+    let procs = a.workers_as == WorkersAs::Processes;
+    if a.check.check {
+        crate::runner::generic::check_generic(&spec, &setup, &a.dir, procs)?;
+        return Ok(common::checked(&format!(
+            "iogauge run: {}",
+            describe(&spec, &setup)
+        )));
     }
     let bar = Bar::new("run", rule.duration, rule.ops, a.out.progress());
-    let procs = a.workers_as == WorkersAs::Processes;
     let result = run_generic(&spec, &setup, rule, &a.dir, procs, progress::sink(&bar))?;
     drop(bar);
     let mut report = format!("iogauge run: {}\n", describe(&spec, &setup));

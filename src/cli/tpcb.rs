@@ -102,8 +102,9 @@ pub fn main(a: Args) -> Result<Status> {
     }
     let o = a.options()?;
     o.check().map_err(crate::error::UsageError)?;
-    if let Some(s) = a.check.done("iogauge tpcb") {
-        return Ok(s);
+    if a.check.check {
+        tpcb::check(&o)?;
+        return Ok(common::checked("iogauge tpcb"));
     }
     let bar = Bar::new("tpcb", Some(o.duration), None, a.out.progress());
     let rep = tpcb::run(&o, progress::sink(&bar))?;

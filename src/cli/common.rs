@@ -211,6 +211,20 @@ fn engine_arg(s: &str) -> Result<Choice, String> {
     Choice::parse(s)
 }
 
+/// `--engine` of a command that takes only the engines `list`
+/// ([`super::Cmd::ENGINES`]): an unknown name is told those. A known one
+/// outside the list is refused with its reason when the run is checked.
+pub fn engine_among(s: &str, list: &[Choice]) -> Result<Choice, String> {
+    Choice::parse(s).map_err(|_| {
+        let names: Vec<&str> = list.iter().map(|c| c.name()).collect();
+        format!(
+            "unknown engine '{}'; the engines are: {}",
+            crate::error::shown(s.trim()),
+            names.join(", ")
+        )
+    })
+}
+
 /// The engine flags of a command that does data I/O through an engine.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct EngineArgs {

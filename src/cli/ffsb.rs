@@ -39,7 +39,7 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = common::size_arg)]
     pub max_age_bytes: u64,
     /// I/O engine ('iogauge engines' describes each).
-    #[arg(long, value_name = "NAME", value_parser = Choice::parse)]
+    #[arg(long, value_name = "NAME", value_parser = engine_arg)]
     pub engine: Option<Choice>,
     #[command(flatten)]
     pub load: super::common::LoadArgs,
@@ -57,6 +57,10 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+}
+
+fn engine_arg(s: &str) -> Result<Choice, String> {
+    common::engine_among(s, <Args as super::Cmd>::ENGINES.unwrap_or_default())
 }
 
 /// The profile as the run will use it: parsed, relocated, its time set.

@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
     /// I/O engine ('iogauge engines' describes each).
-    #[arg(long, value_name = "NAME", value_parser = Choice::parse)]
+    #[arg(long, value_name = "NAME", value_parser = engine_arg)]
     pub engine: Option<Choice>,
     /// Not offered: TPC-B's 100-byte records cannot be moved with O_DIRECT; kept to say so.
     #[arg(long, hide = true)]
@@ -63,6 +63,10 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+}
+
+fn engine_arg(s: &str) -> Result<Choice, String> {
+    common::engine_among(s, <Args as super::Cmd>::ENGINES.unwrap_or_default())
 }
 
 fn on_off(s: &str) -> Result<bool, String> {

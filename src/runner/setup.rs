@@ -209,6 +209,8 @@ impl Setup {
                 check_room(d, *n).map_err(|e| UsageError::new(e.to_string()))?;
             }
         }
+        // after the space: a run too large for the disk is told so first
+        super::limits::check(self.workers, self.fds_per_worker, self.processes)?;
         Ok(mounts)
     }
 

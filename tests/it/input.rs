@@ -248,6 +248,88 @@ fn inodes_are_checked_before_work() {
     }
 }
 
+/// The class of item 18: counts and sizes past what the machine or iogauge
+/// can hold are refused before any work, naming the flag: bonnie's -s
+/// panicked on an overflow, `run -p 99999999999` started its workers
+/// (and ignored SIGTERM while it did), scale's repetition flags were
+/// clamped silently or named together.
+#[test]
+fn absurd_counts_and_sizes_are_refused_before_work() {
+    let dir = work_dir();
+    let d = p(dir.path());
+    let files = tempfile::tempdir().unwrap();
+    let pm = files.path().join("big.pmrc");
+    std::fs::write(
+        &pm,
+        "set number 1073741823\nset size 1073741823\nrun\nquit\n",
+    )
+    .unwrap();
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["bonnie", "-d", d, "-s", "17592186044416"], "1 EiB"),
+        (
+            vec!["bonnie", "-d", d, "-s", "18446744073709551615"],
+            "1 EiB",
+        ),
+        (
+            vec!["iozone", "--dir", d, "-s", "1125899906842625"],
+            "1 EiB",
+        ),
+        (
+            vec!["run", "--dir", d, "--unique-bytes", "1048577T"],
+            "1 EiB",
+        ),
+        (
+            vec!["run", "--dir", d, "-p", "99999999999", "--check"],
+            "ulimit -u",
+        ),
+        (vec!["run", "--dir", d, "-p", "99999999999"], "ulimit -u"),
+        (
+            vec!["scale", "--max-procs", "99999999999", "run", "--dir", d],
+            "--max-procs",
+        ),
+        (
+            vec!["scale", "--min-reps", "9", "run", "--dir", d],
+            "--min-reps 9 is more than --max-reps 5",
+        ),
+        (
+            vec!["scale", "--target-ci", "NaN", "run", "--dir", d],
+            "--target-ci NaN",
+        ),
+        (
+            vec!["scale", "--confidence", "2", "run", "--dir", d],
+            "--confidence 2",
+        ),
+    ];
+    for (args, want) in cases {
+        let line = assert_usage_error(&args);
+        assert!(line.contains(want), "{args:?}: {line}");
+    }
+    assert_untouched(dir.path());
+    // PostMark's file table (34 GiB here) is checked against memory
+    // before it is made
+    let avail_kib: u64 = std::fs::read_to_string("/proc/meminfo")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    if avail_kib > 60 << 20 {
+        eprintln!("skipped: the machine has memory for a 34 GiB PostMark file table");
+        return;
+    }
+    let out = iogauge()
+        .args(["postmark", p(&pm), "--dir", d])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("big.pmrc:3: Error: the file table"),
+        "{stderr}"
+    );
+}
+
 /// Issue 33 item 21: `iogauge scale` alone listed all 17 top-level commands.
 #[test]
 fn scale_without_a_workload_lists_its_own() {
@@ -272,6 +354,14 @@ fn help_offers_only_what_the_command_takes() {
     assert!(
         ffsb.contains("I/O engine: psync, sync, buffered ("),
         "{ffsb}"
+    );
+    // an unknown engine is told the ones the command takes
+    let line = assert_usage_error(&["tpcb", "--engine", "warp"]);
+    assert!(line.contains("the engines are: psync, sync ("), "{line}");
+    let line = assert_usage_error(&["ffsb", FFSB_PROFILE, "--engine", "warp"]);
+    assert!(
+        line.contains("the engines are: psync, sync, buffered ("),
+        "{line}"
     );
     // what is not offered is still refused with its reason
     let dir = work_dir();

@@ -1269,7 +1269,7 @@ fn number(v: &str) -> Result<f64, String> {
 }
 
 /// A size: a whole number with an optional K/KB, M/MB, G/GB suffix in any
-/// case, powers of 1024.
+/// case, powers of 1024 (FFSB's syntax), at most [`crate::units::MAX_SIZE`].
 fn size(v: &str) -> Result<u64, String> {
     let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
     let (digits, suffix) = v.split_at(split);
@@ -1294,7 +1294,8 @@ fn size(v: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("{v} is too large for a size"))?;
     n.checked_mul(mult)
-        .ok_or_else(|| format!("{v} is too large for a size (at most 2^64 - 1 bytes)"))
+        .filter(|b| *b <= crate::units::MAX_SIZE)
+        .ok_or_else(|| format!("{v} is larger than the largest size iogauge takes, 1 EiB"))
 }
 
 /// FFSB's match of `ignore=`: the value starts with a call's name, in any

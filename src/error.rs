@@ -4,9 +4,10 @@
 //! range, a missing directory, an input file's mistake with its file:line.
 //! Anything else that stops a run is an I/O or internal failure (exit 1).
 
-/// Bad usage or bad input: exit code 2.
+/// Bad usage or bad input: exit code 2. It shows as one line, the user's
+/// text in it escaped ([`shown`]), however it was made.
 #[derive(Debug, thiserror::Error)]
-#[error("{0}")]
+#[error("{}", shown(.0))]
 pub struct UsageError(pub String);
 
 impl UsageError {
@@ -27,7 +28,71 @@ macro_rules! usage {
     ($($t:tt)*) => { return Err($crate::error::UsageError::new(format!($($t)*)).into()) };
 }
 
+/// User text (a value, a line of an input file, a file name) as a message
+/// shows it: control characters, line and paragraph separators and the
+/// marks that reorder text escaped (`\r`, `\x1b`, `\0`, `\u{2028}`), so
+/// that a message stays on one line and shows what was typed rather than
+/// doing it to the terminal. Text without them comes back unchanged, and
+/// escaping twice changes nothing more.
+pub fn shown(text: &str) -> String {
+    if !text.chars().any(needs_escape) {
+        return text.to_string();
+    }
+    let mut s = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\n' => s.push_str("\\n"),
+            '\r' => s.push_str("\\r"),
+            '\t' => s.push_str("\\t"),
+            '\0' => s.push_str("\\0"),
+            c if needs_escape(c) && (c as u32) < 0x80 => {
+                s.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if needs_escape(c) => s.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+/// A path as a message shows it: [`shown`] of its lossy text.
+pub fn shown_path(p: &std::path::Path) -> String {
+    shown(&p.to_string_lossy())
+}
+
+/// Whether `c` must not reach a terminal as it is: C0 and C1 controls
+/// and DEL, the line and paragraph separators, and the bidirectional
+/// formatting marks.
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{061c}' | '\u{feff}'
+        )
+}
+
 /// Whether `e` (or anything in its chain) is a [`UsageError`].
 pub fn is_usage(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<UsageError>().is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shown_escapes_what_would_break_the_line() {
+        assert_eq!(shown("plain 'text' é"), "plain 'text' é");
+        assert_eq!(shown("a\rb\nc\td\0e"), "a\\rb\\nc\\td\\0e");
+        assert_eq!(shown("\x1b[31mred"), "\\x1b[31mred");
+        assert_eq!(
+            shown("x\u{2028}y\u{202e}z\u{85}"),
+            "x\\u{2028}y\\u{202e}z\\u{85}"
+        );
+        assert_eq!(shown("\x7f"), "\\x7f");
+        for t in ["a\rb", "\x1b\u{2029}", "ok"] {
+            assert_eq!(shown(&shown(t)), shown(t));
+            assert!(!shown(t).chars().any(needs_escape));
+        }
+    }
 }

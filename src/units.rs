@@ -7,6 +7,13 @@
 //!
 //! Durations: a plain number is seconds (`30`, `0.5`); otherwise a suffixed
 //! form such as `30s`, `500ms`, `5m`, `1h`, `1m30s` (humantime's syntax).
+//!
+//! Rates: requests per second, a plain number (`100`, `2.5`, `1e4`).
+//!
+//! Each kind of value has one parser here and a documented maximum
+//! ([`MAX_SIZE`], [`MAX_DURATION`], [`MAX_RATE`]), so that no value a user
+//! types can overflow a computation or start a run that never ends; flags
+//! and input files alike go through them.
 
 use std::time::Duration;
 
@@ -27,10 +34,26 @@ pub fn push_decimal(buf: &mut Vec<u8>, mut n: u32) {
     buf.extend_from_slice(&digits[i..]);
 }
 
+/// The largest size a flag or an input file may give: 1 EiB (2^60 bytes),
+/// beyond any file system a benchmark can run on, and far enough below
+/// 2^64 that sums and products of sizes cannot wrap.
+pub const MAX_SIZE: u64 = 1 << 60;
+
+/// The longest time a flag or an input file may give: 30 days. A longer
+/// value is a typing mistake (`99999999999h`), not a run anyone waits for.
+pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// The highest request rate: 10^9 per second, one a nanosecond, the
+/// resolution of the clock that schedules them.
+pub const MAX_RATE: f64 = 1e9;
+
+/// A size: bytes, or a number with a binary suffix (see the module doc),
+/// at most [`MAX_SIZE`].
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
+    let shown = crate::error::shown(s);
     if t.starts_with('-') {
-        return Err(format!("'{s}' is negative: a size must be positive"));
+        return Err(format!("'{shown}' is negative: a size must be positive"));
     }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
@@ -38,13 +61,12 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     let (num, suffix) = t.split_at(split);
     let bad = || {
         format!(
-            "'{s}' is not a size: use bytes or a number with K, M, G or T (KiB, MiB, … also accepted)"
+            "'{shown}' is not a size: use bytes or a number with K, M, G or T (KiB, MiB, … also accepted)"
         )
     };
-    if num.is_empty() {
+    if num.is_empty() || num == "." {
         return Err(bad());
     }
-    let value: f64 = num.parse().map_err(|_| bad())?;
     let mult: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
@@ -53,27 +75,98 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
         "t" | "tb" | "tib" => 1 << 40,
         _ => return Err(bad()),
     };
-    let bytes = value * mult as f64;
-    if bytes.fract() != 0.0 || bytes > u64::MAX as f64 {
-        return Err(format!("'{s}' is not a whole number of bytes"));
+    let too_large = || format!("'{shown}' is larger than the largest size iogauge takes, 1 EiB");
+    let bytes: u128 = if num.contains('.') {
+        // a fraction: exact in binary for the sizes people write (1.5K)
+        let value: f64 = num.parse().map_err(|_| bad())?;
+        let bytes = value * mult as f64;
+        if bytes > MAX_SIZE as f64 {
+            return Err(too_large());
+        }
+        if bytes.fract() != 0.0 {
+            return Err(format!("'{shown}' is not a whole number of bytes"));
+        }
+        bytes as u128
+    } else {
+        // digits only: exact, however many
+        let digits = num.trim_start_matches('0');
+        if digits.len() > 20 {
+            return Err(too_large());
+        }
+        let n: u128 = if digits.is_empty() {
+            0
+        } else {
+            digits.parse().map_err(|_| bad())?
+        };
+        n * u128::from(mult)
+    };
+    if bytes > u128::from(MAX_SIZE) {
+        return Err(too_large());
     }
     Ok(bytes as u64)
 }
 
+/// A duration: seconds, or a suffixed form (see the module doc), at most
+/// [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
+    let shown = crate::error::shown(s);
     if t.starts_with('-') {
-        return Err(format!("'{s}' is negative: a duration must be positive"));
+        return Err(format!(
+            "'{shown}' is negative: a duration must be positive"
+        ));
     }
     if let Ok(secs) = t.parse::<f64>() {
-        if secs.is_finite() && secs >= 0.0 {
-            return Ok(Duration::from_secs_f64(secs));
-        }
-        return Err(format!("'{s}' is not a duration: it must be positive"));
+        return seconds(secs).map_err(|e| format!("'{shown}' {e}"));
     }
-    humantime::parse_duration(t).map_err(|_| {
-        format!("'{s}' is not a duration: use seconds or a form like 30s, 500ms, 5m, 1h")
-    })
+    match humantime::parse_duration(t) {
+        Ok(d) if d <= MAX_DURATION => Ok(d),
+        Ok(_) => Err(format!("'{shown}' {}", too_long())),
+        Err(humantime::DurationError::NumberOverflow) => Err(format!(
+            "'{shown}' is out of range: a duration goes from 1 ns to {} days",
+            MAX_DURATION.as_secs() / 86_400
+        )),
+        Err(_) => Err(format!(
+            "'{shown}' is not a duration: use seconds or a form like 30s, 500ms, 5m, 1h"
+        )),
+    }
+}
+
+/// `secs` seconds as a duration, when it is a number from 0 to
+/// [`MAX_DURATION`]: for input files that give times as plain numbers.
+/// The error says what is wrong with the value (the caller names it).
+pub fn seconds(secs: f64) -> Result<Duration, String> {
+    if !secs.is_finite() {
+        return Err("is not a duration: give a number of seconds".into());
+    }
+    if secs < 0.0 {
+        return Err("is negative: a duration must be positive".into());
+    }
+    if secs > MAX_DURATION.as_secs_f64() {
+        return Err(too_long());
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+fn too_long() -> String {
+    format!(
+        "is longer than the longest time iogauge takes, {} days",
+        MAX_DURATION.as_secs() / 86_400
+    )
+}
+
+/// A rate in requests per second: above 0, at most [`MAX_RATE`].
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let shown = crate::error::shown(s);
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 && v <= MAX_RATE => Ok(v),
+        Ok(v) if v > MAX_RATE => Err(format!(
+            "'{shown}' is above the highest rate iogauge takes, 1e9 per second (one request a nanosecond)"
+        )),
+        _ => Err(format!(
+            "'{shown}' is not a rate above 0 (requests per second)"
+        )),
+    }
 }
 
 /// `bytes` in binary units with three significant digits: `4.00 KiB`, `1.50 GiB`.
@@ -121,6 +214,7 @@ pub fn fmt_ns(ns: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn decimals() {
@@ -161,8 +255,143 @@ mod tests {
         assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
         assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
         assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("720h"), Ok(MAX_DURATION));
+        assert_eq!(parse_duration("1e-20"), Ok(Duration::ZERO));
         assert!(parse_duration("-3").is_err());
         assert!(parse_duration("soon").is_err());
+    }
+
+    /// Issue 33: `--duration 1e20` panicked in Duration::from_secs_f64, and
+    /// `99999999999h` started a run; both are refused with the maximum.
+    #[test]
+    fn huge_durations_are_refused() {
+        for s in ["1e20", "1e300", "2592001", "721h", "99999999999h", "31days"] {
+            let e = parse_duration(s).unwrap_err();
+            assert!(e.contains("30 days"), "{s}: {e}");
+        }
+        let e = parse_duration("99999999999999999999999h").unwrap_err();
+        assert!(e.contains("30 days"), "{e}");
+        for s in ["inf", "NaN", "1e400"] {
+            assert!(parse_duration(s).is_err(), "{s}");
+        }
+        assert!(seconds(f64::MAX).is_err());
+        assert!(seconds(-0.5).is_err());
+        assert_eq!(seconds(60.0), Ok(Duration::from_secs(60)));
+    }
+
+    #[test]
+    fn huge_and_exact_sizes() {
+        assert_eq!(parse_size("1152921504606846976"), Ok(MAX_SIZE));
+        assert_eq!(parse_size("1048576T"), Ok(MAX_SIZE));
+        assert_eq!(parse_size("9007199254740993"), Ok(9_007_199_254_740_993));
+        assert_eq!(parse_size("0004k"), Ok(4096));
+        for s in [
+            "1152921504606846977",
+            "1048577T",
+            "18446744073709551616",
+            "99999999999999999999999999999T",
+            "1e300",
+            "9999999999999999999.5T",
+        ] {
+            assert!(parse_size(s).is_err(), "{s}");
+        }
+        assert!(parse_size("2000000T").unwrap_err().contains("1 EiB"));
+        assert!(parse_size(".").is_err());
+        assert!(parse_size("\x1b[2J").unwrap_err().contains("\\x1b[2J"));
+    }
+
+    #[test]
+    fn rates() {
+        assert_eq!(parse_rate("10"), Ok(10.0));
+        assert_eq!(parse_rate("2.5"), Ok(2.5));
+        assert_eq!(parse_rate("1e9"), Ok(MAX_RATE));
+        for s in ["0", "-1", "inf", "NaN", "x", ""] {
+            assert!(parse_rate(s).is_err(), "{s}");
+        }
+        assert!(parse_rate("1e12").unwrap_err().contains("1e9"));
+    }
+
+    /// Text built from the pieces the value parsers look at, and any
+    /// character at all.
+    fn value_text() -> impl Strategy<Value = String> {
+        let piece = prop_oneof![
+            (0u64..u64::MAX).prop_map(|n| n.to_string()),
+            (0u32..1000).prop_map(|n| n.to_string()),
+            Just("9".repeat(40)),
+            prop::sample::select(vec![
+                ".", "e", "e308", "-", "+", " ", "k", "KiB", "m", "MB", "g", "T", "TiB", "s", "ms",
+                "ns", "h", "d", "days", "min", "inf", "nan", "\r", "\x1b", "\0", "\u{2028}", "1.5",
+                "0x10",
+            ])
+            .prop_map(String::from),
+            any::<char>().prop_map(String::from),
+        ];
+        prop::collection::vec(piece, 0..6).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// No text makes a parser panic; what they accept is within the
+        /// maximum, and what they refuse is one line without raw control
+        /// characters.
+        #[test]
+        fn value_parsers_never_panic(s in value_text()) {
+            let one_line = |e: &str| !e.chars().any(|c| c.is_control() || c == '\u{2028}');
+            match parse_size(&s) {
+                Ok(n) => prop_assert!(n <= MAX_SIZE),
+                Err(e) => prop_assert!(one_line(&e), "{e:?}"),
+            }
+            match parse_duration(&s) {
+                Ok(d) => prop_assert!(d <= MAX_DURATION),
+                Err(e) => prop_assert!(one_line(&e), "{e:?}"),
+            }
+            match parse_rate(&s) {
+                Ok(r) => prop_assert!(r > 0.0 && r <= MAX_RATE),
+                Err(e) => prop_assert!(one_line(&e), "{e:?}"),
+            }
+        }
+
+        #[test]
+        fn sizes_round_trip(n in 0u64..=(MAX_SIZE >> 20), unit in 0usize..3) {
+            let (suffix, shift) = [("", 0), ("K", 10), ("MiB", 20)][unit];
+            prop_assert_eq!(parse_size(&format!("{n}{suffix}")), Ok(n << shift));
+        }
+
+        #[test]
+        fn sizes_above_the_maximum_are_refused(n in (MAX_SIZE + 1)..u64::MAX) {
+            prop_assert!(parse_size(&n.to_string()).is_err());
+            let t = format!("{}T", (n >> 40) + 1 + (1 << 20));
+            prop_assert!(parse_size(&t).is_err());
+        }
+
+        #[test]
+        fn durations_round_trip(secs in 0u64..=MAX_DURATION.as_secs(), ms in 0u64..1000) {
+            prop_assert_eq!(parse_duration(&format!("{secs}")), Ok(Duration::from_secs(secs)));
+            let d = Duration::from_secs(secs) + Duration::from_millis(ms);
+            let text = format!("{secs}s {ms}ms");
+            if d <= MAX_DURATION {
+                prop_assert_eq!(parse_duration(&text), Ok(d));
+            } else {
+                prop_assert!(parse_duration(&text).is_err());
+            }
+        }
+
+        #[test]
+        fn any_number_of_seconds_is_bounded(x in any::<f64>()) {
+            let text = format!("{x}");
+            match parse_duration(&text) {
+                Ok(d) => prop_assert!(d <= MAX_DURATION && x >= 0.0),
+                // "-0" is refused as negative
+                Err(_) => prop_assert!(
+                    text.starts_with('-') || !(0.0..=MAX_DURATION.as_secs_f64()).contains(&x)
+                ),
+            }
+            match parse_rate(&text) {
+                Ok(r) => prop_assert_eq!(r, x),
+                Err(_) => prop_assert!(!(x > 0.0 && x <= MAX_RATE)),
+            }
+        }
     }
 
     #[test]

@@ -227,6 +227,20 @@ fn engine_arg(s: &str) -> Result<Choice, String> {
     Choice::parse(s)
 }
 
+/// `--engine` of a command that takes only the engines `list`
+/// ([`super::Cmd::ENGINES`]): an unknown name is told those. A known one
+/// outside the list is refused with its reason when the run is checked.
+pub fn engine_among(s: &str, list: &[Choice]) -> Result<Choice, String> {
+    Choice::parse(s).map_err(|_| {
+        let names: Vec<&str> = list.iter().map(|c| c.name()).collect();
+        format!(
+            "unknown engine '{}'; the engines are: {}",
+            crate::error::shown(s.trim()),
+            names.join(", ")
+        )
+    })
+}
+
 /// The engine flags of a command that does data I/O through an engine.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct EngineArgs {
@@ -339,12 +353,9 @@ impl LoadArgs {
     }
 }
 
-/// A rate in requests per second, above 0.
+/// A rate in requests per second, above 0 (at most [`units::MAX_RATE`]).
 pub fn rate_arg(s: &str) -> Result<f64, String> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
-        _ => Err(format!("'{s}' is not a rate above 0 (requests per second)")),
-    }
+    units::parse_rate(s)
 }
 
 pub fn size_arg(s: &str) -> Result<u64, String> {
@@ -358,7 +369,10 @@ pub fn duration_arg(s: &str) -> Result<Duration, String> {
 pub fn fraction_arg(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
-        _ => Err(format!("'{s}' is not a fraction between 0 and 1")),
+        _ => Err(format!(
+            "'{}' is not a fraction between 0 and 1",
+            crate::error::shown(s)
+        )),
     }
 }
 
@@ -368,8 +382,32 @@ pub fn count_arg(s: &str) -> Result<usize, String> {
     match s.trim().parse::<i128>() {
         Ok(n) if n >= 1 && n <= usize::MAX as i128 => Ok(n as usize),
         Ok(n) if n < 1 => Err(format!("must be positive (at least 1), not {n}")),
-        _ => Err(format!("'{s}' is not a whole number")),
+        _ => Err(format!(
+            "'{}' is not a whole number",
+            crate::error::shown(s)
+        )),
     }
+}
+
+/// `--check`: a dry run of the parsing.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CheckArgs {
+    /// Only check: read the input files, check every flag and value as a run would before it starts, print one line, and stop; nothing is created, written or run (exit 0, or 2 with the first problem).
+    #[arg(long)]
+    pub check: bool,
+}
+
+impl CheckArgs {
+    /// With `--check`, say that `what` passed and stop (`Some(Done)`).
+    pub fn done(&self, what: &str) -> Option<Status> {
+        self.check.then(|| checked(what))
+    }
+}
+
+/// The line `--check` ends with when everything passed.
+pub fn checked(what: &str) -> Status {
+    println!("{}: checked; nothing was run", crate::error::shown(what));
+    Status::Done
 }
 
 /// Print the report, write the result files, and turn the result into a status.
@@ -382,7 +420,7 @@ pub fn finish(out: &OutputArgs, result: &RunResult, report: &str) -> Result<Stat
 /// The status of a written result, with the one line that explains it.
 pub fn status_of(out: &OutputArgs, result: &RunResult) -> Result<Status> {
     if let Some(e) = &result.error {
-        eprintln!("iogauge: {e}");
+        eprintln!("iogauge: {}", crate::error::shown(e));
         return Ok(Status::Failed);
     }
     if !result.complete {

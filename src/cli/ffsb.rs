@@ -39,19 +39,28 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = common::size_arg)]
     pub max_age_bytes: u64,
     /// I/O engine ('iogauge engines' describes each).
-    #[arg(long, value_name = "NAME", value_parser = Choice::parse)]
+    #[arg(long, value_name = "NAME", value_parser = engine_arg)]
     pub engine: Option<Choice>,
     #[command(flatten)]
     pub load: super::common::LoadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub check: common::CheckArgs,
 }
 
 impl super::Cmd for Args {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
+    // FFSB's file sets need real files: not null
+    const ENGINES: Option<&'static [Choice]> =
+        Some(&[Choice::PSYNC, Choice::SYNC, Choice::BUFFERED]);
     fn main(self) -> Result<Status> {
         main(self)
     }
+}
+
+fn engine_arg(s: &str) -> Result<Choice, String> {
+    common::engine_among(s, <Args as super::Cmd>::ENGINES.unwrap_or_default())
 }
 
 /// The profile as the run will use it: parsed, relocated, its time set.
@@ -142,6 +151,9 @@ pub fn main(a: Args) -> Result<Status> {
         pace: a.load.pace(a.seed)?,
     };
     bench::check(&o).map_err(UsageError)?;
+    if a.check.check {
+        return Ok(common::checked(&a.profile.display().to_string()));
+    }
     a.out.say(&settings(&o.profile));
     let (started, outcome) = (now_rfc3339(), bench::run(&o, &Live(&a.out))?);
     let result = result_of(&o, &outcome, started);

@@ -88,6 +88,8 @@ pub struct Args {
     pub engine: EngineArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub check: common::CheckArgs,
 }
 
 impl super::Cmd for Args {
@@ -315,6 +317,9 @@ pub fn main(a: Args) -> Result<Status> {
         return spectrum(&a, &control, env);
     }
     let cfg = config::resolve(&control, env, &[]).map_err(UsageError)?;
+    if let Some(s) = a.check.done(&a.name()) {
+        return Ok(s);
+    }
     let d = one(&a, cfg)?;
     std::fs::write(&a.output, &d.results_text)
         .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
@@ -342,6 +347,12 @@ fn spectrum(
         .map(|o| config::check_run(o).and_then(|_| config::resolve(control, env, o)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(UsageError)?;
+    if let Some(s) = a
+        .check
+        .done(&format!("{}, a spectrum of {} runs", a.name(), cfgs.len()))
+    {
+        return Ok(s);
+    }
     let mut collection = Collection::new("iogauge/iobench-spectrum/v1", Vec::new());
     collection.set("spectrum", &a.spectrum);
     std::fs::write(&a.output, "")

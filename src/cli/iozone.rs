@@ -49,6 +49,8 @@ pub struct Opts {
     /// Print no report (errors still go to stderr; --json, --csv, -b and --plot are still written).
     #[arg(long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub check: super::common::CheckArgs,
 }
 
 /// [`Opts`] with IOzone's flag list as the help's epilogue.
@@ -149,6 +151,7 @@ impl Opts {
             self.csv = late_opts.csv.take();
         }
         self.quiet |= late_opts.quiet;
+        self.check.check |= late_opts.check.check;
         Ok(self)
     }
 
@@ -231,6 +234,10 @@ pub fn main(a: Opts) -> Result<Status> {
         allow_outside: a.allow_outside,
     };
     run::check_remount(&cfg, &a.dir).map_err(UsageError)?;
+    if a.check.check {
+        exec::check(&cfg, &x)?;
+        return Ok(super::common::checked("iogauge iozone"));
+    }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64);

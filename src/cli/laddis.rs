@@ -52,6 +52,8 @@ pub struct Args {
     pub load: LoadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub check: common::CheckArgs,
 }
 
 impl super::Cmd for Args {
@@ -127,6 +129,13 @@ pub fn main(a: Args) -> Result<Status> {
         pace: a.load.pace(a.seed)?,
         ..Default::default()
     };
+    if a.check.check {
+        laddis::check(&o, &rule)?;
+        return Ok(common::checked(&format!(
+            "iogauge laddis, mix {}",
+            o.mix.name()
+        )));
+    }
     let bar = Bar::new("laddis", Some(duration), None, a.out.progress());
     let rep = laddis::run(&o, rule, progress::sink(&bar))?;
     drop(bar);

@@ -59,6 +59,9 @@ pub const COMMANDS: &[Entry] = &[
 pub trait Cmd: clap::Args + FromArgMatches {
     /// The engine used without `--engine`, named in the command's help.
     const DEFAULT_ENGINE: Option<&'static str> = None;
+    /// The engines the command can run on, when not every engine of the
+    /// table: its help offers only these.
+    const ENGINES: Option<&'static [crate::engine::Choice]> = None;
     fn main(self) -> anyhow::Result<Status>;
 }
 
@@ -83,6 +86,8 @@ pub struct Entry {
     pub kind: Kind,
     /// Its short form in `iogauge survey`; `None`: not in the survey.
     pub survey: Option<survey::Form>,
+    /// The engines `--engine` takes (`None`: all of the table).
+    pub engines: Option<&'static [crate::engine::Choice]>,
     command: fn() -> clap::Command,
     run: fn(&ArgMatches) -> anyhow::Result<Status>,
 }
@@ -111,6 +116,7 @@ const fn entry<A: Cmd>(
         doc,
         kind,
         survey,
+        engines: A::ENGINES,
         command: command_of::<A>,
         run: run_of::<A>,
     }
@@ -137,9 +143,12 @@ fn command_of<A: Cmd>() -> clap::Command {
     let c = A::augment_args(clap::Command::new("command"));
     match A::DEFAULT_ENGINE {
         Some(d) if c.get_arguments().any(|a| a.get_id() == "engine") => c.mut_arg("engine", |a| {
+            let names = match A::ENGINES {
+                Some(list) => list.iter().map(|e| e.name()).collect::<Vec<_>>().join(", "),
+                None => crate::engine::names(),
+            };
             a.help(format!(
-                "I/O engine: {} ('iogauge engines' describes each). Default: {d}.",
-                crate::engine::names()
+                "I/O engine: {names} ('iogauge engines' describes each). Default: {d}."
             ))
         }),
         _ => c,
@@ -198,6 +207,15 @@ pub fn main() -> ExitCode {
                     ExitCode::SUCCESS
                 }
                 ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+                | ErrorKind::MissingSubcommand
+                    if let Some((name, subs)) = missing_subcommand() =>
+                {
+                    eprintln!(
+                        "iogauge: 'iogauge {name}' needs one of its commands: {subs} (see 'iogauge {name} --help')"
+                    );
+                    ExitCode::from(2)
+                }
+                ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
                 | ErrorKind::MissingSubcommand => {
                     eprintln!(
                         "iogauge: a command is required (see 'iogauge --help'):\n{}",
@@ -216,7 +234,10 @@ pub fn main() -> ExitCode {
                         })
                         .map(|a| format!("{a} "))
                         .unwrap_or_default();
-                    eprintln!("iogauge: {} (see 'iogauge {sub}--help')", clap_line(&e));
+                    eprintln!(
+                        "iogauge: {} (see 'iogauge {sub}--help')",
+                        crate::error::shown(&clap_line(&e))
+                    );
                     ExitCode::from(2)
                 }
             };
@@ -228,6 +249,20 @@ pub fn main() -> ExitCode {
         .find(|e| e.name == name)
         .expect("clap only accepts commands of the table");
     exit_code((entry.run)(sub))
+}
+
+/// A command named without the subcommand it needs (`iogauge scale`):
+/// its name and its own subcommands, to list those and not the top level's.
+fn missing_subcommand() -> Option<(String, String)> {
+    let name = std::env::args().nth(1)?;
+    let cmd = command();
+    let sub = cmd.find_subcommand(&name)?;
+    let subs: Vec<&str> = sub
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .map(|c| c.get_name())
+        .collect();
+    (!subs.is_empty()).then(|| (name, subs.join(", ")))
 }
 
 /// Clap's message as one line: what is wrong, with the argument's name.
@@ -271,7 +306,8 @@ fn exit_code(result: anyhow::Result<Status>) -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            let msg = format!("{e:#}").replace('\n', " ");
+            // one line, whatever the causes hold
+            let msg = crate::error::shown(&format!("{e:#}").replace('\n', " "));
             eprintln!("iogauge: {msg}");
             if crate::error::is_usage(&e) {
                 ExitCode::from(2)
@@ -359,16 +395,48 @@ mod tests {
         }
     }
 
-    /// Help lists the engines from the table and each command's own default.
+    /// Help lists the engines from the table, only those the command
+    /// takes, and each command's own default.
     #[test]
     fn engine_help_comes_from_the_table() {
-        for sub in command().get_subcommands() {
+        for entry in COMMANDS {
+            let sub = entry.command();
             if let Some(a) = sub.get_arguments().find(|a| a.get_id() == "engine") {
                 let h = a.get_help().unwrap().to_string();
+                let names = h.split(" ('iogauge engines'").next().unwrap();
                 for e in crate::engine::ENGINES {
-                    assert!(h.contains(e.name), "{}: {h}", sub.get_name());
+                    let takes = entry
+                        .engines
+                        .is_none_or(|list| list.iter().any(|c| c.name() == e.name));
+                    assert_eq!(names.contains(e.name), takes, "{}: {h}", sub.get_name());
                 }
                 assert!(!h.contains(" for run, "), "{}: {h}", sub.get_name());
+            }
+        }
+    }
+
+    /// Issue 33: a command's help offers no engine the command refuses
+    /// whatever else is asked (tpcb offered buffered and null, ffsb null).
+    #[test]
+    fn help_offers_no_engine_the_command_always_refuses() {
+        use crate::engine::Choice;
+        let tpcb = |engine| {
+            crate::suites::tpcb::run::Options {
+                engine,
+                ..crate::suites::tpcb::run::Options::new(std::path::Path::new("."))
+            }
+            .check()
+        };
+        for entry in COMMANDS.iter().filter(|e| e.engines.is_some()) {
+            for info in crate::engine::ENGINES {
+                let c = Choice::parse(info.name).unwrap();
+                let offered = entry.engines.unwrap().iter().any(|o| o.name() == c.name());
+                let refused = match entry.name {
+                    "tpcb" => tpcb(c).is_err(),
+                    "ffsb" => c.is_fake(),
+                    other => panic!("{other}: say here how it refuses engines"),
+                };
+                assert_eq!(offered, !refused, "{} --engine {}", entry.name, c.name());
             }
         }
     }

@@ -35,6 +35,9 @@ pub struct Args {
     pub engine: Option<Choice>,
     #[command(flatten)]
     pub out: OutputArgs,
+    /// Only check: execute FILE's commands without running anything ('run' checks the configuration, its locations and their space; '!' is skipped; no file is written; standard input is not read); exit 0, or 2 when a command was refused.
+    #[arg(long)]
+    pub check: bool,
 }
 
 impl super::Cmd for Args {
@@ -59,6 +62,7 @@ pub fn main(a: Args) -> Result<Status> {
         threads: a.threads as usize,
         engine: a.engine,
         default_location: a.dir.clone(),
+        check_only: a.check,
     };
     let outputs = a
         .out
@@ -77,6 +81,13 @@ pub fn main(a: Args) -> Result<Status> {
     }
     if end.rejected > 0 {
         crate::usage!("{}", refused(end.rejected, &end.unknown, a.out.quiet));
+    }
+    if a.check {
+        let what = a
+            .file
+            .as_deref()
+            .map_or_else(|| "iogauge postmark".into(), |f| f.display().to_string());
+        return Ok(super::common::checked(&what));
     }
     Ok(Status::Done)
 }

@@ -72,6 +72,8 @@ pub struct Args {
     pub load: LoadArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub check: common::CheckArgs,
 }
 
 /// How the workers run.
@@ -173,13 +175,30 @@ pub fn main(a: Args) -> Result<Status> {
     let spec = a.spec()?;
     let setup = a.setup()?;
     let rule = a.rule()?;
-    let bar = Bar::new("run", rule.duration, rule.ops, a.out.progress());
     let procs = a.workers_as == WorkersAs::Processes;
+    if a.check.check {
+        crate::runner::generic::check_generic(&spec, &setup, &a.dir, procs)?;
+        return Ok(common::checked(&format!(
+            "iogauge run: {}",
+            describe(&spec, &setup)
+        )));
+    }
+    let bar = Bar::new("run", rule.duration, rule.ops, a.out.progress());
     let result = run_generic(&spec, &setup, rule, &a.dir, procs, progress::sink(&bar))?;
     drop(bar);
     let mut report = format!("iogauge run: {}\n", describe(&spec, &setup));
     report += &text::render(&result);
     common::finish(&a.out, &result, &report)
+}
+
+/// The sequential write of the survey (twice as much without --quick):
+/// the most any short form writes, which the survey checks room for
+/// before its first row.
+const SURVEY_WRITE: u64 = 256 << 20;
+
+/// The most data one short form of the survey writes.
+pub fn survey_largest(quick: bool) -> u64 {
+    SURVEY_WRITE * if quick { 1 } else { 2 }
 }
 
 /// The survey's points of the generic workload: cached 4 KiB random reads,
@@ -226,7 +245,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         points.push((
             "O_DIRECT 1 MiB sequential write",
             "1 MiB seq. write, not to disk",
-            spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            spec(SURVEY_WRITE, 1 << 20, 0.0, 0.0, 1.0, 4096),
             setup(true, FsyncPolicy::Never),
         ));
         points.push((
@@ -239,7 +258,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         points.push((
             "1 MiB seq. write, fsync/16 MiB",
             "",
-            spec(256 << 20, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            spec(SURVEY_WRITE, 1 << 20, 0.0, 0.0, 1.0, 4096),
             setup(false, FsyncPolicy::Every(16)),
         ));
     }

@@ -130,6 +130,15 @@ impl Workload {
         }
     }
 
+    /// The workload's `--check`: check everything, measure nothing.
+    fn check_only(&self) -> bool {
+        match self {
+            Workload::Run(a) => a.check.check,
+            Workload::Tpcb(a) => a.check.check,
+            Workload::Laddis(a) => a.check.check,
+        }
+    }
+
     /// The workload's own concurrency (the workers sharing an open loop's rate).
     fn workers(&self) -> usize {
         match self {
@@ -375,6 +384,27 @@ impl Args {
         if self.min_reps == 0 || self.max_reps == 0 {
             crate::usage!("--min-reps and --max-reps: at least 1 repetition");
         }
+        // (with --max-reps 1 each point is one run, whatever --min-reps)
+        if self.max_reps > 1 && self.min_reps > self.max_reps {
+            crate::usage!(
+                "--min-reps {} is more than --max-reps {}",
+                self.min_reps,
+                self.max_reps
+            );
+        }
+        // each flag named on its own (the interval's own check names none)
+        if !(self.target_ci.is_finite() && self.target_ci > 0.0) {
+            crate::usage!(
+                "--target-ci {}: give a share of the mean above 0 (0.05: ±5 %)",
+                self.target_ci
+            );
+        }
+        if !(self.confidence > 0.0 && self.confidence < 1.0) {
+            crate::usage!(
+                "--confidence {}: give a probability between 0 and 1 (0.95 for 95 %)",
+                self.confidence
+            );
+        }
         if self.max_reps == 1 {
             return Ok(None);
         }
@@ -428,7 +458,18 @@ pub fn main(a: Args) -> Result<Status> {
         );
     }
     let open = rates.is_some();
+    if !open {
+        // the closed loop may go up to --max-procs workers
+        crate::runner::limits::check(a.max_procs, 1, false)
+            .map_err(|e| crate::error::UsageError::new(format!("--max-procs: {e}")))?;
+    }
     a.workload.check(open)?;
+    if a.workload.check_only() {
+        return Ok(common::checked(&format!(
+            "iogauge scale {}",
+            a.workload.name()
+        )));
+    }
     let progress = out.progress();
     let w = &a.workload;
     let arrivals_seed = 1;

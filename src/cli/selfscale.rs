@@ -310,6 +310,8 @@ pub fn main(a: Args) -> Result<Status> {
         }
     }
     a.output.check_with(&mut paths)?;
+    // the runs' messages name the directory as it was given
+    crate::runner::setup::name_parent(&a.dir, &format!("DIR {}", crate::error::shown_path(&a.dir)));
     if a.refine.is_some() && a.validate.is_none() {
         crate::usage!(
             "--refine needs --validate N (the corrections are chosen from the validation's errors)"
@@ -463,10 +465,10 @@ pub struct PredictArgs {
     /// The model file that 'iogauge selfscale' wrote (model.json).
     #[arg(value_name = "MODEL.json")]
     pub model: PathBuf,
-    /// A workload, e.g. uniqueBytes=64M,sizeMean=20K,readFrac=0.5,seqFrac=0.5,processNum=1 (a parameter left out takes its region's focal value). Repeatable.
+    /// A workload, e.g. uniqueBytes=64M,sizeMean=20K,readFrac=0.5,seqFrac=0.5,processNum=1 (a parameter left out takes its region's focal value; without uniqueBytes, the region is the one the model's uniqueBytes sweep ran at). Repeatable.
     #[arg(long, value_name = "SPEC")]
     pub workload: Vec<String>,
-    /// Workloads from a CSV file: a header naming the parameters (uniqueBytes,sizeMean,...), then one workload a line.
+    /// Workloads from a CSV file: a header naming the parameters (uniqueBytes,sizeMean,...), then one workload a line (parameters left out as for --workload).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
     #[command(flatten)]
@@ -515,8 +517,8 @@ pub fn parse_workload(s: &str) -> Result<Partial, String> {
         }
         w[index(p)] = Some(value(p, v)?);
     }
-    if w[index(Param::UniqueBytes)].is_none() {
-        return Err("uniqueBytes is missing (it chooses the region)".into());
+    if w.iter().all(Option::is_none) {
+        return Err("no parameter given: name at least one, as NAME=VALUE".into());
     }
     Ok(w)
 }
@@ -546,9 +548,6 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<Vec<Partial>, String> {
                     }
                     h.push(p);
                 }
-                if !h.contains(&Param::UniqueBytes) {
-                    return Err(at("the header has no uniqueBytes column".into()));
-                }
                 header = Some(h);
             }
             Some(h) => {
@@ -573,9 +572,11 @@ pub fn parse_csv(path: &Path, text: &str) -> Result<Vec<Partial>, String> {
     Ok(out)
 }
 
-/// Fill what a workload leaves out with its region's focal values.
+/// Fill what a workload leaves out with its region's focal values; the
+/// region is uniqueBytes's, or without it the one of the model's sweep
+/// point (the workload its uniqueBytes sweep held the others at).
 fn complete(m: &Model, w: &Partial) -> Workload {
-    let u = w[0].unwrap_or(0.0) as u64;
+    let u = w[index(Param::UniqueBytes)].map_or(m.sweep.fixed.unique_bytes, |u| u as u64);
     let focal = m
         .region_index(u)
         .map(|i| m.regions[i].focal)
@@ -751,11 +752,12 @@ mod tests {
                 Some(3.0)
             ]
         );
-        assert!(
-            parse_workload("sizeMean=4K")
-                .unwrap_err()
-                .contains("uniqueBytes")
+        // a left-out uniqueBytes takes the sweep's region (predict_main)
+        assert_eq!(
+            parse_workload("sizeMean=4K"),
+            Ok([None, Some(4096.0), None, None, None])
         );
+        assert!(parse_workload(",").unwrap_err().contains("no parameter"));
         assert!(parse_workload("uniqueBytes=1M,readFrac=2").is_err());
         assert!(
             parse_workload("uniqueBytes=1M,color=red")

@@ -393,8 +393,13 @@ pub fn main(a: Args) -> Result<Status> {
         }
     }
     a.output.check_with(&mut paths)?;
-    crate::runner::workdir::check_dir(&a.dir)
-        .map_err(|e| crate::error::UsageError::new(e.to_string()))?;
+    // the runs' messages name the directory as it was given
+    let label = format!("DIR {}", crate::error::shown_path(&a.dir));
+    crate::runner::setup::name_parent(&a.dir, &label);
+    // room for the largest short form, before the scorecard begins
+    crate::runner::Setup::new("survey", &a.dir)
+        .data(super::run::survey_largest(a.quick))
+        .check()?;
     let keep = selfscale_dir(&a);
     let temp;
     let out = match &keep {

@@ -232,6 +232,41 @@ impl Worker for GenericWorker {
     }
 }
 
+/// Check a run of the generic workload as [`run_generic`] does before it
+/// makes anything (`iogauge run --check`).
+pub fn check_generic(
+    spec: &GenericSpec,
+    setup: &IoSetup,
+    parent: &Path,
+    processes: bool,
+) -> Result<()> {
+    checks(spec, setup)?;
+    places(spec, setup, parent, processes).check()
+}
+
+/// What a run refuses of the workload and the engine.
+fn checks(spec: &GenericSpec, setup: &IoSetup) -> Result<()> {
+    spec.validate().map_err(UsageError)?;
+    spec.clipped().map_err(UsageError)?;
+    setup
+        .engine
+        .check(&crate::engine::EngineOpts {
+            direct: setup.direct,
+            ..Default::default()
+        })
+        .map_err(UsageError)?;
+    Ok(())
+}
+
+/// The run's set-up: its data, workers and files.
+fn places(spec: &GenericSpec, setup: &IoSetup, parent: &Path, processes: bool) -> Setup {
+    Setup::new("run", parent)
+        .data(spec.total_bytes())
+        .fake(setup.fake())
+        .workers(spec.processes, u64::from(spec.files), processes)
+        .entries(u64::from(spec.files))
+}
+
 /// Lay out, run and measure the generic workload in a new work directory
 /// under `parent`; everything it created is gone when this returns.
 pub fn run_generic(
@@ -242,15 +277,7 @@ pub fn run_generic(
     processes: bool,
     progress: &dyn Progress,
 ) -> Result<RunResult> {
-    spec.validate().map_err(UsageError)?;
-    spec.clipped().map_err(UsageError)?;
-    setup
-        .engine
-        .check(&crate::engine::EngineOpts {
-            direct: setup.direct,
-            ..Default::default()
-        })
-        .map_err(UsageError)?;
+    checks(spec, setup)?;
     let config = serde_json::json!({
         "workload": spec,
         "io": setup,
@@ -261,11 +288,7 @@ pub fn run_generic(
         "workers_as": if processes { "processes" } else { "threads" },
         "pace": rule.pace,
     });
-    let plan = Setup::new("run", parent)
-        .data(spec.total_bytes())
-        .fake(setup.fake())
-        .workers(spec.processes, u64::from(spec.files), processes)
-        .config(config);
+    let plan = places(spec, setup, parent, processes).config(config);
     let session = plan.begin()?;
     if !setup.fake() {
         progress.status(&format!(

@@ -3,12 +3,13 @@
 //! ```text
 //!   Setup::new(bench, parent)        what the run needs: data bytes, workers,
 //!      .data(..).workers(..)         descriptors, its configuration
-//!      .begin()?           ──>  checks, in this order: the process's limits
-//!                                (tasks, open files), each directory
+//!      .begin()?           ──>  checks, in this order: each directory
 //!                                (missing, not a directory, pseudo or
 //!                                read-only file system, not writable), free
 //!                                space for the data and one reserve, memory
-//!                                for tmpfs; then makes the work directory
+//!                                for tmpfs, free inodes, then the process's
+//!                                limits (tasks, open files) (`.check()`
+//!                                stops here); then makes the work directory
 //!                                (a guard) and records the environment and
 //!                                the start time: a Session
 //!   session.run(rule, workers)  ──>  runner: barrier, stop rule, signals
@@ -35,6 +36,8 @@ struct Place {
     parent: PathBuf,
     label: String,
     data: u64,
+    /// Files, directories and links made there.
+    entries: u64,
 }
 
 /// What a run needs before it starts.
@@ -53,6 +56,33 @@ pub struct Setup {
     processes: bool,
 }
 
+/// Directories a command took as something else than `--dir` (the
+/// survey's and selfscale's positional DIR), with how messages name them.
+static NAMED: std::sync::Mutex<Vec<(PathBuf, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Say that `dir` is named `label` in messages (`DIR /mnt/x`): for a
+/// command whose directory is not `--dir`, and whose runs go through
+/// benchmarks that do not know it.
+pub fn name_parent(dir: &Path, label: &str) {
+    if let Ok(mut v) = NAMED.lock() {
+        v.push((dir.to_path_buf(), label.to_string()));
+    }
+}
+
+/// How messages name `dir`: as [`name_parent`] said, else `--dir DIR`.
+pub fn parent_label(dir: &Path) -> String {
+    NAMED
+        .lock()
+        .ok()
+        .and_then(|v| {
+            v.iter()
+                .rev()
+                .find(|(d, _)| d == dir)
+                .map(|(_, l)| l.clone())
+        })
+        .unwrap_or_else(|| format!("--dir {}", crate::error::shown_path(dir)))
+}
+
 impl Setup {
     /// A run of `benchmark` in a work directory under `parent`.
     pub fn new(benchmark: &str, parent: &Path) -> Setup {
@@ -60,8 +90,9 @@ impl Setup {
             benchmark: benchmark.to_string(),
             places: vec![Place {
                 parent: parent.to_path_buf(),
-                label: format!("--dir {}", parent.display()),
+                label: parent_label(parent),
                 data: 0,
+                entries: 0,
             }],
             fake: false,
             config: serde_json::Value::Null,
@@ -84,6 +115,13 @@ impl Setup {
         self
     }
 
+    /// The most files, directories and links the run makes in its work
+    /// directory: checked against the free inodes.
+    pub fn entries(mut self, n: u64) -> Setup {
+        self.places[0].entries = n;
+        self
+    }
+
     /// One more work directory, under `parent` (named `label` in messages),
     /// that will hold `bytes` (PostMark's locations).
     pub fn also_workdir(mut self, parent: &Path, label: &str, bytes: u64) -> Setup {
@@ -91,6 +129,7 @@ impl Setup {
             parent: parent.to_path_buf(),
             label: label.to_string(),
             data: bytes,
+            entries: 0,
         });
         self
     }
@@ -126,11 +165,15 @@ impl Setup {
         self
     }
 
-    /// Make the work directory and check everything that can be checked
-    /// before the first write. Every refusal is a [`UsageError`] naming
-    /// its cause.
-    pub fn begin(self) -> Result<Session> {
-        super::limits::check(self.workers, self.fds_per_worker, self.processes)?;
+    /// Check everything that [`Setup::begin`] checks, and make nothing:
+    /// for a command's `--check`, and for a benchmark that must know the
+    /// run can start before it plans (a plan can be large).
+    pub fn check(&self) -> Result<()> {
+        self.checks().map(|_| ())
+    }
+
+    /// The checks, in order; returns each place's mount.
+    fn checks(&self) -> Result<Vec<Option<crate::env::MountInfo>>> {
         // each place's mount, looked up once (a read of /proc/self/mountinfo)
         let mounts: Vec<_> = self
             .places
@@ -157,10 +200,25 @@ impl Setup {
                 check_room_on(&p.parent, n, mounts[i].as_ref())
                     .map_err(|e| UsageError::new(e.at(&p.label)))?;
             }
+            for p in &self.places {
+                // the work directory itself is one more
+                workdir::check_inodes(&p.parent, p.entries + 1)
+                    .map_err(|e| UsageError::new(e.at(&p.label)))?;
+            }
             for (d, n) in &self.elsewhere {
                 check_room(d, *n).map_err(|e| UsageError::new(e.to_string()))?;
             }
         }
+        // after the space: a run too large for the disk is told so first
+        super::limits::check(self.workers, self.fds_per_worker, self.processes)?;
+        Ok(mounts)
+    }
+
+    /// Make the work directory and check everything that can be checked
+    /// before the first write. Every refusal is a [`UsageError`] naming
+    /// its cause.
+    pub fn begin(self) -> Result<Session> {
+        let mounts = self.checks()?;
         let started = now_rfc3339();
         let mut work = Vec::with_capacity(self.places.len());
         for p in &self.places {

@@ -139,6 +139,25 @@ pub fn check_dir_on(dir: &Path, mount: Option<&crate::env::MountInfo>) -> Result
     Ok(())
 }
 
+/// Check that `dir`'s file system has an inode for each of the `entries`
+/// files, directories and links a run makes, where it counts them (btrfs
+/// and some others report none and make inodes as they go).
+pub fn check_inodes(dir: &Path, entries: u64) -> Result<(), SetupError> {
+    let Ok(st) = rustix::fs::statvfs(dir) else {
+        return Ok(());
+    };
+    if st.f_files == 0 || entries <= st.f_favail {
+        return Ok(());
+    }
+    Err(SetupError::unusable(
+        dir,
+        format!(
+            "has {} free inodes, and the run makes {entries} files and directories; use fewer files or another directory",
+            st.f_favail
+        ),
+    ))
+}
+
 /// Check that `dir`'s file system has room for `data` bytes and the
 /// [`reserve`].
 pub fn check_space(dir: &Path, data: u64) -> Result<(), SetupError> {

@@ -9,6 +9,7 @@ mod architecture;
 mod bonnie;
 mod cli;
 mod ffsb;
+mod input;
 mod iobench;
 mod iobench_spectrum;
 mod iozone;

@@ -180,3 +180,37 @@ fn value_errors_name_what_is_missing_or_the_valid_values() {
     }
     assert_untouched(dir.path());
 }
+
+/// Issue 33: `--workload readFrac=1` failed with "uniqueBytes is missing"
+/// though the help says a left-out parameter takes its region's focal
+/// value. Without uniqueBytes the region is the sweep's; a CSV may leave
+/// the column out too.
+#[test]
+fn a_workload_without_unique_bytes_takes_the_sweeps_region() {
+    let (keep, model) = null_model();
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&model).unwrap()).unwrap();
+    let at = m["sweep"]["fixed"]["unique_bytes"].as_u64().unwrap();
+    // the last measured region that starts at or below it (else the first)
+    let measured: Vec<&Value> = m["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| !r["focal_point"].is_null())
+        .collect();
+    let region = measured
+        .iter()
+        .rev()
+        .find(|r| r["from_bytes"].as_u64().unwrap() <= at)
+        .unwrap_or(&measured[0]);
+    let focal = &region["focal"];
+    let (v, _) = run_json(&["predict", p(&model), "--workload", "readFrac=1"]);
+    let w = &v[0]["workload"];
+    assert_eq!(w["read_frac"], 1.0, "{v}");
+    assert_eq!(w["unique_bytes"], focal["unique_bytes"], "{v}");
+    assert_eq!(w["size_mean"], focal["size_mean"], "{v}");
+    let csv = keep.path().join("w.csv");
+    std::fs::write(&csv, "readFrac,seqFrac\n1,0\n0,1\n").unwrap();
+    let (v, _) = run_json(&["predict", p(&model), "--csv", p(&csv)]);
+    assert_eq!(v.as_array().unwrap().len(), 2, "{v}");
+    assert_eq!(v[1]["workload"]["seq_frac"], 1.0, "{v}");
+}

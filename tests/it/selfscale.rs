@@ -442,8 +442,8 @@ fn bad_input_is_one_line_and_exit_2() {
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["predict", m], "at least one workload"),
         (
-            vec!["predict", m, "--workload", "sizeMean=1K"],
-            "uniqueBytes is missing",
+            vec!["predict", m, "--workload", " , "],
+            "no parameter given",
         ),
         (
             vec!["predict", m, "--workload", "uniqueBytes=1M,readFrac=2"],

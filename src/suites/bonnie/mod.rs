@@ -481,6 +481,12 @@ pub fn parse_size_spec(s: &str) -> Result<SizeSpec, String> {
     let mut parts = s.split(':');
     let size = size_from_str(parts.next().unwrap_or(""), "gt")
         .map_err(|e| format!("-s {s}: the size {e}"))?;
+    // MiB, within iogauge's largest size
+    if size > crate::units::MAX_SIZE >> 20 {
+        return Err(format!(
+            "-s {s}: the size is larger than the largest size iogauge takes, 1 EiB"
+        ));
+    }
     let chunk = match parts.next().filter(|p| !p.is_empty()) {
         Some(c) => Some(chunk_size(c, "-s", s)?),
         None => None,

@@ -112,13 +112,15 @@ impl ParseError {
 }
 
 impl fmt::Display for ParseError {
+    /// One line: the profile's text in it escaped ([`crate::error::shown`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use crate::error::{shown, shown_path};
         match self {
             ParseError::Read { path, err } => {
-                write!(f, "cannot read {}: {err}", path.display())
+                write!(f, "cannot read {}: {err}", shown_path(path))
             }
             ParseError::At { path, line, msg } => {
-                write!(f, "{}:{line}: {msg}", path.display())
+                write!(f, "{}:{line}: {}", shown_path(path), shown(msg))
             }
         }
     }
@@ -772,6 +774,9 @@ impl Parser<'_> {
             ));
         }
         let time = self.global.item.time;
+        if let Err(e) = crate::units::seconds(f64::from(time)) {
+            return Err(self.err(self.global.at("time"), format!("time={time} seconds {e}")));
+        }
         if time > 0 && self.threadgroups.is_empty() {
             return Err(self.err(
                 self.global.at("time"),
@@ -995,6 +1000,12 @@ impl Parser<'_> {
                 d.at("num_threads"),
                 "an aging thread group needs at least one thread (num_threads=0 would never \
                  fill the file system)",
+            ));
+        }
+        if let Err(e) = crate::units::seconds(f64::from(tg.op_delay_ms) / 1e3) {
+            return Err(self.err(
+                d.at("op_delay"),
+                format!("op_delay={} milliseconds {e}", tg.op_delay_ms),
             ));
         }
         let total = tg.total_weight();
@@ -1258,7 +1269,7 @@ fn number(v: &str) -> Result<f64, String> {
 }
 
 /// A size: a whole number with an optional K/KB, M/MB, G/GB suffix in any
-/// case, powers of 1024.
+/// case, powers of 1024 (FFSB's syntax), at most [`crate::units::MAX_SIZE`].
 fn size(v: &str) -> Result<u64, String> {
     let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
     let (digits, suffix) = v.split_at(split);
@@ -1283,7 +1294,8 @@ fn size(v: &str) -> Result<u64, String> {
         .parse()
         .map_err(|_| format!("{v} is too large for a size"))?;
     n.checked_mul(mult)
-        .ok_or_else(|| format!("{v} is too large for a size (at most 2^64 - 1 bytes)"))
+        .filter(|b| *b <= crate::units::MAX_SIZE)
+        .ok_or_else(|| format!("{v} is larger than the largest size iogauge takes, 1 EiB"))
 }
 
 /// FFSB's match of `ignore=`: the value starts with a call's name, in any

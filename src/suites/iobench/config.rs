@@ -51,7 +51,6 @@ pub const MAX_RECLEN: u64 = 64 << 20;
 pub const MAX_READS: u64 = 1_000_000;
 /// Lock words in shared memory (4 bytes each): FILES × min(LOCKS, NRECS).
 pub const MAX_LOCK_WORDS: u64 = 1 << 24;
-const MAX_MINUTES: f64 = 100_000.0;
 
 /// Where a value came from, for error messages.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -483,8 +482,16 @@ pub fn check_value(a: &Assignment) -> Result<(), String> {
             if positive && n <= 0.0 {
                 return Err(format!("{}: must be more than 0", a.place()));
             }
-            if n > MAX_MINUTES {
-                return Err(format!("{}: must be at most {MAX_MINUTES}", a.place()));
+            // SLEEP is seconds, the others minutes: each a time iogauge takes
+            let (secs, unit) = if a.key == "SLEEP" {
+                (n, "seconds")
+            } else {
+                (n * 60.0, "minutes")
+            };
+            if n > 0.0
+                && let Err(e) = crate::units::seconds(secs)
+            {
+                return Err(format!("{}: {n} {unit} {e}", a.place()));
             }
             Ok(())
         }

@@ -188,8 +188,14 @@ fn data_bytes(cfg: &Config, files: &[(String, Place)]) -> (u64, Vec<(PathBuf, u6
     (inside, outside)
 }
 
-/// Runs `cfg` as [`Exec`] says; see the module doc.
-pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
+/// Check a run of `cfg` as [`execute`] does before it makes anything
+/// (`iogauge iozone --check`).
+pub fn check(cfg: &Config, x: &Exec) -> Result<()> {
+    setup_of(cfg, x)?.check()
+}
+
+/// What a run refuses of the files and the engine, then its set-up.
+fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
     let files = check_files(cfg, x.allow_outside).map_err(UsageError)?;
     let fake = x.engine.is_fake();
     x.engine
@@ -213,7 +219,13 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
     for (d, n) in outside {
         setup = setup.also(&d, n);
     }
-    let mut session = setup.begin()?;
+    Ok(setup)
+}
+
+/// Runs `cfg` as [`Exec`] says; see the module doc.
+pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
+    let throughput = cfg.mode() == Mode::Throughput;
+    let mut session = setup_of(cfg, x)?.begin()?;
     let kept = cfg.keep_files.then(|| {
         session.keep();
         session.dir().to_path_buf()

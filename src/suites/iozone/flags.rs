@@ -574,7 +574,8 @@ fn take_value(
     }
 }
 
-/// A size as IOzone reads it: kB, or with a k, m or g suffix (any case).
+/// A size as IOzone reads it: kB, or with a k, m or g suffix (any case);
+/// at most iogauge's largest size ([`crate::units::MAX_SIZE`]).
 pub fn size_kb(s: &str) -> Result<u64, String> {
     let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
     let (num, suffix) = s.split_at(digits);
@@ -593,8 +594,8 @@ pub fn size_kb(s: &str) -> Result<u64, String> {
         return Err(format!("'{s}' is zero"));
     }
     n.checked_mul(scale)
-        .filter(|kb| *kb <= u64::MAX / 1024)
-        .ok_or_else(|| format!("'{s}' is too large"))
+        .filter(|kb| *kb <= crate::units::MAX_SIZE / 1024)
+        .ok_or_else(|| format!("'{s}' is larger than the largest size iogauge takes, 1 EiB"))
 }
 
 fn whole(s: &str) -> Result<u64, String> {
@@ -676,7 +677,12 @@ impl Raw {
             }
             "c" => self.close = true,
             "C" => self.per_child = true,
-            "d" => self.stagger = Some(whole(v).map_err(ctx)?),
+            "d" => {
+                let us = whole(v).map_err(ctx)?;
+                crate::units::seconds(us as f64 / 1e6)
+                    .map_err(|e| ctx(format!("{us} microseconds {e}")))?;
+                self.stagger = Some(us);
+            }
             "e" => self.flush = true,
             "E" => self.extended = true,
             "f" => self.file = Some(v.to_string()),

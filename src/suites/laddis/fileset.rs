@@ -81,6 +81,16 @@ pub const DELTA_PERCENT: u64 = 10;
 /// The smallest share of the set a process can have.
 pub const MIN_BYTES_PER_PROC: u64 = 64 * 1024;
 
+/// Floors of the files and of the working-set files of one process's
+/// `share` of the set, known before the plan is drawn: half the expected
+/// counts (a share large enough for the floors to matter draws so many
+/// files that it never falls that far from the mean; the plan's own
+/// counts are checked again once drawn).
+pub fn floors(share: u64) -> (u64, u64) {
+    let files = share / (2.0 * mean_file_size()) as u64;
+    (files, files * ACCESS_PERCENT as u64 / 100)
+}
+
 /// The size of a file for a uniform `u64`, following [`FILE_SIZE_DIST`]:
 /// the top of `u * 100` picks the percentile.
 pub fn file_size(u: u64) -> u64 {

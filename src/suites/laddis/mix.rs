@@ -356,15 +356,22 @@ pub enum MixErrorKind {
 }
 
 impl fmt::Display for MixError {
+    /// One line: the file's text in it escaped ([`crate::error::shown`]).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}: ", self.path.display(), self.line)?;
+        use crate::error::{shown, shown_path};
+        write!(f, "{}:{}: ", shown_path(&self.path), self.line)?;
         match &self.kind {
             MixErrorKind::Syntax(text) => write!(
                 f,
-                "expected an operation and its percentage, such as `lookup 34`, found `{text}`"
+                "expected an operation and its percentage, such as `lookup 34`, found `{}`",
+                shown(text)
             ),
             MixErrorKind::UnknownOp(name) => {
-                write!(f, "unknown operation `{name}`; known operations are ")?;
+                write!(
+                    f,
+                    "unknown operation `{}`; known operations are ",
+                    shown(name)
+                )?;
                 for (i, op) in NfsOp::ALL.iter().enumerate() {
                     let sep = if i == 0 { "" } else { ", " };
                     write!(f, "{sep}{op}")?;
@@ -373,11 +380,13 @@ impl fmt::Display for MixError {
             }
             MixErrorKind::BadNumber(op, text) => write!(
                 f,
-                "bad percentage `{text}` for {op}; give a whole number from 0 to 100"
+                "bad percentage `{}` for {op}; give a whole number from 0 to 100",
+                shown(text)
             ),
             MixErrorKind::Negative(op, text) => write!(
                 f,
-                "negative percentage `{text}` for {op}; give a whole number from 0 to 100"
+                "negative percentage `{}` for {op}; give a whole number from 0 to 100",
+                shown(text)
             ),
             MixErrorKind::Duplicate(op, first) => write!(
                 f,

@@ -821,11 +821,26 @@ pub struct Report {
     pub set: SetInfo,
 }
 
+/// Check a load point as [`run`] does before it draws the file set's plan
+/// (which for a large --claim takes seconds and much memory): the options,
+/// the pace, then the space, inodes and descriptors the set needs, from
+/// its size alone.
+pub fn check(o: &Options, rule: &StopRule) -> Result<()> {
+    o.check().map_err(UsageError)?;
+    rule.pace.check().map_err(UsageError)?;
+    let bytes = o.fileset_bytes();
+    let (files, working) = fileset::floors(bytes / o.procs.max(1) as u64);
+    Setup::new("laddis", &o.dir)
+        .data(bytes + bytes * fileset::DELTA_PERCENT / 100)
+        .entries(files * o.procs as u64)
+        .workers(o.procs, working + SPARE_FDS, false)
+        .check()
+}
+
 /// Run one load point as `o` says, under `rule` (its duration and pace:
 /// back to back, with think time, or at a rate). Nothing is left behind.
 pub fn run(o: &Options, rule: StopRule, progress: &dyn Progress) -> Result<Report> {
-    o.check().map_err(UsageError)?;
-    rule.pace.check().map_err(UsageError)?;
+    check(o, &rule)?;
     let bytes = o.fileset_bytes();
     let plan: Plan = fileset::plan(bytes, o.procs, o.seed);
     let set = SetInfo {
@@ -856,6 +871,7 @@ pub fn run(o: &Options, rule: StopRule, progress: &dyn Progress) -> Result<Repor
     let data = bytes + bytes * fileset::DELTA_PERCENT / 100 + plan.other_entries() as u64 * 4096;
     let session = Setup::new("laddis", &o.dir)
         .data(data)
+        .entries((plan.files() + plan.other_entries()) as u64)
         .workers(o.procs, plan.max_working() as u64 + SPARE_FDS, false)
         .config(&config)
         .begin()?;

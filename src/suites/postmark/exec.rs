@@ -68,6 +68,9 @@ pub struct ExecOptions {
     /// Where runs go when the configuration sets no location (`--dir`;
     /// PostMark's own default is the current directory).
     pub default_location: Option<PathBuf>,
+    /// `--check`: each `run` is checked ([`check`]), not performed; no
+    /// file is written and no `!` command run.
+    pub check_only: bool,
 }
 
 impl Default for ExecOptions {
@@ -76,6 +79,7 @@ impl Default for ExecOptions {
             threads: 1,
             engine: None,
             default_location: None,
+            check_only: false,
         }
     }
 }
@@ -226,20 +230,38 @@ pub fn measure(cfg: &Config, opts: &ExecOptions) -> Result<RunResult> {
     }
 }
 
-/// Where to write PostMark's progress output (called from the stream's
-/// thread, flushed at once), or `None` for a silent run.
-pub type Say<'a> = Option<&'a (dyn Fn(&str) + Sync)>;
+/// Check a `run` of `cfg` as [`run`] does before it starts (the
+/// configuration, the memory of the file tables, each location and its
+/// space), and do nothing: `iogauge postmark --check`.
+pub fn check(cfg: &Config, opts: &ExecOptions) -> Result<()> {
+    setup_of(cfg, opts)?.check().map_err(refused)
+}
 
-/// Perform one `run` of `cfg`. `say` receives PostMark's progress output
-/// of stream 0 (`Creating files...Done`, the dots, ...). The report is not
-/// printed: it is in the returned [`RunOutput`].
-pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
+/// A set-up refusal as PostMark's `Error: ...` line.
+fn refused(e: anyhow::Error) -> anyhow::Error {
+    match e.downcast::<crate::error::UsageError>() {
+        Ok(u) => anyhow::Error::new(Refused(u.0)),
+        Err(e) => e,
+    }
+}
+
+/// What the simulator refuses, then the run's set-up: its locations, each
+/// with its share of the space.
+fn setup_of(cfg: &Config, opts: &ExecOptions) -> Result<Setup> {
     let threads = opts.threads.max(1);
     let engine = opts.engine(cfg);
-    // Refuse what the simulator refuses before touching the disk.
-    let mut plans = Vec::with_capacity(threads);
-    for k in 0..threads {
-        plans.push(Plan::new(&stream_config(cfg, k)).map_err(|e| Refused(format!("Error: {e}")))?);
+    Plan::check(cfg).map_err(|e| Refused(format!("Error: {e}")))?;
+    let table = Plan::memory(cfg).saturating_mul(threads as u64);
+    let avail = crate::env::mem_available();
+    if avail > 0 && table > avail / 2 {
+        return Err(Refused(format!(
+            "Error: the file table{} of {} files and the text source take {} of memory, more than half of the {} available; use a smaller 'set number' or 'set size'",
+            if threads > 1 { "s" } else { "" },
+            cfg.number,
+            crate::units::fmt_bytes(table),
+            crate::units::fmt_bytes(avail)
+        ))
+        .into());
     }
     let parents: Vec<(String, PathBuf)> = if cfg.locations.is_empty() {
         match &opts.default_location {
@@ -253,7 +275,7 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
             .collect()
     };
     // each location gets its share of the files, by weight
-    let need = space_needed(cfg) * threads as u64;
+    let need = space_needed(cfg).saturating_mul(threads as u64);
     let total_weight: i64 = cfg.locations.iter().map(|l| i64::from(l.weight)).sum();
     let share = |i: usize| match cfg.locations.get(i) {
         Some(l) if total_weight > 0 => {
@@ -261,7 +283,12 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
         }
         _ => need,
     };
-    let label = |name: &str| format!("Error: cannot use location '{name}':");
+    let label = |name: &str| {
+        format!(
+            "Error: cannot use location '{}':",
+            crate::error::shown(name)
+        )
+    };
     let mut setup = Setup::new("postmark", &parents[0].1)
         .label(&label(&parents[0].0))
         .data(share(0))
@@ -270,12 +297,26 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
     for (i, (name, p)) in parents.iter().enumerate().skip(1) {
         setup = setup.also_workdir(p, &label(name), share(i));
     }
-    let session = setup
-        .begin()
-        .map_err(|e| match e.downcast::<crate::error::UsageError>() {
-            Ok(u) => anyhow::Error::new(Refused(u.0)),
-            Err(e) => e,
-        })?;
+    Ok(setup)
+}
+
+/// Where to write PostMark's progress output (called from the stream's
+/// thread, flushed at once), or `None` for a silent run.
+pub type Say<'a> = Option<&'a (dyn Fn(&str) + Sync)>;
+
+/// Perform one `run` of `cfg`. `say` receives PostMark's progress output
+/// of stream 0 (`Creating files...Done`, the dots, ...). The report is not
+/// printed: it is in the returned [`RunOutput`].
+pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
+    let threads = opts.threads.max(1);
+    let engine = opts.engine(cfg);
+    let setup = setup_of(cfg, opts)?;
+    let session = setup.begin().map_err(refused)?;
+    // the plans (the file tables) once the run is known to fit
+    let mut plans = Vec::with_capacity(threads);
+    for k in 0..threads {
+        plans.push(Plan::new(&stream_config(cfg, k)).map_err(|e| Refused(format!("Error: {e}")))?);
+    }
     // PostMark's names are relative to the cwd when no location is set: ours too
     let work_dirs: Vec<PathBuf> = session
         .dirs()

@@ -79,7 +79,7 @@ impl Sink for StdSink {
 
     fn err(&self, line: &str) {
         let mut e = std::io::stderr().lock();
-        let _ = writeln!(e, "{line}");
+        let _ = writeln!(e, "{}", crate::error::shown(line));
     }
 
     fn shell_stdout(&self) -> std::process::Stdio {
@@ -243,6 +243,7 @@ impl<'a> Session<'a> {
                 Flow::Go
             }
             Command::Quit => Flow::Quit,
+            Command::Shell { .. } if self.exec.check_only => Flow::Go,
             Command::Shell { command } => {
                 self.shell(command.as_deref());
                 if signals::interrupted() {
@@ -313,7 +314,7 @@ impl<'a> Session<'a> {
             .map(|d| d.display().to_string())
             .unwrap_or_default();
         let text = self.cfg.show(&cwd);
-        if let Some(name) = output {
+        if let Some(name) = output.filter(|_| !self.exec.check_only) {
             match append_to(name, &text.to_target) {
                 Ok(()) => {
                     self.sink.out(&text.locations);
@@ -330,6 +331,17 @@ impl<'a> Session<'a> {
     /// stdout.
     fn run(&mut self, output: Option<&str>, origin: Origin) -> Flow {
         if self.refuse_clash("run", output, origin) {
+            return Flow::Go;
+        }
+        if self.exec.check_only {
+            if let Err(e) = exec::check(&self.cfg, &self.exec) {
+                self.rejected += 1;
+                let text = match e.downcast_ref::<Refused>() {
+                    Some(r) => r.0.clone(),
+                    None => format!("iogauge: {e:#}"),
+                };
+                self.sink.err(&origin.locate(&text));
+            }
             return Flow::Go;
         }
         let sink = self.sink;
@@ -690,7 +702,7 @@ pub fn session(
         Some((name, data)) => s.script(name, data),
         None => Flow::Go,
     };
-    if flow == Flow::Go {
+    if flow == Flow::Go && !s.exec.check_only {
         let mut source = input();
         s.interact(source.as_mut());
     }

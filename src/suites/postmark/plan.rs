@@ -360,9 +360,9 @@ impl std::fmt::Debug for Plan {
 }
 
 impl Plan {
-    /// Starts a run of `cfg`: seeds the generator and fills the text source
-    /// (the first 2·H draws), as 1.53's `cli_run` does before any output.
-    pub fn new(cfg: &Config) -> Result<Plan, PlanError> {
+    /// Refuse a configuration the command language would never have
+    /// accepted (a `Config` built by hand), before anything is allocated.
+    pub fn check(cfg: &Config) -> Result<(), PlanError> {
         if cfg.number <= 0 || cfg.number > i32::MAX / 2 {
             return Err(PlanError::Invalid("number of files must be in 1..=2^30-1"));
         }
@@ -387,6 +387,20 @@ impl Plan {
         if cfg.locations.len() >= NONE as usize {
             return Err(PlanError::Invalid("too many locations"));
         }
+        Ok(())
+    }
+
+    /// The memory a plan of `cfg` takes: the file table (2N slots) and
+    /// the text source (2H bytes).
+    pub fn memory(cfg: &Config) -> u64 {
+        let slots = 2 * cfg.number.max(0) as u64;
+        slots * std::mem::size_of::<Slot>() as u64 + 2 * cfg.size_high.max(0) as u64
+    }
+
+    /// Starts a run of `cfg`: seeds the generator and fills the text source
+    /// (the first 2·H draws), as 1.53's `cli_run` does before any output.
+    pub fn new(cfg: &Config) -> Result<Plan, PlanError> {
+        Plan::check(cfg)?;
         let mut rng = MersenneTwister::new(cfg.seed as u32);
         let source: Vec<u8> = (0..2 * cfg.size_high)
             .map(|_| 32 + rng.rnd(95) as u8)

@@ -254,6 +254,26 @@ pub struct Report {
     pub sums: Option<Sums>,
 }
 
+/// Check a load point as [`run`] does before it makes anything: the
+/// options, the engine, the directory, its space and the limits.
+pub fn check(o: &Options) -> Result<()> {
+    o.check().map_err(UsageError)?;
+    o.engine
+        .check(&EngineOpts {
+            max_len: 4096,
+            ..Default::default()
+        })
+        .map_err(UsageError)?;
+    setup_of(o).check()
+}
+
+/// The run's set-up: the database and the history at its largest.
+fn setup_of(o: &Options) -> Setup {
+    Setup::new("tpcb", &o.dir)
+        .data(o.scale().bytes() + o.history_estimate())
+        .workers(o.terminals, 4, false)
+}
+
 /// Run one load point as `o` says. Nothing is left behind. An
 /// inconsistent database is the result's error.
 pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
@@ -278,11 +298,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         "engine": o.engine,
         "pace": o.pace,
     });
-    let session = Setup::new("tpcb", &o.dir)
-        .data(scale.bytes() + o.history_estimate())
-        .workers(o.terminals, 4, false)
-        .config(&config)
-        .begin()?;
+    let session = setup_of(o).config(&config).begin()?;
     progress.status(&format!(
         "creating the database: {} of records (untimed)",
         fmt_bytes(scale.bytes())

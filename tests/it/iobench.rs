@@ -974,6 +974,7 @@ fn stars(results: &str, name: &str) -> f64 {
 /// CPU is reported and adds into the total.
 #[test]
 fn variant_1_locks_through_the_ioserver() {
+    let _one = one_server_at_a_time();
     let dir = work_dir();
     let cwd = tempfile::tempdir().unwrap();
     std::fs::write(
@@ -1044,6 +1045,7 @@ fn variant_1_locks_through_the_ioserver() {
 /// beside the server), and SLEEP > 0 is answered "busy" and retried.
 #[test]
 fn variant_1_one_lock_never_two_holders_and_busy_retries() {
+    let _one = one_server_at_a_time();
     let dir = work_dir();
     let cwd = tempfile::tempdir().unwrap();
     for sleep in ["0", "0.001"] {
@@ -1095,6 +1097,7 @@ fn variant_1_one_lock_never_two_holders_and_busy_retries() {
 /// partial result, no user process left, no queue, nothing on disk.
 #[test]
 fn a_killed_ioserver_ends_the_run() {
+    let _one = one_server_at_a_time();
     let dir = work_dir();
     let cwd = tempfile::tempdir().unwrap();
     let json = cwd.path().join("r.json");
@@ -1321,6 +1324,13 @@ fn children_of(pid: u32) -> Vec<u32> {
         .collect()
 }
 
+/// The tests that start an ioserver run one at a time: a run reclaims the
+/// queues that dead runs left, and the tests look at those queues.
+fn one_server_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static SERVERS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERVERS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// An `iobench --server` run with users as threads, long enough to be
 /// killed: the controller, its ioserver's pid and the two queues.
 // the caller kills and waits for the controller it is handed
@@ -1373,6 +1383,7 @@ fn sweep(queues: &[i32], pids: &[u32]) {
 /// queues. The ioserver now removes them when its controller dies.
 #[test]
 fn sigkill_of_the_controller_takes_the_ioservers_queues_with_it() {
+    let _one = one_server_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let cwd = tempfile::tempdir().unwrap();
     let (mut child, server, queues) = serving(cwd.path(), dir.path());
@@ -1397,6 +1408,7 @@ fn sigkill_of_the_controller_takes_the_ioservers_queues_with_it() {
 /// leaves every other queue alone.
 #[test]
 fn queues_left_by_a_run_killed_whole_are_reclaimed_by_the_next_one() {
+    let _one = one_server_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let cwd = tempfile::tempdir().unwrap();
     let (mut child, server, queues) = serving(cwd.path(), dir.path());

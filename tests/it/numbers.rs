@@ -155,6 +155,7 @@ fn ffsb_gives_its_real_worker_count_and_an_unclamped_io_share() {
     )
     .unwrap();
     let loc = dir.path().join("loc");
+    std::fs::create_dir(&loc).unwrap();
     let (v, _) = run_json(&["ffsb", p(&profile), "--location", p(&loc)]);
     check_result(&v);
     assert_eq!(u64_at(&v, "summary.workers"), 5);
@@ -174,6 +175,7 @@ fn ffsb_gives_its_real_worker_count_and_an_unclamped_io_share() {
     assert_eq!(col("workers"), "5");
     assert!(col("io_time_fraction").parse::<f64>().unwrap() < 1.0);
     std::fs::remove_file(&profile).unwrap();
+    std::fs::remove_dir(&loc).unwrap();
     assert_untouched(dir.path());
 }
 

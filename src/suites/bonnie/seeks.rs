@@ -600,6 +600,96 @@ mod tests {
         assert!(t.len() > size, "{} bytes of tickets, a pipe of {size}", t.len());
     }
 
+    /// The feeder writes nothing until every seeker has said it is about
+    /// to read, so that the tickets wake seekers already asleep in their
+    /// read, as the programs' parents do after their sleep.
+    #[test]
+    fn the_feeder_waits_for_its_seekers() {
+        let (r, w) = ticket_pipe().unwrap();
+        let (ready_r, ready_w) = ticket_pipe().unwrap();
+        let feed = Feed {
+            pipe: w,
+            tickets: vec![7; 100],
+            file: None,
+            ready: ready_r,
+            seekers: 2,
+        };
+        let feeder = std::thread::spawn(move || feed.run());
+        let waiting = |ms: i32| {
+            let mut p = libc::pollfd {
+                fd: r.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd
+            unsafe { libc::poll(&mut p, 1, ms) == 0 }
+        };
+        rustix::io::write(&ready_w, &[1]).unwrap();
+        assert!(waiting(300), "one seeker of two is ready: no ticket yet");
+        rustix::io::write(&ready_w, &[1]).unwrap();
+        assert!(!waiting(1000), "both ready: the tickets come");
+        let mut b = [0u8; 100];
+        assert_eq!(rustix::io::read(&r, &mut b).unwrap(), 100);
+        assert!(feeder.join().unwrap().unwrap().is_none(), "no file, no sync");
+    }
+
+    /// A bonnie++ seeker: its time runs from its first ticket to its
+    /// close, and it removes the file when done, as 2.00a's seeker object
+    /// does; Bonnie's seeker leaves the file.
+    #[test]
+    fn a_bonnie_pp_seeker_times_itself_and_removes_the_file() {
+        for flavor in [Flavor::BonniePlusPlus, Flavor::Bonnie] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("Bonnie.1");
+            std::fs::write(&path, vec![0u8; 4 * 8192]).unwrap();
+            let (r, w) = ticket_pipe().unwrap();
+            let (ready_r, ready_w) = ticket_pipe().unwrap();
+            let plan = SeekPlan {
+                flavor,
+                engine: Choice::SYNC,
+                chunk: 8192,
+                chunks: 4,
+                sync_writes: false,
+                seekers: 1,
+                seed: 1,
+                paths: vec![path.clone()],
+                fds: vec![r.as_raw_fd()],
+                ready: vec![ready_w.as_raw_fd()],
+            };
+            let mut t = Vec::new();
+            match flavor {
+                Flavor::BonniePlusPlus => {
+                    for v in [1i32, -10, 3, END] {
+                        t.extend_from_slice(&v.to_ne_bytes());
+                    }
+                }
+                Flavor::Bonnie => t.extend_from_slice(&[1, 1, 1, 0]),
+            }
+            let feed = Feed {
+                pipe: w,
+                tickets: t,
+                file: None,
+                ready: ready_r,
+                seekers: 1,
+            };
+            let worker = SeekWorker::new(&plan, 0).unwrap();
+            let feeder = std::thread::spawn(move || feed.run());
+            let (m, err, _) = seekers_measured(
+                runner::run(
+                    runner::StopRule::default(),
+                    vec![worker],
+                    &runner::NoProgress,
+                ),
+                1,
+            );
+            assert!(err.is_none(), "{err:?}");
+            feeder.join().unwrap().unwrap();
+            assert_eq!(m.work, 3);
+            assert!(m.elapsed > Duration::ZERO);
+            assert_eq!(path.exists(), flavor == Flavor::Bonnie, "{flavor:?}");
+        }
+    }
+
     #[test]
     fn bonnie_tickets_are_ones_then_a_zero_per_seeker() {
         let o = Options::new(Flavor::Bonnie, Path::new("."), 0);

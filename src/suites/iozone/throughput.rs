@@ -195,10 +195,19 @@ pub fn run(
     engine: Choice,
     settle: Duration,
     progress: &dyn Fn(&str),
-    on_phase: &mut dyn FnMut(u32, &PhaseRun),
+    on_event: &mut dyn FnMut(Event),
 ) -> Result<Outcome> {
     let make = move |role: Role, _child: usize, opts: &EngineOpts| make_engine(engine, role, opts);
-    run_with(config, dir, engine, &make, settle, progress, on_phase)
+    run_with(config, dir, engine, &make, settle, progress, on_event)
+}
+
+/// What a throughput run tells as it goes, in IOzone's order: each child
+/// count begins (IOzone's `throughput_test` prints "Each process writes
+/// …"), its phases end one by one, and it ends (two blank lines).
+pub enum Event<'a> {
+    Begin(u32),
+    Phase(u32, &'a PhaseRun),
+    End(u32),
 }
 
 /// The engine of a role: `psync` for pwrite/pread unless `choice` is fake.
@@ -221,7 +230,7 @@ fn run_with(
     make: &Make,
     settle: Duration,
     progress: &dyn Fn(&str),
-    on_phase: &mut dyn FnMut(u32, &PhaseRun),
+    on_event: &mut dyn FnMut(Event),
 ) -> Result<Outcome> {
     if config.mode() != Mode::Throughput {
         bail!("internal error: the throughput runner was given single or auto mode");
@@ -253,7 +262,9 @@ fn run_with(
         if p.stopped() {
             break;
         }
-        p.children(n, on_phase);
+        on_event(Event::Begin(n));
+        p.children(n, &mut |n, r| on_event(Event::Phase(n, r)));
+        on_event(Event::End(n));
     }
     let mut out = p.out;
     out.interrupted |= signals::interrupted();
@@ -1314,7 +1325,11 @@ mod tests {
             &make,
             Duration::ZERO,
             &|_| {},
-            &mut |n, r| seen.push((n, r.result.phase)),
+            &mut |e| {
+                if let Event::Phase(n, r) = e {
+                    seen.push((n, r.result.phase))
+                }
+            },
         )
         .unwrap();
         Ran { out, seen, dir }
@@ -1519,7 +1534,7 @@ mod tests {
             Choice::SYNC,
             Duration::ZERO,
             &|_| {},
-            &mut |_, _| {},
+            &mut |_| {},
         )
         .unwrap();
         assert!(out.complete);
@@ -1680,7 +1695,7 @@ mod tests {
                 Choice::NULL,
                 Duration::ZERO,
                 &|_| {},
-                &mut |_, _| {},
+                &mut |_| {},
             )
         };
         assert!(go(&config("-i 0")).is_err(), "not throughput mode");
@@ -1701,7 +1716,11 @@ mod tests {
             Choice::NULL,
             Duration::ZERO,
             &|_| {},
-            &mut |_, _| n += 1,
+            &mut |e| {
+                if matches!(e, Event::Phase(..)) {
+                    n += 1
+                }
+            },
         )
         .unwrap();
         assert!(out.complete, "{:?}", out.error);

@@ -156,7 +156,15 @@ fn bonnie_pp_writes_a_byte_a_call_and_syncs_on_close() {
 #[test]
 fn bonnie_pp_feeds_more_tickets_than_the_pipe_holds_while_the_seekers_run() {
     let (v, _) = bonnie(&[
-        "--flavor", "bonnie++", "-s", "2:8k:20000", "-r", "0", "-f", "-z", "5",
+        "--flavor",
+        "bonnie++",
+        "-s",
+        "2:8k:20000",
+        "-r",
+        "0",
+        "-f",
+        "-z",
+        "5",
     ]);
     assert_eq!(ops(&v, "seeks", "read"), 20000);
     assert_eq!(u64_at(&v, "metrics.seeks.work"), 20000);
@@ -361,7 +369,10 @@ fn direct_covers_the_block_write_as_in_bonnie_pp_and_the_null_engine_runs() {
     assert_eq!(ops(&v, "putc", "write"), 1 << 20);
     assert_eq!(v["metrics"]["putc"]["o_direct"].as_bool(), Some(false));
     let note = str_at(&v, "metrics.direct_note");
-    assert!(note.contains("per-char write") && note.contains("stops"), "{note}");
+    assert!(
+        note.contains("per-char write") && note.contains("stops"),
+        "{note}"
+    );
     assert!(text.contains(note), "the note is in the report");
     let (v, _) = bonnie(&["-s", "1", "--engine", "null"]);
     assert_eq!(ops(&v, "put_block", "write"), 64);

@@ -437,10 +437,7 @@ impl Feed {
 
 /// The test as its `n` seekers measured it: their own window where every
 /// seeker reported one.
-fn seekers_measured(
-    o: runner::Outcome,
-    n: usize,
-) -> (Measured, Option<anyhow::Error>, bool) {
+fn seekers_measured(o: runner::Outcome, n: usize) -> (Measured, Option<anyhow::Error>, bool) {
     let window = seekers_window(&o, n);
     let mut r = measured(o, n, seeks_done, seekers_cpu, max_latency);
     if let Some(w) = window {
@@ -597,7 +594,11 @@ mod tests {
         let mut o = Options::new(Flavor::BonniePlusPlus, Path::new("."), 0);
         o.seeks = 65536;
         let t = tickets(&o, &mut Rand::new(&o.seed.clone()));
-        assert!(t.len() > size, "{} bytes of tickets, a pipe of {size}", t.len());
+        assert!(
+            t.len() > size,
+            "{} bytes of tickets, a pipe of {size}",
+            t.len()
+        );
     }
 
     /// The feeder writes nothing until every seeker has said it is about
@@ -630,7 +631,10 @@ mod tests {
         assert!(!waiting(1000), "both ready: the tickets come");
         let mut b = [0u8; 100];
         assert_eq!(rustix::io::read(&r, &mut b).unwrap(), 100);
-        assert!(feeder.join().unwrap().unwrap().is_none(), "no file, no sync");
+        assert!(
+            feeder.join().unwrap().unwrap().is_none(),
+            "no file, no sync"
+        );
     }
 
     /// A bonnie++ seeker: its time runs from its first ticket to its

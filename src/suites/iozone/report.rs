@@ -426,10 +426,28 @@ const HEADER_FIELDS: [(&str, usize); 23] = [
     ("", 9),
 ];
 
-/// The two header lines of the text table (`-E`: with the pwrite, pread,
-/// pwritev and preadv columns).
-pub fn header(extended: bool) -> String {
-    let n = if extended { 23 } else { 15 };
+/// How many of [`ROW_GROUPS`] the text table shows: IOzone's 8; with `-E`
+/// 10, pwrite and pread added, as IOzone 3.489 built for Linux shows them
+/// (its makefile leaves HAVE_PREADV out there); 12, pwritev and preadv
+/// too, when `-i 11` or `-i 12` asks for them, as IOzone built with
+/// HAVE_PREADV (BSD, HP-UX) shows them.
+fn groups(extended: bool, selected: &[Column]) -> usize {
+    match (extended, selected.iter().any(|c| c.test() >= 11)) {
+        (true, true) => 12,
+        (true, false) => 10,
+        (false, _) => 8,
+    }
+}
+
+/// The two header lines of the text table: with `-E` the pwrite and pread
+/// columns, and the pwritev and preadv ones when they are selected
+/// ([`groups`]).
+pub fn header(extended: bool, selected: &[Column]) -> String {
+    let n = match groups(extended, selected) {
+        12 => 23,
+        10 => 19,
+        _ => 15,
+    };
     let mut top = vec![" "; 23];
     top[6..11].copy_from_slice(&["random", "random", "bkwd", "record", "stride"]);
     let names = [
@@ -465,7 +483,7 @@ pub fn header(extended: bool) -> String {
 /// without a figure (the re-tests under `-+n`) prints 0.
 pub fn row_line(row: &Row, selected: &[Column], extended: bool) -> String {
     let mut s = format!("{:16}{:8}", row.kb, row.reclen_kb);
-    let groups = if extended { 12 } else { 8 };
+    let groups = groups(extended, selected);
     for (g, skip) in ROW_GROUPS[..groups].iter().zip(SKIPPED) {
         if g.iter().any(|(c, _, _)| selected.contains(c)) {
             for (c, lead, w) in g.iter() {
@@ -482,7 +500,7 @@ pub fn row_line(row: &Row, selected: &[Column], extended: bool) -> String {
 /// The whole text table: the header, then a line per row that ran
 /// (crossover placeholders have none).
 pub fn text_table(t: &Table) -> String {
-    let mut s = header(t.extended);
+    let mut s = header(t.extended, &t.selected);
     for r in t.rows.iter().filter(|r| !r.is_skipped()) {
         s += &row_line(r, &t.selected, t.extended);
     }
@@ -1125,7 +1143,12 @@ pub fn preamble_with(config: &Config, command_line: &str, began: &str, res: Reso
         };
         s += &format!("\tThroughput test with {n} {port}\n");
     } else {
-        s += &header(c.extended);
+        let selected: Vec<Column> = c
+            .tests
+            .iter()
+            .flat_map(|t| Column::for_test(t.number()))
+            .collect();
+        s += &header(c.extended, &selected);
     }
     s
 }
@@ -1140,14 +1163,24 @@ mod tests {
     #[test]
     fn header_has_iozone_widths() {
         assert_eq!(
-            header(false),
+            header(false, &Column::ALL),
             concat!(
                 "                                                              random    random     bkwd    record    stride                                    \n",
                 "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n",
             )
         );
+        // -E as IOzone 3.489 built for Linux prints it (its own output)
+        let linux_e: Vec<Column> = Column::ALL.into_iter().filter(|c| c.test() <= 10).collect();
         assert_eq!(
-            header(true),
+            header(true, &linux_e),
+            concat!(
+                "                                                              random    random     bkwd    record    stride                                                                       \n",
+                "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread  pwrite repwrite   pread   repread\n",
+            )
+        );
+        // -E -i 11 or -i 12: the vectored columns of its HAVE_PREADV builds
+        assert_eq!(
+            header(true, &Column::ALL),
             concat!(
                 "                                                              random    random     bkwd    record    stride                                                                                                             \n",
                 "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread  pwrite repwrite   pread   repread   pwritev repwritev   preadv repreadv\n",
@@ -1428,7 +1461,7 @@ mod tests {
                     "\tProcessor cache line size set to 32 bytes.\n",
                     "\tFile stride size set to 17 * record size.\n",
                 )
-                + &header(false)
+                + &header(false, &Column::ALL)
         );
     }
 
@@ -1450,7 +1483,7 @@ mod tests {
                     "\tProcessor cache line size set to 32 bytes.\n",
                     "\tFile stride size set to 17 * record size.\n",
                 )
-                + &header(false)
+                + &header(false, &Column::ALL)
         );
     }
 
@@ -1520,7 +1553,9 @@ mod tests {
         assert!(p.contains("\tAuto Mode\n\tCross over of record size disabled.\n"));
         assert!(p.contains("\tUsing Minimum Record Size 8 kB\n"));
         assert!(p.contains("\tMicroseconds/op Mode. Output is in microseconds per operation.\n"));
-        assert!(p.ends_with(&header(true)));
+        // -E's columns as IOzone built for Linux prints them: up to pread
+        let linux_e: Vec<Column> = Column::ALL.into_iter().filter(|c| c.test() <= 10).collect();
+        assert!(p.ends_with(&header(true, &linux_e)));
         // several -s imply auto mode without IOzone's "Auto Mode" line
         let p = preamble_of("-s 1m -s 2m");
         assert!(!p.contains("Auto Mode"));

@@ -484,6 +484,17 @@ fn the_text_is_iozones_in_throughput_and_single_mode() {
         ("throughput-t2-R.txt", "-t 2 -s 1m -r 64k -i 0 -i 1 -R"),
         ("throughput-l1-u2-R.txt", "-l 1 -u 2 -s 1m -r 64k -i 0 -R"),
         ("throughput-T-t2.txt", "-T -t 2 -s 4m -r 64k -i 0"),
+        // -+u: each phase's CPU line (a capital U after the writers only)
+        // and the CPU utilization report after the -R table
+        (
+            "throughput-t2-u-R.txt",
+            "-t 2 -s 4m -r 64k -i 0 -i 1 -+u -R",
+        ),
+        // -+n: the rewrite and re-read rows stay in the -R table, as zeros
+        (
+            "throughput-t2-n-R.txt",
+            "-t 2 -s 1m -r 64k -i 0 -i 1 -+n -R",
+        ),
         ("single-R.txt", "-s 1m -r 64k -i 0 -i 1 -R"),
         // -E as IOzone built for Linux has it: pwrite and pread, no
         // vectored columns (-O keeps the figures narrower than their columns)

@@ -853,29 +853,51 @@ pub struct ThroughputTable {
     pub units: Units,
     /// The phases that ran, in order.
     pub rows: Vec<ThroughputRow>,
+    /// `-+u`: the same rows with each phase's CPU utilization, % (empty
+    /// without `-+u`).
+    pub cpu: Vec<ThroughputRow>,
 }
 
 impl ThroughputTable {
+    fn port(&self) -> &'static str {
+        if self.threads { "threads" } else { "processes" }
+    }
+
     fn title(&self) -> String {
-        let port = if self.threads { "threads" } else { "processes" };
-        format!("Throughput report Y-axis is type of test X-axis is number of {port}")
+        format!(
+            "Throughput report Y-axis is type of test X-axis is number of {}",
+            self.port()
+        )
+    }
+
+    fn cpu_title(&self) -> String {
+        format!(
+            "CPU utilization report Y-axis is type of test X-axis is number of {}",
+            self.port()
+        )
     }
 }
 
-/// The throughput `-R` report as IOzone 3.489 prints it after the run.
+/// The throughput `-R` report as IOzone 3.489 prints it after the run;
+/// with `-+u` its CPU utilization report follows (`dump_throughput_cpu`).
 pub fn throughput_excel_text(t: &ThroughputTable) -> String {
-    let mut s = format!(
-        "\n\"{}\"\n\"Record size = {} kBytes \"\n\"Output is in {}\"\n\n",
-        t.title(),
-        t.reclen_kb,
-        t.units.label()
-    );
-    for r in &t.rows {
-        s += &format!("\"{:>15} \"", r.phase.label());
-        for v in &r.values {
-            s += &format!(" {v:10.2} ");
+    let section = |title: &str, label: &str, rows: &[ThroughputRow]| {
+        let mut s = format!(
+            "\n\"{title}\"\n\"Record size = {} kBytes \"\n\"Output is in {label}\"\n\n",
+            t.reclen_kb
+        );
+        for r in rows {
+            s += &format!("\"{:>15} \"", r.phase.label());
+            for v in &r.values {
+                s += &format!(" {v:10.2} ");
+            }
+            s += "\n\n";
         }
-        s += "\n\n";
+        s
+    };
+    let mut s = section(&t.title(), t.units.label(), &t.rows);
+    if !t.cpu.is_empty() {
+        s += &section(&t.cpu_title(), "CPU%", &t.cpu);
     }
     s
 }
@@ -896,6 +918,19 @@ pub fn throughput_workbook(t: &ThroughputTable, command_line: &str) -> Result<Sh
         ws.label(4 + i, 0, &format!("{:>15} ", r.phase.label()))?;
         for (j, v) in r.values.iter().enumerate() {
             ws.number(4 + i, 2 + j, *v)?;
+        }
+    }
+    if !t.cpu.is_empty() {
+        // -+u: IOzone goes on below with its CPU utilization report
+        let top = 4 + t.rows.len();
+        ws.label(top, 0, &t.cpu_title())?;
+        ws.label(top + 1, 0, &format!("Record size = {} kBytes", t.reclen_kb))?;
+        ws.label(top + 2, 0, "Output is in CPU%")?;
+        for (i, r) in t.cpu.iter().enumerate() {
+            ws.label(top + 3 + i, 0, &format!("{:>15} ", r.phase.label()))?;
+            for (j, v) in r.values.iter().enumerate() {
+                ws.number(top + 3 + i, 2 + j, *v)?;
+            }
         }
     }
     Ok(sheet)
@@ -1796,6 +1831,7 @@ mod tests {
                     values: vec![0.0, 12345678.9],
                 },
             ],
+            cpu: Vec::new(),
         }
     }
 
@@ -1841,6 +1877,31 @@ mod tests {
         assert_eq!(at(5, 0), Some(s("        Rewrite ")));
         assert_eq!(at(5, 3), Some(f(12345678.9)));
         assert_eq!(r.end(), Some((5, 3)));
+        // -+u: IOzone's CPU utilization report goes on below
+        let mut t = tp_table();
+        t.cpu = vec![ThroughputRow {
+            phase: Phase::InitialWrite,
+            values: vec![12.5, 25.0],
+        }];
+        let r = cells(&throughput_workbook(&t, "iozone -t 2 -+u -b t.xls").unwrap());
+        let at = |row: u32, col: u32| r.get_value((row, col)).cloned();
+        assert_eq!(
+            at(6, 0),
+            Some(s(
+                "CPU utilization report Y-axis is type of test X-axis is number of processes"
+            ))
+        );
+        assert_eq!(at(7, 0), Some(s("Record size = 4 kBytes")));
+        assert_eq!(at(8, 0), Some(s("Output is in CPU%")));
+        assert_eq!(at(9, 0), Some(s("  Initial write ")));
+        assert_eq!(at(9, 3), Some(f(25.0)));
+        let text = throughput_excel_text(&t);
+        assert!(
+            text.ends_with(
+                "\n\"CPU utilization report Y-axis is type of test X-axis is number of processes\"\n\"Record size = 4 kBytes \"\n\"Output is in CPU%\"\n\n\"  Initial write \"      12.50       25.00 \n\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -565,33 +565,62 @@ impl Parent<'_> {
 /// order), a value per child count run ("Children see", 0 where that
 /// phase did not run for that count).
 pub fn table(config: &Config, outcome: &Outcome) -> ThroughputTable {
-    let rows = Phase::ALL
+    let did = |p: Phase| {
+        outcome
+            .runs
+            .iter()
+            .any(|r| r.phases.iter().any(|x| x.result.phase == p))
+    };
+    // with -+n IOzone keeps the rewrite and re-read rows, as zeros
+    let skipped_retest = |p: Phase| {
+        config.no_retest
+            && match p {
+                Phase::Rewrite => did(Phase::InitialWrite),
+                Phase::Reread => did(Phase::Read),
+                _ => false,
+            }
+    };
+    let ran: Vec<Phase> = Phase::ALL
         .into_iter()
-        .filter(|p| {
-            outcome
-                .runs
-                .iter()
-                .any(|r| r.phases.iter().any(|x| x.result.phase == *p))
-        })
-        .map(|p| ThroughputRow {
-            phase: p,
-            values: outcome
-                .runs
-                .iter()
-                .map(|r| {
-                    r.phases
-                        .iter()
-                        .find(|x| x.result.phase == p)
-                        .map_or(0.0, |x| x.result.children_rate())
-                })
-                .collect(),
-        })
+        .filter(|&p| did(p) || skipped_retest(p))
         .collect();
+    // a row per phase, a value per child count (0 where it did not run)
+    let rows = |value: &dyn Fn(&PhaseRun) -> f64| -> Vec<ThroughputRow> {
+        ran.iter()
+            .map(|&p| ThroughputRow {
+                phase: p,
+                values: outcome
+                    .runs
+                    .iter()
+                    .map(|r| {
+                        r.phases
+                            .iter()
+                            .find(|x| x.result.phase == p)
+                            .map_or(0.0, value)
+                    })
+                    .collect(),
+            })
+            .collect()
+    };
     ThroughputTable {
         reclen_kb: config.single_record_kb(),
         threads: config.threads,
         units: units(config),
-        rows,
+        rows: rows(&|x| x.result.children_rate()),
+        // the phases that ran only (IOzone labels its CPU rows by their
+        // place in its list of tests, so where a test is missing its
+        // labels name the wrong ones; these name the phases measured)
+        cpu: if config.cpu_util {
+            rows(&|x| {
+                let cpu_s = x.child_times.iter().map(ChildTimes::cpu_s).sum::<f64>();
+                cpu_util(cpu_s, x.wall_s)
+            })
+            .into_iter()
+            .filter(|r| did(r.phase))
+            .collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -628,11 +657,12 @@ pub fn phase_text(config: &Config, r: &PhaseRun) -> String {
     }
     let cpu_s = r.child_times.iter().map(ChildTimes::cpu_s).sum::<f64>();
     let wall = r.wall_s;
-    // IOzone spells the line with a small u when there is no wall time
-    let title = if wall == 0.0 {
-        "CPU utilization"
-    } else {
+    // IOzone spells the line with a capital U only after the initial
+    // writers, and there only when it has a wall time
+    let title = if wall != 0.0 && r.result.phase == Phase::InitialWrite {
         "CPU Utilization"
+    } else {
+        "CPU utilization"
     };
     s += &format!(
         "\t{title}: Wall time {wall:8.3}    CPU time {cpu_s:8.3}    CPU utilization {:6.2} %\n\n",
@@ -1623,12 +1653,15 @@ mod tests {
         };
         let cfg = config("-t 1 -+u -C");
         let t = phase_text(&cfg, &pr);
+        // every phase but the initial writers: a small u (IOzone's spelling)
         assert!(t.contains(
-            "\tCPU Utilization: Wall time    2.000    CPU time    0.500    CPU utilization  25.00 %\n\n"
+            "\tCPU utilization: Wall time    2.000    CPU time    0.500    CPU utilization  25.00 %\n\n"
         ), "{t}");
         assert!(t.contains(
             "\tChild[0] xfer count =       5.00 kB, Throughput =      10.00 kB/sec, wall= 2.000, cpu= 0.500, %= 25.00\n"
         ), "{t}");
+        pr.result.phase = Phase::InitialWrite;
+        assert!(phase_text(&cfg, &pr).contains("\tCPU Utilization: Wall time    2.000 "));
         pr.wall_s = 0.0;
         assert!(phase_text(&cfg, &pr).contains("\tCPU utilization: Wall time    0.000 "));
     }

@@ -18,6 +18,16 @@
 #   classic      `iogauge bonnie -d DIR -s SIZE_MIB -r RAM_MIB -m bench -z SEED
 #                --json FILE`: 16 KiB chunks, stdio-like per-char I/O, 4000
 #                seeks by 3 processes, no fsync.
+#   page cache   -d DIR -s CACHE_MIB:8k:SEEKS -r CACHE_MIB/2 -n 0 -f -m bench
+#                -z SEED -q, outside the memory group: a file the page cache
+#                holds whole (the issue's -s 4g -r 2048 by default), so the
+#                block tests and the seeks run at memory speed and what each
+#                tool does around the I/O shows (for the seeks, the ticket
+#                pipe and the freeing of the file); no per-char tests.
+#   O_DIRECT     the big-file command with -f -D, in the memory group:
+#                bonnie++ 2.00a's -D, O_DIRECT for the block write only (the
+#                rewrite, block read and seeks go through the page cache);
+#                -f, because 2.00a's per-char write fails under -D.
 #
 # Seeks. bonnie++ prints "+++++" instead of a figure for a test that took
 # under 0.5 s. Its default 8192 seeks finish in under 0.5 s on this machine's
@@ -61,11 +71,12 @@
 # see MEM_LIMIT of memory, page cache included. SIZE_MIB defaults to twice
 # that, and -r is MEM_LIMIT in MiB (bonnie++ refuses a file smaller than twice
 # -r). After each run the script prints the group's peak usage and how often
-# it hit the limit, to show the bound held. If the group cannot be made, both
-# tools get -D (O_DIRECT for the block tests, the rewrite and the seeks;
-# per-char I/O cannot use it) instead, and the output says so. The
-# small-file runs have no big file and run outside the group. The group is
-# removed at the end.
+# it hit the limit, to show the bound held. If the group cannot be made, the
+# output says so loudly: the big-file figures are then the page cache's
+# unless SIZE_MIB is twice the RAM (-D is no way out: bonnie++ 2.00a's -D
+# covers the block write only). The page-cache series runs outside the
+# group on purpose; the small-file runs have no big file and run outside it
+# too. The group is removed at the end.
 #
 # Noise control: before each run the script syncs and drops the page cache
 # (echo 3 > /proc/sys/vm/drop_caches). Within each repetition bonnie++ and
@@ -81,7 +92,9 @@
 # any figure when taking medians, and a test that is +++++ in either tool's
 # median gets no verdict. Verdicts on the ratio iogauge/bonnie++ of the
 # medians:
-#   block write, rewrite, block read, seeks     within 15 % (0.85 … 1.15)
+#   block write, rewrite, block read, seeks     within 15 % (0.85 … 1.15),
+#                                               in each of the big-file, page
+#                                               cache and O_DIRECT series
 #   the six small-file tests, each series      within 20 % (0.80 … 1.20)
 #   per-char write and read                    no verdict: printed beside.
 # (iogauge's bonnie++ flavor issues the same 1-byte read(2)/write(2) calls;
@@ -102,6 +115,9 @@
 #   SIZE_MIB     the big file in MiB (default: twice MEM_LIMIT, 1024)
 #   SEEKS        random seeks in the big-file runs (default 65536; bonnie++'s
 #                own default, 8192, is +++++ here)
+#   CACHE_MIB    the page-cache series' file in MiB (default 4096; 0: no such
+#                series); it should be well under the free memory
+#   ODIRECT      1 (default): the O_DIRECT series; 0: none
 #   FILES        the first small-file series, in units of 1024 files (default 16)
 #   FILES2       the second small-file series (default 128; 0: none)
 #   SMALLFS_SIZE the small-file file system's image, with a K, M or G suffix
@@ -117,13 +133,17 @@
 #
 # Needs root (bonnie++ -u root, the memory group, drop_caches, mount), losetup
 # and mkfs.ext4 (e2fsprogs), and jq or python3 to read iogauge's JSON (the
-# per-op table needs jq). Takes ~3 minutes with the defaults on this machine's
-# virtio disk; longer on a slower one.
+# per-op table needs jq). Takes ~8 minutes with the defaults on this machine's
+# virtio disk (the page-cache series writes 4 GiB a run); longer on a slower
+# one. For a verdict, run it on a quiet machine: the seeks' figures in
+# particular swing with whatever else is running.
 set -euo pipefail
 
 REPS=${REPS:-3}
 MEM_LIMIT=${MEM_LIMIT:-512M}
 SEEKS=${SEEKS:-65536}
+CACHE_MIB=${CACHE_MIB:-4096}
+ODIRECT=${ODIRECT:-1}
 FILES=${FILES:-16}
 FILES2=${FILES2:-128}
 SMALLFS_SIZE=${SMALLFS_SIZE:-4G}
@@ -141,6 +161,9 @@ CG=/sys/fs/cgroup/memory/iogauge-bonnie-bench
 [[ $(id -u) -eq 0 ]] || die "run as root (bonnie++ -u root, the memory cgroup, drop_caches, mount)"
 [[ $REPS =~ ^[0-9]+$ && $REPS -gt 0 ]] || die "REPS must be a whole number > 0"
 [[ $SEEKS =~ ^[0-9]+$ && $SEEKS -gt 0 ]] || die "SEEKS must be a whole number > 0"
+[[ $CACHE_MIB =~ ^[0-9]+$ ]] || die "CACHE_MIB must be a whole number of MiB (0: no page-cache series)"
+((CACHE_MIB == 0 || CACHE_MIB >= 2)) || die "CACHE_MIB must be at least 2 (bonnie++ -r is half of it)"
+[[ $ODIRECT == [01] ]] || die "ODIRECT must be 0 or 1"
 [[ $FILES =~ ^[0-9]+$ && $FILES -gt 0 ]] || die "FILES must be a whole number > 0"
 [[ $FILES2 =~ ^[0-9]+$ ]] || die "FILES2 must be a whole number (0: no second series)"
 [[ $SMALL_PAUSE =~ ^[0-9]+$ ]] || die "SMALL_PAUSE must be a whole number of seconds"
@@ -246,13 +269,11 @@ trap 'exit 130' INT TERM
 
 # ---------------------------------------------------------------- bounding the page cache
 bounded=
-DIRECT=()
 if [[ -d ${CG%/*} ]] && { [[ -d $CG ]] || mkdir "$CG" 2>/dev/null; } &&
     echo "$MEM_LIMIT" >"$CG/memory.limit_in_bytes" 2>/dev/null; then
     bounded=yes
 else
     rmdir "$CG" 2>/dev/null || true
-    DIRECT=(-D)
 fi
 
 # ---------------------------------------------------------------- the small-file file system
@@ -297,6 +318,7 @@ fsinfo() {
 # ---------------------------------------------------------------- CSV helpers
 tests=(putc put_block rewrite getc get_block seeks seq_create seq_stat seq_del ran_create ran_stat ran_del)
 big_tests=(putc put_block rewrite getc get_block seeks)
+block_tests=(put_block rewrite get_block seeks)
 small_tests=(seq_create seq_stat seq_del ran_create ran_stat ran_del)
 declare -A col=([putc]=9 [put_block]=11 [rewrite]=13 [getc]=15 [get_block]=17 [seeks]=19
     [seq_create]=26 [seq_stat]=28 [seq_del]=30 [ran_create]=32 [ran_stat]=34 [ran_del]=36)
@@ -311,16 +333,42 @@ declare -A unit=([putc]=K/s [put_block]=K/s [rewrite]=K/s [getc]=K/s [get_block]
 declare -A tol=([put_block]=0.15 [rewrite]=0.15 [get_block]=0.15 [seeks]=0.15
     [seq_create]=0.20 [seq_stat]=0.20 [seq_del]=0.20 [ran_create]=0.20 [ran_stat]=0.20 [ran_del]=0.20)
 
-# the series: big (the big-file runs), s1 (-n FILES), s2 (-n FILES2)
-series=(big s1)
+# the series: big (the big-file runs), cache (page cache), odirect (-D),
+# s1 (-n FILES), s2 (-n FILES2)
+series=(big)
+((CACHE_MIB > 0)) && series+=(cache)
+[[ $ODIRECT == 1 ]] && series+=(odirect)
+series+=(s1)
 ((FILES2 > 0)) && series+=(s2)
 declare -A s_files=([s1]=$FILES [s2]=$FILES2)
-s_tests() { if [[ $1 == big ]]; then echo "${big_tests[@]}"; else echo "${small_tests[@]}"; fi; }
-s_label() { if [[ $1 == big ]]; then echo "big file"; else echo "-n ${s_files[$1]}"; fi; }
+is_small() { [[ $1 == s1 || $1 == s2 ]]; }
+s_tests() {
+    case $1 in
+        big) echo "${big_tests[@]}" ;;
+        cache | odirect) echo "${block_tests[@]}" ;;
+        *) echo "${small_tests[@]}" ;;
+    esac
+}
+s_label() {
+    case $1 in
+        big) echo "big file" ;;
+        cache) echo "page cache" ;;
+        odirect) echo "-D" ;;
+        *) echo "-n ${s_files[$1]}" ;;
+    esac
+}
 # the rows of the tables: SERIES:TEST
 rows=()
 for s in "${series[@]}"; do for t in $(s_tests "$s"); do rows+=("$s:$t"); done; done
-rlabel() { local s=${1%%:*} t=${1#*:}; if [[ $s == big ]]; then echo "${label[$t]}"; else echo "${label[$t]} n${s_files[$s]}"; fi; }
+rlabel() {
+    local s=${1%%:*} t=${1#*:}
+    case $s in
+        big) echo "${label[$t]}" ;;
+        cache) echo "${label[$t]}, cache" ;;
+        odirect) echo "${label[$t]}, -D" ;;
+        *) echo "${label[$t]} n${s_files[$s]}" ;;
+    esac
+}
 
 # field FILE IDX: the 0-based field IDX of the CSV line in FILE
 field() { awk -F, -v i="$2" '{print $(i + 1)}' "$1"; }
@@ -377,22 +425,31 @@ if [[ -n $bounded ]]; then
     say "            cache is charged to; the file is $SIZE_MIB MiB = $(awk -v s="$SIZE_MIB" -v m="$MEM_MIB" 'BEGIN {printf "%.1f", s / m}')x that, and -r $MEM_MIB."
     say "            The small-file runs (no big file) run outside the group."
 else
-    say "page cache: NOT bounded: the memory cgroup $CG could not be made. Instead both"
-    say "            tools run with -D (O_DIRECT for the block tests, rewrite and seeks; the per-char"
-    say "            tests and the small-file tests still go through the page cache)"
+    say "page cache: NOT bounded: the memory cgroup $CG could not be made. Unless the"
+    say "            $SIZE_MIB MiB file is twice the RAM, the big-file and -D figures are the page cache's"
 fi
 declare -A BARGS
-ARGS=(-d "$DIR" -s "$SIZE_MIB:8k:$SEEKS" -r "$MEM_MIB" -n 0 -m bench -z "$SEED" -q "${DIRECT[@]}")
-CARGS=(-d "$DIR" -s "$SIZE_MIB" -r "$MEM_MIB" -m bench -z "$SEED" "${DIRECT[@]}")
+ARGS=(-d "$DIR" -s "$SIZE_MIB:8k:$SEEKS" -r "$MEM_MIB" -n 0 -m bench -z "$SEED" -q)
+CARGS=(-d "$DIR" -s "$SIZE_MIB" -r "$MEM_MIB" -m bench -z "$SEED")
 BARGS[big]="${ARGS[*]}"
+BARGS[cache]="-d $DIR -s $CACHE_MIB:8k:$SEEKS -r $((CACHE_MIB / 2)) -n 0 -f -m bench -z $SEED -q"
+BARGS[odirect]="-d $DIR -s $SIZE_MIB:8k:$SEEKS -r $MEM_MIB -n 0 -f -D -m bench -z $SEED -q"
 for s in s1 s2; do BARGS[$s]="-d $SDIR -s 0 -n ${s_files[$s]} -m bench -z $SEED -q"; done
 say "bonnie++:        $BONNIE ${BARGS[big]} -u root"
 say "iogauge:         $IOGAUGE bonnie --flavor bonnie++ ${BARGS[big]} --json FILE"
 say "classic Bonnie:  $IOGAUGE bonnie ${CARGS[*]} --json FILE"
 for s in "${series[@]:1}"; do
-    say "small files:     $BONNIE ${BARGS[$s]} -u root"
+    case $s in
+        cache) say "page cache:      $BONNIE ${BARGS[$s]} -u root   (outside the memory group)" ;;
+        odirect) say "O_DIRECT:        $BONNIE ${BARGS[$s]} -u root$([[ -n $bounded ]] && echo "   (in the memory group)")" ;;
+        *) say "small files:     $BONNIE ${BARGS[$s]} -u root" ;;
+    esac
     say "                 $IOGAUGE bonnie --flavor bonnie++ ${BARGS[$s]} --json FILE"
 done
+if ((CACHE_MIB > 0)); then
+    avail=$(awk '/^MemAvailable:/ {printf "%d", $2 / 1024}' /proc/meminfo)
+    say "page cache: the $CACHE_MIB MiB file against $avail MiB of available memory now$( ((avail < 2 * CACHE_MIB)) && echo ": LESS than twice the file, so part of it may not stay in the page cache (lower CACHE_MIB)")"
+fi
 say "before each run: $( ((SMALL_PAUSE > 0)) && echo "(small-file runs: sleep $SMALL_PAUSE;) ")sync; echo 3 > /proc/sys/vm/drop_caches"
 load() { say "$1: load average $(cut -d' ' -f1-3 /proc/loadavg)$([[ -r /proc/pressure/io ]] && awk '{printf ", I/O pressure %s %s %s %s", $1, $2, $3, $4}' /proc/pressure/io)"; }
 load "before"
@@ -409,6 +466,10 @@ one_run() {
         dir=$DIR
         [[ -n $bounded ]] && ingroup=yes
         args=("${ARGS[@]}")
+    elif [[ $s == cache || $s == odirect ]]; then
+        dir=$DIR
+        [[ $s == odirect && -n $bounded ]] && ingroup=yes
+        read -r -a args <<<"${BARGS[$s]}"
     else
         dir=$SDIR
         read -r -a args <<<"${BARGS[$s]}"
@@ -522,13 +583,16 @@ say ""
 
 # how long the seek test lasted: bonnie++'s from SEEKS / its rate, iogauge's
 # from its JSON (metrics.seeks.elapsed_s)
-sb=() si=()
-for ((r = 1; r <= REPS; r++)); do
-    v=$(field "$TMP/bpp.big.$r.csv" "${col[seeks]}")
-    isnum "$v" && sb+=("$(awk -v n="$SEEKS" -v x="$v" 'BEGIN {printf "%.2f", n / x}')") || sb+=("<0.5")
-    si+=("$(jget "$TMP/iog.big.$r.json" ".metrics.seeks.elapsed_s" | awk '{printf "%.2f", $1}')")
+for s in "${series[@]}"; do
+    is_small "$s" && continue
+    sb=() si=()
+    for ((r = 1; r <= REPS; r++)); do
+        v=$(field "$TMP/bpp.$s.$r.csv" "${col[seeks]}")
+        isnum "$v" && sb+=("$(awk -v n="$SEEKS" -v x="$v" 'BEGIN {printf "%.2f", n / x}')") || sb+=("<0.5")
+        si+=("$(jget "$TMP/iog.$s.$r.json" ".metrics.seeks.elapsed_s" | awk '{printf "%.2f", $1}')")
+    done
+    say "the seek test ($SEEKS seeks, $(s_label "$s")) lasted: bonnie++ ${sb[*]} s (SEEKS / its rate), iogauge ${si[*]} s (its elapsed_s), by repetition"
 done
-say "the seek test ($SEEKS seeks) lasted: bonnie++ ${sb[*]} s (SEEKS / its rate), iogauge ${si[*]} s (its elapsed_s), by repetition"
 say ""
 
 # iogauge's per-op latencies from its JSON (the median repetition's is not
@@ -587,12 +651,13 @@ fi
 
 load "after"
 [[ -n $bounded ]] && say "page cache: bounded by the memory cgroup for the big-file runs ($MEM_LIMIT; file $SIZE_MIB MiB)" ||
-    say "page cache: not bounded (no memory cgroup); both tools ran with -D"
+    say "page cache: NOT bounded (no memory cgroup): the big-file and -D figures may be the page cache's"
 say "big-file dir:   $(fsinfo "$DIR")"
 say "small-file dir: $(fsinfo "$SDIR")$([[ -z $smallfs ]] && echo " (NOT a file system of its own: $smallfs_why)")"
 say ""
 say "=== results: medians over $REPS repetitions, ratio = iogauge / bonnie++ ==="
-say "(big file: -s $SIZE_MIB:8k:$SEEKS -n 0; small files: -s 0 -n N$([[ -n $smallfs ]] && echo " on the journaled loop ext4"))"
+say "(big file: -s $SIZE_MIB:8k:$SEEKS -n 0$([[ -n $bounded ]] && echo " in the $MEM_LIMIT memory group")$( ((CACHE_MIB > 0)) && echo "; cache: -s $CACHE_MIB:8k:$SEEKS -r $((CACHE_MIB / 2)) -f, in the page cache")$([[ $ODIRECT == 1 ]] && echo "; -D: the big file with -f -D");"
+say " small files: -s 0 -n N$([[ -n $smallfs ]] && echo " on the journaled loop ext4"))"
 printf '%-19s %-5s %12s %12s %7s  %s\n' test unit "bonnie++" iogauge ratio verdict
 for row in "${rows[@]}"; do
     t=${row#*:}
@@ -607,7 +672,8 @@ for row in "${rows[@]}"; do
     fi
     printf '%-19s %-5s %12s %12s %7s  %s\n' "$(rlabel "$row")" "${unit[$t]}" "$(fmt0 "$b")" "$(fmt0 "$g")" "$rt" "$v"
 done
-for s in "${series[@]:1}"; do
+for s in "${series[@]}"; do
+    is_small "$s" || continue
     n=0
     for t in "${small_tests[@]}"; do [[ ${M_B[$s:$t]} == +* && ${M_I[$s:$t]} == +* ]] && n=$((n + 1)); done
     say "-n ${s_files[$s]}: $n of 6 small-file tests +++++ (under 0.5 s) in both tools' medians"

@@ -46,7 +46,7 @@ pub struct Args {
     /// bonnie++: fsync after every write, and the directory after every create and delete.
     #[arg(short = 'b')]
     pub sync_writes: bool,
-    /// O_DIRECT for the block tests, the rewrite and the seeks (the per-char tests cannot use it).
+    /// O_DIRECT for the block write, as bonnie++ 2.00a's -D (the rewrite, the reads and the seeks go through the page cache).
     #[arg(short = 'D', long = "direct")]
     pub direct: bool,
     /// bonnie++: MiB for the per-char tests (default 3); -f alone skips them. Attach the number: -f3.
@@ -262,9 +262,11 @@ fn classic_report(a: &Args, o: &Options, results: &Results, r: &RunResult) -> St
         Flavor::Bonnie => report::classic_text(o, results),
         Flavor::BonniePlusPlus => report::pp_text(o, results),
     };
-    if let Some(note) = r.metrics.get("page_cache_note").and_then(|v| v.as_str()) {
-        s += note;
-        s.push('\n');
+    for key in ["page_cache_note", "direct_note"] {
+        if let Some(note) = r.metrics.get(key).and_then(|v| v.as_str()) {
+            s += note;
+            s.push('\n');
+        }
     }
     s
 }

@@ -29,7 +29,7 @@ pub struct Args {
     /// Run for this long instead of the profile's `time` (e.g. 10s; 0 builds the file sets only).
     #[arg(long, value_name = "DURATION", value_parser = common::duration_arg)]
     pub time: Option<std::time::Duration>,
-    /// Seed of every thread's random choices (FFSB reads /dev/urandom, so its runs cannot be repeated; iogauge's can).
+    /// Seed of every thread's random bytes, used as FFSB uses its own (FFSB reads them from /dev/urandom, so its runs cannot be repeated; iogauge's can).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,
     /// Let `agefs=1` fill the file system up to `desired_util` (without it such a profile is refused).

@@ -189,8 +189,17 @@ impl Hooks for Live<'_> {
                 .say(&report::row_line(r, &self.selected, self.cfg.extended));
         }
     }
-    fn phase(&self, _children: u32, p: &throughput::PhaseRun) {
-        self.out.say(&throughput::phase_text(self.cfg, p));
+    fn throughput(&self, e: &throughput::Event) {
+        match e {
+            throughput::Event::Begin(_) => self.out.say(&report::throughput_intro(
+                self.cfg.threads,
+                self.cfg.single_file_kb(),
+                self.cfg.single_record_kb(),
+            )),
+            throughput::Event::Phase(_, p) => self.out.say(&throughput::phase_text(self.cfg, p)),
+            // the end of IOzone's throughput_test
+            throughput::Event::End(_) => self.out.say("\n\n"),
+        }
     }
 }
 
@@ -252,7 +261,14 @@ pub fn main(a: Opts) -> Result<Status> {
             .collect(),
     };
     let rep = exec::execute(&cfg, &x, &live)?;
-    let mut text = String::from("\niozone test complete.\n");
+    // IOzone ends single and auto mode with this line and then prints -R's
+    // tables; throughput mode prints its -R table first
+    let done = "\niozone test complete.\n";
+    let mut text = if rep.throughput.is_some() {
+        String::new()
+    } else {
+        done.to_string()
+    };
     if let Some(o) = &rep.single {
         if cfg.excel {
             text += &report::excel_text(&o.table);
@@ -277,6 +293,7 @@ pub fn main(a: Opts) -> Result<Status> {
         if cfg.excel {
             text += &report::throughput_excel_text(&table);
         }
+        text += done;
         if let Some(b) = &cfg.workbook {
             report::write_throughput_workbook(b, &table, &x.command_line)
                 .map_err(anyhow::Error::msg)?;

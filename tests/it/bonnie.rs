@@ -108,9 +108,10 @@ fn bonnie_pp_writes_a_byte_a_call_and_syncs_on_close() {
     assert_eq!(ops(&v, "rewrite", "read"), 512);
     assert_eq!(ops(&v, "rewrite", "write"), 512);
     assert_eq!(ops(&v, "get_block", "read"), 512);
-    // 8192 seeks over 5 seekers, each closing with an fsync
+    // 8192 seeks over 5 seekers, each closing with an fsync, and the
+    // parent's sync of its own descriptor once it has fed the tickets
     assert_eq!(ops(&v, "seeks", "read"), 8192);
-    assert_eq!(ops(&v, "seeks", "fsync"), 5);
+    assert_eq!(ops(&v, "seeks", "fsync"), 6);
     let w = ops(&v, "seeks", "write") as f64 / 8192.0;
     assert!((0.08..0.12).contains(&w), "update share {w}");
     assert_eq!(str_at(&v, "metrics.seed"), "42");
@@ -147,6 +148,27 @@ fn bonnie_pp_writes_a_byte_a_call_and_syncs_on_close() {
         "{}",
         lines[h + 4]
     );
+}
+
+/// 20000 tickets of 4 bytes do not fit bonnie++'s pipe (64 KiB): the
+/// feeder writes them while the seekers read, and then syncs its own
+/// descriptor of the file, as bonnie++'s parent does.
+#[test]
+fn bonnie_pp_feeds_more_tickets_than_the_pipe_holds_while_the_seekers_run() {
+    let (v, _) = bonnie(&[
+        "--flavor",
+        "bonnie++",
+        "-s",
+        "2:8k:20000",
+        "-r",
+        "0",
+        "-f",
+        "-z",
+        "5",
+    ]);
+    assert_eq!(ops(&v, "seeks", "read"), 20000);
+    assert_eq!(u64_at(&v, "metrics.seeks.work"), 20000);
+    assert_eq!(ops(&v, "seeks", "fsync"), 6, "5 seekers and the feeder");
 }
 
 fn csv_of(text: &str) -> Vec<String> {
@@ -256,8 +278,13 @@ fn x_prints_a_header_and_one_csv_line_per_run() {
     assert_eq!(header.len(), 50);
     assert_eq!(
         &header[5..9],
-        ["file_size", "io_chunk_size", "seeks", "seek_proc_count"]
+        ["file_size", "io_chunk_size", "num_seeks", "seek_proc_count"]
     );
+    // every name once (the seek rate is `seeks`, the count `num_seeks`)
+    let mut names = header.clone();
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), 50, "{}", lines[0]);
     assert_eq!(lines[1].split(',').count(), 50);
     assert_eq!(lines[2].split(',').count(), 50);
     assert_untouched(d.path());
@@ -321,11 +348,32 @@ fn c_runs_copies_at_once_and_sums_their_work() {
     assert_eq!(u64_at(&v, "metrics.put_block.work"), 2 << 20);
 }
 
+/// bonnie++ 2.00a's -D adds O_DIRECT where it creates the file: the block
+/// write. The rewrite, the block read and the seeks open it as it is,
+/// through the page cache; the per-char write (which 2.00a opens with
+/// O_DIRECT and where it fails) runs buffered, and the report says so.
 #[test]
-fn direct_and_the_null_engine_run() {
-    let (v, _) = bonnie(&["--flavor", "bonnie++", "-s", "1", "-r", "0", "-f", "-D"]);
+fn direct_covers_the_block_write_as_in_bonnie_pp_and_the_null_engine_runs() {
+    let (v, text) = bonnie(&["--flavor", "bonnie++", "-s", "1", "-r", "0", "-f", "-D"]);
     assert_eq!(ops(&v, "get_block", "read"), 128);
-    assert!(v["metrics"]["page_cache_note"].is_null());
+    let direct = |t: &str| v["metrics"][t]["o_direct"].as_bool();
+    assert_eq!(direct("put_block"), Some(true));
+    for t in ["rewrite", "get_block", "seeks"] {
+        assert_eq!(direct(t), Some(false), "{t}");
+    }
+    let note = str_at(&v, "metrics.direct_note");
+    assert!(note.contains("block write only"), "{note}");
+    assert!(!note.contains("per-char"), "-f: no per-char test: {note}");
+    assert!(text.contains(note), "the note is in the report");
+    let (v, text) = bonnie(&["--flavor", "bonnie++", "-s", "1", "-r", "0", "-f1", "-D"]);
+    assert_eq!(ops(&v, "putc", "write"), 1 << 20);
+    assert_eq!(v["metrics"]["putc"]["o_direct"].as_bool(), Some(false));
+    let note = str_at(&v, "metrics.direct_note");
+    assert!(
+        note.contains("per-char write") && note.contains("stops"),
+        "{note}"
+    );
+    assert!(text.contains(note), "the note is in the report");
     let (v, _) = bonnie(&["-s", "1", "--engine", "null"]);
     assert_eq!(ops(&v, "put_block", "write"), 64);
     assert_eq!(ops(&v, "seeks", "read"), 4000);

@@ -59,12 +59,22 @@ pub(super) fn make_engine(choice: Choice, opts: &EngineOpts) -> Result<Box<dyn E
     choice.make(opts).map_err(|e| anyhow::anyhow!(e))
 }
 
-/// One copy's file and its two engines: `bulk` (O_DIRECT with -D) for the
-/// block tests, `byte` (never O_DIRECT) for the per-char tests.
+/// Whether `test` opens the file with O_DIRECT: with -D, the block write
+/// only. bonnie++ 2.00a adds O_DIRECT where it creates the file (the
+/// per-char write and the block write) and opens it as it is for the
+/// rest, so its rewrite, block read and seeks go through the page cache;
+/// its per-char write then fails (a one-byte O_DIRECT write is refused),
+/// where iogauge writes those bytes through the page cache and says so.
+pub(super) fn uses_direct(o: &Options, test: Test) -> bool {
+    o.direct && test == Test::PutBlock
+}
+
+/// One copy's file and its two engines: `create` for the block write
+/// (O_DIRECT with -D), `cached` (never O_DIRECT) for the other tests.
 pub(super) struct Copy {
     pub path: PathBuf,
-    bulk: Box<dyn Engine>,
-    byte: Box<dyn Engine>,
+    create: Box<dyn Engine>,
+    cached: Box<dyn Engine>,
     made: bool,
 }
 
@@ -85,8 +95,8 @@ impl Copies {
                 };
                 Ok(Copy {
                     path: work.join(name),
-                    bulk: make_engine(o.engine, &engine_opts(o, o.direct))?,
-                    byte: make_engine(o.engine, &engine_opts(o, false))?,
+                    create: make_engine(o.engine, &engine_opts(o, uses_direct(o, Test::PutBlock)))?,
+                    cached: make_engine(o.engine, &engine_opts(o, false))?,
                     made: false,
                 })
             })
@@ -117,7 +127,7 @@ impl Copies {
     pub fn remove(&mut self) {
         for c in &mut self.copies {
             if c.made {
-                let _ = c.bulk.unlink(&c.path);
+                let _ = c.cached.unlink(&c.path);
                 c.made = false;
             }
         }
@@ -150,8 +160,8 @@ impl<'a> IoWorker<'a> {
             _ => false,
         };
         let engine: &mut dyn Engine = match test {
-            Test::Putc | Test::Getc => c.byte.as_mut(),
-            _ => c.bulk.as_mut(),
+            Test::PutBlock => c.create.as_mut(),
+            _ => c.cached.as_mut(),
         };
         if create {
             match engine.unlink(&c.path) {

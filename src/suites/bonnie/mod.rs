@@ -761,10 +761,11 @@ pub fn run(o: &Options, tell: &dyn Tell) -> Result<(RunResult, Results)> {
     r.metric("seed", o.seed.label());
     for t in Test::ALL {
         if let Some(m) = results.get(t) {
-            r.metric(t.name(), phase_metrics(t, m));
+            r.metric(t.name(), phase_metrics(t, m, io::uses_direct(o, t)));
         }
     }
     r.metric("page_cache_note", page_cache_note(o));
+    r.metric("direct_note", direct_note(o));
     if o.flavor.is_pp() {
         r.metric("csv", report::csv_line(o, &results));
     }
@@ -772,7 +773,7 @@ pub fn run(o: &Options, tell: &dyn Tell) -> Result<(RunResult, Results)> {
 }
 
 /// One test in the JSON: the classic figures and iogauge's.
-fn phase_metrics(t: Test, m: &Measured) -> serde_json::Value {
+fn phase_metrics(t: Test, m: &Measured, direct: bool) -> serde_json::Value {
     let ops: serde_json::Map<String, serde_json::Value> = m
         .stats
         .kinds()
@@ -790,6 +791,7 @@ fn phase_metrics(t: Test, m: &Measured) -> serde_json::Value {
     serde_json::json!({
         "rate": m.rate(t),
         "unit": t.unit(),
+        "o_direct": direct,
         "cpu_percent": m.cpu_percent(),
         "elapsed_s": m.elapsed.as_secs_f64(),
         "cpu_s": m.cpu_s(),
@@ -830,7 +832,7 @@ pub fn page_cache_note(o: &Options) -> Option<String> {
     }
     let bytes = o.file_bytes() * u64::from(o.concurrency);
     let ram = crate::env::mem_total();
-    if ram == 0 || bytes >= ram || (o.direct && o.byte_io_bytes() == 0) {
+    if ram == 0 || bytes >= ram {
         return None;
     }
     let mut note = format!(
@@ -841,10 +843,28 @@ pub fn page_cache_note(o: &Options) -> Option<String> {
         crate::units::fmt_bytes(ram)
     );
     if o.direct {
-        note +=
-            "the per-char tests ran through it (they cannot use O_DIRECT); the rest used O_DIRECT.";
+        note += "-D took the block write past it; the other tests ran through it, at memory speeds, \
+                 not the disk's (use a file of twice RAM).";
     } else {
-        note += "these are memory speeds, not the disk's (use a file of twice RAM, or -D).";
+        note += "these are memory speeds, not the disk's (use a file of twice RAM).";
+    }
+    Some(note)
+}
+
+/// One line on what -D covered: the block write only, as in bonnie++
+/// 2.00a, and where iogauge does what 2.00a cannot.
+pub fn direct_note(o: &Options) -> Option<String> {
+    if !o.direct || o.size_mib == 0 {
+        return None;
+    }
+    let mut note = String::from(
+        "Note: -D (O_DIRECT) covers the block write only, as in bonnie++ 2.00a: the rewrite, the \
+         reads and the seeks open the file without it, through the page cache.",
+    );
+    if o.flavor.is_pp() && o.byte_io_bytes() > 0 {
+        note += " bonnie++ 2.00a also opens the per-char write's file with O_DIRECT, and stops \
+                 there (one-byte O_DIRECT writes are refused); iogauge wrote those bytes through \
+                 the page cache (-f skips them).";
     }
     Some(note)
 }

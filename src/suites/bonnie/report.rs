@@ -273,7 +273,7 @@ pub const CSV_FIELDS: [&str; 50] = [
     "seed",
     "file_size",
     "io_chunk_size",
-    "seeks",
+    "num_seeks",
     "seek_proc_count",
     "putc",
     "putc_cpu",

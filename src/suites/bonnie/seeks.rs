@@ -1,6 +1,6 @@
-//! Random seeks: seekers take tickets from a pipe, each ticket one seek
-//! and read of a chunk; every tenth also dirties the chunk and writes it
-//! back.
+//! Random seeks: seekers take tickets from one shared pipe, each ticket
+//! one seek and read of a chunk; every tenth also dirties the chunk and
+//! writes it back.
 //!
 //! Bonnie: 3 processes; the parent writes 4000 one-byte tickets of 1, then
 //! one 0 per seeker; each seeker draws its chunk from its own `random()`
@@ -9,6 +9,33 @@
 //! ticket divisible by ten is sent negative: an update), then one
 //! `INT_MIN` per seeker. Both measure from the first seeker's start to the
 //! last one's end; the CPU is each seeker's own, summed.
+//!
+//! How the tickets flow is part of what a seek costs in the page cache, so
+//! iogauge does what both programs do:
+//! - the pipe is the system's default (64 KiB); bonnie++'s 4-byte tickets
+//!   overflow it from 16384 seeks on, and the parent's one write(2) of
+//!   them all then sleeps in the kernel while the seekers read them 4
+//!   bytes (Bonnie: 1 byte) at a time, each read taking the pipe's lock
+//!   and waking the writer when it finds the pipe full;
+//! - the seekers are already asleep in their first read when the tickets
+//!   come (the parent waits 3 s, Bonnie 5 s, before writing): the write
+//!   wakes one, which wakes the next, and so on, each wake-up a "sync" one
+//!   that the scheduler answers by running the woken seeker on the waker's
+//!   CPU; so the seekers start crowded on one CPU until the scheduler
+//!   spreads them. iogauge's feeder waits until every seeker has said it
+//!   is about to read (a byte on a second pipe), lets them fall asleep,
+//!   then writes;
+//! - a seeker's time starts when it has its first ticket and ends after
+//!   its close; the test lasts from the first start to the last end;
+//! - bonnie++'s parent then syncs and closes its own descriptor of the
+//!   file (2.00a's `Close()`) while the seekers still run; iogauge's feeder
+//!   does too, and that sync is one of the test's fsync calls;
+//! - each bonnie++ seeker removes the file once it has reported (its
+//!   object's destructor unlinks its name), so unless every seeker has
+//!   closed the file before the first one removes it, the last one's close
+//!   frees the whole file, its page cache and its blocks, inside that
+//!   seeker's time: with the file in the page cache, a fixed cost of a
+//!   good part of a second (0.45 s for 1 GiB here) in the seek figure.
 
 use super::io::{Copies, make_engine};
 use super::{Flavor, IO_KINDS, Measured, Options, Rand, max_latency, measured};
@@ -35,15 +62,16 @@ const END: i32 = i32::MIN;
 struct SeekPlan {
     flavor: Flavor,
     engine: Choice,
-    direct: bool,
     chunk: u32,
     chunks: u64,
     sync_writes: bool,
     seekers: u32,
     seed: u32,
-    /// Each copy's file and the read end of its ticket pipe.
+    /// Each copy's file, the read end of its ticket pipe, and the write
+    /// end of the pipe on which its seekers say they are about to read.
     paths: Vec<PathBuf>,
     fds: Vec<RawFd>,
+    ready: Vec<RawFd>,
 }
 
 pub struct SeekWorker {
@@ -51,6 +79,7 @@ pub struct SeekWorker {
     file: FileId,
     path: PathBuf,
     tickets: RawFd,
+    ready: RawFd,
     flavor: Flavor,
     chunk: usize,
     chunks: u64,
@@ -60,14 +89,20 @@ pub struct SeekWorker {
     done: u64,
     latency: u64,
     cpu: CpuTimes,
+    /// When it had its first ticket, and when it had closed the file
+    /// (clock ns).
+    start_ns: u64,
+    end_ns: u64,
 }
 
 impl SeekWorker {
     /// Seeker `i` (of all copies): open the file (untimed).
     fn new(p: &SeekPlan, i: usize) -> Result<SeekWorker> {
         let copy = i / p.seekers as usize;
+        // never O_DIRECT: the seekers open the file as it is (bonnie++
+        // 2.00a's -D is for the opens that create it)
         let o = crate::engine::EngineOpts {
-            direct: p.direct,
+            direct: false,
             depth: 1,
             max_len: p.chunk as usize,
             datasync: false,
@@ -83,6 +118,7 @@ impl SeekWorker {
             file,
             path,
             tickets: p.fds[copy],
+            ready: p.ready[copy],
             flavor: p.flavor,
             chunk: p.chunk as usize,
             chunks: p.chunks,
@@ -93,7 +129,18 @@ impl SeekWorker {
             done: 0,
             latency: 0,
             cpu: CpuTimes::default(),
+            start_ns: 0,
+            end_ns: 0,
         })
+    }
+
+    /// Tell the feeder this seeker is about to wait for its first ticket.
+    fn say_ready(&self) {
+        // SAFETY: the ready pipe's write end stays open for the whole run
+        // (the parent keeps it, and a process inherited it).
+        let fd = unsafe { BorrowedFd::borrow_raw(self.ready) };
+        // a lost byte only makes the feeder wait its time out
+        let _ = rustix::io::write(fd, &[1]);
     }
 
     /// The next ticket: the chunk and whether to update it; `None` at the end.
@@ -191,15 +238,20 @@ impl Worker for SeekWorker {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        self.say_ready();
+        let mut next = self.ticket()?;
+        // the seeker's time starts with its first ticket, as in both programs
         let c0 = CpuTimes::thread();
+        self.start_ns = now_ns();
         while ctx.keep_going() {
-            let Some((chunk, update)) = self.ticket()? else {
+            let Some((chunk, update)) = next else {
                 break;
             };
             let t = now_ns();
             self.seek(ctx, chunk, update)?;
             self.latency = self.latency.max(now_ns() - t);
             self.done += 1;
+            next = self.ticket()?;
         }
         if self.flavor.is_pp() {
             self.io(ctx, Req::fsync(self.file))?;
@@ -207,7 +259,14 @@ impl Worker for SeekWorker {
         self.engine
             .close(self.file)
             .with_context(|| format!("random seeks: closing {}", self.path.display()))?;
+        self.end_ns = now_ns();
         self.cpu = CpuTimes::thread().since(&c0);
+        if self.flavor.is_pp() {
+            // bonnie++ 2.00a's seeker object removes the file when it is
+            // done (its destructor), so the seeker that closes the file
+            // last frees it, page cache and blocks, inside its time
+            let _ = self.engine.unlink(&self.path);
+        }
         Ok(())
     }
 
@@ -217,6 +276,8 @@ impl Worker for SeekWorker {
             "seeks": self.done,
             "cpu_user_ns": self.cpu.user.as_nanos() as u64,
             "cpu_sys_ns": self.cpu.sys.as_nanos() as u64,
+            "start_ns": self.start_ns,
+            "end_ns": self.end_ns,
         })
     }
 }
@@ -242,6 +303,25 @@ fn seekers_cpu(o: &runner::Outcome) -> CpuTimes {
         sys: sum("cpu_sys_ns"),
         max_rss_kib: 0,
     }
+}
+
+/// The seekers' time: from the first one's first ticket to the last one's
+/// close; `None` unless every seeker got that far.
+fn seekers_window(o: &runner::Outcome, n: usize) -> Option<Duration> {
+    let times = |key: &str| -> Vec<u64> {
+        o.extras
+            .iter()
+            .filter_map(|x| x.get(key).and_then(|v| v.as_u64()))
+            .filter(|&t| t > 0)
+            .collect()
+    };
+    let (starts, ends) = (times("start_ns"), times("end_ns"));
+    if starts.len() != n || ends.len() != n {
+        return None;
+    }
+    let first = *starts.iter().min()?;
+    let last = *ends.iter().max()?;
+    Some(Duration::from_nanos(last.saturating_sub(first)))
 }
 
 /// The seeks the seekers did.
@@ -276,14 +356,94 @@ fn tickets(o: &Options, rand: &mut Rand) -> Vec<u8> {
     }
 }
 
-/// A pipe big enough for `bytes` where the system allows.
-fn ticket_pipe(bytes: usize) -> Result<(OwnedFd, OwnedFd)> {
-    let (r, w) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
-        .context("random seeks: cannot make the ticket pipe")?;
-    // the seekers never wait for a ticket when all fit (up to
-    // /proc/sys/fs/pipe-max-size); more are fed while they run
-    let _ = rustix::pipe::fcntl_setpipe_size(&w, bytes.max(4096));
-    Ok((r, w))
+/// The ticket pipe, of the system's default size, as the programs make it.
+fn ticket_pipe() -> Result<(OwnedFd, OwnedFd)> {
+    rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)
+        .context("random seeks: cannot make the ticket pipe")
+}
+
+/// How long the feeder waits for its seekers to say they are ready (a
+/// seeker that failed to start never does) ...
+const READY_TIMEOUT: Duration = Duration::from_secs(2);
+/// ... and then for them to fall asleep in their first read.
+const SETTLE: Duration = Duration::from_millis(50);
+
+/// What one copy's feeder does: wait until its seekers are waiting for
+/// tickets, write the tickets, then (bonnie++) sync and close its own
+/// descriptor of the file.
+struct Feed {
+    pipe: OwnedFd,
+    tickets: Vec<u8>,
+    file: Option<(std::fs::File, PathBuf)>,
+    /// The read end of the seekers' ready pipe, and how many there are.
+    ready: OwnedFd,
+    seekers: usize,
+}
+
+impl Feed {
+    /// Until every seeker has said it is about to read, or the time out.
+    fn wait_ready(&self) {
+        let end = std::time::Instant::now() + READY_TIMEOUT;
+        let mut got = 0;
+        let mut buf = [0u8; 64];
+        while got < self.seekers {
+            let left = end.saturating_duration_since(std::time::Instant::now());
+            if left.is_zero() {
+                break;
+            }
+            let mut p = libc::pollfd {
+                fd: self.ready.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let ms = left.as_millis().clamp(1, 1000) as libc::c_int;
+            // SAFETY: one valid pollfd, for the length given.
+            match unsafe { libc::poll(&mut p, 1, ms) } {
+                0 => {}
+                n if n > 0 => match rustix::io::read(&self.ready, &mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => got += n,
+                    Err(rustix::io::Errno::INTR | rustix::io::Errno::AGAIN) => {}
+                    Err(_) => break,
+                },
+                _ if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted => {}
+                _ => break,
+            }
+        }
+        std::thread::sleep(SETTLE);
+    }
+
+    /// Feed the pipe; the fsync's latency and end (ns) if there was one.
+    fn run(self) -> Result<Option<(u64, u64)>> {
+        self.wait_ready();
+        let mut pipe = std::fs::File::from(self.pipe);
+        // one write(2), which sleeps while the pipe is full; it fails only
+        // when the seekers are gone (their error says why)
+        if pipe.write_all(&self.tickets).is_err() {
+            return Ok(None);
+        }
+        drop(pipe);
+        let Some((file, path)) = self.file else {
+            return Ok(None);
+        };
+        let t = now_ns();
+        let r = file.sync_all();
+        let done = now_ns();
+        r.with_context(|| format!("random seeks: Can't sync file {}", path.display()))?;
+        drop(file);
+        Ok(Some((done - t, done)))
+    }
+}
+
+/// The test as its `n` seekers measured it: their own window where every
+/// seeker reported one.
+fn seekers_measured(o: runner::Outcome, n: usize) -> (Measured, Option<anyhow::Error>, bool) {
+    let window = seekers_window(&o, n);
+    let mut r = measured(o, n, seeks_done, seekers_cpu, max_latency);
+    if let Some(w) = window {
+        r.0.elapsed = w;
+    }
+    r
 }
 
 /// Run the seeks of every copy at once.
@@ -295,17 +455,36 @@ pub(super) fn run(
 ) -> Result<(Measured, Option<anyhow::Error>, bool)> {
     let paths: Vec<PathBuf> = copies.files().map(Path::to_path_buf).collect();
     let mut reads = Vec::new();
+    let mut readies = Vec::new();
     let mut feeds = Vec::new();
-    for _ in &paths {
+    for path in &paths {
         let t = tickets(o, rand);
-        let (r, w) = ticket_pipe(t.len())?;
+        let (r, w) = ticket_pipe()?;
+        let (ready_r, ready_w) = ticket_pipe()?;
+        // bonnie++'s parent opens the file before it starts the seekers
+        let file = if o.flavor.is_pp() && !o.engine.is_fake() {
+            let f = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(path)
+                .with_context(|| format!("random seeks: cannot open {}", path.display()))?;
+            Some((f, path.clone()))
+        } else {
+            None
+        };
         reads.push(r);
-        feeds.push((w, t));
+        readies.push(ready_w);
+        feeds.push(Feed {
+            pipe: w,
+            tickets: t,
+            file,
+            ready: ready_r,
+            seekers: o.seekers as usize,
+        });
     }
     let plan = SeekPlan {
         flavor: o.flavor,
         engine: o.engine,
-        direct: o.direct,
         chunk: o.chunk,
         chunks: o.chunks(),
         sync_writes: o.sync_writes,
@@ -315,24 +494,21 @@ pub(super) fn run(
             super::Seed::File { values, .. } => values[0],
         },
         fds: reads.iter().map(|r| r.as_raw_fd()).collect(),
+        ready: readies.iter().map(|r| r.as_raw_fd()).collect(),
         paths,
     };
     let n = o.workers();
+    let start = now_ns();
     std::thread::scope(|s| {
-        // the feeders end when their tickets are in, or when the pipe's
-        // readers are gone (the run is over: EPIPE)
+        // the feeders end when their tickets are in (and bonnie++'s file is
+        // synced), or when the pipe's readers are gone (EPIPE)
         let feeders: Vec<_> = feeds
             .into_iter()
-            .map(|(w, t)| {
-                s.spawn(move || {
-                    let mut f = std::fs::File::from(w);
-                    let _ = f.write_all(&t);
-                })
-            })
+            .map(|f| s.spawn(move || f.run()))
             .collect();
         let result = if o.seek_processes {
             let payload = serde_json::to_vec(&plan)?;
-            let fds = plan.fds.clone();
+            let fds: Vec<RawFd> = plan.fds.iter().chain(&plan.ready).copied().collect();
             let spec = procs::ProcessSpec {
                 kind: PROCESS_KIND,
                 payload: &payload,
@@ -346,16 +522,34 @@ pub(super) fn run(
                 &runner::NoProgress,
                 &runner::NoWatch,
             );
-            outcome.map(|oc| measured(oc, n, seeks_done, seekers_cpu, max_latency))
+            outcome.map(|oc| seekers_measured(oc, n))
         } else {
             let workers = (0..n)
                 .map(|i| SeekWorker::new(&plan, i))
                 .collect::<Result<Vec<_>>>();
-            workers.map(|w| super::run_phase(w, seeks_done, seekers_cpu, max_latency))
+            workers.map(|w| {
+                seekers_measured(
+                    runner::run(runner::StopRule::default(), w, &runner::NoProgress),
+                    n,
+                )
+            })
         };
         drop(reads);
+        drop(readies);
+        let mut result = result;
         for f in feeders {
-            let _ = f.join();
+            let fed = f
+                .join()
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("random seeks: the feeder panicked")));
+            match (fed, &mut result) {
+                // the parent's sync is one of the test's calls
+                (Ok(Some((lat, end))), Ok((m, _, _))) => {
+                    let at = end.saturating_sub(start).min(m.elapsed.as_nanos() as u64);
+                    m.stats.record(OpKind::Fsync, lat, 0, at);
+                }
+                (Err(e), Ok((_, err @ None, _))) => *err = Some(e),
+                _ => {}
+            }
         }
         result
     })
@@ -386,6 +580,118 @@ mod tests {
         }
         let updates = vals[..1000].iter().filter(|&&v| v < 0).count();
         assert!((60..=140).contains(&updates), "{updates}");
+    }
+
+    /// The pipe is the system's default, as bonnie++'s: more tickets than
+    /// it holds are fed while the seekers read (never all at once).
+    #[test]
+    fn the_ticket_pipe_has_the_systems_default_size() {
+        let (_r, w) = ticket_pipe().unwrap();
+        let (_r2, w2) = rustix::pipe::pipe().unwrap();
+        let size = rustix::pipe::fcntl_getpipe_size(&w).unwrap();
+        assert_eq!(size, rustix::pipe::fcntl_getpipe_size(&w2).unwrap());
+        // bonnie++'s 8192 default tickets fit; 65536 do not
+        let mut o = Options::new(Flavor::BonniePlusPlus, Path::new("."), 0);
+        o.seeks = 65536;
+        let t = tickets(&o, &mut Rand::new(&o.seed.clone()));
+        assert!(
+            t.len() > size,
+            "{} bytes of tickets, a pipe of {size}",
+            t.len()
+        );
+    }
+
+    /// The feeder writes nothing until every seeker has said it is about
+    /// to read, so that the tickets wake seekers already asleep in their
+    /// read, as the programs' parents do after their sleep.
+    #[test]
+    fn the_feeder_waits_for_its_seekers() {
+        let (r, w) = ticket_pipe().unwrap();
+        let (ready_r, ready_w) = ticket_pipe().unwrap();
+        let feed = Feed {
+            pipe: w,
+            tickets: vec![7; 100],
+            file: None,
+            ready: ready_r,
+            seekers: 2,
+        };
+        let feeder = std::thread::spawn(move || feed.run());
+        let waiting = |ms: i32| {
+            let mut p = libc::pollfd {
+                fd: r.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd
+            unsafe { libc::poll(&mut p, 1, ms) == 0 }
+        };
+        rustix::io::write(&ready_w, &[1]).unwrap();
+        assert!(waiting(300), "one seeker of two is ready: no ticket yet");
+        rustix::io::write(&ready_w, &[1]).unwrap();
+        assert!(!waiting(1000), "both ready: the tickets come");
+        let mut b = [0u8; 100];
+        assert_eq!(rustix::io::read(&r, &mut b).unwrap(), 100);
+        assert!(
+            feeder.join().unwrap().unwrap().is_none(),
+            "no file, no sync"
+        );
+    }
+
+    /// A bonnie++ seeker: its time runs from its first ticket to its
+    /// close, and it removes the file when done, as 2.00a's seeker object
+    /// does; Bonnie's seeker leaves the file.
+    #[test]
+    fn a_bonnie_pp_seeker_times_itself_and_removes_the_file() {
+        for flavor in [Flavor::BonniePlusPlus, Flavor::Bonnie] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("Bonnie.1");
+            std::fs::write(&path, vec![0u8; 4 * 8192]).unwrap();
+            let (r, w) = ticket_pipe().unwrap();
+            let (ready_r, ready_w) = ticket_pipe().unwrap();
+            let plan = SeekPlan {
+                flavor,
+                engine: Choice::SYNC,
+                chunk: 8192,
+                chunks: 4,
+                sync_writes: false,
+                seekers: 1,
+                seed: 1,
+                paths: vec![path.clone()],
+                fds: vec![r.as_raw_fd()],
+                ready: vec![ready_w.as_raw_fd()],
+            };
+            let mut t = Vec::new();
+            match flavor {
+                Flavor::BonniePlusPlus => {
+                    for v in [1i32, -10, 3, END] {
+                        t.extend_from_slice(&v.to_ne_bytes());
+                    }
+                }
+                Flavor::Bonnie => t.extend_from_slice(&[1, 1, 1, 0]),
+            }
+            let feed = Feed {
+                pipe: w,
+                tickets: t,
+                file: None,
+                ready: ready_r,
+                seekers: 1,
+            };
+            let worker = SeekWorker::new(&plan, 0).unwrap();
+            let feeder = std::thread::spawn(move || feed.run());
+            let (m, err, _) = seekers_measured(
+                runner::run(
+                    runner::StopRule::default(),
+                    vec![worker],
+                    &runner::NoProgress,
+                ),
+                1,
+            );
+            assert!(err.is_none(), "{err:?}");
+            feeder.join().unwrap().unwrap();
+            assert_eq!(m.work, 3);
+            assert!(m.elapsed > Duration::ZERO);
+            assert_eq!(path.exists(), flavor == Flavor::Bonnie, "{flavor:?}");
+        }
     }
 
     #[test]

@@ -41,8 +41,11 @@
 //! - it counts what really happened: every read and write call is a
 //!   transaction (FFSB leaves out a read's short last call) and the bytes
 //!   are those moved (FFSB's write counts the whole file's size);
-//! - each thread has its own xoshiro256++ stream from `--seed`, the group
-//!   and the thread, so runs repeat (FFSB reuses 20 KiB of /dev/urandom);
+//! - each thread's random bytes (FFSB: 20 KiB of /dev/urandom, used over
+//!   and over) come from xoshiro256++ seeded by `--seed`, the group and
+//!   the thread, so runs repeat; they are used as FFSB uses them, biased
+//!   modulo included (see [`rand`]), so the operations come in FFSB's
+//!   shares, not exactly the weights';
 //! - a delete with one file left does nothing and counts nothing (FFSB
 //!   dies on an assertion); an operation that finds no file at all stops
 //!   the run with FFSB's "No more files to operate on" as its error;
@@ -74,6 +77,7 @@
 //!   did not make.
 
 mod files;
+mod rand;
 mod setup;
 mod thread;
 
@@ -274,7 +278,7 @@ fn bench(
                 bind,
                 age: None,
                 aligned: p.directio || p.alignio,
-                rng: worker_rng(seed, t),
+                rng: rand::RandBytes::new(&mut worker_rng(seed, t), rand::THREAD_BYTES),
                 engine,
                 out: Some(slot),
             }));

@@ -185,9 +185,10 @@ pub fn fs_config(p: &Profile, fs: &FileSystem, util: f64) -> String {
             size(fs.max_filesize as f64)
         );
     } else {
+        // last given first: the order FFSB keeps them in, and draws them by
         s += "\t Fileset weight:\n";
         let sum: u64 = fs.size_weights.iter().map(|w| u64::from(w.1)).sum();
-        for (bytes, w) in &fs.size_weights {
+        for (bytes, w) in fs.size_weights.iter().rev() {
             let _ = writeln!(
                 s,
                 "\t\t {bytes:12} ({:>6}) -> {w} ({:.2}%)",

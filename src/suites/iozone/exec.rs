@@ -52,8 +52,8 @@ pub trait Hooks {
     fn status(&self, _what: &str) {}
     /// A cell of single or auto mode is done: its row of the table.
     fn row(&self, _row: &Row) {}
-    /// A phase of throughput mode ended.
-    fn phase(&self, _children: u32, _p: &throughput::PhaseRun) {}
+    /// Throughput mode: a child count begins or ends, or a phase ended.
+    fn throughput(&self, _e: &throughput::Event) {}
 }
 
 /// Hooks that do nothing.
@@ -236,8 +236,8 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
     let t0 = Instant::now();
     let dir = session.dir().to_path_buf();
     if throughput {
-        let mut on_phase = |n: u32, p: &throughput::PhaseRun| hooks.phase(n, p);
-        let o = throughput::run(cfg, &dir, x.engine, x.settle, &|_| {}, &mut on_phase)?;
+        let mut on_event = |e: throughput::Event| hooks.throughput(&e);
+        let o = throughput::run(cfg, &dir, x.engine, x.settle, &|_| {}, &mut on_event)?;
         let merged = merge_throughput(&o, &cpu_since(cpu0, cpu0_children));
         let mut result = session.finish(&merged);
         throughput_metrics(&mut result, cfg, &o);

@@ -244,6 +244,12 @@ const ROW_GROUPS: [&[(Column, &str, usize)]; 12] = [
     &[(Column::Preadv, "", 10), (Column::Repreadv, "", 9)],
 ];
 
+/// The blanks IOzone 3.489 prints for a group of [`ROW_GROUPS`] whose test
+/// did not run (its `test_output` strings). They are not always the
+/// group's printed width: the fread group takes 17 where its figures take
+/// 18, the pread group 18 where they take 17.
+const SKIPPED: [usize; 12] = [18, 18, 18, 9, 10, 10, 18, 17, 18, 18, 18, 18];
+
 /// What the figures count: `-O` makes them operations per second, `-N`
 /// microseconds per operation (not allowed in throughput mode).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -420,10 +426,28 @@ const HEADER_FIELDS: [(&str, usize); 23] = [
     ("", 9),
 ];
 
-/// The two header lines of the text table (`-E`: with the pwrite, pread,
-/// pwritev and preadv columns).
-pub fn header(extended: bool) -> String {
-    let n = if extended { 23 } else { 15 };
+/// How many of [`ROW_GROUPS`] the text table shows: IOzone's 8; with `-E`
+/// 10, pwrite and pread added, as IOzone 3.489 built for Linux shows them
+/// (its makefile leaves HAVE_PREADV out there); 12, pwritev and preadv
+/// too, when `-i 11` or `-i 12` asks for them, as IOzone built with
+/// HAVE_PREADV (BSD, HP-UX) shows them.
+fn groups(extended: bool, selected: &[Column]) -> usize {
+    match (extended, selected.iter().any(|c| c.test() >= 11)) {
+        (true, true) => 12,
+        (true, false) => 10,
+        (false, _) => 8,
+    }
+}
+
+/// The two header lines of the text table: with `-E` the pwrite and pread
+/// columns, and the pwritev and preadv ones when they are selected
+/// ([`groups`]).
+pub fn header(extended: bool, selected: &[Column]) -> String {
+    let n = match groups(extended, selected) {
+        12 => 23,
+        10 => 19,
+        _ => 15,
+    };
     let mut top = vec![" "; 23];
     top[6..11].copy_from_slice(&["random", "random", "bkwd", "record", "stride"]);
     let names = [
@@ -459,15 +483,14 @@ pub fn header(extended: bool) -> String {
 /// without a figure (the re-tests under `-+n`) prints 0.
 pub fn row_line(row: &Row, selected: &[Column], extended: bool) -> String {
     let mut s = format!("{:16}{:8}", row.kb, row.reclen_kb);
-    let groups = if extended { 12 } else { 8 };
-    for g in &ROW_GROUPS[..groups] {
-        let on = g.iter().any(|(c, _, _)| selected.contains(c));
-        for (c, lead, w) in g.iter() {
-            if on {
+    let groups = groups(extended, selected);
+    for (g, skip) in ROW_GROUPS[..groups].iter().zip(SKIPPED) {
+        if g.iter().any(|(c, _, _)| selected.contains(c)) {
+            for (c, lead, w) in g.iter() {
                 s += &format!("{lead}{:w$}", row.cell(*c));
-            } else {
-                s += &" ".repeat(lead.len() + w);
             }
+        } else {
+            s += &" ".repeat(skip);
         }
     }
     s.push('\n');
@@ -477,7 +500,7 @@ pub fn row_line(row: &Row, selected: &[Column], extended: bool) -> String {
 /// The whole text table: the header, then a line per row that ran
 /// (crossover placeholders have none).
 pub fn text_table(t: &Table) -> String {
-    let mut s = header(t.extended);
+    let mut s = header(t.extended, &t.selected);
     for r in t.rows.iter().filter(|r| !r.is_skipped()) {
         s += &row_line(r, &t.selected, t.extended);
     }
@@ -830,29 +853,51 @@ pub struct ThroughputTable {
     pub units: Units,
     /// The phases that ran, in order.
     pub rows: Vec<ThroughputRow>,
+    /// `-+u`: the same rows with each phase's CPU utilization, % (empty
+    /// without `-+u`).
+    pub cpu: Vec<ThroughputRow>,
 }
 
 impl ThroughputTable {
+    fn port(&self) -> &'static str {
+        if self.threads { "threads" } else { "processes" }
+    }
+
     fn title(&self) -> String {
-        let port = if self.threads { "threads" } else { "processes" };
-        format!("Throughput report Y-axis is type of test X-axis is number of {port}")
+        format!(
+            "Throughput report Y-axis is type of test X-axis is number of {}",
+            self.port()
+        )
+    }
+
+    fn cpu_title(&self) -> String {
+        format!(
+            "CPU utilization report Y-axis is type of test X-axis is number of {}",
+            self.port()
+        )
     }
 }
 
-/// The throughput `-R` report as IOzone 3.489 prints it after the run.
+/// The throughput `-R` report as IOzone 3.489 prints it after the run;
+/// with `-+u` its CPU utilization report follows (`dump_throughput_cpu`).
 pub fn throughput_excel_text(t: &ThroughputTable) -> String {
-    let mut s = format!(
-        "\n\"{}\"\n\"Record size = {} kBytes \"\n\"Output is in {}\"\n\n",
-        t.title(),
-        t.reclen_kb,
-        t.units.label()
-    );
-    for r in &t.rows {
-        s += &format!("\"{:>15} \"", r.phase.label());
-        for v in &r.values {
-            s += &format!(" {v:10.2} ");
+    let section = |title: &str, label: &str, rows: &[ThroughputRow]| {
+        let mut s = format!(
+            "\n\"{title}\"\n\"Record size = {} kBytes \"\n\"Output is in {label}\"\n\n",
+            t.reclen_kb
+        );
+        for r in rows {
+            s += &format!("\"{:>15} \"", r.phase.label());
+            for v in &r.values {
+                s += &format!(" {v:10.2} ");
+            }
+            s += "\n\n";
         }
-        s += "\n\n";
+        s
+    };
+    let mut s = section(&t.title(), t.units.label(), &t.rows);
+    if !t.cpu.is_empty() {
+        s += &section(&t.cpu_title(), "CPU%", &t.cpu);
     }
     s
 }
@@ -873,6 +918,19 @@ pub fn throughput_workbook(t: &ThroughputTable, command_line: &str) -> Result<Sh
         ws.label(4 + i, 0, &format!("{:>15} ", r.phase.label()))?;
         for (j, v) in r.values.iter().enumerate() {
             ws.number(4 + i, 2 + j, *v)?;
+        }
+    }
+    if !t.cpu.is_empty() {
+        // -+u: IOzone goes on below with its CPU utilization report
+        let top = 4 + t.rows.len();
+        ws.label(top, 0, &t.cpu_title())?;
+        ws.label(top + 1, 0, &format!("Record size = {} kBytes", t.reclen_kb))?;
+        ws.label(top + 2, 0, "Output is in CPU%")?;
+        for (i, r) in t.cpu.iter().enumerate() {
+            ws.label(top + 3 + i, 0, &format!("{:>15} ", r.phase.label()))?;
+            for (j, v) in r.values.iter().enumerate() {
+                ws.number(top + 3 + i, 2 + j, *v)?;
+            }
         }
     }
     Ok(sheet)
@@ -1120,7 +1178,12 @@ pub fn preamble_with(config: &Config, command_line: &str, began: &str, res: Reso
         };
         s += &format!("\tThroughput test with {n} {port}\n");
     } else {
-        s += &header(c.extended);
+        let selected: Vec<Column> = c
+            .tests
+            .iter()
+            .flat_map(|t| Column::for_test(t.number()))
+            .collect();
+        s += &header(c.extended, &selected);
     }
     s
 }
@@ -1135,14 +1198,24 @@ mod tests {
     #[test]
     fn header_has_iozone_widths() {
         assert_eq!(
-            header(false),
+            header(false, &Column::ALL),
             concat!(
                 "                                                              random    random     bkwd    record    stride                                    \n",
                 "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread\n",
             )
         );
+        // -E as IOzone 3.489 built for Linux prints it (its own output)
+        let linux_e: Vec<Column> = Column::ALL.into_iter().filter(|c| c.test() <= 10).collect();
         assert_eq!(
-            header(true),
+            header(true, &linux_e),
+            concat!(
+                "                                                              random    random     bkwd    record    stride                                                                       \n",
+                "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread  pwrite repwrite   pread   repread\n",
+            )
+        );
+        // -E -i 11 or -i 12: the vectored columns of its HAVE_PREADV builds
+        assert_eq!(
+            header(true, &Column::ALL),
             concat!(
                 "                                                              random    random     bkwd    record    stride                                                                                                             \n",
                 "              kB  reclen    write  rewrite    read    reread    read     write     read   rewrite      read   fwrite frewrite    fread  freread  pwrite repwrite   pread   repread   pwritev repwritev   preadv repreadv\n",
@@ -1194,7 +1267,33 @@ mod tests {
         ];
         assert_eq!(
             row_line(&r, &sel, false),
-            "           65536      64       12        0                          7        8                                                                 \n"
+            "           65536      64       12        0                          7        8                                                                \n"
+        );
+    }
+
+    /// IOzone 3.489's own row of `-s 1m -r 64k -i 0 -i 2 -i 6`, with its
+    /// figures: the blanks of the tests that did not run are its own (17
+    /// after fwrite, where the fread group's figures take 18).
+    #[test]
+    fn skipped_groups_take_iozones_blanks() {
+        let r = Row::new(1024, 64)
+            .with(Column::Write, 4379019)
+            .with(Column::Rewrite, 10230845)
+            .with(Column::RandRead, 16789959)
+            .with(Column::RandWrite, 12983353)
+            .with(Column::Fwrite, 7644933)
+            .with(Column::Frewrite, 10878686);
+        let sel = [
+            Column::Write,
+            Column::Rewrite,
+            Column::RandRead,
+            Column::RandWrite,
+            Column::Fwrite,
+            Column::Frewrite,
+        ];
+        assert_eq!(
+            row_line(&r, &sel, false),
+            "            1024      64  4379019 10230845                   16789959 12983353                               7644933 10878686                 \n"
         );
     }
 
@@ -1397,7 +1496,7 @@ mod tests {
                     "\tProcessor cache line size set to 32 bytes.\n",
                     "\tFile stride size set to 17 * record size.\n",
                 )
-                + &header(false)
+                + &header(false, &Column::ALL)
         );
     }
 
@@ -1419,7 +1518,7 @@ mod tests {
                     "\tProcessor cache line size set to 32 bytes.\n",
                     "\tFile stride size set to 17 * record size.\n",
                 )
-                + &header(false)
+                + &header(false, &Column::ALL)
         );
     }
 
@@ -1489,7 +1588,9 @@ mod tests {
         assert!(p.contains("\tAuto Mode\n\tCross over of record size disabled.\n"));
         assert!(p.contains("\tUsing Minimum Record Size 8 kB\n"));
         assert!(p.contains("\tMicroseconds/op Mode. Output is in microseconds per operation.\n"));
-        assert!(p.ends_with(&header(true)));
+        // -E's columns as IOzone built for Linux prints them: up to pread
+        let linux_e: Vec<Column> = Column::ALL.into_iter().filter(|c| c.test() <= 10).collect();
+        assert!(p.ends_with(&header(true, &linux_e)));
         // several -s imply auto mode without IOzone's "Auto Mode" line
         let p = preamble_of("-s 1m -s 2m");
         assert!(!p.contains("Auto Mode"));
@@ -1506,10 +1607,11 @@ mod tests {
     fn text_table_skips_crossover_rows() {
         let t = text_table(&small_table());
         assert_eq!(t.lines().count(), 2 + 4);
-        // read..freread unselected: 18+18+9+10+10+18+18 blanks.
+        // read..freread unselected: IOzone's 18+18+9+10+10+18+17 blanks
+        // (its -i 0 row ends in 100 spaces)
         let last = format!(
             "              32      16      400      410{}\n",
-            " ".repeat(101)
+            " ".repeat(100)
         );
         assert!(t.ends_with(&last), "{t:?}");
     }
@@ -1729,6 +1831,7 @@ mod tests {
                     values: vec![0.0, 12345678.9],
                 },
             ],
+            cpu: Vec::new(),
         }
     }
 
@@ -1774,6 +1877,31 @@ mod tests {
         assert_eq!(at(5, 0), Some(s("        Rewrite ")));
         assert_eq!(at(5, 3), Some(f(12345678.9)));
         assert_eq!(r.end(), Some((5, 3)));
+        // -+u: IOzone's CPU utilization report goes on below
+        let mut t = tp_table();
+        t.cpu = vec![ThroughputRow {
+            phase: Phase::InitialWrite,
+            values: vec![12.5, 25.0],
+        }];
+        let r = cells(&throughput_workbook(&t, "iozone -t 2 -+u -b t.xls").unwrap());
+        let at = |row: u32, col: u32| r.get_value((row, col)).cloned();
+        assert_eq!(
+            at(6, 0),
+            Some(s(
+                "CPU utilization report Y-axis is type of test X-axis is number of processes"
+            ))
+        );
+        assert_eq!(at(7, 0), Some(s("Record size = 4 kBytes")));
+        assert_eq!(at(8, 0), Some(s("Output is in CPU%")));
+        assert_eq!(at(9, 0), Some(s("  Initial write ")));
+        assert_eq!(at(9, 3), Some(f(25.0)));
+        let text = throughput_excel_text(&t);
+        assert!(
+            text.ends_with(
+                "\n\"CPU utilization report Y-axis is type of test X-axis is number of processes\"\n\"Record size = 4 kBytes \"\n\"Output is in CPU%\"\n\n\"  Initial write \"      12.50       25.00 \n\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -195,10 +195,19 @@ pub fn run(
     engine: Choice,
     settle: Duration,
     progress: &dyn Fn(&str),
-    on_phase: &mut dyn FnMut(u32, &PhaseRun),
+    on_event: &mut dyn FnMut(Event),
 ) -> Result<Outcome> {
     let make = move |role: Role, _child: usize, opts: &EngineOpts| make_engine(engine, role, opts);
-    run_with(config, dir, engine, &make, settle, progress, on_phase)
+    run_with(config, dir, engine, &make, settle, progress, on_event)
+}
+
+/// What a throughput run tells as it goes, in IOzone's order: each child
+/// count begins (IOzone's `throughput_test` prints "Each process writes
+/// …"), its phases end one by one, and it ends (two blank lines).
+pub enum Event<'a> {
+    Begin(u32),
+    Phase(u32, &'a PhaseRun),
+    End(u32),
 }
 
 /// The engine of a role: `psync` for pwrite/pread unless `choice` is fake.
@@ -221,7 +230,7 @@ fn run_with(
     make: &Make,
     settle: Duration,
     progress: &dyn Fn(&str),
-    on_phase: &mut dyn FnMut(u32, &PhaseRun),
+    on_event: &mut dyn FnMut(Event),
 ) -> Result<Outcome> {
     if config.mode() != Mode::Throughput {
         bail!("internal error: the throughput runner was given single or auto mode");
@@ -253,7 +262,9 @@ fn run_with(
         if p.stopped() {
             break;
         }
-        p.children(n, on_phase);
+        on_event(Event::Begin(n));
+        p.children(n, &mut |n, r| on_event(Event::Phase(n, r)));
+        on_event(Event::End(n));
     }
     let mut out = p.out;
     out.interrupted |= signals::interrupted();
@@ -554,33 +565,62 @@ impl Parent<'_> {
 /// order), a value per child count run ("Children see", 0 where that
 /// phase did not run for that count).
 pub fn table(config: &Config, outcome: &Outcome) -> ThroughputTable {
-    let rows = Phase::ALL
+    let did = |p: Phase| {
+        outcome
+            .runs
+            .iter()
+            .any(|r| r.phases.iter().any(|x| x.result.phase == p))
+    };
+    // with -+n IOzone keeps the rewrite and re-read rows, as zeros
+    let skipped_retest = |p: Phase| {
+        config.no_retest
+            && match p {
+                Phase::Rewrite => did(Phase::InitialWrite),
+                Phase::Reread => did(Phase::Read),
+                _ => false,
+            }
+    };
+    let ran: Vec<Phase> = Phase::ALL
         .into_iter()
-        .filter(|p| {
-            outcome
-                .runs
-                .iter()
-                .any(|r| r.phases.iter().any(|x| x.result.phase == *p))
-        })
-        .map(|p| ThroughputRow {
-            phase: p,
-            values: outcome
-                .runs
-                .iter()
-                .map(|r| {
-                    r.phases
-                        .iter()
-                        .find(|x| x.result.phase == p)
-                        .map_or(0.0, |x| x.result.children_rate())
-                })
-                .collect(),
-        })
+        .filter(|&p| did(p) || skipped_retest(p))
         .collect();
+    // a row per phase, a value per child count (0 where it did not run)
+    let rows = |value: &dyn Fn(&PhaseRun) -> f64| -> Vec<ThroughputRow> {
+        ran.iter()
+            .map(|&p| ThroughputRow {
+                phase: p,
+                values: outcome
+                    .runs
+                    .iter()
+                    .map(|r| {
+                        r.phases
+                            .iter()
+                            .find(|x| x.result.phase == p)
+                            .map_or(0.0, value)
+                    })
+                    .collect(),
+            })
+            .collect()
+    };
     ThroughputTable {
         reclen_kb: config.single_record_kb(),
         threads: config.threads,
         units: units(config),
-        rows,
+        rows: rows(&|x| x.result.children_rate()),
+        // the phases that ran only (IOzone labels its CPU rows by their
+        // place in its list of tests, so where a test is missing its
+        // labels name the wrong ones; these name the phases measured)
+        cpu: if config.cpu_util {
+            rows(&|x| {
+                let cpu_s = x.child_times.iter().map(ChildTimes::cpu_s).sum::<f64>();
+                cpu_util(cpu_s, x.wall_s)
+            })
+            .into_iter()
+            .filter(|r| did(r.phase))
+            .collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -617,11 +657,12 @@ pub fn phase_text(config: &Config, r: &PhaseRun) -> String {
     }
     let cpu_s = r.child_times.iter().map(ChildTimes::cpu_s).sum::<f64>();
     let wall = r.wall_s;
-    // IOzone spells the line with a small u when there is no wall time
-    let title = if wall == 0.0 {
-        "CPU utilization"
-    } else {
+    // IOzone spells the line with a capital U only after the initial
+    // writers, and there only when it has a wall time
+    let title = if wall != 0.0 && r.result.phase == Phase::InitialWrite {
         "CPU Utilization"
+    } else {
+        "CPU utilization"
     };
     s += &format!(
         "\t{title}: Wall time {wall:8.3}    CPU time {cpu_s:8.3}    CPU utilization {:6.2} %\n\n",
@@ -1314,7 +1355,11 @@ mod tests {
             &make,
             Duration::ZERO,
             &|_| {},
-            &mut |n, r| seen.push((n, r.result.phase)),
+            &mut |e| {
+                if let Event::Phase(n, r) = e {
+                    seen.push((n, r.result.phase))
+                }
+            },
         )
         .unwrap();
         Ran { out, seen, dir }
@@ -1519,7 +1564,7 @@ mod tests {
             Choice::SYNC,
             Duration::ZERO,
             &|_| {},
-            &mut |_, _| {},
+            &mut |_| {},
         )
         .unwrap();
         assert!(out.complete);
@@ -1608,12 +1653,15 @@ mod tests {
         };
         let cfg = config("-t 1 -+u -C");
         let t = phase_text(&cfg, &pr);
+        // every phase but the initial writers: a small u (IOzone's spelling)
         assert!(t.contains(
-            "\tCPU Utilization: Wall time    2.000    CPU time    0.500    CPU utilization  25.00 %\n\n"
+            "\tCPU utilization: Wall time    2.000    CPU time    0.500    CPU utilization  25.00 %\n\n"
         ), "{t}");
         assert!(t.contains(
             "\tChild[0] xfer count =       5.00 kB, Throughput =      10.00 kB/sec, wall= 2.000, cpu= 0.500, %= 25.00\n"
         ), "{t}");
+        pr.result.phase = Phase::InitialWrite;
+        assert!(phase_text(&cfg, &pr).contains("\tCPU Utilization: Wall time    2.000 "));
         pr.wall_s = 0.0;
         assert!(phase_text(&cfg, &pr).contains("\tCPU utilization: Wall time    0.000 "));
     }
@@ -1680,7 +1728,7 @@ mod tests {
                 Choice::NULL,
                 Duration::ZERO,
                 &|_| {},
-                &mut |_, _| {},
+                &mut |_| {},
             )
         };
         assert!(go(&config("-i 0")).is_err(), "not throughput mode");
@@ -1701,7 +1749,11 @@ mod tests {
             Choice::NULL,
             Duration::ZERO,
             &|_| {},
-            &mut |_, _| n += 1,
+            &mut |e| {
+                if matches!(e, Event::Phase(..)) {
+                    n += 1
+                }
+            },
         )
         .unwrap();
         assert!(out.complete, "{:?}", out.error);

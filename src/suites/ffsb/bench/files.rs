@@ -16,8 +16,8 @@
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard};
 
+use super::rand::RandBytes;
 use crate::suites::ffsb::profile::FileSystem;
-use crate::workload::{Prng, below};
 
 /// One file (or directory) of a list.
 #[derive(Clone, Copy, Debug, Default)]
@@ -153,7 +153,7 @@ impl FileList {
     /// A new entry of `size` bytes, held alone until [`FileList::created`]:
     /// the oldest hole if there is one (its name and directory kept), else
     /// number `len` in a random directory.
-    pub fn add(&self, rng: &mut Prng, size: u64) -> Picked {
+    pub fn add(&self, rng: &mut RandBytes, size: u64) -> Picked {
         let mut guard = self.lock();
         let g = &mut *guard;
         g.live += 1;
@@ -169,7 +169,7 @@ impl FileList {
             return picked(i, e);
         }
         let dir = if self.subdirs && !g.dirs.is_empty() {
-            match below(rng, g.dirs.len() as u64 + 1) as usize {
+            match rng.below(g.dirs.len() as u32 + 1) as usize {
                 0 => 0,
                 d => g.dirs[d - 1] + 1,
             }
@@ -219,7 +219,7 @@ impl FileList {
     /// A random file for `want`, marked for it. Draws numbers until one is
     /// live, as FFSB does; when that one is busy the lock is let go and
     /// the pick starts over, until `give_up` says the run is stopping.
-    pub fn pick(&self, rng: &mut Prng, want: Want, give_up: &dyn Fn() -> bool) -> Pick {
+    pub fn pick(&self, rng: &mut RandBytes, want: Want, give_up: &dyn Fn() -> bool) -> Pick {
         loop {
             {
                 let mut guard = self.lock();
@@ -230,9 +230,9 @@ impl FileList {
                 if want == Want::Delete && g.live <= 1 {
                     return Pick::Skip;
                 }
-                let n = g.entries.len() as u64;
+                let n = g.entries.len() as u32;
                 let idx = loop {
-                    let i = below(rng, n) as usize;
+                    let i = rng.below(n) as usize;
                     if g.entries[i].live {
                         break i;
                     }
@@ -397,21 +397,22 @@ impl SizeRule {
         !self.weights.is_empty()
     }
 
-    /// A size: `n = 1 + uniform(Σweights)`, weights walked in the
-    /// profile's order until `n` fits; or `min + uniform(max − min)`.
-    pub fn draw(&self, rng: &mut Prng) -> u64 {
+    /// A size, as FFSB draws it: `n = 1 + getrandom(Σweights)`, the
+    /// weights walked from the last given to the first (FFSB keeps them
+    /// in that order) until `n` fits; or `min + getllrandom(max − min)`.
+    pub fn draw(&self, rng: &mut RandBytes) -> u64 {
         if self.sum > 0 {
-            let mut n = 1 + below(rng, self.sum);
-            for &(size, w) in &self.weights {
+            let mut n = 1 + rng.below64(self.sum);
+            for &(size, w) in self.weights.iter().rev() {
                 if n <= u64::from(w) {
                     return size;
                 }
                 n -= u64::from(w);
             }
-            return self.weights.last().map_or(0, |w| w.0);
+            return self.weights.first().map_or(0, |w| w.0);
         }
         let range = self.max - self.min;
-        self.min + below(rng, range / self.step) * self.step
+        self.min + rng.below64(range / self.step) * self.step
     }
 
     /// The smallest size a draw can give.

@@ -26,6 +26,7 @@ use std::time::Instant;
 use super::files::{
     DATA_PREFIX, DIR_PREFIX, FILL_PREFIX, FsState, META_PREFIX, SizeRule, number_of,
 };
+use super::rand::{BUILD_BYTES, RandBytes, THREAD_BYTES};
 use super::thread::{AgeCtl, Params, Thread};
 use super::{Options, Tell};
 use crate::engine::{AlignedBuf, EngineOpts};
@@ -944,7 +945,7 @@ fn write_failed(path: &[u8], e: &io::Error) -> Halt {
 /// writes.
 fn build(o: &Options, idx: usize, st: &FsState, s: &mut FsSetup) -> Result<(), Halt> {
     let fs = &o.profile.filesystems[idx];
-    let mut rng = worker_rng(o.seed ^ BUILD_SALT, idx);
+    let mut rng = RandBytes::new(&mut worker_rng(o.seed ^ BUILD_SALT, idx), BUILD_BYTES);
     let block = AlignedBuf::random(fs.create_blocksize as usize, o.seed ^ idx as u64);
     let block = &block[..fs.create_blocksize as usize];
     // init_util: a bound on the bytes, for a file system that never fills
@@ -1026,7 +1027,7 @@ fn age(
         s.util_before, fs.desired_util
     ));
     // FFSB's 10 fill files: sizes by size_weight, else empty
-    let mut rng = worker_rng(o.seed ^ FILL_SALT, idx);
+    let mut rng = RandBytes::new(&mut worker_rng(o.seed ^ FILL_SALT, idx), BUILD_BYTES);
     let bs = fs.age_blocksize as usize;
     let block = AlignedBuf::random(bs, o.seed ^ FILL_SALT);
     let mut path = Vec::new();
@@ -1067,7 +1068,10 @@ fn age(
                 bind: None,
                 age: Some(&ctl),
                 aligned: p.directio || p.alignio,
-                rng: worker_rng(o.seed ^ AGE_SALT ^ ((idx as u64) << 32), t),
+                rng: RandBytes::new(
+                    &mut worker_rng(o.seed ^ AGE_SALT ^ ((idx as u64) << 32), t),
+                    THREAD_BYTES,
+                ),
                 engine,
                 out: None,
             }));

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::files::{FileList, Pick, SizeRule, Want};
+use super::rand::{self, RandBytes};
 use super::setup::{Usage, bytes_to_reach};
 use super::thread::{Chooser, range_ns};
 use super::*;
@@ -137,44 +138,106 @@ fn entries(dir: &Path) -> Vec<String> {
     v
 }
 
+/// Random bytes from a seed, as a thread has them.
+fn bytes(seed: u64, len: usize) -> RandBytes {
+    RandBytes::new(&mut worker_rng(seed, 0), len)
+}
+
+/// FFSB's getrandom on known bytes: as many bytes as the modulus needs,
+/// little-endian, modulo; none for 0 and 1; the bytes used again from the
+/// first when the last is gone; getllrandom above 32 bits takes two words.
 #[test]
-fn weights_choose_each_op_in_proportion() {
-    let weights: Vec<(Op, u32)> = Op::ALL
-        .iter()
-        .enumerate()
-        .map(|(i, &op)| (op, [3, 0, 7, 1, 10, 2, 5, 0, 4, 8, 1, 6, 2, 9, 3][i]))
-        .collect();
-    let tg = group(&weights);
+fn ffsbs_draw_on_known_bytes() {
+    let mut r = RandBytes::from_bytes(&[200, 0x34, 0x12, 0x56, 0x34, 0x12, 9]);
+    assert_eq!(r.below(1), 0, "no byte for m = 1");
+    assert_eq!(r.below(0), 0);
+    assert_eq!(r.below(30), 200 % 30); // one byte: 20
+    assert_eq!(r.below(1000), 0x1234 % 1000); // two bytes: 660
+    assert_eq!(r.below(0x10_0000), 0x2_3456); // three bytes, 0x12_3456 % 2^20
+    assert_eq!(r.below(7), 9 % 7);
+    // the bytes again, from the first (255 is the largest one-byte m)
+    assert_eq!(r.below(255), 200);
+    assert_eq!(r.below64(0), 0);
+    assert_eq!(r.below64(3000), 0x1234 - 3000);
+    let mut r = RandBytes::from_bytes(&[1, 0, 0, 0, 2, 0, 0, 0]);
+    let m = 3 << 32;
+    assert_eq!(r.below64(m), ((1u64 << 32) | 2) % m);
+    // four bytes for a modulus of 2^24 and more
+    let mut r = RandBytes::from_bytes(&[0xFF, 0xFF, 0xFF, 0x7F]);
+    assert_eq!(r.below(0x1000_0000), 0x7FFF_FFFF % 0x1000_0000);
+}
+
+/// The operation's share is FFSB's, not the weight's: every one of the
+/// 256 byte values chooses once, and the low ones (below 256 mod Σ) are
+/// one more of each value. Weights read 14, write 6, create 5, stat 5
+/// (Σ 30): 256 = 8·30 + 16, so 0–15 take 9 bytes each, 16–29 eight;
+/// read (n 1–14) 126/256, write (15–20) 50, create 40, stat 40. FFSB
+/// 6.0-rc2 ran read 48.7–49.6 %, write 19.2–19.8 %, create 15.6–15.9 %,
+/// stat 15.3–15.7 % of its operations on this mix (three runs).
+#[test]
+fn operations_come_in_ffsbs_shares() {
+    let tg = group(&[
+        (Op::Read, 14),
+        (Op::Write, 6),
+        (Op::Create, 5),
+        (Op::Stat, 5),
+    ]);
     let chooser = Chooser::new(&tg);
-    let mut rng = worker_rng(42, 3);
+    let all: Vec<u8> = (0..=255).collect();
+    let mut r = RandBytes::from_bytes(&all);
     let mut counts = [0u32; 15];
-    let n = 10_000;
+    for _ in 0..256 {
+        counts[chooser.pick(&mut r).index()] += 1;
+    }
+    let got = |op: Op| counts[op.index()];
+    assert_eq!(
+        [
+            got(Op::Read),
+            got(Op::Write),
+            got(Op::Create),
+            got(Op::Stat)
+        ],
+        [126, 50, 40, 40]
+    );
+    assert_eq!(counts.iter().sum::<u32>(), 256);
+    // the same from frequencies(), by the walk over the weights
+    let f = rand::frequencies(30);
+    assert_eq!(f[..14].iter().sum::<u64>(), 126);
+    assert_eq!(f[14..20].iter().sum::<u64>(), 50);
+    // from a seeded buffer, used over and over as FFSB uses it: the same
+    // shares, within the sampling of one buffer
+    let mut r = bytes(42, rand::THREAD_BYTES);
+    let n = 200_000;
+    let mut counts = [0u32; 15];
     for _ in 0..n {
-        counts[chooser.pick(&mut rng).index()] += 1;
+        counts[chooser.pick(&mut r).index()] += 1;
     }
-    let total = tg.total_weight() as f64;
-    for op in Op::ALL {
-        let want = f64::from(tg.weight(op)) / total;
-        let got = f64::from(counts[op.index()]) / f64::from(n);
-        assert!(
-            (got - want).abs() <= 0.02,
-            "{}: {got:.4} vs {want:.4}",
-            op.name()
-        );
-        if tg.weight(op) == 0 {
-            assert_eq!(counts[op.index()], 0, "{}", op.name());
-        }
-    }
-    // one weight: always that op
-    let only = Chooser::new(&group(&[(Op::Stat, 5)]));
-    assert!((0..100).all(|_| only.pick(&mut rng) == Op::Stat));
+    let share = |op: Op| f64::from(counts[op.index()]) / f64::from(n);
+    assert!(
+        (share(Op::Read) - 126.0 / 256.0).abs() < 0.015,
+        "{counts:?}"
+    );
+    assert!(
+        (share(Op::Create) - 40.0 / 256.0).abs() < 0.015,
+        "{counts:?}"
+    );
+    // one weight: always that op, and no byte used (Σ = 1)
+    let only = Chooser::new(&group(&[(Op::Stat, 1)]));
+    let mut r = RandBytes::from_bytes(&[7, 8]);
+    assert!((0..100).all(|_| only.pick(&mut r) == Op::Stat));
+    assert_eq!(r.below(255), 7);
+    // weights of 0 never run
+    let tg = group(&[(Op::Read, 0), (Op::ReadAll, 3), (Op::Delete, 2)]);
+    let c = Chooser::new(&tg);
+    let mut r = bytes(3, 4096);
+    assert!((0..5000).all(|_| matches!(c.pick(&mut r), Op::ReadAll | Op::Delete)));
 }
 
 #[test]
 fn sizes_follow_the_rule() {
     let dir = tempfile::tempdir().unwrap();
     let mut fs = filesystem(dir.path());
-    let mut rng = worker_rng(1, 0);
+    let mut rng = bytes(1, rand::BUILD_BYTES);
     let rule = SizeRule::of(&fs, false);
     for _ in 0..1000 {
         let s = rule.draw(&mut rng);
@@ -186,8 +249,13 @@ fn sizes_follow_the_rule() {
     fs.max_filesize = fs.min_filesize;
     let rule = SizeRule::of(&fs, false);
     assert!((0..100).all(|_| rule.draw(&mut rng) == 8 << 10));
+    // weighted sizes are walked from the last given (FFSB keeps them
+    // reversed): Σ 4 is one byte, n = 1 + byte % 4; n 1–3 is 64 KiB
     fs.size_weights = vec![(4096, 1), (65536, 3), (1 << 20, 0)];
     let rule = SizeRule::of(&fs, false);
+    let mut r = RandBytes::from_bytes(&[0, 1, 2, 3, 4, 7]);
+    let got: Vec<u64> = (0..6).map(|_| rule.draw(&mut r)).collect();
+    assert_eq!(got, [65536, 65536, 65536, 4096, 65536, 4096]);
     let mut big = 0;
     for _ in 0..4000 {
         match rule.draw(&mut rng) {
@@ -246,7 +314,7 @@ fn file_lists_reuse_holes_and_keep_the_last_file() {
     let dir = tempfile::tempdir().unwrap();
     let l = FileList::new(&dir.path().join("data"), "datafile", true);
     l.set_dirs(2);
-    let mut rng = worker_rng(5, 0);
+    let mut rng = bytes(5, 64);
     let never = || false;
     let a = l.add(&mut rng, 10);
     // a file being created is nobody's to pick

@@ -22,6 +22,7 @@ use std::time::Duration;
 use anyhow::{Result, anyhow};
 
 use super::files::{FileList, FsState, Pick, Picked, SizeRule, Want};
+use super::rand::RandBytes;
 use super::setup::{Usage, bytes_to_reach};
 use crate::engine::{Engine, FileId, OpenHow, Req};
 use crate::measure::OpKind;
@@ -30,7 +31,6 @@ use crate::runner::workdir::io_reason;
 use crate::runner::{Ctx, Worker};
 use crate::suites::ffsb::profile::{Op, Syscall, ThreadGroup};
 use crate::suites::ffsb::results::{CallStats, GroupResult, OpTally};
-use crate::workload::{Prng, below};
 
 /// The op kinds a thread records.
 pub(super) const KINDS: [OpKind; 12] = [
@@ -48,25 +48,30 @@ pub(super) const KINDS: [OpKind; 12] = [
     OpKind::Rmdir,
 ];
 
-/// FFSB's choice of operation: `n = 1 + uniform(Σweights)`, then the
-/// weights walked in [`Op::ALL`] order, subtracting, until `n` fits.
+/// FFSB's choice of operation (`tg_get_op`): `n = 1 +
+/// getrandom(Σweights)`, then the weights walked in [`Op::ALL`] order,
+/// subtracting, until `n` fits. FFSB's `getrandom` is biased towards low
+/// values ([`RandBytes::below`]), so the operations early in that order
+/// with their weights among the low values run more often than their
+/// weights say; iogauge keeps the bias.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Chooser {
     weights: [u32; 15],
-    total: u64,
+    total: u32,
 }
 
 impl Chooser {
     pub fn new(tg: &ThreadGroup) -> Chooser {
         Chooser {
             weights: tg.weights,
-            total: tg.total_weight(),
+            // the parser refuses a sum above u32::MAX
+            total: u32::try_from(tg.total_weight()).unwrap_or(u32::MAX),
         }
     }
 
     #[inline]
-    pub fn pick(&self, rng: &mut Prng) -> Op {
-        let mut n = 1 + below(rng, self.total);
+    pub fn pick(&self, rng: &mut RandBytes) -> Op {
+        let mut n = 1 + u64::from(rng.below(self.total));
         for op in Op::ALL {
             let w = u64::from(self.weights[op.index()]);
             if n <= w {
@@ -174,7 +179,8 @@ pub(super) struct Params<'a> {
     pub age: Option<&'a AgeCtl>,
     /// Random offsets on 4 KiB boundaries (`alignio`, `directio`).
     pub aligned: bool,
-    pub rng: Prng,
+    /// The thread's random bytes ([`super::rand::THREAD_BYTES`] of them).
+    pub rng: RandBytes,
     pub engine: Box<dyn Engine>,
     /// Where the thread's counters go when it ends.
     pub out: Option<&'a OnceLock<GroupResult>>,
@@ -211,7 +217,7 @@ pub(super) struct Thread<'a> {
     bind: Option<usize>,
     age: Option<&'a AgeCtl>,
     aligned: bool,
-    rng: Prng,
+    rng: RandBytes,
     engine: Box<dyn Engine>,
     /// The path operated on, and a rename's new name.
     path: Vec<u8>,
@@ -274,8 +280,7 @@ impl<'a> Thread<'a> {
             let op = self.chooser.pick(&mut self.rng);
             let i = match self.bind {
                 Some(i) => i,
-                None if fss.len() > 1 => below(&mut self.rng, fss.len() as u64) as usize,
-                None => 0,
+                None => self.rng.below(fss.len() as u32) as usize,
             };
             let before = self.written;
             self.op(ctx, op, &fss[i])?;
@@ -407,9 +412,9 @@ impl<'a> Thread<'a> {
     #[inline]
     fn offset(&mut self, range: u64) -> u64 {
         if self.aligned {
-            below(&mut self.rng, range / 4096) * 4096
+            self.rng.below64(range / 4096) * 4096
         } else {
-            below(&mut self.rng, range)
+            self.rng.below64(range)
         }
     }
 

@@ -271,7 +271,7 @@ fn exit_code(result: anyhow::Result<Status>) -> ExitCode {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;
             }
-            let msg = format!("{e:#}").replace('\n', " ");
+            let msg = crate::error::cause(&e);
             eprintln!("iogauge: {msg}");
             if crate::error::is_usage(&e) {
                 ExitCode::from(2)

@@ -480,7 +480,7 @@ pub fn main(a: Args) -> Result<Status> {
     let mut result = curve_result(w.name(), scale_config, &curve, &results, unit)?;
     if let Some(e) = failure {
         result.complete = false;
-        result.error = Some(format!("{e:#}"));
+        result.error = Some(crate::error::cause(&e));
     }
     if signals::interrupted() {
         result.complete = false;

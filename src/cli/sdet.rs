@@ -207,7 +207,7 @@ pub fn main(a: Args) -> Result<Status> {
     }
     if let Some(e) = failure {
         result.complete = false;
-        result.error = Some(format!("{e:#}"));
+        result.error = Some(crate::error::cause(&e));
     }
     if signals::interrupted() {
         result.complete = false;

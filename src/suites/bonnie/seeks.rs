@@ -291,7 +291,6 @@ pub(super) fn run(
     o: &Options,
     copies: &mut Copies,
     rand: &mut Rand,
-    work: &Path,
 ) -> Result<(Measured, Option<anyhow::Error>, bool)> {
     let paths: Vec<PathBuf> = copies.files().map(Path::to_path_buf).collect();
     let mut reads = Vec::new();
@@ -337,7 +336,6 @@ pub(super) fn run(
                 kind: PROCESS_KIND,
                 payload: &payload,
                 workers: n,
-                dir: work,
                 inherit: &fds,
             };
             let outcome = procs::run(

@@ -459,7 +459,7 @@ impl Runner<'_> {
     }
 
     fn stop(&mut self, e: anyhow::Error) -> Flow {
-        self.out.error = Some(format!("{e:#}"));
+        self.out.error = Some(crate::error::cause(&e));
         Flow::Break(())
     }
 

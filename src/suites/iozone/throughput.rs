@@ -323,7 +323,7 @@ impl Parent<'_> {
             Stop::Interrupted => self.out.interrupted = true,
             Stop::Failed(e) => {
                 if self.out.error.is_none() {
-                    self.out.error = Some(format!("{e:#}"));
+                    self.out.error = Some(crate::error::cause(&e));
                 }
             }
         }
@@ -492,7 +492,6 @@ impl Parent<'_> {
                 kind: PROCESS_KIND,
                 payload: &payload,
                 workers: n as usize,
-                dir: self.dir,
                 inherit: &inherit,
             };
             procs::run(StopRule::default(), &spec, &NoProgress, &NoWatch)

@@ -308,8 +308,10 @@ impl<'a> Session<'a> {
                     }
                     None => {
                         self.failed = true;
-                        self.sink
-                            .err(&origin.locate(&format!("iogauge: the run failed: {e:#}")));
+                        self.sink.err(&origin.locate(&format!(
+                            "iogauge: the run failed: {}",
+                            crate::error::cause(&e)
+                        )));
                     }
                 }
                 return Flow::Go;
@@ -334,7 +336,8 @@ impl<'a> Session<'a> {
         self.results.push(out.result);
         if let Err(e) = self.write_json(false) {
             self.failed = true;
-            self.sink.err(&format!("iogauge: {e:#}"));
+            self.sink
+                .err(&format!("iogauge: {}", crate::error::cause(&e)));
         }
         if out.interrupted {
             self.interrupted = true;

@@ -89,6 +89,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.out.clone())
+    }
 }
 
 fn check_parent(flag: &str, p: &Path) -> Result<()> {

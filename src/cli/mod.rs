@@ -60,6 +60,11 @@ pub trait Cmd: clap::Args + FromArgMatches {
     /// The engine used without `--engine`, named in the command's help.
     const DEFAULT_ENGINE: Option<&'static str> = None;
     fn main(self) -> anyhow::Result<Status>;
+    /// Where the command writes its result: a run that fails still writes
+    /// one there ([`common::write_failure`]). `None`: it writes no result.
+    fn output(&self) -> Option<OutputArgs> {
+        None
+    }
 }
 
 /// What the table says of a command.
@@ -84,7 +89,7 @@ pub struct Entry {
     /// Its short form in `iogauge survey`; `None`: not in the survey.
     pub survey: Option<survey::Form>,
     command: fn() -> clap::Command,
-    run: fn(&ArgMatches) -> anyhow::Result<Status>,
+    run: fn(&'static str, &ArgMatches) -> anyhow::Result<Status>,
 }
 
 impl Entry {
@@ -146,9 +151,19 @@ fn command_of<A: Cmd>() -> clap::Command {
     }
 }
 
-fn run_of<A: Cmd>(m: &ArgMatches) -> anyhow::Result<Status> {
+/// Run the command; when it fails at run time, its result is written all
+/// the same (`complete: false`, with the cause) before the cause is shown.
+fn run_of<A: Cmd>(name: &'static str, m: &ArgMatches) -> anyhow::Result<Status> {
     let a = A::from_arg_matches(m).map_err(|e| crate::error::UsageError::new(e.to_string()))?;
-    a.main()
+    let out = a.output();
+    let r = a.main();
+    if let (Err(e), Some(out)) = (&r, out)
+        && !crate::error::is_usage(e)
+        && !is_broken_pipe(e)
+    {
+        common::write_failure(&out, name, e);
+    }
+    r
 }
 
 const LONG_VERSION: &str = concat!(
@@ -227,7 +242,7 @@ pub fn main() -> ExitCode {
         .iter()
         .find(|e| e.name == name)
         .expect("clap only accepts commands of the table");
-    exit_code((entry.run)(sub))
+    exit_code((entry.run)(entry.name, sub))
 }
 
 /// Clap's message as one line: what is wrong, with the argument's name.

@@ -83,6 +83,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.output.clone())
+    }
 }
 
 impl super::Cmd for PredictArgs {

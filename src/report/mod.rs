@@ -225,6 +225,10 @@ pub struct Collection {
     pub started_at: String,
     /// Every entry complete, and nothing cut short.
     pub complete: bool,
+    /// Why the collection stopped short, when it failed (absent otherwise);
+    /// an entry that failed says why in its own result too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     pub entries: Vec<Entry>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -262,6 +266,7 @@ impl Collection {
             tool: Tool::default(),
             started_at: now_rfc3339(),
             complete,
+            error: None,
             entries,
             extra: BTreeMap::new(),
         }

@@ -686,7 +686,14 @@ impl<'a> Stream<'a> {
             };
             match self.engine.exec(req) {
                 Ok(c) => done += c.bytes,
-                Err(e) => self.io_error(format!("write: {e}"), &e),
+                Err(e) => self.io_error(
+                    format!(
+                        "writing {}: {}",
+                        self.engine.path(fid).display(),
+                        io_reason(&e)
+                    ),
+                    &e,
+                ),
             }
             if left < wb {
                 break;
@@ -699,9 +706,10 @@ impl<'a> Stream<'a> {
     }
 
     #[inline]
-    fn close(&mut self, fid: FileId) {
+    fn close(&mut self, fid: FileId, file: FileRef) {
         if let Err(e) = self.engine.close(fid) {
-            self.io_error(format!("close: {e}"), &e);
+            let path = self.names.path(file).display().to_string();
+            self.io_error(format!("closing {path}: {}", io_reason(&e)), &e);
         }
     }
 
@@ -713,7 +721,7 @@ impl<'a> Stream<'a> {
             Ok(fid) => {
                 let errors = self.io_errors;
                 let mut bytes = self.write_blocks(fid, size as usize);
-                self.close(fid);
+                self.close(fid, file);
                 let done = now_ns();
                 if bytes != u64::from(size) || self.io_errors != errors {
                     bytes = self.on_disk(file, 0, bytes);
@@ -746,7 +754,14 @@ impl<'a> Stream<'a> {
                     };
                     match self.engine.exec(req) {
                         Ok(c) => bytes += c.bytes,
-                        Err(e) => self.io_error(format!("read: {e}"), &e),
+                        Err(e) => self.io_error(
+                            format!(
+                                "reading {} at byte {off}: {}",
+                                self.engine.path(fid).display(),
+                                io_reason(&e)
+                            ),
+                            &e,
+                        ),
                     }
                     if left < rb {
                         break;
@@ -754,7 +769,7 @@ impl<'a> Stream<'a> {
                     off += rb as u64;
                     left -= rb;
                 }
-                self.close(fid);
+                self.close(fid, file);
                 let done = now_ns();
                 ctx.record_op(OpKind::Read, done - t, bytes, done);
             }
@@ -772,7 +787,7 @@ impl<'a> Stream<'a> {
                 // 0 so that the engine issues no lseek.
                 let errors = self.io_errors;
                 let mut n = self.write_blocks(fid, bytes as usize);
-                self.close(fid);
+                self.close(fid, file);
                 let done = now_ns();
                 let known = (!self.short_files.is_empty())
                     .then(|| self.short_files.get(&file.number).copied())

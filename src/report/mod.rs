@@ -260,21 +260,30 @@ impl Entry {
 impl Collection {
     /// A collection of `entries` under `schema`, started now.
     pub fn new(schema: &str, entries: Vec<Entry>) -> Collection {
-        let complete = entries.iter().all(|e| e.result.complete);
-        Collection {
+        let mut c = Collection {
             schema: schema.to_string(),
             tool: Tool::default(),
             started_at: now_rfc3339(),
-            complete,
+            complete: true,
             error: None,
-            entries,
+            entries: Vec::with_capacity(entries.len()),
             extra: BTreeMap::new(),
+        };
+        for e in entries {
+            c.push(e);
         }
+        c
     }
 
-    /// Add an entry (the collection stays complete only if it is).
+    /// Add an entry: the collection stays complete only if it is, and the
+    /// first entry that failed says why the collection failed.
     pub fn push(&mut self, e: Entry) {
         self.complete &= e.result.complete;
+        if self.error.is_none()
+            && let Some(why) = &e.result.error
+        {
+            self.error = Some(format!("{}: {why}", e.name));
+        }
         self.entries.push(e);
     }
 

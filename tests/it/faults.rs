@@ -383,9 +383,15 @@ fn fill(f: &mut std::fs::File) {
 /// line of stderr, and a JSON (valid against the schema) with `complete:
 /// false` and the cause in `error`.
 fn assert_failed_with_json(args: &[&str], r: &Ran, causes: &[&str]) {
-    let last = r.stderr.trim_end().lines().last().unwrap_or("");
     assert_eq!(r.code, Some(1), "iogauge {args:?}: {}", r.stderr);
-    // PostMark puts the line of its configuration file first
+    // PostMark says why where it happened, at the line of its
+    // configuration file (commands after it may be refused, on lines of
+    // their own)
+    let last = match args[0] {
+        "postmark" => r.stderr.lines().find(|l| l.contains("iogauge: ")),
+        _ => r.stderr.trim_end().lines().last(),
+    }
+    .unwrap_or("");
     assert!(
         last.contains("iogauge: ") && causes.iter().any(|c| last.contains(c)),
         "iogauge {args:?}: the last line of stderr does not name the cause: {}",
@@ -450,14 +456,33 @@ fn every_command() -> Vec<(Vec<&'static str>, u32, usize)> {
         v(&["iostone"], 16),
         v(&["iostone", "--variant", "c2"], 16),
         v(&["postmark", "pm.pmrc"], 32),
+        v(&["postmark", "pm2.pmrc"], 32),
         (vec!["postmark", "pm.pmrc"], 32, 400),
         v(
             &["iobench", "ctl", "--ignore-env", "--duration", "0.5s"],
             32,
         ),
+        v(
+            &[
+                "iobench",
+                "ctl",
+                "--ignore-env",
+                "--duration",
+                "0.3s",
+                "--spectrum",
+                "USERS=1,2",
+            ],
+            32,
+        ),
         v(&["bonnie", "-s", "8", "-r", "0"], 32),
         v(
             &["bonnie", "--flavor", "bonnie++", "-s", "8", "-r", "0", "-f"],
+            32,
+        ),
+        v(
+            &[
+                "bonnie", "--flavor", "bonnie++", "-s", "8", "-r", "0", "-f", "-x", "2",
+            ],
             32,
         ),
         v(&["iozone", "-s", "8m", "-r", "64k", "-i", "0"], 32),
@@ -529,6 +554,11 @@ fn inputs(cwd: &Path, dir: &str) {
     std::fs::write(
         cwd.join("pm.pmrc"),
         format!("set location {dir}\nset number 300\nset transactions 300\nrun\nquit\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        cwd.join("pm2.pmrc"),
+        format!("set location {dir}\nset number 100\nset transactions 100\nrun\nrun\nquit\n"),
     )
     .unwrap();
     std::fs::write(

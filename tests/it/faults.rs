@@ -300,13 +300,23 @@ impl OpenGate {
     }
 }
 
+/// When a test fills the file system under a run.
+#[derive(Clone, Copy, Debug)]
+enum When {
+    /// At the run's open of a file there after this many others: that open
+    /// is held until the file system is full.
+    Open(usize),
+    /// This long after the run started (for a run that opens nothing more
+    /// once it is timing, and grows its files).
+    After(std::time::Duration),
+}
+
 /// Run `args` with `--json` (to a file outside the small file system), and
-/// fill `fs` at the run's open of a file there after `pass` others: that
-/// open is held (fanotify), every free block is taken, and the run goes on
+/// fill `fs` `when` said: every free block is taken, and the run goes on
 /// with a full file system, kept full (what the run frees is taken again).
 /// Its next allocation fails with ENOSPC, in its set-up or in its timed
 /// phase. An error (the reason) where fanotify is refused.
-fn run_filled(cwd: &Path, fs: &SmallFs, args: &[&str], mut pass: usize) -> Result<Ran, String> {
+fn run_filled(cwd: &Path, fs: &SmallFs, args: &[&str], when: When) -> Result<Ran, String> {
     let json = cwd.join("result.json");
     let _ = std::fs::remove_file(&json);
     let (out, err) = (cwd.join("stdout"), cwd.join("stderr"));
@@ -326,7 +336,18 @@ fn run_filled(cwd: &Path, fs: &SmallFs, args: &[&str], mut pass: usize) -> Resul
         .spawn()
         .unwrap();
     let began = std::time::Instant::now();
-    let mut gate = Some(gate);
+    let (mut gate, mut pass) = match when {
+        When::Open(n) => (Some(gate), n),
+        When::After(_) => {
+            drop(gate);
+            (None, 0)
+        }
+    };
+    if let When::After(t) = when {
+        while child.try_wait().unwrap().is_none() && began.elapsed() < t {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
     while child.try_wait().unwrap().is_none() && began.elapsed().as_secs() < 60 {
         match &gate {
             Some(g) => {
@@ -435,8 +456,8 @@ fn with_dir<'a>(args: &[&'a str], dir: &'a str) -> Vec<&'a str> {
 /// set-up, or the first timed write of IOzone, Bonnie and the scientific
 /// workload) unless a later one is named (PostMark's transactions, Sdet's
 /// scripts).
-fn every_command() -> Vec<(Vec<&'static str>, u32, usize)> {
-    let v = |a: &[&'static str], mib: u32| (a.to_vec(), mib, 0);
+fn every_command() -> Vec<(Vec<&'static str>, u32, When)> {
+    let v = |a: &[&'static str], mib: u32| (a.to_vec(), mib, When::Open(0));
     vec![
         v(&["run", "--unique-bytes", "16M", "--duration", "0.5s"], 32),
         v(
@@ -457,7 +478,7 @@ fn every_command() -> Vec<(Vec<&'static str>, u32, usize)> {
         v(&["iostone", "--variant", "c2"], 16),
         v(&["postmark", "pm.pmrc"], 32),
         v(&["postmark", "pm2.pmrc"], 32),
-        (vec!["postmark", "pm.pmrc"], 32, 400),
+        (vec!["postmark", "pm.pmrc"], 32, When::Open(400)),
         v(
             &["iobench", "ctl", "--ignore-env", "--duration", "0.5s"],
             32,
@@ -495,6 +516,13 @@ fn every_command() -> Vec<(Vec<&'static str>, u32, usize)> {
         v(&["ffsb", "ffsb.prof", "--time", "1s"], 64),
         v(&["scientific", "--size", "8M"], 32),
         v(&["tpcb", "--duration", "0.5", "--rate", "200"], 64),
+        // its history grows by a record a transaction: full part-way, a
+        // record is written in part, then refused
+        (
+            vec!["tpcb", "--duration", "1"],
+            64,
+            When::After(std::time::Duration::from_millis(400)),
+        ),
         v(
             &[
                 "laddis",
@@ -512,7 +540,7 @@ fn every_command() -> Vec<(Vec<&'static str>, u32, usize)> {
         (
             vec!["sdet", "--max-procs", "2", "--duration", "0.5s"],
             32,
-            40,
+            When::Open(40),
         ),
         v(
             &[
@@ -580,7 +608,7 @@ fn inputs(cwd: &Path, dir: &str) {
 #[test]
 fn every_command_writes_a_failed_result_on_a_full_file_system() {
     let only = std::env::var("FAULTS_ONLY").ok();
-    for (args, mib, pass) in every_command() {
+    for (args, mib, when) in every_command() {
         if only.as_deref().is_some_and(|o| o != args[0]) {
             continue;
         }
@@ -592,7 +620,7 @@ fn every_command_writes_a_failed_result_on_a_full_file_system() {
         inputs(cwd.path(), fs.path());
         let all = with_dir(&args, fs.path());
         let t = std::time::Instant::now();
-        let r = match run_filled(cwd.path(), &fs, &all, pass) {
+        let r = match run_filled(cwd.path(), &fs, &all, when) {
             Ok(r) => r,
             Err(why) => {
                 eprintln!(
@@ -602,7 +630,7 @@ fn every_command_writes_a_failed_result_on_a_full_file_system() {
             }
         };
         eprintln!(
-            "{all:?} (filled after {pass} opens): {:.2} s, exit {:?}, {} ops, error {}",
+            "{all:?} (filled at {when:?}): {:.2} s, exit {:?}, {} ops, error {}",
             t.elapsed().as_secs_f64(),
             r.code,
             r.json
@@ -704,7 +732,7 @@ fn a_survey_that_runs_out_of_space_part_way_is_incomplete() {
     let all = with_dir(&["survey", "--quick"], fs.path());
     // the O_DIRECT probe and the first row's layout go through; its
     // worker's open fills the file system
-    let r = match run_filled(cwd.path(), &fs, &all, 2) {
+    let r = match run_filled(cwd.path(), &fs, &all, When::Open(2)) {
         Ok(r) => r,
         Err(why) => {
             eprintln!("SKIPPED a_survey_that_runs_out_of_space_part_way_is_incomplete: {why}");

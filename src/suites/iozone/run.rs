@@ -922,14 +922,10 @@ fn layout(e: &mut dyn Engine, c: Cell) -> Result<()> {
     let r = engine::untimed(|| -> Result<()> {
         for i in 0..c.numrecs {
             let off = i * u64::from(c.reclen);
-            let done = e
-                .exec(Req::write(f, off, c.reclen))
-                .map_err(|err| ctx("write", err))?;
+            let req = Req::write(f, off, c.reclen);
+            let done = e.exec(req).map_err(|err| ctx("write", err))?;
             if done.bytes != u64::from(c.reclen) {
-                bail!(
-                    "writing {} (untimed): short write at {off} (disk full?)",
-                    c.path.display()
-                );
+                engine::finish_write(e, req, done.bytes).map_err(|err| ctx("write", err))?;
             }
         }
         e.exec(Req::fsync(f)).map_err(|err| ctx("fsync", err))?;

@@ -427,14 +427,11 @@ impl Parent<'_> {
             let r = engine::untimed(|| -> Result<()> {
                 for r in 0..numrecs {
                     let off = r * u64::from(reclen);
-                    let c = e
-                        .exec(Req::write(f, off, reclen))
-                        .map_err(|err| fail("write", err))?;
+                    let req = Req::write(f, off, reclen);
+                    let c = e.exec(req).map_err(|err| fail("write", err))?;
                     if c.bytes != u64::from(reclen) {
-                        bail!(
-                            "writing {} (untimed): short write at {off} (disk full?)",
-                            path.display()
-                        );
+                        engine::finish_write(e.as_mut(), req, c.bytes)
+                            .map_err(|err| fail("write", err))?;
                     }
                 }
                 e.exec(Req::fsync(f)).map_err(|err| fail("fsync", err))?;

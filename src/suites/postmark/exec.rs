@@ -1377,7 +1377,7 @@ mod tests {
                     let path = s.names.path(file).to_path_buf();
                     let fid = s.engine.open(&path, s.create_how).unwrap();
                     s.write_blocks(fid, size as usize);
-                    s.close(fid);
+                    s.close(fid, file);
                     creates.push((path, size));
                 }
                 if matches!(op, Op::BeginTransactions) {

@@ -298,6 +298,14 @@ fn plan_paths(
                 false
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                // a link to nothing: creating the file would go through it
+                if let Ok(to) = std::fs::read_link(&p) {
+                    crate::usage!(
+                        "FILE{k} = {}: is a symbolic link to {}, which does not exist; iogauge creates no file through a link: name the file itself or a path that does not exist",
+                        p.display(),
+                        to.display()
+                    );
+                }
                 let dir = p
                     .parent()
                     .filter(|d| !d.as_os_str().is_empty())
@@ -316,7 +324,11 @@ fn plan_paths(
                 }
                 true
             }
-            Err(e) => crate::usage!("FILE{k} = {}: {e}", p.display()),
+            Err(e) => crate::usage!(
+                "FILE{k} = {}: {}",
+                p.display(),
+                crate::runner::workdir::io_reason(&e)
+            ),
         };
         out.push(Some((p, create)));
     }

@@ -434,6 +434,18 @@ fn assert_failed_with_json(args: &[&str], r: &Ran, causes: &[&str]) {
         !error.contains('\n') && !error.contains("os error"),
         "{error}"
     );
+    // the cause names its file once
+    let paths: Vec<&str> = error
+        .split(|c: char| c.is_whitespace() || c == ':' || c == '(' || c == ')' || c == ',')
+        .filter(|w| w.starts_with('/') && w.len() > 1)
+        .collect();
+    for p in &paths {
+        assert_eq!(
+            paths.iter().filter(|q| q == &p).count(),
+            1,
+            "iogauge {args:?}: the cause names {p} more than once: {error}"
+        );
+    }
 }
 
 /// Where each command takes its directory, and the command with it.

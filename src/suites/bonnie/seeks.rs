@@ -77,7 +77,7 @@ impl SeekWorker {
         let path = p.paths[copy].clone();
         let file = engine
             .open(&path, OpenHow::READ_WRITE)
-            .with_context(|| format!("random seeks: cannot open {}", path.display()))?;
+            .context("random seeks: cannot open")?;
         Ok(SeekWorker {
             engine,
             file,
@@ -140,10 +140,10 @@ impl SeekWorker {
         let c = self.engine.exec(req).with_context(|| {
             format!(
                 "random seeks: {} {}",
-                if req.kind == OpKind::Read {
-                    "reading"
-                } else {
-                    "writing"
+                match req.kind {
+                    OpKind::Read => "reading",
+                    OpKind::Fsync => "syncing (fsync)",
+                    _ => "writing",
                 },
                 self.path.display()
             )

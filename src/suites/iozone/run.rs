@@ -754,7 +754,7 @@ impl Runner<'_> {
         }
         let file = engine
             .open(c.path, p.how)
-            .with_context(|| format!("{}: cannot open {}", col.name(), c.path.display()))?;
+            .with_context(|| format!("{}: cannot open", col.name()))?;
         if p.pre_fsync
             && let Err(e) = engine::untimed(|| engine.exec(Req::fsync(file)))
         {
@@ -938,9 +938,7 @@ fn layout(e: &mut dyn Engine, c: Cell) -> Result<()> {
 /// IOzone's untimed first read of record 0 before a read pass, through
 /// a descriptor of its own.
 fn prime(e: &mut dyn Engine, c: Cell) -> Result<()> {
-    let f = e
-        .open(c.path, OpenHow::READ)
-        .with_context(|| format!("read: cannot open {}", c.path.display()))?;
+    let f = e.open(c.path, OpenHow::READ).context("read: cannot open")?;
     let r = engine::untimed(|| e.exec(Req::read(f, 0, c.reclen)));
     let closed = e.close(f);
     let got = r.with_context(|| format!("read: reading {}", c.path.display()))?;

@@ -795,13 +795,8 @@ impl Runner<'_> {
         };
         let file = match engine.open(c.path, how) {
             Ok(f) => f,
-            Err(e) => {
-                return self.stop(anyhow!(
-                    "{}: cannot open {}: {e}",
-                    col.name(),
-                    c.path.display()
-                ));
-            }
+            // the engine's error names the file
+            Err(e) => return self.stop(anyhow!("{}: cannot open {e}", col.name())),
         };
         if let Err(e) = engine::untimed(|| engine.exec(Req::fsync(file))) {
             let _ = engine.close(file);
@@ -1107,18 +1102,18 @@ impl Worker for Pass<'_> {
             };
             ctx.record(&c);
             if c.bytes != u64::from(reclen) {
-                bail!(
-                    "{}: {} of {reclen} bytes at offset {} of {} (short {})",
-                    self.col.name(),
-                    c.bytes,
-                    req.offset,
-                    self.cell.path.display(),
-                    if req.kind == OpKind::Read {
-                        "read"
-                    } else {
-                        "write: disk full?"
-                    }
-                );
+                if req.kind == OpKind::Read {
+                    bail!(
+                        "{}: {} of {reclen} bytes at offset {} of {} (short read)",
+                        self.col.name(),
+                        c.bytes,
+                        req.offset,
+                        self.cell.path.display(),
+                    );
+                }
+                // the rest, to learn why (a full disk says so then)
+                engine::finish_write(self.engine, req, c.bytes)
+                    .map_err(|e| self.fail("writing", e))?;
             }
         }
         let (flush, close) = (self.plan.flush, self.plan.close);

@@ -877,7 +877,6 @@ const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync, OpKind::Close];
 /// One child of a phase: its file opened before the start, its pass, its
 /// figures for the parent.
 pub struct ChildWorker {
-    phase: Phase,
     pass: Pass,
     engine: Box<dyn Engine>,
     path: PathBuf,
@@ -951,7 +950,6 @@ impl ChildWorker {
             i as u64
         };
         Ok(ChildWorker {
-            phase,
             pass,
             engine,
             path,
@@ -971,12 +969,9 @@ impl ChildWorker {
         })
     }
 
+    /// The phase is named by the parent, which runs the children.
     fn fail(&self, what: &str, e: io::Error) -> anyhow::Error {
-        anyhow!(
-            "{}: {what} {}: {e}",
-            self.phase.label(),
-            self.path.display()
-        )
+        anyhow!("{what} {}: {e}", self.path.display())
     }
 
     #[inline]
@@ -1023,7 +1018,7 @@ impl ChildWorker {
             let t = now_ns();
             if let Some(s) = self.stream.as_mut() {
                 s.fflush(self.engine.as_mut(), self.file, self.reclen)
-                    .map_err(|e| anyhow!("{}: writing: {e}", self.phase.label()))?;
+                    .map_err(|e| anyhow!("writing {}: {e}", self.path.display()))?;
             }
             self.engine
                 .exec(Req::fsync(self.file))
@@ -1037,7 +1032,7 @@ impl ChildWorker {
             let t = now_ns();
             if let Some(s) = self.stream.as_mut() {
                 s.fflush(self.engine.as_mut(), self.file, self.reclen)
-                    .map_err(|e| anyhow!("{}: writing: {e}", self.phase.label()))?;
+                    .map_err(|e| anyhow!("writing {}: {e}", self.path.display()))?;
             }
             self.open = false;
             self.engine
@@ -1101,18 +1096,18 @@ impl ChildWorker {
                 counted += 1;
             }
             if c.bytes != len {
-                bail!(
-                    "{}: {} of {reclen} bytes at offset {} of {} (short {})",
-                    self.phase.label(),
-                    c.bytes,
-                    req.offset,
-                    self.path.display(),
-                    if self.pass.write {
-                        "write: disk full?"
-                    } else {
-                        "read"
-                    }
-                );
+                if self.pass.write {
+                    // the rest, to learn why (a full disk says so then)
+                    engine::finish_write(self.engine.as_mut(), req, c.bytes)
+                        .map_err(|e| self.fail("writing", e))?;
+                } else {
+                    bail!(
+                        "reading {}: {} of {reclen} bytes at offset {} (short read)",
+                        self.path.display(),
+                        c.bytes,
+                        req.offset,
+                    );
+                }
             }
         }
         if self.raise && matches!(rule, WallRule::Finish { .. }) {
@@ -1140,11 +1135,7 @@ impl ChildWorker {
             }
             let t = now_ns();
             if let Err(e) = stream.fwrite(self.engine.as_mut(), self.file, n) {
-                return Err(anyhow!(
-                    "{}: writing {}: {e}",
-                    self.phase.label(),
-                    self.path.display()
-                ));
+                return Err(anyhow!("writing {}: {e}", self.path.display()));
             }
             let done = now_ns();
             ctx.record_op(OpKind::Write, done - t, u64::from(n), done);

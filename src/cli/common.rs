@@ -115,7 +115,7 @@ impl OutputArgs {
 /// A document as last written, kept so that a command that fails after it
 /// can write it again with the cause.
 enum Kept {
-    Run(RunResult),
+    Run(Box<RunResult>),
     Collection(Collection),
 }
 
@@ -124,7 +124,7 @@ static WRITTEN: Mutex<Option<(Kept, bool)>> = Mutex::new(None);
 
 fn keep(doc: &Document, to_stdout: bool) {
     let kept = match doc {
-        Document::Run(r) => Kept::Run((*r).clone()),
+        Document::Run(r) => Kept::Run(Box::new((*r).clone())),
         Document::Collection(c) => Kept::Collection((*c).clone()),
     };
     if let Ok(mut w) = WRITTEN.lock() {
@@ -147,7 +147,7 @@ pub fn write_failure(out: &OutputArgs, benchmark: &str, e: &anyhow::Error) {
     let last = WRITTEN.lock().ok().and_then(|mut w| w.take());
     let (mut kept, on_stdout) = match last {
         Some(k) => k,
-        None => (Kept::Run(unfinished(benchmark)), false),
+        None => (Kept::Run(Box::new(unfinished(benchmark))), false),
     };
     let doc = match &mut kept {
         Kept::Run(r) => {

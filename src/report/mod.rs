@@ -160,7 +160,7 @@ impl RunResult {
         let cpu = o.cpu.user.as_secs_f64() + o.cpu.sys.as_secs_f64();
         self.elapsed_s = secs;
         self.complete = o.complete;
-        self.error = o.error.as_ref().map(|e| crate::error::cause(&e));
+        self.error = o.error.as_ref().map(crate::error::cause);
         self.summary = Summary {
             ops: st.total_ops(),
             ops_per_s: per_s(st.total_ops() as f64),

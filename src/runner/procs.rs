@@ -705,7 +705,7 @@ impl Report {
         Report {
             stats: WorkerStats::default().to_wire(),
             end_ns: None,
-            error: Some(crate::error::cause(&e)),
+            error: Some(crate::error::cause(e)),
             extra: serde_json::Value::Null,
         }
     }

@@ -727,7 +727,7 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
     });
     result.complete = model.complete;
     if let Some(e) = &error {
-        result.error = Some(crate::error::cause(&e));
+        result.error = Some(crate::error::cause(e));
     }
     let (text, files) = write_outputs(&model, &lines, out)?;
     let brief = summary::render_with(&model, &lines, &files, false);
@@ -997,7 +997,7 @@ pub fn validate_model(
         .unwrap_or_else(|| RunResult::new("selfscale-validate", config, env.clone(), started));
     result.complete = complete && error.is_none();
     if let Some(e) = &error {
-        result.error = Some(crate::error::cause(&e));
+        result.error = Some(crate::error::cause(e));
     }
     // metrics: Fig. 21's, on the model as given
     result.metric("median_error", before.median_error);

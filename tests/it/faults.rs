@@ -145,9 +145,11 @@ fn worker_processes_report_past_a_full_file_system() {
         ),
         (
             2,
-            &["iozone", "-t", "2", "-s", "1m", "-r", "64k", "-i", "0"],
+            &[
+                "iozone", "-t", "2", "-s", "1m", "-r", "64k", "-i", "0", "--settle", "0",
+            ],
         ),
-        (1, &["bonnie", "-s", "8", "-r", "0"]),
+        (1, &["bonnie", "-s", "2", "-r", "0"]),
         (2, &["iobench", "ctl", "--ignore-env", "--duration", "0.3s"]),
     ];
     for (files, args) in cases {

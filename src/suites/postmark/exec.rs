@@ -1434,6 +1434,18 @@ mod tests {
         let e = run(&c, &ExecOptions::default(), None).unwrap_err();
         assert!(e.to_string().ends_with("is not a directory"), "{e}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // too small for the pool: one colon after the name (issue 33: '::')
+        let mut big = cfg(
+            dir.path(),
+            &["set number 1000000", "set size 1000000 1000000"],
+        );
+        big.locations[0].path = dir.path().display().to_string();
+        let e = run(&big, &ExecOptions::default(), None).unwrap_err();
+        let msg = e.downcast_ref::<Refused>().unwrap().to_string();
+        assert!(
+            msg.contains("': not enough space") && !msg.contains("::"),
+            "{msg}"
+        );
         // the survey's entry point: a usage error
         let e = measure(&c, &ExecOptions::default()).unwrap_err();
         assert!(e.downcast_ref::<crate::error::UsageError>().is_some());

@@ -76,6 +76,20 @@ pub fn is_usage(e: &anyhow::Error) -> bool {
     e.chain().any(|c| c.downcast_ref::<UsageError>().is_some())
 }
 
+/// The one line that says why something failed: the error and its causes
+/// joined by `: ` (anyhow's `{:#}`), line breaks as spaces, and without the
+/// "(os error N)" Rust puts after an errno's text, which says it twice.
+pub fn cause(e: &anyhow::Error) -> String {
+    let mut s = format!("{e:#}").replace(['\n', '\r'], " ");
+    while let Some(at) = s.find(" (os error ") {
+        match s[at..].find(')') {
+            Some(end) => s.replace_range(at..at + end + 1, ""),
+            None => break,
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +108,17 @@ mod tests {
             assert_eq!(shown(&shown(t)), shown(t));
             assert!(!shown(t).chars().any(needs_escape));
         }
+    }
+
+    #[test]
+    fn a_cause_is_one_line_and_names_the_errno_once() {
+        let io = std::io::Error::from_raw_os_error(28);
+        let e = anyhow::Error::new(io).context("writing data.3 at 1.20 MiB");
+        assert_eq!(
+            cause(&e),
+            "writing data.3 at 1.20 MiB: No space left on device"
+        );
+        let e = anyhow::anyhow!("two\nlines");
+        assert_eq!(cause(&e), "two lines");
     }
 }

@@ -80,6 +80,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.out())
+    }
 }
 
 /// Flags of bonnie++ that the original Bonnie does not have.

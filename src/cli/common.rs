@@ -2,12 +2,13 @@
 
 use crate::engine::{Choice, DIRECT_ALIGN, EngineOpts, FsyncPolicy, parse_fsync};
 use crate::error::UsageError;
-use crate::report::RunResult;
 use crate::report::export::{self, Document};
+use crate::report::{Collection, RunResult};
 pub use crate::runner::names::Paths;
 use crate::units;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// How a command ended, for the exit code.
@@ -102,6 +103,7 @@ impl OutputArgs {
     /// Write `doc` with every exporter asked for.
     pub fn write<'a>(&self, doc: impl Into<Document<'a>>) -> Result<()> {
         let doc = doc.into();
+        keep(&doc, self.result_on_stdout());
         for (e, p) in self.targets() {
             export::write(e, &doc, p)?;
         }
@@ -112,6 +114,7 @@ impl OutputArgs {
     /// rewritten as it grows (stdout gets it once, at the end).
     pub fn write_files<'a>(&self, doc: impl Into<Document<'a>>) -> Result<()> {
         let doc = doc.into();
+        keep(&doc, false);
         for (e, p) in self.targets() {
             if p.as_os_str() != "-" {
                 export::write(e, &doc, p)?;
@@ -119,6 +122,78 @@ impl OutputArgs {
         }
         Ok(())
     }
+}
+
+/// A document as last written, kept so that a command that fails after it
+/// can write it again with the cause.
+enum Kept {
+    Run(Box<RunResult>),
+    Collection(Collection),
+}
+
+/// The last document the command wrote, and whether stdout has it.
+static WRITTEN: Mutex<Option<(Kept, bool)>> = Mutex::new(None);
+
+fn keep(doc: &Document, to_stdout: bool) {
+    let kept = match doc {
+        Document::Run(r) => Kept::Run(Box::new((*r).clone())),
+        Document::Collection(c) => Kept::Collection((*c).clone()),
+    };
+    if let Ok(mut w) = WRITTEN.lock() {
+        let before = w.as_ref().is_some_and(|(_, s)| *s);
+        *w = Some((kept, to_stdout || before));
+    }
+}
+
+/// A command failed at run time (`e`, not bad usage): write its result all
+/// the same, `complete: false` with the cause, to every output asked for.
+/// That is the document it last wrote, if any (a collection keeps the
+/// entries it has); else the run whose set-up failed part-way (its
+/// benchmark, configuration and environment); else an empty result of
+/// `benchmark`. Writing is best effort: the cause is reported either way.
+pub fn write_failure(out: &OutputArgs, benchmark: &str, e: &anyhow::Error) {
+    if !out.any() {
+        return;
+    }
+    let cause = crate::error::cause(e);
+    let last = WRITTEN.lock().ok().and_then(|mut w| w.take());
+    let (mut kept, on_stdout) = match last {
+        Some(k) => k,
+        None => (Kept::Run(Box::new(unfinished(benchmark))), false),
+    };
+    let doc = match &mut kept {
+        Kept::Run(r) => {
+            r.complete = false;
+            r.error.get_or_insert(cause);
+            Document::Run(r)
+        }
+        Kept::Collection(c) => {
+            c.complete = false;
+            c.error.get_or_insert(cause);
+            Document::Collection(c)
+        }
+    };
+    for (x, p) in out.targets() {
+        if p.as_os_str() == "-" && on_stdout {
+            continue;
+        }
+        let _ = export::write(x, &doc, p);
+    }
+}
+
+/// The result of a run of `benchmark` that failed before it measured: its
+/// session's, if one began, else one with nothing but the machine.
+fn unfinished(benchmark: &str) -> RunResult {
+    crate::runner::setup::take_unfinished()
+        .filter(|r| r.benchmark == benchmark)
+        .unwrap_or_else(|| {
+            RunResult::new(
+                benchmark,
+                serde_json::json!({}),
+                crate::env::detect(Path::new(".")),
+                crate::report::now_rfc3339(),
+            )
+        })
 }
 
 /// Output of a command whose document is not a run result (predictions):

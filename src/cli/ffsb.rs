@@ -57,6 +57,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.out.clone())
+    }
 }
 
 fn engine_arg(s: &str) -> Result<Choice, String> {
@@ -154,8 +157,19 @@ pub fn main(a: Args) -> Result<Status> {
     if a.check.check {
         return Ok(common::checked(&a.profile.display().to_string()));
     }
+    let started = now_rfc3339();
     a.out.say(&settings(&o.profile));
-    let (started, outcome) = (now_rfc3339(), bench::run(&o, &Live(&a.out))?);
+    let outcome = match bench::run(&o, &Live(&a.out)) {
+        Ok(x) => x,
+        Err(e) if !crate::error::is_usage(&e) => {
+            // the file sets could not be made: the result says why
+            let mut r = begun(&o, started);
+            r.complete = false;
+            r.error = Some(crate::error::cause(&e));
+            return common::finish(&a.out, &r, "");
+        }
+        Err(e) => return Err(e),
+    };
     let result = result_of(&o, &outcome, started);
     let mut text = String::new();
     if o.profile.time > 0 {
@@ -185,26 +199,16 @@ pub fn main(a: Args) -> Result<Status> {
 /// FFSB's figures per thread group and in total, with each operation's
 /// latency percentiles.
 fn result_of(o: &Options, out: &Outcome, started: String) -> RunResult {
-    let p = &o.profile;
-    let first = p
-        .filesystems
-        .first()
-        .map_or_else(|| PathBuf::from("."), |f| f.location.clone());
-    let env = crate::env::detect(&existing(&first));
-    let config = json!({
-        "profile": p.source,
-        "seed": o.seed,
-        "engine": o.engine,
-        "max_age_bytes": o.max_age_bytes,
-        "allow_aging": o.allow_aging,
-        "pace": o.pace,
-        "settings": p,
-    });
     let run = RunOutcome {
         stats: out.stats.clone(),
         per_worker: Vec::new(),
         // every thread of every thread group
-        workers: p.threadgroups.iter().map(|t| t.num_threads as usize).sum(),
+        workers: o
+            .profile
+            .threadgroups
+            .iter()
+            .map(|t| t.num_threads as usize)
+            .sum(),
         worker_ns: 0,
         elapsed: out.elapsed,
         cpu: out.cpu,
@@ -214,7 +218,7 @@ fn result_of(o: &Options, out: &Outcome, started: String) -> RunResult {
         extras: vec![Value::Null],
         failures: vec![None],
     };
-    let mut r = RunResult::new("ffsb", config, env, started).with_outcome(&run);
+    let mut r = begun(o, started).with_outcome(&run);
     let secs = out.elapsed.as_secs_f64().max(f64::MIN_POSITIVE);
     let mut total = crate::suites::ffsb::results::GroupResult::new(0);
     let mut groups = Vec::new();
@@ -247,6 +251,26 @@ fn result_of(o: &Options, out: &Outcome, started: String) -> RunResult {
             .collect::<Vec<_>>(),
     );
     r
+}
+
+/// The result as the run began: its configuration and environment.
+fn begun(o: &Options, started: String) -> RunResult {
+    let p = &o.profile;
+    let first = p
+        .filesystems
+        .first()
+        .map_or_else(|| PathBuf::from("."), |f| f.location.clone());
+    let env = crate::env::detect(&existing(&first));
+    let config = json!({
+        "profile": p.source,
+        "seed": o.seed,
+        "engine": o.engine,
+        "max_age_bytes": o.max_age_bytes,
+        "allow_aging": o.allow_aging,
+        "pace": o.pace,
+        "settings": p,
+    });
+    RunResult::new("ffsb", config, env, started)
 }
 
 /// The nearest existing directory at or above `p`.

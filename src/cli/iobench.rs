@@ -97,6 +97,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.out.clone())
+    }
 }
 
 fn check_parent(flag: &str, p: &Path) -> Result<()> {
@@ -364,8 +367,33 @@ fn spectrum(
     ));
     let mut status = Status::Done;
     for (i, (cfg, combo)) in cfgs.into_iter().zip(&combos).enumerate() {
-        let d = one(a, cfg)?;
         let label = label_of(combo);
+        let d = match one(a, cfg) {
+            Ok(d) => d,
+            // the first run refused (bad usage): nothing ran
+            Err(e) if collection.entries.is_empty() && crate::error::is_usage(&e) => return Err(e),
+            // a run that could not start (out of space, an I/O error in
+            // its set-up) ends the spectrum: its entry says why
+            Err(e) => {
+                let cause = crate::error::cause(&e);
+                eprintln!("iogauge: spectrum run {} ({label}) failed: {cause}", i + 1);
+                let mut r = crate::runner::setup::take_unfinished()
+                    .filter(|r| r.benchmark == "iobench")
+                    .unwrap_or_else(|| {
+                        RunResult::new(
+                            "iobench",
+                            serde_json::json!({}),
+                            crate::env::detect(&a.dir),
+                            crate::report::now_rfc3339(),
+                        )
+                    });
+                r.complete = false;
+                r.error = Some(cause);
+                collection.push(Entry::new(label, r));
+                status = Status::Failed;
+                break;
+            }
+        };
         let mut f = std::fs::OpenOptions::new()
             .append(true)
             .open(&a.output)

@@ -94,6 +94,17 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self.0)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        // --json may come after IOzone's flags
+        let parsed = flags::parse(&self.0.flags).ok()?;
+        let given = Opts {
+            json: self.0.json.clone(),
+            csv: self.0.csv.clone(),
+            quiet: self.0.quiet,
+            ..Default::default()
+        };
+        Some(given.with_late(&parsed.passthrough).ok()?.out())
+    }
 }
 
 impl Opts {

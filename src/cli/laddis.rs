@@ -60,6 +60,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.out.clone())
+    }
 }
 
 fn on_off(s: &str) -> Result<bool, String> {

@@ -63,6 +63,11 @@ pub trait Cmd: clap::Args + FromArgMatches {
     /// table: its help offers only these.
     const ENGINES: Option<&'static [crate::engine::Choice]> = None;
     fn main(self) -> anyhow::Result<Status>;
+    /// Where the command writes its result: a run that fails still writes
+    /// one there ([`common::write_failure`]). `None`: it writes no result.
+    fn output(&self) -> Option<OutputArgs> {
+        None
+    }
 }
 
 /// What the table says of a command.
@@ -89,7 +94,7 @@ pub struct Entry {
     /// The engines `--engine` takes (`None`: all of the table).
     pub engines: Option<&'static [crate::engine::Choice]>,
     command: fn() -> clap::Command,
-    run: fn(&ArgMatches) -> anyhow::Result<Status>,
+    run: fn(&'static str, &ArgMatches) -> anyhow::Result<Status>,
 }
 
 impl Entry {
@@ -155,9 +160,19 @@ fn command_of<A: Cmd>() -> clap::Command {
     }
 }
 
-fn run_of<A: Cmd>(m: &ArgMatches) -> anyhow::Result<Status> {
+/// Run the command; when it fails at run time, its result is written all
+/// the same (`complete: false`, with the cause) before the cause is shown.
+fn run_of<A: Cmd>(name: &'static str, m: &ArgMatches) -> anyhow::Result<Status> {
     let a = A::from_arg_matches(m).map_err(|e| crate::error::UsageError::new(e.to_string()))?;
-    a.main()
+    let out = a.output();
+    let r = a.main();
+    if let (Err(e), Some(out)) = (&r, out)
+        && !crate::error::is_usage(e)
+        && !is_broken_pipe(e)
+    {
+        common::write_failure(&out, name, e);
+    }
+    r
 }
 
 const LONG_VERSION: &str = concat!(
@@ -248,7 +263,7 @@ pub fn main() -> ExitCode {
         .iter()
         .find(|e| e.name == name)
         .expect("clap only accepts commands of the table");
-    exit_code((entry.run)(sub))
+    exit_code((entry.run)(entry.name, sub))
 }
 
 /// A command named without the subcommand it needs (`iogauge scale`):
@@ -307,7 +322,7 @@ fn exit_code(result: anyhow::Result<Status>) -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             // one line, whatever the causes hold
-            let msg = crate::error::shown(&format!("{e:#}").replace('\n', " "));
+            let msg = crate::error::shown(&crate::error::cause(&e));
             eprintln!("iogauge: {msg}");
             if crate::error::is_usage(&e) {
                 ExitCode::from(2)

@@ -88,6 +88,9 @@ impl super::Cmd for Args {
     fn main(self) -> anyhow::Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.out.clone())
+    }
 }
 
 impl Args {

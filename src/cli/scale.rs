@@ -82,6 +82,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.workload.out().clone())
+    }
 }
 
 /// One repetition of a workload at one load: the sample and its result.
@@ -498,13 +501,22 @@ pub fn main(a: Args) -> Result<Status> {
         unit: w.unit_name(),
     };
     let mut results: Vec<(Load, RunResult)> = Vec::new();
+    // the point that failed, as far as it got: the base of the result when
+    // no point was measured
+    let mut failed: Option<(Load, RunResult)> = None;
     let mut failure: Option<anyhow::Error> = None;
     let curve = curve::search(
         &plan,
         |load, rep| -> Result<Sample> {
-            let (s, r) = w.measure(load, rep, arrivals_seed, progress)?;
+            let (s, r) = w
+                .measure(load, rep, arrivals_seed, progress)
+                .inspect_err(|_| {
+                    failed = crate::runner::setup::take_unfinished().map(|r| (load, r));
+                })?;
             if let Some(e) = &r.error {
-                anyhow::bail!("{} at {}: {e}", w.name(), load.label());
+                let e = format!("{} at {}: {e}", w.name(), load.label());
+                failed = Some((load, r));
+                anyhow::bail!(e);
             }
             results.push((load, r));
             Ok(s)
@@ -523,8 +535,13 @@ pub fn main(a: Args) -> Result<Status> {
             c
         }
         Ok(c) => c,
-        Err(e) if results.is_empty() => return Err(e),
         Err(e) => {
+            if results.is_empty() {
+                match failed {
+                    Some(f) => results.push(f),
+                    None => return Err(e),
+                }
+            }
             failure = Some(e);
             Curve {
                 points: Vec::new(),
@@ -554,7 +571,7 @@ pub fn main(a: Args) -> Result<Status> {
     let mut result = curve_result(w.name(), scale_config, &curve, &results, unit)?;
     if let Some(e) = failure {
         result.complete = false;
-        result.error = Some(format!("{e:#}"));
+        result.error = Some(crate::error::cause(&e));
     }
     if signals::interrupted() {
         result.complete = false;

@@ -63,6 +63,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.out.clone())
+    }
 }
 
 /// A whole number, 0 included (the range is checked with a message of
@@ -157,6 +160,9 @@ pub fn main(a: Args) -> Result<Status> {
         unit: "script",
     };
     let mut results: Vec<(Load, RunResult)> = Vec::new();
+    // the point that failed, as far as it got: the base of the result when
+    // no point was measured
+    let mut failed: Option<(Load, RunResult)> = None;
     let mut failure: Option<anyhow::Error> = None;
     let curve = curve::search(
         &plan,
@@ -164,9 +170,14 @@ pub fn main(a: Args) -> Result<Status> {
             let mut o = o.clone();
             // each repetition its own scripts
             o.seed = o.seed.wrapping_add(rep as u64);
-            let (s, r) = measure(&o, load.value() as usize, a.duration, show)?;
+            let (s, r) =
+                measure(&o, load.value() as usize, a.duration, show).inspect_err(|_| {
+                    failed = crate::runner::setup::take_unfinished().map(|r| (load, r));
+                })?;
             if let Some(e) = &r.error {
-                anyhow::bail!("sdet at {}: {e}", load.label());
+                let e = format!("sdet at {}: {e}", load.label());
+                failed = Some((load, r));
+                anyhow::bail!(e);
             }
             results.push((load, r));
             Ok(s)
@@ -185,8 +196,13 @@ pub fn main(a: Args) -> Result<Status> {
             c
         }
         Ok(c) => c,
-        Err(e) if results.is_empty() => return Err(e),
         Err(e) => {
+            if results.is_empty() {
+                match failed {
+                    Some(f) => results.push(f),
+                    None => return Err(e),
+                }
+            }
             failure = Some(e);
             Curve {
                 points: Vec::new(),
@@ -216,7 +232,7 @@ pub fn main(a: Args) -> Result<Status> {
     }
     if let Some(e) = failure {
         result.complete = false;
-        result.error = Some(format!("{e:#}"));
+        result.error = Some(crate::error::cause(&e));
     }
     if signals::interrupted() {
         result.complete = false;

@@ -83,6 +83,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.output.clone())
+    }
 }
 
 impl super::Cmd for PredictArgs {
@@ -369,7 +372,7 @@ pub fn main(a: Args) -> Result<Status> {
             report(&built.text, &built.brief);
             let st = status_of(&built.error, built.model.complete);
             if let Some(e) = &built.error {
-                eprintln!("iogauge: {e:#}");
+                eprintln!("iogauge: {}", crate::error::cause(e));
             }
             if st != Status::Done || !built.model.usable() {
                 drop(progress);
@@ -405,7 +408,7 @@ pub fn main(a: Args) -> Result<Status> {
     report(&v.text, &v.brief);
     a.output.write(&v.result)?;
     if let Some(e) = &v.error {
-        eprintln!("iogauge: {e:#}");
+        eprintln!("iogauge: {}", crate::error::cause(e));
     }
     let st = status_of(&v.error, v.complete);
     if st != Status::Done {
@@ -446,7 +449,7 @@ fn status_of(error: &Option<anyhow::Error>, complete: bool) -> Status {
 fn finish(error: Option<anyhow::Error>, complete: bool) -> Result<Status> {
     let st = status_of(&error, complete);
     if let Some(e) = error {
-        eprintln!("iogauge: {e:#}");
+        eprintln!("iogauge: {}", crate::error::cause(&e));
     } else if st == Status::Interrupted {
         eprintln!("iogauge: interrupted; the partial model was written (\"complete\": false)");
     }

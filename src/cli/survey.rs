@@ -34,6 +34,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.output.clone())
+    }
 }
 
 /// What a benchmark's short form is given.
@@ -442,7 +445,8 @@ pub fn main(a: Args) -> Result<Status> {
         if a.quick { ", quick" } else { "" },
         header()
     ));
-    let mut failed = false;
+    // each failure as "name: cause", in the order they came
+    let mut failures: Vec<String> = Vec::new();
     let mut skipped = Vec::new();
     let mut units: Vec<&'static str> = Vec::new();
     for entry in COMMANDS.iter().filter(|e| e.kind == Kind::Benchmark) {
@@ -456,7 +460,9 @@ pub fn main(a: Args) -> Result<Status> {
         let mut emit = |row: Row| {
             a.output.say(&line(&row));
             units.push(row.unit);
-            failed |= row.result.error.is_some();
+            if let Some(e) = &row.result.error {
+                failures.push(format!("{}: {e}", row.name));
+            }
             for (k, v) in &row.extra {
                 survey.set(k, v);
             }
@@ -469,10 +475,41 @@ pub fn main(a: Args) -> Result<Status> {
             // written after every row: a later failure loses nothing
             let _ = a.output.write_files(&survey);
         };
-        form(&ctx, &mut emit)?;
+        if let Err(e) = form(&ctx, &mut emit) {
+            if signals::interrupted() {
+                break;
+            }
+            // a short form that fails (out of space, an I/O error, a
+            // refusal of the place) is this entry's failure, not bad usage:
+            // its entry says why, and the survey goes on
+            let cause = crate::error::cause(&e);
+            let mut r = crate::runner::setup::take_unfinished()
+                .filter(|r| r.benchmark == entry.name)
+                .unwrap_or_else(|| {
+                    RunResult::new(
+                        entry.name,
+                        serde_json::json!({}),
+                        environment.clone(),
+                        crate::report::now_rfc3339(),
+                    )
+                });
+            r.complete = false;
+            r.error = Some(cause.clone());
+            a.output.say(&failed_line(entry.name, &cause));
+            failures.push(format!("{}: {cause}", entry.name));
+            survey.push(Entry::new(entry.name, r));
+            let _ = a.output.write_files(&survey);
+        }
     }
     if signals::interrupted() {
         survey.complete = false;
+    }
+    if let Some(first) = failures.first() {
+        survey.complete = false;
+        survey.error = Some(match failures.len() {
+            1 => first.clone(),
+            n => format!("{n} benchmarks failed; the first, {first}"),
+        });
     }
     a.output.say(&legend(&units));
     if !skipped.is_empty() {
@@ -490,11 +527,17 @@ pub fn main(a: Args) -> Result<Status> {
     Ok(if signals::interrupted() {
         super::common::interrupted_line(a.output.any());
         Status::Interrupted
-    } else if failed {
+    } else if let Some(e) = &survey.error {
+        eprintln!("iogauge: {e}");
         Status::Failed
     } else {
         Status::Done
     })
+}
+
+/// The scorecard's line for a benchmark whose short form failed.
+fn failed_line(name: &str, cause: &str) -> String {
+    format!("  {name:<NAME_W$} FAILED: {cause}\n")
 }
 
 /// 691234 → "691k", 1.2e8 → "120M", 812.3 → "812".

@@ -63,6 +63,9 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
     }
+    fn output(&self) -> Option<OutputArgs> {
+        Some(self.out.clone())
+    }
 }
 
 fn engine_arg(s: &str) -> Result<Choice, String> {

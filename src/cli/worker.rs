@@ -47,6 +47,9 @@ pub struct Args {
     /// Which worker this process is (0-based).
     #[arg(long, value_name = "N", required_unless_present = "service")]
     pub index: Option<usize>,
+    /// Write end of the pipe the worker's report goes down to the parent.
+    #[arg(long, value_name = "FD", requires = "index")]
+    pub report_fd: Option<i32>,
     /// Run this service of the run instead of a worker (IOBENCH's ioserver).
     #[arg(long, value_name = "NAME", conflicts_with = "index")]
     pub service: Option<String>,
@@ -63,13 +66,16 @@ impl super::Cmd for Args {
             return Ok(Status::Done);
         }
         let index = self.index.unwrap_or_default();
+        let Some(report) = self.report_fd else {
+            anyhow::bail!("a worker needs --report-fd");
+        };
         let build = |kind: &str, payload: &[u8], index: usize| -> Result<Box<dyn Worker>> {
             match KINDS.iter().find(|(k, _)| *k == kind) {
                 Some((_, b)) => b(payload, index),
                 None => anyhow::bail!("no worker of kind '{kind}'"),
             }
         };
-        let ok = crate::runner::procs::child(self.fd, index, &build)?;
+        let ok = crate::runner::procs::child(self.fd, report, index, &build)?;
         Ok(if ok { Status::Done } else { Status::Failed })
     }
 }

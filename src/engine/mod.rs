@@ -233,6 +233,43 @@ pub trait Engine: Send {
     }
 }
 
+/// Why a write came back short. The system takes part of a write when the
+/// disk fills (or a quota or a size limit is reached) and gives the reason
+/// only to the next call: write the rest of `req` (`done` bytes of it
+/// went) until a call fails or the write is whole. `Err` is the real cause
+/// (ENOSPC, EDQUOT, EFBIG), `Ok` a write finished in more calls. The
+/// buffer of `req.slot` is as it was, afterwards.
+#[cold]
+pub fn finish_write(engine: &mut dyn Engine, req: Req, done: u64) -> io::Result<()> {
+    let len = req.len as usize;
+    let data = engine.buf_mut(req.slot)[..len].to_vec();
+    let mut done = done as usize;
+    let r = loop {
+        if done >= len {
+            break Ok(());
+        }
+        let rest = &data[done..];
+        engine.buf_mut(req.slot)[..rest.len()].copy_from_slice(rest);
+        let next = Req {
+            offset: req.offset + done as u64,
+            len: rest.len() as u32,
+            ..req
+        };
+        match engine.exec(next) {
+            Ok(c) if c.bytes == 0 => {
+                break Err(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    format!("the system took {done} of {len} bytes, then none, and gave no error"),
+                ));
+            }
+            Ok(c) => done += c.bytes as usize,
+            Err(e) => break Err(e),
+        }
+    };
+    engine.buf_mut(req.slot)[..len].copy_from_slice(&data);
+    r
+}
+
 /// An entry of the engine table.
 pub struct EngineInfo {
     pub name: &'static str,
@@ -591,5 +628,88 @@ mod tests {
         assert_eq!(e.exec(Req::write(f, 0, 4096)).unwrap().bytes, 4096);
         e.close(f).unwrap();
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}
+
+#[cfg(test)]
+mod finish_write_tests {
+    use super::*;
+
+    /// Takes `first` bytes of the first write, then refuses with `then`.
+    struct Short {
+        inner: Box<dyn Engine>,
+        calls: u32,
+        first: u32,
+        then: Option<i32>,
+    }
+
+    impl Engine for Short {
+        fn info(&self) -> &'static EngineInfo {
+            self.inner.info()
+        }
+        fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
+            self.inner.open(path, how)
+        }
+        fn close(&mut self, file: FileId) -> io::Result<()> {
+            self.inner.close(file)
+        }
+        fn queue(&mut self, mut req: Req) -> io::Result<Option<Completion>> {
+            self.calls += 1;
+            match (self.calls, self.then) {
+                (1, _) => req.len = self.first,
+                (_, Some(errno)) => return Err(io::Error::from_raw_os_error(errno)),
+                _ => {}
+            }
+            self.inner.queue(req)
+        }
+        fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
+            self.inner.buf_mut(slot)
+        }
+        fn path(&self, file: FileId) -> &Path {
+            self.inner.path(file)
+        }
+    }
+
+    fn short(then: Option<i32>) -> (tempfile::TempDir, Short, FileId) {
+        let d = tempfile::tempdir().unwrap();
+        let inner = Choice::PSYNC
+            .make(&EngineOpts {
+                max_len: 4096,
+                ..Default::default()
+            })
+            .unwrap();
+        let mut e = Short {
+            inner,
+            calls: 0,
+            first: 18,
+            then,
+        };
+        let f = e.open(&d.path().join("f"), OpenHow::CREATE).unwrap();
+        (d, e, f)
+    }
+
+    #[test]
+    fn a_short_write_is_named_by_the_next_calls_error() {
+        let (_d, mut e, f) = short(Some(libc::ENOSPC));
+        let req = Req::write(f, 0, 50);
+        let c = e.exec(req).unwrap();
+        assert_eq!(c.bytes, 18);
+        let err = finish_write(&mut e, req, c.bytes).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
+    }
+
+    #[test]
+    fn a_short_write_finished_by_more_calls_is_whole() {
+        let (d, mut e, f) = short(None);
+        for (i, b) in e.buf_mut(0)[..50].iter_mut().enumerate() {
+            *b = i as u8;
+        }
+        let req = Req::write(f, 0, 50);
+        let c = e.exec(req).unwrap();
+        finish_write(&mut e, req, c.bytes).unwrap();
+        let want: Vec<u8> = (0..50).collect();
+        assert_eq!(std::fs::read(d.path().join("f")).unwrap(), want);
+        // the caller's buffer is as it was
+        assert_eq!(&e.buf_mut(0)[..50], &want[..]);
     }
 }

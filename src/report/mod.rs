@@ -173,7 +173,7 @@ impl RunResult {
         let cpu = o.cpu.user.as_secs_f64() + o.cpu.sys.as_secs_f64();
         self.elapsed_s = secs;
         self.complete = o.complete;
-        self.error = o.error.as_ref().map(|e| format!("{e:#}"));
+        self.error = o.error.as_ref().map(crate::error::cause);
         self.summary = Summary {
             ops: st.total_ops(),
             ops_per_s: per_s(st.total_ops() as f64),
@@ -234,6 +234,10 @@ pub struct Collection {
     pub started_at: String,
     /// Every entry complete, and nothing cut short.
     pub complete: bool,
+    /// Why the collection stopped short, when it failed (absent otherwise);
+    /// an entry that failed says why in its own result too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
     pub entries: Vec<Entry>,
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
@@ -265,20 +269,30 @@ impl Entry {
 impl Collection {
     /// A collection of `entries` under `schema`, started now.
     pub fn new(schema: &str, entries: Vec<Entry>) -> Collection {
-        let complete = entries.iter().all(|e| e.result.complete);
-        Collection {
+        let mut c = Collection {
             schema: schema.to_string(),
             tool: Tool::default(),
             started_at: now_rfc3339(),
-            complete,
-            entries,
+            complete: true,
+            error: None,
+            entries: Vec::with_capacity(entries.len()),
             extra: BTreeMap::new(),
+        };
+        for e in entries {
+            c.push(e);
         }
+        c
     }
 
-    /// Add an entry (the collection stays complete only if it is).
+    /// Add an entry: the collection stays complete only if it is, and the
+    /// first entry that failed says why the collection failed.
     pub fn push(&mut self, e: Entry) {
         self.complete &= e.result.complete;
+        if self.error.is_none()
+            && let Some(why) = &e.result.error
+        {
+            self.error = Some(format!("{}: {why}", e.name));
+        }
         self.entries.push(e);
     }
 

@@ -309,7 +309,6 @@ pub fn run_generic(
             kind: GENERIC_KIND,
             payload: &payload,
             workers: spec.processes,
-            dir: session.dir(),
             inherit: &[],
         };
         let outcome = runner::procs::run(rule, &ps, progress, &runner::NoWatch)?;

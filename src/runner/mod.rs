@@ -489,7 +489,7 @@ pub fn run_with<W: Worker>(
             stats.merge(&s);
             per_worker.push(s);
         }
-        failures.push(e.as_ref().map(|e| format!("{e:#}")));
+        failures.push(e.as_ref().map(crate::error::cause));
         extras.push(x);
         if error.is_none() {
             error = e;
@@ -574,7 +574,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
         cpu,
         complete: !interrupted && error.is_none(),
         interrupted,
-        failures: vec![error.as_ref().map(|e| format!("{e:#}"))],
+        failures: vec![error.as_ref().map(crate::error::cause)],
         error,
         extras: vec![extra],
     }

@@ -1,25 +1,28 @@
 //! Workers as processes: the runner's process mode.
 //!
 //! The parent makes one shared region (an anonymous memory file,
-//! memfd_create(2), mapped MAP_SHARED), starts N children by executing
-//! iogauge again in its hidden `worker` mode with the region's descriptor,
-//! and from then on everything goes through the region's atomics, as it
-//! would between threads:
+//! memfd_create(2), mapped MAP_SHARED) and one pipe per child, starts N
+//! children by executing iogauge again in its hidden `worker` mode with the
+//! region's descriptor and the write end of its pipe, and from then on
+//! everything goes through the region's atomics, as it would between
+//! threads:
 //!
 //! ```text
-//!  parent                               child i (iogauge worker --fd F --index i)
+//!  parent                               child i (iogauge worker --fd F --index i --report-fd W)
 //!  ──────                               ───────
 //!  region: header, cells, payload  ──>  map it; build the worker from the
-//!  spawn N children                      payload (untimed); cell i = READY
+//!  spawn N children, a pipe each         payload (untimed); cell i = READY
 //!  wait until all READY (or dead)       wait on the gate (futex)
 //!  t0; gate = GO  ────────────────────> run with a Ctx on the region's stop
 //!  watch: time, Ctrl-C, deaths,          and hurry flags and cell i's counter
-//!    progress from the cells            write worker.i.json (stats as
-//!  stop; after the grace: hurry,          plain data, end time, error,
+//!    progress from the cells            send the report down the pipe (stats
+//!  stop; after the grace: hurry,          as plain data, end time, error,
 //!    then kill the rest                   extra); cell i = DONE; exit
-//!  read worker.*.json; merge
+//!  merge the reports read from the pipes
 //! ```
 //!
+//! The reports never touch a file system: the one under test may be full or
+//! failing, and a worker's figures and its own error must still come back.
 //! Stats come back as [`StatsWire`]: histograms bucket by bucket, so a run
 //! merged from processes equals the same run merged from threads. CPU time
 //! is the parent's own plus its reaped children's (getrusage
@@ -33,9 +36,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -59,7 +60,6 @@ struct Header {
     len: u64,
     workers: u64,
     kind_len: u64,
-    dir_len: u64,
     payload_len: u64,
     payload_off: u64,
     ramp_ns: u64,
@@ -195,16 +195,9 @@ unsafe impl Send for Region {}
 unsafe impl Sync for Region {}
 
 impl Region {
-    fn create(
-        workers: usize,
-        kind: &str,
-        dir: &Path,
-        payload: &[u8],
-        rule: &StopRule,
-    ) -> io::Result<Region> {
-        let dir = dir.as_os_str().as_encoded_bytes();
+    fn create(workers: usize, kind: &str, payload: &[u8], rule: &StopRule) -> io::Result<Region> {
         let payload_off = HEADER + workers * CELL;
-        let len = payload_off + kind.len() + dir.len() + payload.len();
+        let len = payload_off + kind.len() + payload.len();
         let mem = SharedMem::create(c"iogauge-run", len)?;
         let ptr = mem.ptr();
         let r = Region { mem, ptr, len };
@@ -216,7 +209,6 @@ impl Region {
             h.len = len as u64;
             h.workers = workers as u64;
             h.kind_len = kind.len() as u64;
-            h.dir_len = dir.len() as u64;
             h.payload_len = payload.len() as u64;
             h.payload_off = payload_off as u64;
             h.ramp_ns = rule.ramp.unwrap_or_default().as_nanos() as u64;
@@ -228,7 +220,7 @@ impl Region {
             h.pace_seed = rule.pace.seed;
             h.duration_ns = rule.duration.map_or(0, |d| d.as_nanos() as u64);
             let mut at = ptr.add(payload_off);
-            for part in [kind.as_bytes(), dir, payload] {
+            for part in [kind.as_bytes(), payload] {
                 std::ptr::copy_nonoverlapping(part.as_ptr(), at, part.len());
                 at = at.add(part.len());
             }
@@ -276,15 +268,9 @@ impl Region {
         std::str::from_utf8(self.bytes(0, self.header().kind_len)).unwrap_or("")
     }
 
-    fn dir(&self) -> PathBuf {
-        let h = self.header();
-        let b = self.bytes(h.kind_len, h.dir_len);
-        PathBuf::from(std::ffi::OsStr::from_bytes(b))
-    }
-
     fn payload(&self) -> &[u8] {
         let h = self.header();
-        self.bytes(h.kind_len + h.dir_len, h.payload_len)
+        self.bytes(h.kind_len, h.payload_len)
     }
 
     fn set_gate(&self, v: u32) {
@@ -327,13 +313,11 @@ pub struct ProcessSpec<'a> {
     /// What each child builds its worker from (the suite's plan, as bytes).
     pub payload: &'a [u8],
     pub workers: usize,
-    /// Where children leave their results (the run's work directory).
-    pub dir: &'a Path,
     /// Further descriptors the children inherit (a suite's own shared memory).
     pub inherit: &'a [RawFd],
 }
 
-/// What a child leaves for the parent.
+/// What a child sends the parent down its pipe when it ends.
 #[derive(Serialize, Deserialize)]
 struct Report {
     stats: StatsWire,
@@ -343,8 +327,60 @@ struct Report {
     extra: serde_json::Value,
 }
 
-fn report_path(dir: &Path, i: usize) -> PathBuf {
-    dir.join(format!("worker.{i}.json"))
+/// A pipe, both ends close-on-exec: (read end, write end).
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    Ok(rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC)?)
+}
+
+/// Read every child's report from its pipe, all pipes at once (poll(2)),
+/// so that no child blocks on a full pipe while the parent watches the run.
+/// A pipe ends when its child closes it or dies; the thread returns each
+/// pipe's bytes once all have ended.
+fn collect(pipes: Vec<OwnedFd>) -> std::thread::JoinHandle<Vec<Vec<u8>>> {
+    std::thread::spawn(move || {
+        let mut got = vec![Vec::new(); pipes.len()];
+        let mut open: Vec<Option<std::fs::File>> = pipes
+            .into_iter()
+            .map(|fd| Some(std::fs::File::from(fd)))
+            .collect();
+        let mut chunk = vec![0u8; 64 << 10];
+        loop {
+            let (mut polled, mut which) = (Vec::new(), Vec::new());
+            for (i, f) in open.iter().enumerate() {
+                if let Some(f) = f {
+                    polled.push(libc::pollfd {
+                        fd: f.as_raw_fd(),
+                        events: libc::POLLIN,
+                        revents: 0,
+                    });
+                    which.push(i);
+                }
+            }
+            if polled.is_empty() {
+                return got;
+            }
+            // SAFETY: a valid array of pollfd of the length given.
+            let r = unsafe { libc::poll(polled.as_mut_ptr(), polled.len() as libc::nfds_t, -1) };
+            if r < 0 {
+                if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return got;
+            }
+            for (p, &i) in polled.iter().zip(&which) {
+                if p.revents == 0 {
+                    continue;
+                }
+                let f = open[i].as_mut().expect("polled pipes are open");
+                match io::Read::read(f, &mut chunk) {
+                    Ok(0) => open[i] = None,
+                    Ok(k) => got[i].extend_from_slice(&chunk[..k]),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => open[i] = None,
+                }
+            }
+        }
+    })
 }
 
 /// Children, killed and reaped when dropped, however the run ends.
@@ -359,15 +395,20 @@ impl Drop for Children {
     }
 }
 
-fn spawn(region: &Region, i: usize, inherit: &[RawFd]) -> io::Result<Child> {
+fn spawn(region: &Region, i: usize, inherit: &[RawFd], report: RawFd) -> io::Result<Child> {
     let fd = region.mem.fd();
-    let keep: Vec<RawFd> = std::iter::once(fd).chain(inherit.iter().copied()).collect();
+    let keep: Vec<RawFd> = [fd, report]
+        .into_iter()
+        .chain(inherit.iter().copied())
+        .collect();
     let mut cmd = own_child(keep)?;
     cmd.arg("worker")
         .arg("--fd")
         .arg(fd.to_string())
         .arg("--index")
-        .arg(i.to_string());
+        .arg(i.to_string())
+        .arg("--report-fd")
+        .arg(report.to_string());
     cmd.spawn()
 }
 
@@ -439,17 +480,25 @@ pub fn run(
     watch: &dyn Watch,
 ) -> Result<Outcome> {
     let n = spec.workers;
-    let region = Region::create(n, spec.kind, spec.dir, spec.payload, &rule)
+    let region = Region::create(n, spec.kind, spec.payload, &rule)
         .context("cannot make the shared region for the worker processes")?;
     let h = region.header();
     let mut kids = Children(Vec::with_capacity(n));
+    let mut pipes = Vec::with_capacity(n);
     for i in 0..n {
         if signals::interrupted() {
             region.set_gate(ABORT);
             return Ok(interrupted_before_start(n));
         }
-        match spawn(&region, i, spec.inherit) {
-            Ok(c) => kids.0.push(Some(c)),
+        let started = pipe().and_then(|(read, write)| {
+            // the child holds the only write end: its death ends the pipe
+            spawn(&region, i, spec.inherit, write.as_raw_fd()).map(|c| (c, read))
+        });
+        match started {
+            Ok((c, read)) => {
+                kids.0.push(Some(c));
+                pipes.push(read);
+            }
             Err(e) => {
                 region.set_gate(ABORT);
                 anyhow::bail!(
@@ -458,6 +507,7 @@ pub fn run(
             }
         }
     }
+    let mail = collect(pipes);
     let mut status: Vec<Option<std::process::ExitStatus>> = vec![None; n];
     let mut killed: Vec<Option<String>> = vec![None; n];
     // every child ready (or already gone)
@@ -539,12 +589,12 @@ pub fn run(
     let mut per_worker = Vec::with_capacity(n);
     let (mut extras, mut failures) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut end = t0;
-    for i in 0..n {
-        let path = report_path(spec.dir, i);
-        let rep: Option<Report> = std::fs::read(&path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok());
-        let _ = std::fs::remove_file(&path);
+    // every child has ended or was killed: every pipe is closed
+    let reports = mail.join().map_err(|_| {
+        anyhow::anyhow!("internal error: the reader of the workers' reports panicked")
+    })?;
+    for (i, bytes) in reports.iter().enumerate() {
+        let rep: Option<Report> = serde_json::from_slice(bytes).ok();
         let died = || {
             let how = match status[i] {
                 Some(st) => match st.signal() {
@@ -625,10 +675,47 @@ fn reap(kids: &mut Children, status: &mut [Option<std::process::ExitStatus>], wa
 pub type Build = dyn Fn(&str, &[u8], usize) -> Result<Box<dyn Worker>>;
 
 /// The child's side: map the region from `fd`, build worker `index` with
-/// `build(kind, payload, index)`, run it behind the gate, leave the report.
-/// Returns whether the worker completed without error.
-pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
+/// `build(kind, payload, index)`, run it behind the gate, and send the
+/// report down the pipe `report` (its write end, owned from now on): its
+/// stats, and its own error if it failed, also one that came before the
+/// run. Returns whether the worker completed without error.
+pub fn child(fd: RawFd, report: RawFd, index: usize, build: &Build) -> Result<bool> {
     ignore_terminal_signals();
+    // SAFETY: the parent handed down this write end for us to own.
+    let report = unsafe { OwnedFd::from_raw_fd(report) };
+    // what the worker starts (a shell, a metering command) must not hold
+    // the pipe open after this process ends
+    // SAFETY: F_SETFD on a descriptor we own.
+    unsafe { libc::fcntl(report.as_raw_fd(), libc::F_SETFD, libc::FD_CLOEXEC) };
+    let (rep, ok) = match work(fd, index, build) {
+        Ok(Some(done)) => done,
+        // the run was called off before the gate opened
+        Ok(None) => return Ok(false),
+        Err(e) => (Report::failed(&e), false),
+    };
+    let mut pipe = std::fs::File::from(report);
+    let bytes = serde_json::to_vec(&rep).context("cannot encode the worker's report")?;
+    io::Write::write_all(&mut pipe, &bytes)
+        .context("cannot send the worker's report to the parent")?;
+    drop(pipe);
+    Ok(ok)
+}
+
+impl Report {
+    /// The report of a worker that failed before it measured anything.
+    fn failed(e: &anyhow::Error) -> Report {
+        Report {
+            stats: WorkerStats::default().to_wire(),
+            end_ns: None,
+            error: Some(crate::error::cause(e)),
+            extra: serde_json::Value::Null,
+        }
+    }
+}
+
+/// Worker `index` of the run in the region `fd`, built and run: its report
+/// and whether it completed; `None` when the run was called off first.
+fn work(fd: RawFd, index: usize, build: &Build) -> Result<Option<(Report, bool)>> {
     let region = Region::attach(fd).context("cannot map the run's shared region")?;
     let n = region.workers();
     if index >= n {
@@ -636,13 +723,10 @@ pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
     }
     let h = region.header();
     let cell = region.cell(index);
-    let dir = region.dir();
-    let leave = |rep: &Report| -> Result<()> {
-        let path = report_path(&dir, index);
-        let tmp = path.with_extension("tmp");
-        std::fs::write(&tmp, serde_json::to_vec(rep)?)
-            .and_then(|_| std::fs::rename(&tmp, &path))
-            .with_context(|| format!("cannot write {}", path.display()))
+    // DONE once the report is on its way (the caller sends it next)
+    let done = |rep: Report, ok: bool| {
+        cell.state.store(DONE, Ordering::Release);
+        Ok(Some((rep, ok)))
     };
     let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         build(region.kind(), region.payload(), index)
@@ -650,16 +734,7 @@ pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
     .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));
     let mut w = match built {
         Ok(w) => w,
-        Err(e) => {
-            leave(&Report {
-                stats: WorkerStats::default().to_wire(),
-                end_ns: None,
-                error: Some(format!("{e:#}")),
-                extra: serde_json::Value::Null,
-            })?;
-            cell.state.store(DONE, Ordering::Release);
-            return Ok(false);
-        }
+        Err(e) => return done(Report::failed(&e), false),
     };
     let stats = WorkerStats::new(w.kinds());
     cell.state.store(READY, Ordering::Release);
@@ -667,7 +742,7 @@ pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
         match h.gate.load(Ordering::Acquire) {
             WAIT => futex_wait(&h.gate, WAIT, Duration::from_millis(100)),
             GO => break,
-            _ => return Ok(false),
+            _ => return Ok(None),
         }
     }
     let began = h.t0_ns.load(Ordering::Acquire);
@@ -706,12 +781,13 @@ pub fn child(fd: RawFd, index: usize, build: &Build) -> Result<bool> {
     }
     let extra = w.finish();
     let ok = r.is_ok();
-    leave(&Report {
-        stats: ctx.stats.to_wire(),
-        end_ns: ctx.measured_end(end),
-        error: r.err().map(|e| format!("{e:#}")),
-        extra,
-    })?;
-    cell.state.store(DONE, Ordering::Release);
-    Ok(ok)
+    done(
+        Report {
+            stats: ctx.stats.to_wire(),
+            end_ns: ctx.measured_end(end),
+            error: r.err().map(|e| crate::error::cause(&e)),
+            extra,
+        },
+        ok,
+    )
 }

@@ -30,6 +30,7 @@ use crate::units::fmt_bytes;
 use anyhow::Result;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 #[derive(Debug)]
 struct Place {
@@ -95,7 +96,7 @@ impl Setup {
                 entries: 0,
             }],
             fake: false,
-            config: serde_json::Value::Null,
+            config: serde_json::json!({}),
             elsewhere: Vec::new(),
             workers: 1,
             fds_per_worker: 1,
@@ -218,6 +219,8 @@ impl Setup {
     /// before the first write. Every refusal is a [`UsageError`] naming
     /// its cause.
     pub fn begin(self) -> Result<Session> {
+        // a result left by an earlier set-up of this process is not this one's
+        let _ = take_unfinished();
         let mounts = self.checks()?;
         let started = now_rfc3339();
         let mut work = Vec::with_capacity(self.places.len());
@@ -229,8 +232,24 @@ impl Setup {
         // the work directory is on its parent's file system
         let environment = crate::env::detect_on(work[0].path(), mounts[0].clone());
         let result = RunResult::new(&self.benchmark, self.config, environment, started);
-        Ok(Session { result, work })
+        Ok(Session {
+            result,
+            work,
+            closed: false,
+        })
     }
+}
+
+/// The result of the last session dropped before it was closed (its
+/// set-up failed part-way, say a layout out of space), as it began.
+static UNFINISHED: Mutex<Option<RunResult>> = Mutex::new(None);
+
+/// The benchmark, configuration, environment and start of the last run
+/// whose session ended before it was closed, if no run began since: what a
+/// command that failed in its set-up still writes (`complete: false`, with
+/// the cause).
+pub fn take_unfinished() -> Option<RunResult> {
+    UNFINISHED.lock().ok()?.take()
 }
 
 /// Free space for `data` and the reserve, and on a file system kept in
@@ -273,6 +292,18 @@ pub struct Session {
     result: RunResult,
     // dropped last: the files go with them
     work: Vec<WorkDir>,
+    /// Finished or interrupted: the result was handed on.
+    closed: bool,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if !self.closed
+            && let Ok(mut u) = UNFINISHED.lock()
+        {
+            *u = Some(std::mem::take(&mut self.result));
+        }
+    }
 }
 
 impl Session {
@@ -322,16 +353,21 @@ impl Session {
 
     /// Close the run with an outcome measured another way (process users
     /// of their own, batches): the work directory goes, the result is filled.
-    pub fn finish(self, outcome: &Outcome) -> RunResult {
-        let Session { result, work } = self;
-        drop(work);
+    pub fn finish(mut self, outcome: &Outcome) -> RunResult {
+        let result = self.close();
         result.with_outcome(outcome)
     }
 
+    /// Remove the work directories; the result, handed on.
+    fn close(&mut self) -> RunResult {
+        self.closed = true;
+        drop(std::mem::take(&mut self.work));
+        std::mem::take(&mut self.result)
+    }
+
     /// Close a run stopped (Ctrl-C) before any worker ran: nothing measured.
-    pub fn interrupted(self) -> RunResult {
-        let Session { mut result, work } = self;
-        drop(work);
+    pub fn interrupted(mut self) -> RunResult {
+        let mut result = self.close();
         result.complete = false;
         result
     }

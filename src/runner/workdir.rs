@@ -47,7 +47,13 @@ impl SetupError {
             SetupError::NoSpace { path, .. } => {
                 let text = self.to_string();
                 let shown = path.display().to_string();
-                format!("{place}{}", text.strip_prefix(&shown).unwrap_or(&text))
+                let rest = text.strip_prefix(&shown).unwrap_or(&text);
+                // a place named with its colon ("cannot use location 'x':")
+                let rest = match place.ends_with(':') {
+                    true => rest.strip_prefix(':').unwrap_or(rest),
+                    false => rest,
+                };
+                format!("{place}{rest}")
             }
         }
     }

@@ -731,7 +731,7 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
     });
     result.complete = model.complete;
     if let Some(e) = &error {
-        result.error = Some(format!("{e:#}"));
+        result.error = Some(crate::error::cause(e));
     }
     let (text, files) = write_outputs(&model, &lines, out)?;
     let brief = summary::render_with(&model, &lines, &files, false);
@@ -1001,7 +1001,7 @@ pub fn validate_model(
         .unwrap_or_else(|| RunResult::new("selfscale-validate", config, env.clone(), started));
     result.complete = complete && error.is_none();
     if let Some(e) = &error {
-        result.error = Some(format!("{e:#}"));
+        result.error = Some(crate::error::cause(e));
     }
     // metrics: Fig. 21's, on the model as given
     result.metric("median_error", before.median_error);
@@ -1355,7 +1355,7 @@ pub fn short_pass(
     }
     let mut result = built.result;
     if let Some(e) = built.error {
-        result.error = Some(format!("{e:#}"));
+        result.error = Some(crate::error::cause(&e));
     }
     Ok(ShortPass {
         complete: m.complete,

@@ -788,6 +788,47 @@ fn named_files_create_only_what_is_missing_and_remove_only_that() {
     assert_untouched(dir.path());
 }
 
+/// FILEk a symbolic link to nothing (issue 33): refused as bad input,
+/// naming the link and where it points (it was "cannot create ...: File
+/// exists", exit 1); the link and its directory are left as they were.
+#[test]
+fn a_named_file_that_is_a_dangling_link_is_refused() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let link = data.path().join("FILE0");
+    let target = data.path().join("gone/away");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    std::fs::write(
+        cwd.path().join("ctl"),
+        format!(
+            "FILES = 1; NRECS = 64; RECLEN = 512; USERS = 1;\nFILE0 = {};\n",
+            link.display()
+        ),
+    )
+    .unwrap();
+    let line = {
+        let out = iobench(cwd.path())
+            .args(["ctl", "--threads", "--duration", "0.2s", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert_eq!(line.lines().count(), 1, "{line}");
+    assert!(
+        line.contains("FILE0")
+            && line.contains("symbolic link")
+            && line.contains(&target.display().to_string())
+            && !line.contains("File exists"),
+        "{line}"
+    );
+    assert_eq!(std::fs::read_link(&link).unwrap(), target);
+    assert!(!target.exists());
+    assert_untouched(dir.path());
+}
+
 #[test]
 fn usage_metering_runs_beside_the_run() {
     let dir = work_dir();

@@ -175,14 +175,14 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         None => {
             progress.status("generating the source tree (untimed)");
             let s = session.dir().join("src");
-            std::fs::create_dir(&s)?;
+            std::fs::create_dir(&s).with_context(|| format!("cannot create {}", s.display()))?;
             plan.write(o.seed, &s)
-                .with_context(|| format!("writing the source tree in {}", s.display()))?;
+                .context("generating the source tree")?;
             s
         }
     };
     let dst = session.dir().join("dst");
-    std::fs::create_dir(&dst)?;
+    std::fs::create_dir(&dst).with_context(|| format!("cannot create {}", dst.display()))?;
     if o.cold {
         drop_cache(&plan, &src, o.tree.is_none())
             .context("--cold: dropping the source from the page cache")?;

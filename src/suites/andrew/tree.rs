@@ -158,14 +158,17 @@ impl Plan {
 
     /// Write the tree under `root` (which exists): every directory, every
     /// file with its deterministic contents.
-    pub fn write(&self, seed: u64, root: &Path) -> std::io::Result<()> {
+    pub fn write(&self, seed: u64, root: &Path) -> anyhow::Result<()> {
+        use anyhow::Context;
         for d in &self.dirs {
-            std::fs::create_dir(root.join(d))?;
+            let p = root.join(d);
+            std::fs::create_dir(&p).with_context(|| format!("cannot create {}", p.display()))?;
         }
         let mut buf = Vec::new();
         for (i, f) in self.files.iter().enumerate() {
             contents(seed, i, f, &mut buf);
-            std::fs::write(root.join(&f.rel), &buf)?;
+            let p = root.join(&f.rel);
+            std::fs::write(&p, &buf).with_context(|| format!("cannot write {}", p.display()))?;
         }
         Ok(())
     }

@@ -320,9 +320,7 @@ impl FileWorker<'_> {
         };
         let engine = &mut self.set.engine;
         let fid = Self::timed(ctx, OpKind::Create, 0, || {
-            engine
-                .open(path, how)
-                .with_context(|| format!("Can't create file {}", path.display()))
+            engine.open(path, how).context("Can't create file")
         })?;
         let size = if self.cfg.max > 0 {
             self.set.sizes[i]
@@ -333,19 +331,25 @@ impl FileWorker<'_> {
         let mut off = 0u64;
         while off < u64::from(size) {
             let n = chunk.min(size - off as u32);
+            let req = Req::write(fid, off, n);
             let c = self
                 .set
                 .engine
-                .exec(Req::write(fid, off, n))
+                .exec(req)
                 .with_context(|| format!("Can't write data to {}", path.display()))?;
             ctx.record(&c);
             if c.bytes != u64::from(n) {
-                bail!("Can't write data to {} (disk full?)", path.display());
+                crate::engine::finish_write(self.set.engine.as_mut(), req, c.bytes)
+                    .with_context(|| format!("Can't write data to {}", path.display()))?;
             }
             off += u64::from(n);
         }
         if self.sync {
-            let c = self.set.engine.exec(Req::fsync(fid))?;
+            let c = self
+                .set
+                .engine
+                .exec(Req::fsync(fid))
+                .with_context(|| format!("Can't sync file {}", path.display()))?;
             ctx.record(&c);
             self.sync_dir(ctx, self.set.dir_of[i])?;
         }
@@ -410,7 +414,7 @@ impl FileWorker<'_> {
             .set
             .engine
             .open(&path, OpenHow::READ)
-            .with_context(|| format!("Can't open file {}", path.display()))?;
+            .context("Can't open file")?;
         let chunk = u64::from(self.cfg.chunk);
         let mut off = 0;
         while off < size {

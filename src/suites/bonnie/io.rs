@@ -178,7 +178,7 @@ impl<'a> IoWorker<'a> {
         };
         let file = engine
             .open(&c.path, how)
-            .with_context(|| format!("{}: cannot open {}", test.title(), c.path.display()))?;
+            .with_context(|| format!("{}: cannot open", test.title()))?;
         c.made = true;
         // Bonnie's and bonnie++'s block buffer starts as zeros
         engine.buf_mut(0).fill(0);
@@ -203,26 +203,17 @@ impl<'a> IoWorker<'a> {
                 ctx.record(&c);
                 Ok(c.bytes)
             }
-            Err(e) => Err(self.fail(
-                if req.kind == OpKind::Read {
-                    "reading"
-                } else {
-                    "writing"
-                },
-                e,
-            )),
+            Err(e) => Err(self.fail(doing(req.kind), e)),
         }
     }
 
     fn write_chunk(&mut self, ctx: &mut Ctx, off: u64) -> Result<()> {
         let n = self.plan.chunk;
-        let done = self.io(ctx, Req::write(self.file, off, n as u32))?;
+        let req = Req::write(self.file, off, n as u32);
+        let done = self.io(ctx, req)?;
         if done != n as u64 {
-            bail!(
-                "{}: wrote {done} of {n} bytes at {off} of {} (disk full?)",
-                self.test.title(),
-                self.path.display()
-            );
+            crate::engine::finish_write(self.engine, req, done)
+                .map_err(|e| self.fail("writing", e))?;
         }
         if self.plan.sync_writes {
             self.io(ctx, Req::fsync(self.file))?;
@@ -400,16 +391,7 @@ impl<'a> IoWorker<'a> {
         r: std::io::Result<u64>,
     ) -> Result<u64> {
         let end = now_ns();
-        let n = r.map_err(|e| {
-            self.fail(
-                if kind == OpKind::Read {
-                    "reading"
-                } else {
-                    "writing"
-                },
-                e,
-            )
-        })?;
+        let n = r.map_err(|e| self.fail(doing(kind), e))?;
         if let Some(each) = (end - t).checked_div(n) {
             let at = end.saturating_sub(ctx.t0_ns());
             ctx.stats.record_n(kind, each, n, n, at);
@@ -579,5 +561,14 @@ impl Worker for IoWorker<'_> {
 
     fn finish(&mut self) -> serde_json::Value {
         serde_json::json!({ "latency_ns": self.latency })
+    }
+}
+
+/// What a failed call was doing, for its message.
+fn doing(kind: OpKind) -> &'static str {
+    match kind {
+        OpKind::Read => "reading",
+        OpKind::Fsync => "syncing (fsync)",
+        _ => "writing",
     }
 }

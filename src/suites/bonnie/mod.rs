@@ -721,7 +721,7 @@ pub fn run(o: &Options, tell: &dyn Tell) -> Result<(RunResult, Results)> {
             tell.say(test.start_line(o.flavor));
             let offset = run_start.elapsed();
             let step = match test {
-                Test::Seeks => seeks::run(o, &mut copies, &mut rand, &work),
+                Test::Seeks => seeks::run(o, &mut copies, &mut rand),
                 t if t >= Test::SeqCreate => file_sets.run(t, &mut rand),
                 t => copies.run(t),
             };

@@ -112,7 +112,7 @@ impl SeekWorker {
         let path = p.paths[copy].clone();
         let file = engine
             .open(&path, OpenHow::READ_WRITE)
-            .with_context(|| format!("random seeks: cannot open {}", path.display()))?;
+            .context("random seeks: cannot open")?;
         Ok(SeekWorker {
             engine,
             file,
@@ -187,10 +187,10 @@ impl SeekWorker {
         let c = self.engine.exec(req).with_context(|| {
             format!(
                 "random seeks: {} {}",
-                if req.kind == OpKind::Read {
-                    "reading"
-                } else {
-                    "writing"
+                match req.kind {
+                    OpKind::Read => "reading",
+                    OpKind::Fsync => "syncing (fsync)",
+                    _ => "writing",
                 },
                 self.path.display()
             )
@@ -451,7 +451,6 @@ pub(super) fn run(
     o: &Options,
     copies: &mut Copies,
     rand: &mut Rand,
-    work: &Path,
 ) -> Result<(Measured, Option<anyhow::Error>, bool)> {
     let paths: Vec<PathBuf> = copies.files().map(Path::to_path_buf).collect();
     let mut reads = Vec::new();
@@ -513,7 +512,6 @@ pub(super) fn run(
                 kind: PROCESS_KIND,
                 payload: &payload,
                 workers: n,
-                dir: work,
                 inherit: &fds,
             };
             let outcome = procs::run(

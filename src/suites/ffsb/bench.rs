@@ -310,7 +310,7 @@ fn bench(
     out.cpu = r.cpu;
     out.stats = r.stats;
     out.interrupted = r.interrupted;
-    out.error = r.error.map(|e| format!("{e:#}"));
+    out.error = r.error.map(|e| crate::error::cause(&e));
     out.complete = r.complete;
     Ok(())
 }

@@ -159,6 +159,12 @@ pub fn series_of(name: &str, doc: &Value) -> Result<Series, String> {
             .get("result")
             .ok_or_else(|| format!("{run} has no result"))?;
         let need = |path: &str| number(r, path).ok_or_else(|| format!("{run} has no {path}"));
+        // a run that failed in its set-up measured nothing to draw
+        if r.get("error").is_some_and(Value::is_string)
+            && number(r, "metrics.mb_processed").is_none()
+        {
+            continue;
+        }
         let mut params = Vec::new();
         for (_, at, _) in PARAMS {
             params.push(need(&format!("config.{at}"))?);

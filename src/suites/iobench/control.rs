@@ -506,7 +506,6 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
                 kind: PROCESS_KIND,
                 payload: &payload,
                 workers: plan.users as usize,
-                dir: work.dir(),
                 inherit: &[shm.fd()],
             };
             runner::procs::run(rule, &ps, progress, &watch)?

@@ -333,7 +333,7 @@ impl User {
         let p = &self.plan.paths[f as usize];
         self.engine
             .open(p, OpenHow::READ_WRITE)
-            .map_err(|e| format!("cannot open {}: {e}", p.display()))
+            .map_err(|e| format!("cannot open {}", crate::runner::workdir::io_reason(&e)))
     }
 
     /// The file's id, opening it (and closing the oldest open file when all

@@ -288,7 +288,7 @@ impl Worker for C2Worker {
             let f = self
                 .engine
                 .open(path, OpenHow::READ_WRITE)
-                .with_context(|| format!("cannot open {}", path.display()))?;
+                .context("cannot open")?;
             let done = now_ns();
             ctx.record_op(OpKind::Open, done - t, 0, done);
             for k in 0..a.transfers {

@@ -459,7 +459,7 @@ impl Runner<'_> {
     }
 
     fn stop(&mut self, e: anyhow::Error) -> Flow {
-        self.out.error = Some(format!("{e:#}"));
+        self.out.error = Some(crate::error::cause(&e));
         Flow::Break(())
     }
 
@@ -754,7 +754,7 @@ impl Runner<'_> {
         }
         let file = engine
             .open(c.path, p.how)
-            .with_context(|| format!("{}: cannot open {}", col.name(), c.path.display()))?;
+            .with_context(|| format!("{}: cannot open", col.name()))?;
         if p.pre_fsync
             && let Err(e) = engine::untimed(|| engine.exec(Req::fsync(file)))
         {
@@ -795,13 +795,8 @@ impl Runner<'_> {
         };
         let file = match engine.open(c.path, how) {
             Ok(f) => f,
-            Err(e) => {
-                return self.stop(anyhow!(
-                    "{}: cannot open {}: {e}",
-                    col.name(),
-                    c.path.display()
-                ));
-            }
+            // the engine's error names the file
+            Err(e) => return self.stop(anyhow!("{}: cannot open {e}", col.name())),
         };
         if let Err(e) = engine::untimed(|| engine.exec(Req::fsync(file))) {
             let _ = engine.close(file);
@@ -922,14 +917,10 @@ fn layout(e: &mut dyn Engine, c: Cell) -> Result<()> {
     let r = engine::untimed(|| -> Result<()> {
         for i in 0..c.numrecs {
             let off = i * u64::from(c.reclen);
-            let done = e
-                .exec(Req::write(f, off, c.reclen))
-                .map_err(|err| ctx("write", err))?;
+            let req = Req::write(f, off, c.reclen);
+            let done = e.exec(req).map_err(|err| ctx("write", err))?;
             if done.bytes != u64::from(c.reclen) {
-                bail!(
-                    "writing {} (untimed): short write at {off} (disk full?)",
-                    c.path.display()
-                );
+                engine::finish_write(e, req, done.bytes).map_err(|err| ctx("write", err))?;
             }
         }
         e.exec(Req::fsync(f)).map_err(|err| ctx("fsync", err))?;
@@ -942,9 +933,7 @@ fn layout(e: &mut dyn Engine, c: Cell) -> Result<()> {
 /// IOzone's untimed first read of record 0 before a read pass, through
 /// a descriptor of its own.
 fn prime(e: &mut dyn Engine, c: Cell) -> Result<()> {
-    let f = e
-        .open(c.path, OpenHow::READ)
-        .with_context(|| format!("read: cannot open {}", c.path.display()))?;
+    let f = e.open(c.path, OpenHow::READ).context("read: cannot open")?;
     let r = engine::untimed(|| e.exec(Req::read(f, 0, c.reclen)));
     let closed = e.close(f);
     let got = r.with_context(|| format!("read: reading {}", c.path.display()))?;
@@ -1113,18 +1102,18 @@ impl Worker for Pass<'_> {
             };
             ctx.record(&c);
             if c.bytes != u64::from(reclen) {
-                bail!(
-                    "{}: {} of {reclen} bytes at offset {} of {} (short {})",
-                    self.col.name(),
-                    c.bytes,
-                    req.offset,
-                    self.cell.path.display(),
-                    if req.kind == OpKind::Read {
-                        "read"
-                    } else {
-                        "write: disk full?"
-                    }
-                );
+                if req.kind == OpKind::Read {
+                    bail!(
+                        "{}: {} of {reclen} bytes at offset {} of {} (short read)",
+                        self.col.name(),
+                        c.bytes,
+                        req.offset,
+                        self.cell.path.display(),
+                    );
+                }
+                // the rest, to learn why (a full disk says so then)
+                engine::finish_write(self.engine, req, c.bytes)
+                    .map_err(|e| self.fail("writing", e))?;
             }
         }
         let (flush, close) = (self.plan.flush, self.plan.close);

@@ -49,12 +49,11 @@ impl Stream {
     /// One write(2) of a record at the stream's position.
     #[inline]
     fn write_out(&mut self, e: &mut dyn Engine, f: FileId, n: u32) -> io::Result<()> {
-        let c = e.exec(Req::write(f, self.pos, n))?;
+        let req = Req::write(f, self.pos, n);
+        let c = e.exec(req)?;
         if c.bytes != u64::from(n) {
-            return Err(io::Error::other(format!(
-                "wrote {} of {n} bytes (disk full?)",
-                c.bytes
-            )));
+            // the rest, to learn why (a full disk says so then)
+            crate::engine::finish_write(e, req, c.bytes)?;
         }
         self.pos += u64::from(n);
         Ok(())

@@ -334,7 +334,7 @@ impl Parent<'_> {
             Stop::Interrupted => self.out.interrupted = true,
             Stop::Failed(e) => {
                 if self.out.error.is_none() {
-                    self.out.error = Some(format!("{e:#}"));
+                    self.out.error = Some(crate::error::cause(&e));
                 }
             }
         }
@@ -438,14 +438,11 @@ impl Parent<'_> {
             let r = engine::untimed(|| -> Result<()> {
                 for r in 0..numrecs {
                     let off = r * u64::from(reclen);
-                    let c = e
-                        .exec(Req::write(f, off, reclen))
-                        .map_err(|err| fail("write", err))?;
+                    let req = Req::write(f, off, reclen);
+                    let c = e.exec(req).map_err(|err| fail("write", err))?;
                     if c.bytes != u64::from(reclen) {
-                        bail!(
-                            "writing {} (untimed): short write at {off} (disk full?)",
-                            path.display()
-                        );
+                        engine::finish_write(e.as_mut(), req, c.bytes)
+                            .map_err(|err| fail("write", err))?;
                     }
                 }
                 e.exec(Req::fsync(f)).map_err(|err| fail("fsync", err))?;
@@ -503,7 +500,6 @@ impl Parent<'_> {
                 kind: PROCESS_KIND,
                 payload: &payload,
                 workers: n as usize,
-                dir: self.dir,
                 inherit: &inherit,
             };
             procs::run(StopRule::default(), &spec, &NoProgress, &NoWatch)
@@ -922,7 +918,6 @@ const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync, OpKind::Close];
 /// One child of a phase: its file opened before the start, its pass, its
 /// figures for the parent.
 pub struct ChildWorker {
-    phase: Phase,
     pass: Pass,
     engine: Box<dyn Engine>,
     path: PathBuf,
@@ -996,7 +991,6 @@ impl ChildWorker {
             i as u64
         };
         Ok(ChildWorker {
-            phase,
             pass,
             engine,
             path,
@@ -1016,12 +1010,9 @@ impl ChildWorker {
         })
     }
 
+    /// The phase is named by the parent, which runs the children.
     fn fail(&self, what: &str, e: io::Error) -> anyhow::Error {
-        anyhow!(
-            "{}: {what} {}: {e}",
-            self.phase.label(),
-            self.path.display()
-        )
+        anyhow!("{what} {}: {e}", self.path.display())
     }
 
     #[inline]
@@ -1068,7 +1059,7 @@ impl ChildWorker {
             let t = now_ns();
             if let Some(s) = self.stream.as_mut() {
                 s.fflush(self.engine.as_mut(), self.file, self.reclen)
-                    .map_err(|e| anyhow!("{}: writing: {e}", self.phase.label()))?;
+                    .map_err(|e| anyhow!("writing {}: {e}", self.path.display()))?;
             }
             self.engine
                 .exec(Req::fsync(self.file))
@@ -1082,7 +1073,7 @@ impl ChildWorker {
             let t = now_ns();
             if let Some(s) = self.stream.as_mut() {
                 s.fflush(self.engine.as_mut(), self.file, self.reclen)
-                    .map_err(|e| anyhow!("{}: writing: {e}", self.phase.label()))?;
+                    .map_err(|e| anyhow!("writing {}: {e}", self.path.display()))?;
             }
             self.open = false;
             self.engine
@@ -1146,18 +1137,18 @@ impl ChildWorker {
                 counted += 1;
             }
             if c.bytes != len {
-                bail!(
-                    "{}: {} of {reclen} bytes at offset {} of {} (short {})",
-                    self.phase.label(),
-                    c.bytes,
-                    req.offset,
-                    self.path.display(),
-                    if self.pass.write {
-                        "write: disk full?"
-                    } else {
-                        "read"
-                    }
-                );
+                if self.pass.write {
+                    // the rest, to learn why (a full disk says so then)
+                    engine::finish_write(self.engine.as_mut(), req, c.bytes)
+                        .map_err(|e| self.fail("writing", e))?;
+                } else {
+                    bail!(
+                        "reading {}: {} of {reclen} bytes at offset {} (short read)",
+                        self.path.display(),
+                        c.bytes,
+                        req.offset,
+                    );
+                }
             }
         }
         if self.raise && matches!(rule, WallRule::Finish { .. }) {
@@ -1185,11 +1176,7 @@ impl ChildWorker {
             }
             let t = now_ns();
             if let Err(e) = stream.fwrite(self.engine.as_mut(), self.file, n) {
-                return Err(anyhow!(
-                    "{}: writing {}: {e}",
-                    self.phase.label(),
-                    self.path.display()
-                ));
+                return Err(anyhow!("writing {}: {e}", self.path.display()));
             }
             let done = now_ns();
             ctx.record_op(OpKind::Write, done - t, u64::from(n), done);

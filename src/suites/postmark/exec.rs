@@ -727,7 +727,14 @@ impl<'a> Stream<'a> {
             };
             match self.engine.exec(req) {
                 Ok(c) => done += c.bytes,
-                Err(e) => self.io_error(format!("write: {e}"), &e),
+                Err(e) => self.io_error(
+                    format!(
+                        "writing {}: {}",
+                        self.engine.path(fid).display(),
+                        io_reason(&e)
+                    ),
+                    &e,
+                ),
             }
             if left < wb {
                 break;
@@ -740,9 +747,10 @@ impl<'a> Stream<'a> {
     }
 
     #[inline]
-    fn close(&mut self, fid: FileId) {
+    fn close(&mut self, fid: FileId, file: FileRef) {
         if let Err(e) = self.engine.close(fid) {
-            self.io_error(format!("close: {e}"), &e);
+            let path = self.names.path(file).display().to_string();
+            self.io_error(format!("closing {path}: {}", io_reason(&e)), &e);
         }
     }
 
@@ -754,7 +762,7 @@ impl<'a> Stream<'a> {
             Ok(fid) => {
                 let errors = self.io_errors;
                 let mut bytes = self.write_blocks(fid, size as usize);
-                self.close(fid);
+                self.close(fid, file);
                 let done = now_ns();
                 if bytes != u64::from(size) || self.io_errors != errors {
                     bytes = self.on_disk(file, 0, bytes);
@@ -787,7 +795,14 @@ impl<'a> Stream<'a> {
                     };
                     match self.engine.exec(req) {
                         Ok(c) => bytes += c.bytes,
-                        Err(e) => self.io_error(format!("read: {e}"), &e),
+                        Err(e) => self.io_error(
+                            format!(
+                                "reading {} at byte {off}: {}",
+                                self.engine.path(fid).display(),
+                                io_reason(&e)
+                            ),
+                            &e,
+                        ),
                     }
                     if left < rb {
                         break;
@@ -795,7 +810,7 @@ impl<'a> Stream<'a> {
                     off += rb as u64;
                     left -= rb;
                 }
-                self.close(fid);
+                self.close(fid, file);
                 let done = now_ns();
                 ctx.record_op(OpKind::Read, done - t, bytes, done);
             }
@@ -813,7 +828,7 @@ impl<'a> Stream<'a> {
                 // 0 so that the engine issues no lseek.
                 let errors = self.io_errors;
                 let mut n = self.write_blocks(fid, bytes as usize);
-                self.close(fid);
+                self.close(fid, file);
                 let done = now_ns();
                 let known = (!self.short_files.is_empty())
                     .then(|| self.short_files.get(&file.number).copied())
@@ -1403,7 +1418,7 @@ mod tests {
                     let path = s.names.path(file).to_path_buf();
                     let fid = s.engine.open(&path, s.create_how).unwrap();
                     s.write_blocks(fid, size as usize);
-                    s.close(fid);
+                    s.close(fid, file);
                     creates.push((path, size));
                 }
                 if matches!(op, Op::BeginTransactions) {
@@ -1460,6 +1475,18 @@ mod tests {
         let e = run(&c, &ExecOptions::default(), None).unwrap_err();
         assert!(e.to_string().ends_with("is not a directory"), "{e}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+        // too small for the pool: one colon after the name (issue 33: '::')
+        let mut big = cfg(
+            dir.path(),
+            &["set number 1000000", "set size 1000000 1000000"],
+        );
+        big.locations[0].path = dir.path().display().to_string();
+        let e = run(&big, &ExecOptions::default(), None).unwrap_err();
+        let msg = e.downcast_ref::<Refused>().unwrap().to_string();
+        assert!(
+            msg.contains("': not enough space") && !msg.contains("::"),
+            "{msg}"
+        );
         // the survey's entry point: a usage error
         let e = measure(&c, &ExecOptions::default()).unwrap_err();
         assert!(e.downcast_ref::<crate::error::UsageError>().is_some());

@@ -356,8 +356,28 @@ impl<'a> Session<'a> {
                     }
                     None => {
                         self.failed = true;
-                        self.sink
-                            .err(&origin.locate(&format!("iogauge: the run failed: {e:#}")));
+                        self.sink.err(&origin.locate(&format!(
+                            "iogauge: the run failed: {}",
+                            crate::error::cause(&e)
+                        )));
+                        // its result all the same: what it began with, and why it failed
+                        let mut r = crate::runner::setup::take_unfinished()
+                            .filter(|r| r.benchmark == "postmark")
+                            .unwrap_or_else(|| {
+                                RunResult::new(
+                                    "postmark",
+                                    serde_json::json!({}),
+                                    crate::env::detect(Path::new(".")),
+                                    crate::report::now_rfc3339(),
+                                )
+                            });
+                        r.complete = false;
+                        r.error = Some(crate::error::cause(&e));
+                        self.results.push(r);
+                        if let Err(e) = self.write_json(false) {
+                            self.sink
+                                .err(&format!("iogauge: {}", crate::error::cause(&e)));
+                        }
                     }
                 }
                 return Flow::Go;
@@ -382,7 +402,8 @@ impl<'a> Session<'a> {
         self.results.push(out.result);
         if let Err(e) = self.write_json(false) {
             self.failed = true;
-            self.sink.err(&format!("iogauge: {e:#}"));
+            self.sink
+                .err(&format!("iogauge: {}", crate::error::cause(&e)));
         }
         if out.interrupted {
             self.interrupted = true;

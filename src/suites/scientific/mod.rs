@@ -307,9 +307,7 @@ impl Sequential {
             Phase::Write => OpenHow::CREATE,
             Phase::Read => OpenHow::READ,
         };
-        let file = engine
-            .open(path, how)
-            .with_context(|| format!("cannot open {}", path.display()))?;
+        let file = engine.open(path, how).context("cannot open")?;
         Ok(Sequential {
             engine,
             file,

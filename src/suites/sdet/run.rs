@@ -539,7 +539,6 @@ pub fn run_point(
             kind: PROCESS_KIND,
             payload: &payload,
             workers,
-            dir: session.dir(),
             inherit: &[],
         };
         runner::procs::run(rule, &ps, progress, &runner::NoWatch)?

@@ -303,18 +303,11 @@ fn write_table(
             put_record(rec, id, owner(id), 0);
         }
         let len = (k * rb) as u32;
-        let c = engine
-            .exec(Req::write(f, i as u64 * RECORD_BYTES, len))
-            .map_err(|e| on(path, "write of", e))?;
+        let req = Req::write(f, i as u64 * RECORD_BYTES, len);
+        let c = engine.exec(req).map_err(|e| on(path, "write of", e))?;
         if c.bytes != len as u64 {
-            return Err(on(
-                path,
-                "write of",
-                io::Error::new(
-                    io::ErrorKind::WriteZero,
-                    format!("short write: {} of {len} bytes", c.bytes),
-                ),
-            ));
+            crate::engine::finish_write(engine, req, c.bytes)
+                .map_err(|e| on(path, "write of", e))?;
         }
         i += k as u32;
     }
@@ -581,11 +574,14 @@ impl Terminal {
         h[8..12].copy_from_slice(&txn.branch.to_le_bytes());
         h[12..20].copy_from_slice(&txn.delta.to_le_bytes());
         h[20..28].copy_from_slice(&t0.to_le_bytes());
+        let req = Req::write(ids.history, slot * HISTORY_BYTES, hb as u32);
+        let what = "write of history record";
         let c = engine
-            .exec(Req::write(ids.history, slot * HISTORY_BYTES, hb as u32))
-            .map_err(|e| failed(engine, ids.history, "write of history record", slot, e))?;
+            .exec(req)
+            .map_err(|e| failed(engine, ids.history, what, slot, e))?;
         if c.bytes != HISTORY_BYTES {
-            return Err(short(engine, ids.history, "history record", slot, c.bytes));
+            crate::engine::finish_write(engine, req, c.bytes)
+                .map_err(|e| failed(engine, ids.history, what, slot, e))?;
         }
         rec.op(OpKind::Append, c.lat_ns, c.bytes, c.done_ns);
         if commit_sync {
@@ -639,7 +635,8 @@ fn update<R: Recorder + ?Sized>(
         .exec(Req::write(file, off, len))
         .map_err(|e| failed(engine, file, "write of record", i as u64, e))?;
     if c.bytes != RECORD_BYTES {
-        return Err(short(engine, file, "record", i as u64, c.bytes));
+        crate::engine::finish_write(engine, Req::write(file, off, len), c.bytes)
+            .map_err(|e| failed(engine, file, "write of record", i as u64, e))?;
     }
     rec.op(OpKind::Write, c.lat_ns, c.bytes, c.done_ns);
     Ok(())
@@ -1013,6 +1010,79 @@ mod tests {
         fn path(&self, file: FileId) -> &Path {
             self.inner.path(file)
         }
+    }
+
+    /// A disk that fills during a history append: the system takes 18
+    /// bytes of it (what fits), then refuses the rest with ENOSPC.
+    struct FillsUp {
+        inner: Box<dyn Engine>,
+        history: FileId,
+        appends: u32,
+    }
+
+    impl Engine for FillsUp {
+        fn info(&self) -> &'static EngineInfo {
+            self.inner.info()
+        }
+        fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
+            self.inner.open(path, how)
+        }
+        fn close(&mut self, file: FileId) -> io::Result<()> {
+            self.inner.close(file)
+        }
+        fn queue(&mut self, mut req: Req) -> io::Result<Option<Completion>> {
+            if req.kind == OpKind::Write && req.file == self.history {
+                self.appends += 1;
+                match self.appends {
+                    1 => req.len = 18,
+                    _ => return Err(io::Error::from_raw_os_error(libc::ENOSPC)),
+                }
+            }
+            self.inner.queue(req)
+        }
+        fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
+            self.inner.buf_mut(slot)
+        }
+        fn path(&self, file: FileId) -> &Path {
+            self.inner.path(file)
+        }
+    }
+
+    /// Issue 33: a history record written in part as the disk fills is not
+    /// "shorter than the database's scale": the rest is written again, and
+    /// the system's refusal (ENOSPC) is the error, with the record and file.
+    #[test]
+    fn a_disk_that_fills_during_an_append_is_named_as_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = make_db(dir.path(), Scale::tiny(2, 100));
+        let mut term = Terminal::open(Arc::clone(&db), psync(4096)).unwrap();
+        let history = (0..4)
+            .map(FileId)
+            .find(|&f| term.engine.path(f) == db.files().history)
+            .unwrap();
+        let inner = std::mem::replace(&mut term.engine, psync(4096));
+        term.engine = Box::new(FillsUp {
+            inner,
+            history,
+            appends: 0,
+        });
+        let txn = Txn {
+            account: 1,
+            teller: 0,
+            branch: 0,
+            delta: 5,
+        };
+        let e = term
+            .execute(&mut Tally::default(), &txn, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("No space left on device")
+                && e.contains("history record 0")
+                && e.contains("history")
+                && !e.contains("shorter"),
+            "{e}"
+        );
     }
 
     /// Tallies what a transaction records.

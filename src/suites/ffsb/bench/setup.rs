@@ -1082,7 +1082,10 @@ fn age(
             return Err(Halt::Interrupted);
         }
         if let Some(e) = r.error {
-            return Err(Halt::Failed(format!("aging {shown}: {e:#}")));
+            return Err(Halt::Failed(format!(
+                "aging {shown}: {}",
+                crate::error::cause(&e)
+            )));
         }
     }
     s.aged_bytes = ctl.written.load(std::sync::atomic::Ordering::Relaxed);

@@ -158,24 +158,31 @@ fn outside(what: &str, name: &Path, allow: Allow) -> Result<Place, String> {
             exists: false,
         });
     };
-    let kind = if lm.file_type().is_symlink() {
-        if std::fs::metadata(name).is_ok() {
-            "a symbolic link"
-        } else {
-            "a dangling symbolic link (writing through it would make its target)"
-        }
+    let dangling = lm.file_type().is_symlink() && std::fs::metadata(name).is_err();
+    let kind = if dangling {
+        // writing through it would make its target
+        let to = std::fs::read_link(name).unwrap_or_default();
+        format!(
+            "a dangling symbolic link (to {}, which does not exist)",
+            crate::error::shown_path(&to)
+        )
+    } else if lm.file_type().is_symlink() {
+        "a symbolic link".into()
     } else if lm.is_dir() {
-        "a directory"
+        "a directory".into()
     } else if lm.is_file() {
-        "a file"
+        "a file".into()
     } else {
-        "a special file"
+        "a special file".into()
     };
     let refuse = |fix: String| {
         Err(format!(
             "{what}: {kind} is there already, and iogauge writes only files it creates; {fix}"
         ))
     };
+    if dangling {
+        return refuse("iogauge makes no file through a link: name the file itself or a path that does not exist".into());
+    }
     match allow.existing {
         Some((flag, given)) => {
             if !given {

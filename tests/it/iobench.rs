@@ -809,7 +809,8 @@ fn a_named_file_that_is_a_dangling_link_is_refused() {
     .unwrap();
     let line = {
         let out = iobench(cwd.path())
-            .args(["ctl", "--threads", "--duration", "0.2s", "--dir"])
+            .args(["ctl", "--threads", "--duration", "0.2s", "--allow-outside"])
+            .arg("--dir")
             .arg(dir.path())
             .output()
             .unwrap();

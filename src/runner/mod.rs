@@ -176,8 +176,14 @@ impl<'a> Ctx<'a> {
                 true
             }
             Ok(None) => true,
-            // stopped while asleep, ahead of the schedule: nothing missed
-            Err(pace::Stopped) => false,
+            // stopped in the wait: the stop may have come before the wait
+            // looked at the clock, with the worker behind, so the arrivals
+            // due before now are counted as for any stop (none when it was
+            // ahead of the schedule)
+            Err(pace::Stopped) => {
+                self.end_ns = now_ns();
+                false
+            }
         }
     }
 

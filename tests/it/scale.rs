@@ -62,10 +62,19 @@ fn a_closed_curve_of_run_has_its_points_peak_and_fit() {
         .map(|p| f64_at(p, "mean.throughput"))
         .fold(0.0, f64::max);
     assert_eq!(f64_at(&v, "metrics.peak_throughput"), best);
-    // three concurrencies: the law is fitted
-    assert!(f64_at(&v, "metrics.usl.lambda") > 0.0);
-    assert!(f64_at(&v, "metrics.usl.sigma") >= 0.0);
-    assert!(report.contains("USL fit:"), "{report}");
+    // the law (three parameters) is fitted only to four concurrencies or
+    // more: 3 is measured when the curve bisects around its peak
+    if loads.len() >= 4 {
+        assert!(f64_at(&v, "metrics.usl.lambda") > 0.0);
+        assert!(f64_at(&v, "metrics.usl.sigma") >= 0.0);
+        assert!(report.contains("USL fit:"), "{report}");
+    } else {
+        assert!(
+            v["metrics"].get("usl").is_none_or(Value::is_null),
+            "{report}"
+        );
+        assert!(report.contains("USL fit: none; it needs 4"), "{report}");
+    }
     assert!(report.contains("peak:"), "{report}");
     assert!(report.contains("io_time"), "{report}");
     assert_untouched(dir.path());

@@ -144,10 +144,16 @@ fn an_open_loop_run_reports_service_and_response_times() {
     args.extend_from_slice(&["--duration", "1"]);
     let (v, report) = run_json(&args);
     check_result(&v);
-    let issued = f64_at(&v, "summary.open_loop.rate_issued");
-    assert!((issued / 1000.0 - 1.0).abs() < 0.01, "{issued}");
+    // the schedule holds 1000 requests a second; a starved machine may
+    // leave a few at the very end unissued, which are counted as missed
+    let issued = u64_at(&v, "summary.open_loop.issued");
+    let missed = u64_at(&v, "summary.open_loop.missed");
+    let scheduled = (issued + missed) as f64 / f64_at(&v, "elapsed_s");
+    assert!((scheduled / 1000.0 - 1.0).abs() < 0.01, "{scheduled}");
+    assert!(missed <= 10, "{missed}");
+    let rate = f64_at(&v, "summary.open_loop.rate_issued");
+    assert!((rate / 1000.0 - 1.0).abs() < 0.02, "{rate}");
     assert_eq!(f64_at(&v, "summary.open_loop.rate_offered"), 1000.0);
-    assert_eq!(u64_at(&v, "summary.open_loop.missed"), 0);
     // every read has both times; the response is never below the service
     assert_eq!(
         u64_at(&v, "summary.open_loop.issued"),

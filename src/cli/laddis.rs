@@ -158,10 +158,10 @@ pub fn report(o: &Options, rule: &StopRule, rep: &Report) -> String {
     };
     let _ = writeln!(
         s,
-        "LADDIS (SPEC SFS 1.0 workload), one load point: {} process{}, {load}, mix {}",
+        "LADDIS ({}), one load point: {} process{}, {load}",
+        o.mix.origin(),
         o.procs,
         if o.procs == 1 { "" } else { "es" },
-        o.mix.name()
     );
     let _ = writeln!(
         s,

@@ -10,7 +10,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 
 pub const INFO: EngineInfo = EngineInfo {
     name: "sync",
-    doc: "lseek(2) then read(2)/write(2): two system calls per operation, as IOStone, Bonnie and IOBENCH issue them (fio's sync)",
+    doc: "lseek(2) then read(2)/write(2), as IOStone, Bonnie and IOBENCH issue them (fio's sync): two system calls per operation, one where the file offset is already at the operation's start (sequential access)",
     caps: Caps {
         sync: true,
         direct: true,

@@ -300,6 +300,17 @@ impl Mix {
         &self.name
     }
 
+    /// Where the mix comes from, for a report's header: LADDIS (SPEC SFS
+    /// 1.0) used nhfsstone's mix; `sfs2` is SPEC SFS 2.0's; any other mix
+    /// is the user's file.
+    pub fn origin(&self) -> String {
+        match self.name.as_str() {
+            "nhfsstone" => "SPEC SFS 1.0 workload, nhfsstone's mix".to_string(),
+            "sfs2" => "SPEC SFS 2.0's NFS v2 mix".to_string(),
+            file => format!("mix from {file}"),
+        }
+    }
+
     /// The percentage given to `op`.
     pub fn weight(&self, op: NfsOp) -> u32 {
         self.weights[op.index()]
@@ -518,6 +529,15 @@ mod tests {
     #[test]
     fn choose_follows_sfs2_mix() {
         assert_shares(&Mix::sfs2(), 2);
+    }
+
+    #[test]
+    fn only_nhfsstones_mix_is_called_sfs_1_0() {
+        assert!(Mix::nhfsstone().origin().contains("SFS 1.0"));
+        assert_eq!(Mix::sfs2().origin(), "SPEC SFS 2.0's NFS v2 mix");
+        assert!(!Mix::sfs2().origin().contains("1.0"));
+        let file = Mix::new("my.mix", Mix::nhfsstone().weights);
+        assert_eq!(file.origin(), "mix from my.mix");
     }
 
     #[test]

@@ -375,10 +375,14 @@ fn line(row: &Row) -> String {
 /// Where the self-scaling pass writes: `--out`, else beside the JSON
 /// (`scratch.json` → `scratch-selfscale/`); `None`: nowhere kept.
 fn selfscale_dir(a: &Args) -> Option<PathBuf> {
-    if let Some(o) = &a.out {
-        return Some(o.clone());
+    model_dir(a.out.as_deref(), a.output.json.as_deref())
+}
+
+fn model_dir(out: Option<&Path>, json: Option<&Path>) -> Option<PathBuf> {
+    if let Some(o) = out {
+        return Some(o.to_path_buf());
     }
-    match &a.output.json {
+    match json {
         Some(j) if j.as_os_str() != "-" => {
             let stem = j.file_stem().and_then(|s| s.to_str()).unwrap_or("survey");
             Some(j.with_file_name(format!("{stem}-selfscale")))
@@ -559,6 +563,21 @@ fn human(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_model_goes_to_out_else_beside_the_json_file() {
+        let p = |s: &str| PathBuf::from(s);
+        assert_eq!(
+            model_dir(None, Some(Path::new("runs/s.json"))),
+            Some(p("runs/s-selfscale"))
+        );
+        assert_eq!(
+            model_dir(Some(Path::new("m")), Some(Path::new("s.json"))),
+            Some(p("m"))
+        );
+        assert_eq!(model_dir(None, Some(Path::new("-"))), None);
+        assert_eq!(model_dir(None, None), None);
+    }
 
     #[test]
     fn rows_keep_the_columns_aligned() {

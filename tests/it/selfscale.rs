@@ -513,26 +513,6 @@ fn help_names_the_options() {
     }
 }
 
-#[test]
-fn the_survey_hook_runs_a_short_pass() {
-    let Some(dir) = shm_dir() else { return };
-    let outs = tempfile::tempdir().unwrap();
-    let out = outs.path().join("selfscale");
-    let t = Instant::now();
-    let s =
-        iogauge::selfscale::short_pass(dir.path(), &out, true, &iogauge::selfscale::Quiet).unwrap();
-    eprintln!("short pass (quick): {:.1} s", t.elapsed().as_secs_f64());
-    assert!(s.complete);
-    assert!(s.line.starts_with("selfscale: "), "{}", s.line);
-    assert!(s.model_path.is_file());
-    assert!(out.join("summary.txt").is_file());
-    assert_eq!(s.result.benchmark, "selfscale");
-    check_result(&serde_json::to_value(&s.result).unwrap());
-    assert!(s.result.summary.ops > 0);
-    assert!(s.result.metrics.contains_key("regions"));
-    assert_untouched(dir.path());
-}
-
 /// How many times the set-up block (what was picked: the workload, the
 /// sweep, the precision) appears in `text`.
 fn setup_blocks(text: &str) -> (usize, usize) {

@@ -386,7 +386,7 @@ pub fn is_root() -> bool {
 }
 
 /// `selfscale` on the null engine with the smallest flags: a model in about
-/// a second, for tests of `predict` and of the model's use.
+/// two seconds, for tests of `predict` and of the model's use.
 // not every test binary builds models
 #[allow(dead_code)]
 pub fn null_model_args<'a>(dir: &'a str, out: &'a str) -> Vec<&'a str> {
@@ -399,7 +399,7 @@ pub fn null_model_args<'a>(dir: &'a str, out: &'a str) -> Vec<&'a str> {
         "--max-bytes",
         "4M",
         "--point-time",
-        "0.05s",
+        "0.02s",
         "--out",
         out,
     ]

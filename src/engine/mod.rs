@@ -631,46 +631,47 @@ mod tests {
     }
 }
 
+/// For tests: an engine that hands each request to `f` before `inner` gets
+/// it. `f` may look at it, change it, or refuse it with an error.
+#[cfg(test)]
+pub struct Intercept<F> {
+    pub inner: Box<dyn Engine>,
+    pub f: F,
+}
+
+#[cfg(test)]
+impl<F: FnMut(Req) -> io::Result<Req> + Send> Engine for Intercept<F> {
+    fn info(&self) -> &'static EngineInfo {
+        self.inner.info()
+    }
+    fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
+        self.inner.open(path, how)
+    }
+    fn close(&mut self, file: FileId) -> io::Result<()> {
+        self.inner.close(file)
+    }
+    fn queue(&mut self, req: Req) -> io::Result<Option<Completion>> {
+        let req = (self.f)(req)?;
+        self.inner.queue(req)
+    }
+    fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
+        self.inner.buf_mut(slot)
+    }
+    fn unlink(&mut self, path: &Path) -> io::Result<()> {
+        self.inner.unlink(path)
+    }
+    fn path(&self, file: FileId) -> &Path {
+        self.inner.path(file)
+    }
+}
+
 #[cfg(test)]
 mod finish_write_tests {
     use super::*;
 
-    /// Takes `first` bytes of the first write, then refuses with `then`.
-    struct Short {
-        inner: Box<dyn Engine>,
-        calls: u32,
-        first: u32,
-        then: Option<i32>,
-    }
-
-    impl Engine for Short {
-        fn info(&self) -> &'static EngineInfo {
-            self.inner.info()
-        }
-        fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
-            self.inner.open(path, how)
-        }
-        fn close(&mut self, file: FileId) -> io::Result<()> {
-            self.inner.close(file)
-        }
-        fn queue(&mut self, mut req: Req) -> io::Result<Option<Completion>> {
-            self.calls += 1;
-            match (self.calls, self.then) {
-                (1, _) => req.len = self.first,
-                (_, Some(errno)) => return Err(io::Error::from_raw_os_error(errno)),
-                _ => {}
-            }
-            self.inner.queue(req)
-        }
-        fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
-            self.inner.buf_mut(slot)
-        }
-        fn path(&self, file: FileId) -> &Path {
-            self.inner.path(file)
-        }
-    }
-
-    fn short(then: Option<i32>) -> (tempfile::TempDir, Short, FileId) {
+    /// An engine that takes 18 bytes of the first write, then refuses
+    /// every call with `then` (or passes them on).
+    fn short(then: Option<i32>) -> (tempfile::TempDir, Box<dyn Engine>, FileId) {
         let d = tempfile::tempdir().unwrap();
         let inner = Choice::PSYNC
             .make(&EngineOpts {
@@ -678,12 +679,19 @@ mod finish_write_tests {
                 ..Default::default()
             })
             .unwrap();
-        let mut e = Short {
+        let mut calls = 0;
+        let mut e: Box<dyn Engine> = Box::new(Intercept {
             inner,
-            calls: 0,
-            first: 18,
-            then,
-        };
+            f: move |mut req: Req| {
+                calls += 1;
+                match (calls, then) {
+                    (1, _) => req.len = 18,
+                    (_, Some(errno)) => return Err(io::Error::from_raw_os_error(errno)),
+                    _ => {}
+                }
+                Ok(req)
+            },
+        });
         let f = e.open(&d.path().join("f"), OpenHow::CREATE).unwrap();
         (d, e, f)
     }
@@ -694,7 +702,7 @@ mod finish_write_tests {
         let req = Req::write(f, 0, 50);
         let c = e.exec(req).unwrap();
         assert_eq!(c.bytes, 18);
-        let err = finish_write(&mut e, req, c.bytes).unwrap_err();
+        let err = finish_write(e.as_mut(), req, c.bytes).unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::ENOSPC));
     }
 
@@ -706,7 +714,7 @@ mod finish_write_tests {
         }
         let req = Req::write(f, 0, 50);
         let c = e.exec(req).unwrap();
-        finish_write(&mut e, req, c.bytes).unwrap();
+        finish_write(e.as_mut(), req, c.bytes).unwrap();
         let want: Vec<u8> = (0..50).collect();
         assert_eq!(std::fs::read(d.path().join("f")).unwrap(), want);
         // the caller's buffer is as it was

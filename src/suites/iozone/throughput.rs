@@ -1265,7 +1265,7 @@ impl Worker for ChildWorker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Completion, EngineInfo};
+    use crate::engine::Intercept;
     use crate::suites::iozone::flags::parse_with_page_size;
 
     fn config(line: &str) -> Config {
@@ -1275,39 +1275,21 @@ mod tests {
             .config
     }
 
-    /// An engine that waits before each data operation of some children,
-    /// or fails their writes.
-    struct Slow {
-        inner: Box<dyn Engine>,
-        delay: Duration,
-        fail: bool,
-    }
-
-    impl Engine for Slow {
-        fn info(&self) -> &'static EngineInfo {
-            self.inner.info()
-        }
-        fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
-            self.inner.open(path, how)
-        }
-        fn close(&mut self, file: FileId) -> io::Result<()> {
-            self.inner.close(file)
-        }
-        fn queue(&mut self, req: Req) -> io::Result<Option<Completion>> {
-            if req.kind != OpKind::Fsync {
-                if self.fail {
-                    return Err(io::Error::other("injected failure"));
+    /// An engine that waits `delay` before each data operation, or fails
+    /// them.
+    fn slowed(inner: Box<dyn Engine>, delay: Duration, fail: bool) -> Box<dyn Engine> {
+        Box::new(Intercept {
+            inner,
+            f: move |req: Req| {
+                if req.kind != OpKind::Fsync {
+                    if fail {
+                        return Err(io::Error::other("injected failure"));
+                    }
+                    std::thread::sleep(delay);
                 }
-                std::thread::sleep(self.delay);
-            }
-            self.inner.queue(req)
-        }
-        fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
-            self.inner.buf_mut(slot)
-        }
-        fn path(&self, file: FileId) -> &Path {
-            self.inner.path(file)
-        }
+                Ok(req)
+            },
+        })
     }
 
     struct Ran {
@@ -1324,15 +1306,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let make = |role: Role, i: usize, opts: &EngineOpts| -> Result<Box<dyn Engine>> {
             let inner = make_engine(Choice::SYNC, role, opts)?;
-            Ok(Box::new(Slow {
+            Ok(slowed(
                 inner,
-                delay: if slow.contains(&i) {
+                if slow.contains(&i) {
                     delay
                 } else {
                     Duration::ZERO
                 },
-                fail: failing.contains(&i),
-            }))
+                failing.contains(&i),
+            ))
         };
         let mut seen = Vec::new();
         let out = run_with(

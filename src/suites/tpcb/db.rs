@@ -825,7 +825,7 @@ fn sum_history(engine: &mut dyn Engine, path: &Path) -> io::Result<(i64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Choice, Completion, EngineInfo, EngineOpts};
+    use crate::engine::{Choice, EngineOpts, Intercept};
     use crate::workload::worker_rng;
     use std::sync::Mutex as StdMutex;
 
@@ -982,70 +982,35 @@ mod tests {
     type Seen = Arc<StdMutex<Vec<(OpKind, FileId, u64, u32)>>>;
 
     /// An engine that notes each request before passing it on.
-    struct Counting {
-        inner: Box<dyn Engine>,
-        seen: Seen,
-    }
-
-    impl Engine for Counting {
-        fn info(&self) -> &'static EngineInfo {
-            self.inner.info()
-        }
-        fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
-            self.inner.open(path, how)
-        }
-        fn close(&mut self, file: FileId) -> io::Result<()> {
-            self.inner.close(file)
-        }
-        fn queue(&mut self, req: Req) -> io::Result<Option<Completion>> {
-            self.seen
-                .lock()
-                .unwrap()
-                .push((req.kind, req.file, req.offset, req.len));
-            self.inner.queue(req)
-        }
-        fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
-            self.inner.buf_mut(slot)
-        }
-        fn path(&self, file: FileId) -> &Path {
-            self.inner.path(file)
-        }
+    fn counting(inner: Box<dyn Engine>, seen: Seen) -> Box<dyn Engine> {
+        Box::new(Intercept {
+            inner,
+            f: move |req: Req| {
+                seen.lock()
+                    .unwrap()
+                    .push((req.kind, req.file, req.offset, req.len));
+                Ok(req)
+            },
+        })
     }
 
     /// A disk that fills during a history append: the system takes 18
     /// bytes of it (what fits), then refuses the rest with ENOSPC.
-    struct FillsUp {
-        inner: Box<dyn Engine>,
-        history: FileId,
-        appends: u32,
-    }
-
-    impl Engine for FillsUp {
-        fn info(&self) -> &'static EngineInfo {
-            self.inner.info()
-        }
-        fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
-            self.inner.open(path, how)
-        }
-        fn close(&mut self, file: FileId) -> io::Result<()> {
-            self.inner.close(file)
-        }
-        fn queue(&mut self, mut req: Req) -> io::Result<Option<Completion>> {
-            if req.kind == OpKind::Write && req.file == self.history {
-                self.appends += 1;
-                match self.appends {
-                    1 => req.len = 18,
-                    _ => return Err(io::Error::from_raw_os_error(libc::ENOSPC)),
+    fn fills_up(inner: Box<dyn Engine>, history: FileId) -> Box<dyn Engine> {
+        let mut appends = 0;
+        Box::new(Intercept {
+            inner,
+            f: move |mut req: Req| {
+                if req.kind == OpKind::Write && req.file == history {
+                    appends += 1;
+                    match appends {
+                        1 => req.len = 18,
+                        _ => return Err(io::Error::from_raw_os_error(libc::ENOSPC)),
+                    }
                 }
-            }
-            self.inner.queue(req)
-        }
-        fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
-            self.inner.buf_mut(slot)
-        }
-        fn path(&self, file: FileId) -> &Path {
-            self.inner.path(file)
-        }
+                Ok(req)
+            },
+        })
     }
 
     /// Issue 33: a history record written in part as the disk fills is not
@@ -1061,11 +1026,7 @@ mod tests {
             .find(|&f| term.engine.path(f) == db.files().history)
             .unwrap();
         let inner = std::mem::replace(&mut term.engine, psync(4096));
-        term.engine = Box::new(FillsUp {
-            inner,
-            history,
-            appends: 0,
-        });
+        term.engine = fills_up(inner, history);
         let txn = Txn {
             account: 1,
             teller: 0,
@@ -1100,10 +1061,7 @@ mod tests {
         let scale = Scale::tiny(2, 100);
         let db = make_db(dir.path(), scale);
         let seen = Arc::new(StdMutex::new(Vec::new()));
-        let engine = Box::new(Counting {
-            inner: psync(4096),
-            seen: Arc::clone(&seen),
-        });
+        let engine = counting(psync(4096), Arc::clone(&seen));
         let mut term = Terminal::open(Arc::clone(&db), engine).unwrap();
         let id = |p: &Path| {
             (0..4)

@@ -157,11 +157,9 @@ impl Args {
             o.seed = Seed::from_file(p).map_err(crate::error::UsageError)?;
         }
         o.check().map_err(crate::error::UsageError)?;
-        o.engine
-            .check(&crate::engine::EngineOpts {
-                direct: o.direct,
-                ..Default::default()
-            })
+        crate::engine::EngineSpec::new(o.engine)
+            .direct(o.direct)
+            .check()
             .map_err(crate::error::UsageError)?;
         Ok(o)
     }

@@ -1,6 +1,6 @@
 //! Flags shared by several commands, and how a finished run is presented.
 
-use crate::engine::{Choice, DIRECT_ALIGN, EngineOpts, FsyncPolicy, parse_fsync};
+use crate::engine::{Choice, EngineSpec, FsyncPolicy, parse_fsync};
 use crate::error::UsageError;
 use crate::report::export::{self, Document};
 use crate::report::{Collection, RunResult};
@@ -333,26 +333,43 @@ impl EngineArgs {
         self.engine.unwrap_or(default)
     }
 
+    /// The engine spec asked for, checked: one request at a time.
+    pub fn spec(&self, default: Choice) -> Result<EngineSpec> {
+        let spec = EngineSpec::new(self.choice(default)).direct(self.direct);
+        spec.check().map_err(UsageError)?;
+        Ok(spec)
+    }
+
     /// Check that the engine can do what was asked.
     pub fn check(&self, default: Choice) -> Result<Choice> {
-        let c = self.choice(default);
-        c.check(&self.opts(4096, 0)).map_err(UsageError)?;
-        Ok(c)
+        Ok(self.spec(default)?.choice)
     }
+}
 
-    pub fn opts(&self, max_len: usize, seed: u64) -> EngineOpts {
-        EngineOpts {
-            direct: self.direct,
-            depth: 1,
-            max_len,
-            datasync: false,
-            seed,
-        }
+/// `--iodepth`, for a command that keeps several requests in flight.
+#[derive(clap::Args, Debug, Clone)]
+pub struct DepthArgs {
+    /// Requests each worker keeps in flight (above 1 needs a queued engine: 'iogauge engines').
+    #[arg(long, default_value = "1", value_name = "N", value_parser = depth_arg)]
+    pub iodepth: u16,
+}
+
+fn depth_arg(s: &str) -> Result<u16, String> {
+    let max = crate::engine::MAX_DEPTH;
+    match s.trim().parse::<u16>() {
+        Ok(n) if (1..=max).contains(&n) => Ok(n),
+        _ => Err(format!("'{s}' is not a queue depth: give 1 to {max}")),
     }
+}
 
-    /// The alignment requests must keep: 4 KiB under O_DIRECT.
-    pub fn min_align(&self) -> u64 {
-        if self.direct { DIRECT_ALIGN as u64 } else { 1 }
+impl EngineArgs {
+    /// [`EngineArgs::spec`] at the depth `depth` asks for, checked.
+    pub fn spec_at(&self, default: Choice, depth: &DepthArgs) -> Result<EngineSpec> {
+        let spec = EngineSpec::new(self.choice(default))
+            .direct(self.direct)
+            .depth(depth.iodepth);
+        spec.check().map_err(UsageError)?;
+        Ok(spec)
     }
 }
 

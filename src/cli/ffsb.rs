@@ -139,11 +139,9 @@ pub fn main(a: Args) -> Result<Status> {
     }
     a.out.check_with(&mut paths)?;
     let engine = a.engine.unwrap_or(Choice::PSYNC);
-    engine
-        .check(&crate::engine::EngineOpts {
-            direct: profile.directio,
-            ..Default::default()
-        })
+    crate::engine::EngineSpec::new(engine)
+        .direct(profile.directio)
+        .check()
         .map_err(UsageError)?;
     let o = Options {
         profile,

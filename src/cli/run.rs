@@ -1,6 +1,6 @@
 //! `iogauge run`: the generic five-parameter workload.
 
-use super::common::{self, EngineArgs, LoadArgs, OutputArgs, Status, SyncArgs};
+use super::common::{self, DepthArgs, EngineArgs, LoadArgs, OutputArgs, Status, SyncArgs};
 use super::progress::{self, Bar};
 use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::{Choice, FsyncPolicy};
@@ -67,6 +67,8 @@ pub struct Args {
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
+    pub depth: DepthArgs,
+    #[command(flatten)]
     pub sync: SyncArgs,
     #[command(flatten)]
     pub load: LoadArgs,
@@ -95,11 +97,11 @@ impl super::Cmd for Args {
 
 impl Args {
     pub fn spec(&self) -> Result<GenericSpec> {
-        let min_align = self.engine.min_align();
-        let align = self.align.unwrap_or(512.max(min_align));
-        if !align.is_multiple_of(min_align) {
-            crate::usage!("--align {align} must be a multiple of 4096 with --direct");
-        }
+        let engine = self.engine.spec(Choice::PSYNC)?;
+        let align = self.align.unwrap_or(512.max(engine.align()));
+        engine
+            .aligned("--align", align)
+            .map_err(crate::error::UsageError)?;
         let spec = GenericSpec {
             unique_bytes: self.unique_bytes,
             size_mean: self.size_mean,
@@ -126,9 +128,11 @@ impl Args {
 
     pub fn setup(&self) -> anyhow::Result<IoSetup> {
         self.sync.check()?;
+        let spec = self.engine.spec_at(Choice::PSYNC, &self.depth)?;
         Ok(IoSetup {
-            engine: self.engine.check(Choice::PSYNC)?,
-            direct: self.engine.direct,
+            engine: spec.choice,
+            direct: spec.direct,
+            iodepth: spec.depth,
             fsync: self.sync.fsync,
             fdatasync: self.sync.fdatasync,
             cold: self.cold,
@@ -224,6 +228,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     let setup = |direct: bool, fsync: FsyncPolicy| IoSetup {
         engine: Choice::PSYNC,
         direct,
+        iodepth: 1,
         fsync,
         fdatasync: false,
         cold: false,

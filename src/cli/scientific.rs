@@ -40,6 +40,8 @@ pub struct Args {
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
+    pub depth: common::DepthArgs,
+    #[command(flatten)]
     pub out: OutputArgs,
 }
 
@@ -62,6 +64,7 @@ impl Args {
             dir: self.dir.clone(),
             engine: self.engine.choice(Choice::PSYNC),
             direct: self.engine.direct,
+            iodepth: self.depth.iodepth,
             fsync: !self.no_fsync,
             drop_caches: self.drop_caches,
         }
@@ -70,8 +73,8 @@ impl Args {
 
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
-    a.engine.check(Choice::PSYNC)?;
     let o = a.options();
+    o.check().map_err(crate::error::UsageError)?;
     let (requests, _) = scientific::split(o.size.max(1), o.request.max(1));
     let bar = Bar::new("scientific", None, Some(requests), a.out.progress());
     let rep = scientific::run(&o, progress::sink(&bar))?;

@@ -18,6 +18,7 @@ pub const INFO: EngineInfo = EngineInfo {
     doc: "a stdio-like buffered stream per file (buffer = st_blksize): small operations cost a memcpy, the kernel sees whole buffers (C's fread/fwrite/getc/putc)",
     caps: Caps {
         sync: true,
+        queued: false,
         direct: false,
         fake: false,
         buffered: true,
@@ -167,7 +168,7 @@ impl Buffered {
     fn new(o: &EngineOpts) -> Self {
         Buffered {
             files: FileTable::default(),
-            bufs: buffer::slots(o.depth, o.max_len, o.seed),
+            bufs: buffer::slots(o.slots, o.max_len, o.seed),
             datasync: o.datasync,
             spare: Vec::new(),
         }
@@ -211,7 +212,7 @@ impl Engine for Buffered {
     }
 
     #[inline]
-    fn queue(&mut self, req: Req) -> io::Result<Option<Completion>> {
+    fn queue(&mut self, req: Req) -> io::Result<Queued> {
         let s = self.files.get(req.file)?;
         let buf = &mut self.bufs[req.slot as usize][..req.len as usize];
         let datasync = self.datasync;
@@ -228,7 +229,7 @@ impl Engine for Buffered {
             }),
             k => return Err(unsupported(k)),
         };
-        c.map(Some)
+        c.map(Queued::Done)
     }
 
     fn buf_mut(&mut self, slot: u16) -> &mut [u8] {

@@ -16,6 +16,7 @@
 mod buffer;
 mod buffered;
 mod null;
+mod nullq;
 mod psync;
 mod sync;
 
@@ -121,11 +122,25 @@ pub struct Completion {
     pub done_ns: u64,
 }
 
+/// What [`Engine::queue`] did with a request.
+#[derive(Clone, Copy, Debug)]
+pub enum Queued {
+    /// It completed at once (every request of a synchronous engine).
+    Done(Completion),
+    /// It is in flight; [`Engine::reap`] delivers it after [`Engine::commit`].
+    InFlight,
+    /// The engine cannot take another request now: reap one, then queue
+    /// it again.
+    Busy,
+}
+
 /// What an engine can do; checked before a run starts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Caps {
     /// Completes every operation inside `queue`.
     pub sync: bool,
+    /// Keeps more than one request in flight (a queue depth above 1).
+    pub queued: bool,
     /// Can open files with O_DIRECT.
     pub direct: bool,
     /// Does no I/O at all (for measuring iogauge itself).
@@ -134,13 +149,17 @@ pub struct Caps {
     pub buffered: bool,
 }
 
-/// How the engine is made.
+/// How the engine is made: an [`EngineSpec`] and what the worker needs
+/// of its buffers. Only the runner makes engines ([`crate::runner::Io`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EngineOpts {
     /// Open data files with O_DIRECT.
     pub direct: bool,
-    /// Operations in flight at once (1 for synchronous engines).
+    /// Requests in flight at once (1 for synchronous engines).
     pub depth: u16,
+    /// Buffer slots (at least `depth`): a worker that keeps several
+    /// buffers (PostMark's read and write) asks for more.
+    pub slots: u16,
     /// Largest transfer; each buffer slot holds this many bytes.
     pub max_len: usize,
     /// Use fdatasync(2) where an Fsync op asks for a sync.
@@ -154,9 +173,127 @@ impl Default for EngineOpts {
         EngineOpts {
             direct: false,
             depth: 1,
+            slots: 1,
             max_len: 64 << 10,
             datasync: false,
             seed: 0,
+        }
+    }
+}
+
+/// The deepest queue an engine is asked for (io_uring's rings and fio's
+/// iodepth go higher, but no benchmark here needs more).
+pub const MAX_DEPTH: u16 = 4096;
+
+/// How a benchmark's engine is made, chosen once (from the command line, a
+/// control file or a model) and carried in its plan. The runner makes the
+/// engine from it in each worker ([`crate::runner::Io`]); a benchmark never
+/// makes one itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct EngineSpec {
+    pub choice: Choice,
+    /// Open data files with O_DIRECT.
+    pub direct: bool,
+    /// Requests in flight at once; 1 issues one at a time.
+    pub depth: u16,
+    /// fdatasync(2) where a request asks for a sync.
+    pub datasync: bool,
+}
+
+impl EngineSpec {
+    /// `choice`, buffered I/O, one request at a time, fsync(2).
+    pub fn new(choice: Choice) -> EngineSpec {
+        EngineSpec {
+            choice,
+            direct: false,
+            depth: 1,
+            datasync: false,
+        }
+    }
+
+    pub fn direct(self, direct: bool) -> EngineSpec {
+        EngineSpec { direct, ..self }
+    }
+
+    pub fn depth(self, depth: u16) -> EngineSpec {
+        EngineSpec { depth, ..self }
+    }
+
+    pub fn datasync(self, datasync: bool) -> EngineSpec {
+        EngineSpec { datasync, ..self }
+    }
+
+    /// Whether the engine can do what the spec asks: the one place that
+    /// checks an engine's capabilities.
+    pub fn check(&self) -> Result<(), String> {
+        let (name, caps) = (self.choice.name(), self.choice.caps());
+        if self.direct && !caps.direct {
+            return Err(format!(
+                "engine '{name}' cannot do O_DIRECT I/O; use psync or sync"
+            ));
+        }
+        if self.depth == 0 || self.depth > MAX_DEPTH {
+            return Err(format!(
+                "--iodepth {}: give 1 to {MAX_DEPTH} requests in flight",
+                self.depth
+            ));
+        }
+        if self.depth > 1 && !caps.queued {
+            let queued: Vec<_> = ENGINES
+                .iter()
+                .filter(|e| e.caps.queued)
+                .map(|e| e.name)
+                .collect();
+            return Err(format!(
+                "--iodepth {}: engine '{name}' completes each request before the next is issued; a depth above 1 needs a queued engine ({})",
+                self.depth,
+                queued.join(", ")
+            ));
+        }
+        Ok(())
+    }
+
+    /// The alignment O_DIRECT asks of buffers, offsets and lengths: 1 when
+    /// the spec does not use it.
+    pub fn align(&self) -> u64 {
+        if self.direct { DIRECT_ALIGN as u64 } else { 1 }
+    }
+
+    /// Refuse a size a request moves (`what`, named as the user gave it)
+    /// that O_DIRECT cannot move: the one statement of the rule.
+    pub fn aligned(&self, what: &str, value: u64) -> Result<(), String> {
+        let a = self.align();
+        if value.is_multiple_of(a) {
+            return Ok(());
+        }
+        Err(format!(
+            "{what} is {value} B, but O_DIRECT (--direct) moves whole blocks: give a multiple of {a} B"
+        ))
+    }
+
+    /// Make the engine, checking the spec first: `slots` buffers (at
+    /// least the depth) of `max_len` bytes filled from `seed`. For the
+    /// runner, which makes every engine ([`crate::runner::Io`]).
+    pub(crate) fn make(
+        &self,
+        slots: u16,
+        max_len: usize,
+        seed: u64,
+    ) -> Result<Box<dyn Engine>, String> {
+        self.check()?;
+        self.choice.make(&self.opts(slots, max_len, seed))
+    }
+
+    /// The options the engine is made with: `slots` buffers (at least the
+    /// depth) of `max_len` bytes filled from `seed`.
+    pub(crate) fn opts(&self, slots: u16, max_len: usize, seed: u64) -> EngineOpts {
+        EngineOpts {
+            direct: self.direct,
+            depth: self.depth,
+            slots: slots.max(self.depth),
+            max_len,
+            datasync: self.datasync,
+            seed,
         }
     }
 }
@@ -196,8 +333,9 @@ pub trait Engine: Send {
     /// Close a file (a buffered engine flushes it first).
     fn close(&mut self, file: FileId) -> io::Result<()>;
 
-    /// Start one data operation. `Some` when it completed at once.
-    fn queue(&mut self, req: Req) -> io::Result<Option<Completion>>;
+    /// Start one data operation: done at once, in flight, or refused
+    /// because the engine is full.
+    fn queue(&mut self, req: Req) -> io::Result<Queued>;
 
     /// Submit what `queue` took (a no-op for synchronous engines).
     fn commit(&mut self) -> io::Result<()> {
@@ -220,10 +358,16 @@ pub trait Engine: Send {
     /// The path a file was opened with, for error messages.
     fn path(&self, file: FileId) -> &Path;
 
-    /// Run one operation to completion.
+    /// Run one operation to completion, with nothing else in flight.
     fn exec(&mut self, req: Req) -> io::Result<Completion> {
-        if let Some(c) = self.queue(req)? {
-            return Ok(c);
+        match self.queue(req)? {
+            Queued::Done(c) => return Ok(c),
+            Queued::InFlight => {}
+            Queued::Busy => {
+                return Err(io::Error::other(
+                    "engine refused a request with none in flight",
+                ));
+            }
         }
         self.commit()?;
         let mut out = Vec::with_capacity(1);
@@ -279,7 +423,13 @@ pub struct EngineInfo {
 }
 
 /// Every engine iogauge has.
-pub const ENGINES: &[EngineInfo] = &[psync::INFO, sync::INFO, buffered::INFO, null::INFO];
+pub const ENGINES: &[EngineInfo] = &[
+    psync::INFO,
+    sync::INFO,
+    buffered::INFO,
+    null::INFO,
+    nullq::INFO,
+];
 
 fn find(name: &str) -> Option<&'static EngineInfo> {
     ENGINES.iter().find(|e| e.name == name)
@@ -305,6 +455,7 @@ impl Choice {
     pub const SYNC: Choice = Choice(&ENGINES[1]);
     pub const BUFFERED: Choice = Choice(&ENGINES[2]);
     pub const NULL: Choice = Choice(&ENGINES[3]);
+    pub const NULLQ: Choice = Choice(&ENGINES[4]);
 
     /// The engine called `name`; the one place that knows the names.
     pub fn parse(name: &str) -> Result<Choice, String> {
@@ -330,21 +481,8 @@ impl Choice {
         self.0.caps.fake
     }
 
-    /// Check that the engine can do what `opts` asks, without making it.
-    pub fn check(self, opts: &EngineOpts) -> Result<(), String> {
-        let (name, caps) = (self.0.name, self.0.caps);
-        // (extra slots of a synchronous engine are buffers, not depth)
-        if opts.direct && !caps.direct {
-            return Err(format!(
-                "engine '{name}' cannot do O_DIRECT I/O; use psync or sync with --direct"
-            ));
-        }
-        Ok(())
-    }
-
-    /// Make the engine with `opts`, checking its capabilities first.
-    pub fn make(self, opts: &EngineOpts) -> Result<Box<dyn Engine>, String> {
-        self.check(opts)?;
+    /// Make the engine with `opts` (the runner's [`EngineSpec::make`]).
+    fn make(self, opts: &EngineOpts) -> Result<Box<dyn Engine>, String> {
         (self.0.make)(opts).map_err(|e| format!("cannot set up engine '{}': {e}", self.0.name))
     }
 }
@@ -552,22 +690,29 @@ mod tests {
 
     #[test]
     fn capability_checks_refuse_what_an_engine_cannot_do() {
-        let direct = EngineOpts {
-            direct: true,
-            ..Default::default()
-        };
+        let spec = |name: &str| EngineSpec::new(Choice::parse(name).unwrap());
+        let e = spec("buffered").direct(true).check().unwrap_err();
+        assert!(e.contains("O_DIRECT"), "{e}");
+        assert!(spec("psync").direct(true).check().is_ok());
+        // a depth above 1 needs a queued engine, and the refusal names them
+        let e = spec("psync").depth(8).check().unwrap_err();
+        assert!(e.contains("--iodepth 8") && e.contains("nullq"), "{e}");
+        assert!(spec("nullq").depth(32).check().is_ok());
+        assert!(spec("nullq").depth(0).check().is_err());
+        assert!(spec("nullq").depth(MAX_DEPTH + 1).check().is_err());
+        // alignment is the spec's: 4 KiB under O_DIRECT, anything without
+        assert_eq!(spec("psync").align(), 1);
+        assert!(spec("psync").aligned("--request", 1000).is_ok());
+        let e = spec("psync")
+            .direct(true)
+            .aligned("--request", 1000)
+            .unwrap_err();
         assert!(
-            make("buffered", &direct)
-                .err()
-                .unwrap()
-                .contains("O_DIRECT")
+            e.contains("--request is 1000 B") && e.contains("4096"),
+            "{e}"
         );
-        assert!(
-            make("nope", &EngineOpts::default())
-                .err()
-                .unwrap()
-                .contains("psync")
-        );
+        assert!(spec("psync").direct(true).aligned("x", 8192).is_ok());
+        assert!(Choice::parse("nope").unwrap_err().contains("psync"));
         // the table's names parse; the engines are listed in the refusal
         for e in ENGINES {
             assert_eq!(Choice::parse(e.name).unwrap().name(), e.name);
@@ -576,6 +721,47 @@ mod tests {
         let back: Choice = serde_json::from_str("\"null\"").unwrap();
         assert!(back.is_fake() && back == Choice::NULL);
         assert!(serde_json::from_str::<Choice>("\"nope\"").is_err());
+    }
+
+    /// nullq keeps at most `depth` in flight, completes them out of order
+    /// after polls, and refuses a buffer slot that is still in flight.
+    #[test]
+    fn the_queued_test_engine_holds_its_depth_and_completes_out_of_order() {
+        let o = EngineOpts {
+            depth: 4,
+            slots: 4,
+            ..Default::default()
+        };
+        let mut e = make("nullq", &o).unwrap();
+        let f = e.open(Path::new("x"), OpenHow::CREATE).unwrap();
+        for slot in 0..4u16 {
+            let r = Req {
+                slot,
+                ..Req::read(f, u64::from(slot) * 100, 100)
+            };
+            assert!(matches!(e.queue(r).unwrap(), Queued::InFlight));
+        }
+        assert!(matches!(e.queue(Req::read(f, 0, 1)).unwrap(), Queued::Busy));
+        e.commit().unwrap();
+        let mut out = Vec::new();
+        let mut polls = 0;
+        while out.len() < 4 {
+            e.reap(0, &mut out).unwrap();
+            polls += 1;
+        }
+        assert!(polls > 1, "completions wait for polls");
+        let mut offsets: Vec<u64> = out.iter().map(|c| c.req.offset).collect();
+        let done_order = offsets.clone();
+        offsets.sort_unstable();
+        assert_eq!(offsets, [0, 100, 200, 300]);
+        // the engine's order is its own (seeded): not the order queued for
+        // this seed
+        assert_ne!(done_order, offsets, "out of order");
+        // a slot in flight cannot be queued again
+        e.queue(Req::read(f, 0, 1)).unwrap();
+        assert!(e.queue(Req::read(f, 0, 1)).is_err());
+        // reap asks no more than is committed
+        assert!(e.reap(2, &mut out).is_err());
     }
 
     fn make(name: &str, o: &EngineOpts) -> Result<Box<dyn Engine>, String> {
@@ -632,11 +818,37 @@ mod tests {
 }
 
 /// For tests: an engine that hands each request to `f` before `inner` gets
-/// it. `f` may look at it, change it, or refuse it with an error.
+/// it. `f` may look at it, change it, or refuse it with an error. A
+/// completion names the request as it was asked for, so a length `f` cut
+/// shows as the system taking part of a write.
 #[cfg(test)]
 pub struct Intercept<F> {
-    pub inner: Box<dyn Engine>,
-    pub f: F,
+    inner: Box<dyn Engine>,
+    f: F,
+    /// The request as asked, by buffer slot, while it is in flight.
+    asked: Vec<Option<Req>>,
+}
+
+#[cfg(test)]
+impl<F> Intercept<F> {
+    pub fn new(inner: Box<dyn Engine>, f: F) -> Intercept<F> {
+        Intercept {
+            inner,
+            f,
+            asked: Vec::new(),
+        }
+    }
+
+    fn as_asked(&mut self, mut c: Completion) -> Completion {
+        if let Some(r) = self
+            .asked
+            .get_mut(usize::from(c.req.slot))
+            .and_then(Option::take)
+        {
+            c.req = r;
+        }
+        c
+    }
 }
 
 #[cfg(test)]
@@ -650,9 +862,28 @@ impl<F: FnMut(Req) -> io::Result<Req> + Send> Engine for Intercept<F> {
     fn close(&mut self, file: FileId) -> io::Result<()> {
         self.inner.close(file)
     }
-    fn queue(&mut self, req: Req) -> io::Result<Option<Completion>> {
-        let req = (self.f)(req)?;
-        self.inner.queue(req)
+    fn queue(&mut self, asked: Req) -> io::Result<Queued> {
+        let req = (self.f)(asked)?;
+        let slot = usize::from(req.slot);
+        if self.asked.len() <= slot {
+            self.asked.resize(slot + 1, None);
+        }
+        self.asked[slot] = Some(asked);
+        Ok(match self.inner.queue(req)? {
+            Queued::Done(c) => Queued::Done(self.as_asked(c)),
+            q => q,
+        })
+    }
+    fn commit(&mut self) -> io::Result<()> {
+        self.inner.commit()
+    }
+    fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
+        let from = out.len();
+        let n = self.inner.reap(min, out)?;
+        for c in &mut out[from..] {
+            *c = self.as_asked(*c);
+        }
+        Ok(n)
     }
     fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
         self.inner.buf_mut(slot)
@@ -680,18 +911,15 @@ mod finish_write_tests {
             })
             .unwrap();
         let mut calls = 0;
-        let mut e: Box<dyn Engine> = Box::new(Intercept {
-            inner,
-            f: move |mut req: Req| {
-                calls += 1;
-                match (calls, then) {
-                    (1, _) => req.len = 18,
-                    (_, Some(errno)) => return Err(io::Error::from_raw_os_error(errno)),
-                    _ => {}
-                }
-                Ok(req)
-            },
-        });
+        let mut e: Box<dyn Engine> = Box::new(Intercept::new(inner, move |mut req: Req| {
+            calls += 1;
+            match (calls, then) {
+                (1, _) => req.len = 18,
+                (_, Some(errno)) => return Err(io::Error::from_raw_os_error(errno)),
+                _ => {}
+            }
+            Ok(req)
+        }));
         let f = e.open(&d.path().join("f"), OpenHow::CREATE).unwrap();
         (d, e, f)
     }

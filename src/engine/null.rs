@@ -8,6 +8,7 @@ pub const INFO: EngineInfo = EngineInfo {
     doc: "does no I/O and touches no file: measures iogauge's own overhead per operation (fio's null)",
     caps: Caps {
         sync: true,
+        queued: false,
         direct: true,
         fake: true,
         buffered: false,
@@ -43,8 +44,8 @@ impl Engine for Null {
     }
 
     #[inline]
-    fn queue(&mut self, req: Req) -> io::Result<Option<Completion>> {
-        timed(req, || Ok(std::hint::black_box(req.len as usize))).map(Some)
+    fn queue(&mut self, req: Req) -> io::Result<Queued> {
+        timed(req, || Ok(std::hint::black_box(req.len as usize))).map(Queued::Done)
     }
 
     fn buf_mut(&mut self, _slot: u16) -> &mut [u8] {

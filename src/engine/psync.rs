@@ -8,6 +8,7 @@ pub const INFO: EngineInfo = EngineInfo {
     doc: "pread(2)/pwrite(2) at the operation's offset: one system call per operation (fio's psync)",
     caps: Caps {
         sync: true,
+        queued: false,
         direct: true,
         fake: false,
         buffered: false,
@@ -26,7 +27,7 @@ impl Psync {
     fn new(o: &EngineOpts) -> Self {
         Psync {
             files: FileTable::default(),
-            bufs: buffer::slots(o.depth, o.max_len, o.seed),
+            bufs: buffer::slots(o.slots, o.max_len, o.seed),
             direct: o.direct,
             datasync: o.datasync,
         }
@@ -58,7 +59,7 @@ impl Engine for Psync {
     }
 
     #[inline]
-    fn queue(&mut self, req: Req) -> io::Result<Option<Completion>> {
+    fn queue(&mut self, req: Req) -> io::Result<Queued> {
         let f = self.files.get(req.file)?;
         let buf = &mut self.bufs[req.slot as usize][..req.len as usize];
         let datasync = self.datasync;
@@ -68,7 +69,7 @@ impl Engine for Psync {
             OpKind::Fsync => timed(req, || sync_file(f, datasync)),
             k => return Err(unsupported(k)),
         };
-        c.map(Some)
+        c.map(Queued::Done)
     }
 
     fn buf_mut(&mut self, slot: u16) -> &mut [u8] {

@@ -13,6 +13,7 @@ pub const INFO: EngineInfo = EngineInfo {
     doc: "lseek(2) then read(2)/write(2), as IOStone, Bonnie and IOBENCH issue them (fio's sync): two system calls per operation, one where the file offset is already at the operation's start (sequential access)",
     caps: Caps {
         sync: true,
+        queued: false,
         direct: true,
         fake: false,
         buffered: false,
@@ -31,7 +32,7 @@ impl Sync {
     fn new(o: &EngineOpts) -> Self {
         Sync {
             files: FileTable::default(),
-            bufs: buffer::slots(o.depth, o.max_len, o.seed),
+            bufs: buffer::slots(o.slots, o.max_len, o.seed),
             direct: o.direct,
             datasync: o.datasync,
         }
@@ -53,7 +54,7 @@ impl Engine for Sync {
     }
 
     #[inline]
-    fn queue(&mut self, req: Req) -> io::Result<Option<Completion>> {
+    fn queue(&mut self, req: Req) -> io::Result<Queued> {
         let (f, pos) = self.files.get(req.file)?;
         let buf = &mut self.bufs[req.slot as usize][..req.len as usize];
         let datasync = self.datasync;
@@ -87,7 +88,7 @@ impl Engine for Sync {
             OpKind::Fsync => timed(req, || sync_file(f, datasync)),
             k => return Err(unsupported(k)),
         };
-        c.map(Some)
+        c.map(Queued::Done)
     }
 
     fn buf_mut(&mut self, slot: u16) -> &mut [u8] {

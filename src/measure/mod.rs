@@ -14,6 +14,7 @@
 pub mod clock;
 mod cpu;
 pub mod curve;
+pub mod depth;
 pub mod interval;
 mod series;
 pub mod usl;
@@ -354,6 +355,8 @@ pub struct WorkerStats {
     pub series: TimeSeries,
     /// Open loop: the schedule offered and how much of it was issued.
     pub arrivals: Arrivals,
+    /// How many requests were in flight at each issue.
+    pub depths: depth::Depths,
 }
 
 /// What an open loop offered and issued. Zero in a closed loop.
@@ -384,6 +387,7 @@ impl WorkerStats {
             io_ns: 0,
             series: TimeSeries::with_capacity(3600),
             arrivals: Arrivals::default(),
+            depths: depth::Depths::default(),
         };
         for &k in kinds {
             s.kinds[k.index()] = Some(Box::new(KindStats::new()));
@@ -473,6 +477,7 @@ impl WorkerStats {
         self.series.clear();
         self.arrivals.issued = 0;
         self.arrivals.missed = 0;
+        self.depths = depth::Depths::default();
     }
 
     pub fn merge(&mut self, other: &WorkerStats) {
@@ -496,6 +501,7 @@ impl WorkerStats {
         self.arrivals.rate += other.arrivals.rate;
         self.arrivals.issued += other.arrivals.issued;
         self.arrivals.missed += other.arrivals.missed;
+        self.depths.merge(&other.depths);
     }
 
     /// Add a whole kind's stats at once (its time series is the caller's),
@@ -558,6 +564,8 @@ pub struct StatsWire {
     pub series_bytes: Vec<u64>,
     #[serde(default)]
     pub arrivals: Arrivals,
+    #[serde(default)]
+    pub depths: depth::Depths,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -582,6 +590,7 @@ impl WorkerStats {
             series_ops: self.series.ops().to_vec(),
             series_bytes: self.series.bytes().to_vec(),
             arrivals: self.arrivals,
+            depths: self.depths,
         }
     }
 
@@ -608,6 +617,7 @@ impl WorkerStats {
             }
         }
         st.arrivals = w.arrivals;
+        st.depths = w.depths;
         st.io_ns = num(&w.io_ns)?;
         for (i, (&o, &b)) in w.series_ops.iter().zip(&w.series_bytes).enumerate() {
             if o > 0 || b > 0 {

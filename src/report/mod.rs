@@ -67,6 +67,29 @@ pub struct Summary {
     /// Open loop only: the rate offered and what was issued of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<OpenLoop>,
+    /// Only when more than one request was in flight at once: how many.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_depth: Option<IoDepth>,
+}
+
+/// How deep the queue ran: in-flight counts seen at each issue.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct IoDepth {
+    /// The most requests in flight at once.
+    pub max: u32,
+    /// Share of issues per bucket, as fio's "IO depths" line; only the
+    /// buckets that saw issues.
+    pub buckets: Vec<DepthShare>,
+}
+
+/// One bucket of [`IoDepth`].
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct DepthShare {
+    /// The bucket's bound: issues with more in flight than the bound below
+    /// and at most this many (64 takes everything above 32).
+    pub depth: u32,
+    /// Share of all issues, 0 to 1.
+    pub share: f64,
 }
 
 /// What an open-loop run offered and did.
@@ -192,6 +215,21 @@ impl RunResult {
                 rate_issued: per_s(st.arrivals.issued as f64),
                 issued: st.arrivals.issued,
                 missed: st.arrivals.missed,
+            }),
+            io_depth: (st.depths.max > 1).then(|| {
+                let n = st.depths.total().max(1) as f64;
+                IoDepth {
+                    max: st.depths.max,
+                    buckets: crate::measure::depth::BOUNDS
+                        .iter()
+                        .zip(st.depths.issues)
+                        .filter(|(_, c)| *c > 0)
+                        .map(|(&depth, c)| DepthShare {
+                            depth,
+                            share: c as f64 / n,
+                        })
+                        .collect(),
+                }
             }),
         };
         self.ops = st

@@ -3,11 +3,11 @@
 //! issues the request stream of Chen & Patterson's workload through its own
 //! engine. Used by `iogauge run`, the survey and the self-scaling benchmark.
 
-use crate::engine::{Choice, Engine, FileId, FsyncPolicy, OpenHow, Req};
+use crate::engine::{Choice, EngineSpec, FileId, FsyncPolicy, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::OpKind;
 use crate::report::RunResult;
-use crate::runner::{self, Ctx, Progress, Setup, StopRule, Worker};
+use crate::runner::{self, Ctx, Io, Progress, Setup, Source, StopRule, Worker};
 use crate::workload::generic::{Generator, GenericSpec};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 pub struct IoSetup {
     pub engine: Choice,
     pub direct: bool,
+    /// Requests each worker keeps in flight.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub iodepth: u16,
     pub fsync: FsyncPolicy,
     pub fdatasync: bool,
     /// Drop the files from the page cache after prefill (posix_fadvise
@@ -27,9 +30,25 @@ pub struct IoSetup {
     pub cold: bool,
 }
 
+fn one() -> u16 {
+    1
+}
+
+fn is_one(d: &u16) -> bool {
+    *d == 1
+}
+
 impl IoSetup {
     fn fake(&self) -> bool {
         self.engine.is_fake()
+    }
+
+    /// The engine every worker is made with.
+    pub fn spec(&self) -> EngineSpec {
+        EngineSpec::new(self.engine)
+            .direct(self.direct)
+            .depth(self.iodepth)
+            .datasync(self.fdatasync)
     }
 }
 
@@ -140,10 +159,46 @@ impl GenericPlan {
 
 /// One process of the generic workload.
 pub struct GenericWorker {
-    engine: Box<dyn Engine>,
+    io: Io,
     files: Vec<FileId>,
-    generator: Generator,
+    stream: Stream,
     fsync: FsyncPolicy,
+}
+
+/// The workload's requests, as the driver asks for them.
+struct Stream {
+    generator: Generator,
+    files: Vec<FileId>,
+    every: Option<u64>,
+    writes: u64,
+    /// The sync owed to the last write (every Nth).
+    owed: Option<Req>,
+}
+
+impl Source for Stream {
+    #[inline]
+    fn next(&mut self, _buf: &mut [u8]) -> Option<Req> {
+        let r = self.generator.next_request();
+        let file = self.files[r.file as usize];
+        if let (OpKind::Write, Some(n)) = (r.kind, self.every) {
+            self.writes += 1;
+            if self.writes.is_multiple_of(n) {
+                self.owed = Some(Req::fsync(file));
+            }
+        }
+        Some(Req {
+            kind: r.kind,
+            file,
+            offset: r.offset,
+            len: r.len as u32,
+            slot: 0,
+        })
+    }
+
+    #[inline]
+    fn owed(&mut self) -> Option<Req> {
+        self.owed.take()
+    }
 }
 
 impl GenericWorker {
@@ -154,45 +209,29 @@ impl GenericWorker {
         index: usize,
     ) -> Result<Self> {
         let max = max_request(spec) as usize;
-        let opts = crate::engine::EngineOpts {
-            direct: setup.direct,
-            depth: 1,
-            max_len: max,
-            datasync: setup.fdatasync,
-            seed: spec.seed ^ index as u64,
-        };
-        let mut engine = setup.engine.make(&opts).map_err(UsageError)?;
+        let mut io = Io::new(&setup.spec(), 1, max, spec.seed ^ index as u64)?;
         let mut files = Vec::with_capacity(paths.len());
         for p in paths {
-            files.push(engine.open(p, OpenHow::READ_WRITE)?);
+            files.push(io.open(p, OpenHow::READ_WRITE)?);
         }
         let mut generator = Generator::new(spec, index).map_err(UsageError)?;
         generator.set_sizes(spec.clipped().map_err(UsageError)?);
+        let every = match setup.fsync {
+            FsyncPolicy::Every(n) => Some(n),
+            _ => None,
+        };
         Ok(GenericWorker {
-            engine,
+            io,
+            stream: Stream {
+                generator,
+                files: files.clone(),
+                every,
+                writes: 0,
+                owed: None,
+            },
             files,
-            generator,
             fsync: setup.fsync,
         })
-    }
-
-    #[inline]
-    fn exec(&mut self, req: Req) -> Result<crate::engine::Completion> {
-        match self.engine.exec(req) {
-            Ok(c) => Ok(c),
-            Err(e) => Err(self.failed(req, e)),
-        }
-    }
-
-    #[cold]
-    fn failed(&self, req: Req, e: std::io::Error) -> anyhow::Error {
-        anyhow::Error::new(e).context(format!(
-            "{} of {} B at offset {} in {}",
-            req.kind.name(),
-            req.len,
-            req.offset,
-            self.engine.path(req.file).display()
-        ))
     }
 }
 
@@ -202,29 +241,10 @@ impl Worker for GenericWorker {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        let mut writes = 0u64;
-        while ctx.next_request() {
-            let r = self.generator.next_request();
-            let file = self.files[r.file as usize];
-            let c = self.exec(Req {
-                kind: r.kind,
-                file,
-                offset: r.offset,
-                len: r.len as u32,
-                slot: 0,
-            })?;
-            ctx.record(&c);
-            if let (OpKind::Write, FsyncPolicy::Every(n)) = (r.kind, self.fsync) {
-                writes += 1;
-                if writes.is_multiple_of(n) {
-                    let c = self.exec(Req::fsync(file))?;
-                    ctx.record(&c);
-                }
-            }
-        }
+        self.io.drive(ctx, &mut self.stream)?;
         if self.fsync == FsyncPolicy::End && !runner::signals::interrupted() {
-            for i in 0..self.files.len() {
-                let c = self.exec(Req::fsync(self.files[i]))?;
+            for &f in &self.files {
+                let c = self.io.exec_named(Req::fsync(f))?;
                 ctx.record(&c);
             }
         }
@@ -248,13 +268,7 @@ pub fn check_generic(
 fn checks(spec: &GenericSpec, setup: &IoSetup) -> Result<()> {
     spec.validate().map_err(UsageError)?;
     spec.clipped().map_err(UsageError)?;
-    setup
-        .engine
-        .check(&crate::engine::EngineOpts {
-            direct: setup.direct,
-            ..Default::default()
-        })
-        .map_err(UsageError)?;
+    setup.spec().check().map_err(UsageError)?;
     Ok(())
 }
 

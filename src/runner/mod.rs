@@ -9,6 +9,7 @@
 //! counters each worker publishes every few hundred ops.
 
 pub mod generic;
+pub mod io;
 pub mod limits;
 pub mod names;
 pub mod pace;
@@ -17,6 +18,7 @@ pub mod setup;
 pub mod signals;
 pub mod workdir;
 
+pub use io::{Io, Source};
 pub use pace::{Arrivals, Pace};
 pub use setup::{Session, Setup};
 pub use workdir::WorkDir;
@@ -223,6 +225,14 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Whether a driven worker may issue another request with
+    /// `in_flight` data requests not yet complete (they count against the
+    /// op budget), after waiting for its turn as [`Ctx::next_request`].
+    #[inline]
+    pub fn may_issue(&mut self, in_flight: u64) -> bool {
+        self.ops_left > in_flight && self.next_request()
+    }
+
     /// Whether the worker should issue another op.
     #[inline]
     pub fn keep_going(&self) -> bool {
@@ -256,6 +266,15 @@ impl<'a> Ctx<'a> {
     #[inline(always)]
     pub fn record(&mut self, c: &Completion) {
         self.record_op(c.req.kind, c.lat_ns, c.bytes, c.done_ns);
+    }
+
+    /// Record a finished request whose intended start (open loop) was
+    /// `arrival_ns` (0: none), for a driver with several in flight.
+    #[inline(always)]
+    pub fn record_from(&mut self, c: &Completion, arrival_ns: u64) {
+        let current = std::mem::replace(&mut self.arrival_ns, arrival_ns);
+        self.record_op(c.req.kind, c.lat_ns, c.bytes, c.done_ns);
+        self.arrival_ns = current;
     }
 
     /// Record an operation timed by the caller (metadata ops, transactions).
@@ -594,9 +613,9 @@ struct Padded(AtomicU64);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{self, EngineOpts, FileId, Req};
+    use crate::engine::{self, FileId, Req};
 
-    struct NullWorker(Box<dyn engine::Engine>);
+    struct NullWorker(Io);
     impl Worker for NullWorker {
         fn kinds(&self) -> &[OpKind] {
             &[OpKind::Read]
@@ -612,7 +631,7 @@ mod tests {
 
     fn null_workers(n: usize) -> Vec<NullWorker> {
         (0..n)
-            .map(|_| NullWorker(engine::Choice::NULL.make(&EngineOpts::default()).unwrap()))
+            .map(|_| NullWorker(Io::test(engine::Choice::NULL, 4096)))
             .collect()
     }
 
@@ -736,12 +755,11 @@ mod tests {
         stall: Duration,
         path: std::path::PathBuf,
         buf: Vec<u8>,
-        null: Box<dyn engine::Engine>,
     }
 
     impl engine::Engine for Stalls {
         fn info(&self) -> &'static engine::EngineInfo {
-            self.null.info()
+            engine::Choice::NULL.info()
         }
         fn open(&mut self, _p: &std::path::Path, _h: engine::OpenHow) -> std::io::Result<FileId> {
             Ok(FileId(0))
@@ -749,7 +767,7 @@ mod tests {
         fn close(&mut self, _f: FileId) -> std::io::Result<()> {
             Ok(())
         }
-        fn queue(&mut self, req: Req) -> std::io::Result<Option<engine::Completion>> {
+        fn queue(&mut self, req: Req) -> std::io::Result<engine::Queued> {
             self.calls += 1;
             let stall = (self.calls == self.stall_at).then_some(self.stall);
             engine::timed(req, || {
@@ -758,7 +776,7 @@ mod tests {
                 }
                 Ok(req.len as usize)
             })
-            .map(Some)
+            .map(engine::Queued::Done)
         }
         fn buf_mut(&mut self, _slot: u16) -> &mut [u8] {
             &mut self.buf
@@ -769,13 +787,12 @@ mod tests {
     }
 
     /// Issues one read per request, asking for its turn.
-    struct Paced(Stalls);
+    struct Paced(Io);
     impl Worker for Paced {
         fn kinds(&self) -> &[OpKind] {
             &[OpKind::Read]
         }
         fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-            use engine::Engine;
             while ctx.next_request() {
                 let c = self.0.exec(Req::read(FileId(0), 0, 512))?;
                 ctx.record(&c);
@@ -785,14 +802,14 @@ mod tests {
     }
 
     fn stalling(stall_at: u64) -> Paced {
-        Paced(Stalls {
+        let stalls = Stalls {
             calls: 0,
             stall_at,
             stall: Duration::from_secs(1),
             path: "stalls".into(),
             buf: vec![0; 512],
-            null: engine::Choice::NULL.make(&EngineOpts::default()).unwrap(),
-        })
+        };
+        Paced(Io::with_engine(Box::new(stalls), 1))
     }
 
     fn open_loop(rate: f64, arrivals: Arrivals) -> Pace {

@@ -393,10 +393,11 @@ pub fn execute<W: Worker>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{self, EngineOpts, FileId, Req};
+    use crate::engine::{self, FileId, Req};
     use crate::measure::OpKind;
+    use crate::runner::Io;
 
-    struct Reads(Box<dyn engine::Engine>);
+    struct Reads(Io);
     impl Worker for Reads {
         fn kinds(&self) -> &[OpKind] {
             &[OpKind::Read]
@@ -424,7 +425,7 @@ mod tests {
         let (r, o) = execute(setup, rule, &super::super::NoProgress, |dir| {
             seen = dir.to_path_buf();
             assert!(dir.is_dir());
-            let e = engine::Choice::NULL.make(&EngineOpts::default()).unwrap();
+            let e = Io::test(engine::Choice::NULL, 4096);
             Ok(Some(vec![Reads(e)]))
         })
         .unwrap();

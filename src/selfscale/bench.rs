@@ -563,6 +563,7 @@ mod tests {
             setup: IoSetup {
                 engine: crate::engine::Choice::parse("psync").unwrap(),
                 direct: false,
+                iodepth: 1,
                 fsync: FsyncPolicy::Never,
                 fdatasync: false,
                 cold: false,

@@ -159,11 +159,9 @@ fn cache_prep(
 /// errors.
 pub fn choose(o: &Options) -> Result<Setup> {
     crate::runner::workdir::check_dir(&o.dir).map_err(|e| UsageError::new(e.to_string()))?;
-    o.engine
-        .check(&crate::engine::EngineOpts {
-            direct: o.direct,
-            ..Default::default()
-        })
+    crate::engine::EngineSpec::new(o.engine)
+        .direct(o.direct)
+        .check()
         .map_err(UsageError)?;
     bench::check_fsync(o.fsync).map_err(UsageError)?;
     if !(o.size_cv.is_finite() && o.size_cv >= 0.0) {
@@ -416,6 +414,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
     let setup = IoSetup {
         engine: o.engine,
         direct: o.direct,
+        iodepth: 1,
         fsync: o.fsync,
         fdatasync: o.fdatasync,
         cold: false,
@@ -798,6 +797,7 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
             setup: IoSetup {
                 engine,
                 direct: s.direct,
+                iodepth: 1,
                 fsync,
                 fdatasync: s.fdatasync,
                 cold: false,

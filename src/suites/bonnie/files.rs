@@ -14,9 +14,10 @@
 //! (bonnie++ syncs every file system: iogauge only the one under test).
 
 use super::{FileTests, Measured, Options, Rand, Test, max_latency, process_cpu, run_phase};
-use crate::engine::{Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::engine::{FileId, OpenHow, Req};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
+use crate::runner::Io;
 use crate::runner::{Ctx, Worker};
 use anyhow::{Context, Result, bail};
 use std::os::fd::{AsFd, OwnedFd};
@@ -41,7 +42,7 @@ struct FileSet {
     /// The directory of each name.
     dir_of: Vec<u32>,
     sizes: Vec<u32>,
-    engine: Box<dyn Engine>,
+    engine: Io,
     /// Open directories, for fsync with -b.
     dir_fds: Vec<OwnedFd>,
 }
@@ -64,16 +65,12 @@ impl FileSets {
                 } else {
                     format!("Bonnie.{pid}.d")
                 };
-                let opts = EngineOpts {
-                    max_len: f.chunk as usize,
-                    ..EngineOpts::default()
-                };
                 sets.push(FileSet {
                     dir: work.join(name),
                     names: Vec::new(),
                     dir_of: Vec::new(),
                     sizes: Vec::new(),
-                    engine: super::io::make_engine(o.engine, &opts)?,
+                    engine: super::io::make_io(o.engine, false, f.chunk as usize)?,
                     dir_fds: Vec::new(),
                 });
             }
@@ -339,7 +336,9 @@ impl FileWorker<'_> {
                 .with_context(|| format!("Can't write data to {}", path.display()))?;
             ctx.record(&c);
             if c.bytes != u64::from(n) {
-                crate::engine::finish_write(self.set.engine.as_mut(), req, c.bytes)
+                self.set
+                    .engine
+                    .finish_write(req, c.bytes)
                     .with_context(|| format!("Can't write data to {}", path.display()))?;
             }
             off += u64::from(n);

@@ -8,9 +8,10 @@
 //! bonnie++'s issue one read(2) or write(2) per byte.
 
 use super::{Flavor, IO_KINDS, Measured, Options, Test, max_latency, process_cpu, run_phase};
-use crate::engine::{Choice, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
+use crate::runner::Io;
 use crate::runner::{Ctx, Worker};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
@@ -44,19 +45,13 @@ impl Plan {
     }
 }
 
-/// The engine options of the big file's I/O.
-pub(super) fn engine_opts(o: &Options, direct: bool) -> EngineOpts {
-    EngineOpts {
-        direct,
-        depth: 1,
-        max_len: o.chunk as usize,
-        datasync: false,
-        seed: 0,
-    }
-}
-
-pub(super) fn make_engine(choice: Choice, opts: &EngineOpts) -> Result<Box<dyn Engine>> {
-    choice.make(opts).map_err(|e| anyhow::anyhow!(e))
+/// The engine of the big file's I/O, one chunk at a time: Bonnie's tests
+/// are sequences of one call after another (a per-character test, a
+/// rewrite that reads then writes each chunk), so each `Io` issues one
+/// request at a time.
+pub(super) fn make_io(choice: Choice, direct: bool, chunk: usize) -> Result<Io> {
+    let spec = EngineSpec::new(choice).direct(direct);
+    Ok(Io::new(&spec, 1, chunk, 0)?)
 }
 
 /// Whether `test` opens the file with O_DIRECT: with -D, the block write
@@ -73,8 +68,8 @@ pub(super) fn uses_direct(o: &Options, test: Test) -> bool {
 /// (O_DIRECT with -D), `cached` (never O_DIRECT) for the other tests.
 pub(super) struct Copy {
     pub path: PathBuf,
-    create: Box<dyn Engine>,
-    cached: Box<dyn Engine>,
+    create: Io,
+    cached: Io,
     made: bool,
 }
 
@@ -95,8 +90,8 @@ impl Copies {
                 };
                 Ok(Copy {
                     path: work.join(name),
-                    create: make_engine(o.engine, &engine_opts(o, uses_direct(o, Test::PutBlock)))?,
-                    cached: make_engine(o.engine, &engine_opts(o, false))?,
+                    create: make_io(o.engine, uses_direct(o, Test::PutBlock), o.chunk as usize)?,
+                    cached: make_io(o.engine, false, o.chunk as usize)?,
                     made: false,
                 })
             })
@@ -140,7 +135,7 @@ impl Copies {
 }
 
 struct IoWorker<'a> {
-    engine: &'a mut dyn Engine,
+    engine: &'a mut Io,
     path: &'a Path,
     file: FileId,
     test: Test,
@@ -159,9 +154,9 @@ impl<'a> IoWorker<'a> {
             (Test::Rewrite, Flavor::Bonnie) => !c.made,
             _ => false,
         };
-        let engine: &mut dyn Engine = match test {
-            Test::PutBlock => c.create.as_mut(),
-            _ => c.cached.as_mut(),
+        let engine: &mut Io = match test {
+            Test::PutBlock => &mut c.create,
+            _ => &mut c.cached,
         };
         if create {
             match engine.unlink(&c.path) {
@@ -212,7 +207,8 @@ impl<'a> IoWorker<'a> {
         let req = Req::write(self.file, off, n as u32);
         let done = self.io(ctx, req)?;
         if done != n as u64 {
-            crate::engine::finish_write(self.engine, req, done)
+            self.engine
+                .finish_write(req, done)
                 .map_err(|e| self.fail("writing", e))?;
         }
         if self.plan.sync_writes {

@@ -37,11 +37,12 @@
 //!   seeker's time: with the file in the page cache, a fixed cost of a
 //!   good part of a second (0.45 s for 1 GiB here) in the seek figure.
 
-use super::io::{Copies, make_engine};
+use super::io::{Copies, make_io};
 use super::{Flavor, IO_KINDS, Measured, Options, Rand, max_latency, measured};
-use crate::engine::{Choice, Engine, FileId, OpenHow, Req};
+use crate::engine::{Choice, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind};
+use crate::runner::Io;
 use crate::runner::{self, Ctx, Worker, procs};
 use crate::workload::bsd_random::BsdRandom;
 use anyhow::{Context, Result, bail};
@@ -75,7 +76,7 @@ struct SeekPlan {
 }
 
 pub struct SeekWorker {
-    engine: Box<dyn Engine>,
+    engine: Io,
     file: FileId,
     path: PathBuf,
     tickets: RawFd,
@@ -101,14 +102,7 @@ impl SeekWorker {
         let copy = i / p.seekers as usize;
         // never O_DIRECT: the seekers open the file as it is (bonnie++
         // 2.00a's -D is for the opens that create it)
-        let o = crate::engine::EngineOpts {
-            direct: false,
-            depth: 1,
-            max_len: p.chunk as usize,
-            datasync: false,
-            seed: 0,
-        };
-        let mut engine = make_engine(p.engine, &o)?;
+        let mut engine = make_io(p.engine, false, p.chunk as usize)?;
         let path = p.paths[copy].clone();
         let file = engine
             .open(&path, OpenHow::READ_WRITE)

@@ -87,9 +87,9 @@ mod tests;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::engine::{Choice, EngineOpts};
+use crate::engine::{Choice, EngineSpec};
 use crate::error::UsageError;
-use crate::runner::{self, NoProgress, StopRule, signals};
+use crate::runner::{self, Io, NoProgress, StopRule, signals};
 use crate::suites::ffsb::profile::Profile;
 use crate::suites::ffsb::results::{GroupResult, Outcome};
 use crate::workload::worker_rng;
@@ -259,18 +259,16 @@ fn bench(
     let slots: Vec<OnceLock<GroupResult>> = (0..total).map(|_| OnceLock::new()).collect();
     let mut workers = Vec::with_capacity(total);
     let mut owner = Vec::with_capacity(total);
+    // one request at a time: an FFSB operation is a sequence of calls on
+    // one file (open, reads or writes, close), as ffsb's threads make them
+    let spec = EngineSpec::new(o.engine).direct(p.directio);
     for (g, tg) in p.threadgroups.iter().enumerate() {
         let max_len = tg.read_blocksize.max(tg.write_blocksize).max(1) as usize;
         let bind = setup::bound_fs(p, tg);
         let seed = o.seed ^ GROUP_SALT.wrapping_mul(g as u64 + 1);
         for t in 0..tg.num_threads as usize {
-            let engine = o.engine.make(&EngineOpts {
-                direct: p.directio,
-                depth: 1,
-                max_len,
-                datasync: false,
-                seed: seed.wrapping_add(t as u64),
-            })?;
+            let engine =
+                Io::new(&spec, 1, max_len, seed.wrapping_add(t as u64)).map_err(|e| e.0)?;
             let slot = &slots[workers.len()];
             workers.push(thread::Thread::new(thread::Params {
                 tg,

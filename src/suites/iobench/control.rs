@@ -351,18 +351,10 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
             "--server does the locking in the ioserver, and SLEEP = -1 turns locking off: drop one of them"
         );
     }
-    if spec.direct && !(cfg.reclen as usize).is_multiple_of(crate::engine::DIRECT_ALIGN) {
-        crate::usage!(
-            "--direct needs RECLEN to be a multiple of 4096 (it is {})",
-            cfg.reclen
-        );
-    }
-    spec.engine
-        .check(&crate::engine::EngineOpts {
-            direct: spec.direct,
-            max_len: cfg.reclen as usize,
-            ..Default::default()
-        })
+    let engine = crate::engine::EngineSpec::new(spec.engine).direct(spec.direct);
+    engine
+        .aligned("RECLEN", u64::from(cfg.reclen))
+        .and_then(|()| engine.check())
         .map_err(UsageError)?;
     let fake = spec.engine.is_fake();
     let duration = spec.duration();

@@ -13,9 +13,10 @@
 use super::hist::KindRec;
 use super::server::Client;
 use super::shm::Shm;
-use crate::engine::{Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::engine::{EngineSpec, FileId, OpenHow, Req};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
+use crate::runner::Io;
 use crate::runner::{Ctx, Worker};
 use crate::workload::{Prng, below, worker_rng};
 use serde::{Deserialize, Serialize};
@@ -280,7 +281,7 @@ pub struct User {
     me: u32,
     /// A process of its own: its record carries the process's memory.
     as_process: bool,
-    engine: Box<dyn Engine>,
+    engine: Io,
     open: Vec<Option<FileId>>,
     ring: VecDeque<u32>,
     rng: Prng,
@@ -295,14 +296,11 @@ pub struct User {
 impl User {
     /// Make the engine and open the first files (untimed).
     pub fn new(plan: Arc<Plan>, shm: Arc<Shm>, me: u32, as_process: bool) -> Result<Self, String> {
-        let opts = EngineOpts {
-            direct: plan.direct,
-            depth: 1,
-            max_len: plan.reclen as usize,
-            datasync: false,
-            seed: plan.seed ^ me as u64,
-        };
-        let engine = plan.engine.make(&opts)?;
+        // one request at a time: a transaction reads, then writes the
+        // record it read, under a lock
+        let spec = EngineSpec::new(plan.engine).direct(plan.direct);
+        let engine =
+            Io::new(&spec, 1, plan.reclen as usize, plan.seed ^ me as u64).map_err(|e| e.0)?;
         let (files, units, seed) = (plan.files, plan.units, plan.seed);
         let rec = UserRecord::new(&plan, me);
         let client = (plan.server && plan.locking)

@@ -11,11 +11,12 @@
 
 pub mod plan;
 
-use crate::engine::{Choice, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
 use crate::report::RunResult;
+use crate::runner::Io;
 use crate::runner::{Ctx, Progress, Setup, StopRule, Worker};
 use anyhow::{Context, Result};
 use plan::{C2Plan, Dir, Transfer};
@@ -89,12 +90,10 @@ impl Options {
 /// Run IOStone as `o` says and return its result (`iostones_per_s` in the
 /// metrics). Nothing is left behind.
 pub fn run(o: &Options, progress: &dyn Progress) -> Result<RunResult> {
-    let eopts = EngineOpts {
-        direct: o.direct,
-        max_len: 64 << 10,
-        ..Default::default()
-    };
-    o.engine.check(&eopts).map_err(UsageError)?;
+    // one request at a time: IOStone's stream is a program's sequence of
+    // calls, each waiting for the last
+    let spec = EngineSpec::new(o.engine).direct(o.direct);
+    spec.check().map_err(UsageError)?;
     let config = serde_json::json!({
         "variant": o.variant, "seeding": o.seeding, "scale": o.scale,
         "engine": o.engine, "direct": o.direct, "data_bytes": o.data_bytes(),
@@ -106,7 +105,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<RunResult> {
         .workers(1, 2, false)
         .config(config);
     let session = setup.begin()?;
-    let engine = o.engine.make(&eopts).map_err(UsageError)?;
+    let engine = Io::new(&spec, 1, 64 << 10, 0)?;
     let align = if o.direct { DIRECT_SECTOR } else { 1 };
     let rule = StopRule::default();
     let (mut result, _) = match o.variant {
@@ -153,22 +152,10 @@ fn transfer_req(file: FileId, dir: Dir, offset: u64, len: u32, align: u32) -> Re
     }
 }
 
-fn exec(engine: &mut dyn Engine, req: Req) -> Result<crate::engine::Completion> {
-    let c = engine.exec(req).with_context(|| {
-        format!(
-            "{} at offset {} in {}",
-            req.kind.name(),
-            req.offset,
-            engine.path(req.file).display()
-        )
-    })?;
-    Ok(c)
-}
-
 /// C/1: set-up writes the file (zeros, 4 KiB at a time, as the program does);
 /// the file is unlinked right after opening, so it vanishes with the process.
 pub struct C1Worker {
-    engine: Box<dyn Engine>,
+    engine: Io,
     file: FileId,
     transfers: Vec<Transfer>,
     align: u32,
@@ -176,7 +163,7 @@ pub struct C1Worker {
 
 impl C1Worker {
     pub fn new(
-        mut engine: Box<dyn Engine>,
+        mut engine: Io,
         dir: &Path,
         scale: u64,
         seeding: plan::Seeding,
@@ -191,7 +178,7 @@ impl C1Worker {
         let size = plan::c1_file_size(scale);
         let blk = plan::C1_INIT_BLOCK;
         for i in 0..size / blk as u64 {
-            exec(engine.as_mut(), Req::write(file, i * blk as u64, blk))?;
+            engine.exec_named(Req::write(file, i * blk as u64, blk))?;
         }
         Ok(C1Worker {
             engine,
@@ -212,10 +199,9 @@ impl Worker for C1Worker {
             if !ctx.keep_going() {
                 break;
             }
-            let c = exec(
-                self.engine.as_mut(),
-                transfer_req(self.file, t.dir, t.offset, t.len, self.align),
-            )?;
+            let c = self
+                .engine
+                .exec_named(transfer_req(self.file, t.dir, t.offset, t.len, self.align))?;
             ctx.record(&c);
         }
         Ok(())
@@ -225,7 +211,7 @@ impl Worker for C1Worker {
 /// C/II: every access opens the file, transfers it whole from offset 0 in
 /// 16 KiB pieces (or one piece if smaller), and closes it.
 pub struct C2Worker {
-    engine: Box<dyn Engine>,
+    engine: Io,
     plan: C2Plan,
     paths: Vec<PathBuf>,
     align: u32,
@@ -233,7 +219,7 @@ pub struct C2Worker {
 
 impl C2Worker {
     pub fn new(
-        mut engine: Box<dyn Engine>,
+        mut engine: Io,
         dir: &Path,
         scale: u64,
         seeding: plan::Seeding,
@@ -293,10 +279,13 @@ impl Worker for C2Worker {
             ctx.record_op(OpKind::Open, done - t, 0, done);
             for k in 0..a.transfers {
                 let off = k as u64 * a.transfer_len as u64;
-                let c = exec(
-                    self.engine.as_mut(),
-                    transfer_req(f, a.dir, off, a.transfer_len, self.align),
-                )?;
+                let c = self.engine.exec_named(transfer_req(
+                    f,
+                    a.dir,
+                    off,
+                    a.transfer_len,
+                    self.align,
+                ))?;
                 ctx.record(&c);
             }
             let t = now_ns();

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use super::flags::{Config, Mode, Unit};
 use super::report::{Column, Row, Table};
 use super::{run, throughput};
-use crate::engine::{Choice, EngineOpts};
+use crate::engine::{Choice, EngineSpec};
 use crate::error::UsageError;
 use crate::measure::{CpuTimes, LatencySummary, Outcome, WorkerStats};
 use crate::report::RunResult;
@@ -198,11 +198,9 @@ pub fn check(cfg: &Config, x: &Exec) -> Result<()> {
 fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
     let files = check_files(cfg, x.allow_outside).map_err(UsageError)?;
     let fake = x.engine.is_fake();
-    x.engine
-        .check(&EngineOpts {
-            direct: cfg.direct,
-            ..Default::default()
-        })
+    EngineSpec::new(x.engine)
+        .direct(cfg.direct)
+        .check()
         .map_err(UsageError)?;
     let (inside, outside) = data_bytes(cfg, &files);
     let throughput = cfg.mode() == Mode::Throughput;

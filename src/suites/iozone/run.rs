@@ -108,9 +108,11 @@ use super::offsets;
 use super::remount::Remount;
 use super::report::{self, Column, Row, Table, Units};
 use super::stdio::Stream;
-use crate::engine::{self, AlignedBuf, Choice, Engine, EngineOpts, FileId, OpenHow, Req};
+use super::throughput::{Need, make_io};
+use crate::engine::{self, AlignedBuf, Choice, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
+use crate::runner::Io;
 use crate::runner::{self, Ctx, NoProgress, StopRule, Worker, signals};
 use crate::workload::mt64::Mt64;
 
@@ -197,13 +199,7 @@ pub fn run_live(
     on_row: &mut dyn FnMut(&Row),
 ) -> Result<Outcome> {
     let fake = engine.is_fake();
-    let mut make = |role: Role, opts: &EngineOpts| -> Result<Box<dyn Engine>> {
-        let choice = match role {
-            Role::Positional if !fake => Choice::PSYNC,
-            _ => engine,
-        };
-        choice.make(opts).map_err(|e| anyhow!(e))
-    };
+    let mut make = |role: Role, need: Need| make_io(engine, role, need);
     run_with(config, dir, fake, &mut make, progress, on_row)
 }
 
@@ -221,7 +217,7 @@ pub fn check_remount(config: &Config, dir: &Path) -> Result<(), String> {
 }
 
 /// An engine maker: the role and the options.
-type Make<'a> = dyn FnMut(Role, &EngineOpts) -> Result<Box<dyn Engine>> + 'a;
+type Make<'a> = dyn FnMut(Role, Need) -> Result<Io> + 'a;
 
 /// [`run`] with the engines made by `make` (tests wrap them).
 fn run_with(
@@ -252,22 +248,16 @@ fn run_with(
         .ok()
         .filter(|n| u32::try_from(*n).is_ok())
         .ok_or_else(|| anyhow!("record of {max_record} kB is too large"))?;
-    let opts = |direct| EngineOpts {
-        direct,
-        depth: 1,
-        max_len,
-        datasync: false,
-        seed: 0,
-    };
+    let opts = |direct| Need { direct, max_len };
     let uses = |f: &dyn Fn(&Test) -> bool| tests.iter().any(f);
-    let main = make(Role::Main, &opts(config.direct))?;
+    let main = make(Role::Main, opts(config.direct))?;
     let stdio = if uses(&|t| matches!(t, Test::Fwrite | Test::Fread)) {
-        Some(make(Role::Stdio, &opts(false))?)
+        Some(make(Role::Stdio, opts(false))?)
     } else {
         None
     };
     let positional = if uses(&|t| matches!(t, Test::Pwrite | Test::Pread)) {
-        Some(make(Role::Positional, &opts(config.direct))?)
+        Some(make(Role::Positional, opts(config.direct))?)
     } else {
         None
     };
@@ -407,9 +397,9 @@ struct Runner<'a> {
     cfg: &'a Config,
     path: PathBuf,
     fake: bool,
-    main: Box<dyn Engine>,
-    stdio: Option<Box<dyn Engine>>,
-    positional: Option<Box<dyn Engine>>,
+    main: Io,
+    stdio: Option<Io>,
+    positional: Option<Io>,
     /// The vectored tests' records.
     vbuf: Option<AlignedBuf>,
     /// `-p`: the memory that evicts each record's buffer from the cache.
@@ -488,7 +478,7 @@ impl Runner<'_> {
             (self.progress)(&format!(
                 "{file_kb} kB file, {rec_kb} kB records: writing the file (untimed)"
             ));
-            if let Err(e) = layout(self.main.as_mut(), cell) {
+            if let Err(e) = layout(&mut self.main, cell) {
                 flow = self.stop(e);
             }
         }
@@ -747,7 +737,7 @@ impl Runner<'_> {
             Role::Positional => self.positional.as_mut(),
         };
         let engine = e
-            .map(|b| b.as_mut() as &mut dyn Engine)
+            .map(|b| b as &mut Io)
             .ok_or_else(|| anyhow!("internal error: no {role:?} engine"))?;
         if p.prime {
             prime(engine, c)?;
@@ -785,7 +775,7 @@ impl Runner<'_> {
         }
         let cfg = self.cfg;
         let stream = Stream::new(c.reclen, false);
-        let Some(engine) = self.stdio.as_deref_mut() else {
+        let Some(engine) = self.stdio.as_mut() else {
             return self.stop(anyhow!("internal error: no stdio engine"));
         };
         // fopen "r+" (or "w+" when there is no file): no truncation
@@ -903,7 +893,7 @@ const READ_KINDS: &[OpKind] = &[OpKind::Read, OpKind::Fsync, OpKind::Close];
 const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync, OpKind::Close];
 
 /// Write the cell's file untimed, for tests run without `-i 0`.
-fn layout(e: &mut dyn Engine, c: Cell) -> Result<()> {
+fn layout(e: &mut Io, c: Cell) -> Result<()> {
     let ctx = |what: &str, err: io::Error| {
         anyhow!("writing {} (untimed): {what}: {err}", c.path.display())
     };
@@ -920,7 +910,8 @@ fn layout(e: &mut dyn Engine, c: Cell) -> Result<()> {
             let req = Req::write(f, off, c.reclen);
             let done = e.exec(req).map_err(|err| ctx("write", err))?;
             if done.bytes != u64::from(c.reclen) {
-                engine::finish_write(e, req, done.bytes).map_err(|err| ctx("write", err))?;
+                e.finish_write(req, done.bytes)
+                    .map_err(|err| ctx("write", err))?;
             }
         }
         e.exec(Req::fsync(f)).map_err(|err| ctx("fsync", err))?;
@@ -932,7 +923,7 @@ fn layout(e: &mut dyn Engine, c: Cell) -> Result<()> {
 
 /// IOzone's untimed first read of record 0 before a read pass, through
 /// a descriptor of its own.
-fn prime(e: &mut dyn Engine, c: Cell) -> Result<()> {
+fn prime(e: &mut Io, c: Cell) -> Result<()> {
     let f = e.open(c.path, OpenHow::READ).context("read: cannot open")?;
     let r = engine::untimed(|| e.exec(Req::read(f, 0, c.reclen)));
     let closed = e.close(f);
@@ -1001,7 +992,7 @@ impl Purge {
 
 /// A pass of one operation per record through an engine.
 struct Pass<'a> {
-    engine: &'a mut dyn Engine,
+    engine: &'a mut Io,
     file: FileId,
     open: bool,
     col: Column,
@@ -1041,7 +1032,7 @@ impl Pass<'_> {
 /// `-e` and `-c`, inside the timing: fsync and close, each recorded.
 fn flush_close(
     ctx: &mut Ctx,
-    engine: &mut dyn Engine,
+    engine: &mut Io,
     file: FileId,
     flush: bool,
     close: bool,
@@ -1112,7 +1103,8 @@ impl Worker for Pass<'_> {
                     );
                 }
                 // the rest, to learn why (a full disk says so then)
-                engine::finish_write(self.engine, req, c.bytes)
+                self.engine
+                    .finish_write(req, c.bytes)
                     .map_err(|e| self.fail("writing", e))?;
             }
         }
@@ -1127,7 +1119,7 @@ impl Worker for Pass<'_> {
 /// with one write(2); the next is copied into the buffer; the one after
 /// writes the buffer out, then goes straight out itself; and so on.
 struct Fwrite<'a> {
-    engine: &'a mut dyn Engine,
+    engine: &'a mut Io,
     file: FileId,
     open: bool,
     col: Column,
@@ -1147,8 +1139,7 @@ impl Fwrite<'_> {
     }
 
     fn fflush(&mut self) -> io::Result<()> {
-        self.stream
-            .fflush(&mut *self.engine, self.file, self.cell.reclen)
+        self.stream.fflush(self.engine, self.file, self.cell.reclen)
     }
 
     /// After the timer: fflush, fsync, fclose.
@@ -1185,7 +1176,7 @@ impl Worker for Fwrite<'_> {
                 }
                 let t = now_ns();
                 self.stream
-                    .fwrite(&mut *self.engine, self.file, self.cell.reclen)?;
+                    .fwrite(self.engine, self.file, self.cell.reclen)?;
                 let done = now_ns();
                 ctx.record_op(OpKind::Write, done - t, n, done);
             }
@@ -1343,7 +1334,7 @@ impl Worker for Vectored<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Completion, EngineInfo};
+    use crate::engine::{Engine, EngineInfo, Queued};
     use crate::suites::iozone::flags::parse_with_page_size;
     use std::sync::{Arc, Mutex};
 
@@ -1383,7 +1374,7 @@ mod tests {
             self.push(Ev::Close(self.role));
             self.inner.close(file)
         }
-        fn queue(&mut self, req: Req) -> io::Result<Option<Completion>> {
+        fn queue(&mut self, req: Req) -> io::Result<Queued> {
             self.push(Ev::Op(self.role, req.kind, req.offset, req.len));
             self.inner.queue(req)
         }
@@ -1418,17 +1409,10 @@ mod tests {
         let cfg = config(line);
         let dir = tempfile::tempdir().unwrap();
         let log: Log = Arc::default();
-        let mut make = |role: Role, opts: &EngineOpts| -> Result<Box<dyn Engine>> {
-            let choice = if role == Role::Positional {
-                Choice::PSYNC
-            } else {
-                Choice::SYNC
-            };
-            Ok(Box::new(Logged {
-                inner: choice.make(opts).map_err(|e| anyhow!(e))?,
-                role,
-                log: Arc::clone(&log),
-            }))
+        let mut make = |role: Role, need: Need| -> Result<Io> {
+            let log = Arc::clone(&log);
+            Ok(make_io(Choice::SYNC, role, need)?
+                .wrap(move |inner| Box::new(Logged { inner, role, log })))
         };
         let out = run_with(&cfg, dir.path(), false, &mut make, &|_| {}, &mut |_| {}).unwrap();
         assert!(out.complete, "{line}: {:?}", out.error);

@@ -11,7 +11,8 @@
 
 use std::io;
 
-use crate::engine::{Engine, FileId, Req};
+use crate::engine::{FileId, Req};
+use crate::runner::Io;
 
 /// One fwrite stream over a file, from offset 0.
 pub(super) struct Stream {
@@ -48,12 +49,12 @@ impl Stream {
 
     /// One write(2) of a record at the stream's position.
     #[inline]
-    fn write_out(&mut self, e: &mut dyn Engine, f: FileId, n: u32) -> io::Result<()> {
+    fn write_out(&mut self, e: &mut Io, f: FileId, n: u32) -> io::Result<()> {
         let req = Req::write(f, self.pos, n);
         let c = e.exec(req)?;
         if c.bytes != u64::from(n) {
             // the rest, to learn why (a full disk says so then)
-            crate::engine::finish_write(e, req, c.bytes)?;
+            e.finish_write(req, c.bytes)?;
         }
         self.pos += u64::from(n);
         Ok(())
@@ -61,7 +62,7 @@ impl Stream {
 
     /// fwrite(3) of one record of `n` bytes (the stream's record size).
     #[inline]
-    pub(super) fn fwrite(&mut self, e: &mut dyn Engine, f: FileId, n: u32) -> io::Result<()> {
+    pub(super) fn fwrite(&mut self, e: &mut Io, f: FileId, n: u32) -> io::Result<()> {
         if !self.unbuffered && self.putting && !self.held {
             let len = n as usize;
             self.buf[..len].copy_from_slice(&e.buf_mut(0)[..len]);
@@ -74,7 +75,7 @@ impl Stream {
     }
 
     /// fflush(3): the held record, if any, goes out.
-    pub(super) fn fflush(&mut self, e: &mut dyn Engine, f: FileId, n: u32) -> io::Result<()> {
+    pub(super) fn fflush(&mut self, e: &mut Io, f: FileId, n: u32) -> io::Result<()> {
         if self.held {
             self.held = false;
             self.write_out(e, f, n)?;
@@ -86,7 +87,7 @@ impl Stream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Choice, EngineOpts, OpenHow};
+    use crate::engine::{Choice, OpenHow};
 
     /// Buffered: straight out, copied, then buffer and record out; the
     /// last held record goes at fflush. Unbuffered: every record out.
@@ -94,17 +95,17 @@ mod tests {
     fn records_go_out_as_glibc_sends_them() {
         let dir = tempfile::tempdir().unwrap();
         for (unbuffered, expect) in [(false, [1, 1, 3, 3]), (true, [1, 2, 3, 4])] {
-            let mut e = Choice::SYNC.make(&EngineOpts::default()).unwrap();
+            let mut e = Io::test(Choice::SYNC, 64 << 10);
             let path = dir.path().join(format!("f{unbuffered}"));
             let f = e.open(&path, OpenHow::CREATE).unwrap();
             let mut s = Stream::new(4096, unbuffered);
             let mut outs = Vec::new();
             for _ in 0..4 {
-                s.fwrite(e.as_mut(), f, 4096).unwrap();
+                s.fwrite(&mut e, f, 4096).unwrap();
                 outs.push(s.pos() / 4096);
             }
             assert_eq!(outs, expect, "unbuffered: {unbuffered}");
-            s.fflush(e.as_mut(), f, 4096).unwrap();
+            s.fflush(&mut e, f, 4096).unwrap();
             assert_eq!(s.pos(), 4 * 4096);
             e.close(f).unwrap();
             assert_eq!(std::fs::metadata(&path).unwrap().len(), 4 * 4096);

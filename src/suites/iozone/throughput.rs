@@ -105,10 +105,10 @@ use super::report::{
 };
 use super::run::Role;
 use super::stdio::Stream;
-use crate::engine::{self, Choice, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::engine::{self, Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
-use crate::runner::{self, Ctx, NoProgress, NoWatch, StopRule, Worker, procs, signals};
+use crate::runner::{self, Ctx, Io, NoProgress, NoWatch, StopRule, Worker, procs, signals};
 
 /// The worker kind of IOzone's child processes.
 pub const PROCESS_KIND: &str = "iozone-child";
@@ -197,7 +197,7 @@ pub fn run(
     progress: &dyn Fn(&str),
     on_event: &mut dyn FnMut(Event),
 ) -> Result<Outcome> {
-    let make = move |role: Role, _child: usize, opts: &EngineOpts| make_engine(engine, role, opts);
+    let make = move |role: Role, _child: usize, need: Need| make_io(engine, role, need);
     run_with(config, dir, engine, &make, settle, progress, on_event)
 }
 
@@ -210,17 +210,27 @@ pub enum Event<'a> {
     End(u32),
 }
 
+/// What a role's engine needs: O_DIRECT or not, and its largest request.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Need {
+    pub direct: bool,
+    pub max_len: usize,
+}
+
 /// The engine of a role: `psync` for pwrite/pread unless `choice` is fake.
-fn make_engine(choice: Choice, role: Role, opts: &EngineOpts) -> Result<Box<dyn Engine>> {
+/// One request at a time: IOzone's tests are loops of one call after
+/// another, each timed or counted on its own.
+pub(super) fn make_io(choice: Choice, role: Role, need: Need) -> Result<Io> {
     let c = match role {
         Role::Positional if !choice.is_fake() => Choice::PSYNC,
         _ => choice,
     };
-    c.make(opts).map_err(|e| anyhow!(e))
+    let spec = EngineSpec::new(c).direct(need.direct);
+    Ok(Io::new(&spec, 1, need.max_len, 0)?)
 }
 
 /// An engine maker for a role and child (threads only; tests wrap them).
-type Make<'a> = dyn Fn(Role, usize, &EngineOpts) -> Result<Box<dyn Engine>> + 'a;
+type Make<'a> = dyn Fn(Role, usize, Need) -> Result<Io> + 'a;
 
 /// [`run`], with the threads' engines made by `make`.
 fn run_with(
@@ -319,13 +329,10 @@ impl Parent<'_> {
             .collect()
     }
 
-    fn opts(&self, role: Role) -> EngineOpts {
-        EngineOpts {
+    fn need(&self, role: Role) -> Need {
+        Need {
             direct: self.cfg.direct && role != Role::Stdio,
-            depth: 1,
             max_len: self.reclen as usize,
-            datasync: false,
-            seed: 0,
         }
     }
 
@@ -425,7 +432,7 @@ impl Parent<'_> {
             if signals::interrupted() {
                 return Err(Stop::Interrupted);
             }
-            let mut e = (self.make)(Role::Main, i, &self.opts(Role::Main))?;
+            let mut e = (self.make)(Role::Main, i, self.need(Role::Main))?;
             let fail = |what: &str, err: io::Error| {
                 anyhow!("writing {} (untimed): {what}: {err}", path.display())
             };
@@ -441,7 +448,7 @@ impl Parent<'_> {
                     let req = Req::write(f, off, reclen);
                     let c = e.exec(req).map_err(|err| fail("write", err))?;
                     if c.bytes != u64::from(reclen) {
-                        engine::finish_write(e.as_mut(), req, c.bytes)
+                        e.finish_write(req, c.bytes)
                             .map_err(|err| fail("write", err))?;
                     }
                 }
@@ -484,7 +491,7 @@ impl Parent<'_> {
             let mut workers = Vec::with_capacity(n as usize);
             for i in 0..n as usize {
                 let role = plan.pass(i).role;
-                let e = (self.make)(role, i, &self.opts(role)).with_context(|| what.clone())?;
+                let e = (self.make)(role, i, self.need(role)).with_context(|| what.clone())?;
                 let w = ChildWorker::new(&plan, i, e, Stonewall::Local(Arc::clone(&flag)))
                     .with_context(|| what.clone())?;
                 workers.push(w);
@@ -919,7 +926,7 @@ const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync, OpKind::Close];
 /// figures for the parent.
 pub struct ChildWorker {
     pass: Pass,
-    engine: Box<dyn Engine>,
+    engine: Io,
     path: PathBuf,
     file: FileId,
     open: bool,
@@ -947,21 +954,18 @@ pub fn process_worker(payload: &[u8], index: usize) -> Result<ChildWorker> {
         None => Stonewall::Local(Arc::new(AtomicBool::new(false))),
     };
     let pass = plan.pass(index);
-    let opts = EngineOpts {
+    let need = Need {
         direct: plan.direct && pass.role != Role::Stdio,
-        depth: 1,
         max_len: plan.reclen as usize,
-        datasync: false,
-        seed: 0,
     };
-    let engine = make_engine(plan.engine, pass.role, &opts)?;
+    let engine = make_io(plan.engine, pass.role, need)?;
     ChildWorker::new(&plan, index, engine, wall)
 }
 
 impl ChildWorker {
     /// Child `i` of `plan`: its file opened (and for the stdio phases
     /// synced), its record order worked out, all before the start.
-    fn new(plan: &Plan, i: usize, mut engine: Box<dyn Engine>, wall: Stonewall) -> Result<Self> {
+    fn new(plan: &Plan, i: usize, mut engine: Io, wall: Stonewall) -> Result<Self> {
         let phase = plan.phase()?;
         let pass = plan.pass(i);
         let path = plan
@@ -1058,7 +1062,7 @@ impl ChildWorker {
         if self.flush {
             let t = now_ns();
             if let Some(s) = self.stream.as_mut() {
-                s.fflush(self.engine.as_mut(), self.file, self.reclen)
+                s.fflush(&mut self.engine, self.file, self.reclen)
                     .map_err(|e| anyhow!("writing {}: {e}", self.path.display()))?;
             }
             self.engine
@@ -1072,7 +1076,7 @@ impl ChildWorker {
         if self.close {
             let t = now_ns();
             if let Some(s) = self.stream.as_mut() {
-                s.fflush(self.engine.as_mut(), self.file, self.reclen)
+                s.fflush(&mut self.engine, self.file, self.reclen)
                     .map_err(|e| anyhow!("writing {}: {e}", self.path.display()))?;
             }
             self.open = false;
@@ -1139,7 +1143,8 @@ impl ChildWorker {
             if c.bytes != len {
                 if self.pass.write {
                     // the rest, to learn why (a full disk says so then)
-                    engine::finish_write(self.engine.as_mut(), req, c.bytes)
+                    self.engine
+                        .finish_write(req, c.bytes)
                         .map_err(|e| self.fail("writing", e))?;
                 } else {
                     bail!(
@@ -1175,7 +1180,7 @@ impl ChildWorker {
                 return Ok(None);
             }
             let t = now_ns();
-            if let Err(e) = stream.fwrite(self.engine.as_mut(), self.file, n) {
+            if let Err(e) = stream.fwrite(&mut self.engine, self.file, n) {
                 return Err(anyhow!("writing {}: {e}", self.path.display()));
             }
             let done = now_ns();
@@ -1193,7 +1198,7 @@ impl ChildWorker {
             return Ok(());
         }
         self.open = false;
-        let (e, f, n) = (self.engine.as_mut(), self.file, self.reclen);
+        let (e, f, n) = (&mut self.engine, self.file, self.reclen);
         let r = engine::untimed(|| -> io::Result<()> {
             if let Some(s) = self.stream.as_mut() {
                 s.fflush(e, f, n)?;
@@ -1265,7 +1270,6 @@ impl Worker for ChildWorker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::Intercept;
     use crate::suites::iozone::flags::parse_with_page_size;
 
     fn config(line: &str) -> Config {
@@ -1277,18 +1281,15 @@ mod tests {
 
     /// An engine that waits `delay` before each data operation, or fails
     /// them.
-    fn slowed(inner: Box<dyn Engine>, delay: Duration, fail: bool) -> Box<dyn Engine> {
-        Box::new(Intercept {
-            inner,
-            f: move |req: Req| {
-                if req.kind != OpKind::Fsync {
-                    if fail {
-                        return Err(io::Error::other("injected failure"));
-                    }
-                    std::thread::sleep(delay);
+    fn slowed(inner: Io, delay: Duration, fail: bool) -> Io {
+        inner.intercept(move |req: Req| {
+            if req.kind != OpKind::Fsync {
+                if fail {
+                    return Err(io::Error::other("injected failure"));
                 }
-                Ok(req)
-            },
+                std::thread::sleep(delay);
+            }
+            Ok(req)
         })
     }
 
@@ -1304,8 +1305,8 @@ mod tests {
         let cfg = config(line);
         assert!(cfg.threads, "{line}: the tests run threads");
         let dir = tempfile::tempdir().unwrap();
-        let make = |role: Role, i: usize, opts: &EngineOpts| -> Result<Box<dyn Engine>> {
-            let inner = make_engine(Choice::SYNC, role, opts)?;
+        let make = |role: Role, i: usize, need: Need| -> Result<Io> {
+            let inner = make_io(Choice::SYNC, role, need)?;
             Ok(slowed(
                 inner,
                 if slow.contains(&i) {

@@ -39,12 +39,12 @@ use std::time::Duration;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::engine::{Choice, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{Direction, OpKind};
 use crate::report::RunResult;
 use crate::runner::workdir::io_reason;
-use crate::runner::{self, Ctx, NoProgress, Setup, StopRule, Worker};
+use crate::runner::{self, Ctx, Io, NoProgress, Setup, StopRule, Worker};
 use crate::suites::postmark::config::Config;
 use crate::suites::postmark::plan::{Clock, FileRef, Op, Plan, RunSummary};
 use crate::suites::postmark::report::{ReportTimes, render_report};
@@ -486,8 +486,8 @@ impl Layout {
         }
     }
 
-    /// Slots the engine needs.
-    fn depth(&self) -> u16 {
+    /// Buffer slots the engine needs.
+    fn slots(&self) -> u16 {
         (self.source_blocks + 1) as u16
     }
 
@@ -497,7 +497,7 @@ impl Layout {
     }
 
     /// Fill the source slots of `engine`.
-    fn load(&self, engine: &mut dyn Engine, source: &[u8], write_block: usize) {
+    fn load(&self, engine: &mut Io, source: &[u8], write_block: usize) {
         for k in 0..self.source_blocks {
             let off = k * write_block;
             let take = write_block.min(source.len() - off).min(self.slot_len);
@@ -513,21 +513,17 @@ fn stream_engine(
     cfg: &Config,
     plan: &Plan,
     k: usize,
-) -> Result<Box<dyn Engine>> {
-    // One operation in flight; the slots only hold the source blocks.
-    let eopts = EngineOpts {
-        direct: false,
-        depth: layout.depth(),
-        max_len: layout.slot_len,
-        datasync: false,
-        seed: k as u64,
-    };
-    let mut engine = engine.make(&eopts).map_err(|e| anyhow::anyhow!(e))?;
-    layout.load(
-        engine.as_mut(),
-        plan.source(),
-        cfg.write_block.max(1) as usize,
-    );
+) -> Result<Io> {
+    // One operation in flight: PostMark's stream is ordered (a file is
+    // created, written, read and deleted in the order drawn). The slots
+    // only hold the source blocks.
+    let mut engine = Io::new(
+        &EngineSpec::new(engine),
+        layout.slots(),
+        layout.slot_len,
+        k as u64,
+    )?;
+    layout.load(&mut engine, plan.source(), cfg.write_block.max(1) as usize);
     Ok(engine)
 }
 
@@ -582,7 +578,7 @@ struct Stream<'a> {
     index: usize,
     seed: i32,
     plan: Plan,
-    engine: Box<dyn Engine>,
+    engine: Io,
     names: Names,
     roots: Vec<PathBuf>,
     read_block: usize,
@@ -610,7 +606,7 @@ impl<'a> Stream<'a> {
         seed: i32,
         cfg: &Config,
         plan: Plan,
-        engine: Box<dyn Engine>,
+        engine: Io,
         roots: &[PathBuf],
         say: Say<'a>,
         end: &'a OnceLock<StreamReport>,

@@ -25,11 +25,11 @@
 //! the sums of the timed phases, and the read phase's time series follows
 //! the write phase's. The per-phase figures are in `metrics.phases`.
 
-use crate::engine::{Choice, Engine, EngineOpts, FileId, OpenHow, Req};
+use crate::engine::{Choice, Completion, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::{CpuTimes, LatencySummary, OpKind, Outcome, WorkerStats};
 use crate::report::{RunResult, now_rfc3339};
-use crate::runner::{self, Ctx, Progress, Setup, StopRule, Worker};
+use crate::runner::{self, Ctx, Io, Progress, Setup, Source, StopRule, Worker};
 use crate::units::fmt_bytes;
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -43,8 +43,6 @@ pub const DEFAULT_SIZE: u64 = 100 << 20;
 pub const DEFAULT_REQUEST: u64 = 128 << 10;
 /// Largest request: it is one buffer held in memory.
 pub const MAX_REQUEST: u64 = 1 << 30;
-/// O_DIRECT needs whole blocks of this size.
-pub const DIRECT_BLOCK: u64 = crate::engine::DIRECT_ALIGN as u64;
 /// The control file that drops the page cache.
 pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 /// The data file's name in the work directory.
@@ -150,6 +148,9 @@ pub struct Options {
     pub dir: PathBuf,
     pub engine: Choice,
     pub direct: bool,
+    /// Requests in flight at once (the supercomputer codes of the paper
+    /// kept several asynchronous requests going).
+    pub iodepth: u16,
     /// Time one fsync at the end of the write phase.
     pub fsync: bool,
     /// Sync and drop the page cache before each phase.
@@ -167,6 +168,7 @@ impl Options {
             dir: dir.to_path_buf(),
             engine: Choice::PSYNC,
             direct: false,
+            iodepth: 1,
             fsync: true,
             drop_caches: false,
         }
@@ -195,27 +197,21 @@ impl Options {
                 fmt_bytes(MAX_REQUEST)
             ));
         }
-        if self.direct && (size % DIRECT_BLOCK != 0 || request % DIRECT_BLOCK != 0) {
-            return Err(format!(
-                "--direct needs --size and --request in whole blocks of {} (O_DIRECT); they are {size} B and {request} B",
-                fmt_bytes(DIRECT_BLOCK)
-            ));
-        }
-        Ok(())
+        let spec = self.spec();
+        spec.aligned("--size", size)?;
+        spec.aligned("--request", request)?;
+        spec.check()
     }
 
     pub fn cache(&self) -> Cache {
         Cache::of(self.direct, self.drop_caches)
     }
 
-    fn engine_opts(&self) -> EngineOpts {
-        EngineOpts {
-            direct: self.direct,
-            depth: 1,
-            max_len: self.request as usize,
-            datasync: false,
-            seed: 0,
-        }
+    /// The engine of each phase.
+    pub fn spec(&self) -> EngineSpec {
+        EngineSpec::new(self.engine)
+            .direct(self.direct)
+            .depth(self.iodepth)
     }
 }
 
@@ -288,56 +284,89 @@ const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync];
 const READ_KINDS: &[OpKind] = &[OpKind::Read];
 
 /// One phase: the file from offset 0 to its end in requests of `request`
-/// bytes, then (writes, when asked) one fsync.
+/// bytes (up to the depth in flight), then (writes, when asked) one fsync.
 pub struct Sequential {
-    engine: Box<dyn Engine>,
+    io: Io,
     file: FileId,
     phase: Phase,
     size: u64,
-    request: u64,
     fsync: bool,
+    stream: Stream,
+}
+
+/// The phase's requests, in file order.
+struct Stream {
+    kind: OpKind,
+    file: FileId,
+    size: u64,
+    request: u64,
+    /// The next request's offset.
+    next: u64,
+    /// Bytes whose requests completed.
+    done: u64,
+    path: PathBuf,
+}
+
+impl Source for Stream {
+    #[inline]
+    fn next(&mut self, _buf: &mut [u8]) -> Option<Req> {
+        if self.next >= self.size {
+            return None;
+        }
+        let len = (self.size - self.next).min(self.request) as u32;
+        let req = Req {
+            kind: self.kind,
+            file: self.file,
+            offset: self.next,
+            len,
+            slot: 0,
+        };
+        self.next += u64::from(len);
+        Some(req)
+    }
+
+    fn done(&mut self, c: &Completion) -> Result<()> {
+        if c.bytes != u64::from(c.req.len) {
+            anyhow::bail!(
+                "short {}: {} of {} B at offset {} in {}",
+                c.req.kind.name(),
+                c.bytes,
+                c.req.len,
+                c.req.offset,
+                self.path.display()
+            );
+        }
+        self.done += c.bytes;
+        Ok(())
+    }
 }
 
 impl Sequential {
     /// Open the file (untimed): the write phase creates it (the work
     /// directory is new, so the file is too), the read phase opens it.
     pub fn new(o: &Options, phase: Phase, path: &Path) -> Result<Sequential> {
-        let mut engine = o.engine.make(&o.engine_opts()).map_err(UsageError)?;
+        let mut io = Io::new(&o.spec(), 1, o.request as usize, 0)?;
         let how = match phase {
             Phase::Write => OpenHow::CREATE,
             Phase::Read => OpenHow::READ,
         };
-        let file = engine.open(path, how).context("cannot open")?;
+        let file = io.open(path, how).context("cannot open")?;
         Ok(Sequential {
-            engine,
+            io,
             file,
             phase,
             size: o.size,
-            request: o.request,
             fsync: o.fsync && phase == Phase::Write,
+            stream: Stream {
+                kind: phase.kind(),
+                file,
+                size: o.size,
+                request: o.request,
+                next: 0,
+                done: 0,
+                path: path.to_path_buf(),
+            },
         })
-    }
-
-    #[cold]
-    fn failed(&self, req: Req, e: std::io::Error) -> anyhow::Error {
-        anyhow::Error::new(e).context(format!(
-            "{} of {} B at offset {} in {}",
-            req.kind.name(),
-            req.len,
-            req.offset,
-            self.engine.path(req.file).display()
-        ))
-    }
-
-    #[cold]
-    fn short(&self, req: Req, got: u64) -> anyhow::Error {
-        anyhow::anyhow!(
-            "short {}: {got} of {} B at offset {} in {}",
-            req.kind.name(),
-            req.len,
-            req.offset,
-            self.engine.path(req.file).display()
-        )
     }
 }
 
@@ -350,34 +379,10 @@ impl Worker for Sequential {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        let kind = self.phase.kind();
-        let mut offset = 0u64;
-        while offset < self.size && ctx.keep_going() {
-            let len = (self.size - offset).min(self.request) as u32;
-            let req = Req {
-                kind,
-                file: self.file,
-                offset,
-                len,
-                slot: 0,
-            };
-            let c = match self.engine.exec(req) {
-                Ok(c) => c,
-                Err(e) => return Err(self.failed(req, e)),
-            };
-            ctx.record(&c);
-            if c.bytes != u64::from(len) {
-                return Err(self.short(req, c.bytes));
-            }
-            offset += u64::from(len);
-        }
+        self.io.drive(ctx, &mut self.stream)?;
         // the whole file written: its data to the disk, timed
-        if self.fsync && offset == self.size {
-            let req = Req::fsync(self.file);
-            let c = match self.engine.exec(req) {
-                Ok(c) => c,
-                Err(e) => return Err(self.failed(req, e)),
-            };
+        if self.fsync && self.stream.done == self.size {
+            let c = self.io.exec_named(Req::fsync(self.file))?;
             ctx.record(&c);
         }
         Ok(())
@@ -420,7 +425,6 @@ pub struct Report {
 /// Run the workload as `o` says. Nothing is left behind.
 pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     o.check().map_err(UsageError)?;
-    o.engine.check(&o.engine_opts()).map_err(UsageError)?;
     if o.drop_caches {
         check_drop_caches()?;
     }
@@ -439,6 +443,10 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         "drop_caches": o.drop_caches,
         "cache": cache,
     });
+    let mut config = config;
+    if o.iodepth > 1 {
+        config["iodepth"] = o.iodepth.into();
+    }
     let setup = Setup::new("scientific", &o.dir)
         .data(o.size)
         .fake(fake)
@@ -634,7 +642,7 @@ mod tests {
         // any sizes without O_DIRECT, whole 4 KiB blocks with it
         assert!(with(1_000_000, 100_000, false).check().is_ok());
         let e = with(1_000_000, 4096, true).check().unwrap_err();
-        assert!(e.contains("--direct"), "{e}");
+        assert!(e.contains("--size") && e.contains("O_DIRECT"), "{e}");
         assert!(with(1 << 20, 100_000, true).check().is_err());
         assert!(with(1 << 20, 128 << 10, true).check().is_ok());
     }

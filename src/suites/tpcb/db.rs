@@ -76,10 +76,10 @@
 //! engine keeps writes in its own memory where other terminals cannot see
 //! them, and is refused; 100-byte records cannot be read with O_DIRECT.
 
-use crate::engine::{Engine, FileId, OpenHow, Req, untimed};
+use crate::engine::{FileId, OpenHow, Req, untimed};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
-use crate::runner::Ctx;
+use crate::runner::{Ctx, Io};
 use crate::workload::{Prng, below, unit_f64};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -248,7 +248,7 @@ fn bad_data(path: &Path, why: String) -> io::Error {
 }
 
 /// Records of `bytes` that one buffer of `engine` holds (at least one).
-fn per_buffer(engine: &mut dyn Engine, bytes: u64) -> io::Result<usize> {
+fn per_buffer(engine: &mut Io, bytes: u64) -> io::Result<usize> {
     let n = engine.buf_mut(0).len() / bytes as usize;
     if n == 0 {
         return Err(io::Error::new(
@@ -265,7 +265,7 @@ fn per_buffer(engine: &mut dyn Engine, bytes: u64) -> io::Result<usize> {
 /// record files with every balance 0 and an empty history, each written in
 /// writes as large as `engine`'s buffer (make it with a large `max_len`,
 /// e.g. 1 MiB) and synced. Untimed. Existing files are replaced.
-pub fn create(dir: &Path, scale: &Scale, engine: &mut dyn Engine) -> io::Result<Files> {
+pub fn create(dir: &Path, scale: &Scale, engine: &mut Io) -> io::Result<Files> {
     let files = Files::in_dir(dir, *scale);
     let apb = scale.accounts_per_branch;
     untimed(|| {
@@ -285,12 +285,7 @@ pub fn create(dir: &Path, scale: &Scale, engine: &mut dyn Engine) -> io::Result<
 }
 
 /// Write `n` records of balance 0, record `i` owned by branch `owner(i)`.
-fn write_table(
-    engine: &mut dyn Engine,
-    path: &Path,
-    n: u32,
-    owner: impl Fn(u32) -> u32,
-) -> io::Result<()> {
+fn write_table(engine: &mut Io, path: &Path, n: u32, owner: impl Fn(u32) -> u32) -> io::Result<()> {
     let per = per_buffer(engine, RECORD_BYTES)?;
     let rb = RECORD_BYTES as usize;
     let f = engine.open(path, OpenHow::CREATE)?;
@@ -306,7 +301,8 @@ fn write_table(
         let req = Req::write(f, i as u64 * RECORD_BYTES, len);
         let c = engine.exec(req).map_err(|e| on(path, "write of", e))?;
         if c.bytes != len as u64 {
-            crate::engine::finish_write(engine, req, c.bytes)
+            engine
+                .finish_write(req, c.bytes)
                 .map_err(|e| on(path, "write of", e))?;
         }
         i += k as u32;
@@ -453,7 +449,7 @@ struct Ids {
 /// open, and the shared [`Db`]. Each concurrent driver has its own.
 pub struct Terminal {
     db: Arc<Db>,
-    engine: Box<dyn Engine>,
+    engine: Io,
     ids: Ids,
     /// Check each record's id and branch (off for an engine that does no I/O).
     verify: bool,
@@ -463,7 +459,7 @@ impl Terminal {
     /// Open the database's files with `engine` (untimed). Refuses an
     /// engine that keeps writes in its own buffer, and one whose buffer
     /// cannot hold a record.
-    pub fn open(db: Arc<Db>, mut engine: Box<dyn Engine>) -> io::Result<Terminal> {
+    pub fn open(db: Arc<Db>, mut engine: Io) -> io::Result<Terminal> {
         let info = engine.info();
         if info.caps.buffered {
             return Err(io::Error::new(
@@ -474,7 +470,7 @@ impl Terminal {
                 ),
             ));
         }
-        per_buffer(&mut *engine, RECORD_BYTES)?;
+        per_buffer(&mut engine, RECORD_BYTES)?;
         let f = &db.files;
         let mut open = |p: &Path| engine.open(p, OpenHow::READ_WRITE);
         let ids = Ids {
@@ -497,7 +493,7 @@ impl Terminal {
     }
 
     /// Close the files and hand the engine back.
-    pub fn into_engine(mut self) -> io::Result<Box<dyn Engine>> {
+    pub fn into_engine(mut self) -> io::Result<Io> {
         let Ids {
             accounts,
             tellers,
@@ -532,7 +528,7 @@ impl Terminal {
             ids,
             verify,
         } = self;
-        let (engine, verify) = (&mut **engine, *verify);
+        let (engine, verify) = (&mut *engine, *verify);
         let scale = db.files.scale;
         if txn.teller >= scale.tellers()
             || txn.branch != txn.teller / TELLERS_PER_BRANCH
@@ -580,7 +576,8 @@ impl Terminal {
             .exec(req)
             .map_err(|e| failed(engine, ids.history, what, slot, e))?;
         if c.bytes != HISTORY_BYTES {
-            crate::engine::finish_write(engine, req, c.bytes)
+            engine
+                .finish_write(req, c.bytes)
                 .map_err(|e| failed(engine, ids.history, what, slot, e))?;
         }
         rec.op(OpKind::Append, c.lat_ns, c.bytes, c.done_ns);
@@ -604,7 +601,7 @@ impl Terminal {
 /// must carry id `i` and branch `owner` (when `verify`).
 #[inline]
 fn update<R: Recorder + ?Sized>(
-    engine: &mut dyn Engine,
+    engine: &mut Io,
     rec: &mut R,
     file: FileId,
     i: u32,
@@ -635,7 +632,8 @@ fn update<R: Recorder + ?Sized>(
         .exec(Req::write(file, off, len))
         .map_err(|e| failed(engine, file, "write of record", i as u64, e))?;
     if c.bytes != RECORD_BYTES {
-        crate::engine::finish_write(engine, Req::write(file, off, len), c.bytes)
+        engine
+            .finish_write(Req::write(file, off, len), c.bytes)
             .map_err(|e| failed(engine, file, "write of record", i as u64, e))?;
     }
     rec.op(OpKind::Write, c.lat_ns, c.bytes, c.done_ns);
@@ -643,12 +641,12 @@ fn update<R: Recorder + ?Sized>(
 }
 
 #[cold]
-fn failed(engine: &dyn Engine, file: FileId, what: &str, i: u64, e: io::Error) -> io::Error {
+fn failed(engine: &Io, file: FileId, what: &str, i: u64, e: io::Error) -> io::Error {
     on(engine.path(file), &format!("{what} {i} in"), e)
 }
 
 #[cold]
-fn short(engine: &dyn Engine, file: FileId, what: &str, i: u64, got: u64) -> io::Error {
+fn short(engine: &Io, file: FileId, what: &str, i: u64, got: u64) -> io::Error {
     bad_data(
         engine.path(file),
         format!("{what} {i} moved {got} bytes: the file is shorter than the database's scale"),
@@ -693,7 +691,7 @@ impl Sums {
 /// Read the whole database (untimed) and sum its balances and history
 /// deltas. Fails if a file's size does not fit the scale, or a record's id
 /// or branch is not where it should be.
-pub fn check_consistency(files: &Files, engine: &mut dyn Engine) -> io::Result<Sums> {
+pub fn check_consistency(files: &Files, engine: &mut Io) -> io::Result<Sums> {
     let s = files.scale;
     let apb = s.accounts_per_branch;
     untimed(|| {
@@ -714,13 +712,7 @@ pub fn check_consistency(files: &Files, engine: &mut dyn Engine) -> io::Result<S
 }
 
 /// Read `len` bytes at `off` of `f` into buffer 0, all of them.
-fn read_full(
-    engine: &mut dyn Engine,
-    f: FileId,
-    path: &Path,
-    off: u64,
-    len: usize,
-) -> io::Result<()> {
+fn read_full(engine: &mut Io, f: FileId, path: &Path, off: u64, len: usize) -> io::Result<()> {
     let c = engine
         .exec(Req::read(f, off, len as u32))
         .map_err(|e| on(path, "read of", e))?;
@@ -734,12 +726,7 @@ fn read_full(
 }
 
 /// The sum of the balances of a table of `n` records.
-fn sum_table(
-    engine: &mut dyn Engine,
-    path: &Path,
-    n: u32,
-    owner: impl Fn(u32) -> u32,
-) -> io::Result<i64> {
+fn sum_table(engine: &mut Io, path: &Path, n: u32, owner: impl Fn(u32) -> u32) -> io::Result<i64> {
     let want = n as u64 * RECORD_BYTES;
     let len = std::fs::metadata(path)
         .map_err(|e| on(path, "stat of", e))?
@@ -789,7 +776,7 @@ fn sum_table(
 }
 
 /// The sum of the history's deltas, and its record count.
-fn sum_history(engine: &mut dyn Engine, path: &Path) -> io::Result<(i64, u64)> {
+fn sum_history(engine: &mut Io, path: &Path) -> io::Result<(i64, u64)> {
     let len = std::fs::metadata(path)
         .map_err(|e| on(path, "stat of", e))?
         .len();
@@ -825,21 +812,16 @@ fn sum_history(engine: &mut dyn Engine, path: &Path) -> io::Result<(i64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Choice, EngineOpts, Intercept};
+    use crate::engine::Choice;
     use crate::workload::worker_rng;
     use std::sync::Mutex as StdMutex;
 
-    fn psync(max_len: usize) -> Box<dyn Engine> {
-        Choice::PSYNC
-            .make(&EngineOpts {
-                max_len,
-                ..Default::default()
-            })
-            .unwrap()
+    fn psync(max_len: usize) -> Io {
+        Io::test(Choice::PSYNC, max_len)
     }
 
     fn make_db(dir: &Path, scale: Scale) -> Arc<Db> {
-        let files = create(dir, &scale, &mut *psync(64 << 10)).unwrap();
+        let files = create(dir, &scale, &mut psync(64 << 10)).unwrap();
         Arc::new(Db::new(files).unwrap())
     }
 
@@ -879,14 +861,14 @@ mod tests {
     fn files_have_the_sizes_of_their_scale() {
         let dir = tempfile::tempdir().unwrap();
         let scale = Scale::new(1);
-        let files = create(dir.path(), &scale, &mut *psync(1 << 20)).unwrap();
+        let files = create(dir.path(), &scale, &mut psync(1 << 20)).unwrap();
         let len = |p: &Path| std::fs::metadata(p).unwrap().len();
         assert_eq!(len(&files.accounts), scale.account_bytes());
         assert_eq!(len(&files.accounts), 10_000_000);
         assert_eq!(len(&files.tellers), scale.teller_bytes());
         assert_eq!(len(&files.branches), scale.branch_bytes());
         assert_eq!(len(&files.history), 0);
-        let sums = check_consistency(&files, &mut *psync(64 << 10)).unwrap();
+        let sums = check_consistency(&files, &mut psync(64 << 10)).unwrap();
         assert_eq!(sums, Sums::default());
         assert!(sums.consistent());
         // the layout: account 54 321 of branch 0, balance 0
@@ -954,7 +936,7 @@ mod tests {
         let db = make_db(dir.path(), Scale::tiny(3, 50));
         run_concurrently(&db, 4, 500, false);
         assert_eq!(db.history_records(), 2000);
-        let sums = check_consistency(db.files(), &mut *psync(64 << 10)).unwrap();
+        let sums = check_consistency(db.files(), &mut psync(64 << 10)).unwrap();
         assert!(sums.consistent(), "{sums:?}");
         assert_eq!(sums.history_count, 2000);
         assert_ne!(sums.history, 0, "the transactions moved money");
@@ -967,14 +949,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let db = make_db(dir.path(), Scale::tiny(2, 100));
         run_concurrently(&db, 3, 100, true);
-        let sums = check_consistency(db.files(), &mut *psync(4096)).unwrap();
+        let sums = check_consistency(db.files(), &mut psync(4096)).unwrap();
         assert!(sums.consistent(), "{sums:?}");
         assert_eq!(sums.history_count, 300);
         // a second run appends after the first one's history
         let db = Arc::new(Db::new(db.files().clone()).unwrap());
         assert_eq!(db.history_records(), 300);
         run_concurrently(&db, 2, 50, true);
-        let sums = check_consistency(db.files(), &mut *psync(4096)).unwrap();
+        let sums = check_consistency(db.files(), &mut psync(4096)).unwrap();
         assert!(sums.consistent() && sums.history_count == 400, "{sums:?}");
     }
 
@@ -982,34 +964,28 @@ mod tests {
     type Seen = Arc<StdMutex<Vec<(OpKind, FileId, u64, u32)>>>;
 
     /// An engine that notes each request before passing it on.
-    fn counting(inner: Box<dyn Engine>, seen: Seen) -> Box<dyn Engine> {
-        Box::new(Intercept {
-            inner,
-            f: move |req: Req| {
-                seen.lock()
-                    .unwrap()
-                    .push((req.kind, req.file, req.offset, req.len));
-                Ok(req)
-            },
+    fn counting(inner: Io, seen: Seen) -> Io {
+        inner.intercept(move |req: Req| {
+            seen.lock()
+                .unwrap()
+                .push((req.kind, req.file, req.offset, req.len));
+            Ok(req)
         })
     }
 
     /// A disk that fills during a history append: the system takes 18
     /// bytes of it (what fits), then refuses the rest with ENOSPC.
-    fn fills_up(inner: Box<dyn Engine>, history: FileId) -> Box<dyn Engine> {
+    fn fills_up(inner: Io, history: FileId) -> Io {
         let mut appends = 0;
-        Box::new(Intercept {
-            inner,
-            f: move |mut req: Req| {
-                if req.kind == OpKind::Write && req.file == history {
-                    appends += 1;
-                    match appends {
-                        1 => req.len = 18,
-                        _ => return Err(io::Error::from_raw_os_error(libc::ENOSPC)),
-                    }
+        inner.intercept(move |mut req: Req| {
+            if req.kind == OpKind::Write && req.file == history {
+                appends += 1;
+                match appends {
+                    1 => req.len = 18,
+                    _ => return Err(io::Error::from_raw_os_error(libc::ENOSPC)),
                 }
-                Ok(req)
-            },
+            }
+            Ok(req)
         })
     }
 
@@ -1118,7 +1094,7 @@ mod tests {
         let h = &h[50..];
         assert_eq!((u32_at(h, 0), u32_at(h, 4), u32_at(h, 8)), (123, 7, 0));
         assert_eq!(i64_at(h, 12), -42);
-        let sums = check_consistency(f, &mut *psync(4096)).unwrap();
+        let sums = check_consistency(f, &mut psync(4096)).unwrap();
         assert!(sums.consistent() && sums.accounts == -84, "{sums:?}");
     }
 
@@ -1126,7 +1102,7 @@ mod tests {
     fn bad_transactions_engines_and_files_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let db = make_db(dir.path(), Scale::tiny(2, 100));
-        let buffered = Choice::BUFFERED.make(&EngineOpts::default()).unwrap();
+        let buffered = Io::test(Choice::BUFFERED, 4096);
         let e = Terminal::open(Arc::clone(&db), buffered).err().unwrap();
         assert!(e.to_string().contains("psync"), "{e}");
         let mut term = Terminal::open(Arc::clone(&db), psync(4096)).unwrap();
@@ -1154,7 +1130,7 @@ mod tests {
             .unwrap()
             .set_len(999)
             .unwrap();
-        let e = check_consistency(f, &mut *psync(4096)).unwrap_err();
+        let e = check_consistency(f, &mut psync(4096)).unwrap_err();
         assert!(e.to_string().contains("tellers"), "{e}");
     }
 }

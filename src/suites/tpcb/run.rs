@@ -18,11 +18,11 @@
 //! meets the constraint; this module measures one point of that curve.
 
 use super::db::{self, Db, Scale, Sums, Terminal};
-use crate::engine::{Choice, EngineOpts};
+use crate::engine::{Choice, EngineSpec};
 use crate::error::UsageError;
 use crate::measure::{KindStats, OpKind};
 use crate::report::RunResult;
-use crate::runner::{self, Ctx, Pace, Progress, Setup, StopRule, Worker};
+use crate::runner::{self, Ctx, Io, Pace, Progress, Setup, StopRule, Worker};
 use crate::units::fmt_bytes;
 use crate::workload::{Prng, worker_rng};
 use anyhow::Result;
@@ -258,12 +258,7 @@ pub struct Report {
 /// options, the engine, the directory, its space and the limits.
 pub fn check(o: &Options) -> Result<()> {
     o.check().map_err(UsageError)?;
-    o.engine
-        .check(&EngineOpts {
-            max_len: 4096,
-            ..Default::default()
-        })
-        .map_err(UsageError)?;
+    EngineSpec::new(o.engine).check().map_err(UsageError)?;
     setup_of(o).check()
 }
 
@@ -279,13 +274,10 @@ fn setup_of(o: &Options) -> Setup {
 pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     o.check().map_err(UsageError)?;
     let scale = o.scale();
-    let opts = |max_len: usize| EngineOpts {
-        max_len,
-        depth: 1,
-        seed: o.seed,
-        ..Default::default()
-    };
-    o.engine.check(&opts(4096)).map_err(UsageError)?;
+    // one request at a time: a transaction reads and writes its records in
+    // order, under their locks, as the benchmark's specification says
+    let spec = EngineSpec::new(o.engine);
+    spec.check().map_err(UsageError)?;
     let config = serde_json::json!({
         "tps_scale": o.tps_scale,
         "branches": scale.branches,
@@ -303,8 +295,8 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         "creating the database: {} of records (untimed)",
         fmt_bytes(scale.bytes())
     ));
-    let mut engine = o.engine.make(&opts(1 << 20)).map_err(UsageError)?;
-    let files = db::create(session.dir(), &scale, &mut *engine)?;
+    let mut engine = Io::new(&spec, 1, 1 << 20, o.seed)?;
+    let files = db::create(session.dir(), &scale, &mut engine)?;
     let db = Arc::new(Db::new(files)?);
     if runner::signals::interrupted() {
         return Ok(Report {
@@ -316,7 +308,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     }
     let mut drivers = Vec::with_capacity(o.terminals);
     for i in 0..o.terminals {
-        let e = o.engine.make(&opts(4096)).map_err(UsageError)?;
+        let e = Io::new(&spec, 1, 4096, o.seed)?;
         drivers.push(Driver {
             term: Terminal::open(Arc::clone(&db), e)?,
             rng: worker_rng(o.seed, i),
@@ -335,7 +327,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     // be half applied, so a failed run is not checked
     let sums = if outcome.error.is_none() {
         progress.status("checking the database (untimed)");
-        Some(db::check_consistency(db.files(), &mut *engine)?)
+        Some(db::check_consistency(db.files(), &mut engine)?)
     } else {
         None
     };

@@ -29,9 +29,9 @@ use super::files::{
 use super::rand::{BUILD_BYTES, RandBytes, THREAD_BYTES};
 use super::thread::{AgeCtl, Params, Thread};
 use super::{Options, Tell};
-use crate::engine::{AlignedBuf, EngineOpts};
+use crate::engine::{AlignedBuf, EngineSpec};
 use crate::runner::workdir::{check_dir, io_reason, reserve};
-use crate::runner::{self, NoProgress, StopRule, signals};
+use crate::runner::{self, Io, NoProgress, StopRule, signals};
 use crate::suites::ffsb::profile::{FileSystem, Op, Profile, ThreadGroup};
 use crate::suites::ffsb::results::FsSetup;
 use crate::units::fmt_bytes;
@@ -278,11 +278,11 @@ pub(super) fn check(o: &Options) -> Result<(), String> {
             o.engine
         ));
     }
-    if p.directio && !o.engine.caps().direct {
-        return Err(format!(
-            "directio=1 asks for O_DIRECT, which engine '{}' cannot do; use psync or sync",
-            o.engine
-        ));
+    if p.directio {
+        EngineSpec::new(o.engine)
+            .direct(true)
+            .check()
+            .map_err(|e| format!("directio=1 asks for O_DIRECT: {e}"))?;
     }
     if p.filesystems.is_empty() {
         return Err("the profile has no [filesystem]; FFSB needs at least one".into());
@@ -1052,16 +1052,10 @@ fn age(
         let max_len = tg.read_blocksize.max(tg.write_blocksize).max(1) as usize;
         let mut workers = Vec::with_capacity(tg.num_threads as usize);
         for t in 0..tg.num_threads as usize {
-            let engine = o
-                .engine
-                .make(&EngineOpts {
-                    direct: p.directio,
-                    depth: 1,
-                    max_len,
-                    datasync: false,
-                    seed: o.seed ^ AGE_SALT ^ t as u64,
-                })
-                .map_err(Halt::Failed)?;
+            // one request at a time, as the benchmark's own threads
+            let spec = EngineSpec::new(o.engine).direct(p.directio);
+            let engine = Io::new(&spec, 1, max_len, o.seed ^ AGE_SALT ^ t as u64)
+                .map_err(|e| Halt::Failed(e.0))?;
             workers.push(Thread::new(Params {
                 tg,
                 fss: std::slice::from_ref(st),

@@ -24,9 +24,10 @@ use anyhow::{Result, anyhow};
 use super::files::{FileList, FsState, Pick, Picked, SizeRule, Want};
 use super::rand::RandBytes;
 use super::setup::{Usage, bytes_to_reach};
-use crate::engine::{Engine, FileId, OpenHow, Req};
+use crate::engine::{FileId, OpenHow, Req};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
+use crate::runner::Io;
 use crate::runner::workdir::io_reason;
 use crate::runner::{Ctx, Worker};
 use crate::suites::ffsb::profile::{Op, Syscall, ThreadGroup};
@@ -181,7 +182,7 @@ pub(super) struct Params<'a> {
     pub aligned: bool,
     /// The thread's random bytes ([`super::rand::THREAD_BYTES`] of them).
     pub rng: RandBytes,
-    pub engine: Box<dyn Engine>,
+    pub engine: Io,
     /// Where the thread's counters go when it ends.
     pub out: Option<&'a OnceLock<GroupResult>>,
 }
@@ -218,7 +219,7 @@ pub(super) struct Thread<'a> {
     age: Option<&'a AgeCtl>,
     aligned: bool,
     rng: RandBytes,
-    engine: Box<dyn Engine>,
+    engine: Io,
     /// The path operated on, and a rename's new name.
     path: Vec<u8>,
     path2: Vec<u8>,

@@ -1,0 +1,495 @@
+//! The one issue loop. A worker's engine lives in an [`Io`], made by the
+//! runner from the benchmark's [`EngineSpec`]; every request of every
+//! benchmark goes through it.
+//!
+//! Two ways in:
+//! - [`Io::drive`] keeps up to the spec's depth requests in flight: it asks
+//!   a [`Source`] for the next request, queues it, commits, reaps, records
+//!   each completion and tells the source. `iogauge run` and the
+//!   scientific workloads issue this way.
+//! - [`Io::exec`] issues one request and waits for it: for benchmarks whose
+//!   semantics are one request at a time (a per-character test, PostMark's
+//!   ordered stream, a transaction that reads then writes). Each such
+//!   caller says why where it makes its `Io`.
+//!
+//! A request is timed from its issue to its completion by the engine, and
+//! in an open loop also from its intended start ([`Ctx::next_request`]):
+//! the driver remembers each in-flight request's intended start by its
+//! buffer slot.
+
+use super::Ctx;
+use crate::engine::{Completion, Engine, EngineInfo, EngineSpec, FileId, OpenHow, Queued, Req};
+use crate::error::UsageError;
+use crate::measure::OpKind;
+use std::io;
+use std::path::Path;
+
+/// Where a driven worker's requests come from.
+pub trait Source {
+    /// The next request, or `None` when the work is done. `buf` is the
+    /// buffer of the slot the request will use (filled with incompressible
+    /// bytes when the engine was made): a source that writes patterns
+    /// fills it here. The driver sets the request's slot.
+    fn next(&mut self, buf: &mut [u8]) -> Option<Req>;
+
+    /// A request owed to the one before it (a sync after every Nth write):
+    /// issued before the next [`Source::next`], without a turn of its own
+    /// and whatever the op budget says.
+    fn owed(&mut self) -> Option<Req> {
+        None
+    }
+
+    /// A request completed (after the driver recorded it): a source that
+    /// checks what it read, or counts, looks here.
+    fn done(&mut self, _c: &Completion) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// A worker's engine and the requests it has in flight.
+pub struct Io {
+    engine: Box<dyn Engine>,
+    depth: usize,
+    /// Buffer slots not in flight (driven mode only).
+    free: Vec<u16>,
+    /// The intended start (open loop) of the request in each slot; 0 when
+    /// none.
+    arrival: Vec<u64>,
+    /// Data requests (not syncs) in flight: they count against the budget.
+    data_in_flight: u64,
+    done: Vec<Completion>,
+}
+
+impl Io {
+    /// The engine of `spec`, with `slots` buffers (at least the depth) of
+    /// `max_len` bytes filled from `seed`.
+    pub fn new(spec: &EngineSpec, slots: u16, max_len: usize, seed: u64) -> Result<Io, UsageError> {
+        let engine = spec.make(slots, max_len, seed).map_err(UsageError)?;
+        Ok(Io::with_engine(engine, usize::from(spec.depth)))
+    }
+
+    /// An `Io` around an engine made elsewhere (tests that intercept one).
+    pub(crate) fn with_engine(engine: Box<dyn Engine>, depth: usize) -> Io {
+        let depth = depth.max(1);
+        Io {
+            engine,
+            depth,
+            free: (0..depth as u16).rev().collect(),
+            arrival: vec![0; depth],
+            data_in_flight: 0,
+            done: Vec::with_capacity(depth),
+        }
+    }
+
+    pub fn info(&self) -> &'static EngineInfo {
+        self.engine.info()
+    }
+
+    pub fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
+        self.engine.open(path, how)
+    }
+
+    pub fn close(&mut self, file: FileId) -> io::Result<()> {
+        self.engine.close(file)
+    }
+
+    pub fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
+        self.engine.buf_mut(slot)
+    }
+
+    pub fn unlink(&mut self, path: &Path) -> io::Result<()> {
+        self.engine.unlink(path)
+    }
+
+    pub fn path(&self, file: FileId) -> &Path {
+        self.engine.path(file)
+    }
+
+    /// Issue one request and wait for it, with nothing else in flight.
+    #[inline]
+    pub fn exec(&mut self, req: Req) -> io::Result<Completion> {
+        self.engine.exec(req)
+    }
+
+    /// [`Io::exec`], with an error that names the request and its file.
+    #[inline]
+    pub fn exec_named(&mut self, req: Req) -> anyhow::Result<Completion> {
+        match self.engine.exec(req) {
+            Ok(c) => Ok(c),
+            Err(e) => Err(self.failed(req, e)),
+        }
+    }
+
+    /// Finish a write the system took only `done` bytes of (see
+    /// [`crate::engine::finish_write`]); nothing else may be in flight.
+    #[cold]
+    pub fn finish_write(&mut self, req: Req, done: u64) -> io::Result<()> {
+        crate::engine::finish_write(self.engine.as_mut(), req, done)
+    }
+
+    /// Run `src` to its end or the run's stop, keeping up to the depth in
+    /// flight, and record every completion in `ctx`. Returns with nothing in
+    /// flight. A sync waits for every request before it to complete (as
+    /// fio's fsync does), so it covers them.
+    pub fn drive(&mut self, ctx: &mut Ctx, src: &mut dyn Source) -> anyhow::Result<()> {
+        let r = self.drive_inner(ctx, src);
+        // an error leaves requests in flight: collect them (their buffers
+        // must not be freed under the kernel), unrecorded
+        if self.in_flight() > 0 {
+            let _ = self.settle(ctx, src, false);
+        }
+        r
+    }
+
+    fn drive_inner(&mut self, ctx: &mut Ctx, src: &mut dyn Source) -> anyhow::Result<()> {
+        loop {
+            let mut exhausted = false;
+            // fill the queue
+            while !self.free.is_empty() {
+                let slot = *self.free.last().expect("a free slot");
+                let mut req = match src.owed() {
+                    Some(r) => r,
+                    None if !ctx.may_issue(self.data_in_flight) => {
+                        exhausted = true;
+                        break;
+                    }
+                    None => match src.next(self.engine.buf_mut(slot)) {
+                        Some(r) => r,
+                        None => {
+                            exhausted = true;
+                            break;
+                        }
+                    },
+                };
+                req.slot = slot;
+                if req.kind == OpKind::Fsync && self.in_flight() > 0 {
+                    self.settle(ctx, src, true)?;
+                }
+                self.issue(ctx, src, req)?;
+            }
+            if self.in_flight() == 0 {
+                return Ok(());
+            }
+            self.engine.commit()?;
+            let min = if exhausted { self.in_flight() } else { 1 };
+            self.reap(ctx, src, min)?;
+        }
+    }
+
+    #[inline]
+    fn in_flight(&self) -> usize {
+        self.depth - self.free.len()
+    }
+
+    /// Queue `req`; a full engine gives back a completion first.
+    #[inline]
+    fn issue(&mut self, ctx: &mut Ctx, src: &mut dyn Source, req: Req) -> anyhow::Result<()> {
+        let slot = usize::from(req.slot);
+        self.arrival[slot] = ctx.response_start_ns().unwrap_or(0);
+        loop {
+            let in_flight = self.in_flight() as u32 + 1;
+            match self.engine.queue(req).map_err(|e| self.failed(req, e))? {
+                Queued::Done(c) => {
+                    ctx.stats.depths.record(in_flight);
+                    let mut out = std::mem::take(&mut self.done);
+                    out.push(c);
+                    // as if it had flown: finish_all frees its slot again
+                    self.take_slot(&req);
+                    let r = self.finish_all(ctx, &mut out, src);
+                    self.done = out;
+                    return r;
+                }
+                Queued::InFlight => {
+                    ctx.stats.depths.record(in_flight);
+                    self.take_slot(&req);
+                    return Ok(());
+                }
+                Queued::Busy => {
+                    if self.in_flight() == 0 {
+                        anyhow::bail!(
+                            "engine '{}' refused a request with none in flight",
+                            self.engine.info().name
+                        );
+                    }
+                    self.engine.commit()?;
+                    self.reap(ctx, src, 1)?;
+                }
+            }
+        }
+    }
+
+    /// `req` took its slot.
+    #[inline]
+    fn take_slot(&mut self, req: &Req) {
+        // the last free slot, unless completions reaped while the engine
+        // was busy freed others after it
+        if let Some(i) = self.free.iter().rposition(|&s| s == req.slot) {
+            self.free.swap_remove(i);
+        }
+        if req.kind != OpKind::Fsync {
+            self.data_in_flight += 1;
+        }
+    }
+
+    /// Reap at least `min` completions and record them.
+    fn reap(&mut self, ctx: &mut Ctx, src: &mut dyn Source, min: usize) -> anyhow::Result<()> {
+        let mut out = std::mem::take(&mut self.done);
+        let r = match self.engine.reap(min, &mut out) {
+            Ok(_) => self.finish_all(ctx, &mut out, src),
+            Err(e) => {
+                for c in out.drain(..) {
+                    self.release(&c);
+                }
+                Err(e.into())
+            }
+        };
+        self.done = out;
+        r
+    }
+
+    /// Wait for everything in flight; record it when `record`.
+    fn settle(&mut self, ctx: &mut Ctx, src: &mut dyn Source, record: bool) -> anyhow::Result<()> {
+        self.engine.commit()?;
+        while self.in_flight() > 0 {
+            let n = self.in_flight();
+            if record {
+                self.reap(ctx, src, n)?;
+            } else {
+                let mut out = std::mem::take(&mut self.done);
+                let r = self.engine.reap(n, &mut out);
+                for c in out.drain(..) {
+                    self.release(&c);
+                }
+                self.done = out;
+                r?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Record the completions in `out` and tell the source. A write the
+    /// system took only part of is finished once nothing else is in
+    /// flight (finishing it issues more).
+    fn finish_all(
+        &mut self,
+        ctx: &mut Ctx,
+        out: &mut Vec<Completion>,
+        src: &mut dyn Source,
+    ) -> anyhow::Result<()> {
+        let mut short = Vec::new();
+        for c in out.drain(..) {
+            self.release(&c);
+            if c.req.kind == OpKind::Write && c.bytes < u64::from(c.req.len) {
+                short.push(c);
+                continue;
+            }
+            ctx.record_from(&c, self.arrival[usize::from(c.req.slot)]);
+            src.done(&c)?;
+        }
+        if !short.is_empty() {
+            self.finish_short(ctx, src, short)?;
+        }
+        Ok(())
+    }
+
+    #[cold]
+    fn finish_short(
+        &mut self,
+        ctx: &mut Ctx,
+        src: &mut dyn Source,
+        short: Vec<Completion>,
+    ) -> anyhow::Result<()> {
+        self.settle(ctx, src, true)?;
+        for c in short {
+            self.finish_write(c.req, c.bytes)
+                .map_err(|e| self.failed(c.req, e))?;
+            let whole = Completion {
+                bytes: u64::from(c.req.len),
+                ..c
+            };
+            ctx.record_from(&whole, self.arrival[usize::from(c.req.slot)]);
+            src.done(&whole)?;
+        }
+        Ok(())
+    }
+
+    /// A request left flight: its slot is free again.
+    #[inline]
+    fn release(&mut self, c: &Completion) {
+        self.free.push(c.req.slot);
+        if c.req.kind != OpKind::Fsync {
+            self.data_in_flight -= 1;
+        }
+    }
+
+    /// The error of `req`, naming it and its file.
+    #[cold]
+    pub fn failed(&self, req: Req, e: io::Error) -> anyhow::Error {
+        anyhow::Error::new(e).context(format!(
+            "{} of {} B at offset {} in {}",
+            req.kind.name(),
+            req.len,
+            req.offset,
+            self.engine.path(req.file).display()
+        ))
+    }
+}
+
+#[cfg(test)]
+impl Io {
+    /// For tests: `choice`, one request at a time, one buffer of `max_len`
+    /// bytes.
+    pub fn test(choice: crate::engine::Choice, max_len: usize) -> Io {
+        Io::new(&EngineSpec::new(choice), 1, max_len, 0).expect("a test engine")
+    }
+
+    /// For tests: this `Io`'s engine inside another that `f` makes of it.
+    pub fn wrap(self, f: impl FnOnce(Box<dyn Engine>) -> Box<dyn Engine>) -> Io {
+        let depth = self.depth;
+        Io::with_engine(f(self.engine), depth)
+    }
+
+    /// For tests: this `Io` with each request handed to `f` first, which
+    /// may look at it, change it or refuse it ([`crate::engine::Intercept`]).
+    pub fn intercept<F>(self, f: F) -> Io
+    where
+        F: FnMut(Req) -> io::Result<Req> + Send + 'static,
+    {
+        let depth = self.depth;
+        Io::with_engine(
+            Box::new(crate::engine::Intercept::new(self.engine, f)),
+            depth,
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::Choice;
+    use crate::runner::{NoProgress, StopRule, Worker};
+
+    /// Reads of 512 B at offsets 0, 512, … until `left` runs out.
+    struct Reads {
+        file: FileId,
+        left: u64,
+        next: u64,
+        seen: u64,
+    }
+
+    impl Source for Reads {
+        fn next(&mut self, _buf: &mut [u8]) -> Option<Req> {
+            if self.left == 0 {
+                return None;
+            }
+            self.left -= 1;
+            self.next += 512;
+            Some(Req::read(self.file, self.next - 512, 512))
+        }
+        fn done(&mut self, c: &Completion) -> anyhow::Result<()> {
+            assert_eq!(c.bytes, 512);
+            self.seen += 1;
+            Ok(())
+        }
+    }
+
+    struct Driven(Io, Reads);
+
+    impl Worker for Driven {
+        fn kinds(&self) -> &[OpKind] {
+            &[OpKind::Read]
+        }
+        fn run(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+            self.0.drive(ctx, &mut self.1)
+        }
+    }
+
+    fn driven(depth: u16, left: u64) -> Driven {
+        let spec = EngineSpec::new(Choice::NULLQ).depth(depth);
+        let mut io = Io::new(&spec, 1, 4096, 7).unwrap();
+        let file = io.open(Path::new("x"), OpenHow::READ).unwrap();
+        Driven(
+            io,
+            Reads {
+                file,
+                left,
+                next: 0,
+                seen: 0,
+            },
+        )
+    }
+
+    /// At depth 32 the driver keeps 32 in flight and never more, whether
+    /// the source or the op budget ends the run, and every request is
+    /// recorded once.
+    #[test]
+    fn the_driver_keeps_the_depth_in_flight_and_no_more() {
+        for (left, budget) in [(10_000, None), (u64::MAX, Some(5_000))] {
+            let rule = StopRule {
+                ops: budget,
+                ..Default::default()
+            };
+            let o = crate::runner::run(rule, vec![driven(32, left)], &NoProgress);
+            assert!(o.complete, "{:?}", o.error);
+            let want = budget.unwrap_or(left);
+            assert_eq!(o.stats.kind(OpKind::Read).unwrap().count, want);
+            let d = o.stats.depths;
+            assert_eq!(d.max, 32, "{d:?}");
+            assert_eq!(d.issues[6], 0, "never above 32: {d:?}");
+            assert_eq!(d.total(), want);
+            // most issues find the queue full
+            assert!(d.issues[5] > want / 2, "{d:?}");
+        }
+    }
+
+    /// Depth 1 through the same driver: one at a time, in order.
+    #[test]
+    fn depth_one_issues_one_at_a_time() {
+        let rule = StopRule::default();
+        let o = crate::runner::run(rule, vec![driven(1, 100)], &NoProgress);
+        assert_eq!(o.stats.depths.max, 1);
+        assert_eq!(o.stats.depths.issues[0], 100);
+    }
+
+    /// A write the system takes in part is finished, with others in
+    /// flight collected first, and recorded whole.
+    #[test]
+    fn a_short_write_at_depth_is_finished_and_recorded_whole() {
+        struct Writes(FileId, u64);
+        impl Source for Writes {
+            fn next(&mut self, _b: &mut [u8]) -> Option<Req> {
+                (self.1 < 64).then(|| {
+                    self.1 += 1;
+                    Req::write(self.0, (self.1 - 1) * 1000, 1000)
+                })
+            }
+        }
+        struct W(Io, Writes);
+        impl Worker for W {
+            fn kinds(&self) -> &[OpKind] {
+                &[OpKind::Write]
+            }
+            fn run(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+                self.0.drive(ctx, &mut self.1)
+            }
+        }
+        let spec = EngineSpec::new(Choice::NULLQ).depth(8);
+        let mut n = 0;
+        let io = Io::new(&spec, 1, 4096, 1)
+            .unwrap()
+            .intercept(move |mut r: Req| {
+                n += 1;
+                // the 10th request goes out short; what finishes it is whole
+                if n == 10 {
+                    r.len = 300;
+                }
+                Ok(r)
+            });
+        let mut io = io;
+        let f = io.open(Path::new("w"), OpenHow::CREATE).unwrap();
+        let o = crate::runner::run(StopRule::default(), vec![W(io, Writes(f, 0))], &NoProgress);
+        assert!(o.complete, "{:?}", o.error);
+        let w = o.stats.kind(OpKind::Write).unwrap();
+        assert_eq!((w.count, w.bytes), (64, 64_000));
+    }
+}

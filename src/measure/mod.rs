@@ -399,6 +399,15 @@ impl WorkerStats {
     /// `bytes`, finishing `at_ns` after the start of measurement.
     #[inline(always)]
     pub fn record(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, at_ns: u64) {
+        self.record_busy(kind, lat_ns, bytes, at_ns, lat_ns);
+    }
+
+    /// [`WorkerStats::record`] of an op that overlapped others of the same
+    /// worker (a queue depth above 1): `busy_ns` is the time it added to
+    /// the worker's time in I/O, the part of its latency no earlier op
+    /// already covered.
+    #[inline(always)]
+    pub fn record_busy(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, at_ns: u64, busy_ns: u64) {
         match &mut self.kinds[kind.index()] {
             Some(k) => k.record(lat_ns, bytes),
             slot => slot
@@ -406,7 +415,7 @@ impl WorkerStats {
                 .record(lat_ns, bytes),
         }
         if kind.is_io() {
-            self.io_ns += lat_ns as u128;
+            self.io_ns += busy_ns as u128;
             self.series.add(at_ns, 1, bytes);
         }
     }

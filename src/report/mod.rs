@@ -54,9 +54,10 @@ pub struct Summary {
     /// Share of the workers' time spent inside I/O calls: Σ I/O latency /
     /// (elapsed × workers), i.e. per worker-second (a run of phases sums
     /// each phase's elapsed × workers). Near 1: I/O-bound; near 0: the
-    /// benchmark measures something else (Chen & Patterson's test). Never
-    /// clamped: above 1 means calls overlapped within a worker (a queued
-    /// engine) or began before the measured phase.
+    /// benchmark measures something else (Chen & Patterson's test). A
+    /// worker with several requests in flight counts the time any was in
+    /// flight once. Never clamped: above 1 means calls began before the
+    /// measured phase.
     pub io_time_fraction: f64,
     pub cpu_user_s: f64,
     pub cpu_sys_s: f64,

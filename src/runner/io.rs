@@ -57,6 +57,10 @@ pub struct Io {
     arrival: Vec<u64>,
     /// Data requests (not syncs) in flight: they count against the budget.
     data_in_flight: u64,
+    /// Until when (clock ns) the completions recorded so far kept the
+    /// worker in I/O: time in I/O is the union of the requests' spans, not
+    /// the sum of their latencies.
+    covered_until: u64,
     done: Vec<Completion>,
 }
 
@@ -77,6 +81,7 @@ impl Io {
             free: (0..depth as u16).rev().collect(),
             arrival: vec![0; depth],
             data_in_flight: 0,
+            covered_until: 0,
             done: Vec::with_capacity(depth),
         }
     }
@@ -283,7 +288,7 @@ impl Io {
                 short.push(c);
                 continue;
             }
-            ctx.record_from(&c, self.arrival[usize::from(c.req.slot)]);
+            self.record(ctx, &c);
             src.done(&c)?;
         }
         if !short.is_empty() {
@@ -307,10 +312,19 @@ impl Io {
                 bytes: u64::from(c.req.len),
                 ..c
             };
-            ctx.record_from(&whole, self.arrival[usize::from(c.req.slot)]);
+            self.record(ctx, &whole);
             src.done(&whole)?;
         }
         Ok(())
+    }
+
+    /// Record `c`, with the time it added to the worker's time in I/O.
+    #[inline]
+    fn record(&mut self, ctx: &mut Ctx, c: &Completion) {
+        let start = c.done_ns.saturating_sub(c.lat_ns);
+        let busy = c.done_ns.saturating_sub(start.max(self.covered_until));
+        self.covered_until = self.covered_until.max(c.done_ns);
+        ctx.record_from(c, self.arrival[usize::from(c.req.slot)], busy);
     }
 
     /// A request left flight: its slot is free again.

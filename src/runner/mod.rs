@@ -270,16 +270,23 @@ impl<'a> Ctx<'a> {
 
     /// Record a finished request whose intended start (open loop) was
     /// `arrival_ns` (0: none), for a driver with several in flight.
+    /// `busy_ns` is what it added to the worker's time in I/O (the part of
+    /// its latency that no earlier request in flight covered).
     #[inline(always)]
-    pub fn record_from(&mut self, c: &Completion, arrival_ns: u64) {
+    pub fn record_from(&mut self, c: &Completion, arrival_ns: u64, busy_ns: u64) {
         let current = std::mem::replace(&mut self.arrival_ns, arrival_ns);
-        self.record_op(c.req.kind, c.lat_ns, c.bytes, c.done_ns);
+        self.record_busy(c.req.kind, c.lat_ns, c.bytes, c.done_ns, busy_ns);
         self.arrival_ns = current;
     }
 
     /// Record an operation timed by the caller (metadata ops, transactions).
     #[inline(always)]
     pub fn record_op(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, done_ns: u64) {
+        self.record_busy(kind, lat_ns, bytes, done_ns, lat_ns);
+    }
+
+    #[inline(always)]
+    fn record_busy(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, done_ns: u64, busy_ns: u64) {
         if !self.measuring {
             if done_ns < self.t0_ns {
                 return;
@@ -289,7 +296,7 @@ impl<'a> Ctx<'a> {
             self.measuring = true;
         }
         let at = done_ns.saturating_sub(self.t0_ns);
-        self.stats.record(kind, lat_ns, bytes, at);
+        self.stats.record_busy(kind, lat_ns, bytes, at, busy_ns);
         if self.arrival_ns != 0 {
             self.stats
                 .record_response(kind, done_ns.saturating_sub(self.arrival_ns));

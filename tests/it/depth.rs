@@ -1,0 +1,100 @@
+//! Queue depth through the runner's one issue loop: with the queued test
+//! engine (nullq: completes after some polls, out of order) at --iodepth
+//! 32, the requests in flight reach 32 and never exceed it, through `run`
+//! and a classic benchmark; a synchronous engine refuses a depth above 1.
+
+use crate::common::*;
+use serde_json::Value;
+
+/// The io_depth block of a result: the deepest, and the bounds of the
+/// buckets that saw issues.
+fn depths(v: &Value) -> (u64, Vec<u64>) {
+    let d = get(v, "summary.io_depth");
+    let max = d["max"].as_u64().unwrap();
+    let bounds = d["buckets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["depth"].as_u64().unwrap())
+        .collect();
+    (max, bounds)
+}
+
+#[test]
+fn run_keeps_32_in_flight_and_no_more() {
+    let dir = work_dir();
+    let (v, _) = run_json(&[
+        "run",
+        "--dir",
+        p(dir.path()),
+        "--engine",
+        "nullq",
+        "--iodepth",
+        "32",
+        "--ops",
+        "20000",
+        "-p",
+        "2",
+        "--unique-bytes",
+        "8M",
+    ]);
+    check_result(&v);
+    let (max, bounds) = depths(&v);
+    assert_eq!(max, 32);
+    assert!(bounds.iter().all(|&b| b <= 32), "{bounds:?}");
+    assert_eq!(get(&v, "config.io.iodepth").as_u64(), Some(32));
+    // the budget is exact at depth: no request beyond it was issued
+    assert_eq!(op_count(&v, "read") + op_count(&v, "write"), 20000);
+    assert_untouched(dir.path());
+}
+
+#[test]
+fn scientific_keeps_32_in_flight_and_no_more() {
+    let dir = work_dir();
+    let (v, report) = run_json(&[
+        "scientific",
+        "--dir",
+        p(dir.path()),
+        "--engine",
+        "nullq",
+        "--iodepth",
+        "32",
+        "--size",
+        "64M",
+        "--request",
+        "64K",
+    ]);
+    check_result(&v);
+    let (max, bounds) = depths(&v);
+    assert_eq!(max, 32);
+    assert!(bounds.iter().all(|&b| b <= 32), "{bounds:?}");
+    assert_eq!(get(&v, "config.iodepth").as_u64(), Some(32));
+    // every request of both phases, once
+    assert_eq!(op_count(&v, "write"), 1024);
+    assert_eq!(op_count(&v, "read"), 1024);
+    assert!(report.contains("1024 requests"), "{report}");
+    assert_untouched(dir.path());
+}
+
+#[test]
+fn one_request_at_a_time_writes_no_depth_and_sync_engines_refuse_more() {
+    let dir = work_dir();
+    let (v, _) = run_json(&[
+        "run",
+        "--dir",
+        p(dir.path()),
+        "--engine",
+        "null",
+        "--ops",
+        "1000",
+    ]);
+    assert!(get(&v, "summary").get("io_depth").is_none());
+    assert!(get(&v, "config.io").get("iodepth").is_none());
+    for cmd in ["run", "scientific"] {
+        let l = assert_usage_error(&[cmd, "--dir", p(dir.path()), "--iodepth", "8"]);
+        assert!(l.contains("--iodepth 8") && l.contains("nullq"), "{l}");
+        let l = assert_usage_error(&[cmd, "--dir", p(dir.path()), "--iodepth", "0"]);
+        assert!(l.contains("queue depth"), "{l}");
+    }
+    assert_untouched(dir.path());
+}

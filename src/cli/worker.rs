@@ -1,42 +1,11 @@
 //! `iogauge worker`: one worker process of a run, started by iogauge itself
-//! (the runner's process mode), never by hand. The table below says which
-//! worker each kind of run builds from its payload.
+//! (the runner's process mode), never by hand. The benchmark table
+//! (`suites::BENCHMARKS`) says which worker each kind of run builds from its
+//! payload, and which services a run may start.
 
 use super::common::Status;
 use crate::runner::Worker;
 use anyhow::Result;
-
-/// A worker a run may start as a process: its kind, and how it is built
-/// from the run's payload for worker `index`.
-type Build = fn(&[u8], usize) -> Result<Box<dyn Worker>>;
-
-const KINDS: &[(&str, Build)] = &[
-    (crate::runner::generic::GENERIC_KIND, |p, i| {
-        Ok(Box::new(crate::runner::generic::GenericPlan::worker(p, i)?))
-    }),
-    (crate::suites::iobench::PROCESS_KIND, |p, i| {
-        Ok(Box::new(crate::suites::iobench::process_worker(p, i)?))
-    }),
-    (crate::suites::bonnie::PROCESS_KIND, |p, i| {
-        Ok(Box::new(crate::suites::bonnie::process_worker(p, i)?))
-    }),
-    (crate::suites::sdet::PROCESS_KIND, |p, i| {
-        Ok(Box::new(crate::suites::sdet::process_worker(p, i)?))
-    }),
-    (crate::suites::iozone::throughput::PROCESS_KIND, |p, i| {
-        Ok(Box::new(crate::suites::iozone::throughput::process_worker(
-            p, i,
-        )?))
-    }),
-];
-
-/// A service a run may start beside its workers, and what it runs with the
-/// descriptor it inherits.
-type Serve = fn(std::os::fd::RawFd) -> Result<()>;
-
-const SERVICES: &[(&str, Serve)] = &[(crate::suites::iobench::SERVICE, |fd| {
-    crate::suites::iobench::serve(fd)
-})];
 
 /// One worker process of a run (started by iogauge, not by hand).
 #[derive(clap::Args, Debug)]
@@ -59,10 +28,10 @@ impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         if let Some(name) = &self.service {
             crate::runner::procs::ignore_terminal_signals();
-            let Some((_, serve)) = SERVICES.iter().find(|(k, _)| k == name) else {
+            let Some(s) = crate::suites::benchmark::service(name) else {
                 anyhow::bail!("no service named '{name}'");
             };
-            serve(self.fd)?;
+            (s.serve)(self.fd)?;
             return Ok(Status::Done);
         }
         let index = self.index.unwrap_or_default();
@@ -70,8 +39,8 @@ impl super::Cmd for Args {
             anyhow::bail!("a worker needs --report-fd");
         };
         let build = |kind: &str, payload: &[u8], index: usize| -> Result<Box<dyn Worker>> {
-            match KINDS.iter().find(|(k, _)| *k == kind) {
-                Some((_, b)) => b(payload, index),
+            match crate::suites::benchmark::process_kind(kind) {
+                Some(p) => (p.build)(payload, index),
                 None => anyhow::bail!("no worker of kind '{kind}'"),
             }
         };
@@ -82,11 +51,18 @@ impl super::Cmd for Args {
 
 #[cfg(test)]
 mod tests {
+    use super::super::{COMMANDS, Kind};
+
+    /// The command table's benchmarks and the benchmark table are the same
+    /// list, in the same order.
     #[test]
-    fn kinds_are_unique() {
-        let mut k: Vec<&str> = super::KINDS.iter().map(|(k, _)| *k).collect();
-        k.sort();
-        k.dedup();
-        assert_eq!(k.len(), super::KINDS.len());
+    fn every_benchmark_command_has_its_entry_in_the_benchmark_table() {
+        let commands: Vec<&str> = COMMANDS
+            .iter()
+            .filter(|e| e.kind == Kind::Benchmark)
+            .map(|e| e.name)
+            .collect();
+        let table: Vec<&str> = crate::suites::BENCHMARKS.iter().map(|b| b.name).collect();
+        assert_eq!(commands, table);
     }
 }

@@ -4,6 +4,7 @@
 pub mod iostone;
 
 pub mod andrew;
+pub mod benchmark;
 pub mod bonnie;
 pub mod ffsb;
 pub mod iobench;
@@ -13,3 +14,5 @@ pub mod postmark;
 pub mod scientific;
 pub mod sdet;
 pub mod tpcb;
+
+pub use benchmark::{BENCHMARKS, Benchmark};

@@ -7,11 +7,14 @@ use crate::runner::Worker;
 use anyhow::Result;
 use std::os::fd::RawFd;
 
+/// Builds worker `index` of a run from the run's payload.
+pub type Build = fn(&[u8], usize) -> Result<Box<dyn Worker>>;
+
 /// A worker a benchmark may start as a process: its kind (named in the
-/// run's process spec) and how worker `index` is built from the payload.
+/// run's process spec) and how it is built.
 pub struct ProcessKind {
     pub kind: &'static str,
-    pub build: fn(&[u8], usize) -> Result<Box<dyn Worker>>,
+    pub build: Build,
 }
 
 /// A service a benchmark starts beside its workers (IOBENCH's ioserver),

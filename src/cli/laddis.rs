@@ -4,15 +4,11 @@
 use super::common::{self, LoadArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
 use super::survey::{Ctx, Row};
-use crate::report::text;
-use crate::runner::{StopRule, signals};
-use crate::suites::laddis::mix::{FILESET_BYTES_PER_100_OPS, Mix};
-use crate::suites::laddis::run::{
-    self as laddis, DEFAULT_CLAIM, DEFAULT_FILESET, LIMIT_MS, Options, Report,
-};
-use crate::units::fmt_bytes;
+use crate::runner::StopRule;
+use crate::suites::laddis::classic;
+use crate::suites::laddis::mix::Mix;
+use crate::suites::laddis::run::{self as laddis, DEFAULT_CLAIM, DEFAULT_FILESET, Options};
 use anyhow::Result;
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -142,109 +138,7 @@ pub fn main(a: Args) -> Result<Status> {
     let bar = Bar::new("laddis", Some(duration), None, a.out.progress());
     let rep = laddis::run(&o, rule, progress::sink(&bar))?;
     drop(bar);
-    common::finish(&a.out, &rep.result, &report(&o, &rule, &rep))
-}
-
-/// LADDIS's summary, the per-operation table, notes, then iogauge's
-/// details.
-pub fn report(o: &Options, rule: &StopRule, rep: &Report) -> String {
-    let f = &rep.figures;
-    let r = &rep.result;
-    let mut s = String::new();
-    let load = match (rule.pace.rate, rule.pace.think) {
-        (Some(rate), _) => format!("open loop at {rate} ops/s ({})", rule.pace.arrivals.name()),
-        (None, Some(t)) => format!("closed loop, think time {t:?}"),
-        (None, None) => "closed loop, no think time".to_string(),
-    };
-    let _ = writeln!(
-        s,
-        "LADDIS ({}), one load point: {} process{}, {load}",
-        o.mix.origin(),
-        o.procs,
-        if o.procs == 1 { "" } else { "es" },
-    );
-    let _ = writeln!(
-        s,
-        "  throughput:            {:.1} NFS ops/s ({} ops in {:.2} s)",
-        f.ops_per_s, f.nfs_ops, r.elapsed_s
-    );
-    let basis = if f.response_basis == "response" {
-        "response time, from each request's intended start"
-    } else {
-        "service time: closed loop"
-    };
-    let _ = writeln!(
-        s,
-        "  average response time: {:.3} ms ({basis})",
-        f.mean_response_ms
-    );
-    let _ = writeln!(
-        s,
-        "  LADDIS limit met:      {} (average at most {LIMIT_MS} ms)",
-        if f.meets_limit { "yes" } else { "no" }
-    );
-    let _ = writeln!(
-        s,
-        "  file set:              {} in {} files ({} in the working set), {}",
-        fmt_bytes(rep.set.bytes),
-        rep.set.files,
-        rep.set.working_files,
-        if rep.set.scaled {
-            format!("sized for {} ops/s (5.4 MiB per op/s)", rep.set.claim)
-        } else {
-            "--scaling off".to_string()
-        }
-    );
-    let _ = writeln!(
-        s,
-        "  io_time_fraction:      {:.3} (share of the processes' time inside the calls)",
-        f.io_time_fraction
-    );
-    let what = if f.response_basis == "response" {
-        "response"
-    } else {
-        "service"
-    };
-    let _ = writeln!(
-        s,
-        "\nPer NFS operation ({what} times):\n  {:<9} {:>5} {:>8} {:>10} {:>8} {:>10} {:>10}",
-        "op", "mix %", "actual %", "count", "errors", "mean ms", "p90 ms"
-    );
-    for p in &f.per_op {
-        let _ = writeln!(
-            s,
-            "  {:<9} {:>5} {:>8.2} {:>10} {:>8} {:>10.4} {:>10.4}",
-            p.op, p.mix_pct, p.actual_pct, p.count, p.failed, p.mean_ms, p.p90_ms
-        );
-    }
-    s += "\n";
-    if rep.set.scaled && f.ops_per_s > rep.set.claim * 1.0001 && f.nfs_ops > 0 {
-        let _ = writeln!(
-            s,
-            "note: {:.1} ops/s is more than the {} ops/s the file set is sized for; LADDIS reports it only with --claim {} or more ({} of files)",
-            f.ops_per_s,
-            rep.set.claim,
-            f.ops_per_s.ceil(),
-            fmt_bytes((f.ops_per_s.ceil() * FILESET_BYTES_PER_100_OPS as f64 / 100.0) as u64)
-        );
-    }
-    if !rep.set.scaled {
-        s += "note: --scaling off: the file set is not the size LADDIS requires for this load\n";
-    }
-    s += "note: lookups of missing names (35 %) are meant to fail and are counted under errors\n";
-    s += "note: one load point; LADDIS's figure is the highest throughput over a load curve whose average response time is at most 50 ms\n";
-    if !r.complete && signals::interrupted() {
-        s += "note: interrupted; the figures cover what ran\n";
-    }
-    let _ = writeln!(
-        s,
-        "\niogauge details: laddis, {} processes for {:?}, seed {}",
-        o.procs,
-        rule.duration.unwrap_or_default(),
-        o.seed
-    );
-    s += &text::render(r);
-    s
+    common::finish(&a.out, &rep.result, &classic::render(&o, &rule, &rep))
 }
 
 /// An 8 MiB file set, the nhfsstone mix: a three-point curve (1, 2 and 4

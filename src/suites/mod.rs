@@ -5,6 +5,8 @@ pub mod iostone;
 
 pub mod andrew;
 pub mod bonnie;
+pub mod classic;
+pub mod curve;
 pub mod ffsb;
 pub mod iobench;
 pub mod iozone;

@@ -1,7 +1,7 @@
 //! `iogauge andrew`: the Andrew benchmark, as Chen & Patterson ran it.
 
 use super::common::{self, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
 use crate::suites::andrew::{self, DEFAULT_CPU_NS_PER_BYTE, Options, report};
 use anyhow::Result;
@@ -75,9 +75,9 @@ pub fn main(a: Args) -> Result<Status> {
     a.out.check_with(&mut paths)?;
     let o = a.options();
     o.check().map_err(crate::error::UsageError)?;
-    let bar = Bar::new("andrew", None, None, a.out.progress());
-    let rep = andrew::run(&o, progress::sink(&bar))?;
-    drop(bar);
+    let rep = progress::with_bar("andrew", None, None, a.out.progress(), |p| {
+        andrew::run(&o, p)
+    })?;
     common::finish(&a.out, &rep.result, &report::render(&o, &rep))
 }
 
@@ -89,9 +89,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         scale,
         ..Options::new(ctx.dir)
     };
-    let bar = Bar::new("andrew", None, None, ctx.progress);
-    let rep = andrew::run(&o, progress::sink(&bar))?;
-    drop(bar);
+    let rep = progress::with_bar("andrew", None, None, ctx.progress, |p| andrew::run(&o, p))?;
     emit(Row::metric(
         format!("andrew (generated tree, scale {scale})"),
         "total_s",

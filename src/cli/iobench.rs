@@ -2,7 +2,7 @@
 //! runner's worker processes (or threads with `--threads`).
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
 use crate::error::UsageError;
@@ -256,9 +256,13 @@ struct Done {
 
 fn one(a: &Args, cfg: Config) -> Result<Done> {
     let spec = a.spec(cfg);
-    let bar = Bar::new("iobench", Some(spec.duration()), None, a.out.progress());
-    let run = iobench::execute(&spec, progress::sink(&bar))?;
-    drop(bar);
+    let run = progress::with_bar(
+        "iobench",
+        Some(spec.duration()),
+        None,
+        a.out.progress(),
+        |p| iobench::execute(&spec, p),
+    )?;
     let t = report::totals(&run);
     let result = iobench::result_of(&run, &t);
     let name = a.name();

@@ -1,7 +1,7 @@
 //! `iogauge iostone`: IOStone C/1 (default) or C/II.
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
 use crate::suites::iostone::{self, Options, Seeding, Variant, report};
@@ -60,9 +60,9 @@ impl Args {
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
     let o = a.options();
-    let bar = Bar::new("iostone", None, None, a.out.progress());
-    let r = iostone::run(&o, progress::sink(&bar))?;
-    drop(bar);
+    let r = progress::with_bar("iostone", None, None, a.out.progress(), |p| {
+        iostone::run(&o, p)
+    })?;
     common::finish(&a.out, &r, &report::render(&o, &r))
 }
 

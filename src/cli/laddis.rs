@@ -2,7 +2,7 @@
 //! operation mix run as local calls over a file set.
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
 use crate::runner::StopRule;
 use crate::suites::laddis::classic;
@@ -135,9 +135,9 @@ pub fn main(a: Args) -> Result<Status> {
             o.mix.name()
         )));
     }
-    let bar = Bar::new("laddis", Some(duration), None, a.out.progress());
-    let rep = laddis::run(&o, rule, progress::sink(&bar))?;
-    drop(bar);
+    let rep = progress::with_bar("laddis", Some(duration), None, a.out.progress(), |p| {
+        laddis::run(&o, rule, p)
+    })?;
     common::finish(&a.out, &rep.result, &classic::render(&o, &rule, &rep))
 }
 
@@ -160,9 +160,13 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
                 duration: Some(per),
                 ..Default::default()
             };
-            let bar = Bar::new(&format!("laddis N={n}"), Some(per), None, ctx.progress);
-            let rep = laddis::run(&o, rule, progress::sink(&bar))?;
-            drop(bar);
+            let rep = progress::with_bar(
+                &format!("laddis N={n}"),
+                Some(per),
+                None,
+                ctx.progress,
+                |p| laddis::run(&o, rule, p),
+            )?;
             let s =
                 super::scale::sample_of(&rep.result, rep.figures.ops_per_s, rep.figures.nfs_ops);
             Ok((s, rep.result))

@@ -1,7 +1,7 @@
 //! `iogauge scientific`: Chen & Patterson's large-file write and read.
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
 use crate::suites::scientific::{self, Cache, Options, Phase, Phases, report};
@@ -69,9 +69,9 @@ pub fn main(a: Args) -> Result<Status> {
     a.engine.check(Choice::PSYNC)?;
     let o = a.options();
     let (requests, _) = scientific::split(o.size.max(1), o.request.max(1));
-    let bar = Bar::new("scientific", None, Some(requests), a.out.progress());
-    let rep = scientific::run(&o, progress::sink(&bar))?;
-    drop(bar);
+    let rep = progress::with_bar("scientific", None, Some(requests), a.out.progress(), |p| {
+        scientific::run(&o, p)
+    })?;
     common::finish(&a.out, &rep.result, &report::render(&o, &rep))
 }
 
@@ -84,10 +84,10 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         ..Options::new(ctx.dir)
     };
     let (requests, _) = scientific::split(o.size, o.request);
-    let bar = Bar::new("scientific", None, Some(requests), ctx.progress);
     let watch = o.direct.then(|| DeviceWatch::start(ctx.dir));
-    let rep = scientific::run(&o, progress::sink(&bar))?;
-    drop(bar);
+    let rep = progress::with_bar("scientific", None, Some(requests), ctx.progress, |p| {
+        scientific::run(&o, p)
+    })?;
     // the write's bytes went one way and the read's the other: each phase
     // is judged on its own direction of the device's counters
     let s = &rep.result.summary;

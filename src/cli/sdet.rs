@@ -2,7 +2,7 @@
 //! concurrent scripts, through the load-curve search of `iogauge scale`.
 
 use super::common::{self, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
 use crate::measure::curve::{Sample, Stat};
 use crate::measure::interval::Stopper;
@@ -101,8 +101,9 @@ impl Args {
 
 /// Run `n` concurrent scripts for `duration`, under a progress bar.
 fn point(o: &Options, n: usize, duration: Duration, show: bool) -> Result<sdet::Report> {
-    let bar = Bar::new(&format!("sdet N={n}"), Some(duration), None, show);
-    sdet::run_point(o, n, duration, progress::sink(&bar))
+    progress::with_bar(&format!("sdet N={n}"), Some(duration), None, show, |p| {
+        sdet::run_point(o, n, duration, p)
+    })
 }
 
 /// Measure `n` concurrent scripts for `duration`.

@@ -1,7 +1,7 @@
 //! `iogauge tpcb`: one load point of TPC-B's debit-credit transaction.
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
 use crate::suites::tpcb::report;
@@ -109,9 +109,9 @@ pub fn main(a: Args) -> Result<Status> {
         tpcb::check(&o)?;
         return Ok(common::checked("iogauge tpcb"));
     }
-    let bar = Bar::new("tpcb", Some(o.duration), None, a.out.progress());
-    let rep = tpcb::run(&o, progress::sink(&bar))?;
-    drop(bar);
+    let rep = progress::with_bar("tpcb", Some(o.duration), None, a.out.progress(), |p| {
+        tpcb::run(&o, p)
+    })?;
     common::finish(&a.out, &rep.result, &report::render(&o, &rep))
 }
 
@@ -130,9 +130,10 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
                 terminals: n,
                 ..Options::new(ctx.dir)
             };
-            let bar = Bar::new(&format!("tpcb N={n}"), Some(per), None, ctx.progress);
-            let rep = tpcb::run(&o, progress::sink(&bar))?;
-            drop(bar);
+            let rep =
+                progress::with_bar(&format!("tpcb N={n}"), Some(per), None, ctx.progress, |p| {
+                    tpcb::run(&o, p)
+                })?;
             let s = super::scale::sample_of_tpcb(&rep);
             Ok((s, rep.result))
         },

@@ -106,40 +106,12 @@ impl GroupFigures {
     }
 }
 
-/// What the set-up of one file system did.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct FsFigures {
-    pub location: PathBuf,
-    pub reused: bool,
-    pub files: u64,
-    pub bytes: u64,
-    pub aged_bytes: u64,
-    pub util_before: f64,
-    pub util_after: f64,
-    pub setup_s: f64,
-}
-
-impl From<&FsSetup> for FsFigures {
-    fn from(f: &FsSetup) -> FsFigures {
-        FsFigures {
-            location: f.location.clone(),
-            reused: f.reused,
-            files: f.files,
-            bytes: f.bytes,
-            aged_bytes: f.aged_bytes,
-            util_before: f.util_before,
-            util_after: f.util_after,
-            setup_s: f.secs,
-        }
-    }
-}
-
 /// FFSB's figures of a run, as the result's metrics hold them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
     pub total: GroupFigures,
     pub threadgroups: Vec<GroupFigures>,
-    pub filesystems: Vec<FsFigures>,
+    pub filesystems: Vec<FsSetup>,
 }
 
 impl Figures {
@@ -156,7 +128,7 @@ impl Figures {
         Figures {
             total: GroupFigures::of(&total, secs),
             threadgroups,
-            filesystems: out.setup.iter().map(FsFigures::from).collect(),
+            filesystems: out.setup.clone(),
         }
     }
 

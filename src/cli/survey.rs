@@ -522,18 +522,7 @@ impl Tally {
     /// why, and the survey goes on.
     fn failed(&mut self, a: &Args, name: &'static str, e: &anyhow::Error, env: &Environment) {
         let cause = crate::error::cause(e);
-        let mut r = crate::runner::setup::take_unfinished()
-            .filter(|r| r.benchmark == name)
-            .unwrap_or_else(|| {
-                RunResult::new(
-                    name,
-                    serde_json::json!({}),
-                    env.clone(),
-                    crate::report::now_rfc3339(),
-                )
-            });
-        r.complete = false;
-        r.error = Some(cause.clone());
+        let r = failed_result(name, cause.clone(), || env.clone());
         a.output.say(&failed_line(name, &cause));
         self.failures.push(format!("{name}: {cause}"));
         self.survey.push(Entry::new(name, r));
@@ -577,6 +566,28 @@ impl Tally {
             Status::Done
         })
     }
+}
+
+/// The result of a `benchmark` run that failed with `cause`: the run's
+/// own, as far as it got, or an empty one in `env` when it made none.
+pub(super) fn failed_result(
+    benchmark: &str,
+    cause: String,
+    env: impl FnOnce() -> Environment,
+) -> RunResult {
+    let mut r = crate::runner::setup::take_unfinished()
+        .filter(|r| r.benchmark == benchmark)
+        .unwrap_or_else(|| {
+            RunResult::new(
+                benchmark,
+                serde_json::json!({}),
+                env(),
+                crate::report::now_rfc3339(),
+            )
+        });
+    r.complete = false;
+    r.error = Some(cause);
+    r
 }
 
 /// The scorecard's line for a benchmark whose short form failed.

@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(long, value_name = "OPS", value_parser = common::rate_arg, allow_hyphen_values = true)]
     pub claim: Option<f64>,
     /// on: the file set grows with --claim (LADDIS's rule); off: it is --fileset.
-    #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = common::on_off, action = clap::ArgAction::Set)]
     pub scaling: bool,
     /// The file set's size with --scaling off (e.g. 64M, 1G). Default: 64M.
     #[arg(long, value_name = "SIZE", value_parser = common::size_arg)]
@@ -58,14 +58,6 @@ impl super::Cmd for Args {
     }
     fn output(&self) -> Option<OutputArgs> {
         Some(self.out.clone())
-    }
-}
-
-fn on_off(s: &str) -> Result<bool, String> {
-    match s {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("'{s}' is not on or off")),
     }
 }
 
@@ -179,19 +171,16 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::survey::quick_rows;
 
     #[test]
     fn the_survey_form_gives_a_three_point_curve_in_ops_per_s_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx::quick_in(dir.path());
-        let mut rows = Vec::new();
-        survey(&ctx, &mut |r| rows.push(r)).unwrap();
+        let rows = quick_rows(survey);
         assert_eq!(rows.len(), 1);
         let row = &rows[0];
         assert_eq!(row.unit, "ops/s");
         assert!(row.figure > 0.0);
         crate::cli::scale::assert_three_point_row(row);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

@@ -72,6 +72,19 @@ impl<'a> Ctx<'a> {
     }
 }
 
+/// The rows of a short form run quickly in a directory of its own, which
+/// it must leave empty (tests of the short forms).
+#[cfg(test)]
+pub fn quick_rows(form: impl FnOnce(&Ctx, &mut dyn FnMut(Row)) -> Result<()>) -> Vec<Row> {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Ctx::quick_in(dir.path());
+    let mut rows = Vec::new();
+    form(&ctx, &mut |r| rows.push(r)).unwrap();
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "the form left {left:?}");
+    rows
+}
+
 /// One line of the scorecard and the result behind it.
 pub struct Row {
     pub name: String,

@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
     pub duration: Option<Duration>,
     /// fsync the history file at each commit (on: TPC-B's durable commit; off: commits end in the page cache).
-    #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = common::on_off, action = clap::ArgAction::Set)]
     pub commit_sync: bool,
     /// Seed of the terminals' choices of teller, account and amount (terminal k draws stream k).
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -66,14 +66,6 @@ impl super::Cmd for Args {
 
 fn engine_arg(s: &str) -> Result<Choice, String> {
     common::engine_among(s, <Args as super::Cmd>::ENGINES.unwrap_or_default())
-}
-
-fn on_off(s: &str) -> Result<bool, String> {
-    match s {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("'{s}' is not on or off")),
-    }
 }
 
 fn count_u32(s: &str) -> Result<u32, String> {
@@ -145,13 +137,11 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::survey::quick_rows;
 
     #[test]
     fn the_survey_form_gives_a_three_point_curve_in_tx_per_s_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx::quick_in(dir.path());
-        let mut rows = Vec::new();
-        survey(&ctx, &mut |r| rows.push(r)).unwrap();
+        let rows = quick_rows(survey);
         assert_eq!(rows.len(), 1);
         let row = &rows[0];
         assert_eq!(row.name, "tpcb (synced commits), peak of N=1,2,4");
@@ -159,7 +149,5 @@ mod tests {
         assert!(row.figure > 0.0);
         assert_eq!(row.result.metrics["consistent"], true);
         crate::cli::scale::assert_three_point_row(row);
-
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

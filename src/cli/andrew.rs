@@ -1,15 +1,10 @@
 //! `iogauge andrew`: the Andrew benchmark, as Chen & Patterson ran it.
 
 use super::common::{self, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
-use crate::report::text;
-use crate::runner::signals;
-use crate::suites::andrew::phases::PhaseStats;
-use crate::suites::andrew::{self, DEFAULT_CPU_NS_PER_BYTE, Options, Report};
-use crate::units::fmt_bytes;
+use crate::suites::andrew::{self, DEFAULT_CPU_NS_PER_BYTE, Options, report};
 use anyhow::Result;
-use std::fmt::Write;
 use std::path::PathBuf;
 
 /// The Andrew benchmark (CMU, 1987): copy a small source tree (70 files,
@@ -80,89 +75,10 @@ pub fn main(a: Args) -> Result<Status> {
     a.out.check_with(&mut paths)?;
     let o = a.options();
     o.check().map_err(crate::error::UsageError)?;
-    let bar = Bar::new("andrew", None, None, a.out.progress());
-    let rep = andrew::run(&o, progress::sink(&bar))?;
-    drop(bar);
-    common::finish(&a.out, &rep.result, &report(&o, &rep))
-}
-
-fn secs(ns: u64) -> f64 {
-    ns as f64 / 1e9
-}
-
-fn fig8_row(s: &mut String, label: &str, p: &PhaseStats) {
-    let _ = writeln!(
-        s,
-        "  {label:<16} {:>10.4} {:>7.1} % {:>10.4}{}",
-        secs(p.wall_ns),
-        p.io_fraction() * 100.0,
-        secs(p.cpu_ns),
-        if p.complete { "" } else { "  (incomplete)" }
-    );
-}
-
-/// Chen & Patterson's table, the five phases with their counts, then
-/// iogauge's details.
-pub fn report(o: &Options, rep: &Report) -> String {
-    let r = &rep.result;
-    let plan = &rep.plan;
-    let mut s = String::new();
-    let tree = match &o.tree {
-        Some(t) => format!("{}", t.display()),
-        None => format!("generated (seed {})", o.seed),
-    };
-    let _ = writeln!(
-        s,
-        "Andrew: tree {tree}: {} files, {} directories, {}; {} cop{}; compile cost {} ns/byte{}",
-        plan.files.len(),
-        plan.dirs.len() + 1,
-        fmt_bytes(plan.bytes()),
-        o.scale,
-        if o.scale == 1 { "y" } else { "ies" },
-        o.cpu_ns_per_byte,
-        if o.cold { "; cold cache" } else { "" }
-    );
-    s += "\n                      time (s)    I/O    CPU (s)\n";
-    fig8_row(&mut s, "Copy phase", &rep.copy_phase());
-    fig8_row(&mut s, "Compile phase", &rep.compile_phase());
-    fig8_row(&mut s, "Total", &rep.total());
-    s += "\n  phase        time (s)    I/O  mkdir  create   open   stat readdir   bytes read  bytes written\n";
-    for p in &rep.phases {
-        let _ = writeln!(
-            s,
-            "  {:<9} {:>11.4} {:>5.1} % {:>6} {:>7} {:>6} {:>6} {:>7} {:>12} {:>14}{}",
-            p.name,
-            secs(p.wall_ns),
-            p.io_fraction() * 100.0,
-            p.mkdir,
-            p.create,
-            p.open,
-            p.stat,
-            p.readdir,
-            p.bytes_read,
-            p.bytes_written,
-            if p.complete { "" } else { "  (interrupted)" }
-        );
-    }
-    for n in &plan.notes {
-        let _ = writeln!(s, "note: --tree: {n}");
-    }
-    if !o.cold {
-        s += "note: the copy is read back from the page cache (use --cold, or a large --scale, to read it from the device)\n";
-    }
-    if !r.complete && signals::interrupted() {
-        s += "note: interrupted; the figures cover what ran\n";
-    }
-    let _ = writeln!(
-        s,
-        "\niogauge details: andrew, {} cop{} of {} files, seed {}",
-        o.scale,
-        if o.scale == 1 { "y" } else { "ies" },
-        plan.files.len(),
-        o.seed
-    );
-    s += &text::render(r);
-    s
+    let rep = progress::with_bar("andrew", None, None, a.out.progress(), |p| {
+        andrew::run(&o, p)
+    })?;
+    common::finish(&a.out, &rep.result, &report::render(&o, &rep))
 }
 
 /// The generated tree, 4 copies, the default CPU cost (1 copy with
@@ -173,9 +89,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         scale,
         ..Options::new(ctx.dir)
     };
-    let bar = Bar::new("andrew", None, None, ctx.progress);
-    let rep = andrew::run(&o, progress::sink(&bar))?;
-    drop(bar);
+    let rep = progress::with_bar("andrew", None, None, ctx.progress, |p| andrew::run(&o, p))?;
     emit(Row::metric(
         format!("andrew (generated tree, scale {scale})"),
         "total_s",
@@ -188,19 +102,16 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::survey::quick_rows;
 
     #[test]
     fn the_survey_form_gives_one_row_in_seconds_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx::quick_in(dir.path());
-        let mut rows = Vec::new();
-        survey(&ctx, &mut |r| rows.push(r)).unwrap();
+        let rows = quick_rows(survey);
         assert_eq!(rows.len(), 1);
         let row = &rows[0];
         assert_eq!(row.name, "andrew (generated tree, scale 1)");
         assert_eq!(row.unit, "s");
         assert!(row.figure > 0.0 && row.figure < 2.0, "{}", row.figure);
         assert!(row.result.complete);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

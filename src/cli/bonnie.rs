@@ -4,11 +4,9 @@
 use super::common::{self, OutputArgs, Status};
 use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
-use crate::report::text::tail_cells;
 use crate::report::{Collection, Entry, RunResult};
-use crate::suites::bonnie::{self, Flavor, Options, Results, Seed, Test, report};
+use crate::suites::bonnie::{self, Flavor, Options, Seed, Test, details, report};
 use anyhow::Result;
-use std::fmt::Write;
 use std::path::PathBuf;
 
 /// Bonnie: a file written a character at a time and in blocks, rewritten,
@@ -212,13 +210,13 @@ pub fn main(a: Args) -> Result<Status> {
         let (r, results) = bonnie::run(&o, tell)?;
         let complete = r.complete;
         if a.runs.is_none() {
-            text(&classic_report(&a, &o, &results, &r), true);
-            text(&details(&o, &results, &r), true);
+            text(&details::classic(&o, &results, a.html), true);
+            text(&details::details(&o, &results, &r), true);
         }
         if o.flavor.is_pp() {
             text(&format!("{}\n", report::csv_line(&o, &results)), false);
         } else if a.runs.is_some() {
-            text(&classic_report(&a, &o, &results, &r), false);
+            text(&details::classic(&o, &results, a.html), false);
         }
         if a.runs.is_some() {
             entries.push(Entry {
@@ -253,95 +251,6 @@ fn runs_doc(entries: &[Entry]) -> Collection {
         c.started_at = first.result.started_at.clone();
     }
     c
-}
-
-/// The program's own report: Bonnie's table or HTML row, or bonnie++'s
-/// text tables; then the page-cache note.
-fn classic_report(a: &Args, o: &Options, results: &Results, r: &RunResult) -> String {
-    let mut s = match o.flavor {
-        Flavor::Bonnie if a.html => report::classic_html(o, results),
-        Flavor::Bonnie => report::classic_text(o, results),
-        Flavor::BonniePlusPlus => report::pp_text(o, results),
-    };
-    for key in ["page_cache_note", "direct_note"] {
-        if let Some(note) = r.metrics.get(key).and_then(|v| v.as_str()) {
-            s += note;
-            s.push('\n');
-        }
-    }
-    s
-}
-
-/// iogauge's figures per test: rate, CPU, time, share of time in I/O, and
-/// each op kind's latency percentiles.
-fn details(o: &Options, results: &Results, r: &RunResult) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "\niogauge details: {}, engine {}{}, file {} in {} chunks, seed {}",
-        report::flavor_name(o.flavor),
-        o.engine,
-        if o.direct { " (O_DIRECT)" } else { "" },
-        crate::units::fmt_bytes(o.file_bytes()),
-        crate::units::fmt_bytes(u64::from(o.chunk)),
-        o.seed.label()
-    );
-    if !r.complete {
-        let why = r.error.as_deref().unwrap_or("interrupted");
-        let _ = writeln!(s, "  INCOMPLETE RUN ({why}): figures cover what ran");
-    }
-    let _ = writeln!(
-        s,
-        "  {:<18} {:>16} {:>5} {:>9} {:>6}  {:<7} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "test", "rate", "%CPU", "elapsed", "in I/O", "op", "count", "p50", "p99", "p99.9", "max"
-    );
-    for t in Test::ALL {
-        let Some(m) = results.get(t) else { continue };
-        let mut first = true;
-        for (k, ks) in m.stats.kinds() {
-            let l = ks.summary();
-            let head = if first {
-                format!(
-                    "{:<18} {:>16} {:>5.0} {:>7.3} s {:>5.0}%",
-                    t.title(),
-                    format!("{:.0} {}", m.rate(t), t.unit()),
-                    m.cpu_percent(),
-                    m.elapsed.as_secs_f64(),
-                    m.io_time_fraction() * 100.0
-                )
-            } else {
-                " ".repeat(18 + 1 + 16 + 1 + 5 + 1 + 9 + 1 + 6)
-            };
-            first = false;
-            let _ = writeln!(
-                s,
-                "  {head}  {:<7} {:>9} {}",
-                k.name(),
-                ks.count,
-                tail_cells(&l)
-            );
-        }
-    }
-    let _ = write!(
-        s,
-        "  whole run: {:.3} s, {} ops",
-        r.elapsed_s, r.summary.ops
-    );
-    if o.flavor.is_pp()
-        && results
-            .tests
-            .iter()
-            .flatten()
-            .any(|m| m.elapsed.as_secs_f64() < report::MIN_TIME)
-    {
-        let _ = write!(
-            s,
-            "; bonnie++ prints +++++ for tests under {} s, iogauge's rates are above",
-            report::MIN_TIME
-        );
-    }
-    s.push('\n');
-    s
 }
 
 /// bonnie++'s -u: as root, become USER (and GROUP); as anyone else, only

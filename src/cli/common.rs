@@ -481,6 +481,15 @@ pub fn count_arg(s: &str) -> Result<usize, String> {
     }
 }
 
+/// A switch given as `on` or `off` (`--commit-sync`, `--scaling`).
+pub fn on_off(s: &str) -> Result<bool, String> {
+    match s {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        _ => Err(format!("'{s}' is not on or off")),
+    }
+}
+
 /// `--check`: a dry run of the parsing.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct CheckArgs {

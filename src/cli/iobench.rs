@@ -2,7 +2,7 @@
 //! runner's worker processes (or threads with `--threads`).
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
 use crate::error::UsageError;
@@ -256,9 +256,13 @@ struct Done {
 
 fn one(a: &Args, cfg: Config) -> Result<Done> {
     let spec = a.spec(cfg);
-    let bar = Bar::new("iobench", Some(spec.duration()), None, a.out.progress());
-    let run = iobench::execute(&spec, progress::sink(&bar))?;
-    drop(bar);
+    let run = progress::with_bar(
+        "iobench",
+        Some(spec.duration()),
+        None,
+        a.out.progress(),
+        |p| iobench::execute(&spec, p),
+    )?;
     let t = report::totals(&run);
     let result = iobench::result_of(&run, &t);
     let name = a.name();
@@ -377,36 +381,15 @@ fn spectrum(
             Err(e) => {
                 let cause = crate::error::cause(&e);
                 eprintln!("iogauge: spectrum run {} ({label}) failed: {cause}", i + 1);
-                let mut r = crate::runner::setup::take_unfinished()
-                    .filter(|r| r.benchmark == "iobench")
-                    .unwrap_or_else(|| {
-                        RunResult::new(
-                            "iobench",
-                            serde_json::json!({}),
-                            crate::env::detect(&a.dir),
-                            crate::report::now_rfc3339(),
-                        )
-                    });
-                r.complete = false;
-                r.error = Some(cause);
+                let r =
+                    super::survey::failed_result("iobench", cause, || crate::env::detect(&a.dir));
                 collection.push(Entry::new(label, r));
                 status = Status::Failed;
                 break;
             }
         };
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&a.output)
-            .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
-        write!(
-            f,
-            "##### spectrum run {} of {}: {label}\n{}\n",
-            i + 1,
-            combos.len(),
-            d.results_text
-        )
-        .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
-        append_summary(a, &d.summary_line)?;
+        let head = format!("##### spectrum run {} of {}: {label}", i + 1, combos.len());
+        append_results(a, &head, &d)?;
         a.out.say(&format!("{}\t{}\n", i + 1, d.summary_line));
         if let Some(e) = &d.result.error {
             eprintln!("iogauge: spectrum run {} ({label}) failed: {e}", i + 1);
@@ -429,28 +412,45 @@ fn spectrum(
     collection.complete = status == Status::Done;
     a.out.write(&collection)?;
     let mut text = format!("Results written to {}\n", a.output.display());
-    if collection.entries.iter().any(|e| e.result.complete) {
-        let name = a
-            .out
-            .json
-            .as_deref()
-            .filter(|p| p.as_os_str() != "-")
-            .and_then(Path::file_stem)
-            .map_or_else(
-                || "spectrum".to_string(),
-                |s| s.to_string_lossy().into_owned(),
-            );
-        let doc = serde_json::to_value(&collection).context("cannot serialise the spectrum")?;
-        let series = iobench::series_of(&name, &doc).map_err(anyhow::Error::msg)?;
-        text += &write_figures(&a.plot_dir(), &[series])?;
-    } else {
-        text += "No figures: no run completed.\n";
-    }
+    text += &spectrum_figures(a, &collection)?;
     a.out.say(&text);
     if status == Status::Interrupted {
         common::interrupted_line(true);
     }
     Ok(status)
+}
+
+/// One spectrum run's section of the results file, under `head`, and its
+/// summary line.
+fn append_results(a: &Args, head: &str, d: &Done) -> Result<()> {
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&a.output)
+        .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
+    write!(f, "{head}\n{}\n", d.results_text)
+        .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
+    append_summary(a, &d.summary_line)
+}
+
+/// The spectrum's figures, named after its --json file, when a run
+/// completed; the line that says where they went (or why there are none).
+fn spectrum_figures(a: &Args, collection: &Collection) -> Result<String> {
+    if !collection.entries.iter().any(|e| e.result.complete) {
+        return Ok("No figures: no run completed.\n".into());
+    }
+    let name = a
+        .out
+        .json
+        .as_deref()
+        .filter(|p| p.as_os_str() != "-")
+        .and_then(Path::file_stem)
+        .map_or_else(
+            || "spectrum".to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+    let doc = serde_json::to_value(collection).context("cannot serialise the spectrum")?;
+    let series = iobench::series_of(&name, &doc).map_err(anyhow::Error::msg)?;
+    write_figures(&a.plot_dir(), &[series])
 }
 
 /// `--chart`: the figures of finished spectra, read from their JSON.

@@ -1,11 +1,10 @@
 //! `iogauge iostone`: IOStone C/1 (default) or C/II.
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
-use crate::report::{RunResult, text};
-use crate::suites::iostone::{self, Options, Seeding, Variant};
+use crate::suites::iostone::{self, Options, Seeding, Variant, report};
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -58,53 +57,13 @@ impl Args {
     }
 }
 
-/// The original program's closing lines, with the elapsed time in full.
-pub fn classic_lines(variant: Variant, r: &RunResult) -> String {
-    let stones = r
-        .metrics
-        .get("iostones_per_s")
-        .and_then(|v| v.as_f64())
-        .unwrap_or(0.0);
-    match variant {
-        Variant::C1 => format!(
-            "total time = {:.6}\nThis machine benchmarks at {} iostones/second\n",
-            r.elapsed_s, stones as u64
-        ),
-        Variant::C2 => {
-            let ms = (r.elapsed_s * 1000.0) as u64;
-            format!(
-                "Total elapsed time is {} seconds and {} milliseconds.\nThis machine benchmarks at {:.0} iostones/sec.\n",
-                ms / 1000,
-                ms % 1000,
-                stones
-            )
-        }
-    }
-}
-
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
     let o = a.options();
-    let bar = Bar::new("iostone", None, None, a.out.progress());
-    let r = iostone::run(&o, progress::sink(&bar))?;
-    drop(bar);
-    let mut report = classic_lines(a.variant, &r);
-    report += &format!(
-        "\niogauge details: IOStone {}, engine {}{}, scale {}\n",
-        match a.variant {
-            Variant::C1 => "C/1",
-            Variant::C2 => "C/II",
-        },
-        o.engine,
-        if o.direct {
-            ", O_DIRECT (256 B transfers raised to 512 B)"
-        } else {
-            ""
-        },
-        a.scale
-    );
-    report += &text::render(&r);
-    common::finish(&a.out, &r, &report)
+    let r = progress::with_bar("iostone", None, None, a.out.progress(), |p| {
+        iostone::run(&o, p)
+    })?;
+    common::finish(&a.out, &r, &report::render(&o, &r))
 }
 
 /// IOStone C/1 and C/II as published.

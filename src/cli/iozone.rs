@@ -6,11 +6,10 @@ use super::common::{OutputArgs, Status};
 use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
 use crate::error::UsageError;
-use crate::report::text::tail_cells;
 use crate::suites::iozone::exec::{self, Exec, Hooks};
-use crate::suites::iozone::flags::{self, Config, FLAGS, Mode};
+use crate::suites::iozone::flags::{self, Config, FLAGS};
 use crate::suites::iozone::report::{self, Column};
-use crate::suites::iozone::{plot, run, throughput};
+use crate::suites::iozone::{details, plot, run, throughput};
 use anyhow::Result;
 use clap::{ArgMatches, FromArgMatches};
 use std::fmt::Write;
@@ -272,134 +271,37 @@ pub fn main(a: Opts) -> Result<Status> {
             .collect(),
     };
     let rep = exec::execute(&cfg, &x, &live)?;
-    // IOzone ends single and auto mode with this line and then prints -R's
-    // tables; throughput mode prints its -R table first
-    let done = "\niozone test complete.\n";
-    let mut text = if rep.throughput.is_some() {
-        String::new()
-    } else {
-        done.to_string()
-    };
-    if let Some(o) = &rep.single {
-        if cfg.excel {
-            text += &report::excel_text(&o.table);
-        }
-        if let Some(b) = &cfg.workbook {
-            report::write_workbook(b, &o.table, &x.command_line).map_err(anyhow::Error::msg)?;
-        }
-        if let Some(dir) = &a.plot {
-            let files =
-                plot::write_heatmaps(dir, &o.table, &x.command_line).map_err(anyhow::Error::msg)?;
-            let _ = writeln!(
-                text,
-                "\niogauge: {} heatmaps in {}",
-                files.len(),
-                dir.display()
-            );
-        }
-        text += &single_details(&cfg, engine, o);
-    }
-    if let Some(t) = &rep.throughput {
-        let table = throughput::table(&cfg, t);
-        if cfg.excel {
-            text += &report::throughput_excel_text(&table);
-        }
-        text += done;
-        if let Some(b) = &cfg.workbook {
-            report::write_throughput_workbook(b, &table, &x.command_line)
-                .map_err(anyhow::Error::msg)?;
-        }
-        if a.plot.is_some() {
-            text +=
-                "\niogauge: --plot draws auto and single mode's tables; throughput mode has none\n";
-        }
-        text += &throughput_details(&cfg, engine, t);
-    }
-    if let Some(k) = &rep.kept {
-        let _ = writeln!(
-            text,
-            "iogauge: -w: the test files are kept in {}",
-            k.display()
-        );
-    }
+    let heatmaps = write_files(&a, &cfg, &rep, &x.command_line)?;
+    let text = details::closing(&cfg, engine, &rep, heatmaps.as_ref(), a.plot.is_some());
     out.say(&text);
     out.write(&rep.result)?;
     super::common::status_of(&out, &rep.result)
 }
 
-/// One line per op kind: count and latency percentiles.
-fn kind_lines(s: &mut String, head: &str, st: &crate::measure::WorkerStats) {
-    let mut first = true;
-    for (k, ks) in st.kinds().filter(|(_, k)| k.count > 0) {
-        let l = ks.summary();
-        let lead = if first { head } else { "" };
-        first = false;
-        let _ = writeln!(
-            s,
-            "  {lead:<16} {:<6} {:>10} {}",
-            k.name(),
-            ks.count,
-            tail_cells(&l)
-        );
-    }
-}
-
-fn details_head(cfg: &Config, engine: Choice) -> String {
-    let mut s = format!(
-        "\niogauge details: IOzone {} mode, engine {engine}{}{}",
-        match cfg.mode() {
-            Mode::Single => "single",
-            Mode::Auto => "auto",
-            Mode::Throughput => "throughput",
-        },
-        if cfg.direct { " (O_DIRECT)" } else { "" },
-        if cfg.sync { " (O_SYNC)" } else { "" },
-    );
-    s.push('\n');
-    let _ = writeln!(
-        s,
-        "  {:<16} {:<6} {:>10} {:>9} {:>9} {:>9} {:>9}",
-        "test", "op", "count", "p50", "p99", "p99.9", "max"
-    );
-    s
-}
-
-/// Each test's operations over every cell it ran in.
-fn single_details(cfg: &Config, engine: Choice, o: &run::Outcome) -> String {
-    let mut s = details_head(cfg, engine);
-    if !o.complete {
-        let why = o.error.as_deref().unwrap_or("interrupted");
-        let _ = writeln!(s, "  INCOMPLETE RUN ({why}): the tables hold what ran");
-    }
-    for c in o.table.sections() {
-        if let Some(st) = o.stats.get(&c) {
-            kind_lines(&mut s, c.name(), st);
+/// After the run: IOzone's -b workbook and iogauge's heatmaps (single and
+/// auto mode, --plot): how many were drawn, and where.
+fn write_files(
+    a: &Opts,
+    cfg: &Config,
+    rep: &exec::Report,
+    command_line: &str,
+) -> Result<Option<(usize, PathBuf)>> {
+    let mut heatmaps = None;
+    if let Some(o) = &rep.single {
+        if let Some(b) = &cfg.workbook {
+            report::write_workbook(b, &o.table, command_line).map_err(anyhow::Error::msg)?;
+        }
+        if let Some(dir) = &a.plot {
+            let files =
+                plot::write_heatmaps(dir, &o.table, command_line).map_err(anyhow::Error::msg)?;
+            heatmaps = Some((files.len(), dir.clone()));
         }
     }
-    if cfg.mode() == Mode::Auto {
-        let _ = writeln!(
-            s,
-            "  (latencies of each test over all {} cells; --json has every cell)",
-            o.table.rows.iter().filter(|r| !r.is_skipped()).count()
-        );
+    if let (Some(t), Some(b)) = (&rep.throughput, &cfg.workbook) {
+        report::write_throughput_workbook(b, &throughput::table(cfg, t), command_line)
+            .map_err(anyhow::Error::msg)?;
     }
-    s
-}
-
-/// Each phase's operations, per child count.
-fn throughput_details(cfg: &Config, engine: Choice, t: &throughput::Outcome) -> String {
-    let mut s = details_head(cfg, engine);
-    if !t.complete {
-        let why = t.error.as_deref().unwrap_or("interrupted");
-        let _ = writeln!(s, "  INCOMPLETE RUN ({why}): the figures cover what ran");
-    }
-    for run in &t.runs {
-        let _ = writeln!(s, "  {} children:", run.children);
-        for p in &run.phases {
-            kind_lines(&mut s, p.result.phase.label(), &p.stats);
-        }
-    }
-    s
+    Ok(heatmaps)
 }
 
 /// The short form: a small auto-mode grid of write, read, random read and

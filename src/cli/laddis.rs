@@ -2,17 +2,13 @@
 //! operation mix run as local calls over a file set.
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
-use crate::report::text;
-use crate::runner::{StopRule, signals};
-use crate::suites::laddis::mix::{FILESET_BYTES_PER_100_OPS, Mix};
-use crate::suites::laddis::run::{
-    self as laddis, DEFAULT_CLAIM, DEFAULT_FILESET, LIMIT_MS, Options, Report,
-};
-use crate::units::fmt_bytes;
+use crate::runner::StopRule;
+use crate::suites::laddis::classic;
+use crate::suites::laddis::mix::Mix;
+use crate::suites::laddis::run::{self as laddis, DEFAULT_CLAIM, DEFAULT_FILESET, Options};
 use anyhow::Result;
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -34,7 +30,7 @@ pub struct Args {
     #[arg(long, value_name = "OPS", value_parser = common::rate_arg, allow_hyphen_values = true)]
     pub claim: Option<f64>,
     /// on: the file set grows with --claim (LADDIS's rule); off: it is --fileset.
-    #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = common::on_off, action = clap::ArgAction::Set)]
     pub scaling: bool,
     /// The file set's size with --scaling off (e.g. 64M, 1G). Default: 64M.
     #[arg(long, value_name = "SIZE", value_parser = common::size_arg)]
@@ -62,14 +58,6 @@ impl super::Cmd for Args {
     }
     fn output(&self) -> Option<OutputArgs> {
         Some(self.out.clone())
-    }
-}
-
-fn on_off(s: &str) -> Result<bool, String> {
-    match s {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("'{s}' is not on or off")),
     }
 }
 
@@ -139,112 +127,10 @@ pub fn main(a: Args) -> Result<Status> {
             o.mix.name()
         )));
     }
-    let bar = Bar::new("laddis", Some(duration), None, a.out.progress());
-    let rep = laddis::run(&o, rule, progress::sink(&bar))?;
-    drop(bar);
-    common::finish(&a.out, &rep.result, &report(&o, &rule, &rep))
-}
-
-/// LADDIS's summary, the per-operation table, notes, then iogauge's
-/// details.
-pub fn report(o: &Options, rule: &StopRule, rep: &Report) -> String {
-    let f = &rep.figures;
-    let r = &rep.result;
-    let mut s = String::new();
-    let load = match (rule.pace.rate, rule.pace.think) {
-        (Some(rate), _) => format!("open loop at {rate} ops/s ({})", rule.pace.arrivals.name()),
-        (None, Some(t)) => format!("closed loop, think time {t:?}"),
-        (None, None) => "closed loop, no think time".to_string(),
-    };
-    let _ = writeln!(
-        s,
-        "LADDIS ({}), one load point: {} process{}, {load}",
-        o.mix.origin(),
-        o.procs,
-        if o.procs == 1 { "" } else { "es" },
-    );
-    let _ = writeln!(
-        s,
-        "  throughput:            {:.1} NFS ops/s ({} ops in {:.2} s)",
-        f.ops_per_s, f.nfs_ops, r.elapsed_s
-    );
-    let basis = if f.response_basis == "response" {
-        "response time, from each request's intended start"
-    } else {
-        "service time: closed loop"
-    };
-    let _ = writeln!(
-        s,
-        "  average response time: {:.3} ms ({basis})",
-        f.mean_response_ms
-    );
-    let _ = writeln!(
-        s,
-        "  LADDIS limit met:      {} (average at most {LIMIT_MS} ms)",
-        if f.meets_limit { "yes" } else { "no" }
-    );
-    let _ = writeln!(
-        s,
-        "  file set:              {} in {} files ({} in the working set), {}",
-        fmt_bytes(rep.set.bytes),
-        rep.set.files,
-        rep.set.working_files,
-        if rep.set.scaled {
-            format!("sized for {} ops/s (5.4 MiB per op/s)", rep.set.claim)
-        } else {
-            "--scaling off".to_string()
-        }
-    );
-    let _ = writeln!(
-        s,
-        "  io_time_fraction:      {:.3} (share of the processes' time inside the calls)",
-        f.io_time_fraction
-    );
-    let what = if f.response_basis == "response" {
-        "response"
-    } else {
-        "service"
-    };
-    let _ = writeln!(
-        s,
-        "\nPer NFS operation ({what} times):\n  {:<9} {:>5} {:>8} {:>10} {:>8} {:>10} {:>10}",
-        "op", "mix %", "actual %", "count", "errors", "mean ms", "p90 ms"
-    );
-    for p in &f.per_op {
-        let _ = writeln!(
-            s,
-            "  {:<9} {:>5} {:>8.2} {:>10} {:>8} {:>10.4} {:>10.4}",
-            p.op, p.mix_pct, p.actual_pct, p.count, p.failed, p.mean_ms, p.p90_ms
-        );
-    }
-    s += "\n";
-    if rep.set.scaled && f.ops_per_s > rep.set.claim * 1.0001 && f.nfs_ops > 0 {
-        let _ = writeln!(
-            s,
-            "note: {:.1} ops/s is more than the {} ops/s the file set is sized for; LADDIS reports it only with --claim {} or more ({} of files)",
-            f.ops_per_s,
-            rep.set.claim,
-            f.ops_per_s.ceil(),
-            fmt_bytes((f.ops_per_s.ceil() * FILESET_BYTES_PER_100_OPS as f64 / 100.0) as u64)
-        );
-    }
-    if !rep.set.scaled {
-        s += "note: --scaling off: the file set is not the size LADDIS requires for this load\n";
-    }
-    s += "note: lookups of missing names (35 %) are meant to fail and are counted under errors\n";
-    s += "note: one load point; LADDIS's figure is the highest throughput over a load curve whose average response time is at most 50 ms\n";
-    if !r.complete && signals::interrupted() {
-        s += "note: interrupted; the figures cover what ran\n";
-    }
-    let _ = writeln!(
-        s,
-        "\niogauge details: laddis, {} processes for {:?}, seed {}",
-        o.procs,
-        rule.duration.unwrap_or_default(),
-        o.seed
-    );
-    s += &text::render(r);
-    s
+    let rep = progress::with_bar("laddis", Some(duration), None, a.out.progress(), |p| {
+        laddis::run(&o, rule, p)
+    })?;
+    common::finish(&a.out, &rep.result, &classic::render(&o, &rule, &rep))
 }
 
 /// An 8 MiB file set, the nhfsstone mix: a three-point curve (1, 2 and 4
@@ -266,9 +152,13 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
                 duration: Some(per),
                 ..Default::default()
             };
-            let bar = Bar::new(&format!("laddis N={n}"), Some(per), None, ctx.progress);
-            let rep = laddis::run(&o, rule, progress::sink(&bar))?;
-            drop(bar);
+            let rep = progress::with_bar(
+                &format!("laddis N={n}"),
+                Some(per),
+                None,
+                ctx.progress,
+                |p| laddis::run(&o, rule, p),
+            )?;
             let s =
                 super::scale::sample_of(&rep.result, rep.figures.ops_per_s, rep.figures.nfs_ops);
             Ok((s, rep.result))
@@ -281,19 +171,16 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::survey::quick_rows;
 
     #[test]
     fn the_survey_form_gives_a_three_point_curve_in_ops_per_s_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx::quick_in(dir.path());
-        let mut rows = Vec::new();
-        survey(&ctx, &mut |r| rows.push(r)).unwrap();
+        let rows = quick_rows(survey);
         assert_eq!(rows.len(), 1);
         let row = &rows[0];
         assert_eq!(row.unit, "ops/s");
         assert!(row.figure > 0.0);
         crate::cli::scale::assert_three_point_row(row);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]

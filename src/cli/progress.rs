@@ -81,3 +81,16 @@ pub fn sink(bar: &Option<Bar>) -> &dyn Progress {
         None => &crate::runner::NoProgress,
     }
 }
+
+/// Run `f` with a bar's progress sink (a silent one when not `enabled`);
+/// the bar is gone when `f` returns.
+pub fn with_bar<T>(
+    label: &str,
+    duration: Option<Duration>,
+    ops: Option<u64>,
+    enabled: bool,
+    f: impl FnOnce(&dyn Progress) -> T,
+) -> T {
+    let bar = Bar::new(label, duration, ops, enabled);
+    f(sink(&bar))
+}

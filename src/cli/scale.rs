@@ -11,6 +11,7 @@ use crate::measure::curve::{self, Constraint, Curve, Load, Plan, Sample, Stat};
 use crate::measure::interval::Stopper;
 use crate::report::RunResult;
 use crate::runner::signals;
+use crate::suites::curve::curve_result;
 use crate::units::fmt_ns;
 use anyhow::Result;
 use std::fmt::Write;
@@ -500,59 +501,17 @@ pub fn main(a: Args) -> Result<Status> {
         flat: 0.05,
         unit: w.unit_name(),
     };
-    let mut results: Vec<(Load, RunResult)> = Vec::new();
-    // the point that failed, as far as it got: the base of the result when
-    // no point was measured
-    let mut failed: Option<(Load, RunResult)> = None;
-    let mut failure: Option<anyhow::Error> = None;
-    let curve = curve::search(
+    let searched = crate::suites::curve::search(
         &plan,
-        |load, rep| -> Result<Sample> {
-            let (s, r) = w
-                .measure(load, rep, arrivals_seed, progress)
-                .inspect_err(|_| {
-                    failed = crate::runner::setup::take_unfinished().map(|r| (load, r));
-                })?;
-            if let Some(e) = &r.error {
-                let e = format!("{} at {}: {e}", w.name(), load.label());
-                failed = Some((load, r));
-                anyhow::bail!(e);
-            }
-            results.push((load, r));
-            Ok(s)
-        },
-        &signals::interrupted,
+        w.name(),
+        |load, rep| w.measure(load, rep, arrivals_seed, progress),
         |p| {
             if progress {
                 eprintln!("  {}", point_line(p, w.unit()));
             }
         },
-    );
-    let curve = match curve {
-        // no point measured: nothing to report but why
-        Ok(c) if c.points.is_empty() && !signals::interrupted() => {
-            failure = Some(anyhow::anyhow!("{}", c.stopped));
-            c
-        }
-        Ok(c) => c,
-        Err(e) => {
-            if results.is_empty() {
-                match failed {
-                    Some(f) => results.push(f),
-                    None => return Err(e),
-                }
-            }
-            failure = Some(e);
-            Curve {
-                points: Vec::new(),
-                constraint,
-                peak: None,
-                best: None,
-                stopped: "failed".into(),
-                usl: None,
-            }
-        }
-    };
+    )?;
+    let curve = searched.curve;
     let unit = w.unit();
     let scale_config = serde_json::json!({
         "max_procs": a.max_procs,
@@ -568,8 +527,8 @@ pub fn main(a: Args) -> Result<Status> {
             "first_rate": first_rate,
         })),
     });
-    let mut result = curve_result(w.name(), scale_config, &curve, &results, unit)?;
-    if let Some(e) = failure {
+    let mut result = curve_result(w.name(), scale_config, &curve, &searched.results, unit)?;
+    if let Some(e) = searched.failure {
         result.complete = false;
         result.error = Some(crate::error::cause(&e));
     }
@@ -594,55 +553,6 @@ pub fn main(a: Args) -> Result<Status> {
         let _ = writeln!(report, "plot: {}", path.display());
     }
     common::finish(&out, &result, &report)
-}
-
-/// The result document: the chosen point's last repetition as the base
-/// (its environment, summary and op table), the curve in the metrics.
-pub(super) fn curve_result(
-    workload: &str,
-    scale_config: serde_json::Value,
-    c: &Curve,
-    results: &[(Load, RunResult)],
-    unit: &str,
-) -> Result<RunResult> {
-    let chosen = c.best.or(c.peak).map(|i| c.points[i].load);
-    let base = chosen
-        .and_then(|l| results.iter().rev().find(|(load, _)| *load == l))
-        .or(results.last())
-        .map(|(_, r)| r.clone());
-    let Some(mut r) = base else {
-        anyhow::bail!("no point of the curve was measured");
-    };
-    let workload_config = std::mem::take(&mut r.config);
-    r.benchmark = "scale".into();
-    let open = c.points.iter().any(|p| matches!(p.load, Load::Open(_)));
-    let mut config = serde_json::json!({
-        "workload": workload,
-        "workload_config": workload_config,
-        "loop": if open { "open" } else { "closed" },
-        "constraint": c.constraint,
-        "chosen_point": chosen,
-        "summary_is": "the chosen point's last repetition",
-    });
-    if let (Some(m), serde_json::Value::Object(extra)) = (config.as_object_mut(), scale_config) {
-        m.extend(extra);
-    }
-    r.config = config;
-    r.metric("unit", unit);
-    r.metric("curve", c);
-    let get = |i: Option<usize>| i.map(|i| &c.points[i]);
-    if let Some(p) = get(c.peak) {
-        r.metric("peak_throughput", p.mean.throughput);
-        r.metric("peak_load", p.load);
-    }
-    if let Some(p) = get(c.best) {
-        r.metric("best_throughput", p.mean.throughput);
-        r.metric("best_load", p.load);
-    }
-    if let Some(f) = &c.usl {
-        r.metric("usl", f);
-    }
-    Ok(r)
 }
 
 /// One point, one line: load, throughput ± CI, response times, I/O share.

@@ -2,15 +2,14 @@
 //! concurrent scripts, through the load-curve search of `iogauge scale`.
 
 use super::common::{self, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
-use crate::measure::curve::{self, Curve, Load, Plan, Sample, Stat};
+use crate::measure::curve::{Sample, Stat};
 use crate::measure::interval::Stopper;
 use crate::report::RunResult;
-use crate::runner::signals;
+use crate::suites::sdet::curve::{self, CurveOptions, UNIT};
 use crate::suites::sdet::run::{self as sdet, Options};
 use crate::suites::sdet::script;
-use crate::units::fmt_ns;
 use anyhow::Result;
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -76,9 +75,6 @@ fn count_or_zero(s: &str) -> Result<usize, String> {
         .map_err(|_| format!("'{s}' is not a whole number"))
 }
 
-/// The unit of Sdet's throughput.
-const UNIT: &str = "scripts/h";
-
 impl Args {
     fn options(&self) -> Options {
         Options {
@@ -103,27 +99,17 @@ impl Args {
     }
 }
 
-/// A sample of one point: scripts per hour and the scripts' times.
-pub fn sample_of(rep: &sdet::Report) -> Sample {
-    let f = &rep.figures;
-    Sample {
-        throughput: f.scripts_per_hour,
-        completed: f.scripts,
-        mean_s: f.mean_script_s,
-        p90_s: f.p90_script_s,
-        p99_s: f.p99_script_s,
-        io_time_fraction: f.io_time_fraction,
-        cpu_util: rep.result.summary.cpu_util,
-        ..Default::default()
-    }
+/// Run `n` concurrent scripts for `duration`, under a progress bar.
+fn point(o: &Options, n: usize, duration: Duration, show: bool) -> Result<sdet::Report> {
+    progress::with_bar(&format!("sdet N={n}"), Some(duration), None, show, |p| {
+        sdet::run_point(o, n, duration, p)
+    })
 }
 
 /// Measure `n` concurrent scripts for `duration`.
 fn measure(o: &Options, n: usize, duration: Duration, show: bool) -> Result<(Sample, RunResult)> {
-    let bar = Bar::new(&format!("sdet N={n}"), Some(duration), None, show);
-    let rep = sdet::run_point(o, n, duration, progress::sink(&bar))?;
-    drop(bar);
-    Ok((sample_of(&rep), rep.result))
+    let rep = point(o, n, duration, show)?;
+    Ok((curve::sample_of(&rep), rep.result))
 }
 
 pub fn main(a: Args) -> Result<Status> {
@@ -145,191 +131,32 @@ pub fn main(a: Args) -> Result<Status> {
             sdet::MAX_SCRIPTS
         );
     }
-    let stopper = a.stopper()?;
-    let show = a.out.progress();
-    let plan = Plan {
+    let c = CurveOptions {
+        point: o,
         max_procs: a.max_procs,
-        rates: Vec::new(),
-        open: false,
-        first_rate: 0.0,
-        constraint: None,
-        stopper,
-        // the doubling steps, and a few more to bisect around the peak
-        max_points: 16,
-        flat: 0.05,
-        unit: "script",
+        duration: a.duration,
+        max_reps: a.max_reps,
+        target_ci: a.target_ci,
+        stopper: a.stopper()?,
     };
-    let mut results: Vec<(Load, RunResult)> = Vec::new();
-    // the point that failed, as far as it got: the base of the result when
-    // no point was measured
-    let mut failed: Option<(Load, RunResult)> = None;
-    let mut failure: Option<anyhow::Error> = None;
-    let curve = curve::search(
-        &plan,
-        |load, rep| -> Result<Sample> {
-            let mut o = o.clone();
-            // each repetition its own scripts
-            o.seed = o.seed.wrapping_add(rep as u64);
-            let (s, r) =
-                measure(&o, load.value() as usize, a.duration, show).inspect_err(|_| {
-                    failed = crate::runner::setup::take_unfinished().map(|r| (load, r));
-                })?;
-            if let Some(e) = &r.error {
-                let e = format!("sdet at {}: {e}", load.label());
-                failed = Some((load, r));
-                anyhow::bail!(e);
-            }
-            results.push((load, r));
-            Ok(s)
-        },
-        &signals::interrupted,
+    let show = a.out.progress();
+    let rep = curve::run(
+        &c,
+        |o, n, d| point(o, n, d, show),
         |p| {
             if show {
-                eprintln!("  {}", point_line(p));
+                eprintln!("  {}", curve::point_line(p));
             }
         },
-    );
-    let curve = match curve {
-        // no point measured: nothing to report but why
-        Ok(c) if c.points.is_empty() && !signals::interrupted() => {
-            failure = Some(anyhow::anyhow!("{}", c.stopped));
-            c
-        }
-        Ok(c) => c,
-        Err(e) => {
-            if results.is_empty() {
-                match failed {
-                    Some(f) => results.push(f),
-                    None => return Err(e),
-                }
-            }
-            failure = Some(e);
-            Curve {
-                points: Vec::new(),
-                constraint: None,
-                peak: None,
-                best: None,
-                stopped: "failed".into(),
-                usl: None,
-            }
-        }
-    };
-    let config = serde_json::json!({
-        "max_procs": a.max_procs,
-        "duration_s": a.duration.as_secs_f64(),
-        "max_reps": a.max_reps,
-        "target_ci": a.target_ci,
-        "commands_per_script": a.commands,
-        "cpu_ns_per_byte": a.cpu_ns_per_byte,
-        "seed": a.seed,
-        "workers_as": if a.threads { "threads" } else { "processes" },
-    });
-    let mut result = super::scale::curve_result("sdet", config, &curve, &results, UNIT)?;
-    result.benchmark = "sdet".into();
-    if let Some(p) = curve.peak.map(|i| &curve.points[i]) {
-        result.metric("peak_scripts_per_hour", p.mean.throughput);
-        result.metric("peak_concurrency", p.load.value() as usize);
-    }
-    if let Some(e) = failure {
-        result.complete = false;
-        result.error = Some(crate::error::cause(&e));
-    }
-    if signals::interrupted() {
-        result.complete = false;
-    }
-    let mut report = render(&a, &curve, &result);
+    )?;
+    let mut report = curve::render(&c, &rep);
     if let Some(path) = &a.plot
-        && !curve.points.is_empty()
+        && !rep.curve.points.is_empty()
     {
-        crate::report::curve_plot::write(path, &curve, "iogauge sdet", UNIT, Stat::Mean)?;
+        crate::report::curve_plot::write(path, &rep.curve, "iogauge sdet", UNIT, Stat::Mean)?;
         let _ = writeln!(report, "plot: {}", path.display());
     }
-    common::finish(&a.out, &result, &report)
-}
-
-/// One point, one line: concurrency, scripts/h ± CI, mean script time,
-/// I/O share, repetitions.
-fn point_line(p: &curve::Point) -> String {
-    let ci = p.throughput_ci.map_or(String::from("-"), |c| {
-        format!("±{:.1}%", c.relative_half_width() * 100.0)
-    });
-    let m = &p.mean;
-    format!(
-        "{:>11} {:>13.0} {:>7} {:>12} {:>8.3} {:>5}",
-        p.load.value() as usize,
-        m.throughput,
-        ci,
-        fmt_ns(m.mean_s * 1e9),
-        m.io_time_fraction,
-        p.reps.len()
-    )
-}
-
-/// The text report: Sdet's curve, its peak, and the command mix at the peak.
-fn render(a: &Args, c: &Curve, r: &RunResult) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "Sdet (SPEC SDM, iogauge's model): scripts of {} commands, concurrent scripts as {}, {} per point",
-        a.commands,
-        if a.threads { "threads" } else { "processes" },
-        fmt_ns(a.duration.as_secs_f64() * 1e9)
-    );
-    let _ = writeln!(
-        s,
-        "\n  {:>11} {:>13} {:>7} {:>12} {:>8} {:>5}",
-        "concurrency", UNIT, "CI", "mean script", "io_time", "reps"
-    );
-    for p in &c.points {
-        let _ = writeln!(s, "  {}", point_line(p));
-    }
-    let _ = writeln!(s, "\n  stopped: {}", c.stopped);
-    match c.peak.map(|i| &c.points[i]) {
-        Some(p) => {
-            let _ = writeln!(
-                s,
-                "  peak:    {:.0} {UNIT} at concurrency {} (mean script {})",
-                p.mean.throughput,
-                p.load.value() as usize,
-                fmt_ns(p.mean.mean_s * 1e9)
-            );
-        }
-        None => s += "  peak:    none measured\n",
-    }
-    if let Some(f) = &c.usl {
-        let _ = writeln!(s, "  USL fit: {}", f.summary(UNIT));
-        let _ = writeln!(s, "  USL predicts {}", f.shape(UNIT));
-    }
-    if let Some(cmds) = r.metrics.get("commands").and_then(|v| v.as_array())
-        && !cmds.is_empty()
-        && c.peak.is_some()
-    {
-        let total: u64 = cmds.iter().filter_map(|c| c["count"].as_u64()).sum();
-        s += "\n  commands at the peak (the mix: docs/sdet.md)\n";
-        let _ = writeln!(
-            s,
-            "  {:<8} {:>6} {:>8} {:>8} {:>12} {:>12}",
-            "command", "table", "share", "count", "mean", "max"
-        );
-        for cm in cmds {
-            let count = cm["count"].as_u64().unwrap_or(0);
-            let _ = writeln!(
-                s,
-                "  {:<8} {:>5.0}% {:>7.1}% {:>8} {:>12} {:>12}",
-                cm["command"].as_str().unwrap_or(""),
-                cm["share"].as_f64().unwrap_or(0.0) * 100.0,
-                count as f64 * 100.0 / total.max(1) as f64,
-                count,
-                fmt_ns(cm["mean_ns"].as_f64().unwrap_or(0.0)),
-                fmt_ns(cm["max_ns"].as_f64().unwrap_or(0.0))
-            );
-        }
-    }
-    s += "\nnote: SPEC's scripts and utilities are not reproduced; the command mix is iogauge's model of them (docs/sdet.md)\n";
-    if !r.complete && signals::interrupted() {
-        s += "note: interrupted; the curve holds the points measured so far\n";
-    }
-    s
+    common::finish(&a.out, &rep.result, &report)
 }
 
 /// Three points, N = 1, 2, 4, of 0.5 s each (0.3 s with --quick); one row
@@ -356,13 +183,11 @@ fn survey_as(ctx: &Ctx, processes: bool, emit: &mut dyn FnMut(Row)) -> Result<()
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::survey::quick_rows;
 
     #[test]
     fn the_survey_form_gives_a_three_point_curve_in_scripts_per_hour_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx::quick_in(dir.path());
-        let mut rows = Vec::new();
-        survey_as(&ctx, false, &mut |r| rows.push(r)).unwrap();
+        let rows = quick_rows(|c, e| survey_as(c, false, e));
         assert_eq!(rows.len(), 1);
         let row = &rows[0];
         assert_eq!(row.name, "sdet (dev scripts), peak of N=1,2,4");
@@ -378,6 +203,5 @@ mod tests {
         } else {
             crate::cli::scale::assert_three_point_row(row);
         }
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

@@ -3,6 +3,7 @@
 
 use super::common::{OutputArgs, Status};
 use super::{COMMANDS, Kind};
+use crate::env::Environment;
 use crate::report::{Collection, Entry, RunResult};
 use crate::runner::signals;
 use crate::units::fmt_ns;
@@ -69,6 +70,19 @@ impl<'a> Ctx<'a> {
             progress: false,
         }
     }
+}
+
+/// The rows of a short form run quickly in a directory of its own, which
+/// it must leave empty (tests of the short forms).
+#[cfg(test)]
+pub fn quick_rows(form: impl FnOnce(&Ctx, &mut dyn FnMut(Row)) -> Result<()>) -> Vec<Row> {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = Ctx::quick_in(dir.path());
+    let mut rows = Vec::new();
+    form(&ctx, &mut |r| rows.push(r)).unwrap();
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "the form left {left:?}");
+    rows
 }
 
 /// One line of the scorecard and the result behind it.
@@ -392,21 +406,7 @@ fn model_dir(out: Option<&Path>, json: Option<&Path>) -> Option<PathBuf> {
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    let mut paths = super::common::Paths::new();
-    if let Some(o) = selfscale_dir(&a) {
-        for f in crate::selfscale::MODEL_FILES {
-            let p = o.join(f);
-            paths.output(format!("the self-scaling pass's {}", p.display()), &p);
-        }
-    }
-    a.output.check_with(&mut paths)?;
-    // the runs' messages name the directory as it was given
-    let label = format!("DIR {}", crate::error::shown_path(&a.dir));
-    crate::runner::setup::name_parent(&a.dir, &label);
-    // room for the largest short form, before the scorecard begins
-    crate::runner::Setup::new("survey", &a.dir)
-        .data(super::run::survey_largest(a.quick))
-        .check()?;
+    check_places(&a)?;
     let keep = selfscale_dir(&a);
     let temp;
     let out = match &keep {
@@ -449,94 +449,158 @@ pub fn main(a: Args) -> Result<Status> {
         if a.quick { ", quick" } else { "" },
         header()
     ));
-    // each failure as "name: cause", in the order they came
-    let mut failures: Vec<String> = Vec::new();
-    let mut skipped = Vec::new();
-    let mut units: Vec<&'static str> = Vec::new();
-    for entry in COMMANDS.iter().filter(|e| e.kind == Kind::Benchmark) {
-        let Some(form) = entry.survey else {
-            skipped.push(entry.name);
-            continue;
-        };
-        if signals::interrupted() {
-            break;
+    let mut t = Tally {
+        survey,
+        failures: Vec::new(),
+        skipped: Vec::new(),
+        units: Vec::new(),
+    };
+    t.run_forms(&a, &ctx, &environment);
+    t.close(&a)
+}
+
+/// The files the survey writes besides its result, checked with it; the
+/// parent's name in the runs' messages; room for the largest short form,
+/// before the scorecard begins.
+fn check_places(a: &Args) -> Result<()> {
+    let mut paths = super::common::Paths::new();
+    if let Some(o) = selfscale_dir(a) {
+        for f in crate::selfscale::MODEL_FILES {
+            let p = o.join(f);
+            paths.output(format!("the self-scaling pass's {}", p.display()), &p);
         }
-        let mut emit = |row: Row| {
-            a.output.say(&line(&row));
-            units.push(row.unit);
-            if let Some(e) = &row.result.error {
-                failures.push(format!("{}: {e}", row.name));
-            }
-            for (k, v) in &row.extra {
-                survey.set(k, v);
-            }
-            survey.push(Entry {
-                name: row.name,
-                figure: Some(row.figure),
-                unit: Some(row.unit.to_string()),
-                result: row.result,
-            });
-            // written after every row: a later failure loses nothing
-            let _ = a.output.write_files(&survey);
-        };
-        if let Err(e) = form(&ctx, &mut emit) {
+    }
+    a.output.check_with(&mut paths)?;
+    // the runs' messages name the directory as it was given
+    let label = format!("DIR {}", crate::error::shown_path(&a.dir));
+    crate::runner::setup::name_parent(&a.dir, &label);
+    crate::runner::Setup::new("survey", &a.dir)
+        .data(super::run::survey_largest(a.quick))
+        .check()?;
+    Ok(())
+}
+
+/// The survey as it goes: its document, each failure as "name: cause" in
+/// the order they came, the benchmarks with no short form, the units shown.
+struct Tally {
+    survey: Collection,
+    failures: Vec<String>,
+    skipped: Vec<&'static str>,
+    units: Vec<&'static str>,
+}
+
+impl Tally {
+    /// Run each benchmark's short form, a line of the scorecard per row,
+    /// until the end or an interruption.
+    fn run_forms(&mut self, a: &Args, ctx: &Ctx, environment: &Environment) {
+        for entry in COMMANDS.iter().filter(|e| e.kind == Kind::Benchmark) {
+            let Some(form) = entry.survey else {
+                self.skipped.push(entry.name);
+                continue;
+            };
             if signals::interrupted() {
                 break;
             }
-            // a short form that fails (out of space, an I/O error, a
-            // refusal of the place) is this entry's failure, not bad usage:
-            // its entry says why, and the survey goes on
-            let cause = crate::error::cause(&e);
-            let mut r = crate::runner::setup::take_unfinished()
-                .filter(|r| r.benchmark == entry.name)
-                .unwrap_or_else(|| {
-                    RunResult::new(
-                        entry.name,
-                        serde_json::json!({}),
-                        environment.clone(),
-                        crate::report::now_rfc3339(),
-                    )
-                });
-            r.complete = false;
-            r.error = Some(cause.clone());
-            a.output.say(&failed_line(entry.name, &cause));
-            failures.push(format!("{}: {cause}", entry.name));
-            survey.push(Entry::new(entry.name, r));
-            let _ = a.output.write_files(&survey);
+            if let Err(e) = form(ctx, &mut |row: Row| self.row(a, row)) {
+                if signals::interrupted() {
+                    break;
+                }
+                self.failed(a, entry.name, &e, environment);
+            }
         }
     }
-    if signals::interrupted() {
-        survey.complete = false;
-    }
-    if let Some(first) = failures.first() {
-        survey.complete = false;
-        survey.error = Some(match failures.len() {
-            1 => first.clone(),
-            n => format!("{n} benchmarks failed; the first, {first}"),
+
+    /// A row: its line, its entry, the document written again.
+    fn row(&mut self, a: &Args, row: Row) {
+        a.output.say(&line(&row));
+        self.units.push(row.unit);
+        if let Some(e) = &row.result.error {
+            self.failures.push(format!("{}: {e}", row.name));
+        }
+        for (k, v) in &row.extra {
+            self.survey.set(k, v);
+        }
+        self.survey.push(Entry {
+            name: row.name,
+            figure: Some(row.figure),
+            unit: Some(row.unit.to_string()),
+            result: row.result,
         });
+        // written after every row: a later failure loses nothing
+        let _ = a.output.write_files(&self.survey);
     }
-    a.output.say(&legend(&units));
-    if !skipped.is_empty() {
-        a.output.say(&format!(
-            "  not in the survey (no short form): {}\n",
-            skipped.join(", ")
-        ));
+
+    /// A short form that failed (out of space, an I/O error, a refusal of
+    /// the place) is this entry's failure, not bad usage: its entry says
+    /// why, and the survey goes on.
+    fn failed(&mut self, a: &Args, name: &'static str, e: &anyhow::Error, env: &Environment) {
+        let cause = crate::error::cause(e);
+        let r = failed_result(name, cause.clone(), || env.clone());
+        a.output.say(&failed_line(name, &cause));
+        self.failures.push(format!("{name}: {cause}"));
+        self.survey.push(Entry::new(name, r));
+        let _ = a.output.write_files(&self.survey);
     }
-    a.output.write(&survey)?;
-    for (_, p) in a.output.targets() {
-        if p.as_os_str() != "-" {
-            a.output.say(&format!("wrote {}\n", p.display()));
+
+    /// The end: the document's state, the legend, the files written, the
+    /// exit status.
+    fn close(mut self, a: &Args) -> Result<Status> {
+        let survey = &mut self.survey;
+        if signals::interrupted() {
+            survey.complete = false;
         }
+        if let Some(first) = self.failures.first() {
+            survey.complete = false;
+            survey.error = Some(match self.failures.len() {
+                1 => first.clone(),
+                n => format!("{n} benchmarks failed; the first, {first}"),
+            });
+        }
+        a.output.say(&legend(&self.units));
+        if !self.skipped.is_empty() {
+            a.output.say(&format!(
+                "  not in the survey (no short form): {}\n",
+                self.skipped.join(", ")
+            ));
+        }
+        a.output.write(&*survey)?;
+        for (_, p) in a.output.targets() {
+            if p.as_os_str() != "-" {
+                a.output.say(&format!("wrote {}\n", p.display()));
+            }
+        }
+        Ok(if signals::interrupted() {
+            super::common::interrupted_line(a.output.any());
+            Status::Interrupted
+        } else if let Some(e) = &survey.error {
+            eprintln!("iogauge: {e}");
+            Status::Failed
+        } else {
+            Status::Done
+        })
     }
-    Ok(if signals::interrupted() {
-        super::common::interrupted_line(a.output.any());
-        Status::Interrupted
-    } else if let Some(e) = &survey.error {
-        eprintln!("iogauge: {e}");
-        Status::Failed
-    } else {
-        Status::Done
-    })
+}
+
+/// The result of a `benchmark` run that failed with `cause`: the run's
+/// own, as far as it got, or an empty one in `env` when it made none.
+pub(super) fn failed_result(
+    benchmark: &str,
+    cause: String,
+    env: impl FnOnce() -> Environment,
+) -> RunResult {
+    let mut r = crate::runner::setup::take_unfinished()
+        .filter(|r| r.benchmark == benchmark)
+        .unwrap_or_else(|| {
+            RunResult::new(
+                benchmark,
+                serde_json::json!({}),
+                env(),
+                crate::report::now_rfc3339(),
+            )
+        });
+    r.complete = false;
+    r.error = Some(cause);
+    r
 }
 
 /// The scorecard's line for a benchmark whose short form failed.

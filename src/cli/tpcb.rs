@@ -1,16 +1,12 @@
 //! `iogauge tpcb`: one load point of TPC-B's debit-credit transaction.
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
+use super::progress;
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
-use crate::report::text;
-use crate::runner::signals;
-use crate::suites::tpcb::db::TELLERS_PER_BRANCH;
-use crate::suites::tpcb::run::{self as tpcb, CONSTRAINT_S, Options, Report};
-use crate::units::{fmt_bytes, fmt_ns};
+use crate::suites::tpcb::report;
+use crate::suites::tpcb::run::{self as tpcb, Options};
 use anyhow::Result;
-use std::fmt::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -34,7 +30,7 @@ pub struct Args {
     #[arg(long, value_name = "TIME", value_parser = common::duration_arg, allow_hyphen_values = true)]
     pub duration: Option<Duration>,
     /// fsync the history file at each commit (on: TPC-B's durable commit; off: commits end in the page cache).
-    #[arg(long, default_value = "on", value_name = "on|off", value_parser = on_off, action = clap::ArgAction::Set)]
+    #[arg(long, default_value = "on", value_name = "on|off", value_parser = common::on_off, action = clap::ArgAction::Set)]
     pub commit_sync: bool,
     /// Seed of the terminals' choices of teller, account and amount (terminal k draws stream k).
     #[arg(long, default_value_t = 1, value_name = "N")]
@@ -72,14 +68,6 @@ fn engine_arg(s: &str) -> Result<Choice, String> {
     common::engine_among(s, <Args as super::Cmd>::ENGINES.unwrap_or_default())
 }
 
-fn on_off(s: &str) -> Result<bool, String> {
-    match s {
-        "on" => Ok(true),
-        "off" => Ok(false),
-        _ => Err(format!("'{s}' is not on or off")),
-    }
-}
-
 fn count_u32(s: &str) -> Result<u32, String> {
     let n = common::count_arg(s)?;
     u32::try_from(n).map_err(|_| format!("{n} is too large"))
@@ -113,144 +101,10 @@ pub fn main(a: Args) -> Result<Status> {
         tpcb::check(&o)?;
         return Ok(common::checked("iogauge tpcb"));
     }
-    let bar = Bar::new("tpcb", Some(o.duration), None, a.out.progress());
-    let rep = tpcb::run(&o, progress::sink(&bar))?;
-    drop(bar);
-    common::finish(&a.out, &rep.result, &report(&o, &rep))
-}
-
-/// A response time in seconds, in the unit that suits it (µs, ms, s).
-fn secs(s: f64) -> String {
-    fmt_ns(s * 1e9)
-}
-
-/// TPC-B's summary, the notes on what it measured, then iogauge's
-/// details.
-pub fn report(o: &Options, rep: &Report) -> String {
-    let f = &rep.figures;
-    let r = &rep.result;
-    let scale = rep.scale;
-    let mut s = String::new();
-    let load = match (o.pace.rate, o.pace.think) {
-        (Some(r), _) => format!(
-            "open loop at {r} tx/s ({} arrivals; response from each transaction's intended start)",
-            o.pace.arrivals.name()
-        ),
-        (None, Some(t)) => format!("closed loop, think time {t:?} ({})", o.pace.arrivals.name()),
-        (None, None) => "closed loop, no think time".into(),
-    };
-    let _ = writeln!(
-        s,
-        "TPC-B (debit-credit), one load point: {} terminal{}, {load}",
-        o.terminals,
-        if o.terminals == 1 { "" } else { "s" }
-    );
-    let _ = writeln!(
-        s,
-        "  tps:                 {:.1} ({} transactions in {:.2} s)",
-        f.tps, f.transactions, r.elapsed_s
-    );
-    let _ = writeln!(
-        s,
-        "  response time:       mean {}, p50 {}, p90 {}, p99 {}, max {}",
-        secs(f.mean_response_s),
-        secs(f.p50_response_s),
-        secs(f.p90_response_s),
-        secs(f.p99_response_s),
-        secs(f.max_response_s)
-    );
-    let _ = writeln!(
-        s,
-        "  TPC-B constraint met: {}, p90 = {:.4} s (90 % of transactions within {CONSTRAINT_S} s)",
-        if f.constraint_met { "yes" } else { "no" },
-        f.p90_response_s
-    );
-    let _ = writeln!(
-        s,
-        "  database:            scale {} ({} branch{}, {} tellers, {} accounts: {} of records), sized for up to {} tps",
-        scale.branches,
-        scale.branches,
-        if scale.branches == 1 { "" } else { "es" },
-        scale.branches * TELLERS_PER_BRANCH,
-        scale.accounts(),
-        fmt_bytes(scale.bytes()),
-        scale.max_tps()
-    );
-    let _ = writeln!(
-        s,
-        "  commit sync:         {}",
-        if o.commit_sync {
-            "on (fsync of the history at each commit)"
-        } else {
-            "off (commits end in the page cache: not durable)"
-        }
-    );
-    match &rep.sums {
-        Some(c) => {
-            let _ = writeln!(
-                s,
-                "  consistency:         {}: accounts {}, tellers {}, branches {}, history {} ({} records)",
-                if c.consistent() {
-                    "consistent"
-                } else {
-                    "INCONSISTENT"
-                },
-                c.accounts,
-                c.tellers,
-                c.branches,
-                c.history,
-                c.history_count
-            );
-        }
-        None => s += "  consistency:         not checked (the run failed or did not start)\n",
-    }
-    s += "\nResponse-time histogram (transactions):\n";
-    let total = f.transactions.max(1) as f64;
-    for b in &f.histogram {
-        let range = match b.hi_s {
-            Some(hi) => format!("{:.1} - {:.1} s", b.lo_s, hi),
-            None => format!(">= {:.1} s", b.lo_s),
-        };
-        let _ = writeln!(
-            s,
-            "  {range:<12} {:>10}  {:>5.1} %",
-            b.count,
-            b.count as f64 * 100.0 / total
-        );
-    }
-    s += "\n";
-    if f.tps > scale.max_tps() as f64 {
-        let _ = writeln!(
-            s,
-            "note: {:.1} tps is more than the {} tps the database is sized for; TPC-B reports it only with --tps-scale {} or more",
-            f.tps,
-            scale.max_tps(),
-            f.tps.ceil() as u64
-        );
-    }
-    if !o.commit_sync {
-        s += "note: --commit-sync off: commits were not durable, which TPC-B does not allow\n";
-    }
-    s += "note: one load point; TPC-B's maximum tps is the best over a load curve that meets the constraint: 'iogauge scale tpcb' searches it\n";
-    if !r.complete && signals::interrupted() {
-        s += "note: interrupted; the figures cover what ran\n";
-    }
-    let _ = writeln!(
-        s,
-        "\niogauge details: tpcb, engine {}, {} terminals for {:?}, seed {}, history {}",
-        o.engine,
-        o.terminals,
-        o.duration,
-        o.seed,
-        fmt_bytes(
-            r.metrics
-                .get("history_bytes")
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0)
-        )
-    );
-    s += &text::render(r);
-    s
+    let rep = progress::with_bar("tpcb", Some(o.duration), None, a.out.progress(), |p| {
+        tpcb::run(&o, p)
+    })?;
+    common::finish(&a.out, &rep.result, &report::render(&o, &rep))
 }
 
 /// A database for 1 tps, synced commits: a three-point curve (1, 2 and 4
@@ -268,9 +122,10 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
                 terminals: n,
                 ..Options::new(ctx.dir)
             };
-            let bar = Bar::new(&format!("tpcb N={n}"), Some(per), None, ctx.progress);
-            let rep = tpcb::run(&o, progress::sink(&bar))?;
-            drop(bar);
+            let rep =
+                progress::with_bar(&format!("tpcb N={n}"), Some(per), None, ctx.progress, |p| {
+                    tpcb::run(&o, p)
+                })?;
             let s = super::scale::sample_of_tpcb(&rep);
             Ok((s, rep.result))
         },
@@ -282,13 +137,11 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cli::survey::quick_rows;
 
     #[test]
     fn the_survey_form_gives_a_three_point_curve_in_tx_per_s_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let ctx = Ctx::quick_in(dir.path());
-        let mut rows = Vec::new();
-        survey(&ctx, &mut |r| rows.push(r)).unwrap();
+        let rows = quick_rows(survey);
         assert_eq!(rows.len(), 1);
         let row = &rows[0];
         assert_eq!(row.name, "tpcb (synced commits), peak of N=1,2,4");
@@ -296,7 +149,5 @@ mod tests {
         assert!(row.figure > 0.0);
         assert_eq!(row.result.metrics["consistent"], true);
         crate::cli::scale::assert_three_point_row(row);
-
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 }

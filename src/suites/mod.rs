@@ -6,6 +6,8 @@ pub mod iostone;
 pub mod andrew;
 pub mod benchmark;
 pub mod bonnie;
+pub mod classic;
+pub mod curve;
 pub mod ffsb;
 pub mod iobench;
 pub mod iozone;

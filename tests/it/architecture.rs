@@ -322,3 +322,154 @@ fn only_the_runner_makes_engines_and_issues_requests() {
         bad.join("\n")
     );
 }
+
+/// Files of src/cli/ that may still format figures, and why.
+const CLI_REPORTS_YET_TO_MOVE: &[(&str, &str)] = &[
+    (
+        "scale.rs",
+        "its curve report moves with its workloads into the benchmark table",
+    ),
+    ("selfscale.rs", "the self-scaling benchmark's own command"),
+    (
+        "survey.rs",
+        "the survey's scorecard is the command's own text",
+    ),
+    ("progress.rs", "the progress bar's seconds"),
+];
+
+/// Format strings of src/cli/ that are not a report: the help's lists.
+const CLI_HELP_FORMATS: &[(&str, &str)] = &[
+    ("engines.rs", "{:<width$}"),
+    ("mod.rs", "{:<width$}"),
+    ("iozone.rs", "{name:<14}"),
+];
+
+/// The string literals of a line of code (`"…"`, escapes kept as
+/// written; a literal that goes on past the line ends with it).
+fn literals(line: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut cur: Option<String> = None;
+    let mut chars = line
+        .replace("'\"'", "' '")
+        .chars()
+        .collect::<Vec<_>>()
+        .into_iter();
+    while let Some(c) = chars.next() {
+        match (&mut cur, c) {
+            (None, '"') => cur = Some(String::new()),
+            (None, _) => {}
+            (Some(s), '\\') => {
+                s.push(c);
+                s.extend(chars.next());
+            }
+            (Some(_), '"') => v.extend(cur.take()),
+            (Some(s), _) => s.push(c),
+        }
+    }
+    v.extend(cur);
+    v
+}
+
+/// What in `text` (a file of src/cli/ named `name`) is report text: a
+/// string that sets a width or a precision (`{:>10}`, `{x:.1}`: the marks
+/// of a table's column or a figure's digits) or that holds a report's
+/// `iogauge details:` or `note:` line. The file's tests (from its
+/// `#[cfg(test)] mod tests` on) are not looked at.
+fn report_text_in(name: &str, text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut lines = text.lines().enumerate().peekable();
+    while let Some((no, line)) = lines.next() {
+        if line == "#[cfg(test)]"
+            && lines
+                .peek()
+                .is_some_and(|(_, l)| l.starts_with("mod tests"))
+        {
+            break;
+        }
+        if line.trim_start().starts_with("//") {
+            continue;
+        }
+        let mut why = Vec::new();
+        for lit in literals(line) {
+            if lit.contains("iogauge details:")
+                || lit.starts_with("note:")
+                || lit.contains("\\nnote:")
+            {
+                why.push("a report's line".to_string());
+            }
+            // each `{…}` of the string: a width or precision after its ':'
+            for spec in lit.split('{').skip(1).filter_map(|s| s.split_once('}')) {
+                let Some((_, format)) = spec.0.split_once(':') else {
+                    continue;
+                };
+                let sized = format.contains('.')
+                    || format
+                        .trim_start_matches(['<', '>', '^'])
+                        .starts_with(|c: char| c.is_ascii_alphanumeric());
+                let whole = format!("{{{}}}", spec.0);
+                let help = CLI_HELP_FORMATS
+                    .iter()
+                    .any(|(f, s)| *f == name && *s == whole);
+                // `{:?}` and `{:#?}` show a value, they size nothing
+                if sized && !help && !format.ends_with('?') {
+                    why.push(format!("the format {whole}"));
+                }
+            }
+        }
+        if !why.is_empty() {
+            found.push(format!("src/cli/{name}:{}: {}", no + 1, why.join(", ")));
+        }
+    }
+    found
+}
+
+/// cli/ turns flags into a plan, runs the suite and writes what it gives:
+/// a suite renders its own report (its `report` module), so a table or a
+/// figure formatted in cli/ is a report that has crept back.
+#[test]
+fn cli_holds_no_report_text() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+    let mut files = Vec::new();
+    rust_files(&dir, &mut files);
+    files.sort();
+    assert!(files.len() > 10, "src/cli/ has only {} files", files.len());
+    let mut found = Vec::new();
+    for f in &files {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        if CLI_REPORTS_YET_TO_MOVE.iter().any(|(n, _)| *n == name) {
+            continue;
+        }
+        found.extend(report_text_in(&name, &std::fs::read_to_string(f).unwrap()));
+    }
+    assert!(
+        found.is_empty(),
+        "report text in cli/ (render it in the suite's report module):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_report_text_rule_finds_tables_figures_and_notes() {
+    // lines of TPC-B's report as cli/tpcb.rs once wrote them
+    let old = r#"
+        "  tps:                 {:.1} ({} transactions in {:.2} s)",
+            "  {range:<12} {:>10}  {:>5.1} %",
+    s += "note: --commit-sync off: commits were not durable, which TPC-B does not allow\n";
+        "\niogauge details: tpcb, engine {}, {} terminals for {:?}, seed {}, history {}",
+"#;
+    let found = report_text_in("tpcb.rs", old);
+    assert_eq!(found.len(), 4, "{found:#?}");
+    assert!(found[1].contains("{range:<12}") && found[1].contains("{:>10}"));
+    // what cli/ still formats: a flag's value, a path, a count
+    let fine = r#"
+        crate::usage!("--duration {t:?}: give at least 1s");
+        paths.output(format!("--plot {}", p.display()), p);
+        let label = format!("DIR {}", crate::error::shown_path(&a.dir));
+        let ok = unsafe { libc::getpwnam(name.as_ptr()) };
+"#;
+    assert_eq!(report_text_in("mod.rs", fine), Vec::<String>::new());
+    // the help's flag list is help in iozone.rs only
+    let help = r#"        let _ = writeln!(s, "  {name:<14} {}", f.help);"#;
+    assert_eq!(report_text_in("iozone.rs", help), Vec::<String>::new());
+    assert_eq!(report_text_in("tpcb.rs", help).len(), 1);
+}

@@ -73,6 +73,7 @@ fn scientific_keeps_32_in_flight_and_no_more() {
     assert_eq!(op_count(&v, "write"), 1024);
     assert_eq!(op_count(&v, "read"), 1024);
     assert!(report.contains("1024 requests"), "{report}");
+    assert!(report.contains("32 requests in flight"), "{report}");
     assert_untouched(dir.path());
 }
 

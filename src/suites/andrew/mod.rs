@@ -14,6 +14,7 @@
 //! and the share of them spent inside I/O calls, and their total.
 
 pub mod phases;
+pub mod report;
 pub mod tree;
 
 use crate::error::UsageError;

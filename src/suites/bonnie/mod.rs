@@ -19,6 +19,7 @@
 //! | seeks | 4000 over 3 processes | 8192 over 5 threads |
 //! | order | putc, rewrite, block write, getc, block read, seeks | putc, block write, rewrite, getc, block read, seeks, file tests |
 
+pub mod details;
 mod files;
 mod io;
 pub mod report;

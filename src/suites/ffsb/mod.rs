@@ -13,6 +13,7 @@
 //! report.
 
 pub mod bench;
+pub mod figures;
 pub mod parse;
 pub mod profile;
 pub mod report;

@@ -16,9 +16,12 @@
 
 use std::fmt::Write;
 
+use super::bench::Options;
 use super::profile::{FileSystem, Op, Profile, ThreadGroup};
 use super::results::{GroupResult, Outcome};
+use crate::report::RunResult;
 use crate::report::text::tail_cells;
+use std::path::Path;
 
 /// The version line's version.
 pub const VERSION: &str = "6.0-RC2";
@@ -368,6 +371,65 @@ pub fn details(o: &Outcome) -> String {
         let _ = writeln!(s, "  INCOMPLETE RUN ({why}): the figures cover what ran");
     }
     s
+}
+
+/// The utilisation of the file system holding `path` (or its nearest
+/// existing parent): used blocks over all blocks.
+fn util(path: &Path) -> f64 {
+    let mut p = path;
+    while !p.exists() {
+        match p.parent() {
+            Some(q) => p = q,
+            None => return 0.0,
+        }
+    }
+    match rustix::fs::statvfs(p) {
+        Ok(s) if s.f_blocks > 0 => (s.f_blocks - s.f_bfree) as f64 / s.f_blocks as f64,
+        _ => 0.0,
+    }
+}
+
+/// Everything before the run: the version, time, warnings, each thread
+/// group's and file system's settings.
+pub fn settings(p: &Profile) -> String {
+    let mut s = opening(p);
+    for w in &p.warnings {
+        s += w;
+        s.push('\n');
+    }
+    s += &groups_config(p);
+    for fs in &p.filesystems {
+        s += &fs_config(p, fs, util(&fs.location));
+    }
+    s
+}
+
+/// What follows the run: FFSB's results (or its line for a run of the
+/// set-up only), how an open loop or think time differed from FFSB, and
+/// iogauge's latency percentiles.
+pub fn render(o: &Options, out: &Outcome, result: &RunResult) -> String {
+    let mut text = String::new();
+    if o.profile.time > 0 {
+        text += &results(&o.profile, out);
+        if let Some(ol) = &result.summary.open_loop {
+            text += &format!(
+                "\niogauge extension, not FFSB: open loop, {:.1} operations/s offered ({} arrivals), {:.1} issued, {} never issued; FFSB's latencies above are service times, the response times are in the JSON\n",
+                ol.rate_offered,
+                o.pace.arrivals.name(),
+                ol.rate_issued,
+                ol.missed
+            );
+        } else if let Some(t) = o.pace.think {
+            text += &format!(
+                "\niogauge extension, not FFSB: each thread thinks {t:?} ({}) before each operation\n",
+                o.pace.arrivals.name()
+            );
+        }
+        text += &details(out);
+    } else {
+        text += "Setup complete, exiting\n";
+    }
+    text
 }
 
 #[cfg(test)]

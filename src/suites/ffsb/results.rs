@@ -124,8 +124,9 @@ impl GroupResult {
     }
 }
 
-/// What the set-up did to one file system before the run.
-#[derive(Debug, Clone, Default)]
+/// What the set-up did to one file system before the run (in the result
+/// as it is).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FsSetup {
     pub location: PathBuf,
     /// An earlier file set was reused (`reuse=1` and it matched).
@@ -139,6 +140,7 @@ pub struct FsSetup {
     /// Utilisation (a fraction of the blocks) before set-up and at the start.
     pub util_before: f64,
     pub util_after: f64,
+    #[serde(rename = "setup_s")]
     pub secs: f64,
 }
 

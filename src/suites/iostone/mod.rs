@@ -10,6 +10,7 @@
 //! years reads 0.
 
 pub mod plan;
+pub mod report;
 
 use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;

@@ -17,6 +17,7 @@
 //! `-b` reports, and [`plot`] draws the grid as heatmaps. [`exec`] is the
 //! whole run as `iogauge iozone` makes it: work directory, run, result.
 
+pub mod details;
 pub mod exec;
 pub mod flags;
 pub mod grid;

@@ -26,6 +26,7 @@
 //!   statistics, NFS ops/s and the average response time against LADDIS's
 //!   50 ms limit. `iogauge laddis` runs it once.
 
+pub mod classic;
 pub mod fileset;
 pub mod mix;
 pub mod run;

@@ -25,6 +25,8 @@
 //! the sums of the timed phases, and the read phase's time series follows
 //! the write phase's. The per-phase figures are in `metrics.phases`.
 
+pub mod report;
+
 use crate::engine::{Choice, Completion, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::{CpuTimes, LatencySummary, OpKind, Outcome, WorkerStats};

@@ -10,10 +10,11 @@
 //!
 //! SPEC's scripts and utilities are not public: [`script`] holds iogauge's
 //! model of them (the command mix, a script's draw, a compiler's CPU
-//! burn); [`run`] measures one concurrency. The curve over concurrencies is
-//! the command line's (`iogauge sdet`, through the load-curve search of
-//! `iogauge scale`).
+//! burn); [`run`] measures one concurrency; [`curve`] runs the curve over
+//! concurrencies (through the load-curve search of `iogauge scale`) and
+//! renders it.
 
+pub mod curve;
 pub mod run;
 pub mod script;
 

@@ -24,4 +24,5 @@
 //! and history sums must agree).
 
 pub mod db;
+pub mod report;
 pub mod run;

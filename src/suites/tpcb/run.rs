@@ -252,6 +252,8 @@ pub struct Report {
     /// The check after the run; `None` when it was not made (the run
     /// failed, or stopped before the terminals ran).
     pub sums: Option<Sums>,
+    /// The history file's size after the run (0 when it did not run).
+    pub history_bytes: u64,
 }
 
 /// Check a load point as [`run`] does before it makes anything: the
@@ -304,6 +306,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
             figures: Figures::default(),
             scale,
             sums: None,
+            history_bytes: 0,
         });
     }
     let mut drivers = Vec::with_capacity(o.terminals);
@@ -376,6 +379,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         figures,
         scale,
         sums,
+        history_bytes,
     })
 }
 

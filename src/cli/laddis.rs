@@ -2,8 +2,10 @@
 //! operation mix run as local calls over a file set.
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
-use super::progress;
+use super::progress::{self, Bar};
+use super::scale::{self, LoadPoint, Measured};
 use super::survey::{Ctx, Row};
+use crate::measure::curve::Load;
 use crate::runner::StopRule;
 use crate::suites::laddis::classic;
 use crate::suites::laddis::mix::Mix;
@@ -53,11 +55,85 @@ pub struct Args {
 }
 
 impl super::Cmd for Args {
+    const LOAD_ABOUT: Option<&'static str> = Some(
+        "LADDIS (its flags as 'iogauge laddis'); the load is its processes, or the NFS ops/s offered.",
+    );
     fn main(self) -> Result<Status> {
         main(self)
     }
     fn output(&self) -> Option<OutputArgs> {
         Some(self.out.clone())
+    }
+    fn load_point(self) -> Option<Box<dyn LoadPoint>> {
+        Some(Box::new(self))
+    }
+}
+
+impl LoadPoint for Args {
+    fn unit_name(&self) -> &'static str {
+        "NFS operation"
+    }
+    fn unit(&self) -> &'static str {
+        "ops/s"
+    }
+    fn inputs(&self) -> common::Paths {
+        Args::inputs(self)
+    }
+    fn out(&self) -> &OutputArgs {
+        &self.out
+    }
+    fn check_only(&self) -> bool {
+        self.check.check
+    }
+    fn load(&self) -> &LoadArgs {
+        &self.load
+    }
+    fn workers(&self) -> (&'static str, usize, usize) {
+        ("--procs", 4, self.procs)
+    }
+    fn check(&self) -> Result<()> {
+        self.options()?.check().map_err(crate::error::UsageError)?;
+        Ok(())
+    }
+    fn measure(
+        &self,
+        load: Load,
+        rep: usize,
+        arrivals_seed: u64,
+        progress: bool,
+    ) -> Result<Measured> {
+        let mut o = self.options()?;
+        // each repetition its own operations and arrival schedule
+        o.seed = o.seed.wrapping_add(rep as u64);
+        let mut pace = self.load.pace(arrivals_seed.wrapping_add(rep as u64))?;
+        match load {
+            Load::Closed(n) => o.procs = n,
+            Load::Open(r) => {
+                pace.rate = Some(r);
+                // LADDIS's rule: the file set grows with the load asked
+                if self.claim.is_none() {
+                    o.claim = r;
+                }
+            }
+        }
+        let rule = StopRule {
+            duration: Some(scale::repetition(self.duration)),
+            pace,
+            ..Default::default()
+        };
+        let bar = Bar::new(
+            &format!("laddis {}", load.label()),
+            rule.duration,
+            None,
+            progress,
+        );
+        let rep = laddis::run(&o, rule, progress::sink(&bar))?;
+        drop(bar);
+        let f = &rep.figures;
+        Ok((
+            scale::sample_of(&rep.result, f.ops_per_s, f.nfs_ops),
+            rep.result,
+        ))
     }
 }
 

@@ -48,7 +48,7 @@ pub const COMMANDS: &[Entry] = &[
     bench::<laddis::Args>("laddis", "LADDIS (SPEC SFS 1.0, 1993) and nhfsstone: an NFS v2 operation mix as local calls over a scaled file set, NFS ops/s and average response time at one load point.", "docs/laddis.md", Some(laddis::survey)),
     bench::<andrew::Args>("andrew", "The Andrew benchmark (CMU 1987, as Chen & Patterson ran it): copy, scan, read and compile a small source tree; each phase's seconds and share of I/O.", "docs/andrew.md", Some(andrew::survey)),
     bench::<sdet::Args>("sdet", "Sdet (SPEC SDM, 1991): concurrent scripts of software-development commands (edit, compile, format, copy, create, delete, list), scripts per hour against concurrency and its peak.", "docs/sdet.md", Some(sdet::survey)),
-    tool::<scale::Args>("scale", "Throughput against response time: a workload (run, tpcb, laddis) at rising load, closed or open loop, its knee, the best throughput under a response-time constraint, the Universal Scalability Law.", "docs/scale.md"),
+    tool::<scale::Args>("scale", "Throughput against response time: a workload (any with a load point: run, tpcb, laddis) at rising load, closed or open loop, its knee, the best throughput under a response-time constraint, the Universal Scalability Law.", "docs/scale.md"),
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", Some(selfscale::survey)),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
     tool::<engines::Args>("engines", "List the I/O engines and what each does.", "docs/measurement.md"),
@@ -62,7 +62,15 @@ pub trait Cmd: clap::Args + FromArgMatches {
     /// The engines the command can run on, when not every engine of the
     /// table: its help offers only these.
     const ENGINES: Option<&'static [crate::engine::Choice]> = None;
+    /// When the command has a load point: the line `iogauge scale`'s help
+    /// gives it as one of scale's workloads.
+    const LOAD_ABOUT: Option<&'static str> = None;
     fn main(self) -> anyhow::Result<Status>;
+    /// The command at a load point, for `iogauge scale` (with
+    /// [`Cmd::LOAD_ABOUT`]).
+    fn load_point(self) -> Option<Box<dyn scale::LoadPoint>> {
+        None
+    }
     /// Where the command writes its result: a run that fails still writes
     /// one there ([`common::write_failure`]). `None`: it writes no result.
     fn output(&self) -> Option<OutputArgs> {
@@ -93,9 +101,15 @@ pub struct Entry {
     pub survey: Option<survey::Form>,
     /// The engines `--engine` takes (`None`: all of the table).
     pub engines: Option<&'static [crate::engine::Choice]>,
+    /// Its load point, when it has one: scale's help line, and how the
+    /// point is made from the command's own flags.
+    pub load: Option<(&'static str, LoadFn)>,
     command: fn() -> clap::Command,
     run: fn(&'static str, &ArgMatches) -> anyhow::Result<Status>,
 }
+
+/// Makes a command's load point from its parsed flags.
+pub type LoadFn = fn(&ArgMatches) -> Result<Box<dyn scale::LoadPoint>, clap::Error>;
 
 impl Entry {
     /// The clap command of this entry, with its name and about line.
@@ -122,6 +136,10 @@ const fn entry<A: Cmd>(
         kind,
         survey,
         engines: A::ENGINES,
+        load: match A::LOAD_ABOUT {
+            Some(about) => Some((about, load_of::<A> as LoadFn)),
+            None => None,
+        },
         command: command_of::<A>,
         run: run_of::<A>,
     }
@@ -158,6 +176,15 @@ fn command_of<A: Cmd>() -> clap::Command {
         }),
         _ => c,
     }
+}
+
+fn load_of<A: Cmd>(m: &ArgMatches) -> Result<Box<dyn scale::LoadPoint>, clap::Error> {
+    A::from_arg_matches(m)?.load_point().ok_or_else(|| {
+        clap::Error::raw(
+            clap::error::ErrorKind::InvalidSubcommand,
+            "this command has no load point",
+        )
+    })
 }
 
 /// Run the command; when it fails at run time, its result is written all

@@ -2,8 +2,10 @@
 
 use super::common::{self, DepthArgs, EngineArgs, LoadArgs, OutputArgs, Status, SyncArgs};
 use super::progress::{self, Bar};
+use super::scale::{self, LoadPoint, Measured};
 use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::{Choice, FsyncPolicy};
+use crate::measure::curve::Load;
 use crate::report::text;
 use crate::runner::StopRule;
 use crate::runner::generic::{IoSetup, run_generic};
@@ -87,11 +89,92 @@ pub enum WorkersAs {
 
 impl super::Cmd for Args {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
+    const LOAD_ABOUT: Option<&'static str> =
+        Some("The generic workload (its flags as 'iogauge run'); the load is its workers (-p).");
     fn main(self) -> anyhow::Result<Status> {
         main(self)
     }
     fn output(&self) -> Option<OutputArgs> {
         Some(self.out.clone())
+    }
+    fn load_point(self) -> Option<Box<dyn LoadPoint>> {
+        Some(Box::new(self))
+    }
+}
+
+impl LoadPoint for Args {
+    fn unit_name(&self) -> &'static str {
+        "request"
+    }
+    fn unit(&self) -> &'static str {
+        "req/s"
+    }
+    fn out(&self) -> &OutputArgs {
+        &self.out
+    }
+    fn check_only(&self) -> bool {
+        self.check.check
+    }
+    fn load(&self) -> &LoadArgs {
+        &self.load
+    }
+    fn workers(&self) -> (&'static str, usize, usize) {
+        ("-p/--processes", 1, self.processes)
+    }
+    fn check(&self) -> Result<()> {
+        if self.ops.is_some() {
+            crate::usage!(
+                "--ops: each repetition of a point runs for --duration; scale takes no op budget"
+            );
+        }
+        // the run's own checks, once, before anything is measured
+        self.spec()?;
+        self.setup()?;
+        Ok(())
+    }
+    fn measure(
+        &self,
+        load: Load,
+        rep: usize,
+        arrivals_seed: u64,
+        progress: bool,
+    ) -> Result<Measured> {
+        // each repetition its own request stream and arrival schedule
+        let mut spec = self.spec()?;
+        spec.seed = spec.seed.wrapping_add(rep as u64);
+        let setup = self.setup()?;
+        let mut pace = self.load.pace(arrivals_seed.wrapping_add(rep as u64))?;
+        match load {
+            Load::Closed(n) => spec.processes = n,
+            Load::Open(r) => pace.rate = Some(r),
+        }
+        let rule = StopRule {
+            duration: Some(scale::repetition(self.duration)),
+            ramp: self.ramp,
+            pace,
+            ..Default::default()
+        };
+        let bar = Bar::new(
+            &format!("run {}", load.label()),
+            rule.duration,
+            None,
+            progress,
+        );
+        let procs = self.workers_as == WorkersAs::Processes;
+        let r = run_generic(&spec, &setup, rule, &self.dir, procs, progress::sink(&bar))?;
+        drop(bar);
+        let throughput = r
+            .metrics
+            .get("requests_per_s")
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0);
+        // the requests: its reads and writes
+        let completed = ["read", "write"]
+            .iter()
+            .filter_map(|k| r.ops.get(*k))
+            .map(|o| o.count)
+            .sum();
+        Ok((scale::sample_of(&r, throughput, completed), r))
     }
 }
 

@@ -1,11 +1,10 @@
 //! `iogauge scale WORKLOAD`: the throughput-versus-response-time curve of
-//! a workload (`run`, `tpcb`, `laddis`), closed or open loop, with the knee searched,
+//! a workload (any command with a load point: `run`, `tpcb`, `laddis`),
+//! closed or open loop, with the knee searched,
 //! the best throughput under a response-time constraint, and the
 //! Universal Scalability Law fitted to a closed loop.
 
 use super::common::{self, OutputArgs, Status};
-use super::progress::{self, Bar};
-use super::{laddis, run, tpcb};
 use crate::measure::LatencySummary;
 use crate::measure::curve::{self, Constraint, Curve, Load, Plan, Sample, Stat};
 use crate::measure::interval::Stopper;
@@ -68,17 +67,6 @@ pub struct Args {
     pub plot: Option<PathBuf>,
 }
 
-/// What `scale` runs.
-#[derive(clap::Subcommand, Debug)]
-pub enum Workload {
-    /// The generic workload (its flags as 'iogauge run'); the load is its workers (-p).
-    Run(run::Args),
-    /// TPC-B (its flags as 'iogauge tpcb'); the load is its terminals.
-    Tpcb(tpcb::Args),
-    /// LADDIS (its flags as 'iogauge laddis'); the load is its processes, or the NFS ops/s offered.
-    Laddis(laddis::Args),
-}
-
 impl super::Cmd for Args {
     fn main(self) -> Result<Status> {
         main(self)
@@ -89,76 +77,131 @@ impl super::Cmd for Args {
 }
 
 /// One repetition of a workload at one load: the sample and its result.
-type Measured = (Sample, RunResult);
+pub type Measured = (Sample, RunResult);
+
+/// A benchmark at one load point: what `scale` needs of it. A command whose
+/// arguments give one ([`super::Cmd::load_point`], with
+/// [`super::Cmd::LOAD_ABOUT`]) is one of scale's workloads, with its own
+/// flags; scale itself names none of them.
+pub trait LoadPoint {
+    /// What the throughput counts, singular (for messages): `request`.
+    fn unit_name(&self) -> &'static str;
+    /// The unit of throughput: `req/s`.
+    fn unit(&self) -> &'static str;
+    /// The files the workload reads.
+    fn inputs(&self) -> common::Paths {
+        common::Paths::new()
+    }
+    fn out(&self) -> &OutputArgs;
+    /// Its `--check`: check everything, measure nothing.
+    fn check_only(&self) -> bool;
+    fn load(&self) -> &common::LoadArgs;
+    /// The flag that sets its own concurrency, the flag's default, and
+    /// what was given (the workers sharing an open loop's rate).
+    fn workers(&self) -> (&'static str, usize, usize);
+    /// Its own refusals, once, before anything is measured.
+    fn check(&self) -> Result<()> {
+        Ok(())
+    }
+    /// One repetition at `load`: repetition `rep` has a request stream of
+    /// its own, and an open loop's schedule is seeded from `arrivals_seed`.
+    fn measure(
+        &self,
+        load: Load,
+        rep: usize,
+        arrivals_seed: u64,
+        progress: bool,
+    ) -> Result<Measured>;
+    /// A line about the chosen point's throughput, where the benchmark has
+    /// one to say (TPC-B's sizing rule).
+    fn note(&self, _throughput: f64) -> Option<String> {
+        None
+    }
+}
+
+/// What `scale` runs: a command of the command table that has a load point.
+pub struct Workload {
+    name: &'static str,
+    point: Box<dyn LoadPoint>,
+}
+
+impl std::fmt::Debug for Workload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// The commands that have a load point, with the line scale's help gives
+/// each.
+fn loadable() -> impl Iterator<Item = (&'static super::Entry, &'static str)> {
+    super::COMMANDS
+        .iter()
+        .filter_map(|e| e.load.map(|(about, _)| (e, about)))
+}
+
+impl clap::FromArgMatches for Workload {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let Some((name, sub)) = m.subcommand() else {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::MissingSubcommand,
+                "scale needs a workload",
+            ));
+        };
+        let Some((entry, _)) = loadable().find(|(e, _)| e.name == name) else {
+            return Err(clap::Error::raw(
+                clap::error::ErrorKind::InvalidSubcommand,
+                format!("'{name}' has no load point"),
+            ));
+        };
+        let (_, make) = entry.load.expect("a loadable entry");
+        Ok(Workload {
+            name: entry.name,
+            point: make(sub)?,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Subcommand for Workload {
+    fn augment_subcommands(cmd: clap::Command) -> clap::Command {
+        cmd.subcommand_value_name("WORKLOAD")
+            .subcommands(loadable().map(|(e, about)| e.command().about(about)))
+    }
+
+    fn augment_subcommands_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_subcommands(cmd)
+    }
+
+    fn has_subcommand(name: &str) -> bool {
+        loadable().any(|(e, _)| e.name == name)
+    }
+}
+
+impl std::ops::Deref for Workload {
+    type Target = dyn LoadPoint;
+    fn deref(&self) -> &(dyn LoadPoint + 'static) {
+        self.point.as_ref()
+    }
+}
 
 impl Workload {
     fn name(&self) -> &'static str {
-        match self {
-            Workload::Run(_) => "run",
-            Workload::Tpcb(_) => "tpcb",
-            Workload::Laddis(_) => "laddis",
-        }
-    }
-
-    /// What the throughput counts, singular (for messages).
-    fn unit_name(&self) -> &'static str {
-        match self {
-            Workload::Run(_) => "request",
-            Workload::Tpcb(_) => "transaction",
-            Workload::Laddis(_) => "NFS operation",
-        }
-    }
-
-    /// The unit of throughput.
-    fn unit(&self) -> &'static str {
-        match self {
-            Workload::Run(_) => "req/s",
-            Workload::Tpcb(_) => "tx/s",
-            Workload::Laddis(_) => "ops/s",
-        }
-    }
-
-    /// The files the workload reads.
-    fn inputs(&self) -> common::Paths {
-        match self {
-            Workload::Laddis(a) => a.inputs(),
-            Workload::Run(_) | Workload::Tpcb(_) => common::Paths::new(),
-        }
-    }
-
-    fn out(&self) -> &OutputArgs {
-        match self {
-            Workload::Run(a) => &a.out,
-            Workload::Tpcb(a) => &a.out,
-            Workload::Laddis(a) => &a.out,
-        }
-    }
-
-    /// The workload's `--check`: check everything, measure nothing.
-    fn check_only(&self) -> bool {
-        match self {
-            Workload::Run(a) => a.check.check,
-            Workload::Tpcb(a) => a.check.check,
-            Workload::Laddis(a) => a.check.check,
-        }
+        self.name
     }
 
     /// The workload's own concurrency (the workers sharing an open loop's rate).
-    fn workers(&self) -> usize {
-        match self {
-            Workload::Run(a) => a.processes,
-            Workload::Tpcb(a) => a.terminals,
-            Workload::Laddis(a) => a.procs,
-        }
+    fn concurrency(&self) -> usize {
+        self.point.workers().2
     }
 
-    /// Refuse workload flags that scale sets itself.
-    fn check(&self, open: bool) -> Result<()> {
-        let load = match self {
-            Workload::Run(a) => &a.load,
-            Workload::Tpcb(a) => &a.load,
-            Workload::Laddis(a) => &a.load,
-        };
+    /// Refuse workload flags that scale sets itself, then the workload's
+    /// own refusals.
+    fn check_flags(&self, open: bool) -> Result<()> {
+        let load = self.point.load();
         if load.rate.is_some() {
             crate::usage!(
                 "--rate: scale sets the rate of each point; give the rates to scale with --rates LIST|auto"
@@ -167,153 +210,19 @@ impl Workload {
         if open && load.thinktime.is_some() {
             crate::usage!("--thinktime: an open loop (--rates) has no think time");
         }
-        let (flag, default, given) = match self {
-            Workload::Run(a) => ("-p/--processes", 1, a.processes),
-            Workload::Tpcb(a) => ("--terminals", 4, a.terminals),
-            Workload::Laddis(a) => ("--procs", 4, a.procs),
-        };
+        let (flag, default, given) = self.point.workers();
         if !open && given != default {
             crate::usage!(
                 "{flag} {given}: in a closed loop scale sets the number of workers itself (1, 2, 4, … --max-procs); {flag} is for an open loop (--rates), where the workers share the rate"
             );
         }
-        if let Workload::Run(a) = self {
-            if a.ops.is_some() {
-                crate::usage!(
-                    "--ops: each repetition of a point runs for --duration; scale takes no op budget"
-                );
-            }
-            // the run's own checks, once, before anything is measured
-            a.spec()?;
-            a.setup()?;
-        }
-        if let Workload::Laddis(a) = self {
-            a.options()?.check().map_err(crate::error::UsageError)?;
-        }
-        Ok(())
-    }
-
-    /// Measure one repetition at `load`.
-    fn measure(
-        &self,
-        load: Load,
-        rep: usize,
-        arrivals_seed: u64,
-        progress: bool,
-    ) -> Result<Measured> {
-        let per = |d: Option<Duration>| d.unwrap_or(Duration::from_secs(2));
-        // each repetition its own request stream and arrival schedule
-        let seed_of = |seed: u64| seed.wrapping_add(rep as u64);
-        let arrivals_seed = seed_of(arrivals_seed);
-        match self {
-            Workload::Run(a) => {
-                let mut spec = a.spec()?;
-                spec.seed = seed_of(spec.seed);
-                let setup = a.setup()?;
-                let mut pace = a.load.pace(arrivals_seed)?;
-                match load {
-                    Load::Closed(n) => spec.processes = n,
-                    Load::Open(r) => pace.rate = Some(r),
-                }
-                let rule = crate::runner::StopRule {
-                    duration: Some(per(a.duration)),
-                    ramp: a.ramp,
-                    pace,
-                    ..Default::default()
-                };
-                let bar = Bar::new(
-                    &format!("run {}", load.label()),
-                    rule.duration,
-                    None,
-                    progress,
-                );
-                let procs = a.workers_as == run::WorkersAs::Processes;
-                let r = crate::runner::generic::run_generic(
-                    &spec,
-                    &setup,
-                    rule,
-                    &a.dir,
-                    procs,
-                    progress::sink(&bar),
-                )?;
-                drop(bar);
-                let lat = request_times(&r);
-                let throughput = r
-                    .metrics
-                    .get("requests_per_s")
-                    .and_then(|v| v.as_f64())
-                    .unwrap_or(0.0);
-                // the requests: its reads and writes
-                let completed = ["read", "write"]
-                    .iter()
-                    .filter_map(|k| r.ops.get(*k))
-                    .map(|o| o.count)
-                    .sum();
-                Ok((sample(&r, throughput, completed, &lat), r))
-            }
-            Workload::Tpcb(a) => {
-                let mut o = tpcb_options(a)?;
-                o.duration = per(a.duration);
-                o.seed = seed_of(o.seed);
-                o.pace.seed = arrivals_seed;
-                match load {
-                    Load::Closed(n) => o.terminals = n,
-                    Load::Open(r) => o.pace.rate = Some(r),
-                }
-                let bar = Bar::new(
-                    &format!("tpcb {}", load.label()),
-                    Some(o.duration),
-                    None,
-                    progress,
-                );
-                let rep = crate::suites::tpcb::run::run(&o, progress::sink(&bar))?;
-                drop(bar);
-                if rep.sums.as_ref().is_some_and(|s| !s.consistent()) {
-                    anyhow::bail!(
-                        "tpcb at {}: the database is inconsistent after the run",
-                        load.label()
-                    );
-                }
-                Ok((sample_of_tpcb(&rep), rep.result))
-            }
-            Workload::Laddis(a) => {
-                let mut o = a.options()?;
-                o.seed = seed_of(o.seed);
-                let mut pace = a.load.pace(arrivals_seed)?;
-                match load {
-                    Load::Closed(n) => o.procs = n,
-                    Load::Open(r) => {
-                        pace.rate = Some(r);
-                        // LADDIS's rule: the file set grows with the load asked
-                        if a.claim.is_none() {
-                            o.claim = r;
-                        }
-                    }
-                }
-                let rule = crate::runner::StopRule {
-                    duration: Some(per(a.duration)),
-                    pace,
-                    ..Default::default()
-                };
-                let bar = Bar::new(
-                    &format!("laddis {}", load.label()),
-                    rule.duration,
-                    None,
-                    progress,
-                );
-                let rep = crate::suites::laddis::run::run(&o, rule, progress::sink(&bar))?;
-                drop(bar);
-                let r = rep.result;
-                let lat = request_times(&r);
-                let f = &rep.figures;
-                Ok((sample(&r, f.ops_per_s, f.nfs_ops, &lat), r))
-            }
-        }
+        self.point.check()
     }
 }
 
-fn tpcb_options(a: &tpcb::Args) -> Result<crate::suites::tpcb::run::Options> {
-    a.options()
+/// The length of one repetition: the workload's --duration, 2 s without.
+pub fn repetition(d: Option<Duration>) -> Duration {
+    d.unwrap_or(Duration::from_secs(2))
 }
 
 /// The response times of a result's requests (from the intended start in
@@ -345,7 +254,7 @@ pub fn sample_of(r: &RunResult, throughput: f64, completed: u64) -> Sample {
 }
 
 /// A sample from a repetition's result, which completed `completed` units.
-fn sample(r: &RunResult, throughput: f64, completed: u64, lat: &LatencySummary) -> Sample {
+pub fn sample(r: &RunResult, throughput: f64, completed: u64, lat: &LatencySummary) -> Sample {
     let ol = r.summary.open_loop.as_ref();
     Sample {
         throughput,
@@ -467,7 +376,7 @@ pub fn main(a: Args) -> Result<Status> {
         crate::runner::limits::check(a.max_procs, 1, false)
             .map_err(|e| crate::error::UsageError::new(format!("--max-procs: {e}")))?;
     }
-    a.workload.check(open)?;
+    a.workload.check_flags(open)?;
     if a.workload.check_only() {
         return Ok(common::checked(&format!(
             "iogauge scale {}",
@@ -480,7 +389,7 @@ pub fn main(a: Args) -> Result<Status> {
     // open loop, auto: an eighth of what one closed-loop point gets
     let mut first_rate = 0.0;
     if rates.as_ref().is_some_and(Vec::is_empty) {
-        let (s, _) = w.measure(Load::Closed(w.workers()), 0, arrivals_seed, progress)?;
+        let (s, _) = w.measure(Load::Closed(w.concurrency()), 0, arrivals_seed, progress)?;
         if signals::interrupted() {
             common::interrupted_line(false);
             return Ok(Status::Interrupted);
@@ -522,7 +431,7 @@ pub fn main(a: Args) -> Result<Status> {
         "max_reps": a.max_reps,
         "max_points": a.max_points,
         "auto_rates_from": (first_rate > 0.0).then(|| serde_json::json!({
-            "closed_loop_workers": w.workers(),
+            "closed_loop_workers": w.concurrency(),
             "throughput": first_rate * 8.0,
             "first_rate": first_rate,
         })),
@@ -541,7 +450,7 @@ pub fn main(a: Args) -> Result<Status> {
             report,
             "  rates: from an eighth of {:.1} {unit}, measured once in a closed loop of {} workers",
             first_rate * 8.0,
-            w.workers()
+            w.concurrency()
         );
     }
     if let Some(path) = &a.plot
@@ -636,16 +545,10 @@ fn render(a: &Args, c: &Curve, unit: &str) -> String {
         (Some(_), None) => s += "  maximum under the constraint: none; no point met it\n",
         (None, _) => {}
     }
-    if let (Workload::Tpcb(t), Some(i)) = (&a.workload, c.best.or(c.peak)) {
-        let tps = c.points[i].mean.throughput;
-        let sized = crate::suites::tpcb::db::Scale::new(t.tps_scale).max_tps() as f64;
-        if tps > sized {
-            let _ = writeln!(
-                s,
-                "  note: TPC-B lets a database report at most the tps it is sized for ({sized:.0} here); {tps:.0} tx/s needs --tps-scale {:.0} or more",
-                tps.ceil()
-            );
-        }
+    if let Some(i) = c.best.or(c.peak)
+        && let Some(note) = a.workload.note(c.points[i].mean.throughput)
+    {
+        let _ = writeln!(s, "  note: {note}");
     }
     match &c.usl {
         Some(f) => {

@@ -1,9 +1,11 @@
 //! `iogauge tpcb`: one load point of TPC-B's debit-credit transaction.
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
-use super::progress;
+use super::progress::{self, Bar};
+use super::scale::{self, LoadPoint, Measured};
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
+use crate::measure::curve::Load;
 use crate::suites::tpcb::report;
 use crate::suites::tpcb::run::{self as tpcb, Options};
 use anyhow::Result;
@@ -56,11 +58,78 @@ impl super::Cmd for Args {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
     // buffered keeps writes from the other terminals, null does no I/O
     const ENGINES: Option<&'static [Choice]> = Some(&[Choice::PSYNC, Choice::SYNC]);
+    const LOAD_ABOUT: Option<&'static str> =
+        Some("TPC-B (its flags as 'iogauge tpcb'); the load is its terminals.");
     fn main(self) -> Result<Status> {
         main(self)
     }
     fn output(&self) -> Option<OutputArgs> {
         Some(self.out.clone())
+    }
+    fn load_point(self) -> Option<Box<dyn LoadPoint>> {
+        Some(Box::new(self))
+    }
+}
+
+impl LoadPoint for Args {
+    fn unit_name(&self) -> &'static str {
+        "transaction"
+    }
+    fn unit(&self) -> &'static str {
+        "tx/s"
+    }
+    fn out(&self) -> &OutputArgs {
+        &self.out
+    }
+    fn check_only(&self) -> bool {
+        self.check.check
+    }
+    fn load(&self) -> &LoadArgs {
+        &self.load
+    }
+    fn workers(&self) -> (&'static str, usize, usize) {
+        ("--terminals", 4, self.terminals)
+    }
+    fn measure(
+        &self,
+        load: Load,
+        rep: usize,
+        arrivals_seed: u64,
+        progress: bool,
+    ) -> Result<Measured> {
+        let mut o = self.options()?;
+        o.duration = scale::repetition(self.duration);
+        // each repetition its own transactions and arrival schedule
+        o.seed = o.seed.wrapping_add(rep as u64);
+        o.pace.seed = arrivals_seed.wrapping_add(rep as u64);
+        match load {
+            Load::Closed(n) => o.terminals = n,
+            Load::Open(r) => o.pace.rate = Some(r),
+        }
+        let bar = Bar::new(
+            &format!("tpcb {}", load.label()),
+            Some(o.duration),
+            None,
+            progress,
+        );
+        let rep = tpcb::run(&o, progress::sink(&bar))?;
+        drop(bar);
+        if rep.sums.as_ref().is_some_and(|s| !s.consistent()) {
+            anyhow::bail!(
+                "tpcb at {}: the database is inconsistent after the run",
+                load.label()
+            );
+        }
+        Ok((scale::sample_of_tpcb(&rep), rep.result))
+    }
+    fn note(&self, tps: f64) -> Option<String> {
+        let sized = crate::suites::tpcb::db::Scale::new(self.tps_scale).max_tps() as f64;
+        (tps > sized).then(|| {
+            format!(
+                "TPC-B lets a database report at most the tps it is sized for ({sized:.0} here); {tps:.0} tx/s needs --tps-scale {:.0} or more",
+                tps.ceil()
+            )
+        })
     }
 }
 

@@ -78,6 +78,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::profile::{FileSystem, Op, Profile, Stats, Syscall, ThreadGroup};
+use crate::units::{SizeError, SizeSyntax};
 
 /// A profile that could not be read, or a mistake in it. Its `Display` is
 /// one line: `cannot read FILE: …`, or `FILE:LINE: what is wrong`.
@@ -1271,31 +1272,32 @@ fn number(v: &str) -> Result<f64, String> {
 /// A size: a whole number with an optional K/KB, M/MB, G/GB suffix in any
 /// case, powers of 1024 (FFSB's syntax), at most [`crate::units::MAX_SIZE`].
 fn size(v: &str) -> Result<u64, String> {
-    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    let (digits, suffix) = v.split_at(split);
-    if digits.is_empty() {
-        return Err(format!(
-            "'{v}' is not a size: a whole number, optionally followed by K, M or G"
-        ));
-    }
-    let mult: u64 = match suffix.to_ascii_uppercase().as_str() {
-        "" => 1,
-        "K" | "KB" => 1 << 10,
-        "M" | "MB" => 1 << 20,
-        "G" | "GB" => 1 << 30,
-        _ => {
-            return Err(format!(
-                "unknown size suffix '{suffix}' in '{v}'; use K, KB, M, MB, G or GB \
-                 (powers of 1024) or none for bytes"
-            ));
-        }
+    const FFSB: SizeSyntax = SizeSyntax {
+        suffixes: &[
+            ("", 1),
+            ("k", 1 << 10),
+            ("kb", 1 << 10),
+            ("m", 1 << 20),
+            ("mb", 1 << 20),
+            ("g", 1 << 30),
+            ("gb", 1 << 30),
+        ],
+        fractions: false,
+        max: crate::units::MAX_SIZE,
     };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("{v} is too large for a size"))?;
-    n.checked_mul(mult)
-        .filter(|b| *b <= crate::units::MAX_SIZE)
-        .ok_or_else(|| format!("{v} is larger than the largest size iogauge takes, 1 EiB"))
+    FFSB.parse(v).map_err(|e| match e {
+        SizeError::NoNumber => {
+            format!("'{v}' is not a size: a whole number, optionally followed by K, M or G")
+        }
+        SizeError::Suffix(suffix) => format!(
+            "unknown size suffix '{suffix}' in '{v}'; use K, KB, M, MB, G or GB \
+             (powers of 1024) or none for bytes"
+        ),
+        SizeError::Overflow => format!("{v} is too large for a size"),
+        SizeError::TooLarge | SizeError::NotWhole => {
+            format!("{v} is larger than the largest size iogauge takes, 1 EiB")
+        }
+    })
 }
 
 /// FFSB's match of `ignore=`: the value starts with a call's name, in any

@@ -26,6 +26,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::grid;
+use crate::units::{SizeError, SizeSyntax};
 
 /// Default file size (IOzone's `KILOBYTES`), kB.
 pub const DEFAULT_FILE_KB: u64 = 512;
@@ -580,25 +581,22 @@ fn take_value(
 /// A size as IOzone reads it: kB, or with a k, m or g suffix (any case);
 /// at most iogauge's largest size ([`crate::units::MAX_SIZE`]).
 pub fn size_kb(s: &str) -> Result<u64, String> {
-    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, suffix) = s.split_at(digits);
-    let bad = || format!("'{s}' is not a size: a whole number of kB, or with k, m or g");
-    if num.is_empty() {
-        return Err(bad());
-    }
-    let scale: u64 = match suffix {
-        "" | "k" | "K" => 1,
-        "m" | "M" => 1 << 10,
-        "g" | "G" => 1 << 20,
-        _ => return Err(bad()),
+    const IOZONE: SizeSyntax = SizeSyntax {
+        suffixes: &[("", 1), ("k", 1), ("m", 1 << 10), ("g", 1 << 20)],
+        fractions: false,
+        max: crate::units::MAX_SIZE / 1024,
     };
-    let n: u64 = num.parse().map_err(|_| format!("'{s}' is too large"))?;
-    if n == 0 {
-        return Err(format!("'{s}' is zero"));
+    match IOZONE.parse(s) {
+        Ok(0) => Err(format!("'{s}' is zero")),
+        Ok(kb) => Ok(kb),
+        Err(SizeError::NoNumber | SizeError::Suffix(_)) => Err(format!(
+            "'{s}' is not a size: a whole number of kB, or with k, m or g"
+        )),
+        Err(SizeError::Overflow) => Err(format!("'{s}' is too large")),
+        Err(SizeError::TooLarge | SizeError::NotWhole) => Err(format!(
+            "'{s}' is larger than the largest size iogauge takes, 1 EiB"
+        )),
     }
-    n.checked_mul(scale)
-        .filter(|kb| *kb <= crate::units::MAX_SIZE / 1024)
-        .ok_or_else(|| format!("'{s}' is larger than the largest size iogauge takes, 1 EiB"))
 }
 
 fn whole(s: &str) -> Result<u64, String> {

@@ -131,11 +131,7 @@ fn abbrev(v: u64) -> String {
 /// sizes that are not whole MB or GB stay in kB.
 fn size_tick(kb: u64) -> String {
     const UNITS: [&str; 4] = ["", "M", "G", "T"];
-    let (mut v, mut i) = (kb, 0);
-    while v >= 1024 && v % 1024 == 0 && i < UNITS.len() - 1 {
-        v /= 1024;
-        i += 1;
-    }
+    let (v, i) = crate::units::whole_units(kb, UNITS.len() - 1);
     format!("{v}{}", UNITS[i])
 }
 

@@ -401,7 +401,7 @@ pub fn write_heatmaps(
     for c in table.sections().into_iter().filter(measured) {
         let svg = heatmap_svg(table, c, title_suffix)?;
         let path = dir.join(file_name(c));
-        std::fs::write(&path, svg)
+        crate::report::export::write_file(&path, svg.as_bytes())
             .map_err(|e| format!("cannot write the heatmap {}: {e}", path.display()))?;
         paths.push(path);
     }

@@ -24,6 +24,7 @@ mod io;
 pub mod report;
 mod seeks;
 
+pub use super::{Quiet, Tell};
 pub use seeks::{PROCESS_KIND, process_worker};
 
 use crate::engine::Choice;
@@ -668,15 +669,6 @@ impl Results {
         self.tests[t.index()].as_ref()
     }
 }
-
-/// What [`run`] tells as it goes (bonnie's stderr lines).
-pub trait Tell {
-    fn say(&self, _text: &str) {}
-}
-
-/// Nothing told.
-pub struct Silent;
-impl Tell for Silent {}
 
 /// Run `o` once: one result, with the tests in `metrics` and the
 /// classic figures beside iogauge's.

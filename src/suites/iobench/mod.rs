@@ -24,7 +24,6 @@
 mod chart;
 pub mod config;
 mod control;
-mod hist;
 mod msgq;
 pub mod report;
 mod server;
@@ -37,6 +36,7 @@ pub use control::{Metering, Mode, PROCESS_KIND, Run, RunSpec, execute, process_w
 pub use report::Totals;
 pub use server::{SERVICE, ServerEnd, serve};
 
+use crate::measure::compact::{KindRec, KindSum};
 use crate::measure::{OpKind, WorkerStats};
 use crate::report::RunResult;
 use crate::runner::{NoProgress, Outcome};
@@ -64,7 +64,7 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
         .map(|u| &u.record)
         .collect();
     let mut stats = WorkerStats::new(&[]);
-    type Get = fn(&user::UserRecord) -> Option<&hist::KindRec>;
+    type Get = fn(&user::UserRecord) -> Option<&KindRec>;
     let kinds: [(OpKind, Get); 7] = [
         (OpKind::Read, |r| Some(&r.read)),
         (OpKind::Write, |r| r.write.as_ref()),
@@ -75,7 +75,7 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
         (OpKind::Transaction, |r| Some(&r.transaction)),
     ];
     for (kind, get) in kinds {
-        let mut sum = hist::KindSum::default();
+        let mut sum = KindSum::default();
         for r in &ok {
             if let Some(k) = get(r) {
                 sum.add(k);

@@ -616,56 +616,12 @@ impl Worker for Client {
                 Some(OpWire {
                     op: op.name().to_string(),
                     failed: s.failed,
-                    service: Wire::of(&s.service),
-                    response: self.open_loop.then(|| Wire::of(&s.response)),
+                    service: s.service.clone(),
+                    response: self.open_loop.then(|| s.response.clone()),
                 })
             })
             .collect();
         serde_json::to_value(v).unwrap_or_default()
-    }
-}
-
-/// A [`KindStats`] as plain data (histograms as their non-empty buckets).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Wire {
-    count: u64,
-    bytes: u64,
-    sum_ns: String,
-    sumsq_ns: String,
-    min_ns: u64,
-    max_ns: u64,
-    buckets: Vec<(u64, u64)>,
-}
-
-impl Wire {
-    fn of(k: &KindStats) -> Wire {
-        Wire {
-            count: k.count,
-            bytes: k.bytes,
-            sum_ns: k.sum_ns.to_string(),
-            sumsq_ns: k.sumsq_ns.to_string(),
-            min_ns: k.min_ns,
-            max_ns: k.max_ns,
-            buckets: k
-                .hist
-                .iter_recorded()
-                .map(|v| (v.value_iterated_to(), v.count_at_value()))
-                .collect(),
-        }
-    }
-
-    fn stats(&self) -> KindStats {
-        let mut k = KindStats::new();
-        k.count = self.count;
-        k.bytes = self.bytes;
-        k.sum_ns = self.sum_ns.parse().unwrap_or(0);
-        k.sumsq_ns = self.sumsq_ns.parse().unwrap_or(0);
-        k.min_ns = self.min_ns;
-        k.max_ns = self.max_ns;
-        for &(v, n) in &self.buckets {
-            k.record_hist_n(v, n);
-        }
-        k
     }
 }
 
@@ -674,8 +630,8 @@ impl Wire {
 struct OpWire {
     op: String,
     failed: u64,
-    service: Wire,
-    response: Option<Wire>,
+    service: KindStats,
+    response: Option<KindStats>,
 }
 
 /// One NFS operation's line of the report.
@@ -723,17 +679,15 @@ fn merge_ops(extras: &[serde_json::Value]) -> Vec<(NfsOp, KindStats, Option<Kind
             let Some(op) = NfsOp::from_name(&w.op) else {
                 continue;
             };
-            let svc = w.service.stats();
-            let resp = w.response.as_ref().map(Wire::stats);
             match out.iter_mut().find(|e| e.0 == op) {
                 Some(e) => {
-                    e.1.merge(&svc);
-                    if let Some(r) = &resp {
+                    e.1.merge(&w.service);
+                    if let Some(r) = &w.response {
                         e.2.get_or_insert_with(KindStats::new).merge(r);
                     }
                     e.3 += w.failed;
                 }
-                None => out.push((op, svc, resp, w.failed)),
+                None => out.push((op, w.service, w.response, w.failed)),
             }
         }
     }

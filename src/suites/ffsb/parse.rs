@@ -264,6 +264,15 @@ const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptionSpec {
     }
 }
 
+/// An operation's weight, `<op>_weight` (see [`Op::name`]).
+const fn weight(name: &'static str, op: Op) -> OptionSpec {
+    opt(
+        name,
+        Kind::Weight(op),
+        "the operation's weight in the group's mix",
+    )
+}
+
 const fn old(name: &'static str, kind: Kind) -> OptionSpec {
     OptionSpec {
         name,
@@ -363,12 +372,8 @@ pub const THREADGROUP_OPTIONS: &[OptionSpec] = &[
         "work only in the file system at that location",
     ),
     opt("num_threads", Kind::U32, "threads of the group (required)"),
-    opt("read_weight", Kind::Weight(Op::Read), "weight of read"),
-    opt(
-        "readall_weight",
-        Kind::Weight(Op::ReadAll),
-        "weight of readall",
-    ),
+    weight("read_weight", Op::Read),
+    weight("readall_weight", Op::ReadAll),
     opt("read_random", Kind::Bool, "read blocks at random offsets"),
     opt(
         "read_skip",
@@ -382,12 +387,8 @@ pub const THREADGROUP_OPTIONS: &[OptionSpec] = &[
         Kind::Size32,
         "bytes skipped with read_skip",
     ),
-    opt("write_weight", Kind::Weight(Op::Write), "weight of write"),
-    opt(
-        "write_fsync_weight",
-        Kind::Weight(Op::WriteFsync),
-        "weight of write_fsync",
-    ),
+    weight("write_weight", Op::Write),
+    weight("write_fsync_weight", Op::WriteFsync),
     opt("write_random", Kind::Bool, "write blocks at random offsets"),
     old("fsync_file", Kind::Bool),
     opt(
@@ -396,62 +397,22 @@ pub const THREADGROUP_OPTIONS: &[OptionSpec] = &[
         "bytes written by one write or append",
     ),
     opt("write_blocksize", Kind::Size32, "size of one write(2)"),
-    opt(
-        "create_weight",
-        Kind::Weight(Op::Create),
-        "weight of create",
-    ),
-    opt(
-        "create_fsync_weight",
-        Kind::Weight(Op::CreateFsync),
-        "weight of create_fsync",
-    ),
-    opt(
-        "delete_weight",
-        Kind::Weight(Op::Delete),
-        "weight of delete",
-    ),
-    opt(
-        "append_weight",
-        Kind::Weight(Op::Append),
-        "weight of append",
-    ),
-    opt(
-        "append_fsync_weight",
-        Kind::Weight(Op::AppendFsync),
-        "weight of append_fsync",
-    ),
-    opt(
-        "metaop_weight",
-        Kind::Weight(Op::MetaOp),
-        "weight of metaop",
-    ),
-    opt(
-        "createdir_weight",
-        Kind::Weight(Op::CreateDir),
-        "weight of createdir",
-    ),
+    weight("create_weight", Op::Create),
+    weight("create_fsync_weight", Op::CreateFsync),
+    weight("delete_weight", Op::Delete),
+    weight("append_weight", Op::Append),
+    weight("append_fsync_weight", Op::AppendFsync),
+    weight("metaop_weight", Op::MetaOp),
+    weight("createdir_weight", Op::CreateDir),
     opt(
         "op_delay",
         Kind::U32,
         "milliseconds slept after each operation",
     ),
-    opt("stat_weight", Kind::Weight(Op::Stat), "weight of stat"),
-    opt(
-        "writeall_weight",
-        Kind::Weight(Op::WriteAll),
-        "weight of writeall",
-    ),
-    opt(
-        "writeall_fsync_weight",
-        Kind::Weight(Op::WriteAllFsync),
-        "weight of writeall_fsync",
-    ),
-    opt(
-        "open_close_weight",
-        Kind::Weight(Op::OpenClose),
-        "weight of open_close",
-    ),
+    weight("stat_weight", Op::Stat),
+    weight("writeall_weight", Op::WriteAll),
+    weight("writeall_fsync_weight", Op::WriteAllFsync),
+    weight("open_close_weight", Op::OpenClose),
 ];
 
 /// The options of `[stats]` (`parser.h` STATS_OPTIONS).

@@ -52,9 +52,9 @@ pub const MAX_RATE: f64 = 1e9;
 /// (FFSB's `4KB`, IOzone's `64m` in kB, bonnie++'s `2g` in MiB), and each
 /// says what is wrong in its own words from the [`SizeError`].
 pub struct SizeSyntax<'a> {
-    /// Each suffix the format takes, in any case, with what it multiplies
-    /// the number by; the empty suffix gives a bare number's unit.
-    pub suffixes: &'a [(&'a str, u64)],
+    /// What a number is multiplied by, each with the suffixes (in any
+    /// case) that say so; the empty suffix gives a bare number's unit.
+    pub suffixes: &'a [(&'a [&'a str], u64)],
     /// Whether a fraction may come before the suffix (`1.5K`) and spaces
     /// between them (`64 KiB`).
     pub fractions: bool,
@@ -81,20 +81,11 @@ pub enum SizeError {
 /// it (see the module doc), at most [`MAX_SIZE`].
 pub const SIZES: SizeSyntax<'static> = SizeSyntax {
     suffixes: &[
-        ("", 1),
-        ("b", 1),
-        ("k", 1 << 10),
-        ("kb", 1 << 10),
-        ("kib", 1 << 10),
-        ("m", 1 << 20),
-        ("mb", 1 << 20),
-        ("mib", 1 << 20),
-        ("g", 1 << 30),
-        ("gb", 1 << 30),
-        ("gib", 1 << 30),
-        ("t", 1 << 40),
-        ("tb", 1 << 40),
-        ("tib", 1 << 40),
+        (&["", "b"], 1),
+        (&["k", "kb", "kib"], 1 << 10),
+        (&["m", "mb", "mib"], 1 << 20),
+        (&["g", "gb", "gib"], 1 << 30),
+        (&["t", "tb", "tib"], 1 << 40),
     ],
     fractions: true,
     max: MAX_SIZE,
@@ -119,7 +110,7 @@ impl SizeSyntax<'_> {
         let mult = self
             .suffixes
             .iter()
-            .find(|(name, _)| name.eq_ignore_ascii_case(suffix))
+            .find(|(names, _)| names.iter().any(|n| n.eq_ignore_ascii_case(suffix)))
             .map(|&(_, mult)| mult)
             .ok_or_else(|| SizeError::Suffix(suffix.to_string()))?;
         if num.contains('.') {
@@ -320,7 +311,7 @@ mod tests {
     #[test]
     fn size_syntaxes() {
         let kb = SizeSyntax {
-            suffixes: &[("", 1), ("k", 1), ("m", 1 << 10)],
+            suffixes: &[(&["", "k"], 1), (&["m"], 1 << 10)],
             fractions: false,
             max: 1 << 20,
         };

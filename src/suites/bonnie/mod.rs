@@ -452,12 +452,13 @@ pub fn hostname() -> String {
 pub fn size_from_str(s: &str, units: &str) -> Result<u64, String> {
     let s = s.trim();
     let names: Vec<String> = units.chars().map(String::from).collect();
-    let mut suffixes = vec![("", 1)];
+    let letters: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut suffixes: Vec<(&[&str], u64)> = vec![(&[""], 1)];
     suffixes.extend(
-        names
+        letters
             .iter()
             .enumerate()
-            .map(|(i, name)| (name.as_str(), 1u64 << (10 * (i as u32 + 1)))),
+            .map(|(i, letter)| (std::slice::from_ref(letter), 1u64 << (10 * (i as u32 + 1)))),
     );
     let bonnie = SizeSyntax {
         suffixes: &suffixes,

@@ -1235,13 +1235,10 @@ fn number(v: &str) -> Result<f64, String> {
 fn size(v: &str) -> Result<u64, String> {
     const FFSB: SizeSyntax = SizeSyntax {
         suffixes: &[
-            ("", 1),
-            ("k", 1 << 10),
-            ("kb", 1 << 10),
-            ("m", 1 << 20),
-            ("mb", 1 << 20),
-            ("g", 1 << 30),
-            ("gb", 1 << 30),
+            (&[""], 1),
+            (&["k", "kb"], 1 << 10),
+            (&["m", "mb"], 1 << 20),
+            (&["g", "gb"], 1 << 30),
         ],
         fractions: false,
         max: crate::units::MAX_SIZE,

@@ -582,7 +582,7 @@ fn take_value(
 /// at most iogauge's largest size ([`crate::units::MAX_SIZE`]).
 pub fn size_kb(s: &str) -> Result<u64, String> {
     const IOZONE: SizeSyntax = SizeSyntax {
-        suffixes: &[("", 1), ("k", 1), ("m", 1 << 10), ("g", 1 << 20)],
+        suffixes: &[(&["", "k"], 1), (&["m"], 1 << 10), (&["g"], 1 << 20)],
         fractions: false,
         max: crate::units::MAX_SIZE / 1024,
     };

@@ -451,8 +451,8 @@ pub fn hostname() -> String {
 /// t = ×1024²).
 pub fn size_from_str(s: &str, units: &str) -> Result<u64, String> {
     let s = s.trim();
-    let names: Vec<String> = units.chars().map(String::from).collect();
-    let letters: Vec<&str> = names.iter().map(String::as_str).collect();
+    // bonnie++'s suffixes are ASCII letters
+    let letters: Vec<&str> = (0..units.len()).map(|i| &units[i..i + 1]).collect();
     let mut suffixes: Vec<(&[&str], u64)> = vec![(&[""], 1)];
     suffixes.extend(
         letters
@@ -467,7 +467,7 @@ pub fn size_from_str(s: &str, units: &str) -> Result<u64, String> {
     };
     bonnie.parse(s).map_err(|e| match e {
         SizeError::NoNumber | SizeError::Overflow => format!("'{s}' is not a whole number"),
-        SizeError::Suffix(_) => format!("'{s}': the suffix may be {}", names.join(" or ")),
+        SizeError::Suffix(_) => format!("'{s}': the suffix may be {}", letters.join(" or ")),
         SizeError::TooLarge | SizeError::NotWhole => format!("'{s}' is too large"),
     })
 }

@@ -47,6 +47,92 @@ pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
 /// resolution of the clock that schedules them.
 pub const MAX_RATE: f64 = 1e9;
 
+/// How one input format writes a size. iogauge's own flags and files take
+/// [`SIZES`]; a classic benchmark's input keeps that benchmark's syntax
+/// (FFSB's `4KB`, IOzone's `64m` in kB, bonnie++'s `2g` in MiB), and each
+/// says what is wrong in its own words from the [`SizeError`].
+pub struct SizeSyntax<'a> {
+    /// What a number is multiplied by, each with the suffixes (in any
+    /// case) that say so; the empty suffix gives a bare number's unit.
+    pub suffixes: &'a [(&'a [&'a str], u64)],
+    /// Whether a fraction may come before the suffix (`1.5K`) and spaces
+    /// between them (`64 KiB`).
+    pub fractions: bool,
+    /// The largest value, in the format's unit.
+    pub max: u64,
+}
+
+/// What is wrong with a size, checked in this order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SizeError {
+    /// No number before the suffix.
+    NoNumber,
+    /// A suffix the format does not take (the text after the number).
+    Suffix(String),
+    /// The number alone does not fit in 64 bits.
+    Overflow,
+    /// More than the format's largest value.
+    TooLarge,
+    /// A fraction that does not come to a whole number of units.
+    NotWhole,
+}
+
+/// iogauge's own sizes: bytes, or a binary suffix with a fraction before
+/// it (see the module doc), at most [`MAX_SIZE`].
+pub const SIZES: SizeSyntax<'static> = SizeSyntax {
+    suffixes: &[
+        (&["", "b"], 1),
+        (&["k", "kb", "kib"], 1 << 10),
+        (&["m", "mb", "mib"], 1 << 20),
+        (&["g", "gb", "gib"], 1 << 30),
+        (&["t", "tb", "tib"], 1 << 40),
+    ],
+    fractions: true,
+    max: MAX_SIZE,
+};
+
+impl SizeSyntax<'_> {
+    /// `s` (not trimmed: a format that allows spaces around it trims first)
+    /// in the format's unit.
+    pub fn parse(&self, s: &str) -> Result<u64, SizeError> {
+        let split = s
+            .find(|c: char| !(c.is_ascii_digit() || (self.fractions && c == '.')))
+            .unwrap_or(s.len());
+        let (num, suffix) = s.split_at(split);
+        if num.is_empty() || num == "." {
+            return Err(SizeError::NoNumber);
+        }
+        let suffix = if self.fractions {
+            suffix.trim_start()
+        } else {
+            suffix
+        };
+        let mult = self
+            .suffixes
+            .iter()
+            .find(|(names, _)| names.iter().any(|n| n.eq_ignore_ascii_case(suffix)))
+            .map(|&(_, mult)| mult)
+            .ok_or_else(|| SizeError::Suffix(suffix.to_string()))?;
+        if num.contains('.') {
+            // a fraction: exact in binary for the sizes people write (1.5K)
+            let value: f64 = num.parse().map_err(|_| SizeError::NoNumber)?;
+            let n = value * mult as f64;
+            if n > self.max as f64 {
+                return Err(SizeError::TooLarge);
+            }
+            if n.fract() != 0.0 {
+                return Err(SizeError::NotWhole);
+            }
+            return Ok(n as u64);
+        }
+        // digits only: exact, however many
+        let n: u64 = num.parse().map_err(|_| SizeError::Overflow)?;
+        n.checked_mul(mult)
+            .filter(|n| *n <= self.max)
+            .ok_or(SizeError::TooLarge)
+    }
+}
+
 /// A size: bytes, or a number with a binary suffix (see the module doc),
 /// at most [`MAX_SIZE`].
 pub fn parse_size(s: &str) -> Result<u64, String> {
@@ -55,55 +141,15 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
     if t.starts_with('-') {
         return Err(format!("'{shown}' is negative: a size must be positive"));
     }
-    let split = t
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(t.len());
-    let (num, suffix) = t.split_at(split);
-    let bad = || {
-        format!(
+    SIZES.parse(t).map_err(|e| match e {
+        SizeError::NoNumber | SizeError::Suffix(_) => format!(
             "'{shown}' is not a size: use bytes or a number with K, M, G or T (KiB, MiB, … also accepted)"
-        )
-    };
-    if num.is_empty() || num == "." {
-        return Err(bad());
-    }
-    let mult: u64 = match suffix.trim().to_ascii_lowercase().as_str() {
-        "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
-        "t" | "tb" | "tib" => 1 << 40,
-        _ => return Err(bad()),
-    };
-    let too_large = || format!("'{shown}' is larger than the largest size iogauge takes, 1 EiB");
-    let bytes: u128 = if num.contains('.') {
-        // a fraction: exact in binary for the sizes people write (1.5K)
-        let value: f64 = num.parse().map_err(|_| bad())?;
-        let bytes = value * mult as f64;
-        if bytes > MAX_SIZE as f64 {
-            return Err(too_large());
+        ),
+        SizeError::Overflow | SizeError::TooLarge => {
+            format!("'{shown}' is larger than the largest size iogauge takes, 1 EiB")
         }
-        if bytes.fract() != 0.0 {
-            return Err(format!("'{shown}' is not a whole number of bytes"));
-        }
-        bytes as u128
-    } else {
-        // digits only: exact, however many
-        let digits = num.trim_start_matches('0');
-        if digits.len() > 20 {
-            return Err(too_large());
-        }
-        let n: u128 = if digits.is_empty() {
-            0
-        } else {
-            digits.parse().map_err(|_| bad())?
-        };
-        n * u128::from(mult)
-    };
-    if bytes > u128::from(MAX_SIZE) {
-        return Err(too_large());
-    }
-    Ok(bytes as u64)
+        SizeError::NotWhole => format!("'{shown}' is not a whole number of bytes"),
+    })
 }
 
 /// A duration: seconds, or a suffixed form (see the module doc), at most
@@ -185,6 +231,18 @@ pub fn fmt_bytes(bytes: u64) -> String {
     }
 }
 
+/// `n` over the largest power of 1024, up to 1024^`most`, that divides it
+/// exactly, with that power: `(1, 1)` for 1024, `(1536, 0)` for 1536. For
+/// classic reports that print `1G` for 1024M but never a fraction.
+pub fn whole_units(n: u64, most: usize) -> (u64, usize) {
+    let (mut n, mut power) = (n, 0);
+    while n >= 1024 && n % 1024 == 0 && power < most {
+        n /= 1024;
+        power += 1;
+    }
+    (n, power)
+}
+
 /// Bytes compactly: `512 B`, `16 KiB`, `1.5 GiB`, `22.6 MiB`.
 pub fn short_bytes(b: u64) -> String {
     let s = fmt_bytes(b);
@@ -246,6 +304,33 @@ mod tests {
         for s in ["", "-1", "k", "1X", "1.1", "4 kilobytes", "1e3"] {
             assert!(parse_size(s).is_err(), "{s} should be refused");
         }
+    }
+
+    /// The one parser under each format's syntax: the options the formats
+    /// differ in, and each error in its order.
+    #[test]
+    fn size_syntaxes() {
+        let kb = SizeSyntax {
+            suffixes: &[(&["", "k"], 1), (&["m"], 1 << 10)],
+            fractions: false,
+            max: 1 << 20,
+        };
+        assert_eq!(kb.parse("64"), Ok(64));
+        assert_eq!(kb.parse("64K"), Ok(64));
+        assert_eq!(kb.parse("3m"), Ok(3072));
+        assert_eq!(kb.parse("1024M"), Ok(1 << 20));
+        assert_eq!(kb.parse("1025m"), Err(SizeError::TooLarge));
+        assert_eq!(kb.parse("64 k"), Err(SizeError::Suffix(" k".into())));
+        assert_eq!(kb.parse("1.5m"), Err(SizeError::Suffix(".5m".into())));
+        assert_eq!(kb.parse("m"), Err(SizeError::NoNumber));
+        assert_eq!(kb.parse(" 1"), Err(SizeError::NoNumber));
+        assert_eq!(kb.parse("4g"), Err(SizeError::Suffix("g".into())));
+        assert_eq!(kb.parse("99999999999999999999"), Err(SizeError::Overflow));
+        assert_eq!(kb.parse("18446744073709551615m"), Err(SizeError::TooLarge));
+        assert_eq!(SIZES.parse("1.5 k"), Ok(1536));
+        assert_eq!(SIZES.parse("0.5"), Err(SizeError::NotWhole));
+        assert_eq!(SIZES.parse("1048576.5T"), Err(SizeError::TooLarge));
+        assert_eq!(SIZES.parse("1.2.3"), Err(SizeError::NoNumber));
     }
 
     #[test]
@@ -402,5 +487,9 @@ mod tests {
         assert_eq!(fmt_ns(812.0), "812 ns");
         assert_eq!(fmt_ns(15_300.0), "15.3 µs");
         assert_eq!(fmt_ns(4_210_000.0), "4.21 ms");
+        assert_eq!(whole_units(0, 3), (0, 0));
+        assert_eq!(whole_units(1536, 3), (1536, 0));
+        assert_eq!(whole_units(3 << 20, 3), (3, 2));
+        assert_eq!(whole_units(1 << 40, 2), (1 << 20, 2));
     }
 }

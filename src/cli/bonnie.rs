@@ -190,7 +190,7 @@ pub fn main(a: Args) -> Result<Status> {
     if let Some(u) = &a.user {
         switch_user(u)?;
     }
-    let tell: &dyn bonnie::Tell = if a.quiet { &bonnie::Silent } else { &Stderr };
+    let tell: &dyn bonnie::Tell = if a.quiet { &bonnie::Quiet } else { &Stderr };
     // with a result on stdout, every report goes to stderr
     let to_stdout = !out.result_on_stdout();
     let text = |s: &str, quiet_goes_to_stderr: bool| {
@@ -329,7 +329,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     o.files = bonnie::parse_file_tests("1").map_err(crate::error::UsageError)?;
     o.seed = Seed::Num(1);
     let watch = o.direct.then(|| DeviceWatch::start(ctx.dir));
-    let (r, results) = bonnie::run(&o, &bonnie::Silent)?;
+    let (r, results) = bonnie::run(&o, &bonnie::Quiet)?;
     // -D: whether its I/O reached a disk at all, over the whole run
     let why =
         watch.and_then(|w| w.not_to_disk(ctx.dir, r.summary.bytes_read, r.summary.bytes_written));

@@ -328,7 +328,7 @@ pub fn main(a: Args) -> Result<Status> {
         return Ok(s);
     }
     let d = one(&a, cfg)?;
-    std::fs::write(&a.output, &d.results_text)
+    crate::report::export::write_file(&a.output, d.results_text.as_bytes())
         .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
     append_summary(&a, &d.summary_line)?;
     let mut text = d.terminal;
@@ -500,7 +500,7 @@ fn write_figures(dir: &Path, series: &[iobench::Series]) -> Result<String> {
         } else {
             dir.join(&f.file_name)
         };
-        std::fs::write(&path, f.svg)
+        crate::report::export::write_file(&path, f.svg.as_bytes())
             .with_context(|| format!("cannot write the figure {}", path.display()))?;
         written.push(path.display().to_string());
     }

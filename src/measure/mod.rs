@@ -12,6 +12,7 @@
 //! so mean, stddev, min and max are exact.
 
 pub mod clock;
+pub mod compact;
 mod cpu;
 pub mod curve;
 pub mod depth;
@@ -558,12 +559,11 @@ impl WorkerStats {
 }
 
 /// [`WorkerStats`] as plain data, to cross a process boundary (a worker
-/// process hands its stats to the parent). Histograms travel as their
-/// non-empty buckets, each as (the bucket's highest equivalent value,
-/// count): recorded again into a histogram of the same precision they land
-/// in the same buckets, so stats merged from processes equal stats merged
-/// from threads, bucket by bucket. u128 sums travel as decimal strings.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+/// process hands its stats to the parent); each kind's stats travel as
+/// [`KindStats`] do (see its `Serialize`), so stats merged from processes
+/// equal stats merged from threads, bucket by bucket. The u128 sum travels
+/// as a decimal string.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct StatsWire {
     pub kinds: Vec<KindWire>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -577,16 +577,68 @@ pub struct StatsWire {
     pub depths: depth::Depths,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+/// One op kind's stats on the wire.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct KindWire {
     pub kind: OpKind,
-    pub count: u64,
-    pub bytes: u64,
-    pub sum_ns: String,
-    pub sumsq_ns: String,
-    pub min_ns: u64,
-    pub max_ns: u64,
-    pub buckets: Vec<(u64, u64)>,
+    #[serde(flatten)]
+    pub stats: KindStats,
+}
+
+/// [`KindStats`] as plain data. The histogram travels as its non-empty
+/// buckets, each as (the bucket's highest equivalent value, count):
+/// recorded again into a histogram of the same precision they land in the
+/// same buckets. u128 sums travel as decimal strings.
+#[derive(Serialize, Deserialize)]
+struct KindPlain {
+    count: u64,
+    bytes: u64,
+    sum_ns: String,
+    sumsq_ns: String,
+    min_ns: u64,
+    max_ns: u64,
+    buckets: Vec<(u64, u64)>,
+}
+
+impl Serialize for KindStats {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        KindPlain {
+            count: self.count,
+            bytes: self.bytes,
+            sum_ns: self.sum_ns.to_string(),
+            sumsq_ns: self.sumsq_ns.to_string(),
+            min_ns: self.min_ns,
+            max_ns: self.max_ns,
+            buckets: self
+                .hist
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for KindStats {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<KindStats, D::Error> {
+        let p = KindPlain::deserialize(d)?;
+        let mut k = KindStats::new();
+        k.count = p.count;
+        k.bytes = p.bytes;
+        k.sum_ns = count(&p.sum_ns).map_err(serde::de::Error::custom)?;
+        k.sumsq_ns = count(&p.sumsq_ns).map_err(serde::de::Error::custom)?;
+        k.min_ns = p.min_ns;
+        k.max_ns = p.max_ns;
+        for (v, n) in p.buckets {
+            k.record_hist_n(v, n);
+        }
+        Ok(k)
+    }
+}
+
+/// A u128 count from its decimal string.
+fn count(s: &str) -> Result<u128, String> {
+    s.parse().map_err(|_| format!("'{s}' is not a count"))
 }
 
 impl WorkerStats {
@@ -605,29 +657,15 @@ impl WorkerStats {
 
     /// The stats back from plain data.
     pub fn from_wire(w: &StatsWire) -> Result<WorkerStats, String> {
-        let num = |s: &str| {
-            s.parse::<u128>()
-                .map_err(|_| format!("'{s}' is not a count"))
-        };
         let mut st = WorkerStats::new(&[]);
         for (wire, slots) in [(&w.kinds, &mut st.kinds), (&w.responses, &mut st.responses)] {
             for k in wire {
-                let mut ks = KindStats::new();
-                ks.count = k.count;
-                ks.bytes = k.bytes;
-                ks.sum_ns = num(&k.sum_ns)?;
-                ks.sumsq_ns = num(&k.sumsq_ns)?;
-                ks.min_ns = k.min_ns;
-                ks.max_ns = k.max_ns;
-                for &(v, n) in &k.buckets {
-                    ks.record_hist_n(v, n);
-                }
-                slots[k.kind.index()] = Some(Box::new(ks));
+                slots[k.kind.index()] = Some(Box::new(k.stats.clone()));
             }
         }
         st.arrivals = w.arrivals;
         st.depths = w.depths;
-        st.io_ns = num(&w.io_ns)?;
+        st.io_ns = count(&w.io_ns)?;
         for (i, (&o, &b)) in w.series_ops.iter().zip(&w.series_bytes).enumerate() {
             if o > 0 || b > 0 {
                 st.series.add(i as u64 * series::INTERVAL_NS, o, b);
@@ -644,17 +682,7 @@ fn wire_kinds(slots: &[Option<Box<KindStats>>; OpKind::COUNT]) -> Vec<KindWire> 
         .filter_map(|&k| slots[k.index()].as_deref().map(|s| (k, s)))
         .map(|(kind, s)| KindWire {
             kind,
-            count: s.count,
-            bytes: s.bytes,
-            sum_ns: s.sum_ns.to_string(),
-            sumsq_ns: s.sumsq_ns.to_string(),
-            min_ns: s.min_ns,
-            max_ns: s.max_ns,
-            buckets: s
-                .hist
-                .iter_recorded()
-                .map(|v| (v.value_iterated_to(), v.count_at_value()))
-                .collect(),
+            stats: s.clone(),
         })
         .collect()
 }

@@ -104,7 +104,7 @@ pub fn svg(curve: &Curve, title: &str, unit: &str, stat: Stat) -> Result<String>
 pub fn write(path: &Path, curve: &Curve, title: &str, unit: &str, stat: Stat) -> Result<()> {
     let text = svg(curve, title, unit, stat)
         .with_context(|| format!("cannot draw the curve graph {}", path.display()))?;
-    std::fs::write(path, text)
+    super::export::write_file(path, text.as_bytes())
         .with_context(|| format!("cannot write the curve graph {}", path.display()))
 }
 

@@ -58,26 +58,43 @@ pub fn find(name: &str) -> Option<&'static dyn Exporter> {
     EXPORTERS.iter().copied().find(|e| e.name() == name)
 }
 
-/// Write `doc` with `e` to `path` (`-`: stdout). A file is written whole
-/// to a temporary name beside it, then renamed: a reader never sees half.
+/// Write `doc` with `e` to `path` (`-`: stdout), whole (see [`write_file`]).
 pub fn write(e: &dyn Exporter, doc: &Document, path: &Path) -> Result<()> {
     let bytes = e.serialize(doc)?;
+    emit(path, &bytes, e.name())
+}
+
+/// Write `bytes`, the `what` result, to `path`, or to stdout when `path`
+/// is `-`; a file whole (see [`write_file`]).
+pub fn emit(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
     if path == Path::new("-") {
         let mut out = std::io::stdout().lock();
-        out.write_all(&bytes)
+        out.write_all(bytes)
             .and_then(|_| out.flush())
-            .with_context(|| format!("cannot write the {} result to stdout", e.name()))?;
+            .with_context(|| format!("cannot write the {what} result to stdout"))?;
         return Ok(());
+    }
+    write_file(path, bytes).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Write `bytes` to `path` under a temporary name beside it, then rename:
+/// a reader never sees half a file, and a failed write leaves no partial
+/// one. Every result, report and figure file iogauge writes goes through
+/// here; the caller names the file in its error. A path that is already
+/// something other than a plain file (`/dev/null`, a pipe, a symbolic
+/// link) is written through, never replaced.
+pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
+        return std::fs::write(path, bytes);
     }
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = std::path::PathBuf::from(tmp);
-    std::fs::write(&tmp, &bytes)
+    std::fs::write(&tmp, bytes)
         .and_then(|_| std::fs::rename(&tmp, path))
         .inspect_err(|_| {
             let _ = std::fs::remove_file(&tmp);
         })
-        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// The canonical form: pretty JSON of the document as it is.
@@ -301,5 +318,22 @@ mod tests {
                 .starts_with("run,benchmark,")
         );
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 1);
+    }
+
+    /// A device or a link is written through: `--json /dev/null` must not
+    /// replace /dev/null with a file, nor a link with a copy.
+    #[test]
+    fn what_is_not_a_plain_file_is_written_through() {
+        let d = tempfile::tempdir().unwrap();
+        let real = d.path().join("real.json");
+        let link = d.path().join("link.json");
+        std::fs::write(&real, "old").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        write_file(&link, b"new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        write_file(Path::new("/dev/null"), b"x").unwrap();
+        assert!(!std::fs::metadata("/dev/null").unwrap().is_file());
+        assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 2);
     }
 }

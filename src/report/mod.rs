@@ -17,7 +17,6 @@ use crate::measure::{Direction, KindStats, LatencySummary, Outcome};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::Path;
 
 pub const SCHEMA: &str = "iogauge/result/v1";
@@ -347,15 +346,7 @@ impl Collection {
 /// Write `value` as pretty JSON to `path`, or to stdout when `path` is `-`
 /// (for documents that are not results: models, validations).
 pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
-    let mut text = serde_json::to_string_pretty(value).context("cannot serialise the result")?;
-    text.push('\n');
-    if path == Path::new("-") {
-        let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes())
-            .and_then(|_| out.flush())
-            .context("cannot write the JSON result to stdout")?;
-    } else {
-        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(())
+    let mut text = serde_json::to_vec_pretty(value).context("cannot serialise the result")?;
+    text.push(b'\n');
+    export::emit(path, &text, "JSON")
 }

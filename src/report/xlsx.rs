@@ -18,5 +18,6 @@ pub fn save(sheet: &Sheet, path: &Path) -> Result<(), String> {
         }
         .map_err(|e| e.to_string())?;
     }
-    wb.save(path).map_err(|e| e.to_string())
+    let bytes = wb.save_to_buffer().map_err(|e| e.to_string())?;
+    super::export::write_file(path, &bytes).map_err(|e| e.to_string())
 }

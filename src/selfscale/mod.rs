@@ -640,7 +640,7 @@ pub fn write_outputs(m: &Model, lines: &[String], out: &Path) -> Result<(String,
     let mut files = vec!["model.json".to_string(), "summary.txt".to_string()];
     files.extend(plot::model_graphs(out, m)?);
     let text = summary::render(m, lines, &files);
-    std::fs::write(out.join("summary.txt"), &text)
+    crate::report::export::write_file(&out.join("summary.txt"), text.as_bytes())
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.join("summary.txt").display()))?;
     Ok((text, files))
 }
@@ -1280,7 +1280,7 @@ pub fn validate_model(
     let brief = t;
     let t = head + &brief;
     crate::report::write_json(&out.join("validation.json"), &result)?;
-    std::fs::write(out.join("validation.txt"), &t).map_err(|e| {
+    crate::report::export::write_file(&out.join("validation.txt"), t.as_bytes()).map_err(|e| {
         anyhow::anyhow!("cannot write {}: {e}", out.join("validation.txt").display())
     })?;
     Ok(Validated {

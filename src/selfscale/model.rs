@@ -494,7 +494,8 @@ impl Model {
     pub fn save(&self, path: &Path) -> Result<()> {
         let mut text = serde_json::to_string_pretty(self).context("cannot serialise the model")?;
         text.push('\n');
-        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
+        crate::report::export::write_file(path, text.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))
     }
 
     /// Read a model file; a file that is not one is a usage error (exit 2).

@@ -25,12 +25,14 @@ mod io;
 pub mod report;
 mod seeks;
 
+pub use super::{Quiet, Tell};
 pub use seeks::{PROCESS_KIND, process_worker};
 
 use crate::engine::Choice;
 use crate::measure::{CpuTimes, OpKind, Outcome, WorkerStats};
 use crate::report::RunResult;
 use crate::runner::{self, Setup, StopRule, Worker};
+use crate::units::{SizeError, SizeSyntax};
 use crate::workload::bsd_random::BsdRandom;
 use anyhow::Result;
 use serde::Serialize;
@@ -450,30 +452,25 @@ pub fn hostname() -> String {
 /// t = ×1024²).
 pub fn size_from_str(s: &str, units: &str) -> Result<u64, String> {
     let s = s.trim();
-    let (num, suffix) = match s.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
-        Some((i, _)) => s.split_at(i),
-        None => (s, ""),
+    // bonnie++'s suffixes are ASCII letters
+    let letters: Vec<&str> = (0..units.len()).map(|i| &units[i..i + 1]).collect();
+    let mut suffixes: Vec<(&[&str], u64)> = vec![(&[""], 1)];
+    suffixes.extend(
+        letters
+            .iter()
+            .enumerate()
+            .map(|(i, letter)| (std::slice::from_ref(letter), 1u64 << (10 * (i as u32 + 1)))),
+    );
+    let bonnie = SizeSyntax {
+        suffixes: &suffixes,
+        fractions: false,
+        max: u64::MAX,
     };
-    let n: u64 = num
-        .parse()
-        .map_err(|_| format!("'{s}' is not a whole number"))?;
-    if suffix.is_empty() {
-        return Ok(n);
-    }
-    let lower = suffix.to_ascii_lowercase();
-    match units.find(lower.as_str()).filter(|_| lower.len() == 1) {
-        Some(i) => n
-            .checked_mul(1u64 << (10 * (i as u32 + 1)))
-            .ok_or_else(|| format!("'{s}' is too large")),
-        None => Err(format!(
-            "'{s}': the suffix may be {}",
-            units
-                .chars()
-                .map(|c| c.to_string())
-                .collect::<Vec<_>>()
-                .join(" or ")
-        )),
-    }
+    bonnie.parse(s).map_err(|e| match e {
+        SizeError::NoNumber | SizeError::Overflow => format!("'{s}' is not a whole number"),
+        SizeError::Suffix(_) => format!("'{s}': the suffix may be {}", letters.join(" or ")),
+        SizeError::TooLarge | SizeError::NotWhole => format!("'{s}' is too large"),
+    })
 }
 
 /// `-s size[:chunk[:seeks[:seekers]]]` (bonnie++); the size in MiB, `g`
@@ -674,15 +671,6 @@ impl Results {
         self.tests[t.index()].as_ref()
     }
 }
-
-/// What [`run`] tells as it goes (bonnie's stderr lines).
-pub trait Tell {
-    fn say(&self, _text: &str) {}
-}
-
-/// Nothing told.
-pub struct Silent;
-impl Tell for Silent {}
 
 /// Run `o` once: one result, with the tests in `metrics` and the
 /// classic figures beside iogauge's.

@@ -20,16 +20,7 @@ pub const CSV_VERSION: &str = "1.98";
 /// divides it (`"MG"`: 1024M prints as 1G; `" km"`: 8192 as 8k).
 pub fn print_size(n: u64, units: &str) -> String {
     let units: Vec<char> = units.chars().collect();
-    if n == 0 {
-        return format!("0{}", units.first().copied().unwrap_or(' '))
-            .trim_end()
-            .to_string();
-    }
-    let (mut n, mut i) = (n, 0);
-    while n % 1024 == 0 && i + 1 < units.len() {
-        n /= 1024;
-        i += 1;
-    }
+    let (n, i) = crate::units::whole_units(n, units.len().saturating_sub(1));
     format!("{n}{}", units.get(i).copied().unwrap_or(' '))
         .trim_end()
         .to_string()

@@ -132,17 +132,7 @@ impl Options {
     }
 }
 
-/// Told FFSB's progress and set-up lines as they happen (`creating new
-/// fileset <loc>`, `fs setup took N secs`, `Syncing()...0 sec`,
-/// `Starting Actual Benchmark At: …`, `FFSB benchmark finished   at: …`).
-/// Called from the thread that called [`run`].
-pub trait Tell {
-    fn say(&self, _line: &str) {}
-}
-
-/// A [`Tell`] that says nothing.
-pub struct Quiet;
-impl Tell for Quiet {}
+pub use crate::suites::{Quiet, Tell};
 
 /// Every refusal, before anything is written; each is one line.
 pub fn check(o: &Options) -> Result<(), String> {

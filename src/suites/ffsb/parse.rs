@@ -78,6 +78,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::profile::{FileSystem, Op, Profile, Stats, Syscall, ThreadGroup};
+use crate::units::{SizeError, SizeSyntax};
 
 /// A profile that could not be read, or a mistake in it. Its `Display` is
 /// one line: `cannot read FILE: …`, or `FILE:LINE: what is wrong`.
@@ -263,6 +264,15 @@ const fn opt(name: &'static str, kind: Kind, help: &'static str) -> OptionSpec {
     }
 }
 
+/// An operation's weight, `<op>_weight` (see [`Op::name`]).
+const fn weight(name: &'static str, op: Op) -> OptionSpec {
+    opt(
+        name,
+        Kind::Weight(op),
+        "the operation's weight in the group's mix",
+    )
+}
+
 const fn old(name: &'static str, kind: Kind) -> OptionSpec {
     OptionSpec {
         name,
@@ -362,12 +372,8 @@ pub const THREADGROUP_OPTIONS: &[OptionSpec] = &[
         "work only in the file system at that location",
     ),
     opt("num_threads", Kind::U32, "threads of the group (required)"),
-    opt("read_weight", Kind::Weight(Op::Read), "weight of read"),
-    opt(
-        "readall_weight",
-        Kind::Weight(Op::ReadAll),
-        "weight of readall",
-    ),
+    weight("read_weight", Op::Read),
+    weight("readall_weight", Op::ReadAll),
     opt("read_random", Kind::Bool, "read blocks at random offsets"),
     opt(
         "read_skip",
@@ -381,12 +387,8 @@ pub const THREADGROUP_OPTIONS: &[OptionSpec] = &[
         Kind::Size32,
         "bytes skipped with read_skip",
     ),
-    opt("write_weight", Kind::Weight(Op::Write), "weight of write"),
-    opt(
-        "write_fsync_weight",
-        Kind::Weight(Op::WriteFsync),
-        "weight of write_fsync",
-    ),
+    weight("write_weight", Op::Write),
+    weight("write_fsync_weight", Op::WriteFsync),
     opt("write_random", Kind::Bool, "write blocks at random offsets"),
     old("fsync_file", Kind::Bool),
     opt(
@@ -395,62 +397,22 @@ pub const THREADGROUP_OPTIONS: &[OptionSpec] = &[
         "bytes written by one write or append",
     ),
     opt("write_blocksize", Kind::Size32, "size of one write(2)"),
-    opt(
-        "create_weight",
-        Kind::Weight(Op::Create),
-        "weight of create",
-    ),
-    opt(
-        "create_fsync_weight",
-        Kind::Weight(Op::CreateFsync),
-        "weight of create_fsync",
-    ),
-    opt(
-        "delete_weight",
-        Kind::Weight(Op::Delete),
-        "weight of delete",
-    ),
-    opt(
-        "append_weight",
-        Kind::Weight(Op::Append),
-        "weight of append",
-    ),
-    opt(
-        "append_fsync_weight",
-        Kind::Weight(Op::AppendFsync),
-        "weight of append_fsync",
-    ),
-    opt(
-        "metaop_weight",
-        Kind::Weight(Op::MetaOp),
-        "weight of metaop",
-    ),
-    opt(
-        "createdir_weight",
-        Kind::Weight(Op::CreateDir),
-        "weight of createdir",
-    ),
+    weight("create_weight", Op::Create),
+    weight("create_fsync_weight", Op::CreateFsync),
+    weight("delete_weight", Op::Delete),
+    weight("append_weight", Op::Append),
+    weight("append_fsync_weight", Op::AppendFsync),
+    weight("metaop_weight", Op::MetaOp),
+    weight("createdir_weight", Op::CreateDir),
     opt(
         "op_delay",
         Kind::U32,
         "milliseconds slept after each operation",
     ),
-    opt("stat_weight", Kind::Weight(Op::Stat), "weight of stat"),
-    opt(
-        "writeall_weight",
-        Kind::Weight(Op::WriteAll),
-        "weight of writeall",
-    ),
-    opt(
-        "writeall_fsync_weight",
-        Kind::Weight(Op::WriteAllFsync),
-        "weight of writeall_fsync",
-    ),
-    opt(
-        "open_close_weight",
-        Kind::Weight(Op::OpenClose),
-        "weight of open_close",
-    ),
+    weight("stat_weight", Op::Stat),
+    weight("writeall_weight", Op::WriteAll),
+    weight("writeall_fsync_weight", Op::WriteAllFsync),
+    weight("open_close_weight", Op::OpenClose),
 ];
 
 /// The options of `[stats]` (`parser.h` STATS_OPTIONS).
@@ -1271,31 +1233,29 @@ fn number(v: &str) -> Result<f64, String> {
 /// A size: a whole number with an optional K/KB, M/MB, G/GB suffix in any
 /// case, powers of 1024 (FFSB's syntax), at most [`crate::units::MAX_SIZE`].
 fn size(v: &str) -> Result<u64, String> {
-    let split = v.find(|c: char| !c.is_ascii_digit()).unwrap_or(v.len());
-    let (digits, suffix) = v.split_at(split);
-    if digits.is_empty() {
-        return Err(format!(
-            "'{v}' is not a size: a whole number, optionally followed by K, M or G"
-        ));
-    }
-    let mult: u64 = match suffix.to_ascii_uppercase().as_str() {
-        "" => 1,
-        "K" | "KB" => 1 << 10,
-        "M" | "MB" => 1 << 20,
-        "G" | "GB" => 1 << 30,
-        _ => {
-            return Err(format!(
-                "unknown size suffix '{suffix}' in '{v}'; use K, KB, M, MB, G or GB \
-                 (powers of 1024) or none for bytes"
-            ));
-        }
+    const FFSB: SizeSyntax = SizeSyntax {
+        suffixes: &[
+            (&[""], 1),
+            (&["k", "kb"], 1 << 10),
+            (&["m", "mb"], 1 << 20),
+            (&["g", "gb"], 1 << 30),
+        ],
+        fractions: false,
+        max: crate::units::MAX_SIZE,
     };
-    let n: u64 = digits
-        .parse()
-        .map_err(|_| format!("{v} is too large for a size"))?;
-    n.checked_mul(mult)
-        .filter(|b| *b <= crate::units::MAX_SIZE)
-        .ok_or_else(|| format!("{v} is larger than the largest size iogauge takes, 1 EiB"))
+    FFSB.parse(v).map_err(|e| match e {
+        SizeError::NoNumber => {
+            format!("'{v}' is not a size: a whole number, optionally followed by K, M or G")
+        }
+        SizeError::Suffix(suffix) => format!(
+            "unknown size suffix '{suffix}' in '{v}'; use K, KB, M, MB, G or GB \
+             (powers of 1024) or none for bytes"
+        ),
+        SizeError::Overflow => format!("{v} is too large for a size"),
+        SizeError::TooLarge | SizeError::NotWhole => {
+            format!("{v} is larger than the largest size iogauge takes, 1 EiB")
+        }
+    })
 }
 
 /// FFSB's match of `ignore=`: the value starts with a call's name, in any
@@ -1630,22 +1590,21 @@ mod tests {
         assert_eq!(l.write_blocksize, 256 * 1024);
     }
 
+    /// Each profile is refused with one line that starts with its place
+    /// and says what is wrong.
+    fn refused(cases: Vec<(&str, String, &str, &str)>) {
+        for (what, text, prefix, phrase) in cases {
+            let e = parse_str(&text).expect_err(what).to_string();
+            assert!(e.starts_with(prefix), "{what}: {e}");
+            assert!(e.contains(phrase), "{what}: {e}");
+            assert!(!e.contains('\n'), "{what}: {e}");
+        }
+    }
+
+    /// Sections: opened, closed and nested as FFSB's are, each what it needs.
     #[test]
-    fn bad_profiles() {
-        let base = |fs: &str, tg: &str| profile(fs, tg);
-        let cases: Vec<(&str, String, &str, &str)> = vec![
-            (
-                "unknown key",
-                base("num_file=3", READS),
-                "p.ffsb:4: ",
-                "unknown option 'num_file=3' in [filesystem]; the options there are: location, num_files,",
-            ),
-            (
-                "option of another scope",
-                base("time=3", READS),
-                "p.ffsb:4: ",
-                "time is a global option",
-            ),
+    fn sections_are_opened_closed_and_nested_as_ffsb_does() {
+        refused(vec![
             (
                 "missing [end]",
                 "[filesystem]\nlocation=/a\n[threadgroup]\nnum_threads=1\n[end]\n".into(),
@@ -1654,75 +1613,9 @@ mod tests {
             ),
             (
                 "[end] too many",
-                format!("{}[end]\n", base("", READS)),
+                format!("{}[end]\n", profile("", READS)),
                 "p.ffsb:11: ",
                 "[end] with no open section",
-            ),
-            (
-                "weight without a size",
-                base("", "write_weight=2\nread_weight=1\nread_blocksize=4k"),
-                "p.ffsb:8: ",
-                "write_weight=2 needs write_blocksize",
-            ),
-            (
-                "read weight without a size",
-                base("", "readall_weight=1"),
-                "p.ffsb:8: ",
-                "readall_weight=1 needs read_blocksize",
-            ),
-            (
-                "fsync weight without a size",
-                base("", "append_fsync_weight=1"),
-                "p.ffsb:8: ",
-                "append_fsync_weight=1 needs write_blocksize",
-            ),
-            (
-                "no weight",
-                base("", "read_blocksize=4k"),
-                "p.ffsb:6: ",
-                "no weighted operation",
-            ),
-            (
-                "bad size suffix",
-                base("max_filesize=4x", READS),
-                "p.ffsb:4: ",
-                "unknown size suffix 'x' in '4x'",
-            ),
-            (
-                "B is no suffix",
-                base("", "read_weight=1\nread_blocksize=512B"),
-                "p.ffsb:9: ",
-                "unknown size suffix 'B'",
-            ),
-            (
-                "a boolean of 2",
-                base("reuse=2", READS),
-                "p.ffsb:4: ",
-                "reuse=2: a boolean must be 0 or 1",
-            ),
-            (
-                "u32 overflow",
-                base("num_files=4294967296", READS),
-                "p.ffsb:4: ",
-                "does not fit in 32 bits",
-            ),
-            (
-                "size32 overflow",
-                base("create_blocksize=4g", READS),
-                "p.ffsb:4: ",
-                "does not fit in 32 bits",
-            ),
-            (
-                "trailing text after a number",
-                base("", "read_weight=1x\nread_blocksize=4k"),
-                "p.ffsb:8: ",
-                "'1x' is not a whole number",
-            ),
-            (
-                "duplicate option",
-                base("num_files=3\nnum_dirs=1\nnum_files = 4", READS),
-                "p.ffsb:6: ",
-                "`num_files` given twice (first at line 4)",
             ),
             (
                 "duplicate nested [threadgroup]",
@@ -1734,7 +1627,7 @@ mod tests {
             ),
             (
                 "duplicate [stats]",
-                base("", "read_weight=1\nread_blocksize=1\n[stats]\n[end]\n[stats]\n[end]"),
+                profile("", "read_weight=1\nread_blocksize=1\n[stats]\n[end]\n[stats]\n[end]"),
                 "p.ffsb:12: ",
                 "a second [stats] in the [threadgroup] of line 6 (the first is at line 10)",
             ),
@@ -1763,126 +1656,10 @@ mod tests {
                 "section names are lower case",
             ),
             (
-                "upper-case option",
-                base("Size_weight 4k 1", READS),
-                "p.ffsb:4: ",
-                "option names are lower case ('size_weight')",
-            ),
-            (
-                "size_weight with =",
-                base("size_weight=4k 1", READS),
-                "p.ffsb:4: ",
-                "size_weight is written with spaces, not '='",
-            ),
-            (
-                "size_weight with three values",
-                base("size_weight 4 k 1", READS),
-                "p.ffsb:4: ",
-                "size_weight takes two values, got 3",
-            ),
-            (
-                "bindfs to an unknown location",
-                base("", "bindfs=/mnt/b\nread_weight=1\nread_blocksize=4k"),
-                "p.ffsb:8: ",
-                "bindfs=/mnt/b: no [filesystem] has that location; the locations are: /mnt/a",
-            ),
-            (
-                "clone of an unknown location",
-                format!("{}[filesystem]\nlocation=/mnt/c\nclone=/mnt/b\n[end]\n", base("", READS)),
-                "p.ffsb:13: ",
-                "clone=/mnt/b: no [filesystem] has that location",
-            ),
-            (
-                "clone with its own settings",
-                format!(
-                    "{}[filesystem]\nlocation=/mnt/c\nnum_dirs=3\nclone=/mnt/a\n[end]\n",
-                    base("", READS)
-                ),
-                "p.ffsb:13: ",
-                "num_dirs cannot be given beside clone (line 14)",
-            ),
-            (
-                "clones in a circle",
-                "[filesystem]\nlocation=/a\nclone=/b\n[end]\n\
-                 [filesystem]\nlocation=/b\nclone=/a\n[end]\n"
-                    .into(),
-                "p.ffsb:3: ",
-                "the clones go round in a circle",
-            ),
-            (
-                "desired_util 20 (not a fraction)",
-                base("desired_util=20", READS),
-                "p.ffsb:4: ",
-                "desired_util=20: 20 is not a fraction",
-            ),
-            (
-                "init_util above 1",
-                base("init_util=1.5", READS),
-                "p.ffsb:4: ",
-                "1.5 is not a fraction",
-            ),
-            (
-                "read_random and read_skip",
-                base("", "read_weight=1\nread_blocksize=4k\nread_random=1\nread_skip=1\nread_skipsize=4k"),
-                "p.ffsb:11: ",
-                "read_random=1 and read_skip=1 together",
-            ),
-            (
-                "read_skip without read_skipsize",
-                base("", "read_weight=1\nread_blocksize=4k\nread_skip=1"),
-                "p.ffsb:10: ",
-                "read_skip=1 needs read_skipsize",
-            ),
-            (
-                "read_skip is a boolean",
-                base("", "read_skip=4"),
-                "p.ffsb:8: ",
-                "a boolean must be 0 or 1",
-            ),
-            (
-                "min above max",
-                base("min_filesize=8k\nmax_filesize=4k", READS),
-                "p.ffsb:4: ",
-                "min_filesize (8192) is larger than max_filesize (4096)",
-            ),
-            (
                 "no location",
                 "[filesystem]\nnum_files=1\n[end]\n".into(),
                 "p.ffsb:1: ",
                 "[filesystem] has no location",
-            ),
-            (
-                "two file systems in one place",
-                "[filesystem]\nlocation=/a\n[end]\n[filesystem]\nlocation = /a\n[end]\n".into(),
-                "p.ffsb:5: ",
-                "location /a is already the location of the [filesystem] at line 1",
-            ),
-            (
-                "agefs without a nested thread group",
-                base("agefs=1\ndesired_util=0.02", READS),
-                "p.ffsb:4: ",
-                "agefs=1 but this [filesystem] has no [threadgroup]",
-            ),
-            (
-                "agefs without desired_util",
-                base("agefs=1\n[threadgroup]\nnum_threads=1\n[end]", READS),
-                "p.ffsb:4: ",
-                "agefs=1 needs desired_util",
-            ),
-            (
-                "agefs and reuse",
-                base("reuse=1\nagefs=1\ndesired_util=0.5", READS),
-                "p.ffsb:5: ",
-                "agefs=1 and reuse=1 together",
-            ),
-            (
-                "the aging group is checked",
-                base(
-                    "agefs=1\ndesired_util=0.5\n[threadgroup]\nnum_threads=1\ncreate_weight=1\n[end]",
-                    READS,
-                ),
-                "p.ffsb:8: ",
-                "create_weight=1 needs write_blocksize",
             ),
             (
                 "no num_threads",
@@ -1896,43 +1673,271 @@ mod tests {
                 "p.ffsb:2: ",
                 "the profile has no [filesystem]",
             ),
+        ]);
+    }
+
+    /// Option lines: known names in their scope, once each, in FFSB's syntax.
+    #[test]
+    fn options_are_written_as_ffsb_writes_them() {
+        refused(vec![
+            (
+                "unknown key",
+                profile("num_file=3", READS),
+                "p.ffsb:4: ",
+                "unknown option 'num_file=3' in [filesystem]; the options there are: location, num_files,",
+            ),
+            (
+                "option of another scope",
+                profile("time=3", READS),
+                "p.ffsb:4: ",
+                "time is a global option",
+            ),
+            (
+                "duplicate option",
+                profile("num_files=3\nnum_dirs=1\nnum_files = 4", READS),
+                "p.ffsb:6: ",
+                "`num_files` given twice (first at line 4)",
+            ),
+            (
+                "upper-case option",
+                profile("Size_weight 4k 1", READS),
+                "p.ffsb:4: ",
+                "option names are lower case ('size_weight')",
+            ),
+            (
+                "size_weight with =",
+                profile("size_weight=4k 1", READS),
+                "p.ffsb:4: ",
+                "size_weight is written with spaces, not '='",
+            ),
+            (
+                "size_weight with three values",
+                profile("size_weight 4 k 1", READS),
+                "p.ffsb:4: ",
+                "size_weight takes two values, got 3",
+            ),
+            (
+                "a value missing",
+                profile("num_files=", READS),
+                "p.ffsb:4: ",
+                "num_files needs a value after '='",
+            ),
+            (
+                "no '='",
+                profile("num_files 3", READS),
+                "p.ffsb:4: ",
+                "num_files needs a value, as num_files=VALUE",
+            ),
+        ]);
+    }
+
+    /// Values: sizes, booleans, numbers, fractions, system calls and ranges.
+    #[test]
+    fn values_are_of_their_kind() {
+        refused(vec![
+            (
+                "bad size suffix",
+                profile("max_filesize=4x", READS),
+                "p.ffsb:4: ",
+                "unknown size suffix 'x' in '4x'",
+            ),
+            (
+                "B is no suffix",
+                profile("", "read_weight=1\nread_blocksize=512B"),
+                "p.ffsb:9: ",
+                "unknown size suffix 'B'",
+            ),
+            (
+                "a boolean of 2",
+                profile("reuse=2", READS),
+                "p.ffsb:4: ",
+                "reuse=2: a boolean must be 0 or 1",
+            ),
+            (
+                "u32 overflow",
+                profile("num_files=4294967296", READS),
+                "p.ffsb:4: ",
+                "does not fit in 32 bits",
+            ),
+            (
+                "size32 overflow",
+                profile("create_blocksize=4g", READS),
+                "p.ffsb:4: ",
+                "does not fit in 32 bits",
+            ),
+            (
+                "trailing text after a number",
+                profile("", "read_weight=1x\nread_blocksize=4k"),
+                "p.ffsb:8: ",
+                "'1x' is not a whole number",
+            ),
+            (
+                "desired_util 20 (not a fraction)",
+                profile("desired_util=20", READS),
+                "p.ffsb:4: ",
+                "desired_util=20: 20 is not a fraction",
+            ),
+            (
+                "init_util above 1",
+                profile("init_util=1.5", READS),
+                "p.ffsb:4: ",
+                "1.5 is not a fraction",
+            ),
+            (
+                "read_skip is a boolean",
+                profile("", "read_skip=4"),
+                "p.ffsb:8: ",
+                "a boolean must be 0 or 1",
+            ),
+            (
+                "unknown system call",
+                profile(
+                    "",
+                    "read_weight=1\nread_blocksize=1\n[stats]\nignore=creat\n[end]",
+                ),
+                "p.ffsb:11: ",
+                "'creat' names no system call; the calls are: open, read,",
+            ),
+            (
+                "msec_range backwards",
+                profile(
+                    "",
+                    "read_weight=1\nread_blocksize=1\n[stats]\nmsec_range 2 1\n[end]",
+                ),
+                "p.ffsb:11: ",
+                "msec_range 2 1: a range goes from MIN",
+            ),
+        ]);
+    }
+
+    /// Thread groups: each weighted operation has its size, and the read options agree.
+    #[test]
+    fn thread_groups_weigh_operations_they_can_do() {
+        refused(vec![
+            (
+                "weight without a size",
+                profile("", "write_weight=2\nread_weight=1\nread_blocksize=4k"),
+                "p.ffsb:8: ",
+                "write_weight=2 needs write_blocksize",
+            ),
+            (
+                "read weight without a size",
+                profile("", "readall_weight=1"),
+                "p.ffsb:8: ",
+                "readall_weight=1 needs read_blocksize",
+            ),
+            (
+                "fsync weight without a size",
+                profile("", "append_fsync_weight=1"),
+                "p.ffsb:8: ",
+                "append_fsync_weight=1 needs write_blocksize",
+            ),
+            (
+                "no weight",
+                profile("", "read_blocksize=4k"),
+                "p.ffsb:6: ",
+                "no weighted operation",
+            ),
+            (
+                "read_random and read_skip",
+                profile(
+                    "",
+                    "read_weight=1\nread_blocksize=4k\nread_random=1\nread_skip=1\nread_skipsize=4k",
+                ),
+                "p.ffsb:11: ",
+                "read_random=1 and read_skip=1 together",
+            ),
+            (
+                "read_skip without read_skipsize",
+                profile("", "read_weight=1\nread_blocksize=4k\nread_skip=1"),
+                "p.ffsb:10: ",
+                "read_skip=1 needs read_skipsize",
+            ),
+            (
+                "min above max",
+                profile("min_filesize=8k\nmax_filesize=4k", READS),
+                "p.ffsb:4: ",
+                "min_filesize (8192) is larger than max_filesize (4096)",
+            ),
+        ]);
+    }
+
+    /// Across file systems: locations, clones, binding, aging and the run time.
+    #[test]
+    fn file_systems_refer_to_each_other_soundly() {
+        refused(vec![
+            (
+                "bindfs to an unknown location",
+                profile("", "bindfs=/mnt/b\nread_weight=1\nread_blocksize=4k"),
+                "p.ffsb:8: ",
+                "bindfs=/mnt/b: no [filesystem] has that location; the locations are: /mnt/a",
+            ),
+            (
+                "clone of an unknown location",
+                format!(
+                    "{}[filesystem]\nlocation=/mnt/c\nclone=/mnt/b\n[end]\n",
+                    profile("", READS)
+                ),
+                "p.ffsb:13: ",
+                "clone=/mnt/b: no [filesystem] has that location",
+            ),
+            (
+                "clone with its own settings",
+                format!(
+                    "{}[filesystem]\nlocation=/mnt/c\nnum_dirs=3\nclone=/mnt/a\n[end]\n",
+                    profile("", READS)
+                ),
+                "p.ffsb:13: ",
+                "num_dirs cannot be given beside clone (line 14)",
+            ),
+            (
+                "clones in a circle",
+                "[filesystem]\nlocation=/a\nclone=/b\n[end]\n\
+                 [filesystem]\nlocation=/b\nclone=/a\n[end]\n"
+                    .into(),
+                "p.ffsb:3: ",
+                "the clones go round in a circle",
+            ),
+            (
+                "two file systems in one place",
+                "[filesystem]\nlocation=/a\n[end]\n[filesystem]\nlocation = /a\n[end]\n".into(),
+                "p.ffsb:5: ",
+                "location /a is already the location of the [filesystem] at line 1",
+            ),
+            (
+                "agefs without a nested thread group",
+                profile("agefs=1\ndesired_util=0.02", READS),
+                "p.ffsb:4: ",
+                "agefs=1 but this [filesystem] has no [threadgroup]",
+            ),
+            (
+                "agefs without desired_util",
+                profile("agefs=1\n[threadgroup]\nnum_threads=1\n[end]", READS),
+                "p.ffsb:4: ",
+                "agefs=1 needs desired_util",
+            ),
+            (
+                "agefs and reuse",
+                profile("reuse=1\nagefs=1\ndesired_util=0.5", READS),
+                "p.ffsb:5: ",
+                "agefs=1 and reuse=1 together",
+            ),
+            (
+                "the aging group is checked",
+                profile(
+                    "agefs=1\ndesired_util=0.5\n[threadgroup]\nnum_threads=1\ncreate_weight=1\n[end]",
+                    READS,
+                ),
+                "p.ffsb:8: ",
+                "create_weight=1 needs write_blocksize",
+            ),
             (
                 "time without a thread group",
                 "time=5\n[filesystem]\nlocation=/a\n[end]\n".into(),
                 "p.ffsb:1: ",
                 "time=5 but the profile has no [threadgroup]",
             ),
-            (
-                "unknown system call",
-                base("", "read_weight=1\nread_blocksize=1\n[stats]\nignore=creat\n[end]"),
-                "p.ffsb:11: ",
-                "'creat' names no system call; the calls are: open, read,",
-            ),
-            (
-                "msec_range backwards",
-                base("", "read_weight=1\nread_blocksize=1\n[stats]\nmsec_range 2 1\n[end]"),
-                "p.ffsb:11: ",
-                "msec_range 2 1: a range goes from MIN",
-            ),
-            (
-                "a value missing",
-                base("num_files=", READS),
-                "p.ffsb:4: ",
-                "num_files needs a value after '='",
-            ),
-            (
-                "no '='",
-                base("num_files 3", READS),
-                "p.ffsb:4: ",
-                "num_files needs a value, as num_files=VALUE",
-            ),
-        ];
-        for (what, text, prefix, phrase) in cases {
-            let e = parse_str(&text).expect_err(what).to_string();
-            assert!(e.starts_with(prefix), "{what}: {e}");
-            assert!(e.contains(phrase), "{what}: {e}");
-            assert!(!e.contains('\n'), "{what}: {e}");
-        }
+        ]);
     }
 
     /// A profile FFSB 6.0-rc2 accepts (run with it), with what it allows:

@@ -507,6 +507,37 @@ pub fn resolve(
     env: &dyn Fn(&str) -> Option<String>,
     overrides: &[Assignment],
 ) -> Result<Config, String> {
+    let set = assignments(control, env, overrides)?;
+    let int = |k: &str| set[k].value.parse::<u64>().expect("checked");
+    let real = |k: &str| set[k].value.parse::<f64>().expect("checked");
+    let cfg = Config {
+        run: set["RUN"].value.clone(),
+        users: int("USERS") as u32,
+        files: int("FILES") as u32,
+        nrecs: int("NRECS"),
+        reclen: int("RECLEN") as u32,
+        reads: int("READS") as u32,
+        writes: int("WRITES") as u32,
+        locks: int("LOCKS"),
+        sleep: real("SLEEP"),
+        start: real("START"),
+        end: real("END"),
+        duration: real("DURATION"),
+        work: int("WORK"),
+        paths: file_paths(&set, int("FILES"), |a| a.value.clone()),
+        path_origins: file_paths(&set, int("FILES"), Assignment::place),
+    };
+    check_together(&cfg, &set)?;
+    Ok(cfg)
+}
+
+/// Each keyword's winning assignment: the default, then the environment,
+/// the control file and the overrides, each checked on its own.
+fn assignments(
+    control: &[Assignment],
+    env: &dyn Fn(&str) -> Option<String>,
+    overrides: &[Assignment],
+) -> Result<BTreeMap<String, Assignment>, String> {
     let mut set: BTreeMap<String, Assignment> = BTreeMap::new();
     for (k, _, d) in KEYWORDS {
         set.insert(
@@ -536,39 +567,26 @@ pub fn resolve(
         check_value(a)?;
         set.insert(a.key.clone(), a.clone());
     }
-    let int = |k: &str| set[k].value.parse::<u64>().expect("checked");
-    let real = |k: &str| set[k].value.parse::<f64>().expect("checked");
-    let cfg = Config {
-        run: set["RUN"].value.clone(),
-        users: int("USERS") as u32,
-        files: int("FILES") as u32,
-        nrecs: int("NRECS"),
-        reclen: int("RECLEN") as u32,
-        reads: int("READS") as u32,
-        writes: int("WRITES") as u32,
-        locks: int("LOCKS"),
-        sleep: real("SLEEP"),
-        start: real("START"),
-        end: real("END"),
-        duration: real("DURATION"),
-        work: int("WORK"),
-        paths: set
-            .iter()
-            .filter_map(|(k, a)| {
-                let n: u32 = k.strip_prefix("FILE")?.parse().ok()?;
-                Some((n, a.value.clone()))
-            })
-            .filter(|(n, _)| *n < int("FILES") as u32)
-            .collect(),
-        path_origins: set
-            .iter()
-            .filter_map(|(k, a)| {
-                let n: u32 = k.strip_prefix("FILE")?.parse().ok()?;
-                Some((n, a.place()))
-            })
-            .filter(|(n, _)| *n < int("FILES") as u32)
-            .collect(),
-    };
+    Ok(set)
+}
+
+/// `what` of each FILEk assignment below FILE`files`, by k.
+fn file_paths(
+    set: &BTreeMap<String, Assignment>,
+    files: u64,
+    what: impl Fn(&Assignment) -> String,
+) -> BTreeMap<u32, String> {
+    set.iter()
+        .filter_map(|(k, a)| {
+            let n: u32 = k.strip_prefix("FILE")?.parse().ok()?;
+            Some((n, what(a)))
+        })
+        .filter(|(n, _)| u64::from(*n) < files)
+        .collect()
+}
+
+/// The checks that involve more than one keyword.
+fn check_together(cfg: &Config, set: &BTreeMap<String, Assignment>) -> Result<(), String> {
     if cfg.writes > cfg.reads {
         return Err(format!(
             "{}: WRITES must not exceed READS = {} (W writes follow the last W of the R reads)",
@@ -603,7 +621,7 @@ pub fn resolve(
             ));
         }
     }
-    Ok(cfg)
+    Ok(())
 }
 
 /// The real environment.

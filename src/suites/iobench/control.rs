@@ -220,7 +220,7 @@ fn user_bytes(plan: &Plan) -> u64 {
         + u64::from(plan.locking)
         + u64::from(plan.work_per_read > 0)
         + 2 * u64::from(plan.units < plan.files);
-    kinds * super::hist::BUCKETS as u64 * 4
+    kinds * crate::measure::compact::BUCKETS as u64 * 4
         + plan.files as u64 * 80
         + plan.series_secs as u64 * 16
         + 64 * 1024

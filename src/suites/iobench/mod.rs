@@ -24,7 +24,6 @@
 mod chart;
 pub mod config;
 mod control;
-mod hist;
 mod msgq;
 pub mod report;
 mod server;
@@ -37,6 +36,7 @@ pub use control::{Metering, Mode, PROCESS_KIND, Run, RunSpec, execute, process_w
 pub use report::Totals;
 pub use server::{SERVICE, ServerEnd, serve};
 
+use crate::measure::compact::{KindRec, KindSum};
 use crate::measure::{OpKind, WorkerStats};
 use crate::report::RunResult;
 use crate::runner::{NoProgress, Outcome};
@@ -63,37 +63,8 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
         .filter(|u| u.failure.is_none())
         .map(|u| &u.record)
         .collect();
-    let mut stats = WorkerStats::new(&[]);
-    type Get = fn(&user::UserRecord) -> Option<&hist::KindRec>;
-    let kinds: [(OpKind, Get); 7] = [
-        (OpKind::Read, |r| Some(&r.read)),
-        (OpKind::Write, |r| r.write.as_ref()),
-        (OpKind::Open, |r| r.open.as_ref()),
-        (OpKind::Close, |r| r.close.as_ref()),
-        (OpKind::Lock, |r| r.lock.as_ref()),
-        (OpKind::Cpu, |r| r.cpu.as_ref()),
-        (OpKind::Transaction, |r| Some(&r.transaction)),
-    ];
-    for (kind, get) in kinds {
-        let mut sum = hist::KindSum::default();
-        for r in &ok {
-            if let Some(k) = get(r) {
-                sum.add(k);
-            }
-        }
-        if sum.count > 0 {
-            stats.merge_kind(kind, &sum.to_kind_stats());
-        }
-    }
-    for r in &ok {
-        for (i, (&o, &b)) in r.sec_ops.iter().zip(&r.sec_bytes).enumerate() {
-            if o > 0 || b > 0 {
-                stats.series.add(i as u64 * 1_000_000_000, o, b);
-            }
-        }
-    }
     let outcome = Outcome {
-        stats,
+        stats: merged_stats(&ok),
         per_worker: Vec::new(),
         // only the completed users are in the stats
         workers: t.completed,
@@ -106,8 +77,56 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
         extras: Vec::new(),
         failures: Vec::new(),
     };
+    let mut r = RunResult::new(
+        "iobench",
+        config_of(run),
+        run.environment.clone(),
+        run.started_at.clone(),
+    )
+    .with_outcome(&outcome);
+    add_metrics(&mut r, run, t, &ok);
+    r
+}
+
+/// The completed users' stats merged: each op kind's compact records
+/// summed, then the users' per-second series.
+fn merged_stats(ok: &[&user::UserRecord]) -> WorkerStats {
+    let mut stats = WorkerStats::new(&[]);
+    type Get = fn(&user::UserRecord) -> Option<&KindRec>;
+    let kinds: [(OpKind, Get); 7] = [
+        (OpKind::Read, |r| Some(&r.read)),
+        (OpKind::Write, |r| r.write.as_ref()),
+        (OpKind::Open, |r| r.open.as_ref()),
+        (OpKind::Close, |r| r.close.as_ref()),
+        (OpKind::Lock, |r| r.lock.as_ref()),
+        (OpKind::Cpu, |r| r.cpu.as_ref()),
+        (OpKind::Transaction, |r| Some(&r.transaction)),
+    ];
+    for (kind, get) in kinds {
+        let mut sum = KindSum::default();
+        for r in ok {
+            if let Some(k) = get(r) {
+                sum.add(k);
+            }
+        }
+        if sum.count > 0 {
+            stats.merge_kind(kind, &sum.to_kind_stats());
+        }
+    }
+    for r in ok {
+        for (i, (&o, &b)) in r.sec_ops.iter().zip(&r.sec_bytes).enumerate() {
+            if o > 0 || b > 0 {
+                stats.series.add(i as u64 * 1_000_000_000, o, b);
+            }
+        }
+    }
+    stats
+}
+
+/// The result's `config`: the parameters and what the run made of them.
+fn config_of(run: &Run) -> serde_json::Value {
     let spec = &run.spec;
-    let config = serde_json::json!({
+    serde_json::json!({
         "parameters": spec.config,
         "users_as": spec.mode,
         "engine": spec.engine,
@@ -120,14 +139,12 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
         "work_iterations_per_read": run.plan.work_per_read,
         "verify_locks": spec.verify_locks,
         "variant": run.variant(),
-    });
-    let mut r = RunResult::new(
-        "iobench",
-        config,
-        run.environment.clone(),
-        run.started_at.clone(),
-    )
-    .with_outcome(&outcome);
+    })
+}
+
+/// The headline metrics: Figure 1's totals, then iogauge's additions.
+fn add_metrics(r: &mut RunResult, run: &Run, t: &Totals, ok: &[&user::UserRecord]) {
+    let spec = &run.spec;
     r.metric("transactions_per_s", t.tps);
     r.metric("mean_response_s", t.avg_response_s);
     r.metric("mean_transaction_response_s", t.mean_tx_response_s);
@@ -166,30 +183,7 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
     r.metric("uses", t.files.iter().map(|f| f.uses).sum::<u64>());
     r.metric("response_distribution_s", &t.dist);
     r.metric("per_file", &t.files);
-    r.metric(
-        "per_user",
-        run.users
-            .iter()
-            .map(|u| {
-                let x = &u.record;
-                serde_json::json!({
-                    "user": x.user,
-                    "cycles": x.cycles,
-                    "cp_s": (x.cpu_user_ns + x.cpu_sys_ns) as f64 / 1e9,
-                    "io_s": x.io_ns as f64 / 1e9,
-                    "opens": x.opens,
-                    "closes": x.closes,
-                    "duration_s": x.duration_ns() as f64 / 1e9,
-                    "response_mean_s": x.transaction.mean_ns() / 1e9,
-                    "response_stddev_s": x.transaction.stddev_ns() / 1e9,
-                    "response_max_s": x.transaction.max_ns as f64 / 1e9,
-                    "max_rss_kib": x.max_rss_kib,
-                    "lock_requests": x.lock_requests,
-                    "failed": u.failure,
-                })
-            })
-            .collect::<Vec<_>>(),
-    );
+    r.metric("per_user", per_user(run));
     r.metric("controller_max_rss_kib", run.controller_rss_kib);
     if spec.mode == Mode::Processes {
         let rss = run.users.iter().map(|u| u.record.max_rss_kib);
@@ -203,7 +197,31 @@ pub fn result_of(run: &Run, t: &Totals) -> RunResult {
     if let Some(v) = run.violations {
         r.metric("lock_violations", v);
     }
-    r
+}
+
+/// Each user's line of `per_user`, failed users included.
+fn per_user(run: &Run) -> Vec<serde_json::Value> {
+    run.users
+        .iter()
+        .map(|u| {
+            let x = &u.record;
+            serde_json::json!({
+                "user": x.user,
+                "cycles": x.cycles,
+                "cp_s": (x.cpu_user_ns + x.cpu_sys_ns) as f64 / 1e9,
+                "io_s": x.io_ns as f64 / 1e9,
+                "opens": x.opens,
+                "closes": x.closes,
+                "duration_s": x.duration_ns() as f64 / 1e9,
+                "response_mean_s": x.transaction.mean_ns() / 1e9,
+                "response_stddev_s": x.transaction.stddev_ns() / 1e9,
+                "response_max_s": x.transaction.max_ns as f64 / 1e9,
+                "max_rss_kib": x.max_rss_kib,
+                "lock_requests": x.lock_requests,
+                "failed": u.failure,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! today's reads take microseconds), CP per transaction in milliseconds.
 
 use super::control::{Mode, Run};
-use super::user::DIST_BUCKETS;
+use super::user::{DIST_BUCKETS, UserRecord};
 use crate::report::RunResult;
 use crate::units::fmt_ns;
 use std::fmt::Write;
@@ -91,38 +91,9 @@ pub fn totals(run: &Run) -> Totals {
             0.0
         }
     };
-    let mut files = Vec::with_capacity(cfg.files as usize);
-    for f in 0..cfg.files as usize {
-        let mut t = FileTotals {
-            file: f as u32,
-            locks_taken: run.locks.get(f).map_or(0, |l| l.taken),
-            max_active: run.locks.get(f).map_or(0, |l| l.max_active),
-            ..Default::default()
-        };
-        let (mut sum, mut sumsq, mut max) = (0u128, 0u128, 0u64);
-        for r in &ok {
-            let fr = &r.files[f];
-            t.opens += fr.opens;
-            t.closes += fr.closes;
-            t.uses += fr.uses;
-            sum += fr.read_sum_ns;
-            sumsq += fr.read_sumsq_ns;
-            if fr.read_max_ns > max {
-                max = fr.read_max_ns;
-                t.max_record = fr.read_max_record;
-                t.max_user = r.user;
-            }
-        }
-        let m = crate::measure::Moments {
-            count: t.uses,
-            sum,
-            sumsq,
-        };
-        t.read_mean_s = m.mean_ns() / 1e9;
-        t.read_stddev_s = m.stddev_ns() / 1e9;
-        t.read_max_s = max as f64 / 1e9;
-        files.push(t);
-    }
+    let files = (0..cfg.files as usize)
+        .map(|f| file_totals(run, &ok, f))
+        .collect();
     let mut dist = vec![0u64; DIST_BUCKETS];
     for r in &ok {
         for (d, x) in dist.iter_mut().zip(&r.dist) {
@@ -163,6 +134,39 @@ pub fn totals(run: &Run) -> Totals {
         files,
         dist,
     }
+}
+
+/// One file's line of the IO summary, over the completed users `ok`.
+fn file_totals(run: &Run, ok: &[&UserRecord], f: usize) -> FileTotals {
+    let mut t = FileTotals {
+        file: f as u32,
+        locks_taken: run.locks.get(f).map_or(0, |l| l.taken),
+        max_active: run.locks.get(f).map_or(0, |l| l.max_active),
+        ..Default::default()
+    };
+    let (mut sum, mut sumsq, mut max) = (0u128, 0u128, 0u64);
+    for r in ok {
+        let fr = &r.files[f];
+        t.opens += fr.opens;
+        t.closes += fr.closes;
+        t.uses += fr.uses;
+        sum += fr.read_sum_ns;
+        sumsq += fr.read_sumsq_ns;
+        if fr.read_max_ns > max {
+            max = fr.read_max_ns;
+            t.max_record = fr.read_max_record;
+            t.max_user = r.user;
+        }
+    }
+    let m = crate::measure::Moments {
+        count: t.uses,
+        sum,
+        sumsq,
+    };
+    t.read_mean_s = m.mean_ns() / 1e9;
+    t.read_stddev_s = m.stddev_ns() / 1e9;
+    t.read_max_s = max as f64 / 1e9;
+    t
 }
 
 const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
@@ -211,6 +215,24 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
     let cfg = &run.spec.config;
     let mut s = String::new();
     let w = &mut s;
+    parameters(w, run, t, o);
+    lock_summary(w, t);
+    user_summary(w, run);
+    io_summary(w, t);
+    total_lines(w, t);
+    transaction_lines(w, cfg, t);
+    user_responses(w, run);
+    if o.table {
+        distribution(w, &t.dist);
+    }
+    let _ = writeln!(w, "{}", equals_line(cfg, t));
+    additions(w, run, t, r);
+    s
+}
+
+/// The opening lines: the run, its variant, the parameters and paths.
+fn parameters(w: &mut String, run: &Run, t: &Totals, o: &TextOpts) {
+    let cfg = &run.spec.config;
     let _ = writeln!(w, "Started {} at {}", o.name, ctime(run.started_unix, true));
     let _ = writeln!(
         w,
@@ -262,8 +284,10 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
         "CP load/cycle = {:.6} secs (measured; calibrated on an idle CPU: {:.6})",
         t.cp_load_s, run.cp_load_s
     );
+}
 
-    // lock summary
+/// Each file's locks taken and most held at once.
+fn lock_summary(w: &mut String, t: &Totals) {
     let _ = writeln!(w, " FILE  LOCKS TAKEN  MAX ACTIVE");
     for f in &t.files {
         let _ = writeln!(
@@ -272,8 +296,10 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
             f.file, f.locks_taken, f.max_active
         );
     }
+}
 
-    // user summary
+/// Each user's cycles, times, opens and closes, or why it failed.
+fn user_summary(w: &mut String, run: &Run) {
     let _ = writeln!(
         w,
         " USER     CYCLES    CP TIME   IO TIME*  OPENS CLOSES ----START TIME----    DURATION"
@@ -300,8 +326,10 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
             }
         }
     }
+}
 
-    // IO summary
+/// Each file's opens, closes, uses and read times.
+fn io_summary(w: &mut String, t: &Totals) {
     let _ = writeln!(
         w,
         " FILE  OPENS CLOSES       USES   AVG TIME    STD DEV      MAX T     RECORD  USER"
@@ -321,8 +349,10 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
             f.max_user
         );
     }
+}
 
-    // totals
+/// The `***` totals.
+fn total_lines(w: &mut String, t: &Totals) {
     let _ = writeln!(w, "*** Total cycles = {}", t.cycles);
     let _ = writeln!(w, "*** Total MB of data = {:.3}", t.mb);
     let _ = writeln!(w, "*** User   CP seconds = {:.3}", t.user_cp_s);
@@ -332,9 +362,10 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
     let _ = writeln!(w, "*** Total CP seconds = {:.3}", t.total_cp_s);
     let _ = writeln!(w, "*** Total IO seconds = {:.3} *", t.user_io_s);
     let _ = writeln!(w, "{IO_NOTE}");
-    transaction_lines(w, cfg, t);
+}
 
-    // per-user response
+/// Each completed user's transaction response times.
+fn user_responses(w: &mut String, run: &Run) {
     let _ = writeln!(w, " USER   AVG TIME    STD DEV   MAX TIME");
     for u in run.users.iter().filter(|u| u.failure.is_none()) {
         let tx = &u.record.transaction;
@@ -347,12 +378,6 @@ pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> Strin
             tx.max_ns as f64 / 1e9
         );
     }
-    if o.table {
-        distribution(w, &t.dist);
-    }
-    let _ = writeln!(w, "{}", equals_line(cfg, t));
-    additions(w, run, t, r);
-    s
 }
 
 /// What `IO TIME*` and the starred IO seconds are.
@@ -479,6 +504,47 @@ fn additions(w: &mut String, run: &Run, t: &Totals, r: &RunResult) {
         if run.spec.direct { ", O_DIRECT" } else { "" },
         run.elapsed.as_secs_f64()
     );
+    latency_table(w, r);
+    let s = &r.summary;
+    let _ = writeln!(
+        w,
+        "io_time_fraction = {:.3} (share of the users' time inside I/O calls)",
+        s.io_time_fraction
+    );
+    let _ = writeln!(
+        w,
+        "CPU over the measured interval: user {:.2} s, sys {:.2} s ({:.0}% of one core)",
+        s.cpu_user_s,
+        s.cpu_sys_s,
+        s.cpu_util * 100.0
+    );
+    memory_line(w, run);
+    if let Some(sv) = &run.server {
+        server_lines(w, sv, t);
+    }
+    let taken: u64 = t.files.iter().map(|f| f.locks_taken).sum();
+    let uses: u64 = t.files.iter().map(|f| f.uses).sum();
+    if run.plan.locking && taken != uses {
+        let _ = writeln!(
+            w,
+            "Locks taken ({taken}) differ from uses ({uses}): the failed users' locks are counted, their uses are not"
+        );
+    }
+    if let Some(v) = run.violations {
+        let _ = writeln!(w, "Lock check: {v} overlapping holders");
+    }
+    for u in run.users.iter().filter(|u| u.failure.is_some()) {
+        let _ = writeln!(
+            w,
+            "User {} failed: {}",
+            u.record.user,
+            u.failure.as_deref().unwrap_or_default()
+        );
+    }
+}
+
+/// Each op kind's latency percentiles, from the result.
+fn latency_table(w: &mut String, r: &RunResult) {
     if !r.ops.is_empty() {
         let _ = writeln!(
             w,
@@ -512,19 +578,11 @@ fn additions(w: &mut String, run: &Run, t: &Totals, r: &RunResult) {
             );
         }
     }
-    let s = &r.summary;
-    let _ = writeln!(
-        w,
-        "io_time_fraction = {:.3} (share of the users' time inside I/O calls)",
-        s.io_time_fraction
-    );
-    let _ = writeln!(
-        w,
-        "CPU over the measured interval: user {:.2} s, sys {:.2} s ({:.0}% of one core)",
-        s.cpu_user_s,
-        s.cpu_sys_s,
-        s.cpu_util * 100.0
-    );
+}
+
+/// Peak memory: of the whole process, or of the controller and the user
+/// processes.
+fn memory_line(w: &mut String, run: &Run) {
     let kib = |k: u64| crate::units::fmt_bytes(k * 1024);
     let users: Vec<u64> = run.users.iter().map(|u| u.record.max_rss_kib).collect();
     match run.spec.mode {
@@ -546,28 +604,6 @@ fn additions(w: &mut String, run: &Run, t: &Totals, r: &RunResult) {
                 kib(pss)
             );
         }
-    }
-    if let Some(sv) = &run.server {
-        server_lines(w, sv, t);
-    }
-    let taken: u64 = t.files.iter().map(|f| f.locks_taken).sum();
-    let uses: u64 = t.files.iter().map(|f| f.uses).sum();
-    if run.plan.locking && taken != uses {
-        let _ = writeln!(
-            w,
-            "Locks taken ({taken}) differ from uses ({uses}): the failed users' locks are counted, their uses are not"
-        );
-    }
-    if let Some(v) = run.violations {
-        let _ = writeln!(w, "Lock check: {v} overlapping holders");
-    }
-    for u in run.users.iter().filter(|u| u.failure.is_some()) {
-        let _ = writeln!(
-            w,
-            "User {} failed: {}",
-            u.record.user,
-            u.failure.as_deref().unwrap_or_default()
-        );
     }
 }
 

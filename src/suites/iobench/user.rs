@@ -10,12 +10,12 @@
 //! lock manager's words and counters, which IOBENCH shares by design, and
 //! the user's progress cell.
 
-use super::hist::KindRec;
 use super::server::Client;
 use super::shm::Shm;
 use crate::engine::{EngineSpec, FileId, OpenHow, Req};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
+use crate::measure::compact::KindRec;
 use crate::runner::Io;
 use crate::runner::{Ctx, Worker};
 use crate::workload::{Prng, below, worker_rng};

@@ -26,6 +26,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use super::grid;
+use crate::units::{SizeError, SizeSyntax};
 
 /// Default file size (IOzone's `KILOBYTES`), kB.
 pub const DEFAULT_FILE_KB: u64 = 512;
@@ -580,25 +581,22 @@ fn take_value(
 /// A size as IOzone reads it: kB, or with a k, m or g suffix (any case);
 /// at most iogauge's largest size ([`crate::units::MAX_SIZE`]).
 pub fn size_kb(s: &str) -> Result<u64, String> {
-    let digits = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
-    let (num, suffix) = s.split_at(digits);
-    let bad = || format!("'{s}' is not a size: a whole number of kB, or with k, m or g");
-    if num.is_empty() {
-        return Err(bad());
-    }
-    let scale: u64 = match suffix {
-        "" | "k" | "K" => 1,
-        "m" | "M" => 1 << 10,
-        "g" | "G" => 1 << 20,
-        _ => return Err(bad()),
+    const IOZONE: SizeSyntax = SizeSyntax {
+        suffixes: &[(&["", "k"], 1), (&["m"], 1 << 10), (&["g"], 1 << 20)],
+        fractions: false,
+        max: crate::units::MAX_SIZE / 1024,
     };
-    let n: u64 = num.parse().map_err(|_| format!("'{s}' is too large"))?;
-    if n == 0 {
-        return Err(format!("'{s}' is zero"));
+    match IOZONE.parse(s) {
+        Ok(0) => Err(format!("'{s}' is zero")),
+        Ok(kb) => Ok(kb),
+        Err(SizeError::NoNumber | SizeError::Suffix(_)) => Err(format!(
+            "'{s}' is not a size: a whole number of kB, or with k, m or g"
+        )),
+        Err(SizeError::Overflow) => Err(format!("'{s}' is too large")),
+        Err(SizeError::TooLarge | SizeError::NotWhole) => Err(format!(
+            "'{s}' is larger than the largest size iogauge takes, 1 EiB"
+        )),
     }
-    n.checked_mul(scale)
-        .filter(|kb| *kb <= crate::units::MAX_SIZE / 1024)
-        .ok_or_else(|| format!("'{s}' is larger than the largest size iogauge takes, 1 EiB"))
 }
 
 fn whole(s: &str) -> Result<u64, String> {
@@ -763,89 +761,8 @@ impl Raw {
         increasing("-s", &self.s)?;
         increasing("-r", &self.r)?;
 
-        let mut children = Vec::new();
-        if throughput {
-            if !self.t.is_empty() && (self.l.is_some() || self.u.is_some()) {
-                return Err("give either -t N (repeatable) or -l MIN -u MAX, not both".into());
-            }
-            let auto_flag = [
-                (self.auto, "-a/-A"),
-                (self.n.is_some(), "-n"),
-                (self.g.is_some(), "-g"),
-                (self.y.is_some(), "-y"),
-                (self.q.is_some(), "-q"),
-                (self.s.len() > 1, "several -s"),
-                (self.r.len() > 1, "several -r"),
-            ]
-            .into_iter()
-            .find(|(given, _)| *given);
-            if let Some((_, what)) = auto_flag {
-                return Err(format!(
-                    "throughput mode (-t, -l, -u) cannot be mixed with auto-mode flags ({what}), as in IOzone"
-                ));
-            }
-            if self.file.is_some() {
-                return Err(
-                    "-f names one process's file; in throughput mode name each child's file with -F"
-                        .into(),
-                );
-            }
-            if self.remount.is_some() {
-                return Err("throughput mode cannot unmount and remount (-U), as in IOzone".into());
-            }
-            if self.usec {
-                return Err(
-                    "-N (µs/operation) is not supported in throughput mode, as in IOzone; use -O"
-                        .into(),
-                );
-            }
-            if let Some(t) = self
-                .tests
-                .iter()
-                .find(|t| matches!(t, Test::Pwritev | Test::Preadv))
-            {
-                return Err(format!(
-                    "-i {} ({}) does not run in throughput mode, as in IOzone",
-                    t.number(),
-                    t.name()
-                ));
-            }
-            children = if self.t.is_empty() {
-                let lo = self.l.unwrap_or(1);
-                let hi = self.u.unwrap_or(lo);
-                if lo > hi {
-                    return Err(format!("-l {lo} is more than -u {hi}"));
-                }
-                (lo..=hi).collect()
-            } else {
-                self.t.clone()
-            };
-            let most = children.iter().copied().max().unwrap_or(0) as usize;
-            if self.f_given && self.child_files.len() != most {
-                return Err(format!(
-                    "-F names {} file(s) but throughput mode runs up to {most} children; give one name per child",
-                    self.child_files.len()
-                ));
-            }
-        } else if self.f_given {
-            return Err(
-                "-F names one file per child and needs -t N (or -l/-u); use -f FILE for one process"
-                    .into(),
-            );
-        }
-
-        let tests: Vec<Test> = if self.tests.is_empty() {
-            default_tests(self.extended)
-        } else if self.rw_only {
-            // -A runs only the first two tests whatever -i adds.
-            self.tests
-                .iter()
-                .copied()
-                .filter(|t| *t <= Test::Read)
-                .collect()
-        } else {
-            self.tests.iter().copied().collect()
-        };
+        let children = self.children(throughput)?;
+        let tests = self.tests();
 
         let config = Config {
             tests,
@@ -891,6 +808,100 @@ impl Raw {
         };
         check_sizes(&config)?;
         Ok(config)
+    }
+
+    /// Throughput mode's children (none outside it), once what does not
+    /// mix with it is refused.
+    fn children(&self, throughput: bool) -> Result<Vec<u32>, String> {
+        if !throughput {
+            if self.f_given {
+                return Err(
+                    "-F names one file per child and needs -t N (or -l/-u); use -f FILE for one process"
+                        .into(),
+                );
+            }
+            return Ok(Vec::new());
+        }
+        if !self.t.is_empty() && (self.l.is_some() || self.u.is_some()) {
+            return Err("give either -t N (repeatable) or -l MIN -u MAX, not both".into());
+        }
+        let auto_flag = [
+            (self.auto, "-a/-A"),
+            (self.n.is_some(), "-n"),
+            (self.g.is_some(), "-g"),
+            (self.y.is_some(), "-y"),
+            (self.q.is_some(), "-q"),
+            (self.s.len() > 1, "several -s"),
+            (self.r.len() > 1, "several -r"),
+        ]
+        .into_iter()
+        .find(|(given, _)| *given);
+        if let Some((_, what)) = auto_flag {
+            return Err(format!(
+                "throughput mode (-t, -l, -u) cannot be mixed with auto-mode flags ({what}), as in IOzone"
+            ));
+        }
+        if self.file.is_some() {
+            return Err(
+                "-f names one process's file; in throughput mode name each child's file with -F"
+                    .into(),
+            );
+        }
+        if self.remount.is_some() {
+            return Err("throughput mode cannot unmount and remount (-U), as in IOzone".into());
+        }
+        if self.usec {
+            return Err(
+                "-N (µs/operation) is not supported in throughput mode, as in IOzone; use -O"
+                    .into(),
+            );
+        }
+        if let Some(t) = self
+            .tests
+            .iter()
+            .find(|t| matches!(t, Test::Pwritev | Test::Preadv))
+        {
+            return Err(format!(
+                "-i {} ({}) does not run in throughput mode, as in IOzone",
+                t.number(),
+                t.name()
+            ));
+        }
+        let children: Vec<u32> = if self.t.is_empty() {
+            let lo = self.l.unwrap_or(1);
+            let hi = self.u.unwrap_or(lo);
+            if lo > hi {
+                return Err(format!("-l {lo} is more than -u {hi}"));
+            }
+            (lo..=hi).collect()
+        } else {
+            self.t.clone()
+        };
+        let most = children.iter().copied().max().unwrap_or(0) as usize;
+        if self.f_given && self.child_files.len() != most {
+            return Err(format!(
+                "-F names {} file(s) but throughput mode runs up to {most} children; give one name per child",
+                self.child_files.len()
+            ));
+        }
+        Ok(children)
+    }
+
+    /// The tests to run: the defaults when none is given; with -A only
+    /// the first two whatever -i adds.
+    fn tests(&self) -> Vec<Test> {
+        if self.tests.is_empty() {
+            default_tests(self.extended)
+        } else if self.rw_only {
+            // -A runs only the first two tests whatever -i adds.
+            self.tests
+                .iter()
+                .copied()
+                .filter(|t| *t <= Test::Read)
+                .collect()
+        } else {
+            self.tests.iter().copied().collect()
+        }
     }
 }
 

@@ -131,11 +131,7 @@ fn abbrev(v: u64) -> String {
 /// sizes that are not whole MB or GB stay in kB.
 fn size_tick(kb: u64) -> String {
     const UNITS: [&str; 4] = ["", "M", "G", "T"];
-    let (mut v, mut i) = (kb, 0);
-    while v >= 1024 && v % 1024 == 0 && i < UNITS.len() - 1 {
-        v /= 1024;
-        i += 1;
-    }
+    let (v, i) = crate::units::whole_units(kb, UNITS.len() - 1);
     format!("{v}{}", UNITS[i])
 }
 
@@ -405,7 +401,7 @@ pub fn write_heatmaps(
     for c in table.sections().into_iter().filter(measured) {
         let svg = heatmap_svg(table, c, title_suffix)?;
         let path = dir.join(file_name(c));
-        std::fs::write(&path, svg)
+        crate::report::export::write_file(&path, svg.as_bytes())
             .map_err(|e| format!("cannot write the heatmap {}: {e}", path.display()))?;
         paths.push(path);
     }

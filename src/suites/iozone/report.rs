@@ -807,18 +807,14 @@ pub fn throughput_text(r: &PhaseResult, st: ThroughputStyle) -> String {
         "\tParent sees throughput for {parent}= {:10.2} {unit}/sec\n",
         r.parent_rate()
     );
-    s += &format!(
-        "\tMin throughput per {port} \t\t\t= {:10.2} {unit}/sec \n",
-        r.min_rate()
-    );
-    s += &format!(
-        "\tMax throughput per {port} \t\t\t= {:10.2} {unit}/sec\n",
-        r.max_rate()
-    );
-    s += &format!(
-        "\tAvg throughput per {port} \t\t\t= {:10.2} {unit}/sec\n",
-        r.avg_rate()
-    );
+    // (IOzone's Min line ends in a space)
+    for (what, rate, end) in [
+        ("Min", r.min_rate(), " "),
+        ("Max", r.max_rate(), ""),
+        ("Avg", r.avg_rate(), ""),
+    ] {
+        s += &format!("\t{what} throughput per {port} \t\t\t= {rate:10.2} {unit}/sec{end}\n");
+    }
     s += &format!("\tMin xfer \t\t\t\t\t= {:10.2} {unit}\n", r.min_xfer());
     if st.per_child {
         for (i, c) in r.children.iter().enumerate() {
@@ -1069,6 +1065,36 @@ pub fn preamble(config: &Config, command_line: &str, began: &str) -> String {
 /// generation enabled" (IOzone prints it for `-R` only, which `-b` is
 /// mostly given with); a `-t` list of consecutive counts as `-l`/`-u`.
 pub fn preamble_with(config: &Config, command_line: &str, began: &str, res: Resolutions) -> String {
+    let c = config;
+    let units = units_of(c);
+    let mut s = opening(began);
+    s += &flag_lines(c, res, units);
+    s += &format!("\tCommand line used: {command_line}\n");
+    if units == Units::KbPerSec {
+        s += units.banner();
+    }
+    s += &format!("\tTime Resolution = {:1.6} seconds.\n", res.time_s);
+    s += &format!(
+        "\tProcessor cache size set to {} kBytes.\n",
+        CACHE_BYTES / 1024
+    );
+    s += &format!("\tProcessor cache line size set to {CACHE_LINE_BYTES} bytes.\n");
+    s += &format!("\tFile stride size set to {} * record size.\n", c.stride);
+    if c.mode() == Mode::Throughput {
+        s += &children_lines(c);
+    } else {
+        let selected: Vec<Column> = c
+            .tests
+            .iter()
+            .flat_map(|t| Column::for_test(t.number()))
+            .collect();
+        s += &header(c.extended, &selected);
+    }
+    s
+}
+
+/// IOzone's banner: version, build, contributors, when the run began.
+fn opening(began: &str) -> String {
     let mode = if cfg!(target_pointer_width = "64") {
         "\tCompiled for 64 bit mode."
     } else {
@@ -1083,8 +1109,22 @@ pub fn preamble_with(config: &Config, command_line: &str, began: &str, res: Reso
     );
     s += CONTRIBUTORS;
     s += &format!("\tRun began: {}\n\n", began.trim_end_matches('\n'));
+    s
+}
 
-    let c = config;
+/// The unit the results are printed in.
+fn units_of(c: &Config) -> Units {
+    match c.unit {
+        Unit::KbPerSec => Units::KbPerSec,
+        Unit::OpsPerSec => Units::OpsPerSec,
+        Unit::UsPerOp => Units::MicrosPerOp,
+    }
+}
+
+/// One line for each flag given, before the command line (see
+/// [`preamble_with`] for their order).
+fn flag_lines(c: &Config, res: Resolutions, units: Units) -> String {
+    let mut s = String::new();
     let lists = c.file_kb.len() > 1 || c.record_kb.len() > 1;
     if c.auto && !lists {
         s += "\tAuto Mode\n";
@@ -1124,11 +1164,6 @@ pub fn preamble_with(config: &Config, command_line: &str, began: &str, res: Reso
             s += line;
         }
     }
-    let units = match c.unit {
-        Unit::KbPerSec => Units::KbPerSec,
-        Unit::OpsPerSec => Units::OpsPerSec,
-        Unit::UsPerOp => Units::MicrosPerOp,
-    };
     if units != Units::KbPerSec {
         s += units.banner();
     }
@@ -1148,43 +1183,28 @@ pub fn preamble_with(config: &Config, command_line: &str, began: &str, res: Reso
     if c.excel {
         s += "\tExcel chart generation enabled\n";
     }
+    s
+}
 
-    s += &format!("\tCommand line used: {command_line}\n");
-    if units == Units::KbPerSec {
-        s += units.banner();
-    }
-    s += &format!("\tTime Resolution = {:1.6} seconds.\n", res.time_s);
-    s += &format!(
-        "\tProcessor cache size set to {} kBytes.\n",
-        CACHE_BYTES / 1024
-    );
-    s += &format!("\tProcessor cache line size set to {CACHE_LINE_BYTES} bytes.\n");
-    s += &format!("\tFile stride size set to {} * record size.\n", c.stride);
-    if c.mode() == Mode::Throughput {
-        let ch = &c.children;
-        let range = ch.len() > 1 && ch.windows(2).all(|w| w[1] == w[0] + 1);
-        let one = if c.threads { "thread" } else { "process" };
-        let n = if range {
-            s += &format!("\tMin {one} = {} \n", ch[0]);
-            s += &format!("\tMax {one} = {} \n", ch[ch.len() - 1]);
-            ch[0]
-        } else {
-            ch.last().copied().unwrap_or(1)
-        };
-        let port = match (n > 1, c.threads) {
-            (false, _) => one,
-            (true, true) => "threads",
-            (true, false) => "processes",
-        };
-        s += &format!("\tThroughput test with {n} {port}\n");
+/// Throughput mode's lines: how many children, and the range of counts.
+fn children_lines(c: &Config) -> String {
+    let mut s = String::new();
+    let ch = &c.children;
+    let range = ch.len() > 1 && ch.windows(2).all(|w| w[1] == w[0] + 1);
+    let one = if c.threads { "thread" } else { "process" };
+    let n = if range {
+        s += &format!("\tMin {one} = {} \n", ch[0]);
+        s += &format!("\tMax {one} = {} \n", ch[ch.len() - 1]);
+        ch[0]
     } else {
-        let selected: Vec<Column> = c
-            .tests
-            .iter()
-            .flat_map(|t| Column::for_test(t.number()))
-            .collect();
-        s += &header(c.extended, &selected);
-    }
+        ch.last().copied().unwrap_or(1)
+    };
+    let port = match (n > 1, c.threads) {
+        (false, _) => one,
+        (true, true) => "threads",
+        (true, false) => "processes",
+    };
+    s += &format!("\tThroughput test with {n} {port}\n");
     s
 }
 
@@ -1466,6 +1486,16 @@ mod tests {
         cpu_s: 0.0,
     };
 
+    /// IOzone's lines after the command line in kB/s, with the
+    /// resolution of gettimeofday.
+    const KB_LINES: &str = concat!(
+        "\tOutput is in kBytes/sec\n",
+        "\tTime Resolution = 0.000001 seconds.\n",
+        "\tProcessor cache size set to 1024 kBytes.\n",
+        "\tProcessor cache line size set to 32 bytes.\n",
+        "\tFile stride size set to 17 * record size.\n",
+    );
+
     fn preamble_of(line: &str) -> String {
         let args: Vec<String> = line.split_whitespace().map(String::from).collect();
         let cfg = crate::suites::iozone::flags::parse_with_page_size(&args, 4096)
@@ -1487,15 +1517,9 @@ mod tests {
         assert_eq!(
             preamble_of("-a"),
             banner()
-                + concat!(
-                    "\tAuto Mode\n",
-                    "\tCommand line used: iozone -a\n",
-                    "\tOutput is in kBytes/sec\n",
-                    "\tTime Resolution = 0.000001 seconds.\n",
-                    "\tProcessor cache size set to 1024 kBytes.\n",
-                    "\tProcessor cache line size set to 32 bytes.\n",
-                    "\tFile stride size set to 17 * record size.\n",
-                )
+                + "\tAuto Mode\n"
+                + "\tCommand line used: iozone -a\n"
+                + KB_LINES
                 + &header(false, &Column::ALL)
         );
     }
@@ -1512,12 +1536,8 @@ mod tests {
                     "\tInclude close in write timing\n",
                     "\tO_DIRECT feature enabled\n",
                     "\tCommand line used: iozone -s 64m -r 64k -i 0 -e -c -I\n",
-                    "\tOutput is in kBytes/sec\n",
-                    "\tTime Resolution = 0.000001 seconds.\n",
-                    "\tProcessor cache size set to 1024 kBytes.\n",
-                    "\tProcessor cache line size set to 32 bytes.\n",
-                    "\tFile stride size set to 17 * record size.\n",
                 )
+                + KB_LINES
                 + &header(false, &Column::ALL)
         );
     }
@@ -1527,15 +1547,9 @@ mod tests {
         assert_eq!(
             preamble_of("-t 3 -T"),
             banner()
-                + concat!(
-                    "\tCommand line used: iozone -t 3 -T\n",
-                    "\tOutput is in kBytes/sec\n",
-                    "\tTime Resolution = 0.000001 seconds.\n",
-                    "\tProcessor cache size set to 1024 kBytes.\n",
-                    "\tProcessor cache line size set to 32 bytes.\n",
-                    "\tFile stride size set to 17 * record size.\n",
-                    "\tThroughput test with 3 threads\n",
-                )
+                + "\tCommand line used: iozone -t 3 -T\n"
+                + KB_LINES
+                + "\tThroughput test with 3 threads\n"
         );
         let tail = |line: &str| {
             let p = preamble_of(line);

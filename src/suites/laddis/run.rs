@@ -298,247 +298,284 @@ impl Client {
             Some(k) => k,
             None => return Ok(None),
         };
-        let (start, failed) = match op {
-            NfsOp::Null | NfsOp::Root | NfsOp::WrCache => return Ok(None),
-            NfsOp::Lookup => {
-                if below(&mut self.rng, 100) < FAILED_LOOKUP_PERCENT {
-                    let i = self.pick(self.set.missing.len());
-                    let p = &self.set.missing[i];
-                    let t = now_ns();
-                    let r = rustix::fs::stat(p.as_c_str());
-                    return self.done(kind, t, 0, outcome(r, &[Errno::NOENT], p)?);
-                }
-                let i = self.pick(self.set.files.len());
-                let p = &self.set.files[i];
-                let t = now_ns();
-                let r = rustix::fs::stat(p.as_c_str());
-                return self.done(kind, t, 0, outcome(r, &[], p)?);
-            }
-            NfsOp::GetAttr => {
-                let w = self.pick(self.fds.len());
-                let t = now_ns();
-                let r = rustix::fs::fstat(&self.fds[w]);
-                return self.done(
-                    kind,
-                    t,
-                    0,
-                    outcome(r, &[], &self.set.files[self.set.working[w]])?,
-                );
-            }
-            NfsOp::SetAttr => {
-                let i = self.pick(self.set.files.len());
-                let chmod = self.rng.next_u64() & 1 == 0;
-                let p = &self.set.files[i];
-                let t = now_ns();
-                let r = if chmod {
-                    rustix::fs::chmod(p.as_c_str(), Mode::from_raw_mode(0o640 | (i as u32 & 4)))
-                } else {
-                    let now = Timespec {
-                        tv_sec: 0,
-                        tv_nsec: rustix::fs::UTIME_NOW,
-                    };
-                    let ts = Timestamps {
-                        last_access: now,
-                        last_modification: now,
-                    };
-                    rustix::fs::utimensat(CWD, p.as_c_str(), &ts, AtFlags::empty())
-                };
-                return self.done(kind, t, 0, outcome(r, &[], p)?);
-            }
-            NfsOp::ReadLink => {
-                let i = self.pick(self.set.symlinks.len());
-                let p = &self.set.symlinks[i];
-                let t = now_ns();
-                let r = rustix::fs::readlinkat_raw(CWD, p.as_c_str(), &mut self.lbuf[..]);
-                return self.done(kind, t, 0, outcome(r, &[], p)?);
-            }
-            NfsOp::Read => {
-                let w = self.pick(self.fds.len());
-                let n = u64::from(transfer_size(self.rng.next_u64()));
-                let len = self.len[w];
-                let off = if len > n {
-                    below(&mut self.rng, (len - n) / 1024 + 1) * 1024
-                } else {
-                    0
-                };
-                let t = now_ns();
-                let r = rustix::io::pread(&self.fds[w], &mut self.rbuf[..n as usize], off);
-                let end = now_ns();
-                let p = &self.set.files[self.set.working[w]];
-                let got = match r {
-                    Ok(k) => k as u64,
-                    Err(e) => {
-                        return Err(std::io::Error::from(e))
-                            .with_context(|| format!("reading {}", p.to_string_lossy()));
-                    }
-                };
-                return Ok(Some(Done {
-                    kind,
-                    lat_ns: end.saturating_sub(t),
-                    done_ns: end,
-                    bytes: got,
-                    failed: false,
-                }));
-            }
-            NfsOp::Write => {
-                let w = self.pick(self.fds.len());
-                let n = u64::from(transfer_size(self.rng.next_u64()));
-                let append = unit(&mut self.rng) < APPEND_SHARE;
-                if append && self.grown + n > self.growth_limit {
-                    // hold the set within its growth: cut this file back
-                    let extra = self.len[w] - self.base[w];
-                    if extra > 0 {
-                        rustix::fs::ftruncate(&self.fds[w], self.base[w])
-                            .map_err(std::io::Error::from)
-                            .context("cutting a file back to its starting length")?;
-                        self.grown -= extra;
-                        self.len[w] = self.base[w];
-                    }
-                }
-                let len = self.len[w];
-                let off = if append {
-                    len
-                } else if len > n {
-                    below(&mut self.rng, (len - n) / 1024 + 1) * 1024
-                } else {
-                    0
-                };
-                let s = self.pick(self.wbuf.len() - n as usize + 1);
-                let kind = if append {
-                    OpKind::Append
-                } else {
-                    OpKind::Write
-                };
-                let t = now_ns();
-                let r = rustix::io::pwrite(&self.fds[w], &self.wbuf[s..s + n as usize], off);
-                let end = now_ns();
-                let k = match r {
-                    Ok(k) => k as u64,
-                    Err(e) => {
-                        let p = &self.set.files[self.set.working[w]];
-                        return Err(std::io::Error::from(e))
-                            .with_context(|| format!("writing {}", p.to_string_lossy()));
-                    }
-                };
-                let new_len = len.max(off + k);
-                self.grown += new_len - len;
-                self.len[w] = new_len;
-                return Ok(Some(Done {
-                    kind,
-                    lat_ns: end.saturating_sub(t),
-                    done_ns: end,
-                    bytes: k,
-                    failed: false,
-                }));
-            }
-            NfsOp::Create => {
-                let (i, flags) = match Self::find(&mut self.rng, &self.names, |s| s == Slot::Absent)
-                {
-                    Some(i) => (i, OFlags::EXCL),
-                    // every name exists: re-create an empty one (NFS v2's
-                    // CREATE of an existing name truncates it)
-                    None => match Self::find(&mut self.rng, &self.names, |s| s == Slot::File) {
-                        Some(i) => (i, OFlags::TRUNC),
-                        None => (self.pick(self.names.len()), OFlags::EXCL),
-                    },
-                };
-                let p = &self.set.names[i];
-                let t = now_ns();
-                let r = rustix::fs::open(
-                    p.as_c_str(),
-                    OFlags::CREATE | OFlags::WRONLY | OFlags::CLOEXEC | flags,
-                    Mode::from_raw_mode(0o644),
-                )
-                .map(drop);
-                let failed = outcome(r, &[Errno::EXIST], p)?;
-                if !failed {
-                    self.names[i] = Slot::File;
-                }
-                (t, failed)
-            }
-            NfsOp::Remove => {
-                let i = Self::find(&mut self.rng, &self.names, |s| s != Slot::Absent)
-                    .unwrap_or_else(|| self.pick(self.names.len()));
-                let p = &self.set.names[i];
-                let t = now_ns();
-                let r = rustix::fs::unlink(p.as_c_str());
-                let failed = outcome(r, &[Errno::NOENT], p)?;
-                self.names[i] = Slot::Absent;
-                (t, failed)
-            }
-            NfsOp::Rename => {
-                let from = Self::find(&mut self.rng, &self.names, |s| s != Slot::Absent)
-                    .unwrap_or_else(|| self.pick(self.names.len()));
-                // to a name that does not exist, else onto another that does
-                let to = Self::find(&mut self.rng, &self.names, |s| s == Slot::Absent)
-                    .or_else(|| {
-                        let n = self.names.len();
-                        (n > 1).then(|| (from + 1 + self.pick(n - 1)) % n)
-                    })
-                    .unwrap_or(from);
-                let (a, b) = (&self.set.names[from], &self.set.names[to]);
-                let t = now_ns();
-                let r = rustix::fs::rename(a.as_c_str(), b.as_c_str());
-                let failed = outcome(r, &[Errno::NOENT], a)?;
-                if !failed && from != to {
-                    self.names[to] = self.names[from];
-                    self.names[from] = Slot::Absent;
-                }
-                (t, failed)
-            }
-            NfsOp::Link | NfsOp::Symlink => {
-                let i = Self::find(&mut self.rng, &self.names, |s| s == Slot::Absent)
-                    .unwrap_or_else(|| self.pick(self.names.len()));
-                let j = self.pick(self.set.files.len());
-                let (target, p) = (&self.set.files[j], &self.set.names[i]);
-                let t = now_ns();
-                let r = if op == NfsOp::Link {
-                    rustix::fs::link(target.as_c_str(), p.as_c_str())
-                } else {
-                    rustix::fs::symlink(target.as_c_str(), p.as_c_str())
-                };
-                let failed = outcome(r, &[Errno::EXIST], p)?;
-                if !failed {
-                    self.names[i] = if op == NfsOp::Link {
-                        Slot::Link
-                    } else {
-                        Slot::Symlink
-                    };
-                }
-                (t, failed)
-            }
-            NfsOp::Mkdir | NfsOp::Rmdir => {
-                let make = op == NfsOp::Mkdir;
-                let i = Self::find(&mut self.rng, &self.empty, |e| e != make)
-                    .unwrap_or_else(|| self.pick(self.empty.len()));
-                let p = &self.set.empty_dirs[i];
-                let t = now_ns();
-                let r = if make {
-                    rustix::fs::mkdir(p.as_c_str(), Mode::from_raw_mode(0o755))
-                } else {
-                    rustix::fs::rmdir(p.as_c_str())
-                };
-                let failed = outcome(r, &[Errno::EXIST, Errno::NOENT], p)?;
-                self.empty[i] = make;
-                (t, failed)
-            }
-            NfsOp::ReadDir => {
-                let i = self.pick(self.set.dirs.len());
-                let p = &self.set.dirs[i];
-                let t = now_ns();
-                let r = read_dir(p, &mut self.dbuf);
-                let failed = outcome(r, &[], p)?;
-                (t, failed)
-            }
-            NfsOp::FsStat => {
-                let p = &self.set.root;
-                let t = now_ns();
-                let r = rustix::fs::statvfs(p.as_c_str());
-                let failed = outcome(r, &[], p)?;
-                (t, failed)
+        match op {
+            NfsOp::Null | NfsOp::Root | NfsOp::WrCache => Ok(None),
+            NfsOp::Lookup => self.lookup(kind),
+            NfsOp::GetAttr => self.get_attr(kind),
+            NfsOp::SetAttr => self.set_attr(kind),
+            NfsOp::ReadLink => self.read_link(kind),
+            NfsOp::Read => self.read(kind),
+            NfsOp::Write => self.write(),
+            NfsOp::Create => self.create(kind),
+            NfsOp::Remove => self.remove(kind),
+            NfsOp::Rename => self.rename(kind),
+            NfsOp::Link | NfsOp::Symlink => self.link(kind, op),
+            NfsOp::Mkdir | NfsOp::Rmdir => self.mkdir_or_rmdir(kind, op),
+            NfsOp::ReadDir => self.read_dir(kind),
+            NfsOp::FsStat => self.fs_stat(kind),
+        }
+    }
+
+    /// Look up a file name; some are of missing files, as in the mix.
+    fn lookup(&mut self, kind: OpKind) -> Result<Option<Done>> {
+        if below(&mut self.rng, 100) < FAILED_LOOKUP_PERCENT {
+            let i = self.pick(self.set.missing.len());
+            let p = &self.set.missing[i];
+            let t = now_ns();
+            let r = rustix::fs::stat(p.as_c_str());
+            return self.done(kind, t, 0, outcome(r, &[Errno::NOENT], p)?);
+        }
+        let i = self.pick(self.set.files.len());
+        let p = &self.set.files[i];
+        let t = now_ns();
+        let r = rustix::fs::stat(p.as_c_str());
+        self.done(kind, t, 0, outcome(r, &[], p)?)
+    }
+
+    /// The attributes of an open working file.
+    fn get_attr(&mut self, kind: OpKind) -> Result<Option<Done>> {
+        let w = self.pick(self.fds.len());
+        let t = now_ns();
+        let r = rustix::fs::fstat(&self.fds[w]);
+        self.done(
+            kind,
+            t,
+            0,
+            outcome(r, &[], &self.set.files[self.set.working[w]])?,
+        )
+    }
+
+    /// Change a file's mode or times.
+    fn set_attr(&mut self, kind: OpKind) -> Result<Option<Done>> {
+        let i = self.pick(self.set.files.len());
+        let chmod = self.rng.next_u64() & 1 == 0;
+        let p = &self.set.files[i];
+        let t = now_ns();
+        let r = if chmod {
+            rustix::fs::chmod(p.as_c_str(), Mode::from_raw_mode(0o640 | (i as u32 & 4)))
+        } else {
+            let now = Timespec {
+                tv_sec: 0,
+                tv_nsec: rustix::fs::UTIME_NOW,
+            };
+            let ts = Timestamps {
+                last_access: now,
+                last_modification: now,
+            };
+            rustix::fs::utimensat(CWD, p.as_c_str(), &ts, AtFlags::empty())
+        };
+        self.done(kind, t, 0, outcome(r, &[], p)?)
+    }
+
+    /// Read a symbolic link.
+    fn read_link(&mut self, kind: OpKind) -> Result<Option<Done>> {
+        let i = self.pick(self.set.symlinks.len());
+        let p = &self.set.symlinks[i];
+        let t = now_ns();
+        let r = rustix::fs::readlinkat_raw(CWD, p.as_c_str(), &mut self.lbuf[..]);
+        self.done(kind, t, 0, outcome(r, &[], p)?)
+    }
+
+    /// Read from a working file at a 1 KiB-aligned offset.
+    fn read(&mut self, kind: OpKind) -> Result<Option<Done>> {
+        let w = self.pick(self.fds.len());
+        let n = u64::from(transfer_size(self.rng.next_u64()));
+        let len = self.len[w];
+        let off = if len > n {
+            below(&mut self.rng, (len - n) / 1024 + 1) * 1024
+        } else {
+            0
+        };
+        let t = now_ns();
+        let r = rustix::io::pread(&self.fds[w], &mut self.rbuf[..n as usize], off);
+        let end = now_ns();
+        let p = &self.set.files[self.set.working[w]];
+        let got = match r {
+            Ok(k) => k as u64,
+            Err(e) => {
+                return Err(std::io::Error::from(e))
+                    .with_context(|| format!("reading {}", p.to_string_lossy()));
             }
         };
-        self.done(kind, start, 0, failed)
+        Ok(Some(Done {
+            kind,
+            lat_ns: end.saturating_sub(t),
+            done_ns: end,
+            bytes: got,
+            failed: false,
+        }))
+    }
+
+    /// Write to a working file, or append, holding the set within its growth.
+    fn write(&mut self) -> Result<Option<Done>> {
+        let w = self.pick(self.fds.len());
+        let n = u64::from(transfer_size(self.rng.next_u64()));
+        let append = unit(&mut self.rng) < APPEND_SHARE;
+        if append && self.grown + n > self.growth_limit {
+            // hold the set within its growth: cut this file back
+            let extra = self.len[w] - self.base[w];
+            if extra > 0 {
+                rustix::fs::ftruncate(&self.fds[w], self.base[w])
+                    .map_err(std::io::Error::from)
+                    .context("cutting a file back to its starting length")?;
+                self.grown -= extra;
+                self.len[w] = self.base[w];
+            }
+        }
+        let len = self.len[w];
+        let off = if append {
+            len
+        } else if len > n {
+            below(&mut self.rng, (len - n) / 1024 + 1) * 1024
+        } else {
+            0
+        };
+        let s = self.pick(self.wbuf.len() - n as usize + 1);
+        let kind = if append {
+            OpKind::Append
+        } else {
+            OpKind::Write
+        };
+        let t = now_ns();
+        let r = rustix::io::pwrite(&self.fds[w], &self.wbuf[s..s + n as usize], off);
+        let end = now_ns();
+        let k = match r {
+            Ok(k) => k as u64,
+            Err(e) => {
+                let p = &self.set.files[self.set.working[w]];
+                return Err(std::io::Error::from(e))
+                    .with_context(|| format!("writing {}", p.to_string_lossy()));
+            }
+        };
+        let new_len = len.max(off + k);
+        self.grown += new_len - len;
+        self.len[w] = new_len;
+        Ok(Some(Done {
+            kind,
+            lat_ns: end.saturating_sub(t),
+            done_ns: end,
+            bytes: k,
+            failed: false,
+        }))
+    }
+
+    /// Create a name that does not exist (else re-create an empty one).
+    fn create(&mut self, kind: OpKind) -> Result<Option<Done>> {
+        let (i, flags) = match Self::find(&mut self.rng, &self.names, |s| s == Slot::Absent) {
+            Some(i) => (i, OFlags::EXCL),
+            // every name exists: re-create an empty one (NFS v2's
+            // CREATE of an existing name truncates it)
+            None => match Self::find(&mut self.rng, &self.names, |s| s == Slot::File) {
+                Some(i) => (i, OFlags::TRUNC),
+                None => (self.pick(self.names.len()), OFlags::EXCL),
+            },
+        };
+        let p = &self.set.names[i];
+        let t = now_ns();
+        let r = rustix::fs::open(
+            p.as_c_str(),
+            OFlags::CREATE | OFlags::WRONLY | OFlags::CLOEXEC | flags,
+            Mode::from_raw_mode(0o644),
+        )
+        .map(drop);
+        let failed = outcome(r, &[Errno::EXIST], p)?;
+        if !failed {
+            self.names[i] = Slot::File;
+        }
+        self.done(kind, t, 0, failed)
+    }
+
+    /// Remove a name that exists.
+    fn remove(&mut self, kind: OpKind) -> Result<Option<Done>> {
+        let i = Self::find(&mut self.rng, &self.names, |s| s != Slot::Absent)
+            .unwrap_or_else(|| self.pick(self.names.len()));
+        let p = &self.set.names[i];
+        let t = now_ns();
+        let r = rustix::fs::unlink(p.as_c_str());
+        let failed = outcome(r, &[Errno::NOENT], p)?;
+        self.names[i] = Slot::Absent;
+        self.done(kind, t, 0, failed)
+    }
+
+    /// Rename a name that exists, to one that does not if there is one.
+    fn rename(&mut self, kind: OpKind) -> Result<Option<Done>> {
+        let from = Self::find(&mut self.rng, &self.names, |s| s != Slot::Absent)
+            .unwrap_or_else(|| self.pick(self.names.len()));
+        // to a name that does not exist, else onto another that does
+        let to = Self::find(&mut self.rng, &self.names, |s| s == Slot::Absent)
+            .or_else(|| {
+                let n = self.names.len();
+                (n > 1).then(|| (from + 1 + self.pick(n - 1)) % n)
+            })
+            .unwrap_or(from);
+        let (a, b) = (&self.set.names[from], &self.set.names[to]);
+        let t = now_ns();
+        let r = rustix::fs::rename(a.as_c_str(), b.as_c_str());
+        let failed = outcome(r, &[Errno::NOENT], a)?;
+        if !failed && from != to {
+            self.names[to] = self.names[from];
+            self.names[from] = Slot::Absent;
+        }
+        self.done(kind, t, 0, failed)
+    }
+
+    /// A hard or symbolic link to a file, at a name that does not exist.
+    fn link(&mut self, kind: OpKind, op: NfsOp) -> Result<Option<Done>> {
+        let i = Self::find(&mut self.rng, &self.names, |s| s == Slot::Absent)
+            .unwrap_or_else(|| self.pick(self.names.len()));
+        let j = self.pick(self.set.files.len());
+        let (target, p) = (&self.set.files[j], &self.set.names[i]);
+        let t = now_ns();
+        let r = if op == NfsOp::Link {
+            rustix::fs::link(target.as_c_str(), p.as_c_str())
+        } else {
+            rustix::fs::symlink(target.as_c_str(), p.as_c_str())
+        };
+        let failed = outcome(r, &[Errno::EXIST], p)?;
+        if !failed {
+            self.names[i] = if op == NfsOp::Link {
+                Slot::Link
+            } else {
+                Slot::Symlink
+            };
+        }
+        self.done(kind, t, 0, failed)
+    }
+
+    /// Make an empty directory, or remove one.
+    fn mkdir_or_rmdir(&mut self, kind: OpKind, op: NfsOp) -> Result<Option<Done>> {
+        let make = op == NfsOp::Mkdir;
+        let i = Self::find(&mut self.rng, &self.empty, |e| e != make)
+            .unwrap_or_else(|| self.pick(self.empty.len()));
+        let p = &self.set.empty_dirs[i];
+        let t = now_ns();
+        let r = if make {
+            rustix::fs::mkdir(p.as_c_str(), Mode::from_raw_mode(0o755))
+        } else {
+            rustix::fs::rmdir(p.as_c_str())
+        };
+        let failed = outcome(r, &[Errno::EXIST, Errno::NOENT], p)?;
+        self.empty[i] = make;
+        self.done(kind, t, 0, failed)
+    }
+
+    /// Read a whole directory.
+    fn read_dir(&mut self, kind: OpKind) -> Result<Option<Done>> {
+        let i = self.pick(self.set.dirs.len());
+        let p = &self.set.dirs[i];
+        let t = now_ns();
+        let r = read_dir(p, &mut self.dbuf);
+        let failed = outcome(r, &[], p)?;
+        self.done(kind, t, 0, failed)
+    }
+
+    /// The file system's statistics.
+    fn fs_stat(&mut self, kind: OpKind) -> Result<Option<Done>> {
+        let p = &self.set.root;
+        let t = now_ns();
+        let r = rustix::fs::statvfs(p.as_c_str());
+        let failed = outcome(r, &[], p)?;
+        self.done(kind, t, 0, failed)
     }
 
     /// A metadata call that began at `t` ends now.
@@ -616,56 +653,12 @@ impl Worker for Client {
                 Some(OpWire {
                     op: op.name().to_string(),
                     failed: s.failed,
-                    service: Wire::of(&s.service),
-                    response: self.open_loop.then(|| Wire::of(&s.response)),
+                    service: s.service.clone(),
+                    response: self.open_loop.then(|| s.response.clone()),
                 })
             })
             .collect();
         serde_json::to_value(v).unwrap_or_default()
-    }
-}
-
-/// A [`KindStats`] as plain data (histograms as their non-empty buckets).
-#[derive(Clone, Debug, Serialize, Deserialize)]
-struct Wire {
-    count: u64,
-    bytes: u64,
-    sum_ns: String,
-    sumsq_ns: String,
-    min_ns: u64,
-    max_ns: u64,
-    buckets: Vec<(u64, u64)>,
-}
-
-impl Wire {
-    fn of(k: &KindStats) -> Wire {
-        Wire {
-            count: k.count,
-            bytes: k.bytes,
-            sum_ns: k.sum_ns.to_string(),
-            sumsq_ns: k.sumsq_ns.to_string(),
-            min_ns: k.min_ns,
-            max_ns: k.max_ns,
-            buckets: k
-                .hist
-                .iter_recorded()
-                .map(|v| (v.value_iterated_to(), v.count_at_value()))
-                .collect(),
-        }
-    }
-
-    fn stats(&self) -> KindStats {
-        let mut k = KindStats::new();
-        k.count = self.count;
-        k.bytes = self.bytes;
-        k.sum_ns = self.sum_ns.parse().unwrap_or(0);
-        k.sumsq_ns = self.sumsq_ns.parse().unwrap_or(0);
-        k.min_ns = self.min_ns;
-        k.max_ns = self.max_ns;
-        for &(v, n) in &self.buckets {
-            k.record_hist_n(v, n);
-        }
-        k
     }
 }
 
@@ -674,8 +667,8 @@ impl Wire {
 struct OpWire {
     op: String,
     failed: u64,
-    service: Wire,
-    response: Option<Wire>,
+    service: KindStats,
+    response: Option<KindStats>,
 }
 
 /// One NFS operation's line of the report.
@@ -723,17 +716,15 @@ fn merge_ops(extras: &[serde_json::Value]) -> Vec<(NfsOp, KindStats, Option<Kind
             let Some(op) = NfsOp::from_name(&w.op) else {
                 continue;
             };
-            let svc = w.service.stats();
-            let resp = w.response.as_ref().map(Wire::stats);
             match out.iter_mut().find(|e| e.0 == op) {
                 Some(e) => {
-                    e.1.merge(&svc);
-                    if let Some(r) = &resp {
+                    e.1.merge(&w.service);
+                    if let Some(r) = &w.response {
                         e.2.get_or_insert_with(KindStats::new).merge(r);
                     }
                     e.3 += w.failed;
                 }
-                None => out.push((op, svc, resp, w.failed)),
+                None => out.push((op, w.service, w.response, w.failed)),
             }
         }
     }

@@ -603,6 +603,64 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// A transaction's first half (PostMark's read or append), or `None`
+    /// when it has none; after the last transaction, on to deletion.
+    fn read_or_append(&mut self, i: u32) -> Option<Op> {
+        if i >= self.transactions {
+            self.stage = Stage::BeginDeletion;
+            return None;
+        }
+        if self.summary.files_created == self.summary.files_deleted {
+            self.summary.out_of_files = true;
+            self.stage = Stage::BeginDeletion;
+            return Some(Op::OutOfFiles { index: i });
+        }
+        self.stage = Stage::TxCreateDelete { i };
+        if self.bias_read != -1 {
+            let read = (self.rng.rnd(10) as i32) < self.bias_read;
+            let slot = self.find_used();
+            let entry = self.table[slot as usize];
+            if read {
+                self.pending = Some((Pending::Read { size: entry.size }, true));
+                return Some(Op::Read {
+                    slot,
+                    file: entry.file(),
+                    size: entry.size,
+                });
+            }
+            if entry.size < self.high {
+                let bytes = self.rng.peek_rnd(i64::from(self.high - entry.size)) + 1;
+                self.pending = Some((Pending::Append { slot, bytes }, true));
+                return Some(Op::Append {
+                    slot,
+                    file: entry.file(),
+                    size: entry.size,
+                    bytes,
+                });
+            }
+        }
+        None
+    }
+
+    /// A transaction's second half (PostMark's create or delete), or
+    /// `None` when it has none.
+    fn create_or_delete(&mut self, i: u32) -> Option<Op> {
+        self.stage = Stage::TxEnd { i };
+        if self.bias_create != -1 {
+            if (self.rng.rnd(10) as i32) < self.bias_create {
+                if let Some(op) = self.create_file(false) {
+                    return Some(op);
+                }
+            } else {
+                let slot = self.find_used();
+                return Some(self.delete_op(slot, false));
+            }
+        }
+        None
+    }
+}
+
 impl Iterator for Plan {
     type Item = Op;
 
@@ -637,51 +695,13 @@ impl Iterator for Plan {
                     return Some(Op::BeginTransactions);
                 }
                 Stage::TxReadAppend { i } => {
-                    if i >= self.transactions {
-                        self.stage = Stage::BeginDeletion;
-                        continue;
-                    }
-                    if self.summary.files_created == self.summary.files_deleted {
-                        self.summary.out_of_files = true;
-                        self.stage = Stage::BeginDeletion;
-                        return Some(Op::OutOfFiles { index: i });
-                    }
-                    self.stage = Stage::TxCreateDelete { i };
-                    if self.bias_read != -1 {
-                        let read = (self.rng.rnd(10) as i32) < self.bias_read;
-                        let slot = self.find_used();
-                        let entry = self.table[slot as usize];
-                        if read {
-                            self.pending = Some((Pending::Read { size: entry.size }, true));
-                            return Some(Op::Read {
-                                slot,
-                                file: entry.file(),
-                                size: entry.size,
-                            });
-                        }
-                        if entry.size < self.high {
-                            let bytes = self.rng.peek_rnd(i64::from(self.high - entry.size)) + 1;
-                            self.pending = Some((Pending::Append { slot, bytes }, true));
-                            return Some(Op::Append {
-                                slot,
-                                file: entry.file(),
-                                size: entry.size,
-                                bytes,
-                            });
-                        }
+                    if let Some(op) = self.read_or_append(i) {
+                        return Some(op);
                     }
                 }
                 Stage::TxCreateDelete { i } => {
-                    self.stage = Stage::TxEnd { i };
-                    if self.bias_create != -1 {
-                        if (self.rng.rnd(10) as i32) < self.bias_create {
-                            if let Some(op) = self.create_file(false) {
-                                return Some(op);
-                            }
-                        } else {
-                            let slot = self.find_used();
-                            return Some(self.delete_op(slot, false));
-                        }
+                    if let Some(op) = self.create_or_delete(i) {
+                        return Some(op);
                     }
                 }
                 Stage::TxEnd { i } => {

@@ -1,17 +1,18 @@
-//! A small per-user latency record, for runs of a thousand users.
+//! A compact latency record, for runs of a thousand workers (IOBENCH's
+//! users).
 //!
 //! The measurement core's histograms (HDR, 1 ns … 1 h, 3 digits) take about
-//! 270 KB each; five op kinds for 1000 users would be 1.3 GB. Each IOBENCH
-//! user keeps instead, per op kind, the exact moments (count, sum, sum of
+//! 270 KB each; five op kinds for 1000 users would be 1.3 GB. Each worker
+//! keeps instead, per op kind, the exact moments (count, sum, sum of
 //! squares, min, max: mean, stddev, min and max stay exact) and a
 //! log-linear histogram of 64 buckets per power of two (2368 `u32`
-//! counters, 9.5 KB). After the run the users' buckets are added together
-//! and poured into one measurement-core histogram at each bucket's middle,
+//! counters, 9.5 KB). After the run the workers' buckets are added together
+//! ([`KindSum`]) and poured into one [`KindStats`] at each bucket's middle,
 //! clamped to the exact min and max, so a percentile is off by at most half
 //! a bucket: 0.8 % of the value (plus HDR's 0.1 %). Values below 64 ns are
 //! exact.
 
-use crate::measure::{KindStats, Moments};
+use super::{KindStats, Moments};
 use serde::{Deserialize, Serialize};
 
 const SUB_BITS: u32 = 6;

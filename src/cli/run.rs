@@ -183,7 +183,7 @@ impl Args {
         let engine = self.engine.spec(Choice::PSYNC)?;
         let align = self.align.unwrap_or(512.max(engine.align()));
         engine
-            .aligned("--align", align)
+            .aligned("--direct: --align", align)
             .map_err(crate::error::UsageError)?;
         let spec = GenericSpec {
             unique_bytes: self.unique_bytes,

@@ -267,7 +267,7 @@ impl EngineSpec {
             return Ok(());
         }
         Err(format!(
-            "{what} is {value} B, but O_DIRECT (--direct) moves whole blocks: give a multiple of {a} B"
+            "{what} is {value} B; O_DIRECT moves whole blocks of {a} B: give a multiple of {a}"
         ))
     }
 

@@ -389,12 +389,10 @@ impl Options {
                     .into(),
             );
         }
-        if self.direct && self.chunk < crate::engine::DIRECT_ALIGN as u32 {
-            return Err(format!(
-                "-D (O_DIRECT) needs a chunk of at least {} bytes; the chunk is {}",
-                crate::engine::DIRECT_ALIGN,
-                self.chunk
-            ));
+        if self.direct {
+            crate::engine::EngineSpec::new(self.engine)
+                .direct(true)
+                .aligned("-D: the chunk", u64::from(self.chunk))?;
         }
         if self.size_mib > 0 && self.chunks() == 0 {
             return Err("the file is smaller than one chunk".into());

@@ -353,7 +353,7 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
     }
     let engine = crate::engine::EngineSpec::new(spec.engine).direct(spec.direct);
     engine
-        .aligned("RECLEN", u64::from(cfg.reclen))
+        .aligned("--direct: RECLEN", u64::from(cfg.reclen))
         .and_then(|()| engine.check())
         .map_err(UsageError)?;
     let fake = spec.engine.is_fake();

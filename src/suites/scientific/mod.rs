@@ -200,8 +200,8 @@ impl Options {
             ));
         }
         let spec = self.spec();
-        spec.aligned("--size", size)?;
-        spec.aligned("--request", request)?;
+        spec.aligned("--direct: --size", size)?;
+        spec.aligned("--direct: --request", request)?;
         spec.check()
     }
 

@@ -194,6 +194,7 @@ fn check_group(
         ));
     }
     if p.directio {
+        let direct = EngineSpec::new(crate::engine::Choice::PSYNC).direct(true);
         let checks = [
             ("read_blocksize", u64::from(tg.read_blocksize), reads),
             ("read_size", tg.read_size, w(Op::Read)),
@@ -212,10 +213,8 @@ fn check_group(
             ),
         ];
         for (name, v, used) in checks {
-            if used && !v.is_multiple_of(4096) {
-                return Err(format!(
-                    "{here}: directio=1 needs {name} to be a multiple of 4096 (O_DIRECT moves whole 4 KiB blocks); it is {v}"
-                ));
+            if used {
+                direct.aligned(&format!("{here}: directio=1: {name}"), v)?;
             }
         }
     }
@@ -400,6 +399,7 @@ fn check_fs(o: &Options, fs: &FileSystem) -> Result<(u64, u64, u64), String> {
         ));
     }
     if p.directio {
+        let direct = EngineSpec::new(crate::engine::Choice::PSYNC).direct(true);
         let mut sizes: Vec<(&str, u64)> = fs
             .size_weights
             .iter()
@@ -411,10 +411,11 @@ fn check_fs(o: &Options, fs: &FileSystem) -> Result<(u64, u64, u64), String> {
                 ("max_filesize", fs.max_filesize),
             ];
         }
-        if let Some((name, v)) = sizes.iter().find(|s| !s.1.is_multiple_of(4096)) {
-            return Err(format!(
-                "{here}: directio=1 needs the file sizes of {shown} to be multiples of 4096 (O_DIRECT moves whole 4 KiB blocks); {name} is {v}"
-            ));
+        for (name, v) in &sizes {
+            direct.aligned(
+                &format!("{here}: directio=1: the file sizes of {shown}: {name}"),
+                *v,
+            )?;
         }
     }
     let rule = SizeRule::of(fs, p.directio);

@@ -587,7 +587,7 @@ fn refusals_name_their_cause() {
     direct.profile.directio = true;
     assert!(check(&direct).is_ok(), "{:?}", check(&direct));
     direct.profile.filesystems[0].min_filesize = 12000;
-    assert!(check(&direct).unwrap_err().contains("multiples of 4096"));
+    assert!(check(&direct).unwrap_err().contains("multiple of 4096"));
     direct.profile.filesystems[0].min_filesize = 8192;
     direct.engine = Choice::BUFFERED;
     assert!(check(&direct).unwrap_err().contains("O_DIRECT"));

@@ -40,6 +40,7 @@
 use super::explore::Oracle;
 use super::model::{Point, Workload};
 use crate::engine::FsyncPolicy;
+use crate::measure::interval::mean_ci;
 use crate::measure::{CpuTimes, OpKind, TimeSeries, WorkerStats};
 use crate::report::RunResult;
 use crate::runner::generic::{GenericWorker, IoSetup, layout, stamp_chunk};
@@ -100,35 +101,14 @@ pub struct BenchConfig {
     pub cache_bytes: Option<u64>,
 }
 
-/// Two-sided 95 % quantile of Student's t with `df` degrees of freedom.
-pub fn t95(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::INFINITY,
-        1..=30 => T[df - 1],
-        31..=60 => 2.021,
-        61..=120 => 2.000,
-        _ => 1.96,
-    }
-}
-
 /// Relative half-width of the 95 % confidence interval of the mean of
-/// `samples` (infinite for fewer than two).
+/// `samples` (infinite for fewer than two, or when the mean is not
+/// positive).
 pub fn rel_half_width(samples: &[f64]) -> f64 {
-    let n = samples.len();
-    if n < 2 {
-        return f64::INFINITY;
+    match mean_ci(samples, 0.95) {
+        Some(ci) if ci.mean > 0.0 => ci.relative_half_width(),
+        _ => f64::INFINITY,
     }
-    let mean = samples.iter().sum::<f64>() / n as f64;
-    if mean <= 0.0 {
-        return f64::INFINITY;
-    }
-    let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    t95(n - 1) * (var / n as f64).sqrt() / mean
 }
 
 /// A worker lent to one batch: the same worker runs batch after batch.
@@ -505,14 +485,14 @@ mod tests {
 
     #[test]
     fn half_width_of_a_known_sample() {
-        // mean 10, sd 1 over 4 samples: 3.182 · 1/2 / 10
+        // mean 10, sd √(4/3) over 4 samples: t(0.975, 3) = 3.18245 · sd/2 / 10
         let s = [9.0, 11.0, 9.0, 11.0];
         let sd = (4.0f64 / 3.0).sqrt();
-        let want = 3.182 * sd / 2.0 / 10.0;
+        let want = 3.182446305284263 * sd / 2.0 / 10.0;
         assert!((rel_half_width(&s) - want).abs() < 1e-12);
         assert!(rel_half_width(&[5.0]).is_infinite());
+        assert!(rel_half_width(&[0.0, 0.0]).is_infinite());
         assert_eq!(rel_half_width(&[5.0, 5.0, 5.0]), 0.0);
-        assert_eq!(t95(1000), 1.96);
     }
 
     /// Which 4 KiB pages of `f`'s first `len` bytes are in the page cache.

@@ -165,6 +165,105 @@ pub fn choose(o: &Options) -> Result<Setup> {
             ..Default::default()
         })
         .map_err(UsageError)?;
+    check_options(o)?;
+    let fake = o.engine.is_fake();
+    if o.direct && !fake && !crate::env::supports_direct(&o.dir).unwrap_or(false) {
+        crate::usage!(
+            "{} does not accept O_DIRECT (its file system refuses it); drop --direct",
+            o.dir.display()
+        );
+    }
+    let environment = crate::env::detect(&o.dir);
+    let memory_fs = matches!(environment.fs_type.as_str(), "tmpfs" | "ramfs");
+    let align: u64 = if o.direct { 4096 } else { 512 };
+    let q = o.quick;
+    let mem = environment.memory_bytes;
+    let mut lines = Vec::new();
+    let no_cache = no_cache(o, memory_fs);
+    let memory_limit = memory_limit(o, no_cache, mem, &mut lines)?;
+    let limit = memory_limit.map(|m| m.0);
+    let size_max = {
+        let top: u64 = if q { 2 * MIB } else { 4 * MIB };
+        match limit {
+            // 8 workers × 16·sizeMean of buffers stay under half the limit
+            Some(l) => floor_to(top.min(l / 256), align).max(64 << 10),
+            None => top,
+        }
+    };
+    let (min_bytes, max_bytes, why) = sweep_range(o, memory_fs, limit, mem, align)?;
+    let precision = precision(o);
+    let cpus = environment.cpus.max(1) as u32;
+    let max_regions = o.max_regions.unwrap_or(if q { 2 } else { 3 });
+    let plan = plan(
+        o,
+        [min_bytes, max_bytes],
+        align,
+        size_max,
+        cpus,
+        max_regions,
+        precision.target,
+    );
+    let ranges = Ranges {
+        unique_bytes: [min_bytes, max_bytes],
+        size_mean: [align.max(512), size_max],
+        read_frac: [0.0, 1.0],
+        seq_frac: [0.0, 1.0],
+        process_num: [1, 4 * cpus],
+    };
+    let setup = IoSetup {
+        engine: o.engine,
+        direct: o.direct,
+        fsync: o.fsync,
+        fdatasync: o.fdatasync,
+        cold: false,
+    };
+    let settings = Settings {
+        engine: o.engine.name().to_string(),
+        direct: o.direct,
+        fsync: fsync_name(o.fsync),
+        fdatasync: o.fdatasync,
+        size_cv: o.size_cv,
+        seed: o.seed,
+        align,
+        memory_limit: None,
+        memory_limit_via: None,
+        quick: q,
+        precision: precision.target,
+        point_time_s: precision.cap.as_secs_f64(),
+        batch_s: precision.batch.as_secs_f64(),
+        max_regions,
+        tolerance: plan.tolerance,
+        dir: environment.target_dir.clone(),
+    };
+    lines.insert(0, workload_line(o));
+    lines.extend(page_cache_line(memory_limit, no_cache, mem));
+    lines.extend(plan_lines(&plan, &ranges, &precision, &why));
+    // the bound anticipated; `run` sets it again once the cgroup is entered
+    let (warm_limit, cache_bytes) = cache_prep(o.direct, fake, memory_fs, limit);
+    let bench = BenchConfig {
+        dir: o.dir.clone(),
+        setup,
+        size_cv: o.size_cv,
+        seed: o.seed,
+        align,
+        max_bytes,
+        precision,
+        warm_limit,
+        cache_bytes,
+    };
+    Ok(Setup {
+        settings,
+        plan,
+        bench,
+        ranges,
+        memory_limit,
+        environment,
+        lines,
+    })
+}
+
+/// The options that are usage errors whatever the machine.
+fn check_options(o: &Options) -> Result<()> {
     bench::check_fsync(o.fsync).map_err(UsageError)?;
     if !(o.size_cv.is_finite() && o.size_cv >= 0.0) {
         crate::usage!("--size-cv must be ≥ 0, not {}", o.size_cv);
@@ -182,33 +281,15 @@ pub fn choose(o: &Options) -> Result<Setup> {
     {
         crate::usage!("--max-regions must be between 1 and 6, not {r}");
     }
-    let fake = o.engine.is_fake();
-    if o.direct && !fake && !crate::env::supports_direct(&o.dir).unwrap_or(false) {
-        crate::usage!(
-            "{} does not accept O_DIRECT (its file system refuses it); drop --direct",
-            o.dir.display()
-        );
-    }
-    let environment = crate::env::detect(&o.dir);
-    let memory_fs = matches!(environment.fs_type.as_str(), "tmpfs" | "ramfs");
-    let align: u64 = if o.direct { 4096 } else { 512 };
-    let q = o.quick;
-    let mem = environment.memory_bytes;
-    let free = crate::env::free_bytes(&o.dir).unwrap_or(0);
-    let mut lines = Vec::new();
+    Ok(())
+}
 
-    // the page-cache bound
-    let default_limit = {
-        let d = if q { 512 * MIB } else { GIB };
-        if mem > 0 {
-            floor_to(d.min(mem / 4), 64 * MIB).max(256 * MIB)
-        } else {
-            d
-        }
-    };
-    let no_cache = if o.direct {
+/// Why no page cache is in play, when none is (`memory_fs`: the directory
+/// is on tmpfs or ramfs).
+fn no_cache(o: &Options, memory_fs: bool) -> Option<&'static str> {
+    if o.direct {
         Some("--direct bypasses the page cache")
-    } else if fake {
+    } else if o.engine.is_fake() {
         Some("the null engine does no I/O")
     } else if memory_fs {
         Some(
@@ -216,8 +297,29 @@ pub fn choose(o: &Options) -> Result<Setup> {
         )
     } else {
         None
+    }
+}
+
+/// The page-cache bound to enter, and whether the user asked for it: the
+/// one `--memory-limit` names, or by default a quarter of the machine's
+/// memory `mem` (64 MiB steps, 256 MiB … 1 GiB; 512 MiB with `--quick`)
+/// where a cgroup can bound it. A default that cannot be had is a line in
+/// `lines`; a bound asked for that cannot is a usage error.
+fn memory_limit(
+    o: &Options,
+    no_cache: Option<&str>,
+    mem: u64,
+    lines: &mut Vec<String>,
+) -> Result<Option<(u64, bool)>> {
+    let default_limit = {
+        let d = if o.quick { 512 * MIB } else { GIB };
+        if mem > 0 {
+            floor_to(d.min(mem / 4), 64 * MIB).max(256 * MIB)
+        } else {
+            d
+        }
     };
-    let memory_limit: Option<(u64, bool)> = match (o.memory_limit, no_cache) {
+    Ok(match (o.memory_limit, no_cache) {
         (MemoryLimit::Bytes(_), Some(why)) => {
             crate::usage!("--memory-limit cannot be used here: {why}; use --memory-limit off")
         }
@@ -259,18 +361,22 @@ pub fn choose(o: &Options) -> Result<Setup> {
                 }
             }
         }
-    };
-    let limit = memory_limit.map(|m| m.0);
-    let size_max = {
-        let top: u64 = if q { 2 * MIB } else { 4 * MIB };
-        match limit {
-            // 8 workers × 16·sizeMean of buffers stay under half the limit
-            Some(l) => floor_to(top.min(l / 256), align).max(64 << 10),
-            None => top,
-        }
-    };
+    })
+}
 
-    // the sweep
+/// The sweep's smallest and largest uniqueBytes, and why the largest:
+/// beyond the page-cache bound `limit` to reach the device, within the
+/// free space and memory. Too narrow a sweep, or too little room for it,
+/// is a usage error.
+fn sweep_range(
+    o: &Options,
+    memory_fs: bool,
+    limit: Option<u64>,
+    mem: u64,
+    align: u64,
+) -> Result<(u64, u64, String)> {
+    let (q, fake) = (o.quick, o.engine.is_fake());
+    let free = crate::env::free_bytes(&o.dir).unwrap_or(0);
     let avail = bench::mem_available();
     let (max_bytes, why) = match o.max_bytes {
         Some(b) => (b, "--max-bytes".to_string()),
@@ -346,7 +452,13 @@ pub fn choose(o: &Options) -> Result<Setup> {
             ))
         })?;
     }
+    Ok((min_bytes, max_bytes, why))
+}
 
+/// How precisely each point is measured: `--precision` and `--point-time`,
+/// or the defaults (±3 % within 4 s; ±5 % within 1.2 s with `--quick`).
+fn precision(o: &Options) -> Precision {
+    let q = o.quick;
     let target = o.precision.unwrap_or(if q { 0.05 } else { 0.03 });
     let cap = o
         .point_time
@@ -357,24 +469,37 @@ pub fn choose(o: &Options) -> Result<Setup> {
     // against 2: 3.18 · √2 / 2 = 2.25 against 4.30 / √3 = 2.48, in units of
     // a 0.2 s batch's deviation, if the batches are independent)
     let batch = Duration::from_secs_f64(if q { 0.1 } else { 0.25 }).min(cap / 4);
-    let precision = Precision {
+    Precision {
         target,
         batch,
         min_batches: MIN_BATCHES,
         cap,
-    };
-    let cpus = environment.cpus.max(1) as u32;
-    let max_regions = o.max_regions.unwrap_or(if q { 2 } else { 3 });
+    }
+}
+
+/// The exploration's plan: the sweep over `bytes` (smallest, largest), the
+/// curves' grids up to `size_max` and 4 × `cpus` processes, and how
+/// regions, focal points and drift are judged at precision `target`.
+fn plan(
+    o: &Options,
+    bytes: [u64; 2],
+    align: u64,
+    size_max: u64,
+    cpus: u32,
+    max_regions: usize,
+    target: f64,
+) -> Plan {
+    let q = o.quick;
     let start = Workload {
-        unique_bytes: min_bytes,
+        unique_bytes: bytes[0],
         size_mean: 16 << 10,
         read_frac: 0.5,
         seq_frac: 0.5,
         process_num: 1,
     };
-    let plan = Plan {
-        min_bytes,
-        max_bytes,
+    Plan {
+        min_bytes: bytes[0],
+        max_bytes: bytes[1],
         // ×2 in both: with ×4 a cached ramp falls as steeply as a cliff
         sweep_factor: 2.0,
         align,
@@ -405,52 +530,30 @@ pub fn choose(o: &Options) -> Result<Setup> {
         // the smallest request size of the grid that is practical (4 KiB,
         // a page), as a multiple of the alignment
         small_size: (4u64 << 10).max(align).min(size_max),
-    };
-    let ranges = Ranges {
-        unique_bytes: [min_bytes, max_bytes],
-        size_mean: [align.max(512), size_max],
-        read_frac: [0.0, 1.0],
-        seq_frac: [0.0, 1.0],
-        process_num: [1, 4 * cpus],
-    };
-    let setup = IoSetup {
-        engine: o.engine,
-        direct: o.direct,
-        fsync: o.fsync,
-        fdatasync: o.fdatasync,
-        cold: false,
-    };
-    let settings = Settings {
-        engine: o.engine.name().to_string(),
-        direct: o.direct,
-        fsync: fsync_name(o.fsync),
-        fdatasync: o.fdatasync,
-        size_cv: o.size_cv,
-        seed: o.seed,
-        align,
-        memory_limit: None,
-        memory_limit_via: None,
-        quick: q,
-        precision: target,
-        point_time_s: cap.as_secs_f64(),
-        batch_s: batch.as_secs_f64(),
-        max_regions,
-        tolerance: plan.tolerance,
-        dir: environment.target_dir.clone(),
-    };
-    lines.insert(
-        0,
-        format!(
-            "workload: engine {}, {}, fsync {}, size cv {}, seed {}",
-            o.engine,
-            if o.direct { "O_DIRECT" } else { "buffered I/O" },
-            fsync_name(o.fsync),
-            o.size_cv,
-            o.seed
-        ),
-    );
+    }
+}
+
+/// The set-up's first line: the engine and how requests are made.
+fn workload_line(o: &Options) -> String {
+    format!(
+        "workload: engine {}, {}, fsync {}, size cv {}, seed {}",
+        o.engine,
+        if o.direct { "O_DIRECT" } else { "buffered I/O" },
+        fsync_name(o.fsync),
+        o.size_cv,
+        o.seed
+    )
+}
+
+/// The page-cache bound and who chose it, or why there is none (None when
+/// [`memory_limit`] already said why).
+fn page_cache_line(
+    memory_limit: Option<(u64, bool)>,
+    no_cache: Option<&str>,
+    mem: u64,
+) -> Option<String> {
     if let Some((l, explicit)) = memory_limit {
-        lines.push(format!(
+        Some(format!(
             "page cache: bounded to {} by a memory cgroup ({}{})",
             short_bytes(l),
             if explicit {
@@ -466,51 +569,36 @@ pub fn choose(o: &Options) -> Result<Setup> {
                     short_bytes(mem)
                 )
             }
-        ));
-    } else if let Some(why) = no_cache {
-        lines.push(format!("page cache: not bounded ({why})"));
+        ))
+    } else {
+        no_cache.map(|why| format!("page cache: not bounded ({why})"))
     }
-    lines.push(format!(
-        "sweep: uniqueBytes {} … {} in steps of ×{} ({why})",
-        short_bytes(min_bytes),
-        short_bytes(max_bytes),
-        plan.sweep_factor
-    ));
-    lines.push(format!(
-        "curves: sizeMean {} … {}, readFrac and seqFrac 0 … 1, processNum 1 … {}; at most {} regions",
-        short_bytes(ranges.size_mean[0]),
-        short_bytes(size_max),
-        4 * cpus,
-        max_regions
-    ));
-    lines.push(format!(
-        "precision: each point until ±{}% (95% confidence, batches of {} s) or {} s",
-        target * 100.0,
-        batch.as_secs_f64(),
-        cap.as_secs_f64()
-    ));
-    // the bound anticipated; `run` sets it again once the cgroup is entered
-    let (warm_limit, cache_bytes) = cache_prep(o.direct, fake, memory_fs, limit);
-    let bench = BenchConfig {
-        dir: o.dir.clone(),
-        setup,
-        size_cv: o.size_cv,
-        seed: o.seed,
-        align,
-        max_bytes,
-        precision,
-        warm_limit,
-        cache_bytes,
-    };
-    Ok(Setup {
-        settings,
-        plan,
-        bench,
-        ranges,
-        memory_limit,
-        environment,
-        lines,
-    })
+}
+
+/// The set-up's lines on the sweep (`why` its largest uniqueBytes), the
+/// curves and the precision.
+fn plan_lines(plan: &Plan, ranges: &Ranges, precision: &Precision, why: &str) -> [String; 3] {
+    [
+        format!(
+            "sweep: uniqueBytes {} … {} in steps of ×{} ({why})",
+            short_bytes(plan.min_bytes),
+            short_bytes(plan.max_bytes),
+            plan.sweep_factor
+        ),
+        format!(
+            "curves: sizeMean {} … {}, readFrac and seqFrac 0 … 1, processNum 1 … {}; at most {} regions",
+            short_bytes(ranges.size_mean[0]),
+            short_bytes(plan.size_max),
+            plan.proc_max,
+            plan.max_regions
+        ),
+        format!(
+            "precision: each point until ±{}% (95% confidence, batches of {} s) or {} s",
+            precision.target * 100.0,
+            precision.batch.as_secs_f64(),
+            precision.cap.as_secs_f64()
+        ),
+    ]
 }
 
 /// Enter the memory cgroup of `limit`, if any. An automatic bound that

@@ -322,6 +322,32 @@ impl<'a> Bench<'a> {
         r
     }
 
+    /// Add a counted batch to the run's totals: its statistics, its time
+    /// series (continuing the counted time so far), its CPU time and its
+    /// worker count (`processes`).
+    fn keep(&mut self, o: &mut Outcome, processes: usize) {
+        // the batch's seconds continue the counted time so far
+        let offset = self.measured_ns.min(u64::MAX as u128) as u64;
+        for (i, (&n, &b)) in o
+            .stats
+            .series
+            .ops()
+            .iter()
+            .zip(o.stats.series.bytes())
+            .enumerate()
+        {
+            self.series.add(offset + i as u64 * 1_000_000_000, n, b);
+        }
+        o.stats.series.clear();
+        self.total.merge(&o.stats);
+        self.measured_ns += o.elapsed.as_nanos();
+        self.worker_ns += o.elapsed.as_nanos() * processes as u128;
+        self.cpu.user += o.cpu.user;
+        self.cpu.sys += o.cpu.sys;
+        self.cpu.max_rss_kib = self.cpu.max_rss_kib.max(o.cpu.max_rss_kib);
+        self.max_workers = self.max_workers.max(processes);
+    }
+
     /// Where the data live (for messages).
     pub fn work_path(&self) -> &std::path::Path {
         self.work.dir()
@@ -345,8 +371,7 @@ impl Oracle for Bench<'_> {
             ..Default::default()
         };
         let started = Instant::now();
-        let mut rates: Vec<f64> = Vec::new();
-        let (mut bytes, mut ops, mut rbytes, mut wbytes, mut secs) = (0u64, 0u64, 0u64, 0u64, 0f64);
+        let mut tally = Tally::default();
         let mut first = true;
         let mut empty = 0u32;
         let converged = loop {
@@ -381,64 +406,71 @@ impl Oracle for Bench<'_> {
                     continue;
                 }
             }
-            let s = o.elapsed.as_secs_f64();
-            let r = o.stats.bytes(crate::measure::Direction::Read);
-            let wr = o.stats.bytes(crate::measure::Direction::Write);
-            if s > 0.0 {
-                rates.push((r + wr) as f64 / s);
-            }
-            bytes += r + wr;
-            rbytes += r;
-            wbytes += wr;
-            ops += batch_ops;
-            secs += s;
-            // the batch's seconds continue the counted time so far
-            let offset = self.measured_ns.min(u64::MAX as u128) as u64;
-            for (i, (&n, &b)) in o
-                .stats
-                .series
-                .ops()
-                .iter()
-                .zip(o.stats.series.bytes())
-                .enumerate()
-            {
-                self.series.add(offset + i as u64 * 1_000_000_000, n, b);
-            }
-            o.stats.series.clear();
-            self.total.merge(&o.stats);
-            self.measured_ns += o.elapsed.as_nanos();
-            self.worker_ns += o.elapsed.as_nanos() * spec.processes as u128;
-            self.cpu.user += o.cpu.user;
-            self.cpu.sys += o.cpu.sys;
-            self.cpu.max_rss_kib = self.cpu.max_rss_kib.max(o.cpu.max_rss_kib);
-            self.max_workers = self.max_workers.max(spec.processes);
-            let hw = rel_half_width(&rates);
-            if rates.len() as u32 >= prec.min_batches.max(2) && hw <= prec.target {
+            tally.add(&o, batch_ops);
+            self.keep(&mut o, spec.processes);
+            let hw = rel_half_width(&tally.rates);
+            if tally.rates.len() as u32 >= prec.min_batches.max(2) && hw <= prec.target {
                 break true;
             }
             if started.elapsed() >= prec.cap {
                 break false;
             }
         };
+        let p = tally.point(w, converged);
+        self.observer.measured(label, &p);
+        Ok(Some(p))
+    }
+}
+
+/// The counted batches of one point: their throughputs (bytes/s) and
+/// their sums.
+#[derive(Default)]
+struct Tally {
+    rates: Vec<f64>,
+    bytes: u64,
+    ops: u64,
+    rbytes: u64,
+    wbytes: u64,
+    secs: f64,
+}
+
+impl Tally {
+    /// Count batch `o`, which completed `ops` reads and writes.
+    fn add(&mut self, o: &Outcome, ops: u64) {
+        let s = o.elapsed.as_secs_f64();
+        let r = o.stats.bytes(crate::measure::Direction::Read);
+        let wr = o.stats.bytes(crate::measure::Direction::Write);
+        if s > 0.0 {
+            self.rates.push((r + wr) as f64 / s);
+        }
+        self.bytes += r + wr;
+        self.rbytes += r;
+        self.wbytes += wr;
+        self.ops += ops;
+        self.secs += s;
+    }
+
+    /// The point the batches measured of `w`: the counted bytes over the
+    /// counted time, the batches' spread as its precision.
+    fn point(&self, w: &Workload, converged: bool) -> Point {
+        let secs = self.secs;
         let per_s = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
-        let p = Point {
+        Point {
             workload: *w,
-            mb_per_s: per_s(bytes) / 1e6,
-            iops: per_s(ops),
-            read_mb_per_s: per_s(rbytes) / 1e6,
-            write_mb_per_s: per_s(wbytes) / 1e6,
-            mean_request_bytes: if ops > 0 {
-                bytes as f64 / ops as f64
+            mb_per_s: per_s(self.bytes) / 1e6,
+            iops: per_s(self.ops),
+            read_mb_per_s: per_s(self.rbytes) / 1e6,
+            write_mb_per_s: per_s(self.wbytes) / 1e6,
+            mean_request_bytes: if self.ops > 0 {
+                self.bytes as f64 / self.ops as f64
             } else {
                 0.0
             },
-            rel_half_width: rel_half_width(&rates).min(9.99),
-            batches: rates.len() as u32,
+            rel_half_width: rel_half_width(&self.rates).min(9.99),
+            batches: self.rates.len() as u32,
             seconds: secs,
             converged,
-        };
-        self.observer.measured(label, &p);
-        Ok(Some(p))
+        }
     }
 }
 

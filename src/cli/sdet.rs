@@ -241,7 +241,7 @@ pub fn main(a: Args) -> Result<Status> {
     if let Some(path) = &a.plot
         && !curve.points.is_empty()
     {
-        crate::report::curve_plot::write(path, &curve, "iogauge sdet", UNIT, Stat::Mean)?;
+        crate::report::plot::curve::write(path, &curve, "iogauge sdet", UNIT, Stat::Mean)?;
         let _ = writeln!(report, "plot: {}", path.display());
     }
     common::finish(&a.out, &result, &report)

@@ -20,8 +20,8 @@ pub mod bench;
 pub mod cgroup;
 pub mod explore;
 pub mod focal;
+pub mod graphs;
 pub mod model;
-pub mod plot;
 pub mod predict;
 pub mod refine;
 pub mod regions;
@@ -729,7 +729,7 @@ pub const MODEL_FILES: [&str; 2] = ["model.json", "summary.txt"];
 pub fn write_outputs(m: &Model, lines: &[String], out: &Path) -> Result<(String, Vec<String>)> {
     m.save(&out.join("model.json"))?;
     let mut files = vec!["model.json".to_string(), "summary.txt".to_string()];
-    files.extend(plot::model_graphs(out, m)?);
+    files.extend(graphs::model_graphs(out, m)?);
     let text = summary::render(m, lines, &files);
     std::fs::write(out.join("summary.txt"), &text)
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.join("summary.txt").display()))?;
@@ -1455,7 +1455,7 @@ fn validation_files(
             c
         })
         .collect();
-    plot::scatter_svg(
+    graphs::scatter_svg(
         &out.join("scatter.svg"),
         &format!(
             "predicted vs measured: median error {}",
@@ -1482,7 +1482,7 @@ fn validation_files(
         let mut m2 = m2.clone();
         m2.validation = Some(expected(a, true));
         m2.save(&out.join("model-refined.json"))?;
-        plot::scatter_svg(
+        graphs::scatter_svg(
             &out.join("scatter-refined.svg"),
             &format!("refined model: median error {}", pct(a.median_error)),
             &v.cases,

@@ -1,9 +1,11 @@
 //! The graphs, as SVG through plotters' SVG backend (text is left to the
 //! viewer, no fonts needed). Each module draws one kind of graph from plain
 //! data of its own, so that the report knows nothing of the suites that
-//! measured it: [`curve`] the throughput-versus-response-time curve.
+//! measured it: [`curve`] the throughput-versus-response-time curve,
+//! [`workload`] the self-scaling benchmark's curves, sweep and scatter.
 
 pub mod curve;
+pub mod workload;
 
 use plotters::chart::SeriesLabelStyle;
 use plotters::prelude::*;

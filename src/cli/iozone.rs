@@ -10,7 +10,7 @@ use crate::report::text::tail_cells;
 use crate::suites::iozone::exec::{self, Exec, Hooks};
 use crate::suites::iozone::flags::{self, Config, FLAGS, Mode};
 use crate::suites::iozone::report::{self, Column};
-use crate::suites::iozone::{plot, run, throughput};
+use crate::suites::iozone::{heatmaps, run, throughput};
 use anyhow::Result;
 use clap::{ArgMatches, FromArgMatches};
 use std::fmt::Write;
@@ -235,7 +235,7 @@ pub fn main(a: Opts) -> Result<Status> {
             crate::usage!("--plot {}: not a directory", p.display());
         }
         for c in cfg.tests.iter().flat_map(|t| Column::for_test(t.number())) {
-            let f = p.join(plot::file_name(c));
+            let f = p.join(heatmaps::file_name(c));
             paths.output(format!("--plot {}", f.display()), &f);
         }
     }
@@ -288,8 +288,8 @@ pub fn main(a: Opts) -> Result<Status> {
             report::write_workbook(b, &o.table, &x.command_line).map_err(anyhow::Error::msg)?;
         }
         if let Some(dir) = &a.plot {
-            let files =
-                plot::write_heatmaps(dir, &o.table, &x.command_line).map_err(anyhow::Error::msg)?;
+            let files = heatmaps::write_heatmaps(dir, &o.table, &x.command_line)
+                .map_err(anyhow::Error::msg)?;
             let _ = writeln!(
                 text,
                 "\niogauge: {} heatmaps in {}",

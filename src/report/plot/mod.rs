@@ -2,9 +2,11 @@
 //! viewer, no fonts needed). Each module draws one kind of graph from plain
 //! data of its own, so that the report knows nothing of the suites that
 //! measured it: [`curve`] the throughput-versus-response-time curve,
-//! [`workload`] the self-scaling benchmark's curves, sweep and scatter.
+//! [`workload`] the self-scaling benchmark's curves, sweep and scatter,
+//! [`heatmap`] IOzone's grid of figures.
 
 pub mod curve;
+pub mod heatmap;
 pub mod workload;
 
 use plotters::chart::SeriesLabelStyle;

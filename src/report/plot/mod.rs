@@ -3,10 +3,12 @@
 //! data of its own, so that the report knows nothing of the suites that
 //! measured it: [`curve`] the throughput-versus-response-time curve,
 //! [`workload`] the self-scaling benchmark's curves, sweep and scatter,
-//! [`heatmap`] IOzone's grid of figures.
+//! [`heatmap`] IOzone's grid of figures, [`spectrum`] IOBENCH's run
+//! profile and results.
 
 pub mod curve;
 pub mod heatmap;
+pub mod spectrum;
 pub mod workload;
 
 use plotters::chart::SeriesLabelStyle;

@@ -304,7 +304,7 @@ impl<O: Oracle> Explorer<'_, O> {
         Ok(!plan.interactions || self.sweep_across()?)
     }
 
-    /// 1. The uniqueBytes sweep; false when the run was stopped.
+    /// Phase 1, the uniqueBytes sweep; false when the run was stopped.
     fn sweep(&mut self) -> Result<bool> {
         let values = sweep_values(self.plan);
         for (i, &u) in values.iter().enumerate() {
@@ -321,7 +321,7 @@ impl<O: Oracle> Explorer<'_, O> {
         Ok(true)
     }
 
-    /// 2. The boundaries between the regions of `split` (`base` is the
+    /// Phase 2, the boundaries between the regions of `split` (`base` is the
     /// sweep it was found in): where there is a cliff, bisect where the
     /// curve crosses the boundary level, then interpolate the crossing.
     /// None when the run was stopped.
@@ -374,7 +374,7 @@ impl<O: Oracle> Explorer<'_, O> {
         Ok(Some(bounds))
     }
 
-    /// 2b. Inside each region, the sweep again halfway between two
+    /// Phase 2b, inside each region, the sweep again halfway between two
     /// neighbours that differ by more than the tolerance: the ratios are
     /// interpolated between sweep points, and a region past the cache falls
     /// steeply all along (ext4 under a 1 GiB bound: 834 MB/s at 1 GiB, 269
@@ -442,7 +442,7 @@ impl<O: Oracle> Explorer<'_, O> {
             .collect();
     }
 
-    /// 3. One region (`r`, its focal vector not yet chosen): the focal
+    /// Phase 3, one region (`r`, its focal vector not yet chosen): the focal
     /// vector and the curves through it, then the curves where parameters
     /// interact. False when the run was stopped.
     fn region(&mut self, r: Region, nreg: usize) -> Result<bool> {
@@ -687,7 +687,7 @@ impl<O: Oracle> Explorer<'_, O> {
         Ok(true)
     }
 
-    /// 4. Where the cache holds the data only partly, writes (dirty pages
+    /// Phase 4: where the cache holds the data only partly, writes (dirty pages
     /// to write back) and reads fall off at different sizes: the sweep
     /// again with only writers and only readers; and where the CPUs share
     /// their caches, one process and several fall off at different sizes:

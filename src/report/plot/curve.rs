@@ -269,6 +269,17 @@ where
     Ok(())
 }
 
+/// The highest throughput of the points, the tops of their finite
+/// confidence intervals included (0 for none).
+fn highest_throughput(pts: &[Point]) -> f64 {
+    pts.iter()
+        .map(|p| {
+            let hi = p.throughput_ci.map_or(0.0, |ci| ci.high());
+            p.mean.throughput.max(if hi.is_finite() { hi } else { 0.0 })
+        })
+        .fold(0.0, f64::max)
+}
+
 /// The indices of the points in increasing load.
 fn load_order(points: &[Point]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..points.len()).collect();
@@ -310,13 +321,7 @@ fn draw_main(
     let (time_unit, scale) = time_unit(max_s);
     // log when every response time is positive and they span two decades
     let log = min_s > 0.0 && max_s / min_s > 100.0;
-    let x_hi = pts
-        .iter()
-        .map(|p| {
-            let hi = p.throughput_ci.map_or(0.0, |ci| ci.high());
-            p.mean.throughput.max(if hi.is_finite() { hi } else { 0.0 })
-        })
-        .fold(0.0, f64::max);
+    let x_hi = highest_throughput(pts);
     let m = Main {
         curve,
         unit,
@@ -604,13 +609,7 @@ fn load_axes(
     law: Option<Usl>,
     load_hi: f64,
 ) -> (Vec<(f64, f64)>, f64, f64) {
-    let thr_hi = pts
-        .iter()
-        .map(|p| {
-            let hi = p.throughput_ci.map_or(0.0, |ci| ci.high());
-            p.mean.throughput.max(if hi.is_finite() { hi } else { 0.0 })
-        })
-        .fold(0.0, f64::max);
+    let thr_hi = highest_throughput(pts);
 
     // the fitted law over 1 … 1.5 × the largest N
     let n_hi = (load_hi * 1.5).max(2.0);

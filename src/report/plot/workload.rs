@@ -112,6 +112,19 @@ fn legend(chart: &mut Chart<'_>, at: SeriesLabelPosition) -> Result<()> {
     boxed_legend(chart, at).draw().map_err(e)
 }
 
+/// A thin dashed line from `a` to `b`: a boundary or a baseline.
+fn dashed(chart: &mut Chart<'_>, a: (f64, f64), b: (f64, f64), colour: RGBColor) -> Result<()> {
+    chart
+        .draw_series(DashedLineSeries::new(
+            vec![a, b],
+            6,
+            4,
+            colour.stroke_width(1),
+        ))
+        .map_err(e)?;
+    Ok(())
+}
+
 /// The x coordinate a value is drawn at.
 fn xc(s: Scale, v: f64) -> f64 {
     match s {
@@ -349,14 +362,7 @@ fn sweep_boundaries(
 ) -> Result<()> {
     for (k, (u, label)) in boundaries.iter().enumerate() {
         let x = u.log2();
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(x, ly0), (x, ly1)],
-                6,
-                4,
-                GREY_.stroke_width(1),
-            ))
-            .map_err(e)?;
+        dashed(chart, (x, ly0), (x, ly1), GREY_)?;
         let right_half = x > (x0 + x1) / 2.0;
         let h = if right_half { HPos::Right } else { HPos::Left };
         let style = TextStyle::from(("sans-serif", 12).into_font()).pos(Pos::new(h, VPos::Top));
@@ -436,14 +442,7 @@ pub fn scatter_svg(
     let grey = RGBColor(110, 110, 110);
     for (name, mb) in baselines.iter().filter(|b| b.1 > 0.0) {
         let y = mb.log10();
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(lo, y), (hi, y)],
-                6,
-                4,
-                grey.stroke_width(1),
-            ))
-            .map_err(e)?;
+        dashed(&mut chart, (lo, y), (hi, y), grey)?;
         chart
             .draw_series(std::iter::once(Text::new(
                 format!("{name}: {} MB/s", y_label(*mb)),

@@ -1020,9 +1020,10 @@ pub fn validate_model(
     if let Some(e) = &v.error {
         result.error = Some(crate::error::cause(e));
     }
-    let base_err = validation_metrics(&mut result, vo, &v);
+    let corr = refine::correlations(&v.cases);
+    let base_err = validation_metrics(&mut result, vo, &v, &corr);
     let head: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let mut t = validation_text(&v, vo, result.complete, &base_err);
+    let mut t = validation_text(&v, vo, result.complete, &base_err, corr);
     let files = validation_files(model, vo, out, &v, result.complete)?;
     let _ = writeln!(
         t,
@@ -1180,11 +1181,13 @@ impl Trial {
 
 /// The validation's metrics into `result`: Fig. 21's on the model as
 /// given, the single-number baselines, every workload, the error's
-/// correlations, the refinement. Returns the baselines' errors.
+/// correlations with each parameter (`corr`), the refinement. Returns the
+/// baselines' errors.
 fn validation_metrics(
     result: &mut RunResult,
     vo: &ValidateOptions,
     v: &Trial,
+    corr: &[(Param, f64)],
 ) -> Vec<serde_json::Value> {
     let (before, cases) = (&v.before, &v.cases);
     result.metric("median_error", before.median_error);
@@ -1225,7 +1228,6 @@ fn validation_metrics(
         })
         .collect();
     result.metric("workloads", &rows);
-    let corr = refine::correlations(cases);
     result.metric(
         "error_correlation",
         corr.iter()
@@ -1250,12 +1252,14 @@ fn validation_metrics(
 
 /// The validation's report below its opening lines: the errors beside
 /// Chen & Patterson's, the baselines, what the errors follow, the
-/// refinement, and every workload (`base_err`: the baselines' errors).
+/// refinement, and every workload (`base_err`: the baselines' errors,
+/// `corr`: the errors' correlations with each parameter).
 fn validation_text(
     v: &Trial,
     vo: &ValidateOptions,
     complete: bool,
     base_err: &[serde_json::Value],
+    mut corr: Vec<(Param, f64)>,
 ) -> String {
     let (before, cases) = (&v.before, &v.cases);
     let mut t = String::new();
@@ -1272,7 +1276,6 @@ fn validation_text(
         );
     }
     error_table(&mut t, before, base_err);
-    let mut corr = refine::correlations(cases);
     corr.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
     let _ = writeln!(
         t,

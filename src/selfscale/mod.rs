@@ -11,7 +11,8 @@
 //! - [`model`]: the model file; [`predict`]: the product of
 //!   single-parameter ratios; [`validate`]: random workloads measured twice
 //!   and predicted (Fig. 20–21); [`refine`]: two-parameter corrections;
-//! - [`plot`] and [`summary`]: the graphs and the text.
+//! - [`graphs`] and [`summary`]: the graphs (drawn by
+//!   [`crate::report::plot::workload`]) and the text.
 //!
 //! [`run`] builds a model into an output directory, [`validate_model`]
 //! validates one, and [`short_pass`] is the survey's quick look.

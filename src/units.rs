@@ -243,6 +243,13 @@ pub fn whole_units(n: u64, most: usize) -> (u64, usize) {
     (n, power)
 }
 
+/// A number as typed: `1`, `0.5`, `-1` (at most 3 decimals).
+pub fn decimal(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" { "0".into() } else { s.into() }
+}
+
 /// Bytes compactly: `512 B`, `16 KiB`, `1.5 GiB`, `22.6 MiB`.
 pub fn short_bytes(b: u64) -> String {
     let s = fmt_bytes(b);

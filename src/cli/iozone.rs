@@ -9,7 +9,7 @@ use crate::error::UsageError;
 use crate::suites::iozone::exec::{self, Exec, Hooks};
 use crate::suites::iozone::flags::{self, Config, FLAGS};
 use crate::suites::iozone::report::{self, Column};
-use crate::suites::iozone::{details, plot, run, throughput};
+use crate::suites::iozone::{details, heatmaps, run, throughput};
 use anyhow::Result;
 use clap::{ArgMatches, FromArgMatches};
 use std::fmt::Write;
@@ -234,7 +234,7 @@ pub fn main(a: Opts) -> Result<Status> {
             crate::usage!("--plot {}: not a directory", p.display());
         }
         for c in cfg.tests.iter().flat_map(|t| Column::for_test(t.number())) {
-            let f = p.join(plot::file_name(c));
+            let f = p.join(heatmaps::file_name(c));
             paths.output(format!("--plot {}", f.display()), &f);
         }
     }
@@ -292,8 +292,8 @@ fn write_files(
             report::write_workbook(b, &o.table, command_line).map_err(anyhow::Error::msg)?;
         }
         if let Some(dir) = &a.plot {
-            let files =
-                plot::write_heatmaps(dir, &o.table, command_line).map_err(anyhow::Error::msg)?;
+            let files = heatmaps::write_heatmaps(dir, &o.table, command_line)
+                .map_err(anyhow::Error::msg)?;
             heatmaps = Some((files.len(), dir.clone()));
         }
     }

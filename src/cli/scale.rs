@@ -458,7 +458,7 @@ pub fn main(a: Args) -> Result<Status> {
     {
         let stat = constraint.map_or(Stat::Mean, |c| c.stat);
         let title = format!("iogauge scale {}", w.name());
-        crate::report::curve_plot::write(path, &curve, &title, unit, stat)?;
+        crate::report::plot::curve::write(path, &curve, &title, unit, stat)?;
         let _ = writeln!(report, "plot: {}", path.display());
     }
     common::finish(&out, &result, &report)

@@ -153,7 +153,7 @@ pub fn main(a: Args) -> Result<Status> {
     if let Some(path) = &a.plot
         && !rep.curve.points.is_empty()
     {
-        crate::report::curve_plot::write(path, &rep.curve, "iogauge sdet", UNIT, Stat::Mean)?;
+        crate::report::plot::curve::write(path, &rep.curve, "iogauge sdet", UNIT, Stat::Mean)?;
         let _ = writeln!(report, "plot: {}", path.display());
     }
     common::finish(&a.out, &rep.result, &report)

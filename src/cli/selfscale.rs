@@ -299,35 +299,10 @@ fn baseline(s: &str) -> Result<Vec<(String, f64)>> {
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    let mut paths = common::Paths::new();
-    if let Some(m) = &a.model {
-        paths.input(format!("--model {}", m.display()), m);
-    }
-    for b in a.baseline.iter().filter(|b| Path::new(b).is_file()) {
-        paths.input(format!("--baseline {b}"), Path::new(b));
-    }
-    if let (Some(o), None) = (&a.out, &a.model) {
-        for f in selfscale::MODEL_FILES {
-            let p = o.join(f);
-            paths.output(format!("--out {}", p.display()), &p);
-        }
-    }
-    a.output.check_with(&mut paths)?;
+    check_paths(&a)?;
     // the runs' messages name the directory as it was given
     crate::runner::setup::name_parent(&a.dir, &format!("DIR {}", crate::error::shown_path(&a.dir)));
-    if a.refine.is_some() && a.validate.is_none() {
-        crate::usage!(
-            "--refine needs --validate N (the corrections are chosen from the validation's errors)"
-        );
-    }
-    if a.model.is_some() && a.validate.is_none() {
-        crate::usage!(
-            "--model is for --validate; to predict workloads from a model use 'iogauge predict MODEL.json'"
-        );
-    }
-    if !a.baseline.is_empty() && a.validate.is_none() {
-        crate::usage!("--baseline is for --validate (it is drawn on the scatter plot)");
-    }
+    check_flags(&a)?;
     let mut baselines = Vec::new();
     for b in &a.baseline {
         baselines.extend(baseline(b)?);
@@ -343,7 +318,7 @@ pub fn main(a: Args) -> Result<Status> {
     let report = |text: &str, brief: &str| a.output.say(if shown_already { brief } else { text });
 
     // the model: loaded or built
-    let (model, model_path, mut status) = match &a.model {
+    let (model, model_path) = match &a.model {
         Some(p) => {
             let flags = a.measurement_flags();
             if !flags.is_empty() {
@@ -353,7 +328,7 @@ pub fn main(a: Args) -> Result<Status> {
                     if flags.len() == 1 { "it" } else { "them" }
                 );
             }
-            (Model::load(p)?, p.clone(), Status::Done)
+            (Model::load(p)?, p.clone())
         }
         None => {
             let setup = selfscale::choose(&a.options()?)?;
@@ -382,11 +357,60 @@ pub fn main(a: Args) -> Result<Status> {
                 }
                 return Ok(st);
             }
-            (built.model, out.join("model.json"), Status::Done)
+            (built.model, out.join("model.json"))
         }
     };
 
-    // the validation
+    validate(&a, &model, model_path, baselines, progress, &report)
+}
+
+/// Refuse input files that cannot be read and output files that cannot be
+/// written, before any work.
+fn check_paths(a: &Args) -> Result<()> {
+    let mut paths = common::Paths::new();
+    if let Some(m) = &a.model {
+        paths.input(format!("--model {}", m.display()), m);
+    }
+    for b in a.baseline.iter().filter(|b| Path::new(b).is_file()) {
+        paths.input(format!("--baseline {b}"), Path::new(b));
+    }
+    if let (Some(o), None) = (&a.out, &a.model) {
+        for f in selfscale::MODEL_FILES {
+            let p = o.join(f);
+            paths.output(format!("--out {}", p.display()), &p);
+        }
+    }
+    a.output.check_with(&mut paths)
+}
+
+/// Refuse the flags that only make sense with `--validate`.
+fn check_flags(a: &Args) -> Result<()> {
+    if a.refine.is_some() && a.validate.is_none() {
+        crate::usage!(
+            "--refine needs --validate N (the corrections are chosen from the validation's errors)"
+        );
+    }
+    if a.model.is_some() && a.validate.is_none() {
+        crate::usage!(
+            "--model is for --validate; to predict workloads from a model use 'iogauge predict MODEL.json'"
+        );
+    }
+    if !a.baseline.is_empty() && a.validate.is_none() {
+        crate::usage!("--baseline is for --validate (it is drawn on the scatter plot)");
+    }
+    Ok(())
+}
+
+/// Validate `model` (saved at `model_path`) as `a` asks, against
+/// `baselines`; `report` prints the report. The status of the whole run.
+fn validate(
+    a: &Args,
+    model: &Model,
+    model_path: PathBuf,
+    baselines: Vec<(String, f64)>,
+    progress: Progress,
+    report: &dyn Fn(&str, &str),
+) -> Result<Status> {
     let out = match (&a.model, &a.out) {
         (None, _) => model_path.parent().unwrap_or(Path::new(".")).to_path_buf(),
         (Some(_), o) => selfscale::make_out_dir(o.as_deref(), "selfscale-validate")?,
@@ -397,23 +421,20 @@ pub fn main(a: Args) -> Result<Status> {
         seed: a.seed,
         refine: a.refine.unwrap_or(0),
         baselines,
-        model_path: model_path.clone(),
+        model_path,
     };
-    say_err(&format!(
+    progress.say(&format!(
         "iogauge selfscale --validate: writing into {}",
         out.display()
     ));
-    let v = selfscale::validate_model(&model, &vo, &out, &progress)?;
+    let v = selfscale::validate_model(model, &vo, &out, &progress)?;
     drop(progress);
     report(&v.text, &v.brief);
     a.output.write(&v.result)?;
     if let Some(e) = &v.error {
         eprintln!("iogauge: {}", crate::error::cause(e));
     }
-    let st = status_of(&v.error, v.complete);
-    if st != Status::Done {
-        status = st;
-    }
+    let status = status_of(&v.error, v.complete);
     if status == Status::Interrupted {
         eprintln!("iogauge: interrupted; the partial results were written");
     }
@@ -617,35 +638,8 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
     }
     a.out.check_with(&mut paths)?;
     let model = Model::load(&a.model)?;
-    let mut partials = Vec::new();
-    for s in &a.workload {
-        partials
-            .push(parse_workload(s).map_err(|e| UsageError::new(format!("--workload {s}: {e}")))?);
-    }
-    if let Some(p) = &a.csv {
-        let text = std::fs::read_to_string(p)
-            .map_err(|e| UsageError::new(format!("--csv {}: {e}", p.display())))?;
-        partials.extend(parse_csv(p, &text).map_err(UsageError)?);
-    }
-    if partials.is_empty() {
-        crate::usage!("name at least one workload with --workload or --csv");
-    }
-    let mut out = Vec::new();
-    for w in &partials {
-        let w = complete(&model, w);
-        let p = model
-            .predict(&w)
-            .ok_or_else(|| UsageError::new("the model has no measured region"))?;
-        out.push(Predicted {
-            workload: w,
-            region: p.region,
-            predicted_mb_per_s: p.mb_per_s,
-            predicted_iops: p.iops,
-            warnings: model.ranges.extrapolations(&w),
-            expected_median_error: model.validation.as_ref().map(|v| v.median_error),
-            expected_p75_error: model.validation.as_ref().map(|v| v.p75_error),
-        });
-    }
+    let partials = workloads(&a)?;
+    let out = predictions(&model, &partials)?;
     // on stderr, where --json - leaves the text too; --quiet keeps them
     // in the JSON only
     if !a.out.quiet {
@@ -659,9 +653,58 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
             }
         }
     }
+    a.out.say(&prediction_text(&a.model, &model, &out));
+    a.out.write(&out)?;
+    Ok(Status::Done)
+}
+
+/// The workloads `--workload` and `--csv` name, as given (what they leave
+/// out is filled in later); at least one.
+fn workloads(a: &PredictArgs) -> Result<Vec<Partial>> {
+    let mut partials = Vec::new();
+    for s in &a.workload {
+        partials
+            .push(parse_workload(s).map_err(|e| UsageError::new(format!("--workload {s}: {e}")))?);
+    }
+    if let Some(p) = &a.csv {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| UsageError::new(format!("--csv {}: {e}", p.display())))?;
+        partials.extend(parse_csv(p, &text).map_err(UsageError)?);
+    }
+    if partials.is_empty() {
+        crate::usage!("name at least one workload with --workload or --csv");
+    }
+    Ok(partials)
+}
+
+/// Each workload completed with its region's focal values and predicted by
+/// `model`.
+fn predictions(model: &Model, partials: &[Partial]) -> Result<Vec<Predicted>> {
+    let mut out = Vec::new();
+    for w in partials {
+        let w = complete(model, w);
+        let p = model
+            .predict(&w)
+            .ok_or_else(|| UsageError::new("the model has no measured region"))?;
+        out.push(Predicted {
+            workload: w,
+            region: p.region,
+            predicted_mb_per_s: p.mb_per_s,
+            predicted_iops: p.iops,
+            warnings: model.ranges.extrapolations(&w),
+            expected_median_error: model.validation.as_ref().map(|v| v.median_error),
+            expected_p75_error: model.validation.as_ref().map(|v| v.p75_error),
+        });
+    }
+    Ok(out)
+}
+
+/// The predictions as a table, under where the model (`path`) was measured
+/// and over the error its validation expects.
+fn prediction_text(path: &Path, model: &Model, out: &[Predicted]) -> String {
     let mut text = format!(
         "predicted by {} ({} on {}, measured {}{}):\n{:>12} {:>9} {:>8} {:>7} {:>10} {:>6} {:>12} {:>12}\n",
-        a.model.display(),
+        path.display(),
         model.environment.fs_type,
         model.settings.dir,
         model.started_at,
@@ -679,7 +722,7 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
         "MB/s",
         "IO/s"
     );
-    for p in &out {
+    for p in out {
         let w = &p.workload;
         text += &format!(
             "{:>12} {:>9} {:>8} {:>7} {:>10} {:>6} {:>12.2} {:>12.0}\n",
@@ -709,9 +752,7 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
         ),
         None => "expected error: unknown (the model was not validated: iogauge selfscale --validate N measures it)\n".to_string(),
     };
-    a.out.say(&text);
-    a.out.write(&out)?;
-    Ok(Status::Done)
+    text
 }
 
 /// A short self-scaling pass: the regions, a focal point, the curves. Its

@@ -2,8 +2,8 @@
 //! human text that goes with it. JSON is the canonical form; text, tables
 //! and plots render from it.
 
-pub mod curve_plot;
 pub mod export;
+pub mod plot;
 pub mod sheet;
 pub mod text;
 #[cfg(feature = "xlsx")]

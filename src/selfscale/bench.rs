@@ -40,6 +40,7 @@
 use super::explore::Oracle;
 use super::model::{Point, Workload};
 use crate::engine::FsyncPolicy;
+use crate::measure::interval::mean_ci;
 use crate::measure::{CpuTimes, OpKind, TimeSeries, WorkerStats};
 use crate::report::RunResult;
 use crate::runner::generic::{GenericWorker, IoSetup, layout, stamp_chunk};
@@ -100,35 +101,14 @@ pub struct BenchConfig {
     pub cache_bytes: Option<u64>,
 }
 
-/// Two-sided 95 % quantile of Student's t with `df` degrees of freedom.
-pub fn t95(df: usize) -> f64 {
-    const T: [f64; 30] = [
-        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160,
-        2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056,
-        2.052, 2.048, 2.045, 2.042,
-    ];
-    match df {
-        0 => f64::INFINITY,
-        1..=30 => T[df - 1],
-        31..=60 => 2.021,
-        61..=120 => 2.000,
-        _ => 1.96,
-    }
-}
-
 /// Relative half-width of the 95 % confidence interval of the mean of
-/// `samples` (infinite for fewer than two).
+/// `samples` (infinite for fewer than two, or when the mean is not
+/// positive).
 pub fn rel_half_width(samples: &[f64]) -> f64 {
-    let n = samples.len();
-    if n < 2 {
-        return f64::INFINITY;
+    match mean_ci(samples, 0.95) {
+        Some(ci) if ci.mean > 0.0 => ci.relative_half_width(),
+        _ => f64::INFINITY,
     }
-    let mean = samples.iter().sum::<f64>() / n as f64;
-    if mean <= 0.0 {
-        return f64::INFINITY;
-    }
-    let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-    t95(n - 1) * (var / n as f64).sqrt() / mean
 }
 
 /// A worker lent to one batch: the same worker runs batch after batch.
@@ -342,6 +322,32 @@ impl<'a> Bench<'a> {
         r
     }
 
+    /// Add a counted batch to the run's totals: its statistics, its time
+    /// series (continuing the counted time so far), its CPU time and its
+    /// worker count (`processes`).
+    fn keep(&mut self, o: &mut Outcome, processes: usize) {
+        // the batch's seconds continue the counted time so far
+        let offset = self.measured_ns.min(u64::MAX as u128) as u64;
+        for (i, (&n, &b)) in o
+            .stats
+            .series
+            .ops()
+            .iter()
+            .zip(o.stats.series.bytes())
+            .enumerate()
+        {
+            self.series.add(offset + i as u64 * 1_000_000_000, n, b);
+        }
+        o.stats.series.clear();
+        self.total.merge(&o.stats);
+        self.measured_ns += o.elapsed.as_nanos();
+        self.worker_ns += o.elapsed.as_nanos() * processes as u128;
+        self.cpu.user += o.cpu.user;
+        self.cpu.sys += o.cpu.sys;
+        self.cpu.max_rss_kib = self.cpu.max_rss_kib.max(o.cpu.max_rss_kib);
+        self.max_workers = self.max_workers.max(processes);
+    }
+
     /// Where the data live (for messages).
     pub fn work_path(&self) -> &std::path::Path {
         self.work.dir()
@@ -365,8 +371,7 @@ impl Oracle for Bench<'_> {
             ..Default::default()
         };
         let started = Instant::now();
-        let mut rates: Vec<f64> = Vec::new();
-        let (mut bytes, mut ops, mut rbytes, mut wbytes, mut secs) = (0u64, 0u64, 0u64, 0u64, 0f64);
+        let mut tally = Tally::default();
         let mut first = true;
         let mut empty = 0u32;
         let converged = loop {
@@ -401,64 +406,71 @@ impl Oracle for Bench<'_> {
                     continue;
                 }
             }
-            let s = o.elapsed.as_secs_f64();
-            let r = o.stats.bytes(crate::measure::Direction::Read);
-            let wr = o.stats.bytes(crate::measure::Direction::Write);
-            if s > 0.0 {
-                rates.push((r + wr) as f64 / s);
-            }
-            bytes += r + wr;
-            rbytes += r;
-            wbytes += wr;
-            ops += batch_ops;
-            secs += s;
-            // the batch's seconds continue the counted time so far
-            let offset = self.measured_ns.min(u64::MAX as u128) as u64;
-            for (i, (&n, &b)) in o
-                .stats
-                .series
-                .ops()
-                .iter()
-                .zip(o.stats.series.bytes())
-                .enumerate()
-            {
-                self.series.add(offset + i as u64 * 1_000_000_000, n, b);
-            }
-            o.stats.series.clear();
-            self.total.merge(&o.stats);
-            self.measured_ns += o.elapsed.as_nanos();
-            self.worker_ns += o.elapsed.as_nanos() * spec.processes as u128;
-            self.cpu.user += o.cpu.user;
-            self.cpu.sys += o.cpu.sys;
-            self.cpu.max_rss_kib = self.cpu.max_rss_kib.max(o.cpu.max_rss_kib);
-            self.max_workers = self.max_workers.max(spec.processes);
-            let hw = rel_half_width(&rates);
-            if rates.len() as u32 >= prec.min_batches.max(2) && hw <= prec.target {
+            tally.add(&o, batch_ops);
+            self.keep(&mut o, spec.processes);
+            let hw = rel_half_width(&tally.rates);
+            if tally.rates.len() as u32 >= prec.min_batches.max(2) && hw <= prec.target {
                 break true;
             }
             if started.elapsed() >= prec.cap {
                 break false;
             }
         };
+        let p = tally.point(w, converged);
+        self.observer.measured(label, &p);
+        Ok(Some(p))
+    }
+}
+
+/// The counted batches of one point: their throughputs (bytes/s) and
+/// their sums.
+#[derive(Default)]
+struct Tally {
+    rates: Vec<f64>,
+    bytes: u64,
+    ops: u64,
+    rbytes: u64,
+    wbytes: u64,
+    secs: f64,
+}
+
+impl Tally {
+    /// Count batch `o`, which completed `ops` reads and writes.
+    fn add(&mut self, o: &Outcome, ops: u64) {
+        let s = o.elapsed.as_secs_f64();
+        let r = o.stats.bytes(crate::measure::Direction::Read);
+        let wr = o.stats.bytes(crate::measure::Direction::Write);
+        if s > 0.0 {
+            self.rates.push((r + wr) as f64 / s);
+        }
+        self.bytes += r + wr;
+        self.rbytes += r;
+        self.wbytes += wr;
+        self.ops += ops;
+        self.secs += s;
+    }
+
+    /// The point the batches measured of `w`: the counted bytes over the
+    /// counted time, the batches' spread as its precision.
+    fn point(&self, w: &Workload, converged: bool) -> Point {
+        let secs = self.secs;
         let per_s = |x: u64| if secs > 0.0 { x as f64 / secs } else { 0.0 };
-        let p = Point {
+        Point {
             workload: *w,
-            mb_per_s: per_s(bytes) / 1e6,
-            iops: per_s(ops),
-            read_mb_per_s: per_s(rbytes) / 1e6,
-            write_mb_per_s: per_s(wbytes) / 1e6,
-            mean_request_bytes: if ops > 0 {
-                bytes as f64 / ops as f64
+            mb_per_s: per_s(self.bytes) / 1e6,
+            iops: per_s(self.ops),
+            read_mb_per_s: per_s(self.rbytes) / 1e6,
+            write_mb_per_s: per_s(self.wbytes) / 1e6,
+            mean_request_bytes: if self.ops > 0 {
+                self.bytes as f64 / self.ops as f64
             } else {
                 0.0
             },
-            rel_half_width: rel_half_width(&rates).min(9.99),
-            batches: rates.len() as u32,
+            rel_half_width: rel_half_width(&self.rates).min(9.99),
+            batches: self.rates.len() as u32,
             seconds: secs,
             converged,
-        };
-        self.observer.measured(label, &p);
-        Ok(Some(p))
+        }
     }
 }
 
@@ -505,14 +517,14 @@ mod tests {
 
     #[test]
     fn half_width_of_a_known_sample() {
-        // mean 10, sd 1 over 4 samples: 3.182 · 1/2 / 10
+        // mean 10, sd √(4/3) over 4 samples: t(0.975, 3) = 3.18245 · sd/2 / 10
         let s = [9.0, 11.0, 9.0, 11.0];
         let sd = (4.0f64 / 3.0).sqrt();
-        let want = 3.182 * sd / 2.0 / 10.0;
+        let want = 3.182446305284263 * sd / 2.0 / 10.0;
         assert!((rel_half_width(&s) - want).abs() < 1e-12);
         assert!(rel_half_width(&[5.0]).is_infinite());
+        assert!(rel_half_width(&[0.0, 0.0]).is_infinite());
         assert_eq!(rel_half_width(&[5.0, 5.0, 5.0]), 0.0);
-        assert_eq!(t95(1000), 1.96);
     }
 
     /// Which 4 KiB pages of `f`'s first `len` bytes are in the page cache.

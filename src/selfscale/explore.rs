@@ -252,10 +252,61 @@ impl<O: Oracle> Explorer<'_, O> {
         unreachable!("the second attempt returns")
     }
 
+    /// The whole exploration: the sweep, its regions and boundaries, each
+    /// region's focal vector and curves, and the sweep again across the
+    /// interactions. False when the run was stopped.
     fn run(&mut self) -> Result<bool> {
         let plan = self.plan;
-        // 1. the sweep
-        let values = sweep_values(plan);
+        if !self.sweep()? {
+            return Ok(false);
+        }
+        let base: Vec<(f64, f64)> = self.sweep_xy();
+        let t: Vec<f64> = base.iter().map(|p| p.1).collect();
+        let hw = self.sweep_half_widths();
+        let split = regions::detect(&t, &hw, plan.tolerance, plan.span_max, plan.max_regions);
+        let Some(bounds) = self.boundaries(&split, &base)? else {
+            return Ok(false);
+        };
+        if !self.ramps(&split, &base)? {
+            return Ok(false);
+        }
+        self.name_boundaries(&split, &t, &bounds);
+        let nreg = split.regions.len();
+        for (i, span) in split.regions.iter().enumerate() {
+            let (lo, hi) = (base[span.first].0 as u64, base[span.last].0 as u64);
+            let region = Region {
+                number: i + 1,
+                lo_bytes: lo,
+                hi_bytes: hi,
+                level_mb_per_s: regions::median(&t[span.first..=span.last]),
+                from_bytes: if i == 0 {
+                    plan.min_bytes
+                } else {
+                    bounds[i - 1].unique_bytes
+                },
+                to_bytes: if i + 1 == nreg {
+                    plan.max_bytes
+                } else {
+                    bounds[i].unique_bytes
+                },
+                focal: plan.start,
+                focal_point: None,
+                focal_repeats: Vec::new(),
+                rounds: 0,
+                stable: false,
+                curves: Vec::new(),
+                cross: Vec::new(),
+            };
+            if !self.region(region, nreg)? {
+                return Ok(false);
+            }
+        }
+        Ok(!plan.interactions || self.sweep_across()?)
+    }
+
+    /// Phase 1, the uniqueBytes sweep; false when the run was stopped.
+    fn sweep(&mut self) -> Result<bool> {
+        let values = sweep_values(self.plan);
         for (i, &u) in values.iter().enumerate() {
             let label = format!(
                 "uniqueBytes sweep: {} ({}/{})",
@@ -267,14 +318,20 @@ impl<O: Oracle> Explorer<'_, O> {
                 return Ok(false);
             }
         }
-        let base: Vec<(f64, f64)> = self.sweep_xy();
-        let t: Vec<f64> = base.iter().map(|p| p.1).collect();
-        let hw = self.sweep_half_widths();
-        let split = regions::detect(&t, &hw, plan.tolerance, plan.span_max, plan.max_regions);
+        Ok(true)
+    }
 
-        // 2. the boundaries: where there is a cliff, bisect where the curve
-        // crosses the boundary level, then interpolate the crossing
-        let mut bounds: Vec<(u64, bool, [u64; 2], f64, f64)> = Vec::new();
+    /// Phase 2, the boundaries between the regions of `split` (`base` is the
+    /// sweep it was found in): where there is a cliff, bisect where the
+    /// curve crosses the boundary level, then interpolate the crossing.
+    /// None when the run was stopped.
+    fn boundaries(
+        &mut self,
+        split: &regions::Split,
+        base: &[(f64, f64)],
+    ) -> Result<Option<Vec<Bound>>> {
+        let plan = self.plan;
+        let mut bounds = Vec::new();
         for (k, pair) in split.regions.windows(2).enumerate() {
             let cliff = split.cliffs[k];
             let (hi, lo) = (base[pair[0].last], base[pair[1].first]);
@@ -297,7 +354,7 @@ impl<O: Oracle> Explorer<'_, O> {
                         plan.bisections
                     );
                     if !self.sweep_point(u, &label)? {
-                        return Ok(false);
+                        return Ok(None);
                     }
                 }
             }
@@ -306,20 +363,25 @@ impl<O: Oracle> Explorer<'_, O> {
             } else {
                 (hi.0 * lo.0).sqrt()
             };
-            bounds.push((
-                round_bytes(u, plan.align),
+            bounds.push(Bound {
+                unique_bytes: round_bytes(u, plan.align),
                 cliff,
-                [hi.0 as u64, lo.0 as u64],
-                hi.1,
-                lo.1,
-            ));
+                transition: [hi.0 as u64, lo.0 as u64],
+                upper: hi.1,
+                lower: lo.1,
+            });
         }
-        // 2b. inside each region, the sweep again halfway between two
-        // neighbours that differ by more than the tolerance: the ratios
-        // are interpolated between sweep points, and a region past the
-        // cache falls steeply all along (ext4 under a 1 GiB bound: 834 MB/s
-        // at 1 GiB, 269 at 2 GiB, and 340 halfway, not the 551 a straight
-        // line gives)
+        Ok(Some(bounds))
+    }
+
+    /// Phase 2b, inside each region, the sweep again halfway between two
+    /// neighbours that differ by more than the tolerance: the ratios are
+    /// interpolated between sweep points, and a region past the cache falls
+    /// steeply all along (ext4 under a 1 GiB bound: 834 MB/s at 1 GiB, 269
+    /// at 2 GiB, and 340 halfway, not the 551 a straight line gives). False
+    /// when the run was stopped.
+    fn ramps(&mut self, split: &regions::Split, base: &[(f64, f64)]) -> Result<bool> {
+        let plan = self.plan;
         for span in &split.regions {
             let (lo, hi) = (base[span.first].0, base[span.last].0);
             for round in 0..plan.ramp_rounds {
@@ -346,7 +408,13 @@ impl<O: Oracle> Explorer<'_, O> {
                 }
             }
         }
-        let last_cliff = bounds.iter().rposition(|b| b.1);
+        Ok(true)
+    }
+
+    /// The model's boundaries, named from where they lie and from the
+    /// levels of the regions either side (`t`: the first sweep's figures).
+    fn name_boundaries(&mut self, split: &regions::Split, t: &[f64], bounds: &[Bound]) {
+        let last_cliff = bounds.iter().rposition(|b| b.cliff);
         let levels: Vec<f64> = split
             .regions
             .iter()
@@ -355,296 +423,364 @@ impl<O: Oracle> Explorer<'_, O> {
         self.model.boundaries = bounds
             .iter()
             .enumerate()
-            .map(|(k, &(u, cliff, transition, upper, lower))| Boundary {
+            .map(|(k, b)| Boundary {
                 below: k + 1,
                 above: k + 2,
-                unique_bytes: u,
+                unique_bytes: b.unique_bytes,
                 label: label(
                     self.model,
-                    cliff,
+                    b.cliff,
                     Some(k) == last_cliff,
-                    u,
+                    b.unique_bytes,
                     levels[k] / levels[k + 1].max(1e-12),
                 ),
-                cliff,
-                upper_mb_per_s: upper,
-                lower_mb_per_s: lower,
-                transition,
+                cliff: b.cliff,
+                upper_mb_per_s: b.upper,
+                lower_mb_per_s: b.lower,
+                transition: b.transition,
             })
             .collect();
+    }
 
-        // 3. the regions: focal vector and curves
-        let nreg = split.regions.len();
-        for (i, span) in split.regions.iter().enumerate() {
-            let (lo, hi) = (base[span.first].0 as u64, base[span.last].0 as u64);
-            let level = regions::median(&t[span.first..=span.last]);
-            let from = if i == 0 {
-                plan.min_bytes
-            } else {
-                bounds[i - 1].0
-            };
-            let to = if i + 1 == nreg {
-                plan.max_bytes
-            } else {
-                bounds[i].0
-            };
-            let focal_u = round_bytes(((lo as f64) * (hi as f64)).sqrt(), plan.align);
-            let sizes: Vec<f64> =
-                focal::size_grid(plan.align, plan.size_max.min(focal_u / 4), plan.quick)
-                    .into_iter()
-                    .map(|s| s as f64)
-                    .collect();
-            let procs: Vec<f64> = focal::proc_grid(plan.proc_max, plan.quick)
+    /// Phase 3, one region (`r`, its focal vector not yet chosen): the focal
+    /// vector and the curves through it, then the curves where parameters
+    /// interact. False when the run was stopped.
+    fn region(&mut self, r: Region, nreg: usize) -> Result<bool> {
+        let plan = self.plan;
+        let i = r.number - 1;
+        let focal_u = round_bytes(
+            ((r.lo_bytes as f64) * (r.hi_bytes as f64)).sqrt(),
+            plan.align,
+        );
+        let grids = Grids {
+            sizes: focal::size_grid(plan.align, plan.size_max.min(focal_u / 4), plan.quick)
+                .into_iter()
+                .map(|s| s as f64)
+                .collect(),
+            procs: focal::proc_grid(plan.proc_max, plan.quick)
                 .into_iter()
                 .map(f64::from)
-                .collect();
-            let fracs = focal::frac_grid(plan.quick);
-            let nearest = |v: &[f64], x: f64, log: bool| {
-                let c = |a: f64| if log { a.log2() } else { a };
-                v.iter()
-                    .copied()
-                    .min_by(|a, b| (c(*a) - c(x)).abs().total_cmp(&(c(*b) - c(x)).abs()))
-                    .unwrap_or(x)
+                .collect(),
+            fracs: focal::frac_grid(plan.quick),
+        };
+        let nearest = |v: &[f64], x: f64| {
+            v.iter()
+                .copied()
+                .min_by(|a, b| {
+                    (a.log2() - x.log2())
+                        .abs()
+                        .total_cmp(&(b.log2() - x.log2()).abs())
+                })
+                .unwrap_or(x)
+        };
+        let s = nearest(&grids.sizes, plan.start.size_mean as f64);
+        let pn = nearest(&grids.procs, plan.start.process_num as f64);
+        self.model.regions.push(Region {
+            focal: focal_at(focal_u, s, pn),
+            ..r
+        });
+        let idx = self.model.regions.len() - 1;
+        let Some(search) = self.focal_search(idx, nreg, &grids, focal_u, s, pn)? else {
+            return Ok(false);
+        };
+        let f = focal_at(focal_u, search.size, search.procs);
+        let what = format!("region {}/{nreg}", i + 1);
+        let Some(read_curve) = self.curve(Param::ReadFrac, &f, &grids.fracs, &what)? else {
+            return Ok(false);
+        };
+        let Some(seq_curve) = self.curve(Param::SeqFrac, &f, &grids.fracs, &what)? else {
+            return Ok(false);
+        };
+        let curves = [search.size_curve, read_curve, seq_curve, search.proc_curve];
+        self.settle(idx, f, curves, search.stable);
+        Ok(self.by_readers_and_writers(idx, nreg, &grids.procs)?
+            && self.with_small_requests(idx, nreg, &grids.procs)?)
+    }
+
+    /// The focal search of region `idx`: the sizeMean curve, then the
+    /// processNum curve at the sizeMean it chose, round after round until
+    /// processNum stays where it is or the plan's rounds run out. None when
+    /// the run was stopped.
+    fn focal_search(
+        &mut self,
+        idx: usize,
+        nreg: usize,
+        grids: &Grids,
+        focal_u: u64,
+        mut s: f64,
+        mut pn: f64,
+    ) -> Result<Option<Search>> {
+        let plan = self.plan;
+        let number = self.model.regions[idx].number;
+        let what = |round: u32| format!("region {number}/{nreg}, round {round}");
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let Some(mut size_curve) = self.curve(
+                Param::SizeMean,
+                &focal_at(focal_u, s, pn),
+                &grids.sizes,
+                &what(rounds),
+            )?
+            else {
+                return Ok(None);
             };
-            let mut s = nearest(&sizes, plan.start.size_mean as f64, true);
-            let mut pn = nearest(&procs, plan.start.process_num as f64, true);
-            let focal_of = |s: f64, pn: f64| Workload {
-                unique_bytes: focal_u,
-                size_mean: s as u64,
-                read_frac: 0.5,
-                seq_frac: 0.5,
-                process_num: pn as u32,
+            let s2 = focal::at_fraction_of_max(&size_curve.0.xy(), FOCAL_FRACTION).unwrap_or(s);
+            let Some(proc_curve) = self.curve(
+                Param::ProcessNum,
+                &focal_at(focal_u, s2, pn),
+                &grids.procs,
+                &what(rounds),
+            )?
+            else {
+                return Ok(None);
             };
-            self.model.regions.push(Region {
-                number: i + 1,
-                lo_bytes: lo,
-                hi_bytes: hi,
-                level_mb_per_s: level,
-                from_bytes: from,
-                to_bytes: to,
-                focal: focal_of(s, pn),
-                focal_point: None,
-                focal_repeats: Vec::new(),
-                rounds: 0,
-                stable: false,
-                curves: Vec::new(),
-                cross: Vec::new(),
-            });
-            let idx = self.model.regions.len() - 1;
-            let what = |round: u32| format!("region {}/{nreg}, round {round}", i + 1);
-            let mut rounds = 0;
-            let mut stable = false;
-            let mut size_curve;
-            let mut proc_curve;
-            loop {
-                rounds += 1;
-                let Some(c) =
-                    self.curve(Param::SizeMean, &focal_of(s, pn), &sizes, &what(rounds))?
+            let p2 = focal::at_fraction_of_max(&proc_curve.0.xy(), FOCAL_FRACTION).unwrap_or(pn);
+            let moved = p2 != pn;
+            (s, pn) = (s2, p2);
+            let r = &mut self.model.regions[idx];
+            r.focal = focal_at(focal_u, s, pn);
+            r.rounds = rounds;
+            if moved && rounds >= plan.max_rounds.max(1) {
+                // not settled: measure sizeMean again at the final
+                // processNum so that every curve passes through F
+                let Some(c) = self.curve(
+                    Param::SizeMean,
+                    &focal_at(focal_u, s, pn),
+                    &grids.sizes,
+                    &format!("region {number}/{nreg}, final"),
+                )?
                 else {
-                    return Ok(false);
+                    return Ok(None);
                 };
                 size_curve = c;
-                let s2 = focal::at_fraction_of_max(&size_curve.0.xy(), FOCAL_FRACTION).unwrap_or(s);
-                let Some(c) =
-                    self.curve(Param::ProcessNum, &focal_of(s2, pn), &procs, &what(rounds))?
-                else {
-                    return Ok(false);
-                };
-                proc_curve = c;
-                let p2 =
-                    focal::at_fraction_of_max(&proc_curve.0.xy(), FOCAL_FRACTION).unwrap_or(pn);
-                let moved = p2 != pn;
-                (s, pn) = (s2, p2);
-                let r = &mut self.model.regions[idx];
-                r.focal = focal_of(s, pn);
-                r.rounds = rounds;
-                if !moved {
-                    stable = true;
-                    break;
-                }
-                if rounds >= plan.max_rounds.max(1) {
-                    // not settled: measure sizeMean again at the final
-                    // processNum so that every curve passes through F
-                    let Some(c) = self.curve(
-                        Param::SizeMean,
-                        &focal_of(s, pn),
-                        &sizes,
-                        &format!("region {}/{nreg}, final", i + 1),
-                    )?
-                    else {
-                        return Ok(false);
-                    };
-                    size_curve = c;
-                    break;
-                }
             }
-            let f = focal_of(s, pn);
-            let fixed = f;
-            let what = format!("region {}/{nreg}", i + 1);
-            let Some(read_curve) = self.curve(Param::ReadFrac, &fixed, &fracs, &what)? else {
-                return Ok(false);
-            };
-            let Some(seq_curve) = self.curve(Param::SeqFrac, &fixed, &fracs, &what)? else {
-                return Ok(false);
-            };
-            // T(F): the mean of the focal measurements of the four curves
-            // (two each), their confidence interval as its precision
-            let curves = [size_curve, read_curve, seq_curve, proc_curve];
-            // a curve measured at an earlier focal guess (the sizeMean curve
-            // when sizeMean moved) holds F once, among its points
-            let repeats: Vec<f64> = curves
-                .iter()
-                .flat_map(|c| {
-                    if c.0.fixed == f {
-                        c.1.to_vec()
-                    } else {
-                        c.0.points
-                            .iter()
-                            .filter(|q| q.workload == f)
-                            .map(|q| q.mb_per_s)
-                            .collect()
-                    }
-                })
-                .collect();
-            let focal_points: Vec<Point> = curves
-                .iter()
-                .filter_map(|c| c.0.points.iter().find(|q| q.workload == f).cloned())
-                .collect();
-            let r = &mut self.model.regions[idx];
-            r.focal = f;
-            r.focal_point = combine(&focal_points).map(|mut p| {
-                p.rel_half_width = super::bench::rel_half_width(&repeats).min(9.99);
-                p
-            });
-            r.focal_repeats = repeats;
-            r.stable = stable;
-            r.curves = curves.into_iter().map(|c| c.0).collect();
-            for c in &mut r.curves {
-                c.fixed = f;
-            }
-            // where processes and writers interact: the processNum curve
-            // again with only writers and with only readers. Not in a
-            // `--quick` region past the page cache's bound: there the
-            // device sets the pace, each point takes the whole time cap,
-            // and what one process gains from more differs little with
-            // the mix (ext4 under 512 MiB at 1.4 GiB: 1 → 8 processes 1.10×
-            // at readFrac 0.5, 0.98× with writers, 0.98× with readers);
-            // without these 8 points `--quick` keeps to its 3 minutes
-            let past_bound = self
-                .model
-                .settings
-                .memory_limit
-                .is_some_and(|l| self.model.regions[idx].lo_bytes >= l);
-            if plan.interactions && procs.len() >= 2 && !(plan.quick && past_bound) {
-                for at in [0.0, 1.0] {
-                    if at == f.read_frac {
-                        continue;
-                    }
-                    let fixed = Param::ReadFrac.with(&f, at);
-                    let what = format!("region {}/{nreg}, readFrac {at}", i + 1);
-                    let Some((curve, _)) = self.curve(Param::ProcessNum, &fixed, &procs, &what)?
-                    else {
-                        return Ok(false);
-                    };
-                    self.model.regions[idx].cross.push(CrossCurve {
-                        across: Param::ReadFrac,
-                        at,
-                        curve,
-                    });
-                }
-            }
-            // where the request size changes what costs: small requests
-            // pay per request (a system call, a page-cache lookup), large
-            // ones per byte, so readFrac, seqFrac and processNum act
-            // differently on each (ext4's page cache at 128 MiB: seqFrac
-            // 0 → 1 gives 0.9× at 256 KiB and 2.7× at 4 KiB): those three
-            // curves again with small requests, when the focal sizeMean is
-            // at least two doublings larger. The fractions on the full grid
-            // in `--quick` too: with small requests their effect is far
-            // from linear (ext4's page cache at 23 MiB, 4 KiB: readFrac
-            // 0.5 → 3 666 MB/s, 0.75 → 5 977, 1 → 14 088), and a grid of
-            // 0, 0.5 and 1 put readFrac 0.75 half again too high
-            if plan.interactions && plan.small_size.saturating_mul(4) <= f.size_mean {
-                let at = plan.small_size as f64;
-                let fixed = Param::SizeMean.with(&f, at);
-                let what = format!(
-                    "region {}/{nreg}, sizeMean {}",
-                    i + 1,
-                    Param::SizeMean.show(at)
-                );
-                let all_fracs = focal::frac_grid(false);
-                for (param, values) in [
-                    (Param::ReadFrac, &all_fracs[..]),
-                    (Param::SeqFrac, &all_fracs[..]),
-                    (Param::ProcessNum, &procs[..]),
-                ] {
-                    if values.len() < 2 {
-                        continue;
-                    }
-                    let Some((curve, _)) = self.curve(param, &fixed, values, &what)? else {
-                        return Ok(false);
-                    };
-                    self.model.regions[idx].cross.push(CrossCurve {
-                        across: Param::SizeMean,
-                        at,
-                        curve,
-                    });
-                }
+            if !moved || rounds >= plan.max_rounds.max(1) {
+                return Ok(Some(Search {
+                    size: s,
+                    procs: pn,
+                    size_curve,
+                    proc_curve,
+                    stable: !moved,
+                }));
             }
         }
+    }
 
-        // 4. where the cache holds the data only partly, writes (dirty
-        // pages to write back) and reads fall off at different sizes: the
-        // sweep again with only writers and only readers; and where the
-        // CPUs share their caches, one process and several fall off at
-        // different sizes: the sweep again with a process per CPU. Small
-        // requests are limited by the work per request and large ones by
-        // the memory's bandwidth, which falls as the data leave a cache:
-        // the sweep again with large requests. At the
-        // same uniqueBytes (bisections included, so that the curves' ratios
-        // agree wherever the function is separable)
-        if plan.interactions {
-            let values: Vec<u64> = self
-                .model
-                .sweep
-                .points
-                .iter()
-                .map(|p| p.workload.unique_bytes)
-                .collect();
-            let others = [
-                (Param::ReadFrac, 0.0),
-                (Param::ReadFrac, 1.0),
-                (Param::ProcessNum, f64::from(plan.sweep_procs)),
-                (Param::SizeMean, plan.sweep_size as f64),
-            ];
-            for (across, at) in others {
-                if at == across.get(&plan.start) {
-                    continue;
+    /// Region `idx`'s focal vector `f`, its four curves and T(F): the mean
+    /// of the focal measurements of the four curves (two each), their
+    /// confidence interval as its precision.
+    fn settle(&mut self, idx: usize, f: Workload, curves: [(Curve, [f64; 2]); 4], stable: bool) {
+        // a curve measured at an earlier focal guess (the sizeMean curve
+        // when sizeMean moved) holds F once, among its points
+        let repeats: Vec<f64> = curves
+            .iter()
+            .flat_map(|c| {
+                if c.0.fixed == f {
+                    c.1.to_vec()
+                } else {
+                    c.0.points
+                        .iter()
+                        .filter(|q| q.workload == f)
+                        .map(|q| q.mb_per_s)
+                        .collect()
                 }
-                let fixed = across.with(&plan.start, at);
-                let mut curve = Curve::new(Param::UniqueBytes, fixed);
-                for (i, &u) in values.iter().enumerate() {
-                    let w = Param::UniqueBytes.with(&fixed, u as f64);
-                    let label = format!(
-                        "uniqueBytes sweep at {} {}: {} ({}/{})",
-                        across.name(),
-                        across.show(at),
-                        Param::UniqueBytes.show(u as f64),
-                        i + 1,
-                        values.len()
-                    );
-                    let Some(p) = self.get(&w, &label, true)? else {
-                        return Ok(false);
-                    };
-                    curve.points.push(p);
-                }
-                curve.sort();
-                self.model
-                    .sweep_cross
-                    .push(CrossCurve { across, at, curve });
+            })
+            .collect();
+        let focal_points: Vec<Point> = curves
+            .iter()
+            .filter_map(|c| c.0.points.iter().find(|q| q.workload == f).cloned())
+            .collect();
+        let r = &mut self.model.regions[idx];
+        r.focal = f;
+        r.focal_point = combine(&focal_points).map(|mut p| {
+            p.rel_half_width = super::bench::rel_half_width(&repeats).min(9.99);
+            p
+        });
+        r.focal_repeats = repeats;
+        r.stable = stable;
+        r.curves = curves.into_iter().map(|c| c.0).collect();
+        for c in &mut r.curves {
+            c.fixed = f;
+        }
+    }
+
+    /// Where processes and writers interact: region `idx`'s processNum
+    /// curve again with only writers and with only readers. Not in a
+    /// `--quick` region past the page cache's bound: there the device sets
+    /// the pace, each point takes the whole time cap, and what one process
+    /// gains from more differs little with the mix (ext4 under 512 MiB at
+    /// 1.4 GiB: 1 → 8 processes 1.10× at readFrac 0.5, 0.98× with writers,
+    /// 0.98× with readers); without these 8 points `--quick` keeps to its 3
+    /// minutes. False when the run was stopped.
+    fn by_readers_and_writers(&mut self, idx: usize, nreg: usize, procs: &[f64]) -> Result<bool> {
+        let plan = self.plan;
+        let r = &self.model.regions[idx];
+        let (number, f) = (r.number, r.focal);
+        let past_bound = self
+            .model
+            .settings
+            .memory_limit
+            .is_some_and(|l| r.lo_bytes >= l);
+        if !plan.interactions || procs.len() < 2 || (plan.quick && past_bound) {
+            return Ok(true);
+        }
+        for at in [0.0, 1.0] {
+            if at == f.read_frac {
+                continue;
             }
+            let fixed = Param::ReadFrac.with(&f, at);
+            let what = format!("region {number}/{nreg}, readFrac {at}");
+            let Some((curve, _)) = self.curve(Param::ProcessNum, &fixed, procs, &what)? else {
+                return Ok(false);
+            };
+            self.model.regions[idx].cross.push(CrossCurve {
+                across: Param::ReadFrac,
+                at,
+                curve,
+            });
         }
         Ok(true)
+    }
+
+    /// Where the request size changes what costs: small requests pay per
+    /// request (a system call, a page-cache lookup), large ones per byte, so
+    /// readFrac, seqFrac and processNum act differently on each (ext4's page
+    /// cache at 128 MiB: seqFrac 0 → 1 gives 0.9× at 256 KiB and 2.7× at 4
+    /// KiB): region `idx`'s three curves again with small requests, when the
+    /// focal sizeMean is at least two doublings larger. The fractions on the
+    /// full grid in `--quick` too: with small requests their effect is far
+    /// from linear (ext4's page cache at 23 MiB, 4 KiB: readFrac 0.5 → 3 666
+    /// MB/s, 0.75 → 5 977, 1 → 14 088), and a grid of 0, 0.5 and 1 put
+    /// readFrac 0.75 half again too high. False when the run was stopped.
+    fn with_small_requests(&mut self, idx: usize, nreg: usize, procs: &[f64]) -> Result<bool> {
+        let plan = self.plan;
+        let r = &self.model.regions[idx];
+        let (number, f) = (r.number, r.focal);
+        if !plan.interactions || plan.small_size.saturating_mul(4) > f.size_mean {
+            return Ok(true);
+        }
+        let at = plan.small_size as f64;
+        let fixed = Param::SizeMean.with(&f, at);
+        let what = format!(
+            "region {number}/{nreg}, sizeMean {}",
+            Param::SizeMean.show(at)
+        );
+        let all_fracs = focal::frac_grid(false);
+        for (param, values) in [
+            (Param::ReadFrac, &all_fracs[..]),
+            (Param::SeqFrac, &all_fracs[..]),
+            (Param::ProcessNum, procs),
+        ] {
+            if values.len() < 2 {
+                continue;
+            }
+            let Some((curve, _)) = self.curve(param, &fixed, values, &what)? else {
+                return Ok(false);
+            };
+            self.model.regions[idx].cross.push(CrossCurve {
+                across: Param::SizeMean,
+                at,
+                curve,
+            });
+        }
+        Ok(true)
+    }
+
+    /// Phase 4: where the cache holds the data only partly, writes (dirty pages
+    /// to write back) and reads fall off at different sizes: the sweep
+    /// again with only writers and only readers; and where the CPUs share
+    /// their caches, one process and several fall off at different sizes:
+    /// the sweep again with a process per CPU. Small requests are limited
+    /// by the work per request and large ones by the memory's bandwidth,
+    /// which falls as the data leave a cache: the sweep again with large
+    /// requests. At the same uniqueBytes (bisections included, so that the
+    /// curves' ratios agree wherever the function is separable). False when
+    /// the run was stopped.
+    fn sweep_across(&mut self) -> Result<bool> {
+        let plan = self.plan;
+        let values: Vec<u64> = self
+            .model
+            .sweep
+            .points
+            .iter()
+            .map(|p| p.workload.unique_bytes)
+            .collect();
+        let others = [
+            (Param::ReadFrac, 0.0),
+            (Param::ReadFrac, 1.0),
+            (Param::ProcessNum, f64::from(plan.sweep_procs)),
+            (Param::SizeMean, plan.sweep_size as f64),
+        ];
+        for (across, at) in others {
+            if at == across.get(&plan.start) {
+                continue;
+            }
+            let fixed = across.with(&plan.start, at);
+            let mut curve = Curve::new(Param::UniqueBytes, fixed);
+            for (i, &u) in values.iter().enumerate() {
+                let w = Param::UniqueBytes.with(&fixed, u as f64);
+                let label = format!(
+                    "uniqueBytes sweep at {} {}: {} ({}/{})",
+                    across.name(),
+                    across.show(at),
+                    Param::UniqueBytes.show(u as f64),
+                    i + 1,
+                    values.len()
+                );
+                let Some(p) = self.get(&w, &label, true)? else {
+                    return Ok(false);
+                };
+                curve.points.push(p);
+            }
+            curve.sort();
+            self.model
+                .sweep_cross
+                .push(CrossCurve { across, at, curve });
+        }
+        Ok(true)
+    }
+}
+
+/// A boundary between two neighbouring regions before it is named: where
+/// it lies, whether a cliff separates the regions, the sweep points either
+/// side and their throughputs.
+struct Bound {
+    unique_bytes: u64,
+    cliff: bool,
+    transition: [u64; 2],
+    upper: f64,
+    lower: f64,
+}
+
+/// A region's grids: the sizeMean, processNum and fraction values its
+/// curves are measured at.
+struct Grids {
+    sizes: Vec<f64>,
+    procs: Vec<f64>,
+    fracs: Vec<f64>,
+}
+
+/// What a region's focal search settled: sizeMean and processNum, the two
+/// curves it measured (with their focal measurements) and whether
+/// processNum stopped moving.
+struct Search {
+    size: f64,
+    procs: f64,
+    size_curve: (Curve, [f64; 2]),
+    proc_curve: (Curve, [f64; 2]),
+    stable: bool,
+}
+
+/// A region's focal vector at uniqueBytes `u`, sizeMean `s` and processNum
+/// `pn`, the fractions at one half.
+fn focal_at(u: u64, s: f64, pn: f64) -> Workload {
+    Workload {
+        unique_bytes: u,
+        size_mean: s as u64,
+        read_frac: 0.5,
+        seq_frac: 0.5,
+        process_num: pn as u32,
     }
 }
 

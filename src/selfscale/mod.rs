@@ -11,7 +11,8 @@
 //! - [`model`]: the model file; [`predict`]: the product of
 //!   single-parameter ratios; [`validate`]: random workloads measured twice
 //!   and predicted (Fig. 20–21); [`refine`]: two-parameter corrections;
-//! - [`plot`] and [`summary`]: the graphs and the text.
+//! - [`graphs`] and [`summary`]: the graphs (drawn by
+//!   [`crate::report::plot::workload`]) and the text.
 //!
 //! [`run`] builds a model into an output directory, [`validate_model`]
 //! validates one, and [`short_pass`] is the survey's quick look.
@@ -20,8 +21,8 @@ pub mod bench;
 pub mod cgroup;
 pub mod explore;
 pub mod focal;
+pub mod graphs;
 pub mod model;
-pub mod plot;
 pub mod predict;
 pub mod refine;
 pub mod regions;
@@ -43,6 +44,7 @@ use bench::{Bench, BenchConfig, Precision};
 use explore::Plan;
 use model::{Ranges, Settings, short_bytes};
 use serde_json::json;
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -163,6 +165,101 @@ pub fn choose(o: &Options) -> Result<Setup> {
         .direct(o.direct)
         .check()
         .map_err(UsageError)?;
+    check_options(o)?;
+    let fake = o.engine.is_fake();
+    let environment = crate::env::detect(&o.dir);
+    let memory_fs = matches!(environment.fs_type.as_str(), "tmpfs" | "ramfs");
+    let align: u64 = if o.direct { 4096 } else { 512 };
+    let q = o.quick;
+    let mem = environment.memory_bytes;
+    let mut lines = Vec::new();
+    let no_cache = no_cache(o, memory_fs);
+    let memory_limit = memory_limit(o, no_cache, mem, &mut lines)?;
+    let limit = memory_limit.map(|m| m.0);
+    let size_max = {
+        let top: u64 = if q { 2 * MIB } else { 4 * MIB };
+        match limit {
+            // 8 workers × 16·sizeMean of buffers stay under half the limit
+            Some(l) => floor_to(top.min(l / 256), align).max(64 << 10),
+            None => top,
+        }
+    };
+    let (min_bytes, max_bytes, why) = sweep_range(o, memory_fs, limit, mem, align)?;
+    let precision = precision(o);
+    let cpus = environment.cpus.max(1) as u32;
+    let max_regions = o.max_regions.unwrap_or(if q { 2 } else { 3 });
+    let plan = plan(
+        o,
+        [min_bytes, max_bytes],
+        align,
+        size_max,
+        cpus,
+        max_regions,
+        precision.target,
+    );
+    let ranges = Ranges {
+        unique_bytes: [min_bytes, max_bytes],
+        size_mean: [align.max(512), size_max],
+        read_frac: [0.0, 1.0],
+        seq_frac: [0.0, 1.0],
+        process_num: [1, 4 * cpus],
+    };
+    let setup = IoSetup {
+        engine: o.engine,
+        direct: o.direct,
+        iodepth: 1,
+        fsync: o.fsync,
+        fdatasync: o.fdatasync,
+        cold: false,
+    };
+    let settings = Settings {
+        engine: o.engine.name().to_string(),
+        direct: o.direct,
+        fsync: fsync_name(o.fsync),
+        fdatasync: o.fdatasync,
+        size_cv: o.size_cv,
+        seed: o.seed,
+        align,
+        memory_limit: None,
+        memory_limit_via: None,
+        quick: q,
+        precision: precision.target,
+        point_time_s: precision.cap.as_secs_f64(),
+        batch_s: precision.batch.as_secs_f64(),
+        max_regions,
+        tolerance: plan.tolerance,
+        dir: environment.target_dir.clone(),
+    };
+    lines.insert(0, workload_line(o));
+    lines.extend(page_cache_line(memory_limit, no_cache, mem));
+    lines.extend(plan_lines(&plan, &ranges, &precision, &why));
+    // the bound anticipated; `run` sets it again once the cgroup is entered
+    let (warm_limit, cache_bytes) = cache_prep(o.direct, fake, memory_fs, limit);
+    let bench = BenchConfig {
+        dir: o.dir.clone(),
+        setup,
+        size_cv: o.size_cv,
+        seed: o.seed,
+        align,
+        max_bytes,
+        precision,
+        warm_limit,
+        cache_bytes,
+    };
+    Ok(Setup {
+        settings,
+        plan,
+        bench,
+        ranges,
+        memory_limit,
+        environment,
+        lines,
+    })
+}
+
+/// The options that are usage errors: values out of range, and `--direct`
+/// where the file system refuses O_DIRECT.
+fn check_options(o: &Options) -> Result<()> {
     bench::check_fsync(o.fsync).map_err(UsageError)?;
     if !(o.size_cv.is_finite() && o.size_cv >= 0.0) {
         crate::usage!("--size-cv must be ≥ 0, not {}", o.size_cv);
@@ -180,33 +277,21 @@ pub fn choose(o: &Options) -> Result<Setup> {
     {
         crate::usage!("--max-regions must be between 1 and 6, not {r}");
     }
-    let fake = o.engine.is_fake();
-    if o.direct && !fake && !crate::env::supports_direct(&o.dir).unwrap_or(false) {
+    if o.direct && !o.engine.is_fake() && !crate::env::supports_direct(&o.dir).unwrap_or(false) {
         crate::usage!(
             "{} does not accept O_DIRECT (its file system refuses it); drop --direct",
             o.dir.display()
         );
     }
-    let environment = crate::env::detect(&o.dir);
-    let memory_fs = matches!(environment.fs_type.as_str(), "tmpfs" | "ramfs");
-    let align: u64 = if o.direct { 4096 } else { 512 };
-    let q = o.quick;
-    let mem = environment.memory_bytes;
-    let free = crate::env::free_bytes(&o.dir).unwrap_or(0);
-    let mut lines = Vec::new();
+    Ok(())
+}
 
-    // the page-cache bound
-    let default_limit = {
-        let d = if q { 512 * MIB } else { GIB };
-        if mem > 0 {
-            floor_to(d.min(mem / 4), 64 * MIB).max(256 * MIB)
-        } else {
-            d
-        }
-    };
-    let no_cache = if o.direct {
+/// Why no page cache is in play, when none is (`memory_fs`: the directory
+/// is on tmpfs or ramfs).
+fn no_cache(o: &Options, memory_fs: bool) -> Option<&'static str> {
+    if o.direct {
         Some("--direct bypasses the page cache")
-    } else if fake {
+    } else if o.engine.is_fake() {
         Some("the null engine does no I/O")
     } else if memory_fs {
         Some(
@@ -214,8 +299,29 @@ pub fn choose(o: &Options) -> Result<Setup> {
         )
     } else {
         None
+    }
+}
+
+/// The page-cache bound to enter, and whether the user asked for it: the
+/// one `--memory-limit` names, or by default a quarter of the machine's
+/// memory `mem` (64 MiB steps, 256 MiB … 1 GiB; 512 MiB with `--quick`)
+/// where a cgroup can bound it. A default that cannot be had is a line in
+/// `lines`; a bound asked for that cannot is a usage error.
+fn memory_limit(
+    o: &Options,
+    no_cache: Option<&str>,
+    mem: u64,
+    lines: &mut Vec<String>,
+) -> Result<Option<(u64, bool)>> {
+    let default_limit = {
+        let d = if o.quick { 512 * MIB } else { GIB };
+        if mem > 0 {
+            floor_to(d.min(mem / 4), 64 * MIB).max(256 * MIB)
+        } else {
+            d
+        }
     };
-    let memory_limit: Option<(u64, bool)> = match (o.memory_limit, no_cache) {
+    Ok(match (o.memory_limit, no_cache) {
         (MemoryLimit::Bytes(_), Some(why)) => {
             crate::usage!("--memory-limit cannot be used here: {why}; use --memory-limit off")
         }
@@ -257,18 +363,22 @@ pub fn choose(o: &Options) -> Result<Setup> {
                 }
             }
         }
-    };
-    let limit = memory_limit.map(|m| m.0);
-    let size_max = {
-        let top: u64 = if q { 2 * MIB } else { 4 * MIB };
-        match limit {
-            // 8 workers × 16·sizeMean of buffers stay under half the limit
-            Some(l) => floor_to(top.min(l / 256), align).max(64 << 10),
-            None => top,
-        }
-    };
+    })
+}
 
-    // the sweep
+/// The sweep's smallest and largest uniqueBytes, and why the largest:
+/// beyond the page-cache bound `limit` to reach the device, within the
+/// free space and memory. Too narrow a sweep, or too little room for it,
+/// is a usage error.
+fn sweep_range(
+    o: &Options,
+    memory_fs: bool,
+    limit: Option<u64>,
+    mem: u64,
+    align: u64,
+) -> Result<(u64, u64, String)> {
+    let (q, fake) = (o.quick, o.engine.is_fake());
+    let free = crate::env::free_bytes(&o.dir).unwrap_or(0);
     let avail = bench::mem_available();
     let (max_bytes, why) = match o.max_bytes {
         Some(b) => (b, "--max-bytes".to_string()),
@@ -344,7 +454,13 @@ pub fn choose(o: &Options) -> Result<Setup> {
             ))
         })?;
     }
+    Ok((min_bytes, max_bytes, why))
+}
 
+/// How precisely each point is measured: `--precision` and `--point-time`,
+/// or the defaults (±3 % within 4 s; ±5 % within 1.2 s with `--quick`).
+fn precision(o: &Options) -> Precision {
+    let q = o.quick;
     let target = o.precision.unwrap_or(if q { 0.05 } else { 0.03 });
     let cap = o
         .point_time
@@ -355,24 +471,37 @@ pub fn choose(o: &Options) -> Result<Setup> {
     // against 2: 3.18 · √2 / 2 = 2.25 against 4.30 / √3 = 2.48, in units of
     // a 0.2 s batch's deviation, if the batches are independent)
     let batch = Duration::from_secs_f64(if q { 0.1 } else { 0.25 }).min(cap / 4);
-    let precision = Precision {
+    Precision {
         target,
         batch,
         min_batches: MIN_BATCHES,
         cap,
-    };
-    let cpus = environment.cpus.max(1) as u32;
-    let max_regions = o.max_regions.unwrap_or(if q { 2 } else { 3 });
+    }
+}
+
+/// The exploration's plan: the sweep over `bytes` (smallest, largest), the
+/// curves' grids up to `size_max` and 4 × `cpus` processes, and how
+/// regions, focal points and drift are judged at precision `target`.
+fn plan(
+    o: &Options,
+    bytes: [u64; 2],
+    align: u64,
+    size_max: u64,
+    cpus: u32,
+    max_regions: usize,
+    target: f64,
+) -> Plan {
+    let q = o.quick;
     let start = Workload {
-        unique_bytes: min_bytes,
+        unique_bytes: bytes[0],
         size_mean: 16 << 10,
         read_frac: 0.5,
         seq_frac: 0.5,
         process_num: 1,
     };
-    let plan = Plan {
-        min_bytes,
-        max_bytes,
+    Plan {
+        min_bytes: bytes[0],
+        max_bytes: bytes[1],
         // ×2 in both: with ×4 a cached ramp falls as steeply as a cliff
         sweep_factor: 2.0,
         align,
@@ -403,53 +532,30 @@ pub fn choose(o: &Options) -> Result<Setup> {
         // the smallest request size of the grid that is practical (4 KiB,
         // a page), as a multiple of the alignment
         small_size: (4u64 << 10).max(align).min(size_max),
-    };
-    let ranges = Ranges {
-        unique_bytes: [min_bytes, max_bytes],
-        size_mean: [align.max(512), size_max],
-        read_frac: [0.0, 1.0],
-        seq_frac: [0.0, 1.0],
-        process_num: [1, 4 * cpus],
-    };
-    let setup = IoSetup {
-        engine: o.engine,
-        direct: o.direct,
-        iodepth: 1,
-        fsync: o.fsync,
-        fdatasync: o.fdatasync,
-        cold: false,
-    };
-    let settings = Settings {
-        engine: o.engine.name().to_string(),
-        direct: o.direct,
-        fsync: fsync_name(o.fsync),
-        fdatasync: o.fdatasync,
-        size_cv: o.size_cv,
-        seed: o.seed,
-        align,
-        memory_limit: None,
-        memory_limit_via: None,
-        quick: q,
-        precision: target,
-        point_time_s: cap.as_secs_f64(),
-        batch_s: batch.as_secs_f64(),
-        max_regions,
-        tolerance: plan.tolerance,
-        dir: environment.target_dir.clone(),
-    };
-    lines.insert(
-        0,
-        format!(
-            "workload: engine {}, {}, fsync {}, size cv {}, seed {}",
-            o.engine,
-            if o.direct { "O_DIRECT" } else { "buffered I/O" },
-            fsync_name(o.fsync),
-            o.size_cv,
-            o.seed
-        ),
-    );
+    }
+}
+
+/// The set-up's first line: the engine and how requests are made.
+fn workload_line(o: &Options) -> String {
+    format!(
+        "workload: engine {}, {}, fsync {}, size cv {}, seed {}",
+        o.engine,
+        if o.direct { "O_DIRECT" } else { "buffered I/O" },
+        fsync_name(o.fsync),
+        o.size_cv,
+        o.seed
+    )
+}
+
+/// The page-cache bound and who chose it, or why there is none (None when
+/// [`memory_limit`] already said why).
+fn page_cache_line(
+    memory_limit: Option<(u64, bool)>,
+    no_cache: Option<&str>,
+    mem: u64,
+) -> Option<String> {
     if let Some((l, explicit)) = memory_limit {
-        lines.push(format!(
+        Some(format!(
             "page cache: bounded to {} by a memory cgroup ({}{})",
             short_bytes(l),
             if explicit {
@@ -465,51 +571,36 @@ pub fn choose(o: &Options) -> Result<Setup> {
                     short_bytes(mem)
                 )
             }
-        ));
-    } else if let Some(why) = no_cache {
-        lines.push(format!("page cache: not bounded ({why})"));
+        ))
+    } else {
+        no_cache.map(|why| format!("page cache: not bounded ({why})"))
     }
-    lines.push(format!(
-        "sweep: uniqueBytes {} … {} in steps of ×{} ({why})",
-        short_bytes(min_bytes),
-        short_bytes(max_bytes),
-        plan.sweep_factor
-    ));
-    lines.push(format!(
-        "curves: sizeMean {} … {}, readFrac and seqFrac 0 … 1, processNum 1 … {}; at most {} regions",
-        short_bytes(ranges.size_mean[0]),
-        short_bytes(size_max),
-        4 * cpus,
-        max_regions
-    ));
-    lines.push(format!(
-        "precision: each point until ±{}% (95% confidence, batches of {} s) or {} s",
-        target * 100.0,
-        batch.as_secs_f64(),
-        cap.as_secs_f64()
-    ));
-    // the bound anticipated; `run` sets it again once the cgroup is entered
-    let (warm_limit, cache_bytes) = cache_prep(o.direct, fake, memory_fs, limit);
-    let bench = BenchConfig {
-        dir: o.dir.clone(),
-        setup,
-        size_cv: o.size_cv,
-        seed: o.seed,
-        align,
-        max_bytes,
-        precision,
-        warm_limit,
-        cache_bytes,
-    };
-    Ok(Setup {
-        settings,
-        plan,
-        bench,
-        ranges,
-        memory_limit,
-        environment,
-        lines,
-    })
+}
+
+/// The set-up's lines on the sweep (`why` its largest uniqueBytes), the
+/// curves and the precision.
+fn plan_lines(plan: &Plan, ranges: &Ranges, precision: &Precision, why: &str) -> [String; 3] {
+    [
+        format!(
+            "sweep: uniqueBytes {} … {} in steps of ×{} ({why})",
+            short_bytes(plan.min_bytes),
+            short_bytes(plan.max_bytes),
+            plan.sweep_factor
+        ),
+        format!(
+            "curves: sizeMean {} … {}, readFrac and seqFrac 0 … 1, processNum 1 … {}; at most {} regions",
+            short_bytes(ranges.size_mean[0]),
+            short_bytes(plan.size_max),
+            plan.proc_max,
+            plan.max_regions
+        ),
+        format!(
+            "precision: each point until ±{}% (95% confidence, batches of {} s) or {} s",
+            precision.target * 100.0,
+            precision.batch.as_secs_f64(),
+            precision.cap.as_secs_f64()
+        ),
+    ]
 }
 
 /// Enter the memory cgroup of `limit`, if any. An automatic bound that
@@ -638,7 +729,7 @@ pub const MODEL_FILES: [&str; 2] = ["model.json", "summary.txt"];
 pub fn write_outputs(m: &Model, lines: &[String], out: &Path) -> Result<(String, Vec<String>)> {
     m.save(&out.join("model.json"))?;
     let mut files = vec!["model.json".to_string(), "summary.txt".to_string()];
-    files.extend(plot::model_graphs(out, m)?);
+    files.extend(graphs::model_graphs(out, m)?);
     let text = summary::render(m, lines, &files);
     crate::report::export::write_file(&out.join("summary.txt"), text.as_bytes())
         .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.join("summary.txt").display()))?;
@@ -875,17 +966,118 @@ pub fn validate_model(
     }
     let (cfg, fake) = bench_for(model, &vo.dir)?;
     if !fake {
-        let free = crate::env::free_bytes(&vo.dir).unwrap_or(0);
-        if cfg.max_bytes + (cfg.max_bytes / 100).max(16 * MIB) > free {
-            crate::usage!(
-                "not enough space in {}: validation lays out {} (the model's largest uniqueBytes) and {} is free",
-                vo.dir.display(),
-                short_bytes(cfg.max_bytes),
-                short_bytes(free)
-            );
-        }
+        check_space(&vo.dir, cfg.max_bytes)?;
     }
     let env = crate::env::detect(&vo.dir);
+    let mut lines = opening_lines(model, vo, &env);
+    let limit = model.settings.memory_limit.map(|l| (l, true));
+    let guard = enter_cgroup(limit, &mut lines)?;
+    if let Some(g) = &guard {
+        lines.push(format!(
+            "page cache: bounded to {} as when the model was measured ({})",
+            short_bytes(g.limit()),
+            g.version().via()
+        ));
+    }
+    lines.push(draw_line(model, vo));
+    for l in &lines {
+        observer.note(l);
+    }
+    let workloads = validate::draw(model, vo.n, vo.seed);
+    let config = json!({
+        "model": vo.model_path.display().to_string(),
+        "workloads": vo.n,
+        "seed": vo.seed,
+        "refine": vo.refine,
+        "settings": model.settings,
+    });
+    let mut v = Trial::default();
+    let result = match Bench::new(cfg, observer) {
+        Ok(Some(mut b)) => {
+            v.measure(model, vo, &workloads, &mut b);
+            Some(b.result(
+                "selfscale-validate",
+                config.clone(),
+                env.clone(),
+                started.clone(),
+                v.complete,
+            ))
+        }
+        Ok(None) => None,
+        Err(e) => {
+            v.error = Some(e);
+            None
+        }
+    };
+    drop(guard);
+    if v.cases.is_empty()
+        && let Some(e) = v.error
+    {
+        return Err(e);
+    }
+    let mut result = result
+        .unwrap_or_else(|| RunResult::new("selfscale-validate", config, env.clone(), started));
+    result.complete = v.complete && v.error.is_none();
+    if let Some(e) = &v.error {
+        result.error = Some(crate::error::cause(e));
+    }
+    let corr = refine::correlations(&v.cases);
+    let base_err = validation_metrics(&mut result, vo, &v, &corr);
+    let head: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let mut t = validation_text(&v, vo, result.complete, &base_err, corr);
+    let files = validation_files(model, vo, out, &v, result.complete)?;
+    let _ = writeln!(
+        t,
+        "\nfiles: {} ({:.0} s)",
+        files.join(", "),
+        t0.elapsed().as_secs_f64()
+    );
+    let brief = t;
+    let t = head + &brief;
+    write_report(out, &result, &t)?;
+    Ok(Validated {
+        cases: v.cases,
+        before: v.before,
+        after: v.after,
+        refined: v.refined,
+        result,
+        text: t,
+        brief,
+        files,
+        complete: v.complete,
+        error: v.error,
+    })
+}
+
+/// validation.json (`result`) and validation.txt (`text`) into `out`.
+fn write_report(out: &Path, result: &RunResult, text: &str) -> Result<()> {
+    crate::report::write_json(&out.join("validation.json"), result)?;
+    crate::report::export::write_file(&out.join("validation.txt"), text.as_bytes())
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.join("validation.txt").display()))
+}
+
+/// Refuse a validation in `dir` when the model's largest uniqueBytes
+/// (`max_bytes`) and a margin would not fit in its free space.
+fn check_space(dir: &Path, max_bytes: u64) -> Result<()> {
+    let free = crate::env::free_bytes(dir).unwrap_or(0);
+    if max_bytes + (max_bytes / 100).max(16 * MIB) > free {
+        crate::usage!(
+            "not enough space in {}: validation lays out {} (the model's largest uniqueBytes) and {} is free",
+            dir.display(),
+            short_bytes(max_bytes),
+            short_bytes(free)
+        );
+    }
+    Ok(())
+}
+
+/// The validation's first lines: which model, measured where, and how this
+/// directory and machine differ from those it was measured on.
+fn opening_lines(
+    model: &Model,
+    vo: &ValidateOptions,
+    env: &crate::env::Environment,
+) -> Vec<String> {
     let mut lines = vec![format!(
         "validation of {} (measured {} in {}) in {}",
         vo.model_path.display(),
@@ -899,22 +1091,19 @@ pub fn validate_model(
             model.environment.fs_type, model.settings.dir, env.fs_type
         ));
     }
-    if let Some(d) = machine_differs(&model.environment, &env) {
+    if let Some(d) = machine_differs(&model.environment, env) {
         lines.push(format!(
             "NOTE: the model was measured on another machine ({d}): its regions and levels may not hold here"
         ));
     }
-    let limit = model.settings.memory_limit.map(|l| (l, true));
-    let guard = enter_cgroup(limit, &mut lines)?;
-    if let Some(g) = &guard {
-        lines.push(format!(
-            "page cache: bounded to {} as when the model was measured ({})",
-            short_bytes(g.limit()),
-            g.version().via()
-        ));
-    }
+    lines
+}
+
+/// The line saying how the workloads are drawn: how many, the seed, the
+/// model's ranges.
+fn draw_line(model: &Model, vo: &ValidateOptions) -> String {
     let g = &model.ranges;
-    lines.push(format!(
+    format!(
         "{} workloads drawn at random (seed {}) over uniqueBytes {} … {}, sizeMean {} … {}, readFrac {} … {}, seqFrac {} … {}, processNum {} … {}; each measured twice",
         vo.n,
         vo.seed,
@@ -928,82 +1117,80 @@ pub fn validate_model(
         g.seq_frac[1],
         g.process_num[0],
         g.process_num[1]
-    ));
-    for l in &lines {
-        observer.note(l);
-    }
-    let workloads = validate::draw(model, vo.n, vo.seed);
-    let config = json!({
-        "model": vo.model_path.display().to_string(),
-        "workloads": vo.n,
-        "seed": vo.seed,
-        "refine": vo.refine,
-        "settings": model.settings,
-    });
-    let mut cases = Vec::new();
-    let mut complete = false;
-    let mut error = None;
-    let mut refined: Option<Model> = None;
-    let mut interactions = Vec::new();
-    let mut chosen_n = 0;
-    let mut result = None;
-    let mut before = validate::Metrics::default();
-    let mut after = None;
-    match Bench::new(cfg, observer) {
-        Ok(Some(mut b)) => {
-            match validate::run(model, &mut b, &workloads, true) {
-                Ok((c, done)) => {
-                    cases = c;
-                    complete = done;
-                }
-                Err(e) => error = Some(e),
+    )
+}
+
+/// What a validation measured, and the refinement when one was asked and
+/// the validation finished.
+#[derive(Default)]
+struct Trial {
+    cases: Vec<validate::Case>,
+    complete: bool,
+    error: Option<anyhow::Error>,
+    before: validate::Metrics,
+    /// The largest interactions the errors suggest (with --refine).
+    interactions: Vec<refine::Interaction>,
+    /// Corners measured by the refinement.
+    chosen: usize,
+    after: Option<validate::Metrics>,
+    refined: Option<Model>,
+}
+
+impl Trial {
+    /// Measure `workloads` twice with `bench` and predict them with
+    /// `model`; then, with `vo.refine`, refine a copy of the model with the
+    /// corners the errors point at and predict again.
+    fn measure(
+        &mut self,
+        model: &Model,
+        vo: &ValidateOptions,
+        workloads: &[Workload],
+        b: &mut Bench,
+    ) {
+        match validate::run(model, b, workloads, true) {
+            Ok((c, done)) => {
+                self.cases = c;
+                self.complete = done;
             }
-            before = validate::metrics(&cases);
-            if complete && vo.refine > 0 && error.is_none() {
-                interactions = refine::interactions(model, &cases);
-                let noise = (2.0 * before.repeatability_error).max(0.05);
-                let mut m2 = model.clone();
-                match refine::refine(&mut m2, &cases, vo.refine, noise, &mut b) {
-                    Ok((done, chosen)) => {
-                        chosen_n = chosen.len();
-                        complete = done;
-                        let mut c2 = cases.clone();
-                        for c in &mut c2 {
-                            c.repredict(&m2);
-                        }
-                        after = Some(validate::metrics(&c2));
-                        refined = Some(m2);
-                        if done {
-                            cases = c2;
-                        }
-                    }
-                    Err(e) => error = Some(e),
-                }
-            }
-            result = Some(b.result(
-                "selfscale-validate",
-                config.clone(),
-                env.clone(),
-                started.clone(),
-                complete,
-            ));
+            Err(e) => self.error = Some(e),
         }
-        Ok(None) => {}
-        Err(e) => error = Some(e),
+        self.before = validate::metrics(&self.cases);
+        if !(self.complete && vo.refine > 0 && self.error.is_none()) {
+            return;
+        }
+        self.interactions = refine::interactions(model, &self.cases);
+        let noise = (2.0 * self.before.repeatability_error).max(0.05);
+        let mut m2 = model.clone();
+        match refine::refine(&mut m2, &self.cases, vo.refine, noise, b) {
+            Ok((done, chosen)) => {
+                self.chosen = chosen.len();
+                self.complete = done;
+                let mut c2 = self.cases.clone();
+                for c in &mut c2 {
+                    c.repredict(&m2);
+                }
+                self.after = Some(validate::metrics(&c2));
+                self.refined = Some(m2);
+                if done {
+                    self.cases = c2;
+                }
+            }
+            Err(e) => self.error = Some(e),
+        }
     }
-    drop(guard);
-    if cases.is_empty()
-        && let Some(e) = error
-    {
-        return Err(e);
-    }
-    let mut result = result
-        .unwrap_or_else(|| RunResult::new("selfscale-validate", config, env.clone(), started));
-    result.complete = complete && error.is_none();
-    if let Some(e) = &error {
-        result.error = Some(crate::error::cause(e));
-    }
-    // metrics: Fig. 21's, on the model as given
+}
+
+/// The validation's metrics into `result`: Fig. 21's on the model as
+/// given, the single-number baselines, every workload, the error's
+/// correlations with each parameter (`corr`), the refinement. Returns the
+/// baselines' errors.
+fn validation_metrics(
+    result: &mut RunResult,
+    vo: &ValidateOptions,
+    v: &Trial,
+    corr: &[(Param, f64)],
+) -> Vec<serde_json::Value> {
+    let (before, cases) = (&v.before, &v.cases);
     result.metric("median_error", before.median_error);
     result.metric("p75_error", before.p75_error);
     result.metric("enhanced_error", before.enhanced_error);
@@ -1015,11 +1202,12 @@ pub fn validate_model(
     let base_err: Vec<serde_json::Value> = vo
         .baselines
         .iter()
-        .map(|(n, mb)| json!({"name": n, "mb_per_s": mb, "median_error": validate::constant_error(&cases, *mb)}))
+        .map(|(n, mb)| json!({"name": n, "mb_per_s": mb, "median_error": validate::constant_error(cases, *mb)}))
         .collect();
     result.metric("baselines", &base_err);
     // the separable prediction stays in each case; with --refine the
     // predicted figures are the refined model's
+    let refined = v.refined.as_ref();
     let rows: Vec<serde_json::Value> = cases
         .iter()
         .map(|c| {
@@ -1033,15 +1221,14 @@ pub fn validate_model(
                 "repeat_mb_per_s": c.repeat.as_ref().map(|p| p.mb_per_s),
                 "predicted_mb_per_s": c.separable_mb_per_s,
                 "predicted_iops": c.separable_iops,
-                "refined_mb_per_s": refined.as_ref().map(|_| c.predicted_mb_per_s),
+                "refined_mb_per_s": refined.map(|_| c.predicted_mb_per_s),
                 "error": validate::rel_error(c.separable_mb_per_s, c.measured.mb_per_s),
-                "refined_error": refined.as_ref().map(|_| c.error),
+                "refined_error": refined.map(|_| c.error),
                 "repeat_error": c.repeat_error,
             })
         })
         .collect();
     result.metric("workloads", &rows);
-    let corr = refine::correlations(&cases);
     result.metric(
         "error_correlation",
         corr.iter()
@@ -1053,22 +1240,31 @@ pub fn validate_model(
             "refine",
             json!({
                 "asked": vo.refine,
-                "measured": chosen_n,
+                "measured": v.chosen,
                 "before": before,
-                "after": after,
-                "interactions": interactions.iter().take(10).collect::<Vec<_>>(),
-                "corrections": refined.as_ref().map(|m| &m.corrections),
+                "after": v.after,
+                "interactions": v.interactions.iter().take(10).collect::<Vec<_>>(),
+                "corrections": refined.map(|m| &m.corrections),
             }),
         );
     }
-    // the text
+    base_err
+}
+
+/// The validation's report below its opening lines: the errors beside
+/// Chen & Patterson's, the baselines, what the errors follow, the
+/// refinement, and every workload (`base_err`: the baselines' errors,
+/// `corr`: the errors' correlations with each parameter).
+fn validation_text(
+    v: &Trial,
+    vo: &ValidateOptions,
+    complete: bool,
+    base_err: &[serde_json::Value],
+    mut corr: Vec<(Param, f64)>,
+) -> String {
+    let (before, cases) = (&v.before, &v.cases);
     let mut t = String::new();
-    use std::fmt::Write;
-    let mut head = String::new();
-    for l in &lines {
-        let _ = writeln!(head, "{l}");
-    }
-    if !result.complete {
+    if !complete {
         let _ = writeln!(
             t,
             "\nINCOMPLETE: only {} workloads were measured{}.",
@@ -1080,55 +1276,7 @@ pub fn validate_model(
             }
         );
     }
-    let row = |t: &mut String, name: &str, value: &str, paper: &str| {
-        let _ = writeln!(t, "{name:<28} {value:>10}   {paper}");
-    };
-    t.push('\n');
-    row(&mut t, "", "this run", "Chen & Patterson (Fig. 20-21)");
-    row(&mut t, "median error", &pct(before.median_error), "10-14 %");
-    row(
-        &mut t,
-        "75th-percentile error",
-        &pct(before.p75_error),
-        "15 % (SPARCstation 1+)",
-    );
-    row(
-        &mut t,
-        &format!("enhanced error ({} wl.)", before.enhanced_workloads),
-        &pct(before.enhanced_error),
-        "7-10 % (without the thrashing region)",
-    );
-    row(
-        &mut t,
-        "repeatability error",
-        &pct(before.repeatability_error),
-        "2-5 %",
-    );
-    row(
-        &mut t,
-        "median error, mean of both",
-        &pct(before.median_error_vs_both),
-        "(against the mean of the two measurements)",
-    );
-    row(
-        &mut t,
-        "best single number",
-        &pct(before.best_constant_error),
-        &format!(
-            "50-65 % (Andrew, IOStone, Bonnie); here {:.1} MB/s",
-            before.best_constant_mb_per_s
-        ),
-    );
-    for b in &base_err {
-        let _ = writeln!(
-            t,
-            "{:<28} {:>10}   {:.1} MB/s",
-            b["name"].as_str().unwrap_or(""),
-            pct(b["median_error"].as_f64().unwrap_or(0.0)),
-            b["mb_per_s"].as_f64().unwrap_or(0.0)
-        );
-    }
-    let mut corr = corr;
+    error_table(&mut t, before, base_err);
     corr.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
     let _ = writeln!(
         t,
@@ -1139,40 +1287,107 @@ pub fn validate_model(
             .join(", ")
     );
     if vo.refine > 0 {
+        refine_text(&mut t, v, vo.refine);
+    }
+    cases_table(&mut t, cases, v.refined.is_some());
+    t
+}
+
+/// The errors of this run beside the paper's (Fig. 20-21), and each
+/// baseline's.
+fn error_table(t: &mut String, before: &validate::Metrics, base_err: &[serde_json::Value]) {
+    let row = |t: &mut String, name: &str, value: &str, paper: &str| {
+        let _ = writeln!(t, "{name:<28} {value:>10}   {paper}");
+    };
+    t.push('\n');
+    row(t, "", "this run", "Chen & Patterson (Fig. 20-21)");
+    row(t, "median error", &pct(before.median_error), "10-14 %");
+    row(
+        t,
+        "75th-percentile error",
+        &pct(before.p75_error),
+        "15 % (SPARCstation 1+)",
+    );
+    row(
+        t,
+        &format!("enhanced error ({} wl.)", before.enhanced_workloads),
+        &pct(before.enhanced_error),
+        "7-10 % (without the thrashing region)",
+    );
+    row(
+        t,
+        "repeatability error",
+        &pct(before.repeatability_error),
+        "2-5 %",
+    );
+    row(
+        t,
+        "median error, mean of both",
+        &pct(before.median_error_vs_both),
+        "(against the mean of the two measurements)",
+    );
+    row(
+        t,
+        "best single number",
+        &pct(before.best_constant_error),
+        &format!(
+            "50-65 % (Andrew, IOStone, Bonnie); here {:.1} MB/s",
+            before.best_constant_mb_per_s
+        ),
+    );
+    for b in base_err {
         let _ = writeln!(
             t,
-            "\nlargest interactions (region, pair, side of the focal values, workloads, error at the corner):"
+            "{:<28} {:>10}   {:.1} MB/s",
+            b["name"].as_str().unwrap_or(""),
+            pct(b["median_error"].as_f64().unwrap_or(0.0)),
+            b["mb_per_s"].as_f64().unwrap_or(0.0)
         );
-        for it in interactions.iter().take(5) {
+    }
+}
+
+/// The largest interactions and what the refinement (up to `asked`
+/// corners) did to the errors.
+fn refine_text(t: &mut String, v: &Trial, asked: usize) {
+    let before = &v.before;
+    let _ = writeln!(
+        t,
+        "\nlargest interactions (region, pair, side of the focal values, workloads, error at the corner):"
+    );
+    for it in v.interactions.iter().take(5) {
+        let _ = writeln!(
+            t,
+            "  {}: {} workloads, {:+.1} %",
+            it.describe(),
+            it.workloads,
+            (it.gamma.exp() - 1.0) * 100.0
+        );
+    }
+    match &v.after {
+        Some(a) => {
             let _ = writeln!(
                 t,
-                "  {}: {} workloads, {:+.1} %",
-                it.describe(),
-                it.workloads,
-                (it.gamma.exp() - 1.0) * 100.0
+                "refine: measured {} of up to {asked} corners; median error {} → {}, 75th percentile {} → {}, enhanced {} → {}, against the mean of both {} → {}",
+                v.chosen,
+                pct(before.median_error),
+                pct(a.median_error),
+                pct(before.p75_error),
+                pct(a.p75_error),
+                pct(before.enhanced_error),
+                pct(a.enhanced_error),
+                pct(before.median_error_vs_both),
+                pct(a.median_error_vs_both)
             );
         }
-        match &after {
-            Some(a) => {
-                let _ = writeln!(
-                    t,
-                    "refine: measured {chosen_n} of up to {} corners; median error {} → {}, 75th percentile {} → {}, enhanced {} → {}, against the mean of both {} → {}",
-                    vo.refine,
-                    pct(before.median_error),
-                    pct(a.median_error),
-                    pct(before.p75_error),
-                    pct(a.p75_error),
-                    pct(before.enhanced_error),
-                    pct(a.enhanced_error),
-                    pct(before.median_error_vs_both),
-                    pct(a.median_error_vs_both)
-                );
-            }
-            None => {
-                let _ = writeln!(t, "refine: not done (the validation did not finish)");
-            }
+        None => {
+            let _ = writeln!(t, "refine: not done (the validation did not finish)");
         }
     }
+}
+
+/// A line per workload: measured, repeated, predicted, the error (and the
+/// refined model's when there is one).
+fn cases_table(t: &mut String, cases: &[validate::Case], refined: bool) {
     let _ = writeln!(
         t,
         "\n{:>3} {:>11} {:>9} {:>5} {:>5} {:>3} {:>3} {:>10} {:>10} {:>10} {:>7}{}",
@@ -1187,11 +1402,7 @@ pub fn validate_model(
         "repeat",
         "predicted",
         "error",
-        if refined.is_some() {
-            "    refined  error"
-        } else {
-            ""
-        }
+        if refined { "    refined  error" } else { "" }
     );
     for (i, c) in cases.iter().enumerate() {
         let _ = writeln!(
@@ -1214,7 +1425,7 @@ pub fn validate_model(
                 c.separable_mb_per_s,
                 c.measured.mb_per_s
             )),
-            if refined.is_some() {
+            if refined {
                 format!(" {:>10.1} {:>6}", c.predicted_mb_per_s, pct(c.error))
             } else {
                 String::new()
@@ -1225,9 +1436,22 @@ pub fn validate_model(
         t,
         "(* in a thrashing zone: left out of the enhanced error; MB/s = 10^6 B/s of reads + writes)"
     );
-    // files
+}
+
+/// The validation's files besides its report: the scatter of the separable
+/// prediction, the model saved with its expected error when the validation
+/// finished (`complete`), and the refined model and its scatter. Returns
+/// every file's name, the report's two first.
+fn validation_files(
+    model: &Model,
+    vo: &ValidateOptions,
+    out: &Path,
+    v: &Trial,
+    complete: bool,
+) -> Result<Vec<String>> {
     let mut files = vec!["validation.json".to_string(), "validation.txt".to_string()];
-    let sep_cases: Vec<validate::Case> = cases
+    let sep_cases: Vec<validate::Case> = v
+        .cases
         .iter()
         .map(|c| {
             let mut c = c.clone();
@@ -1235,11 +1459,11 @@ pub fn validate_model(
             c
         })
         .collect();
-    plot::scatter_svg(
+    graphs::scatter_svg(
         &out.join("scatter.svg"),
         &format!(
             "predicted vs measured: median error {}",
-            pct(before.median_error)
+            pct(v.before.median_error)
         ),
         &sep_cases,
         &vo.baselines,
@@ -1253,48 +1477,25 @@ pub fn validate_model(
         repeatability_error: m.repeatability_error,
         refined,
     };
-    if result.complete && before.workloads > 0 {
+    if complete && v.before.workloads > 0 {
         let mut m = model.clone();
-        m.validation = Some(expected(&before, false));
+        m.validation = Some(expected(&v.before, false));
         m.save(&vo.model_path)?;
     }
-    if let (Some(m2), Some(a)) = (&refined, &after) {
+    if let (Some(m2), Some(a)) = (&v.refined, &v.after) {
         let mut m2 = m2.clone();
         m2.validation = Some(expected(a, true));
         m2.save(&out.join("model-refined.json"))?;
-        plot::scatter_svg(
+        graphs::scatter_svg(
             &out.join("scatter-refined.svg"),
             &format!("refined model: median error {}", pct(a.median_error)),
-            &cases,
+            &v.cases,
             &vo.baselines,
         )?;
         files.push("model-refined.json".into());
         files.push("scatter-refined.svg".into());
     }
-    let _ = writeln!(
-        t,
-        "\nfiles: {} ({:.0} s)",
-        files.join(", "),
-        t0.elapsed().as_secs_f64()
-    );
-    let brief = t;
-    let t = head + &brief;
-    crate::report::write_json(&out.join("validation.json"), &result)?;
-    crate::report::export::write_file(&out.join("validation.txt"), t.as_bytes()).map_err(|e| {
-        anyhow::anyhow!("cannot write {}: {e}", out.join("validation.txt").display())
-    })?;
-    Ok(Validated {
-        cases,
-        before,
-        after,
-        refined,
-        result,
-        text: t,
-        brief,
-        files,
-        complete,
-        error,
-    })
+    Ok(files)
 }
 
 /// The survey's short self-scaling pass.

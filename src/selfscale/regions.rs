@@ -141,6 +141,35 @@ pub fn detect(t: &[f64], hw: &[f64], tol: f64, span_max: f64, max_regions: usize
     let step = |i: usize| (t[i].max(1e-12) / t[i + 1].max(1e-12)).ln().abs();
     let steps: Vec<f64> = (0..n - 1).map(step).collect();
     let threshold = median(&steps) + (1.0 / (1.0 - tol.clamp(0.0, 0.99))).ln();
+    let mut cliffs = sharp_cliffs(n, &steps, threshold, max_regions);
+    // transition points between regions: neither region's
+    let mut skip: BTreeSet<usize> = BTreeSet::new();
+    gradual_steps(t, hw, &steps, &mut cliffs, &mut skip, max_regions);
+    let ramps = ramp_splits(t, &steps, &cliffs, &skip, span_max, max_regions);
+    let all: BTreeSet<usize> = cliffs.union(&ramps).copied().collect();
+    let regions = regions_of(n, &all, &skip);
+    let cliff_between = regions
+        .windows(2)
+        .map(|w| cliffs.range(w[0].last..w[1].first).next().is_some())
+        .collect();
+    Split {
+        regions,
+        cliffs: cliff_between,
+    }
+}
+
+/// The regions between the cuts `cuts` of `n` points: those of two points
+/// or more that are not all transition points (`skip`).
+fn regions_of(n: usize, cuts: &BTreeSet<usize>, skip: &BTreeSet<usize>) -> Vec<Span> {
+    segments(n, cuts)
+        .into_iter()
+        .filter(|s| s.len() >= 2 && !(s.first..=s.last).all(|i| skip.contains(&i)))
+        .collect()
+}
+
+/// The steps larger than `threshold`, largest first, each kept when the
+/// regions it leaves are still acceptable.
+fn sharp_cliffs(n: usize, steps: &[f64], threshold: f64, max_regions: usize) -> BTreeSet<usize> {
     let mut cand: Vec<usize> = (0..n - 1).filter(|&i| steps[i] > threshold).collect();
     cand.sort_by(|&a, &b| steps[b].total_cmp(&steps[a]).then(a.cmp(&b)));
     let mut cliffs = BTreeSet::new();
@@ -151,19 +180,24 @@ pub fn detect(t: &[f64], hw: &[f64], tol: f64, span_max: f64, max_regions: usize
             cliffs = trial;
         }
     }
-    // transition points between regions: neither region's
-    let mut skip: BTreeSet<usize> = BTreeSet::new();
-    let regions_of = |cuts: &BTreeSet<usize>, skip: &BTreeSet<usize>| -> Vec<Span> {
-        segments(n, cuts)
-            .into_iter()
-            .filter(|s| s.len() >= 2 && !(s.first..=s.last).all(|i| skip.contains(&i)))
-            .collect()
-    };
-    // gradual steps: two plateaus whose levels differ, however gently the
-    // curve goes from one to the other
-    while regions_of(&cliffs, &skip).len() < max_regions {
-        let typical = median(&steps);
-        let Some((a, b)) = regions_of(&cliffs, &skip)
+    cliffs
+}
+
+/// Gradual steps: two plateaus whose levels differ, however gently the
+/// curve goes from one to the other, added to `cliffs` (the points between
+/// them to `skip`) while regions are left.
+fn gradual_steps(
+    t: &[f64],
+    hw: &[f64],
+    steps: &[f64],
+    cliffs: &mut BTreeSet<usize>,
+    skip: &mut BTreeSet<usize>,
+    max_regions: usize,
+) {
+    let n = t.len();
+    while regions_of(n, cliffs, skip).len() < max_regions {
+        let typical = median(steps);
+        let Some((a, b)) = regions_of(n, cliffs, skip)
             .iter()
             .filter_map(|r| gradual_step(t, hw, *r, typical))
             .max_by(|x, y| x.2.total_cmp(&y.2))
@@ -177,41 +211,60 @@ pub fn detect(t: &[f64], hw: &[f64], tol: f64, span_max: f64, max_regions: usize
             skip.extend(a + 1..b);
         }
     }
-    // long ramps: split at the largest inner step while regions are left
+}
+
+/// How far the throughputs of `s` span: the largest over the smallest.
+fn span_of(t: &[f64], s: &Span) -> f64 {
+    let (lo, hi) = t[s.first..=s.last]
+        .iter()
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+            (lo.min(x), hi.max(x))
+        });
+    hi / lo.max(1e-12)
+}
+
+/// Long ramps: the cuts that split, while regions are left, the widest
+/// region spanning more than `span_max` at its largest inner step.
+fn ramp_splits(
+    t: &[f64],
+    steps: &[f64],
+    cliffs: &BTreeSet<usize>,
+    skip: &BTreeSet<usize>,
+    span_max: f64,
+    max_regions: usize,
+) -> BTreeSet<usize> {
     let mut ramps = BTreeSet::new();
     loop {
         let all: BTreeSet<usize> = cliffs.union(&ramps).copied().collect();
-        let regions = regions_of(&all, &skip);
+        let regions = regions_of(t.len(), &all, skip);
         if regions.len() >= max_regions {
             break;
         }
-        let span_of = |s: &Span| {
-            let (lo, hi) = t[s.first..=s.last]
-                .iter()
-                .fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
-                    (lo.min(x), hi.max(x))
-                });
-            hi / lo.max(1e-12)
-        };
         let widest = regions
             .iter()
-            .filter(|s| s.len() >= 4 && span_of(s) > span_max)
-            .max_by(|a, b| span_of(a).total_cmp(&span_of(b)));
+            .filter(|s| s.len() >= 4 && span_of(t, s) > span_max)
+            .max_by(|a, b| span_of(t, a).total_cmp(&span_of(t, b)));
         let Some(s) = widest else { break };
         // both halves keep two points (cut after first+1 ..= last-2) and
         // each spans clearly less (at most span^¾: a ramp, not one odd
         // point at an end); among those cuts, the largest step
-        let whole = span_of(s);
+        let whole = span_of(t, s);
         let cut = (s.first + 1..=s.last - 2)
             .filter(|&c| {
-                let l = span_of(&Span {
-                    first: s.first,
-                    last: c,
-                });
-                let r = span_of(&Span {
-                    first: c + 1,
-                    last: s.last,
-                });
+                let l = span_of(
+                    t,
+                    &Span {
+                        first: s.first,
+                        last: c,
+                    },
+                );
+                let r = span_of(
+                    t,
+                    &Span {
+                        first: c + 1,
+                        last: s.last,
+                    },
+                );
                 l.max(r) <= whole.powf(0.75)
             })
             .max_by(|&a, &b| steps[a].total_cmp(&steps[b]).then(b.cmp(&a)));
@@ -222,16 +275,7 @@ pub fn detect(t: &[f64], hw: &[f64], tol: f64, span_max: f64, max_regions: usize
             None => break,
         }
     }
-    let all: BTreeSet<usize> = cliffs.union(&ramps).copied().collect();
-    let regions = regions_of(&all, &skip);
-    let cliff_between = regions
-        .windows(2)
-        .map(|w| cliffs.range(w[0].last..w[1].first).next().is_some())
-        .collect();
-    Split {
-        regions,
-        cliffs: cliff_between,
-    }
+    ramps
 }
 
 /// The best gradual step inside region `r`: a plateau of two or three

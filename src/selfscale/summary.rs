@@ -90,6 +90,17 @@ pub fn findings(m: &Model) -> Vec<String> {
         .iter()
         .filter(|r| r.focal_point.is_some())
         .collect();
+    cliffs(m, &mut out);
+    request_size(m, &regions, &mut out);
+    reads_and_writes(m, &regions, &mut out);
+    concurrency(m, &regions, &mut out);
+    sequentiality(m, &regions, &mut out);
+    small_requests(m, &regions, &mut out);
+    out
+}
+
+/// A sentence per cliff: where it is and how much slower beyond it.
+fn cliffs(m: &Model, out: &mut Vec<String>) {
     for b in m.boundaries.iter().filter(|b| b.cliff) {
         let slower = b.upper_mb_per_s / b.lower_mb_per_s.max(1e-9);
         let what = if b.label == "effective file cache size" {
@@ -109,7 +120,10 @@ pub fn findings(m: &Model) -> Vec<String> {
             b.lower_mb_per_s
         ));
     }
-    // request size
+}
+
+/// What request size does, in the region where it helps most and least.
+fn request_size(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
     let sizes: Vec<(&Region, f64, u64, u64)> = regions
         .iter()
         .filter_map(|r| {
@@ -148,7 +162,10 @@ pub fn findings(m: &Model) -> Vec<String> {
             ));
         }
     }
-    // reads and writes
+}
+
+/// Reads against writes (readFrac 1 against 0) in each region.
+fn reads_and_writes(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
     let rw: Vec<(&Region, f64)> = regions
         .iter()
         .filter_map(|r| {
@@ -189,7 +206,10 @@ pub fn findings(m: &Model) -> Vec<String> {
             out.push(format!("{}.", capitalise(&parts.join("; "))));
         }
     }
-    // concurrency
+}
+
+/// What more processes give in each region.
+fn concurrency(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
     let pn: Vec<(&Region, f64, u32)> = regions
         .iter()
         .filter_map(|r| {
@@ -223,7 +243,10 @@ pub fn findings(m: &Model) -> Vec<String> {
             ));
         }
     }
-    // sequentiality
+}
+
+/// Where sequentiality helps (seqFrac 1 against 0) and where little.
+fn sequentiality(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
     let sq: Vec<(&Region, f64)> = regions
         .iter()
         .filter_map(|r| {
@@ -255,14 +278,17 @@ pub fn findings(m: &Model) -> Vec<String> {
         )),
         (true, true) => {}
     }
-    // readFrac and seqFrac with small requests (the curves measured again
-    // at a small sizeMean), where they act by more than a quarter otherwise
+}
+
+/// readFrac and seqFrac with small requests (the curves measured again at
+/// a small sizeMean), where they act by more than a quarter otherwise.
+fn small_requests(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
     for (p, what) in [
         (Param::SeqFrac, "Sequentiality"),
         (Param::ReadFrac, "Reading rather than writing"),
     ] {
         let mut parts = Vec::new();
-        for r in &regions {
+        for r in regions {
             let Some(c) = r
                 .cross
                 .iter()
@@ -304,7 +330,6 @@ pub fn findings(m: &Model) -> Vec<String> {
             ));
         }
     }
-    out
 }
 
 fn capitalise(s: &str) -> String {
@@ -334,6 +359,40 @@ pub fn render_with(
     with_setup: bool,
 ) -> String {
     let mut s = String::new();
+    heading(&mut s, m, if with_setup { setup_lines } else { &[] });
+    sweep_table(&mut s, m);
+    regions_list(&mut s, m);
+    boundaries_list(&mut s, m);
+    let learned = findings(m);
+    if !learned.is_empty() {
+        let _ = writeln!(s, "\nWhat it learned:");
+        for l in learned {
+            let _ = writeln!(s, "- {l}");
+        }
+    }
+    curves_list(&mut s, m);
+    corrections_list(&mut s, m);
+    precision_line(&mut s, m);
+    let notes: Vec<&String> = m
+        .notes
+        .iter()
+        .filter(|n| !setup_lines.contains(n))
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(s, "notes:");
+        for n in notes {
+            let _ = writeln!(s, "  {n}");
+        }
+    }
+    if !files.is_empty() {
+        let _ = writeln!(s, "files: {}", files.join(", "));
+    }
+    s
+}
+
+/// What was measured on what, the set-up lines shown, whether the run
+/// finished, and how requests were made.
+fn heading(s: &mut String, m: &Model, setup_lines: &[String]) {
     let env = &m.environment;
     let _ = writeln!(
         s,
@@ -351,10 +410,8 @@ pub fn render_with(
         short_bytes(env.memory_bytes),
         env.kernel
     );
-    if with_setup {
-        for l in setup_lines {
-            let _ = writeln!(s, "{l}");
-        }
+    for l in setup_lines {
+        let _ = writeln!(s, "{l}");
     }
     if !m.complete {
         let _ = writeln!(
@@ -369,6 +426,11 @@ pub fn render_with(
         m.settings.engine,
         if m.settings.direct { ", O_DIRECT" } else { "" }
     );
+}
+
+/// The uniqueBytes sweep, a line per point, with the sweep again at other
+/// readFracs and processNums (interactions) as more columns.
+fn sweep_table(s: &mut String, m: &Model) {
     let f = &m.sweep.fixed;
     let _ = writeln!(
         s,
@@ -378,8 +440,6 @@ pub fn render_with(
         f.seq_frac,
         f.process_num
     );
-    // the sweep again at other readFracs and processNums (interactions),
-    // as more columns
     let mut head = format!("  {:>12} {:>10} {:>8}", "uniqueBytes", "MB/s", "95% CI");
     for c in &m.sweep_cross {
         head += &format!(
@@ -407,6 +467,11 @@ pub fn render_with(
         }
         let _ = writeln!(s, "{}", line.trim_end());
     }
+}
+
+/// Each region: its span, its focal vector and the focal workload's
+/// repeated measurements.
+fn regions_list(s: &mut String, m: &Model) {
     if !m.regions.is_empty() {
         let _ = writeln!(s, "\nregions:");
     }
@@ -458,6 +523,10 @@ pub fn render_with(
             );
         }
     }
+}
+
+/// Each boundary: where it is, its name and the thrashing zone of a cliff.
+fn boundaries_list(s: &mut String, m: &Model) {
     if !m.boundaries.is_empty() {
         let _ = writeln!(s, "\nboundaries:");
     }
@@ -482,13 +551,11 @@ pub fn render_with(
             }
         );
     }
-    let learned = findings(m);
-    if !learned.is_empty() {
-        let _ = writeln!(s, "\nWhat it learned:");
-        for l in learned {
-            let _ = writeln!(s, "- {l}");
-        }
-    }
+}
+
+/// Each region's curves, point by point, and the curves measured again at
+/// another value of a second parameter.
+fn curves_list(s: &mut String, m: &Model) {
     if m.regions.iter().any(|r| !r.curves.is_empty()) {
         let _ = writeln!(s, "\ncurves (MB/s, ± the 95 % confidence interval):");
     }
@@ -518,7 +585,6 @@ pub fn render_with(
                 points(c)
             );
         }
-        // the curves measured again at another value of a second parameter
         for c in &r.cross {
             let _ = writeln!(
                 s,
@@ -531,6 +597,10 @@ pub fn render_with(
             );
         }
     }
+}
+
+/// The two-parameter corrections `--refine` added.
+fn corrections_list(s: &mut String, m: &Model) {
     if !m.corrections.is_empty() {
         let _ = writeln!(s, "\ntwo-parameter corrections (--refine):");
         for c in &m.corrections {
@@ -547,6 +617,10 @@ pub fn render_with(
             );
         }
     }
+}
+
+/// How many points, how long, how precise, how many hit the time cap.
+fn precision_line(s: &mut String, m: &Model) {
     let hw: Vec<f64> = m.points.iter().map(|p| p.rel_half_width).collect();
     let capped: Vec<&Point> = m.points.iter().filter(|p| !p.converged).collect();
     let secs: f64 = m.points.iter().map(|p| p.seconds).sum();
@@ -567,19 +641,4 @@ pub fn render_with(
             )
         }
     );
-    let notes: Vec<&String> = m
-        .notes
-        .iter()
-        .filter(|n| !setup_lines.contains(n))
-        .collect();
-    if !notes.is_empty() {
-        let _ = writeln!(s, "notes:");
-        for n in notes {
-            let _ = writeln!(s, "  {n}");
-        }
-    }
-    if !files.is_empty() {
-        let _ = writeln!(s, "files: {}", files.join(", "));
-    }
-    s
 }

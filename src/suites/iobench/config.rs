@@ -17,6 +17,7 @@
 //! and spectrum files, `environment variable KEY=value: ...` for the
 //! environment.
 
+pub use crate::units::decimal as num;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -182,13 +183,6 @@ impl Config {
             _ => String::new(),
         }
     }
-}
-
-/// A number as typed: `1`, `0.5`, `-1` (at most 3 decimals).
-pub fn num(v: f64) -> String {
-    let s = format!("{v:.3}");
-    let s = s.trim_end_matches('0').trim_end_matches('.');
-    if s == "-0" { "0".into() } else { s.into() }
 }
 
 /// The canonical (upper-case) name of a keyword, or `None` if it is none.

@@ -14,15 +14,15 @@
 //! mounting again `-U`'s file system between passes; [`throughput`] runs
 //! throughput mode's phases in child processes or threads; [`report`]
 //! prints and writes IOzone's reports, from its preamble to the `-R` and
-//! `-b` reports, and [`plot`] draws the grid as heatmaps. [`exec`] is the
+//! `-b` reports, and [`heatmaps`] draws the grid as heatmaps. [`exec`] is the
 //! whole run as `iogauge iozone` makes it: work directory, run, result.
 
 pub mod details;
 pub mod exec;
 pub mod flags;
 pub mod grid;
+pub mod heatmaps;
 pub mod offsets;
-pub mod plot;
 pub mod remount;
 pub mod report;
 pub mod run;

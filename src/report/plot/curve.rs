@@ -43,7 +43,9 @@
 //! triangle (`<polygon`), and the legends' icons are squares, lines and a
 //! triangle.
 
-use crate::measure::curve::{Constraint, Curve, Load, Point, Stat};
+use super::{BLUE_, GREEN_, GREY_, RED_, boxed_legend};
+use crate::measure::curve::{Constraint, Curve, Load, Point, Stat, UslFit};
+use crate::measure::usl::Usl;
 use anyhow::{Context, Result, anyhow, bail};
 use plotters::coord::Shift;
 use plotters::coord::ranged1d::ValueFormatter;
@@ -61,11 +63,6 @@ const MAIN_W: u32 = 720;
 /// the module's documentation count on them).
 const MARKER_R: i32 = 5;
 const RING_R: i32 = 10;
-
-const BLUE_: RGBColor = RGBColor(31, 91, 170);
-const RED_: RGBColor = RGBColor(200, 40, 30);
-const GREEN_: RGBColor = RGBColor(20, 130, 60);
-const GREY_: RGBColor = RGBColor(120, 120, 120);
 
 fn e<E: std::fmt::Debug>(x: E) -> anyhow::Error {
     anyhow!("cannot draw the curve: {x:?}")
@@ -104,7 +101,7 @@ pub fn svg(curve: &Curve, title: &str, unit: &str, stat: Stat) -> Result<String>
 pub fn write(path: &Path, curve: &Curve, title: &str, unit: &str, stat: Stat) -> Result<()> {
     let text = svg(curve, title, unit, stat)
         .with_context(|| format!("cannot draw the curve graph {}", path.display()))?;
-    super::export::write_file(path, text.as_bytes())
+    crate::report::export::write_file(path, text.as_bytes())
         .with_context(|| format!("cannot write the curve graph {}", path.display()))
 }
 
@@ -223,11 +220,7 @@ where
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
-    chart
-        .configure_series_labels()
-        .position(at)
-        .border_style(BLACK.mix(0.3))
-        .background_style(WHITE.mix(0.9))
+    boxed_legend(chart, at)
         .label_font(("sans-serif", 12))
         .draw()
         .map_err(e)
@@ -276,6 +269,17 @@ where
     Ok(())
 }
 
+/// The highest throughput of the points, the tops of their finite
+/// confidence intervals included (0 for none).
+fn highest_throughput(pts: &[Point]) -> f64 {
+    pts.iter()
+        .map(|p| {
+            let hi = p.throughput_ci.map_or(0.0, |ci| ci.high());
+            p.mean.throughput.max(if hi.is_finite() { hi } else { 0.0 })
+        })
+        .fold(0.0, f64::max)
+}
+
 /// The indices of the points in increasing load.
 fn load_order(points: &[Point]) -> Vec<usize> {
     let mut order: Vec<usize> = (0..points.len()).collect();
@@ -317,13 +321,7 @@ fn draw_main(
     let (time_unit, scale) = time_unit(max_s);
     // log when every response time is positive and they span two decades
     let log = min_s > 0.0 && max_s / min_s > 100.0;
-    let x_hi = pts
-        .iter()
-        .map(|p| {
-            let hi = p.throughput_ci.map_or(0.0, |ci| ci.high());
-            p.mean.throughput.max(if hi.is_finite() { hi } else { 0.0 })
-        })
-        .fold(0.0, f64::max);
+    let x_hi = highest_throughput(pts);
     let m = Main {
         curve,
         unit,
@@ -398,27 +396,7 @@ where
         .collect();
     error_bars(&mut chart, &bars, false)?;
     if let Some(c) = m.constraint {
-        let y = c.limit_s * m.scale;
-        let label = constraint_label(c.stat, c.limit_s);
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(0.0, y), (x1, y)],
-                8,
-                5,
-                GREY_.stroke_width(2),
-            ))
-            .map_err(e)?
-            .label(format!("constraint {label}"))
-            .legend(line_icon(GREY_));
-        // at the left end, where the response times are usually low
-        let style = TextStyle::from(("sans-serif", 12).into_font())
-            .color(&GREY_)
-            .pos(Pos::new(HPos::Left, VPos::Bottom));
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at((0.0, y)) + Text::new(label, (6, -3), style),
-            ))
-            .map_err(e)?;
+        draw_constraint(&mut chart, c, m.scale, x1)?;
     }
     // one filled circle per point, its load beside it
     let marker = |i: usize, p: &Point| {
@@ -448,29 +426,7 @@ where
         red.label(l).legend(square_icon(RED_));
     }
     if let Some(b) = m.curve.best {
-        let what = if m.curve.constraint.is_some() {
-            "max under constraint"
-        } else {
-            "peak"
-        };
-        let text = format!("{what}: {} {unit}", num(pts[b].mean.throughput));
-        // below the ring, towards the middle of the panel
-        let right_half = xy(b).0 > x1 / 2.0;
-        let (h, dx) = if right_half {
-            (HPos::Right, -8)
-        } else {
-            (HPos::Left, 8)
-        };
-        let style = TextStyle::from(("sans-serif", 12).into_font())
-            .color(&GREEN_)
-            .pos(Pos::new(h, VPos::Top));
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at(xy(b))
-                    + Circle::new((0, 0), RING_R, GREEN_.stroke_width(2))
-                    + Text::new(text, (dx, 10), style),
-            ))
-            .map_err(e)?;
+        draw_best(&mut chart, m, b)?;
     }
     legend(&mut chart, SeriesLabelPosition::LowerRight)
 }
@@ -483,42 +439,7 @@ fn draw_load(area: &DrawingArea<SVGBackend<'_>, Shift>, curve: &Curve, unit: &st
     let fit = curve.usl.as_ref().filter(|_| closed);
     let law = fit.and_then(|f| f.law());
     let load_hi = pts.iter().map(|p| p.load.value()).fold(0.0, f64::max);
-    let thr_hi = pts
-        .iter()
-        .map(|p| {
-            let hi = p.throughput_ci.map_or(0.0, |ci| ci.high());
-            p.mean.throughput.max(if hi.is_finite() { hi } else { 0.0 })
-        })
-        .fold(0.0, f64::max);
-
-    // the fitted law over 1 … 1.5 × the largest N
-    let n_hi = (load_hi * 1.5).max(2.0);
-    let usl_line: Vec<(f64, f64)> = law
-        .map(|l| {
-            (0..=200)
-                .map(|k| 1.0 + (n_hi - 1.0) * k as f64 / 200.0)
-                .map(|n| (n, l.throughput(n)))
-                .filter(|p| p.1.is_finite())
-                .collect()
-        })
-        .unwrap_or_default();
-    let usl_hi = usl_line.iter().map(|p| p.1).fold(0.0, f64::max);
-
-    let (x1, y1) = if open {
-        let m = load_hi.max(thr_hi);
-        let m = if m > 0.0 { m * 1.12 } else { 1.0 };
-        (m, m)
-    } else {
-        let x1 = if law.is_some() {
-            n_hi
-        } else if load_hi > 0.0 {
-            load_hi * 1.12
-        } else {
-            1.0
-        };
-        let y = thr_hi.max(usl_hi);
-        (x1, if y > 0.0 { y * 1.12 } else { 1.0 })
-    };
+    let (usl_line, x1, y1) = load_axes(pts, open, law, load_hi);
     let (caption, x_desc) = if closed {
         ("throughput against concurrency", "concurrency N (workers)")
     } else if open {
@@ -530,14 +451,13 @@ fn draw_load(area: &DrawingArea<SVGBackend<'_>, Shift>, curve: &Curve, unit: &st
         ("throughput against load", "load (workers or requests/s)")
     };
 
-    let mut chart: ChartContext<'_, SVGBackend<'_>, Cartesian2d<RangedCoordf64, RangedCoordf64>> =
-        ChartBuilder::on(area)
-            .caption(caption, ("sans-serif", 15))
-            .margin(12)
-            .x_label_area_size(44)
-            .y_label_area_size(64)
-            .build_cartesian_2d(0.0..x1, 0.0..y1)
-            .map_err(e)?;
+    let mut chart: LoadChart<'_> = ChartBuilder::on(area)
+        .caption(caption, ("sans-serif", 15))
+        .margin(12)
+        .x_label_area_size(44)
+        .y_label_area_size(64)
+        .build_cartesian_2d(0.0..x1, 0.0..y1)
+        .map_err(e)?;
     chart
         .configure_mesh()
         .x_desc(x_desc)
@@ -561,59 +481,7 @@ fn draw_load(area: &DrawingArea<SVGBackend<'_>, Shift>, curve: &Curve, unit: &st
             .legend(line_icon(GREY_));
     }
     if let (Some(f), Some(l)) = (fit, law) {
-        chart
-            .draw_series(LineSeries::new(usl_line, GREEN_.stroke_width(2)))
-            .map_err(e)?
-            .label(format!(
-                "USL fit: σ = {}, κ = {}, R² = {}",
-                param(f.sigma),
-                param(f.kappa),
-                num(f.r_squared)
-            ))
-            .legend(line_icon(GREEN_));
-        let peak = f
-            .peak_concurrency
-            .or_else(|| l.peak_concurrency())
-            .filter(|n| n.is_finite() && *n > 0.0);
-        match peak {
-            Some(ns) => {
-                let xs = f
-                    .peak_throughput
-                    .filter(|x| x.is_finite())
-                    .unwrap_or_else(|| l.throughput(ns));
-                let on_graph = ns <= x1 && xs.is_finite() && xs >= 0.0 && xs <= y1;
-                let label = format!(
-                    "predicted peak: N* = {}, X* = {} {unit}{}",
-                    num(ns),
-                    num(xs),
-                    if on_graph { "" } else { " (off the graph)" }
-                );
-                if on_graph {
-                    chart
-                        .draw_series(DashedLineSeries::new(
-                            vec![(ns, 0.0), (ns, xs)],
-                            4,
-                            4,
-                            GREEN_.stroke_width(1),
-                        ))
-                        .map_err(e)?;
-                }
-                chart
-                    .draw_series(
-                        on_graph.then(|| TriangleMarker::new((ns, xs), 7, GREEN_.filled())),
-                    )
-                    .map_err(e)?
-                    .label(label)
-                    .legend(|(x, y)| TriangleMarker::new((x + 7, y), 5, GREEN_.filled()));
-            }
-            None => {
-                chart
-                    .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
-                    .map_err(e)?
-                    .label("no predicted peak (κ = 0 or σ ≥ 1)")
-                    .legend(line_icon(WHITE));
-            }
-        }
+        draw_fit(&mut chart, f, l, usl_line, (x1, y1), unit)?;
     }
 
     let order = load_order(pts);
@@ -656,6 +524,191 @@ fn draw_load(area: &DrawingArea<SVGBackend<'_>, Shift>, curve: &Curve, unit: &st
         SeriesLabelPosition::LowerRight
     };
     legend(&mut chart, at)
+}
+
+/// The constraint `c` as a dashed line across the main panel (`scale`:
+/// seconds to the unit shown, `x1`: the panel's right end), labelled at its
+/// left end.
+fn draw_constraint<'a, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>,
+    c: Constraint,
+    scale: f64,
+    x1: f64,
+) -> Result<()>
+where
+    Y: Ranged<ValueType = f64>,
+{
+    let y = c.limit_s * scale;
+    let label = constraint_label(c.stat, c.limit_s);
+    chart
+        .draw_series(DashedLineSeries::new(
+            vec![(0.0, y), (x1, y)],
+            8,
+            5,
+            GREY_.stroke_width(2),
+        ))
+        .map_err(e)?
+        .label(format!("constraint {label}"))
+        .legend(line_icon(GREY_));
+    // at the left end, where the response times are usually low
+    let style = TextStyle::from(("sans-serif", 12).into_font())
+        .color(&GREY_)
+        .pos(Pos::new(HPos::Left, VPos::Bottom));
+    chart
+        .draw_series(std::iter::once(
+            EmptyElement::at((0.0, y)) + Text::new(label, (6, -3), style),
+        ))
+        .map_err(e)?;
+    Ok(())
+}
+
+/// The best point `b`: a ring around its marker and its throughput beside
+/// it.
+fn draw_best<'a, Y>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, Y>>,
+    m: &Main,
+    b: usize,
+) -> Result<()>
+where
+    Y: Ranged<ValueType = f64>,
+{
+    let (pts, unit, x1) = (&m.curve.points, m.unit, m.x1);
+    let what = if m.curve.constraint.is_some() {
+        "max under constraint"
+    } else {
+        "peak"
+    };
+    let text = format!("{what}: {} {unit}", num(pts[b].mean.throughput));
+    // below the ring, towards the middle of the panel
+    let right_half = (pts[b].mean.throughput, m.resp[b]).0 > x1 / 2.0;
+    let (h, dx) = if right_half {
+        (HPos::Right, -8)
+    } else {
+        (HPos::Left, 8)
+    };
+    let style = TextStyle::from(("sans-serif", 12).into_font())
+        .color(&GREEN_)
+        .pos(Pos::new(h, VPos::Top));
+    chart
+        .draw_series(std::iter::once(
+            EmptyElement::at((pts[b].mean.throughput, m.resp[b]))
+                + Circle::new((0, 0), RING_R, GREEN_.stroke_width(2))
+                + Text::new(text, (dx, 10), style),
+        ))
+        .map_err(e)?;
+    Ok(())
+}
+
+/// The load panel's fitted law over 1 … 1.5 × the largest load `load_hi`
+/// (closed loops with a law only) and the panel's x and y ends: an open
+/// loop's square (the line throughput = offered rate is its diagonal), a
+/// closed loop's up to the fit's range and its highest throughput.
+fn load_axes(
+    pts: &[Point],
+    open: bool,
+    law: Option<Usl>,
+    load_hi: f64,
+) -> (Vec<(f64, f64)>, f64, f64) {
+    let thr_hi = highest_throughput(pts);
+
+    // the fitted law over 1 … 1.5 × the largest N
+    let n_hi = (load_hi * 1.5).max(2.0);
+    let usl_line: Vec<(f64, f64)> = law
+        .map(|l| {
+            (0..=200)
+                .map(|k| 1.0 + (n_hi - 1.0) * k as f64 / 200.0)
+                .map(|n| (n, l.throughput(n)))
+                .filter(|p| p.1.is_finite())
+                .collect()
+        })
+        .unwrap_or_default();
+    let usl_hi = usl_line.iter().map(|p| p.1).fold(0.0, f64::max);
+
+    let (x1, y1) = if open {
+        let m = load_hi.max(thr_hi);
+        let m = if m > 0.0 { m * 1.12 } else { 1.0 };
+        (m, m)
+    } else {
+        let x1 = if law.is_some() {
+            n_hi
+        } else if load_hi > 0.0 {
+            load_hi * 1.12
+        } else {
+            1.0
+        };
+        let y = thr_hi.max(usl_hi);
+        (x1, if y > 0.0 { y * 1.12 } else { 1.0 })
+    };
+    (usl_line, x1, y1)
+}
+
+/// The load panel's chart.
+type LoadChart<'a> = ChartContext<'a, SVGBackend<'a>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// A closed loop's Universal Scalability Law fit `f` (law `l`) drawn as
+/// `line`, with σ, κ and R² in the legend and the predicted peak N*, X*
+/// marked when it falls inside `ends` (x, y).
+fn draw_fit(
+    chart: &mut LoadChart<'_>,
+    f: &UslFit,
+    l: Usl,
+    line: Vec<(f64, f64)>,
+    ends: (f64, f64),
+    unit: &str,
+) -> Result<()> {
+    let (x1, y1) = ends;
+    chart
+        .draw_series(LineSeries::new(line, GREEN_.stroke_width(2)))
+        .map_err(e)?
+        .label(format!(
+            "USL fit: σ = {}, κ = {}, R² = {}",
+            param(f.sigma),
+            param(f.kappa),
+            num(f.r_squared)
+        ))
+        .legend(line_icon(GREEN_));
+    let peak = f
+        .peak_concurrency
+        .or_else(|| l.peak_concurrency())
+        .filter(|n| n.is_finite() && *n > 0.0);
+    match peak {
+        Some(ns) => {
+            let xs = f
+                .peak_throughput
+                .filter(|x| x.is_finite())
+                .unwrap_or_else(|| l.throughput(ns));
+            let on_graph = ns <= x1 && xs.is_finite() && xs >= 0.0 && xs <= y1;
+            let label = format!(
+                "predicted peak: N* = {}, X* = {} {unit}{}",
+                num(ns),
+                num(xs),
+                if on_graph { "" } else { " (off the graph)" }
+            );
+            if on_graph {
+                chart
+                    .draw_series(DashedLineSeries::new(
+                        vec![(ns, 0.0), (ns, xs)],
+                        4,
+                        4,
+                        GREEN_.stroke_width(1),
+                    ))
+                    .map_err(e)?;
+            }
+            chart
+                .draw_series(on_graph.then(|| TriangleMarker::new((ns, xs), 7, GREEN_.filled())))
+                .map_err(e)?
+                .label(label)
+                .legend(|(x, y)| TriangleMarker::new((x + 7, y), 5, GREEN_.filled()));
+        }
+        None => {
+            chart
+                .draw_series(std::iter::empty::<PathElement<(f64, f64)>>())
+                .map_err(e)?
+                .label("no predicted peak (κ = 0 or σ ≥ 1)")
+                .legend(line_icon(WHITE));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

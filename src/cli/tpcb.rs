@@ -123,13 +123,7 @@ impl LoadPoint for Args {
         Ok((scale::sample_of_tpcb(&rep), rep.result))
     }
     fn note(&self, tps: f64) -> Option<String> {
-        let sized = crate::suites::tpcb::db::Scale::new(self.tps_scale).max_tps() as f64;
-        (tps > sized).then(|| {
-            format!(
-                "TPC-B lets a database report at most the tps it is sized for ({sized:.0} here); {tps:.0} tx/s needs --tps-scale {:.0} or more",
-                tps.ceil()
-            )
-        })
+        report::sizing_note(self.tps_scale, tps)
     }
 }
 

@@ -154,3 +154,16 @@ fn notes(o: &Options, rep: &Report) -> String {
     s += "note: one load point; TPC-B's maximum tps is the best over a load curve that meets the constraint: 'iogauge scale tpcb' searches it\n";
     s
 }
+
+/// TPC-B's sizing rule at a measured throughput: a database may report at
+/// most the tps it is sized for (`iogauge scale tpcb` says so of its chosen
+/// point); `None` within it.
+pub fn sizing_note(tps_scale: u32, tps: f64) -> Option<String> {
+    let sized = super::db::Scale::new(tps_scale).max_tps() as f64;
+    (tps > sized).then(|| {
+        format!(
+            "TPC-B lets a database report at most the tps it is sized for ({sized:.0} here); {tps:.0} tx/s needs --tps-scale {:.0} or more",
+            tps.ceil()
+        )
+    })
+}

@@ -389,15 +389,13 @@ pub fn main(a: Args) -> Result<Status> {
     // open loop, auto: an eighth of what one closed-loop point gets
     let mut first_rate = 0.0;
     if rates.as_ref().is_some_and(Vec::is_empty) {
-        let (s, _) = w.measure(Load::Closed(w.concurrency()), 0, arrivals_seed, progress)?;
-        if signals::interrupted() {
-            common::interrupted_line(false);
-            return Ok(Status::Interrupted);
+        match probe(w, arrivals_seed, progress)? {
+            Some(t) => first_rate = t / 8.0,
+            None => {
+                common::interrupted_line(false);
+                return Ok(Status::Interrupted);
+            }
         }
-        if s.throughput <= 0.0 {
-            anyhow::bail!("the closed-loop probe completed no request; give --rates LIST");
-        }
-        first_rate = s.throughput / 8.0;
     }
     let plan = Plan {
         max_procs: a.max_procs,
@@ -462,6 +460,19 @@ pub fn main(a: Args) -> Result<Status> {
         let _ = writeln!(report, "plot: {}", path.display());
     }
     common::finish(&out, &result, &report)
+}
+
+/// `--rates auto`: the throughput of one closed-loop repetition at the
+/// workload's own concurrency; `None` when Ctrl-C cut it short.
+fn probe(w: &Workload, arrivals_seed: u64, progress: bool) -> Result<Option<f64>> {
+    let (s, _) = w.measure(Load::Closed(w.concurrency()), 0, arrivals_seed, progress)?;
+    if signals::interrupted() {
+        return Ok(None);
+    }
+    if s.throughput <= 0.0 {
+        anyhow::bail!("the closed-loop probe completed no request; give --rates LIST");
+    }
+    Ok(Some(s.throughput))
 }
 
 /// One point, one line: load, throughput ± CI, response times, I/O share.

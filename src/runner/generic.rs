@@ -176,8 +176,8 @@ struct Stream {
 }
 
 impl Source for Stream {
-    #[inline]
-    fn next(&mut self, _buf: &mut [u8]) -> Option<Req> {
+    #[inline(always)]
+    fn next(&mut self) -> Option<Req> {
         let r = self.generator.next_request();
         let file = self.files[r.file as usize];
         if let (OpKind::Write, Some(n)) = (r.kind, self.every) {
@@ -195,7 +195,7 @@ impl Source for Stream {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn owed(&mut self) -> Option<Req> {
         self.owed.take()
     }

@@ -440,6 +440,41 @@ fn seekers_measured(o: runner::Outcome, n: usize) -> (Measured, Option<anyhow::E
     r
 }
 
+/// The seekers, as processes or threads, and what they measured.
+fn run_seekers(
+    plan: &SeekPlan,
+    n: usize,
+    as_processes: bool,
+) -> Result<(Measured, Option<anyhow::Error>, bool)> {
+    if as_processes {
+        let payload = serde_json::to_vec(plan)?;
+        let fds: Vec<RawFd> = plan.fds.iter().chain(&plan.ready).copied().collect();
+        let spec = procs::ProcessSpec {
+            kind: PROCESS_KIND,
+            payload: &payload,
+            workers: n,
+            inherit: &fds,
+        };
+        let outcome = procs::run(
+            runner::StopRule::default(),
+            &spec,
+            &runner::NoProgress,
+            &runner::NoWatch,
+        );
+        outcome.map(|oc| seekers_measured(oc, n))
+    } else {
+        let workers = (0..n)
+            .map(|i| SeekWorker::new(plan, i))
+            .collect::<Result<Vec<_>>>();
+        workers.map(|w| {
+            seekers_measured(
+                runner::run(runner::StopRule::default(), w, &runner::NoProgress),
+                n,
+            )
+        })
+    }
+}
+
 /// Run the seeks of every copy at once.
 pub(super) fn run(
     o: &Options,
@@ -499,33 +534,7 @@ pub(super) fn run(
             .into_iter()
             .map(|f| s.spawn(move || f.run()))
             .collect();
-        let result = if o.seek_processes {
-            let payload = serde_json::to_vec(&plan)?;
-            let fds: Vec<RawFd> = plan.fds.iter().chain(&plan.ready).copied().collect();
-            let spec = procs::ProcessSpec {
-                kind: PROCESS_KIND,
-                payload: &payload,
-                workers: n,
-                inherit: &fds,
-            };
-            let outcome = procs::run(
-                runner::StopRule::default(),
-                &spec,
-                &runner::NoProgress,
-                &runner::NoWatch,
-            );
-            outcome.map(|oc| seekers_measured(oc, n))
-        } else {
-            let workers = (0..n)
-                .map(|i| SeekWorker::new(&plan, i))
-                .collect::<Result<Vec<_>>>();
-            workers.map(|w| {
-                seekers_measured(
-                    runner::run(runner::StopRule::default(), w, &runner::NoProgress),
-                    n,
-                )
-            })
-        };
+        let result = run_seekers(&plan, n, o.seek_processes);
         drop(reads);
         drop(readies);
         let mut result = result;

@@ -311,7 +311,7 @@ struct Stream {
 
 impl Source for Stream {
     #[inline]
-    fn next(&mut self, _buf: &mut [u8]) -> Option<Req> {
+    fn next(&mut self) -> Option<Req> {
         if self.next >= self.size {
             return None;
         }

@@ -340,6 +340,26 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     let tx = OpKind::Transaction;
     let times = outcome.stats.response(tx).or(outcome.stats.kind(tx));
     let figures = Figures::of(times, result.elapsed_s);
+    metrics(&mut result, o, &figures, sums.as_ref(), history_bytes);
+    Ok(Report {
+        result,
+        figures,
+        scale,
+        sums,
+        history_bytes,
+    })
+}
+
+/// TPC-B's figures, its scale and its consistency check in the result's
+/// metrics; an inconsistent database is the result's error.
+fn metrics(
+    result: &mut RunResult,
+    o: &Options,
+    figures: &Figures,
+    sums: Option<&Sums>,
+    history_bytes: u64,
+) {
+    let scale = o.scale();
     result.metric("tps", figures.tps);
     result.metric("transactions", figures.transactions);
     result.metric("mean_response_s", figures.mean_response_s);
@@ -355,7 +375,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     result.metric("commit_sync", o.commit_sync);
     result.metric("database_bytes", scale.bytes());
     result.metric("history_bytes", history_bytes);
-    if let Some(s) = &sums {
+    if let Some(s) = sums {
         result.metric("consistent", s.consistent());
         result.metric(
             "consistency",
@@ -374,13 +394,6 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
             ));
         }
     }
-    Ok(Report {
-        result,
-        figures,
-        scale,
-        sums,
-        history_bytes,
-    })
 }
 
 #[cfg(test)]

@@ -164,6 +164,60 @@ const WRITE_OPS: [Op; 8] = [
     Op::WriteAllFsync,
 ];
 
+/// directio=1: the sizes a thread group's operations move must be whole
+/// O_DIRECT blocks (those of the operations it does).
+fn group_aligned(tg: &ThreadGroup, here: &str, reads: bool, writes: bool) -> Result<(), String> {
+    let w = |op: Op| tg.weight(op) > 0;
+    let direct = EngineSpec::new(crate::engine::Choice::PSYNC).direct(true);
+    let checks = [
+        ("read_blocksize", u64::from(tg.read_blocksize), reads),
+        ("read_size", tg.read_size, w(Op::Read)),
+        (
+            "read_skipsize",
+            u64::from(tg.read_skipsize),
+            w(Op::Read) && tg.read_skip,
+        ),
+        ("write_blocksize", u64::from(tg.write_blocksize), writes),
+        (
+            "write_size",
+            tg.write_size,
+            [Op::Write, Op::WriteFsync, Op::Append, Op::AppendFsync]
+                .iter()
+                .any(|&op| w(op)),
+        ),
+    ];
+    for (name, v, used) in checks {
+        if used {
+            direct.aligned(&format!("{here}: directio=1: {name}"), v)?;
+        }
+    }
+    Ok(())
+}
+
+/// directio=1: a file set's sizes must be whole O_DIRECT blocks.
+fn sizes_aligned(fs: &FileSystem, here: &str) -> Result<(), String> {
+    let direct = EngineSpec::new(crate::engine::Choice::PSYNC).direct(true);
+    let shown = fs.location.display();
+    let mut sizes: Vec<(&str, u64)> = fs
+        .size_weights
+        .iter()
+        .map(|w| ("size_weight", w.0))
+        .collect();
+    if sizes.is_empty() {
+        sizes = vec![
+            ("min_filesize", fs.min_filesize),
+            ("max_filesize", fs.max_filesize),
+        ];
+    }
+    for (name, v) in &sizes {
+        direct.aligned(
+            &format!("{here}: directio=1: the file sizes of {shown}: {name}"),
+            *v,
+        )?;
+    }
+    Ok(())
+}
+
 /// What a thread group may not ask for: FFSB would crash or misbehave.
 fn check_group(
     p: &Profile,
@@ -194,29 +248,7 @@ fn check_group(
         ));
     }
     if p.directio {
-        let direct = EngineSpec::new(crate::engine::Choice::PSYNC).direct(true);
-        let checks = [
-            ("read_blocksize", u64::from(tg.read_blocksize), reads),
-            ("read_size", tg.read_size, w(Op::Read)),
-            (
-                "read_skipsize",
-                u64::from(tg.read_skipsize),
-                w(Op::Read) && tg.read_skip,
-            ),
-            ("write_blocksize", u64::from(tg.write_blocksize), writes),
-            (
-                "write_size",
-                tg.write_size,
-                [Op::Write, Op::WriteFsync, Op::Append, Op::AppendFsync]
-                    .iter()
-                    .any(|&op| w(op)),
-            ),
-        ];
-        for (name, v, used) in checks {
-            if used {
-                direct.aligned(&format!("{here}: directio=1: {name}"), v)?;
-            }
-        }
+        group_aligned(tg, &here, reads, writes)?;
     }
     for fs in reach {
         let smallest = SizeRule::of(fs, p.directio).smallest();
@@ -399,24 +431,7 @@ fn check_fs(o: &Options, fs: &FileSystem) -> Result<(u64, u64, u64), String> {
         ));
     }
     if p.directio {
-        let direct = EngineSpec::new(crate::engine::Choice::PSYNC).direct(true);
-        let mut sizes: Vec<(&str, u64)> = fs
-            .size_weights
-            .iter()
-            .map(|w| ("size_weight", w.0))
-            .collect();
-        if sizes.is_empty() {
-            sizes = vec![
-                ("min_filesize", fs.min_filesize),
-                ("max_filesize", fs.max_filesize),
-            ];
-        }
-        for (name, v) in &sizes {
-            direct.aligned(
-                &format!("{here}: directio=1: the file sizes of {shown}: {name}"),
-                *v,
-            )?;
-        }
+        sizes_aligned(fs, &here)?;
     }
     let rule = SizeRule::of(fs, p.directio);
     let largest = rule.largest().next_multiple_of(4096);

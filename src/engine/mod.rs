@@ -519,8 +519,10 @@ impl<'de> serde::Deserialize<'de> for Choice {
     }
 }
 
-/// Open a real file for a kernel-backed engine.
-pub(crate) fn open_file(path: &Path, how: OpenHow, direct: bool) -> io::Result<File> {
+/// Open a real file as the kernel-backed engines do: the one place that
+/// asks for O_DIRECT and O_SYNC (IOzone's vectored tests, which no engine
+/// has, open theirs here too).
+pub fn open_file(path: &Path, how: OpenHow, direct: bool) -> io::Result<File> {
     let mut o = std::fs::OpenOptions::new();
     o.read(how.read)
         .write(how.write || how.append)

@@ -96,7 +96,6 @@
 
 use std::collections::BTreeMap;
 use std::io::{self, IoSlice, IoSliceMut};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -833,25 +832,19 @@ impl Runner<'_> {
         let Some(buf) = self.vbuf.as_mut() else {
             return Flow::Continue(());
         };
-        let mut o = std::fs::OpenOptions::new();
-        o.read(true).write(write).create(write).mode(0o640);
-        let mut flags = 0;
-        if cfg.direct {
-            flags |= libc::O_DIRECT;
-        }
-        if cfg.sync && write {
-            flags |= libc::O_SYNC;
-        }
-        o.custom_flags(flags);
-        let file = match o.open(c.path) {
+        // pwritev and preadv use the file directly (no engine has them),
+        // opened as the engines open theirs
+        let how = OpenHow {
+            read: true,
+            write,
+            create: write,
+            truncate: false,
+            append: false,
+            sync: cfg.sync && write,
+        };
+        let file = match engine::open_file(c.path, how, cfg.direct) {
             Ok(f) => f,
-            Err(e) => {
-                return self.stop(anyhow!(
-                    "{}: cannot open {}: {e}",
-                    col.name(),
-                    c.path.display()
-                ));
-            }
+            Err(e) => return self.stop(anyhow!("{}: cannot open {e}", col.name())),
         };
         let mut w = Vectored {
             file: Some(file),

@@ -73,6 +73,8 @@ pub struct Args {
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
+    pub depth: common::DepthArgs,
+    #[command(flatten)]
     pub sync: SyncArgs,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -221,6 +223,7 @@ impl Args {
         o.memory_limit = self.memory_limit.unwrap_or(MemoryLimit::Auto);
         o.engine = self.engine.choice(Choice::PSYNC);
         o.direct = self.engine.direct;
+        o.iodepth = self.depth.iodepth;
         o.fsync = self.sync.fsync;
         o.fdatasync = self.sync.fdatasync;
         o.size_cv = self.size_cv.unwrap_or(1.0);
@@ -249,6 +252,7 @@ impl Args {
         add(self.max_regions.is_some(), "--max-regions");
         add(self.engine.engine.is_some(), "--engine");
         add(self.engine.direct, "--direct");
+        add(self.depth.iodepth != 1, "--iodepth");
         add(self.sync.fsync != FsyncPolicy::Never, "--fsync");
         add(self.sync.fdatasync, "--fdatasync");
         v

@@ -72,6 +72,8 @@ pub struct Options {
     pub memory_limit: MemoryLimit,
     pub engine: crate::engine::Choice,
     pub direct: bool,
+    /// Requests each worker keeps in flight.
+    pub iodepth: u16,
     pub fsync: FsyncPolicy,
     pub fdatasync: bool,
     pub size_cv: f64,
@@ -99,6 +101,7 @@ impl Options {
             direct: false,
             fsync: FsyncPolicy::Never,
             fdatasync: false,
+            iodepth: 1,
             size_cv: 1.0,
             seed: 1,
             precision: None,
@@ -163,6 +166,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
     crate::runner::workdir::check_dir(&o.dir).map_err(|e| UsageError::new(e.to_string()))?;
     crate::engine::EngineSpec::new(o.engine)
         .direct(o.direct)
+        .depth(o.iodepth)
         .check()
         .map_err(UsageError)?;
     check_options(o)?;
@@ -207,7 +211,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
     let setup = IoSetup {
         engine: o.engine,
         direct: o.direct,
-        iodepth: 1,
+        iodepth: o.iodepth,
         fsync: o.fsync,
         fdatasync: o.fdatasync,
         cold: false,
@@ -215,6 +219,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
     let settings = Settings {
         engine: o.engine.name().to_string(),
         direct: o.direct,
+        iodepth: o.iodepth,
         fsync: fsync_name(o.fsync),
         fdatasync: o.fdatasync,
         size_cv: o.size_cv,
@@ -538,8 +543,13 @@ fn plan(
 /// The set-up's first line: the engine and how requests are made.
 fn workload_line(o: &Options) -> String {
     format!(
-        "workload: engine {}, {}, fsync {}, size cv {}, seed {}",
+        "workload: engine {}{}, {}, fsync {}, size cv {}, seed {}",
         o.engine,
+        if o.iodepth > 1 {
+            format!(" ({} requests in flight per worker)", o.iodepth)
+        } else {
+            String::new()
+        },
         if o.direct { "O_DIRECT" } else { "buffered I/O" },
         fsync_name(o.fsync),
         o.size_cv,
@@ -888,7 +898,7 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
             setup: IoSetup {
                 engine,
                 direct: s.direct,
-                iodepth: 1,
+                iodepth: s.iodepth,
                 fsync,
                 fdatasync: s.fdatasync,
                 cold: false,

@@ -72,6 +72,7 @@ fn empty_model(p: &Plan) -> Model {
     let settings = Settings {
         engine: "psync".into(),
         direct: false,
+        iodepth: 1,
         fsync: "never".into(),
         fdatasync: false,
         size_cv: 1.0,

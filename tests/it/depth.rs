@@ -99,3 +99,26 @@ fn one_request_at_a_time_writes_no_depth_and_sync_engines_refuse_more() {
     }
     assert_untouched(dir.path());
 }
+
+/// The self-scaling benchmark explores its workload space at a depth: every
+/// point's workers keep 32 in flight (and never more), and the model says
+/// so, so a validation of it measures at the same depth.
+#[test]
+fn selfscale_explores_at_a_depth_and_its_model_keeps_it() {
+    let dir = work_dir();
+    let out = dir.path().join("model");
+    let mut args = null_model_args(p(dir.path()), p(&out));
+    args[3] = "nullq";
+    args.extend(["--iodepth", "32"]);
+    let (v, report) = run_json(&args);
+    let (max, bounds) = depths(&v);
+    assert_eq!(max, 32);
+    assert!(bounds.iter().all(|&b| b <= 32), "{bounds:?}");
+    assert!(
+        report.contains("32 requests in flight per worker"),
+        "{report}"
+    );
+    let model: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("model.json")).unwrap()).unwrap();
+    assert_eq!(model["settings"]["iodepth"].as_u64(), Some(32));
+}

@@ -3,7 +3,7 @@
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
-use super::scale::{self, LoadPoint, Measured};
+use super::scale::{self, LoadPoint, Measured, PointFlags};
 use super::survey::{Ctx, Row};
 use crate::measure::curve::Load;
 use crate::runner::StopRule;
@@ -70,26 +70,16 @@ impl super::Cmd for Args {
 }
 
 impl LoadPoint for Args {
-    fn unit_name(&self) -> &'static str {
-        "NFS operation"
-    }
-    fn unit(&self) -> &'static str {
-        "ops/s"
-    }
-    fn inputs(&self) -> common::Paths {
-        Args::inputs(self)
-    }
-    fn out(&self) -> &OutputArgs {
-        &self.out
-    }
-    fn check_only(&self) -> bool {
-        self.check.check
-    }
-    fn load(&self) -> &LoadArgs {
-        &self.load
-    }
-    fn workers(&self) -> (&'static str, usize, usize) {
-        ("--procs", 4, self.procs)
+    fn flags(&self) -> PointFlags<'_> {
+        PointFlags {
+            unit_name: "NFS operation",
+            unit: "ops/s",
+            out: &self.out,
+            check_only: self.check.check,
+            load: &self.load,
+            workers: ("--procs", 4, self.procs),
+            inputs: Args::inputs(self),
+        }
     }
     fn check(&self) -> Result<()> {
         self.options()?.check().map_err(crate::error::UsageError)?;

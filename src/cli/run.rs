@@ -2,7 +2,7 @@
 
 use super::common::{self, DepthArgs, EngineArgs, LoadArgs, OutputArgs, Status, SyncArgs};
 use super::progress::{self, Bar};
-use super::scale::{self, LoadPoint, Measured};
+use super::scale::{self, LoadPoint, Measured, PointFlags};
 use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::{Choice, FsyncPolicy};
 use crate::measure::curve::Load;
@@ -103,23 +103,16 @@ impl super::Cmd for Args {
 }
 
 impl LoadPoint for Args {
-    fn unit_name(&self) -> &'static str {
-        "request"
-    }
-    fn unit(&self) -> &'static str {
-        "req/s"
-    }
-    fn out(&self) -> &OutputArgs {
-        &self.out
-    }
-    fn check_only(&self) -> bool {
-        self.check.check
-    }
-    fn load(&self) -> &LoadArgs {
-        &self.load
-    }
-    fn workers(&self) -> (&'static str, usize, usize) {
-        ("-p/--processes", 1, self.processes)
+    fn flags(&self) -> PointFlags<'_> {
+        PointFlags {
+            unit_name: "request",
+            unit: "req/s",
+            out: &self.out,
+            check_only: self.check.check,
+            load: &self.load,
+            workers: ("-p/--processes", 1, self.processes),
+            inputs: common::Paths::new(),
+        }
     }
     fn check(&self) -> Result<()> {
         if self.ops.is_some() {

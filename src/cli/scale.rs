@@ -72,33 +72,37 @@ impl super::Cmd for Args {
         main(self)
     }
     fn output(&self) -> Option<OutputArgs> {
-        Some(self.workload.out().clone())
+        Some(self.workload.flags().out.clone())
     }
 }
 
 /// One repetition of a workload at one load: the sample and its result.
 pub type Measured = (Sample, RunResult);
 
+/// What scale reads of a workload's own flags.
+pub struct PointFlags<'a> {
+    /// What the throughput counts, singular (for messages): `request`.
+    pub unit_name: &'static str,
+    /// The unit of throughput: `req/s`.
+    pub unit: &'static str,
+    pub out: &'a OutputArgs,
+    /// Its `--check`: check everything, measure nothing.
+    pub check_only: bool,
+    pub load: &'a common::LoadArgs,
+    /// The flag that sets its own concurrency, the flag's default, and
+    /// what was given (the workers sharing an open loop's rate).
+    pub workers: (&'static str, usize, usize),
+    /// The files the workload reads.
+    pub inputs: common::Paths,
+}
+
 /// A benchmark at one load point: what `scale` needs of it. A command whose
 /// arguments give one ([`super::Cmd::load_point`], with
 /// [`super::Cmd::LOAD_ABOUT`]) is one of scale's workloads, with its own
 /// flags; scale itself names none of them.
 pub trait LoadPoint {
-    /// What the throughput counts, singular (for messages): `request`.
-    fn unit_name(&self) -> &'static str;
-    /// The unit of throughput: `req/s`.
-    fn unit(&self) -> &'static str;
-    /// The files the workload reads.
-    fn inputs(&self) -> common::Paths {
-        common::Paths::new()
-    }
-    fn out(&self) -> &OutputArgs;
-    /// Its `--check`: check everything, measure nothing.
-    fn check_only(&self) -> bool;
-    fn load(&self) -> &common::LoadArgs;
-    /// The flag that sets its own concurrency, the flag's default, and
-    /// what was given (the workers sharing an open loop's rate).
-    fn workers(&self) -> (&'static str, usize, usize);
+    /// What scale reads of the workload's own flags.
+    fn flags(&self) -> PointFlags<'_>;
     /// Its own refusals, once, before anything is measured.
     fn check(&self) -> Result<()> {
         Ok(())
@@ -195,13 +199,14 @@ impl Workload {
 
     /// The workload's own concurrency (the workers sharing an open loop's rate).
     fn concurrency(&self) -> usize {
-        self.point.workers().2
+        self.point.flags().workers.2
     }
 
     /// Refuse workload flags that scale sets itself, then the workload's
     /// own refusals.
     fn check_flags(&self, open: bool) -> Result<()> {
-        let load = self.point.load();
+        let f = self.point.flags();
+        let load = f.load;
         if load.rate.is_some() {
             crate::usage!(
                 "--rate: scale sets the rate of each point; give the rates to scale with --rates LIST|auto"
@@ -210,7 +215,7 @@ impl Workload {
         if open && load.thinktime.is_some() {
             crate::usage!("--thinktime: an open loop (--rates) has no think time");
         }
-        let (flag, default, given) = self.point.workers();
+        let (flag, default, given) = f.workers;
         if !open && given != default {
             crate::usage!(
                 "{flag} {given}: in a closed loop scale sets the number of workers itself (1, 2, 4, … --max-procs); {flag} is for an open loop (--rates), where the workers share the rate"
@@ -354,8 +359,8 @@ impl Args {
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    let out = a.workload.out().clone();
-    let mut paths = a.workload.inputs();
+    let out = a.workload.flags().out.clone();
+    let mut paths = a.workload.flags().inputs;
     if let Some(p) = &a.plot {
         common::check_output("--plot", p)?;
         paths.output(format!("--plot {}", p.display()), p);
@@ -377,7 +382,7 @@ pub fn main(a: Args) -> Result<Status> {
             .map_err(|e| crate::error::UsageError::new(format!("--max-procs: {e}")))?;
     }
     a.workload.check_flags(open)?;
-    if a.workload.check_only() {
+    if a.workload.flags().check_only {
         return Ok(common::checked(&format!(
             "iogauge scale {}",
             a.workload.name()
@@ -406,7 +411,7 @@ pub fn main(a: Args) -> Result<Status> {
         stopper,
         max_points: a.max_points,
         flat: 0.05,
-        unit: w.unit_name(),
+        unit: w.flags().unit_name,
     };
     let searched = crate::suites::curve::search(
         &plan,
@@ -414,12 +419,12 @@ pub fn main(a: Args) -> Result<Status> {
         |load, rep| w.measure(load, rep, arrivals_seed, progress),
         |p| {
             if progress {
-                eprintln!("  {}", point_line(p, w.unit()));
+                eprintln!("  {}", point_line(p, w.flags().unit));
             }
         },
     )?;
     let curve = searched.curve;
-    let unit = w.unit();
+    let unit = w.flags().unit;
     let scale_config = serde_json::json!({
         "max_procs": a.max_procs,
         "rates": a.rates,

@@ -2,7 +2,7 @@
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
-use super::scale::{self, LoadPoint, Measured};
+use super::scale::{self, LoadPoint, Measured, PointFlags};
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
 use crate::measure::curve::Load;
@@ -72,23 +72,16 @@ impl super::Cmd for Args {
 }
 
 impl LoadPoint for Args {
-    fn unit_name(&self) -> &'static str {
-        "transaction"
-    }
-    fn unit(&self) -> &'static str {
-        "tx/s"
-    }
-    fn out(&self) -> &OutputArgs {
-        &self.out
-    }
-    fn check_only(&self) -> bool {
-        self.check.check
-    }
-    fn load(&self) -> &LoadArgs {
-        &self.load
-    }
-    fn workers(&self) -> (&'static str, usize, usize) {
-        ("--terminals", 4, self.terminals)
+    fn flags(&self) -> PointFlags<'_> {
+        PointFlags {
+            unit_name: "transaction",
+            unit: "tx/s",
+            out: &self.out,
+            check_only: self.check.check,
+            load: &self.load,
+            workers: ("--terminals", 4, self.terminals),
+            inputs: common::Paths::new(),
+        }
     }
     fn measure(
         &self,

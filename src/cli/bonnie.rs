@@ -5,6 +5,7 @@ use super::common::{self, OutputArgs, Status};
 use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
 use crate::report::{Collection, Entry, RunResult};
+use crate::runner::{NoProgress, Progress};
 use crate::suites::bonnie::{self, Flavor, Options, Seed, Test, details, report};
 use anyhow::Result;
 use std::path::PathBuf;
@@ -173,7 +174,7 @@ impl Args {
 
 /// Progress lines on stderr, as the programs print them.
 struct Stderr;
-impl bonnie::Tell for Stderr {
+impl Progress for Stderr {
     fn say(&self, text: &str) {
         eprint!("{text}");
     }
@@ -190,7 +191,7 @@ pub fn main(a: Args) -> Result<Status> {
     if let Some(u) = &a.user {
         switch_user(u)?;
     }
-    let tell: &dyn bonnie::Tell = if a.quiet { &bonnie::Quiet } else { &Stderr };
+    let tell: &dyn Progress = if a.quiet { &NoProgress } else { &Stderr };
     // with a result on stdout, every report goes to stderr
     let to_stdout = !out.result_on_stdout();
     let text = |s: &str, quiet_goes_to_stderr: bool| {
@@ -329,7 +330,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     o.files = bonnie::parse_file_tests("1").map_err(crate::error::UsageError)?;
     o.seed = Seed::Num(1);
     let watch = o.direct.then(|| DeviceWatch::start(ctx.dir));
-    let (r, results) = bonnie::run(&o, &bonnie::Quiet)?;
+    let (r, results) = bonnie::run(&o, &NoProgress)?;
     // -D: whether its I/O reached a disk at all, over the whole run
     let why =
         watch.and_then(|w| w.not_to_disk(ctx.dir, r.summary.bytes_read, r.summary.bytes_written));

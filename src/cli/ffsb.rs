@@ -6,7 +6,8 @@ use super::survey::{Ctx, Row};
 use crate::engine::Choice;
 use crate::error::UsageError;
 use crate::report::now_rfc3339;
-use crate::suites::ffsb::bench::{self, Options, Tell};
+use crate::runner::{NoProgress, Progress};
+use crate::suites::ffsb::bench::{self, Options};
 use crate::suites::ffsb::profile::Profile;
 use crate::suites::ffsb::{figures, parse, report};
 use anyhow::Result;
@@ -80,7 +81,7 @@ fn load(a: &Args) -> Result<Profile> {
 
 /// Prints FFSB's lines as the run goes.
 struct Live<'a>(&'a OutputArgs);
-impl Tell for Live<'_> {
+impl Progress for Live<'_> {
     fn say(&self, line: &str) {
         self.0.say(&format!("{line}\n"));
     }
@@ -165,7 +166,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     };
     bench::check(&o).map_err(UsageError)?;
     let started = now_rfc3339();
-    let out = bench::run(&o, &bench::Quiet)?;
+    let out = bench::run(&o, &NoProgress)?;
     let (result, figures) = figures::result_of(&o, &out, started);
     emit(Row::new(
         "ffsb (mixed small files, 4 threads)",

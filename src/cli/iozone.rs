@@ -189,6 +189,8 @@ struct Live<'a> {
     preamble: String,
 }
 
+impl crate::runner::Progress for Live<'_> {}
+
 impl Hooks for Live<'_> {
     fn begun(&self) {
         self.out.say(&self.preamble);

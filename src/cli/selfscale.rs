@@ -168,7 +168,7 @@ impl Progress {
     }
 
     /// A line on stderr, above the bar.
-    fn say(&self, s: &str) {
+    fn line(&self, s: &str) {
         if self.quiet {
             return;
         }
@@ -179,15 +179,18 @@ impl Progress {
     }
 }
 
-impl Observer for Progress {
+impl crate::runner::Progress for Progress {
     fn status(&self, label: &str) {
         if let Some(b) = &self.bar {
             b.set_message(label.to_string());
         }
     }
-    fn note(&self, line: &str) {
-        self.say(&format!("  {line}"));
+    fn say(&self, line: &str) {
+        self.line(&format!("  {line}"));
     }
+}
+
+impl Observer for Progress {
     fn measured(&self, _label: &str, p: &selfscale::Point) {
         let n = self.points.fetch_add(1, Ordering::Relaxed) + 1;
         if let Some(b) = &self.bar {
@@ -313,7 +316,7 @@ pub fn main(a: Args) -> Result<Status> {
     }
     let progress = Progress::new(a.output.progress(), a.output.quiet);
     // stderr: stdout carries the summary (or the JSON)
-    let say_err = |s: &str| progress.say(s);
+    let say_err = |s: &str| progress.line(s);
     // The set-up lines go to stderr as the run begins (through the
     // observer's notes); the summary that repeats them goes where the report
     // goes. Where both land on the same terminal or file, the summary leaves
@@ -427,7 +430,7 @@ fn validate(
         baselines,
         model_path,
     };
-    progress.say(&format!(
+    progress.line(&format!(
         "iogauge selfscale --validate: writing into {}",
         out.display()
     ));

@@ -344,10 +344,18 @@ impl Worker for Box<dyn Worker> {
     }
 }
 
-/// What the progress display is told; the default does nothing.
+/// What a run tells as it goes: the one observer of every benchmark, for
+/// the progress display and the lines a benchmark prints as it works.
+/// Every method defaults to nothing. A benchmark with events of its own
+/// (IOzone's rows, selfscale's points) extends it.
 pub trait Progress: Sync {
     /// What happens before the timed phase (layout, prefill).
     fn status(&self, _what: &str) {}
+    /// A line the benchmark tells as it happens, from the thread that
+    /// started the run: bonnie's stderr lines, FFSB's set-up and timing
+    /// lines (`creating new fileset <loc>`, `fs setup took N secs`), what
+    /// selfscale picked or skipped.
+    fn say(&self, _line: &str) {}
     fn tick(&self, _done_ops: u64, _elapsed: Duration) {}
     /// Whether ticks show anywhere; a run nobody watches may skip them.
     fn shown(&self) -> bool {

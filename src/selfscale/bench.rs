@@ -66,17 +66,16 @@ pub struct Precision {
     pub cap: Duration,
 }
 
-/// What the progress display is told; every method defaults to nothing.
-pub trait Observer: Sync {
-    /// A new phase or point begins.
-    fn status(&self, _label: &str) {}
+/// The run's observer ([`crate::runner::Progress`]: a phase or point
+/// begins with `status`, a line worth telling, such as what was picked or
+/// skipped, is `say`) and the self-scaling benchmark's own event.
+pub trait Observer: crate::runner::Progress {
     /// A point was measured.
     fn measured(&self, _label: &str, _p: &Point) {}
-    /// A line worth telling the user (what was picked, what was skipped).
-    fn note(&self, _line: &str) {}
 }
 
 pub struct Quiet;
+impl crate::runner::Progress for Quiet {}
 impl Observer for Quiet {}
 
 /// The measurement set-up.

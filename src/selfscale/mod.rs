@@ -771,7 +771,7 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
     );
     model.notes = lines.clone();
     for l in &lines {
-        observer.note(l);
+        observer.say(l);
     }
     let config = json!({"settings": settings, "ranges": setup.ranges});
     let mut error = None;
@@ -991,7 +991,7 @@ pub fn validate_model(
     }
     lines.push(draw_line(model, vo));
     for l in &lines {
-        observer.note(l);
+        observer.say(l);
     }
     let workloads = validate::draw(model, vo.n, vo.seed);
     let config = json!({

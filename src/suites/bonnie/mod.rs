@@ -25,13 +25,12 @@ mod io;
 pub mod report;
 mod seeks;
 
-pub use super::{Quiet, Tell};
 pub use seeks::{PROCESS_KIND, process_worker};
 
 use crate::engine::Choice;
 use crate::measure::{CpuTimes, OpKind, Outcome, WorkerStats};
 use crate::report::RunResult;
-use crate::runner::{self, Setup, StopRule, Worker};
+use crate::runner::{self, Progress, Setup, StopRule, Worker};
 use crate::units::{SizeError, SizeSyntax};
 use crate::workload::bsd_random::BsdRandom;
 use anyhow::Result;
@@ -672,7 +671,7 @@ impl Results {
 
 /// Run `o` once: one result, with the tests in `metrics` and the
 /// classic figures beside iogauge's.
-pub fn run(o: &Options, tell: &dyn Tell) -> Result<(RunResult, Results)> {
+pub fn run(o: &Options, tell: &dyn Progress) -> Result<(RunResult, Results)> {
     let fake = o.engine.is_fake();
     let copies = u64::from(o.concurrency);
     let data = copies * (o.file_bytes() + o.files.map_or(0, |f| f.bytes()));

@@ -89,7 +89,7 @@ use std::time::{Duration, Instant};
 
 use crate::engine::{Choice, EngineSpec};
 use crate::error::UsageError;
-use crate::runner::{self, Io, NoProgress, StopRule, signals};
+use crate::runner::{self, Io, NoProgress, Progress, StopRule, signals};
 use crate::suites::ffsb::profile::Profile;
 use crate::suites::ffsb::results::{GroupResult, Outcome};
 use crate::workload::worker_rng;
@@ -132,8 +132,6 @@ impl Options {
     }
 }
 
-pub use crate::suites::{Quiet, Tell};
-
 /// Every refusal, before anything is written; each is one line.
 pub fn check(o: &Options) -> Result<(), String> {
     setup::check(o)
@@ -146,7 +144,7 @@ const GROUP_SALT: u64 = 0x9E37_79B9_7F4A_7C15;
 /// groups for `time` seconds, clean up. A refusal of [`check`] is an
 /// [`UsageError`]; anything that stops the run later (an I/O error, no
 /// space, Ctrl-C) is in the [`Outcome`], with what was measured until then.
-pub fn run(o: &Options, tell: &dyn Tell) -> anyhow::Result<Outcome> {
+pub fn run(o: &Options, tell: &dyn Progress) -> anyhow::Result<Outcome> {
     check(o).map_err(UsageError::new)?;
     let p = &o.profile;
     let states: Vec<files::FsState> = p
@@ -209,7 +207,7 @@ fn finish(mut out: Outcome, mut places: setup::Places) -> Outcome {
 }
 
 /// sync(2), timed and told as FFSB does.
-fn sync(tell: &dyn Tell) {
+fn sync(tell: &dyn Progress) {
     let t = Instant::now();
     rustix::fs::sync();
     tell.say(&format!("Syncing()...{} sec", t.elapsed().as_secs()));
@@ -228,7 +226,7 @@ fn bench(
     o: &Options,
     states: &[files::FsState],
     out: &mut Outcome,
-    tell: &dyn Tell,
+    tell: &dyn Progress,
 ) -> Result<(), String> {
     let p = &o.profile;
     sync(tell);

@@ -28,7 +28,7 @@ use crate::error::UsageError;
 use crate::measure::{CpuTimes, LatencySummary, Outcome, WorkerStats};
 use crate::report::RunResult;
 use crate::runner::names::{self, Place};
-use crate::runner::{Setup, signals};
+use crate::runner::{Progress, Setup, signals};
 
 /// How a run is made, beyond IOzone's flags.
 #[derive(Debug, Clone)]
@@ -44,12 +44,12 @@ pub struct Exec<'a> {
     pub allow_outside: bool,
 }
 
-/// What the caller hears while the run goes on (untimed).
-pub trait Hooks {
+/// What the caller hears while the run goes on (untimed): the run's
+/// observer ([`Progress`]; which cell and test starts is its `status`) and
+/// IOzone's own events.
+pub trait Hooks: Progress {
     /// Every check passed and the work directory is made: the run starts.
     fn begun(&self) {}
-    /// Which cell and test starts (single and auto mode).
-    fn status(&self, _what: &str) {}
     /// A cell of single or auto mode is done: its row of the table.
     fn row(&self, _row: &Row) {}
     /// Throughput mode: a child count begins or ends, or a phase ended.
@@ -58,6 +58,7 @@ pub trait Hooks {
 
 /// Hooks that do nothing.
 pub struct Quiet;
+impl Progress for Quiet {}
 impl Hooks for Quiet {}
 
 /// What a run gives back.

@@ -23,13 +23,14 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use super::Options;
 use super::files::{
     DATA_PREFIX, DIR_PREFIX, FILL_PREFIX, FsState, META_PREFIX, SizeRule, number_of,
 };
 use super::rand::{BUILD_BYTES, RandBytes, THREAD_BYTES};
 use super::thread::{AgeCtl, Params, Thread};
-use super::{Options, Tell};
 use crate::engine::{AlignedBuf, EngineSpec};
+use crate::runner::Progress;
 use crate::runner::workdir::{check_dir, io_reason, reserve};
 use crate::runner::{self, Io, NoProgress, StopRule, signals};
 use crate::suites::ffsb::profile::{FileSystem, Op, Profile, ThreadGroup};
@@ -722,7 +723,7 @@ pub(super) fn prepare(
     idx: usize,
     st: &FsState,
     places: &mut Places,
-    tell: &dyn Tell,
+    tell: &dyn Progress,
 ) -> Result<FsSetup, (FsSetup, Halt)> {
     let fs = &o.profile.filesystems[idx];
     let started = Instant::now();
@@ -743,7 +744,7 @@ fn prepare_in(
     idx: usize,
     st: &FsState,
     places: &mut Places,
-    tell: &dyn Tell,
+    tell: &dyn Progress,
     s: &mut FsSetup,
 ) -> Result<(), Halt> {
     let fs = &o.profile.filesystems[idx];
@@ -1030,7 +1031,7 @@ fn age(
     idx: usize,
     st: &FsState,
     s: &mut FsSetup,
-    tell: &dyn Tell,
+    tell: &dyn Progress,
 ) -> Result<(), Halt> {
     let p = &o.profile;
     let fs = &p.filesystems[idx];

@@ -1,6 +1,6 @@
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use super::files::{FileList, Pick, SizeRule, Want};
@@ -9,6 +9,7 @@ use super::setup::{Usage, bytes_to_reach};
 use super::thread::{Chooser, range_ns};
 use super::*;
 use crate::measure::OpKind;
+use crate::runner::{NoProgress, Progress};
 use crate::suites::ffsb::profile::{FileSystem, Op, Stats, Syscall, ThreadGroup};
 use crate::suites::ffsb::results::CallStats;
 
@@ -67,18 +68,18 @@ fn profile(fss: Vec<FileSystem>, tgs: Vec<ThreadGroup>, time: u32) -> Profile {
 /// of `watch` (the set is removed right after).
 #[derive(Default)]
 struct Log {
-    lines: RefCell<Vec<String>>,
+    lines: Mutex<Vec<String>>,
     watch: Option<PathBuf>,
-    seen: RefCell<Option<Tree>>,
+    seen: Mutex<Option<Tree>>,
 }
 
-impl Tell for Log {
+impl Progress for Log {
     fn say(&self, line: &str) {
-        self.lines.borrow_mut().push(line.to_string());
+        self.lines.lock().unwrap().push(line.to_string());
         if line == "Setup complete, exiting"
             && let Some(w) = &self.watch
         {
-            *self.seen.borrow_mut() = Some(tree(w));
+            *self.seen.lock().unwrap() = Some(tree(w));
         }
     }
 }
@@ -92,7 +93,7 @@ impl Log {
     }
 
     fn said(&self, what: &str) -> bool {
-        self.lines.borrow().iter().any(|l| l.contains(what))
+        self.lines.lock().unwrap().iter().any(|l| l.contains(what))
     }
 }
 
@@ -384,7 +385,7 @@ fn the_file_set_is_what_the_profile_asks_and_goes_at_the_end() {
     let log = Log::watching(&loc);
     let out = run(&Options::new(made), &log).unwrap();
     assert!(out.complete && out.error.is_none(), "{:?}", out.error);
-    let t = log.seen.borrow_mut().take().expect("the set was seen");
+    let t = log.seen.lock().unwrap().take().expect("the set was seen");
     assert_eq!(t.files.len(), 12);
     assert_eq!(t.dirs, ["datadir0", "datadir1", "datadir2"]);
     assert_eq!(t.meta, 0);
@@ -409,7 +410,7 @@ fn the_file_set_is_what_the_profile_asks_and_goes_at_the_end() {
     fs.size_weights = vec![(4096, 1), (12288, 1)];
     let log = Log::watching(&loc);
     run(&Options::new(profile(vec![fs], vec![], 0)), &log).unwrap();
-    let t = log.seen.borrow_mut().take().unwrap();
+    let t = log.seen.lock().unwrap().take().unwrap();
     assert!(t.files.values().all(|&s| s == 4096 || s == 12288), "{t:?}");
     assert_eq!(entries(&loc), ["theirs"]);
 }
@@ -421,7 +422,7 @@ fn reuse_takes_a_matching_set_and_rebuilds_another() {
     let mut fs = filesystem(&loc);
     fs.reuse = true;
     let o = Options::new(profile(vec![fs.clone()], vec![], 0));
-    let first = run(&o, &Quiet).unwrap();
+    let first = run(&o, &NoProgress).unwrap();
     assert!(first.complete && !first.setup[0].reused);
     // reuse=1 keeps it
     let before = tree(&loc);
@@ -429,7 +430,7 @@ fn reuse_takes_a_matching_set_and_rebuilds_another() {
     assert!(loc.join(MARKER).is_file());
     let log = Log::default();
     let again = run(&o, &log).unwrap();
-    assert!(again.setup[0].reused, "{:?}", log.lines.borrow());
+    assert!(again.setup[0].reused, "{:?}", log.lines.lock().unwrap());
     assert_eq!(again.setup[0].files, 12);
     assert!(log.said("checking existing fs"));
     assert_eq!(tree(&loc), before, "taken as it was");
@@ -442,7 +443,7 @@ fn reuse_takes_a_matching_set_and_rebuilds_another() {
     assert!(
         log.said("recreating new fileset"),
         "{:?}",
-        log.lines.borrow()
+        log.lines.lock().unwrap()
     );
     assert_eq!(tree(&loc).files.len(), 5);
     // a file of a foreign name beside the marker (issue 33: a stale marker
@@ -456,7 +457,7 @@ fn reuse_takes_a_matching_set_and_rebuilds_another() {
         let o = Options::new(profile(vec![five.clone()], vec![], 0));
         let e = check(&o).unwrap_err();
         assert!(e.contains("was not made by iogauge ffsb"), "{e}");
-        assert!(crate::error::is_usage(&run(&o, &Quiet).unwrap_err()));
+        assert!(crate::error::is_usage(&run(&o, &NoProgress).unwrap_err()));
         assert_eq!(std::fs::read(loc.join("data/stray")).unwrap(), b"x");
         std::fs::remove_file(loc.join("data/stray")).unwrap();
         let e = check(&o).unwrap_err();
@@ -470,19 +471,19 @@ fn reuse_takes_a_matching_set_and_rebuilds_another() {
     std::fs::create_dir(loc.join("meta/metafile0")).unwrap();
     let r = run(
         &Options::new(profile(vec![five.clone()], vec![], 0)),
-        &Quiet,
+        &NoProgress,
     )
     .unwrap();
     assert!(!r.setup[0].reused);
     // reuse=0: everything goes
     five.reuse = false;
-    run(&Options::new(profile(vec![five], vec![], 0)), &Quiet).unwrap();
+    run(&Options::new(profile(vec![five], vec![], 0)), &NoProgress).unwrap();
     assert!(entries(&loc).is_empty(), "{:?}", entries(&loc));
 }
 
 /// Puts a file of the user's into `data/` while the set is there.
 struct Intruder(PathBuf);
-impl Tell for Intruder {
+impl Progress for Intruder {
     fn say(&self, line: &str) {
         if line == "Setup complete, exiting" {
             std::fs::write(self.0.join("data/theirs"), b"mine").unwrap();
@@ -536,7 +537,7 @@ fn a_foreign_data_directory_is_refused_and_left_alone() {
             loc.display()
         )
     );
-    let e = run(&o, &Quiet).unwrap_err();
+    let e = run(&o, &NoProgress).unwrap_err();
     assert!(crate::error::is_usage(&e));
     assert_eq!(entries(&loc.join("data")), ["precious"]);
     assert!(!loc.join("meta").exists() && !loc.join(MARKER).exists());
@@ -703,7 +704,7 @@ fn a_short_run_of_every_op_counts_consistently() {
         "Starting Actual Benchmark At: ",
         "FFSB benchmark finished   at: ",
     ] {
-        assert!(log.said(line), "{line}: {:?}", log.lines.borrow());
+        assert!(log.said(line), "{line}: {:?}", log.lines.lock().unwrap());
     }
     let g = &out.groups[0];
     assert_eq!(g.threads, 2);
@@ -799,7 +800,7 @@ fn op_delay_is_cut_short_by_the_end_of_the_run() {
     tg.op_delay_ms = 5_000;
     let o = Options::new(profile(vec![filesystem(dir.path())], vec![tg], 1));
     let t = Instant::now();
-    let out = run(&o, &Quiet).unwrap();
+    let out = run(&o, &NoProgress).unwrap();
     assert!(out.complete, "{:?}", out.error);
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     assert_eq!(out.groups[0].op(Op::Stat).invocations, 1);
@@ -881,7 +882,7 @@ fn aging_fills_a_file_system_to_desired_util() {
         s.util_before
     );
     assert!(s.aged_bytes >= 30 << 20, "{}", s.aged_bytes);
-    assert!(log.said("aging fs "), "{:?}", log.lines.borrow());
+    assert!(log.said("aging fs "), "{:?}", log.lines.lock().unwrap());
     assert!(entries(mnt.path()).is_empty(), "{:?}", entries(mnt.path()));
 }
 
@@ -902,7 +903,7 @@ fn out_of_space_stops_the_run_cleanly() {
     // the creates of the run fill the 8 MiB
     let o = Options::new(profile(vec![big], vec![tg], 2));
     let t = Instant::now();
-    let out = run(&o, &Quiet).unwrap();
+    let out = run(&o, &NoProgress).unwrap();
     let e = out.error.clone().expect("an error");
     assert!(e.contains("out of space"), "{e}");
     assert!(!out.complete);
@@ -951,7 +952,7 @@ fn random_skip_and_bound_groups_do_what_they_say() {
     };
     let mut p = profile(fss, vec![creates, random, skip], 1);
     p.alignio = true;
-    let out = run(&Options::new(p), &Quiet).unwrap();
+    let out = run(&Options::new(p), &NoProgress).unwrap();
     assert!(out.complete, "{:?}", out.error);
     // reuse=1 keeps the sets: a has its 8 files, b gained the creates
     assert_eq!(tree(&a).files.len(), 8);

@@ -3,7 +3,7 @@
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
-use super::scale::{self, LoadPoint, Measured, PointFlags};
+use super::scale::{self, LoadPoint, Measured, PointFlags, Rep};
 use super::survey::{Ctx, Row};
 use crate::measure::curve::Load;
 use crate::runner::StopRule;
@@ -85,17 +85,12 @@ impl LoadPoint for Args {
         self.options()?.check().map_err(crate::error::UsageError)?;
         Ok(())
     }
-    fn measure(
-        &self,
-        load: Load,
-        rep: usize,
-        arrivals_seed: u64,
-        progress: bool,
-    ) -> Result<Measured> {
+    fn measure(&self, r: &Rep) -> Result<Measured> {
+        let (load, progress) = (r.load, r.progress);
         let mut o = self.options()?;
         // each repetition its own operations and arrival schedule
-        o.seed = o.seed.wrapping_add(rep as u64);
-        let mut pace = self.load.pace(arrivals_seed.wrapping_add(rep as u64))?;
+        o.seed = r.seed(o.seed);
+        let mut pace = self.load.pace(r.arrivals())?;
         match load {
             Load::Closed(n) => o.procs = n,
             Load::Open(r) => {

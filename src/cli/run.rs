@@ -2,7 +2,7 @@
 
 use super::common::{self, DepthArgs, EngineArgs, LoadArgs, OutputArgs, Status, SyncArgs};
 use super::progress::{self, Bar};
-use super::scale::{self, LoadPoint, Measured, PointFlags};
+use super::scale::{self, LoadPoint, Measured, PointFlags, Rep};
 use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::{Choice, FsyncPolicy};
 use crate::measure::curve::Load;
@@ -125,18 +125,13 @@ impl LoadPoint for Args {
         self.setup()?;
         Ok(())
     }
-    fn measure(
-        &self,
-        load: Load,
-        rep: usize,
-        arrivals_seed: u64,
-        progress: bool,
-    ) -> Result<Measured> {
+    fn measure(&self, r: &Rep) -> Result<Measured> {
+        let (load, progress) = (r.load, r.progress);
         // each repetition its own request stream and arrival schedule
         let mut spec = self.spec()?;
-        spec.seed = spec.seed.wrapping_add(rep as u64);
+        spec.seed = r.seed(spec.seed);
         let setup = self.setup()?;
-        let mut pace = self.load.pace(arrivals_seed.wrapping_add(rep as u64))?;
+        let mut pace = self.load.pace(r.arrivals())?;
         match load {
             Load::Closed(n) => spec.processes = n,
             Load::Open(r) => pace.rate = Some(r),

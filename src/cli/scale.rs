@@ -79,6 +79,29 @@ impl super::Cmd for Args {
 /// One repetition of a workload at one load: the sample and its result.
 pub type Measured = (Sample, RunResult);
 
+/// One repetition of a point: its load, and the seeds that give it a
+/// request stream and an open loop's schedule of its own.
+pub struct Rep {
+    pub load: Load,
+    /// The repetition's number at its point (0 first).
+    pub rep: usize,
+    arrivals_seed: u64,
+    /// Whether its progress bar is shown.
+    pub progress: bool,
+}
+
+impl Rep {
+    /// The workload's seed `seed`, moved on for this repetition.
+    pub fn seed(&self, seed: u64) -> u64 {
+        seed.wrapping_add(self.rep as u64)
+    }
+
+    /// The open loop's schedule seed of this repetition.
+    pub fn arrivals(&self) -> u64 {
+        self.seed(self.arrivals_seed)
+    }
+}
+
 /// What scale reads of a workload's own flags.
 pub struct PointFlags<'a> {
     /// What the throughput counts, singular (for messages): `request`.
@@ -107,15 +130,8 @@ pub trait LoadPoint {
     fn check(&self) -> Result<()> {
         Ok(())
     }
-    /// One repetition at `load`: repetition `rep` has a request stream of
-    /// its own, and an open loop's schedule is seeded from `arrivals_seed`.
-    fn measure(
-        &self,
-        load: Load,
-        rep: usize,
-        arrivals_seed: u64,
-        progress: bool,
-    ) -> Result<Measured>;
+    /// One repetition (`r`) at its load.
+    fn measure(&self, r: &Rep) -> Result<Measured>;
     /// A line about the chosen point's throughput, where the benchmark has
     /// one to say (TPC-B's sizing rule).
     fn note(&self, _throughput: f64) -> Option<String> {
@@ -416,7 +432,14 @@ pub fn main(a: Args) -> Result<Status> {
     let searched = crate::suites::curve::search(
         &plan,
         w.name(),
-        |load, rep| w.measure(load, rep, arrivals_seed, progress),
+        |load, rep| {
+            w.measure(&Rep {
+                load,
+                rep,
+                arrivals_seed,
+                progress,
+            })
+        },
         |p| {
             if progress {
                 eprintln!("  {}", point_line(p, w.flags().unit));
@@ -470,7 +493,12 @@ pub fn main(a: Args) -> Result<Status> {
 /// `--rates auto`: the throughput of one closed-loop repetition at the
 /// workload's own concurrency; `None` when Ctrl-C cut it short.
 fn probe(w: &Workload, arrivals_seed: u64, progress: bool) -> Result<Option<f64>> {
-    let (s, _) = w.measure(Load::Closed(w.concurrency()), 0, arrivals_seed, progress)?;
+    let (s, _) = w.measure(&Rep {
+        load: Load::Closed(w.concurrency()),
+        rep: 0,
+        arrivals_seed,
+        progress,
+    })?;
     if signals::interrupted() {
         return Ok(None);
     }

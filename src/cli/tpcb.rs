@@ -2,7 +2,7 @@
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
 use super::progress::{self, Bar};
-use super::scale::{self, LoadPoint, Measured, PointFlags};
+use super::scale::{self, LoadPoint, Measured, PointFlags, Rep};
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
 use crate::measure::curve::Load;
@@ -83,18 +83,13 @@ impl LoadPoint for Args {
             inputs: common::Paths::new(),
         }
     }
-    fn measure(
-        &self,
-        load: Load,
-        rep: usize,
-        arrivals_seed: u64,
-        progress: bool,
-    ) -> Result<Measured> {
+    fn measure(&self, r: &Rep) -> Result<Measured> {
+        let (load, progress) = (r.load, r.progress);
         let mut o = self.options()?;
         o.duration = scale::repetition(self.duration);
         // each repetition its own transactions and arrival schedule
-        o.seed = o.seed.wrapping_add(rep as u64);
-        o.pace.seed = arrivals_seed.wrapping_add(rep as u64);
+        o.seed = r.seed(o.seed);
+        o.pace.seed = r.arrivals();
         match load {
             Load::Closed(n) => o.terminals = n,
             Load::Open(r) => o.pace.rate = Some(r),

@@ -827,8 +827,23 @@ mod tests {
 pub struct Intercept<F> {
     inner: Box<dyn Engine>,
     f: F,
+    /// Told each open, close and unlink before `inner` does it.
+    files: Option<FileHook>,
     /// The request as asked, by buffer slot, while it is in flight.
     asked: Vec<Option<Req>>,
+}
+
+/// What [`Intercept`] tells of each call on files.
+#[cfg(test)]
+type FileHook = Box<dyn FnMut(FileCall) + Send>;
+
+/// A call on files that [`Intercept`] tells its `files` hook.
+#[cfg(test)]
+#[derive(Clone, Copy, Debug)]
+pub enum FileCall<'a> {
+    Open(&'a Path, OpenHow),
+    Close(FileId),
+    Unlink(&'a Path),
 }
 
 #[cfg(test)]
@@ -837,7 +852,20 @@ impl<F> Intercept<F> {
         Intercept {
             inner,
             f,
+            files: None,
             asked: Vec::new(),
+        }
+    }
+
+    /// Tell `hook` each open, close and unlink too.
+    pub fn files(mut self, hook: impl FnMut(FileCall) + Send + 'static) -> Intercept<F> {
+        self.files = Some(Box::new(hook));
+        self
+    }
+
+    fn tell(&mut self, call: FileCall) {
+        if let Some(h) = self.files.as_mut() {
+            h(call);
         }
     }
 
@@ -859,9 +887,11 @@ impl<F: FnMut(Req) -> io::Result<Req> + Send> Engine for Intercept<F> {
         self.inner.info()
     }
     fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
+        self.tell(FileCall::Open(path, how));
         self.inner.open(path, how)
     }
     fn close(&mut self, file: FileId) -> io::Result<()> {
+        self.tell(FileCall::Close(file));
         self.inner.close(file)
     }
     fn queue(&mut self, asked: Req) -> io::Result<Queued> {
@@ -891,6 +921,7 @@ impl<F: FnMut(Req) -> io::Result<Req> + Send> Engine for Intercept<F> {
         self.inner.buf_mut(slot)
     }
     fn unlink(&mut self, path: &Path) -> io::Result<()> {
+        self.tell(FileCall::Unlink(path));
         self.inner.unlink(path)
     }
     fn path(&self, file: FileId) -> &Path {

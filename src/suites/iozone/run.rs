@@ -1327,7 +1327,7 @@ impl Worker for Vectored<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::{Engine, EngineInfo, Queued};
+    use crate::engine::{FileCall, Intercept};
     use crate::suites::iozone::flags::parse_with_page_size;
     use std::sync::{Arc, Mutex};
 
@@ -1341,47 +1341,6 @@ mod tests {
     }
 
     type Log = Arc<Mutex<Vec<Ev>>>;
-
-    /// An engine that logs every call, then passes it on.
-    struct Logged {
-        inner: Box<dyn Engine>,
-        role: Role,
-        log: Log,
-    }
-
-    impl Logged {
-        fn push(&self, e: Ev) {
-            self.log.lock().unwrap().push(e);
-        }
-    }
-
-    impl Engine for Logged {
-        fn info(&self) -> &'static EngineInfo {
-            self.inner.info()
-        }
-        fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
-            self.push(Ev::Open(self.role, how));
-            self.inner.open(path, how)
-        }
-        fn close(&mut self, file: FileId) -> io::Result<()> {
-            self.push(Ev::Close(self.role));
-            self.inner.close(file)
-        }
-        fn queue(&mut self, req: Req) -> io::Result<Queued> {
-            self.push(Ev::Op(self.role, req.kind, req.offset, req.len));
-            self.inner.queue(req)
-        }
-        fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
-            self.inner.buf_mut(slot)
-        }
-        fn unlink(&mut self, path: &Path) -> io::Result<()> {
-            self.push(Ev::Unlink(self.role));
-            self.inner.unlink(path)
-        }
-        fn path(&self, file: FileId) -> &Path {
-            self.inner.path(file)
-        }
-    }
 
     fn config(line: &str) -> Config {
         let args: Vec<String> = line.split_whitespace().map(String::from).collect();
@@ -1402,10 +1361,25 @@ mod tests {
         let cfg = config(line);
         let dir = tempfile::tempdir().unwrap();
         let log: Log = Arc::default();
+        // every call of each role's engine, logged before it is done
         let mut make = |role: Role, need: Need| -> Result<Io> {
-            let log = Arc::clone(&log);
-            Ok(make_io(Choice::SYNC, role, need)?
-                .wrap(move |inner| Box::new(Logged { inner, role, log })))
+            let (ops, files) = (Arc::clone(&log), Arc::clone(&log));
+            Ok(make_io(Choice::SYNC, role, need)?.wrap(move |inner| {
+                Box::new(
+                    Intercept::new(inner, move |req: Req| {
+                        let ev = Ev::Op(role, req.kind, req.offset, req.len);
+                        ops.lock().unwrap().push(ev);
+                        Ok(req)
+                    })
+                    .files(move |call| {
+                        files.lock().unwrap().push(match call {
+                            FileCall::Open(_, how) => Ev::Open(role, how),
+                            FileCall::Close(_) => Ev::Close(role),
+                            FileCall::Unlink(_) => Ev::Unlink(role),
+                        })
+                    }),
+                )
+            }))
         };
         let out = run_with(&cfg, dir.path(), false, &mut make, &|_| {}, &mut |_| {}).unwrap();
         assert!(out.complete, "{line}: {:?}", out.error);

@@ -20,61 +20,55 @@ fn depths(v: &Value) -> (u64, Vec<u64>) {
     (max, bounds)
 }
 
-#[test]
-fn run_keeps_32_in_flight_and_no_more() {
+/// The requests in flight reached 32 and never went above.
+fn assert_reached_32_and_no_more(v: &Value) {
+    let (max, bounds) = depths(v);
+    assert_eq!(max, 32);
+    assert!(bounds.iter().all(|&b| b <= 32), "{bounds:?}");
+}
+
+/// `cmd` with `args` in a new work directory on nullq at depth 32: its
+/// result (checked against the shared contract, the depth reached and
+/// kept) and its report. The directory is left as it was found.
+fn at_depth_32(cmd: &str, args: &[&str]) -> (Value, String) {
     let dir = work_dir();
-    let (v, _) = run_json(&[
-        "run",
+    let mut all = vec![
+        cmd,
         "--dir",
         p(dir.path()),
         "--engine",
         "nullq",
         "--iodepth",
         "32",
-        "--ops",
-        "20000",
-        "-p",
-        "2",
-        "--unique-bytes",
-        "8M",
-    ]);
+    ];
+    all.extend_from_slice(args);
+    let (v, report) = run_json(&all);
     check_result(&v);
-    let (max, bounds) = depths(&v);
-    assert_eq!(max, 32);
-    assert!(bounds.iter().all(|&b| b <= 32), "{bounds:?}");
+    assert_reached_32_and_no_more(&v);
+    assert_untouched(dir.path());
+    (v, report)
+}
+
+#[test]
+fn run_keeps_32_in_flight_and_no_more() {
+    let (v, _) = at_depth_32(
+        "run",
+        &["--ops", "20000", "-p", "2", "--unique-bytes", "8M"],
+    );
     assert_eq!(get(&v, "config.io.iodepth").as_u64(), Some(32));
     // the budget is exact at depth: no request beyond it was issued
     assert_eq!(op_count(&v, "read") + op_count(&v, "write"), 20000);
-    assert_untouched(dir.path());
 }
 
 #[test]
 fn scientific_keeps_32_in_flight_and_no_more() {
-    let dir = work_dir();
-    let (v, report) = run_json(&[
-        "scientific",
-        "--dir",
-        p(dir.path()),
-        "--engine",
-        "nullq",
-        "--iodepth",
-        "32",
-        "--size",
-        "64M",
-        "--request",
-        "64K",
-    ]);
-    check_result(&v);
-    let (max, bounds) = depths(&v);
-    assert_eq!(max, 32);
-    assert!(bounds.iter().all(|&b| b <= 32), "{bounds:?}");
+    let (v, report) = at_depth_32("scientific", &["--size", "64M", "--request", "64K"]);
     assert_eq!(get(&v, "config.iodepth").as_u64(), Some(32));
     // every request of both phases, once
     assert_eq!(op_count(&v, "write"), 1024);
     assert_eq!(op_count(&v, "read"), 1024);
     assert!(report.contains("1024 requests"), "{report}");
     assert!(report.contains("32 requests in flight"), "{report}");
-    assert_untouched(dir.path());
 }
 
 #[test]

@@ -518,6 +518,22 @@ pub fn finish(out: &OutputArgs, result: &RunResult, report: &str) -> Result<Stat
     status_of(out, result)
 }
 
+/// [`finish`] with benchmark `B`'s classic report rendered from the
+/// result, as `iogauge show` renders it from the saved one. A result whose
+/// report cannot be rendered is still written before the error.
+pub fn finish_with<B: crate::suites::Benchmark>(
+    out: &OutputArgs,
+    result: &RunResult,
+) -> Result<Status> {
+    match crate::suites::benchmark::classic_of::<B>(result) {
+        Ok(report) => finish(out, result, &report),
+        Err(e) => {
+            out.write(result)?;
+            Err(e.context("rendering the report"))
+        }
+    }
+}
+
 /// The status of a written result, with the one line that explains it.
 pub fn status_of(out: &OutputArgs, result: &RunResult) -> Result<Status> {
     if let Some(e) = &result.error {

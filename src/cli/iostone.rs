@@ -4,7 +4,7 @@ use super::common::{self, EngineArgs, OutputArgs, Status};
 use super::progress;
 use super::survey::{Ctx, Row};
 use crate::engine::Choice;
-use crate::suites::iostone::{self, Options, Seeding, Variant, report};
+use crate::suites::iostone::{self, Options, Seeding, Variant};
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -63,7 +63,7 @@ pub fn main(a: Args) -> Result<Status> {
     let r = progress::with_bar("iostone", None, None, a.out.progress(), |p| {
         iostone::run(&o, p)
     })?;
-    common::finish(&a.out, &r, &report::render(&o, &r))
+    common::finish_with::<iostone::IoStone>(&a.out, &r)
 }
 
 /// IOStone C/1 and C/II as published.

@@ -23,6 +23,7 @@ mod scale;
 mod scientific;
 mod sdet;
 mod selfscale;
+mod show;
 pub mod survey;
 mod tpcb;
 mod worker;
@@ -51,6 +52,7 @@ pub const COMMANDS: &[Entry] = &[
     tool::<scale::Args>("scale", "Throughput against response time: a workload (any with a load point: run, tpcb, laddis) at rising load, closed or open loop, its knee, the best throughput under a response-time constraint, the Universal Scalability Law.", "docs/scale.md"),
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", Some(selfscale::survey)),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
+    tool::<show::Args>("show", "Print a saved result's report again (from --json), as the benchmark printed it.", "docs/measurement.md"),
     tool::<engines::Args>("engines", "List the I/O engines and what each does.", "docs/measurement.md"),
     hidden::<worker::Args>("worker", "One worker process of a run (started by iogauge itself, not by hand)."),
 ];

@@ -253,6 +253,19 @@ impl RunResult {
         self
     }
 
+    /// Put a benchmark's typed figures ([`crate::suites::Benchmark::Figures`])
+    /// into `metrics`, one key per field; a key already there is replaced.
+    pub fn set_figures(&mut self, figures: &impl Serialize) {
+        if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(figures) {
+            self.metrics.extend(m);
+        }
+    }
+
+    /// A benchmark's typed figures, read back from `metrics`.
+    pub fn figures<T: serde::de::DeserializeOwned>(&self) -> Result<T, serde_json::Error> {
+        serde_json::from_value(serde_json::to_value(&self.metrics)?)
+    }
+
     pub fn metric(&mut self, name: &str, value: impl Serialize) {
         self.metrics.insert(
             name.into(),

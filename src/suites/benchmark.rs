@@ -1,11 +1,68 @@
-//! The benchmark table: what the rest of iogauge needs of each benchmark
-//! beyond its own command. A worker process finds here how to build its
-//! worker from the run's payload, so a benchmark that starts processes
-//! adds its kinds to its own entry and nothing else.
+//! The benchmark type and the benchmark table: what the rest of iogauge
+//! needs of each benchmark beyond its own command.
+//!
+//! A benchmark says what its result holds, typed ([`Benchmark::Plan`] in
+//! `config`, [`Benchmark::Figures`] in `metrics`, the figures in the JSON
+//! Schema of results), and renders the report its users know from that
+//! result, so the report a run prints and the one `iogauge show` prints
+//! from its saved JSON are the same text. A worker process finds here how
+//! to build its worker from the run's payload, so a benchmark that starts
+//! processes adds its kinds to its own entry and nothing else.
 
+use crate::report::RunResult;
 use crate::runner::Worker;
-use anyhow::Result;
+use anyhow::{Context, Result};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use std::os::fd::RawFd;
+
+/// One benchmark, typed.
+pub trait Benchmark {
+    /// Its command's name (`iogauge NAME`) and its results' `benchmark`.
+    const NAME: &'static str;
+    /// The validated plan its command made of its flags and input files:
+    /// the result's `config`.
+    type Plan: Serialize + DeserializeOwned;
+    /// Its headline figures and tables: the result's `metrics`, one key
+    /// per field ([`RunResult::set_figures`]).
+    type Figures: Serialize + DeserializeOwned + JsonSchema;
+    /// The report its users know, from a result: what the command prints
+    /// after a run, and `iogauge show` from the saved result.
+    fn classic(plan: &Self::Plan, figures: &Self::Figures, result: &RunResult) -> String;
+}
+
+/// The classic report of a result of `B`, with its plan and figures read
+/// back from the result.
+pub fn classic_of<B: Benchmark>(r: &RunResult) -> Result<String> {
+    let plan: B::Plan = serde_json::from_value(r.config.clone())
+        .with_context(|| format!("its config is not a {} configuration", B::NAME))?;
+    let figures: B::Figures = r
+        .figures()
+        .with_context(|| format!("its metrics are not {}'s figures", B::NAME))?;
+    Ok(B::classic(&plan, &figures, r))
+}
+
+fn schema_of<B: Benchmark>(g: &mut SchemaGenerator) -> Schema {
+    g.subschema_for::<B::Figures>()
+}
+
+/// What the table keeps of a typed benchmark.
+pub struct Typed {
+    /// Its classic report from a result ([`classic_of`]).
+    pub show: fn(&RunResult) -> Result<String>,
+    /// The schema of its figures (a reference into the generator's
+    /// definitions).
+    pub figures: fn(&mut SchemaGenerator) -> Schema,
+}
+
+/// The table's view of benchmark `B`.
+pub const fn typed<B: Benchmark>() -> Option<Typed> {
+    Some(Typed {
+        show: classic_of::<B>,
+        figures: schema_of::<B>,
+    })
+}
 
 /// Builds worker `index` of a run from the run's payload.
 pub type Build = fn(&[u8], usize) -> Result<Box<dyn Worker>>;
@@ -24,37 +81,44 @@ pub struct Service {
     pub serve: fn(RawFd) -> Result<()>,
 }
 
-/// One benchmark.
-pub struct Benchmark {
+/// One line of the benchmark table.
+pub struct Entry {
     /// Its command's name (`iogauge NAME`) and its results' `benchmark`.
     pub name: &'static str,
     /// The workers it may run as processes.
     pub processes: &'static [ProcessKind],
     /// The services it may start.
     pub services: &'static [Service],
+    /// Its typed result and classic report ([`Benchmark`]).
+    pub typed: Option<Typed>,
 }
 
-const fn plain(name: &'static str) -> Benchmark {
-    Benchmark {
+const fn plain(name: &'static str) -> Entry {
+    Entry {
         name,
         processes: &[],
         services: &[],
+        typed: None,
     }
 }
 
 /// Every benchmark, in the order of the command table.
-pub const BENCHMARKS: &[Benchmark] = &[
-    Benchmark {
+pub const BENCHMARKS: &[Entry] = &[
+    Entry {
         name: "run",
         processes: &[ProcessKind {
             kind: crate::runner::generic::GENERIC_KIND,
             build: |p, i| Ok(Box::new(crate::runner::generic::GenericPlan::worker(p, i)?)),
         }],
         services: &[],
+        typed: None,
     },
-    plain("iostone"),
+    Entry {
+        typed: typed::<super::iostone::IoStone>(),
+        ..plain("iostone")
+    },
     plain("postmark"),
-    Benchmark {
+    Entry {
         name: "iobench",
         processes: &[ProcessKind {
             kind: super::iobench::PROCESS_KIND,
@@ -64,41 +128,45 @@ pub const BENCHMARKS: &[Benchmark] = &[
             name: super::iobench::SERVICE,
             serve: super::iobench::serve,
         }],
+        typed: None,
     },
-    Benchmark {
+    Entry {
         name: "bonnie",
         processes: &[ProcessKind {
             kind: super::bonnie::PROCESS_KIND,
             build: |p, i| Ok(Box::new(super::bonnie::process_worker(p, i)?)),
         }],
         services: &[],
+        typed: None,
     },
-    Benchmark {
+    Entry {
         name: "iozone",
         processes: &[ProcessKind {
             kind: super::iozone::throughput::PROCESS_KIND,
             build: |p, i| Ok(Box::new(super::iozone::throughput::process_worker(p, i)?)),
         }],
         services: &[],
+        typed: None,
     },
     plain("ffsb"),
     plain("scientific"),
     plain("tpcb"),
     plain("laddis"),
     plain("andrew"),
-    Benchmark {
+    Entry {
         name: "sdet",
         processes: &[ProcessKind {
             kind: super::sdet::PROCESS_KIND,
             build: |p, i| Ok(Box::new(super::sdet::process_worker(p, i)?)),
         }],
         services: &[],
+        typed: None,
     },
     plain("selfscale"),
 ];
 
 /// The benchmark called `name`.
-pub fn find(name: &str) -> Option<&'static Benchmark> {
+pub fn find(name: &str) -> Option<&'static Entry> {
     BENCHMARKS.iter().find(|b| b.name == name)
 }
 
@@ -118,9 +186,97 @@ pub fn service(name: &str) -> Option<&'static Service> {
         .find(|s| s.name == name)
 }
 
+/// The classic report of a saved result, or of each result of a
+/// collection in turn under its name.
+pub fn show(doc: serde_json::Value) -> Result<String> {
+    if doc.get("entries").is_some() {
+        let c: crate::report::Collection =
+            serde_json::from_value(doc).context("not an iogauge collection of results")?;
+        let mut out = String::new();
+        for (i, e) in c.entries.iter().enumerate() {
+            if i > 0 {
+                out.push('\n');
+            }
+            out += &format!("== {} ==\n", e.name);
+            out += &show_result(&e.result).with_context(|| format!("entry '{}'", e.name))?;
+        }
+        return Ok(out);
+    }
+    let r: RunResult = serde_json::from_value(doc).context("not an iogauge result")?;
+    show_result(&r)
+}
+
+/// The classic report of one result, by its benchmark.
+pub fn show_result(r: &RunResult) -> Result<String> {
+    let Some(b) = find(&r.benchmark) else {
+        anyhow::bail!(
+            "'{}' is not a benchmark of iogauge",
+            crate::error::shown(&r.benchmark)
+        );
+    };
+    let Some(t) = &b.typed else {
+        anyhow::bail!("{}'s results cannot be shown again yet", b.name);
+    };
+    (t.show)(r)
+}
+
+/// The JSON Schema of every typed benchmark's figures: the definitions,
+/// kept in the schema file under `$defs/figures/$defs`, and for the
+/// `result` definition one condition per benchmark: `metrics` of a
+/// complete result whose `benchmark` is its name are its figures.
+pub fn figures_schema() -> (
+    serde_json::Map<String, serde_json::Value>,
+    Vec<serde_json::Value>,
+) {
+    let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+    settings.definitions_path = "/$defs/figures/$defs".into();
+    let mut g = settings.into_generator();
+    let mut conditions = Vec::new();
+    for b in BENCHMARKS {
+        let Some(t) = &b.typed else { continue };
+        let figures = (t.figures)(&mut g);
+        conditions.push(serde_json::json!({
+            "if": {
+                "properties": {
+                    "benchmark": { "const": b.name },
+                    "complete": { "const": true }
+                },
+                "required": ["benchmark", "complete"]
+            },
+            "then": { "properties": { "metrics": figures } }
+        }));
+    }
+    (g.take_definitions(true), conditions)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/result-schema.json holds the schema of every typed
+    /// benchmark's figures as the types say; `IOGAUGE_BLESS=1` writes it.
+    #[test]
+    fn the_result_schema_holds_every_benchmarks_figures() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/result-schema.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let (defs, conditions) = figures_schema();
+        doc["$defs"]["figures"] = serde_json::json!({
+            "description": "Each benchmark's figures (a result's metrics), written from the types that hold them.",
+            "$defs": defs
+        });
+        doc["$defs"]["result"]["allOf"] = serde_json::Value::Array(conditions);
+        let want = serde_json::to_string_pretty(&doc).unwrap() + "\n";
+        if std::env::var_os("IOGAUGE_BLESS").is_some_and(|v| v == "1") {
+            std::fs::write(&path, &want).unwrap();
+            return;
+        }
+        let have: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(
+            have == doc,
+            "docs/result-schema.json does not hold the figures as the types say (IOGAUGE_BLESS=1 cargo test --release --lib the_result_schema rewrites it)"
+        );
+    }
 
     #[test]
     fn names_kinds_and_services_are_unique() {

@@ -17,4 +17,4 @@ pub mod scientific;
 pub mod sdet;
 pub mod tpcb;
 
-pub use benchmark::{BENCHMARKS, Benchmark};
+pub use benchmark::{BENCHMARKS, Benchmark, Entry};

@@ -26,4 +26,5 @@ mod schema;
 mod scientific;
 mod sdet;
 mod selfscale;
+mod show;
 mod tpcb;

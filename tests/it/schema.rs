@@ -275,6 +275,25 @@ fn wrong_documents_are_rejected() {
         "/summary/io_time_fraction",
     );
     errors_after(&good, |d| d["summary"]["extra"] = json!(1), "/summary");
+    // a benchmark's figures are typed: a complete IOStone result needs its
+    // number, and a failed one may lack it
+    let stone = |d: &mut Value| {
+        d["benchmark"] = json!("iostone");
+        d["metrics"] = json!({});
+    };
+    errors_after(&good, stone, "/metrics");
+    errors_after(
+        &good,
+        |d| {
+            stone(d);
+            d["metrics"]["iostones_per_s"] = json!("fast");
+        },
+        "/metrics/iostones_per_s",
+    );
+    let mut failed = good.clone();
+    stone(&mut failed);
+    failed["complete"] = json!(false);
+    assert_valid("a failed IOStone result without figures", &failed);
     errors_after(&good, |d| d["surprise"] = json!(true), "/");
     errors_after(
         &good,

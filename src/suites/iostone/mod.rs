@@ -21,11 +21,11 @@ use crate::runner::Io;
 use crate::runner::{Ctx, Progress, Setup, StopRule, Worker};
 use anyhow::{Context, Result};
 use plan::{C2Plan, Dir, Transfer};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     /// Version C/1 (12/10/86), the program as published: one 4 MiB file.
@@ -35,7 +35,7 @@ pub enum Variant {
 }
 
 /// How `random()` is seeded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Seeding {
     /// srandom(34710373), as C/II does.
@@ -95,11 +95,18 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<RunResult> {
     // calls, each waiting for the last
     let spec = EngineSpec::new(o.engine).direct(o.direct);
     spec.check().map_err(UsageError)?;
-    let config = serde_json::json!({
-        "variant": o.variant, "seeding": o.seeding, "scale": o.scale,
-        "engine": o.engine, "direct": o.direct, "data_bytes": o.data_bytes(),
-        "direct_note": o.direct.then_some("O_DIRECT: transfers below 512 B are raised to 512 B and offsets aligned to 512 B"),
-    });
+    let config = Plan {
+        variant: o.variant,
+        seeding: o.seeding,
+        scale: o.scale,
+        engine: o.engine,
+        direct: o.direct,
+        data_bytes: o.data_bytes(),
+        direct_note: o.direct.then(|| {
+            "O_DIRECT: transfers below 512 B are raised to 512 B and offsets aligned to 512 B"
+                .into()
+        }),
+    };
     let setup = Setup::new("iostone", &o.dir)
         .data(o.data_bytes())
         .fake(o.engine.is_fake())
@@ -119,11 +126,44 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<RunResult> {
             session.run(rule, vec![w], progress)
         }
     };
-    result.metric(
-        "iostones_per_s",
-        iostones_per_s(o.variant, o.scale, result.elapsed_s),
-    );
+    result.set_figures(&Figures {
+        iostones_per_s: iostones_per_s(o.variant, o.scale, result.elapsed_s),
+    });
     Ok(result)
+}
+
+/// IOStone, typed: its plan, its figure and its report.
+pub struct IoStone;
+
+/// What an IOStone result's `config` holds.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Plan {
+    pub variant: Variant,
+    pub seeding: Seeding,
+    pub scale: u64,
+    pub engine: Choice,
+    pub direct: bool,
+    /// The bytes the run writes.
+    pub data_bytes: u64,
+    /// What O_DIRECT changes (null without it).
+    pub direct_note: Option<String>,
+}
+
+/// IOStone's figure.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "iostoneFigures")]
+pub struct Figures {
+    /// C/1: 400 000 × scale / elapsed s; C/II: 2 000 000 × scale / elapsed s.
+    pub iostones_per_s: f64,
+}
+
+impl crate::suites::Benchmark for IoStone {
+    const NAME: &'static str = "iostone";
+    type Plan = Plan;
+    type Figures = Figures;
+    fn classic(plan: &Plan, _: &Figures, result: &RunResult) -> String {
+        report::render(plan, result)
+    }
 }
 
 /// IOStone's figure: CONST·ITER·scale / elapsed seconds. The C/II scale

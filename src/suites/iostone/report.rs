@@ -1,11 +1,11 @@
 //! IOStone's report: the original program's closing lines, then iogauge's
 //! details.
 
-use super::{Options, Variant, iostones_per_s};
+use super::{Plan, Variant, iostones_per_s};
 use crate::report::{RunResult, text};
 
 /// The original program's closing lines, with the elapsed time in full.
-pub fn classic_lines(o: &Options, r: &RunResult) -> String {
+pub fn classic_lines(o: &Plan, r: &RunResult) -> String {
     let stones = iostones_per_s(o.variant, o.scale, r.elapsed_s);
     match o.variant {
         Variant::C1 => format!(
@@ -26,7 +26,7 @@ pub fn classic_lines(o: &Options, r: &RunResult) -> String {
 
 /// The closing lines, then the version, engine and scale and iogauge's
 /// tables of the run.
-pub fn render(o: &Options, r: &RunResult) -> String {
+pub fn render(o: &Plan, r: &RunResult) -> String {
     let mut s = classic_lines(o, r);
     s += &format!(
         "\niogauge details: IOStone {}, engine {}{}, scale {}\n",

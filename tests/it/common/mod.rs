@@ -88,6 +88,39 @@ pub fn run_json(args: &[&str]) -> (Value, String) {
     (v, stderr)
 }
 
+/// Run `args` with `--json` to a file, then `iogauge show` that file: it
+/// must print the very report the run printed. Returns the result and the
+/// report.
+pub fn assert_show_repeats(args: &[&str]) -> (Value, String) {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("result.json");
+    let out = iogauge()
+        .args(args)
+        .args(["--json", p(&json)])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "iogauge {args:?} failed with {}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = iogauge().args(["show", p(&json)]).output().unwrap();
+    assert!(
+        shown.status.success(),
+        "iogauge show failed after {args:?}: {}",
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&shown.stdout),
+        report,
+        "iogauge show printed another report than iogauge {args:?}"
+    );
+    let v = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    (v, report)
+}
+
 /// Bad usage or input: exit code 2, exactly one line on stderr starting with
 /// `iogauge:`, no panic, nothing on stdout. Returns that line.
 pub fn assert_usage_error(args: &[&str]) -> String {

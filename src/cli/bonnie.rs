@@ -224,6 +224,7 @@ pub fn main(a: Args) -> Result<Status> {
                 name: format!("run {}", i + 1),
                 figure: None,
                 unit: None,
+                note: None,
                 result: r.clone(),
             });
         }

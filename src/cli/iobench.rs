@@ -400,6 +400,7 @@ fn spectrum(
             name: label,
             figure: Some(d.mb),
             unit: Some("MB".into()),
+            note: None,
             result: d.result,
         });
         // each run is written as it ends: a later failure loses nothing

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 /// Print the report a benchmark printed when it ran, from the result it
 /// saved with --json: the same text, from the same figures. A document of
 /// several results (a PostMark session, bonnie's runs, an IOBENCH
-/// spectrum) shows each in turn under its name.
+/// spectrum) shows each in turn under its name; a survey shows its
+/// scorecard.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// A result written by --json ('-' reads standard input).
@@ -28,8 +29,14 @@ impl super::Cmd for Args {
         };
         let doc: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| crate::error::UsageError::new(format!("{name}: not JSON ({e})")))?;
-        let report = crate::suites::benchmark::show(doc)
-            .map_err(|e| crate::error::UsageError::new(format!("{name}: {e:#}")))?;
+        let report = if doc["schema"] == "iogauge/survey/v1" {
+            serde_json::from_value(doc)
+                .map_err(anyhow::Error::from)
+                .and_then(|c| super::survey::scorecard(&c))
+        } else {
+            crate::suites::benchmark::show(doc)
+        }
+        .map_err(|e| crate::error::UsageError::new(format!("{name}: {e:#}")))?;
         print!("{report}");
         Ok(Status::Done)
     }

@@ -7,7 +7,7 @@ use crate::env::Environment;
 use crate::report::{Collection, Entry, RunResult};
 use crate::runner::signals;
 use crate::units::fmt_ns;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -365,25 +365,98 @@ fn legend(units: &[&str]) -> String {
 }
 
 fn line(row: &Row) -> String {
-    let r = &row.result;
-    let (p50, p99, of) = latency_of(r, row.unit)
+    entry_line(
+        &row.name,
+        row.figure,
+        row.unit,
+        &row.result,
+        row.note.as_deref(),
+    )
+}
+
+/// A row's line of the scorecard, and its note under it.
+fn entry_line(name: &str, figure: f64, unit: &str, r: &RunResult, note: Option<&str>) -> String {
+    let (p50, p99, of) = latency_of(r, unit)
         .map_or(("-".into(), "-".into(), ""), |(k, p50, p99)| {
             (fmt_ns(p50 as f64), fmt_ns(p99 as f64), k)
         });
     let mut s = format!(
         "  {:<NAME_W$} {:>FIG_W$} {:>LAT_W$} {:>LAT_W$} {:>4.0}%  {}{}\n",
-        row.name,
-        format!("{} {}", human(row.figure), row.unit),
+        name,
+        format!("{} {}", human(figure), unit),
         p50,
         p99,
         r.summary.io_time_fraction * 100.0,
         of,
         if r.complete { "" } else { "  (incomplete)" }
     );
-    if let Some(n) = &row.note {
+    if let Some(n) = note {
         s += &format!("  {:<NAME_W$} {n}\n", "");
     }
     s
+}
+
+/// The scorecard's title and column heads.
+fn title(env: &Environment, quick: bool) -> String {
+    format!(
+        "iogauge survey of {} ({} on {}, {}){}\n\n{}",
+        env.target_dir,
+        env.fs_type,
+        env.device,
+        env.mount_options,
+        if quick { ", quick" } else { "" },
+        header()
+    )
+}
+
+/// The benchmarks the survey has no short form of, for its last line.
+fn not_in_survey() -> Vec<&'static str> {
+    COMMANDS
+        .iter()
+        .filter(|e| e.kind == Kind::Benchmark && e.survey.is_none())
+        .map(|e| e.name)
+        .collect()
+}
+
+/// The closing lines: the legend and the benchmarks left out.
+fn closing(units: &[&str], skipped: &[&str]) -> String {
+    let mut s = legend(units);
+    if !skipped.is_empty() {
+        s += &format!(
+            "  not in the survey (no short form): {}\n",
+            skipped.join(", ")
+        );
+    }
+    s
+}
+
+/// The scorecard of a saved survey, as the survey printed it (without the
+/// lines naming the files it wrote).
+pub fn scorecard(c: &Collection) -> Result<String> {
+    let env: Environment = serde_json::from_value(
+        c.extra
+            .get("environment")
+            .cloned()
+            .context("a survey without its environment")?,
+    )
+    .context("the survey's environment")?;
+    let quick = c
+        .extra
+        .get("quick")
+        .and_then(|q| q.as_bool())
+        .unwrap_or(false);
+    let mut s = title(&env, quick);
+    let mut units = Vec::new();
+    for e in &c.entries {
+        match (e.figure, &e.unit) {
+            (Some(figure), Some(unit)) => {
+                s += &entry_line(&e.name, figure, unit, &e.result, e.note.as_deref());
+                units.push(unit.as_str());
+            }
+            _ => s += &failed_line(&e.name, e.result.error.as_deref().unwrap_or("no figure")),
+        }
+    }
+    Ok(s + &closing(&units, &not_in_survey()))
 }
 
 /// Where the self-scaling pass writes: `--out`, else beside the JSON
@@ -440,19 +513,10 @@ pub fn main(a: Args) -> Result<Status> {
     survey.set("quick", a.quick);
     survey.set("environment", &environment);
     let env = &environment;
-    a.output.say(&format!(
-        "iogauge survey of {} ({} on {}, {}){}\n\n{}",
-        env.target_dir,
-        env.fs_type,
-        env.device,
-        env.mount_options,
-        if a.quick { ", quick" } else { "" },
-        header()
-    ));
+    a.output.say(&title(env, a.quick));
     let mut t = Tally {
         survey,
         failures: Vec::new(),
-        skipped: Vec::new(),
         units: Vec::new(),
     };
     t.run_forms(&a, &ctx, &environment);
@@ -485,7 +549,6 @@ fn check_places(a: &Args) -> Result<()> {
 struct Tally {
     survey: Collection,
     failures: Vec<String>,
-    skipped: Vec<&'static str>,
     units: Vec<&'static str>,
 }
 
@@ -495,7 +558,6 @@ impl Tally {
     fn run_forms(&mut self, a: &Args, ctx: &Ctx, environment: &Environment) {
         for entry in COMMANDS.iter().filter(|e| e.kind == Kind::Benchmark) {
             let Some(form) = entry.survey else {
-                self.skipped.push(entry.name);
                 continue;
             };
             if signals::interrupted() {
@@ -524,6 +586,7 @@ impl Tally {
             name: row.name,
             figure: Some(row.figure),
             unit: Some(row.unit.to_string()),
+            note: row.note,
             result: row.result,
         });
         // written after every row: a later failure loses nothing
@@ -556,13 +619,7 @@ impl Tally {
                 n => format!("{n} benchmarks failed; the first, {first}"),
             });
         }
-        a.output.say(&legend(&self.units));
-        if !self.skipped.is_empty() {
-            a.output.say(&format!(
-                "  not in the survey (no short form): {}\n",
-                self.skipped.join(", ")
-            ));
-        }
+        a.output.say(&closing(&self.units, &not_in_survey()));
         a.output.write(&*survey)?;
         for (_, p) in a.output.targets() {
             if p.as_os_str() != "-" {

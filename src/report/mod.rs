@@ -303,6 +303,9 @@ pub struct Entry {
     pub figure: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
+    /// A line said under the entry's figure (a survey row's warning).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
     pub result: RunResult,
 }
 
@@ -312,6 +315,7 @@ impl Entry {
             name: name.into(),
             figure: None,
             unit: None,
+            note: None,
             result,
         }
     }

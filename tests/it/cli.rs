@@ -1111,6 +1111,19 @@ fn survey_quick_prints_a_scorecard_and_keeps_only_what_was_asked() {
     }
     let v: Value = serde_json::from_str(&stdout).unwrap();
     crate::schema::assert_valid("survey --quick", &v);
+    // `iogauge show` prints the scorecard again from the JSON, all but the
+    // lines naming the files written
+    let saved = tempfile::tempdir().unwrap();
+    let saved = saved.path().join("survey.json");
+    std::fs::write(&saved, stdout.as_bytes()).unwrap();
+    let shown = iogauge().args(["show", p(&saved)]).output().unwrap();
+    assert!(shown.status.success(), "{shown:?}");
+    let printed: String = stderr
+        .lines()
+        .filter(|l| !l.starts_with("wrote "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(String::from_utf8_lossy(&shown.stdout), printed);
     assert_eq!(str_at(&v, "schema"), "iogauge/survey/v1");
     assert_eq!(str_at(&v, "tool.name"), "iogauge");
     assert_eq!(get(&v, "quick"), &Value::Bool(true));

@@ -293,7 +293,7 @@ impl<'a> Bench<'a> {
     pub fn result(
         &self,
         benchmark: &str,
-        config: serde_json::Value,
+        config: impl serde::Serialize,
         environment: crate::env::Environment,
         started: String,
         complete: bool,

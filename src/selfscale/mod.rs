@@ -26,6 +26,7 @@ pub mod model;
 pub mod predict;
 pub mod refine;
 pub mod regions;
+pub mod result;
 pub mod summary;
 pub mod validate;
 
@@ -34,6 +35,7 @@ mod tests;
 
 pub use bench::{Observer, Quiet};
 pub use model::{Model, Param, Point, Workload};
+pub use result::SelfScale;
 
 use crate::engine::FsyncPolicy;
 use crate::error::UsageError;
@@ -684,66 +686,17 @@ pub fn make_out_dir(out: Option<&Path>, prefix: &str) -> Result<PathBuf> {
     Ok(p)
 }
 
-fn model_metrics(m: &Model, r: &mut RunResult, model_file: &Path) {
-    r.metric("model", model_file.display().to_string());
-    r.metric("regions", m.regions.len());
-    r.metric("points", m.points.len());
-    r.metric(
-        "median_rel_half_width",
-        regions::median(
-            &m.points
-                .iter()
-                .map(|p| p.rel_half_width)
-                .collect::<Vec<_>>(),
-        ),
-    );
-    r.metric(
-        "points_at_time_cap",
-        m.points.iter().filter(|p| !p.converged).count(),
-    );
-    if let Some(b) = m
-        .boundaries
-        .iter()
-        .find(|b| b.label == "effective file cache size")
-    {
-        r.metric("effective_file_cache_bytes", b.unique_bytes);
-    }
-    r.metric(
-        "boundaries",
-        m.boundaries
-            .iter()
-            .map(|b| json!({"label": b.label, "unique_bytes": b.unique_bytes, "cliff": b.cliff}))
-            .collect::<Vec<_>>(),
-    );
-    r.metric(
-        "focal",
-        m.regions
-            .iter()
-            .map(|g| {
-                json!({
-                    "region": g.number,
-                    "workload": g.focal,
-                    "mb_per_s": g.focal_point.as_ref().map(|p| p.mb_per_s),
-                    "iops": g.focal_point.as_ref().map(|p| p.iops),
-                })
-            })
-            .collect::<Vec<_>>(),
-    );
-}
-
 /// The files a self-scaling run always writes into its output directory
 /// (beside one graph per parameter per region).
 pub const MODEL_FILES: [&str; 2] = ["model.json", "summary.txt"];
 
-/// Write model.json, the graphs and summary.txt into `out`.
-pub fn write_outputs(m: &Model, lines: &[String], out: &Path) -> Result<(String, Vec<String>)> {
+/// Write model.json and the graphs into `out`; the names of the files
+/// the run writes there, summary.txt's included.
+fn write_model(m: &Model, out: &Path) -> Result<Vec<String>> {
     m.save(&out.join("model.json"))?;
     let mut files = vec!["model.json".to_string(), "summary.txt".to_string()];
     files.extend(graphs::model_graphs(out, m)?);
-    let text = summary::render(m, lines, &files);
-    crate::report::export::write_file(&out.join("summary.txt"), text.as_bytes())
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.join("summary.txt").display()))?;
-    Ok((text, files))
+    Ok(files)
 }
 
 /// Build a model of `setup`'s directory into `out` (which exists).
@@ -773,7 +726,10 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
     for l in &lines {
         observer.say(l);
     }
-    let config = json!({"settings": settings, "ranges": setup.ranges});
+    let plan = result::Plan {
+        settings: settings.clone(),
+        ranges: setup.ranges.clone(),
+    };
     let mut error = None;
     let mut result = None;
     let mut bench = setup.bench.clone();
@@ -794,7 +750,7 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
             }
             result = Some(b.result(
                 "selfscale",
-                config.clone(),
+                &plan,
                 setup.environment.clone(),
                 started.clone(),
                 model.complete,
@@ -824,7 +780,7 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
     let mut result = result.unwrap_or_else(|| {
         RunResult::new(
             "selfscale",
-            config,
+            &plan,
             setup.environment.clone(),
             started.clone(),
         )
@@ -833,9 +789,19 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
     if let Some(e) = &error {
         result.error = Some(crate::error::cause(e));
     }
-    let (text, files) = write_outputs(&model, &lines, out)?;
-    let brief = summary::render_with(&model, &lines, &files, false);
-    model_metrics(&model, &mut result, &out.join("model.json"));
+    let files = write_model(&model, out)?;
+    result.set_figures(&result::Figures::of(
+        &model,
+        &out.join("model.json"),
+        &lines,
+        &files,
+    ));
+    // rendered from the result, as `iogauge show` renders it
+    let text = result::summary_of(&result, true)?;
+    let summary_txt = out.join("summary.txt");
+    crate::report::export::write_file(&summary_txt, text.as_bytes())
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", summary_txt.display()))?;
+    let brief = result::summary_of(&result, false)?;
     Ok(Built {
         model,
         result,

@@ -12,7 +12,20 @@ use std::path::Path;
 pub const MODEL_SCHEMA: &str = "iogauge/selfscale-model/v1";
 
 /// One of Chen & Patterson's five workload parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[schemars(rename = "selfscaleParam")]
 #[serde(rename_all = "snake_case")]
 pub enum Param {
     UniqueBytes,
@@ -132,12 +145,18 @@ impl Param {
 pub use crate::units::short_bytes;
 
 /// One workload: a value for each of the five parameters.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "selfscaleWorkload")]
 pub struct Workload {
+    /// Bytes of data the workload touches (the file's size).
     pub unique_bytes: u64,
+    /// Mean request size, bytes.
     pub size_mean: u64,
+    /// Fraction of requests that are reads, 0 to 1.
     pub read_frac: f64,
+    /// Fraction of requests that follow the previous one, 0 to 1.
     pub seq_frac: f64,
+    /// Processes issuing requests at once.
     pub process_num: u32,
 }
 
@@ -172,14 +191,18 @@ impl Workload {
 }
 
 /// One measured workload and how precisely it was measured.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "selfscalePoint")]
 pub struct Point {
+    /// What was measured.
     pub workload: Workload,
     /// Reads plus writes, 10^6 bytes per second.
     pub mb_per_s: f64,
     /// Reads plus writes per second.
     pub iops: f64,
+    /// Reads, 10^6 bytes per second.
     pub read_mb_per_s: f64,
+    /// Writes, 10^6 bytes per second.
     pub write_mb_per_s: f64,
     /// The mean size of the requests issued (sizes are clipped at the file size).
     pub mean_request_bytes: f64,
@@ -195,8 +218,10 @@ pub struct Point {
 }
 
 /// Throughput against one parameter, the others held at `fixed`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "selfscaleCurve")]
 pub struct Curve {
+    /// The parameter that varies.
     pub param: Param,
     /// The values of the other parameters (this parameter's own entry is
     /// the focal value).
@@ -231,18 +256,22 @@ impl Curve {
 
 /// A performance region: a plateau (or a gentle ramp) of the uniqueBytes
 /// sweep, with its focal vector and one curve per other parameter.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "selfscaleRegion")]
 pub struct Region {
     /// 1, 2, ... from small to large uniqueBytes.
     pub number: usize,
-    /// First and last sweep points of the plateau.
+    /// First sweep point of the plateau (uniqueBytes).
     pub lo_bytes: u64,
+    /// Last sweep point of the plateau (uniqueBytes).
     pub hi_bytes: u64,
     /// Median throughput of the plateau's sweep points.
     pub level_mb_per_s: f64,
     /// Workloads with uniqueBytes in [from_bytes, to_bytes] use this region.
     pub from_bytes: u64,
+    /// See `from_bytes`.
     pub to_bytes: u64,
+    /// The focal vector: the workload the curves vary one parameter of.
     pub focal: Workload,
     /// T(F): the mean of the focal workload's measurements in the four
     /// curves (each curve is measured afresh and measures F first and
@@ -255,8 +284,9 @@ pub struct Region {
     /// measured.
     #[serde(default)]
     pub focal_repeats: Vec<f64>,
-    /// Rounds of the focal-point iteration, and whether it settled.
+    /// Rounds of the focal-point iteration.
     pub rounds: u32,
+    /// Whether the focal-point iteration settled.
     pub stable: bool,
     /// sizeMean, readFrac, seqFrac, processNum (those measured so far).
     pub curves: Vec<Curve>,
@@ -269,10 +299,14 @@ pub struct Region {
 
 /// A region's curve of one parameter measured with a second parameter
 /// (`across`) at `at` instead of its focal value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "selfscaleCrossCurve")]
 pub struct CrossCurve {
+    /// The second parameter.
     pub across: Param,
+    /// Its value for this curve.
     pub at: f64,
+    /// The curve measured there.
     pub curve: Curve,
 }
 
@@ -296,10 +330,12 @@ impl Region {
 }
 
 /// Where one region ends and the next begins.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "selfscaleBoundary")]
 pub struct Boundary {
-    /// The region below and the one above (region numbers).
+    /// The region below (its number).
     pub below: usize,
+    /// The region above (its number).
     pub above: usize,
     /// The uniqueBytes where throughput has fallen halfway (geometrically,
     /// at most to half) from the last point of the region below to the
@@ -310,9 +346,9 @@ pub struct Boundary {
     pub label: String,
     /// A cliff between plateaus (true) or a split of a long ramp (false).
     pub cliff: bool,
-    /// Throughput at the last point of the region below and at the first of
-    /// the region above.
+    /// Throughput at the last point of the region below, MB/s.
     pub upper_mb_per_s: f64,
+    /// Throughput at the first point of the region above, MB/s.
     pub lower_mb_per_s: f64,
     /// The thrashing zone of a cliff: uniqueBytes strictly between these
     /// two values (the last point of the region below and the first of the

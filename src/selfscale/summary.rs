@@ -2,8 +2,9 @@
 //! what the regions are, where the caches end, and what each parameter does
 //! in each region.
 
-use super::model::{Curve, Model, Param, Point, Region, short_bytes};
-use super::regions::median;
+use super::model::{Boundary, CrossCurve, Curve, Param, Point, Region, short_bytes};
+use super::result::{Figures, Plan};
+use crate::report::RunResult;
 use std::fmt::Write;
 
 /// MB/s of curve `c` at its parameter's value `v`, where measured.
@@ -23,20 +24,11 @@ fn ends(r: &Region, p: Param) -> Option<(&Point, &Point)> {
     Some((c.points.first()?, c.points.last()?))
 }
 
-/// How a region is called in sentences.
-pub fn region_name(m: &Model, r: &Region) -> String {
-    let fc = m
-        .boundaries
-        .iter()
-        .find(|b| b.label == "effective file cache size");
-    let dc = m
-        .boundaries
-        .iter()
-        .find(|b| b.label == "effective device cache size");
-    let cpu = m
-        .boundaries
-        .iter()
-        .rfind(|b| b.label == "effective CPU cache size");
+/// How a region is called in sentences (`b`: the model's boundaries).
+pub fn region_name(b: &[Boundary], r: &Region) -> String {
+    let fc = b.iter().find(|b| b.label == "effective file cache size");
+    let dc = b.iter().find(|b| b.label == "effective device cache size");
+    let cpu = b.iter().rfind(|b| b.label == "effective CPU cache size");
     let name = if let Some(b) = fc {
         if r.number > b.below {
             "on the device"
@@ -66,7 +58,7 @@ pub fn region_name(m: &Model, r: &Region) -> String {
 }
 
 /// `in the file cache (region 2, 1.8×)`
-fn region_with(m: &Model, r: &Region, detail: &str) -> String {
+fn region_with(m: &[Boundary], r: &Region, detail: &str) -> String {
     let n = region_name(m, r);
     match n.strip_suffix(')') {
         Some(head) if n.contains("(region") => format!("{head}, {detail})"),
@@ -82,14 +74,11 @@ fn times(x: f64) -> String {
     }
 }
 
-/// The sentences of "what it learned".
-pub fn findings(m: &Model) -> Vec<String> {
+/// The sentences of "what it learned" about `regions` and the
+/// boundaries `m` between them.
+pub fn findings(regions: &[Region], m: &[Boundary]) -> Vec<String> {
     let mut out = Vec::new();
-    let regions: Vec<&Region> = m
-        .regions
-        .iter()
-        .filter(|r| r.focal_point.is_some())
-        .collect();
+    let regions: Vec<&Region> = regions.iter().filter(|r| r.focal_point.is_some()).collect();
     cliffs(m, &mut out);
     request_size(m, &regions, &mut out);
     reads_and_writes(m, &regions, &mut out);
@@ -100,8 +89,8 @@ pub fn findings(m: &Model) -> Vec<String> {
 }
 
 /// A sentence per cliff: where it is and how much slower beyond it.
-fn cliffs(m: &Model, out: &mut Vec<String>) {
-    for b in m.boundaries.iter().filter(|b| b.cliff) {
+fn cliffs(m: &[Boundary], out: &mut Vec<String>) {
+    for b in m.iter().filter(|b| b.cliff) {
         let slower = b.upper_mb_per_s / b.lower_mb_per_s.max(1e-9);
         let what = if b.label == "effective file cache size" {
             "applications whose data are larger go to the device".to_string()
@@ -123,7 +112,7 @@ fn cliffs(m: &Model, out: &mut Vec<String>) {
 }
 
 /// What request size does, in the region where it helps most and least.
-fn request_size(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
+fn request_size(m: &[Boundary], regions: &[&Region], out: &mut Vec<String>) {
     let sizes: Vec<(&Region, f64, u64, u64)> = regions
         .iter()
         .filter_map(|r| {
@@ -165,7 +154,7 @@ fn request_size(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
 }
 
 /// Reads against writes (readFrac 1 against 0) in each region.
-fn reads_and_writes(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
+fn reads_and_writes(m: &[Boundary], regions: &[&Region], out: &mut Vec<String>) {
     let rw: Vec<(&Region, f64)> = regions
         .iter()
         .filter_map(|r| {
@@ -209,7 +198,7 @@ fn reads_and_writes(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
 }
 
 /// What more processes give in each region.
-fn concurrency(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
+fn concurrency(m: &[Boundary], regions: &[&Region], out: &mut Vec<String>) {
     let pn: Vec<(&Region, f64, u32)> = regions
         .iter()
         .filter_map(|r| {
@@ -246,7 +235,7 @@ fn concurrency(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
 }
 
 /// Where sequentiality helps (seqFrac 1 against 0) and where little.
-fn sequentiality(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
+fn sequentiality(m: &[Boundary], regions: &[&Region], out: &mut Vec<String>) {
     let sq: Vec<(&Region, f64)> = regions
         .iter()
         .filter_map(|r| {
@@ -282,7 +271,7 @@ fn sequentiality(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
 
 /// readFrac and seqFrac with small requests (the curves measured again at
 /// a small sizeMean), where they act by more than a quarter otherwise.
-fn small_requests(m: &Model, regions: &[&Region], out: &mut Vec<String>) {
+fn small_requests(m: &[Boundary], regions: &[&Region], out: &mut Vec<String>) {
     for (p, what) in [
         (Param::SeqFrac, "Sequentiality"),
         (Param::ReadFrac, "Reading rather than writing"),
@@ -344,56 +333,40 @@ fn pct(x: f64) -> String {
     format!("±{:.1}%", x * 100.0)
 }
 
-/// The whole text summary (summary.txt and stdout).
-pub fn render(m: &Model, setup_lines: &[String], files: &[String]) -> String {
-    render_with(m, setup_lines, files, true)
-}
-
-/// The summary, with or without the set-up block (`setup_lines`, which a
-/// caller that already showed them as the run began leaves out). Notes
-/// that repeat a set-up line are left out either way.
-pub fn render_with(
-    m: &Model,
-    setup_lines: &[String],
-    files: &[String],
-    with_setup: bool,
-) -> String {
+/// The summary of a result (summary.txt and stdout), with or without the
+/// set-up lines (`figures.setup`, which a caller that showed them as the
+/// run began leaves out).
+pub fn render_with(plan: &Plan, f: &Figures, r: &RunResult, with_setup: bool) -> String {
     let mut s = String::new();
-    heading(&mut s, m, if with_setup { setup_lines } else { &[] });
-    sweep_table(&mut s, m);
-    regions_list(&mut s, m);
-    boundaries_list(&mut s, m);
-    let learned = findings(m);
+    heading(&mut s, plan, r, if with_setup { &f.setup } else { &[] });
+    sweep_table(&mut s, &f.sweep, &f.sweep_cross);
+    regions_list(&mut s, &f.region_details);
+    boundaries_list(&mut s, &f.boundaries);
+    let learned = findings(&f.region_details, &f.boundaries);
     if !learned.is_empty() {
         let _ = writeln!(s, "\nWhat it learned:");
         for l in learned {
             let _ = writeln!(s, "- {l}");
         }
     }
-    curves_list(&mut s, m);
-    corrections_list(&mut s, m);
-    precision_line(&mut s, m);
-    let notes: Vec<&String> = m
-        .notes
-        .iter()
-        .filter(|n| !setup_lines.contains(n))
-        .collect();
-    if !notes.is_empty() {
+    curves_list(&mut s, &f.region_details);
+    precision_line(&mut s, f);
+    if !f.notes.is_empty() {
         let _ = writeln!(s, "notes:");
-        for n in notes {
+        for n in &f.notes {
             let _ = writeln!(s, "  {n}");
         }
     }
-    if !files.is_empty() {
-        let _ = writeln!(s, "files: {}", files.join(", "));
+    if !f.files.is_empty() {
+        let _ = writeln!(s, "files: {}", f.files.join(", "));
     }
     s
 }
 
 /// What was measured on what, the set-up lines shown, whether the run
 /// finished, and how requests were made.
-fn heading(s: &mut String, m: &Model, setup_lines: &[String]) {
-    let env = &m.environment;
+fn heading(s: &mut String, plan: &Plan, r: &RunResult, setup_lines: &[String]) {
+    let env = &r.environment;
     let _ = writeln!(
         s,
         "iogauge selfscale of {} ({} on {}, {}): {} CPUs{}, {} memory, kernel {}",
@@ -413,7 +386,7 @@ fn heading(s: &mut String, m: &Model, setup_lines: &[String]) {
     for l in setup_lines {
         let _ = writeln!(s, "{l}");
     }
-    if !m.complete {
+    if !r.complete {
         let _ = writeln!(
             s,
             "\nINCOMPLETE: the run stopped before it finished; what follows is what it measured."
@@ -422,16 +395,20 @@ fn heading(s: &mut String, m: &Model, setup_lines: &[String]) {
     let _ = writeln!(
         s,
         "requests: sizes and offsets aligned to {} B; {}{}",
-        m.settings.align,
-        m.settings.engine,
-        if m.settings.direct { ", O_DIRECT" } else { "" }
+        plan.settings.align,
+        plan.settings.engine,
+        if plan.settings.direct {
+            ", O_DIRECT"
+        } else {
+            ""
+        }
     );
 }
 
 /// The uniqueBytes sweep, a line per point, with the sweep again at other
 /// readFracs and processNums (interactions) as more columns.
-fn sweep_table(s: &mut String, m: &Model) {
-    let f = &m.sweep.fixed;
+fn sweep_table(s: &mut String, sweep: &Curve, sweep_cross: &[CrossCurve]) {
+    let f = &sweep.fixed;
     let _ = writeln!(
         s,
         "\nuniqueBytes sweep (sizeMean {}, readFrac {}, seqFrac {}, processNum {}):",
@@ -441,14 +418,14 @@ fn sweep_table(s: &mut String, m: &Model) {
         f.process_num
     );
     let mut head = format!("  {:>12} {:>10} {:>8}", "uniqueBytes", "MB/s", "95% CI");
-    for c in &m.sweep_cross {
+    for c in sweep_cross {
         head += &format!(
             " {:>19}",
             format!("{} {} MB/s", c.across.name(), c.across.show(c.at))
         );
     }
     let _ = writeln!(s, "{head}");
-    for p in &m.sweep.points {
+    for p in &sweep.points {
         let u = p.workload.unique_bytes;
         let mut line = format!(
             "  {:>12} {:>10.1} {:>8}",
@@ -456,7 +433,7 @@ fn sweep_table(s: &mut String, m: &Model) {
             p.mb_per_s,
             pct(p.rel_half_width)
         );
-        for c in &m.sweep_cross {
+        for c in sweep_cross {
             match c.curve.points.iter().find(|q| q.workload.unique_bytes == u) {
                 Some(q) => line += &format!(" {:>19.1}", q.mb_per_s),
                 None => line += &format!(" {:>19}", "-"),
@@ -471,11 +448,11 @@ fn sweep_table(s: &mut String, m: &Model) {
 
 /// Each region: its span, its focal vector and the focal workload's
 /// repeated measurements.
-fn regions_list(s: &mut String, m: &Model) {
-    if !m.regions.is_empty() {
+fn regions_list(s: &mut String, regions: &[Region]) {
+    if !regions.is_empty() {
         let _ = writeln!(s, "\nregions:");
     }
-    for r in &m.regions {
+    for r in regions {
         let fp = r.focal_point.as_ref();
         let _ = writeln!(
             s,
@@ -526,11 +503,11 @@ fn regions_list(s: &mut String, m: &Model) {
 }
 
 /// Each boundary: where it is, its name and the thrashing zone of a cliff.
-fn boundaries_list(s: &mut String, m: &Model) {
-    if !m.boundaries.is_empty() {
+fn boundaries_list(s: &mut String, boundaries: &[Boundary]) {
+    if !boundaries.is_empty() {
         let _ = writeln!(s, "\nboundaries:");
     }
-    for b in &m.boundaries {
+    for b in boundaries {
         let _ = writeln!(
             s,
             "  region {} → {}: {} {} ({:.0} → {:.0} MB/s{})",
@@ -555,8 +532,8 @@ fn boundaries_list(s: &mut String, m: &Model) {
 
 /// Each region's curves, point by point, and the curves measured again at
 /// another value of a second parameter.
-fn curves_list(s: &mut String, m: &Model) {
-    if m.regions.iter().any(|r| !r.curves.is_empty()) {
+fn curves_list(s: &mut String, regions: &[Region]) {
+    if regions.iter().any(|r| !r.curves.is_empty()) {
         let _ = writeln!(s, "\ncurves (MB/s, ± the 95 % confidence interval):");
     }
     let points = |c: &Curve| -> String {
@@ -575,7 +552,7 @@ fn curves_list(s: &mut String, m: &Model) {
             .collect();
         pts.join(" | ")
     };
-    for r in &m.regions {
+    for r in regions {
         for c in &r.curves {
             let _ = writeln!(
                 s,
@@ -599,46 +576,19 @@ fn curves_list(s: &mut String, m: &Model) {
     }
 }
 
-/// The two-parameter corrections `--refine` added.
-fn corrections_list(s: &mut String, m: &Model) {
-    if !m.corrections.is_empty() {
-        let _ = writeln!(s, "\ntwo-parameter corrections (--refine):");
-        for c in &m.corrections {
-            let _ = writeln!(
-                s,
-                "  region {} {} × {} at {}: measured {:.1}, predicted {:.1} MB/s (factor {:.3})",
-                c.region,
-                c.params[0].name(),
-                c.params[1].name(),
-                super::validate::short(&c.corner),
-                c.measured.mb_per_s,
-                c.predicted_mb_per_s,
-                c.log_factor.exp()
-            );
-        }
-    }
-}
-
 /// How many points, how long, how precise, how many hit the time cap.
-fn precision_line(s: &mut String, m: &Model) {
-    let hw: Vec<f64> = m.points.iter().map(|p| p.rel_half_width).collect();
-    let capped: Vec<&Point> = m.points.iter().filter(|p| !p.converged).collect();
-    let secs: f64 = m.points.iter().map(|p| p.seconds).sum();
+fn precision_line(s: &mut String, f: &Figures) {
     let _ = writeln!(
         s,
         "\nprecision: {} points measured ({:.0} s of measurement, {:.0} s in all); median {}; {} stopped at the time cap{}",
-        m.points.len(),
-        secs,
-        m.elapsed_s,
-        pct(median(&hw)),
-        capped.len(),
-        if capped.is_empty() {
-            String::new()
-        } else {
-            format!(
-                " (worst {})",
-                pct(capped.iter().map(|p| p.rel_half_width).fold(0.0, f64::max))
-            )
+        f.points,
+        f.measured_s,
+        f.total_s,
+        pct(f.median_rel_half_width),
+        f.points_at_time_cap,
+        match f.worst_at_time_cap {
+            Some(w) => format!(" (worst {})", pct(w)),
+            None => String::new(),
         }
     );
 }

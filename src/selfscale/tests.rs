@@ -669,7 +669,7 @@ fn a_request_size_by_seqfrac_interaction_is_measured_and_predicted() {
     assert!(worst_product > 0.3, "{worst_product}");
     // and the summary says so: seqFrac 1 against 0 is e^0.9 = 2.5× more
     // at 4 KiB than at the focal sizeMean, readFrac acts alike
-    let said = super::summary::findings(&m);
+    let said = super::summary::findings(&m.regions, &m.boundaries);
     let seq: Vec<&String> = said
         .iter()
         .filter(|s| s.contains("on small requests"))

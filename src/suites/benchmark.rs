@@ -162,7 +162,10 @@ pub const BENCHMARKS: &[Entry] = &[
         services: &[],
         typed: None,
     },
-    plain("selfscale"),
+    Entry {
+        typed: typed::<crate::selfscale::SelfScale>(),
+        ..plain("selfscale")
+    },
 ];
 
 /// The benchmark called `name`.

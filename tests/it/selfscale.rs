@@ -596,3 +596,38 @@ fn the_setup_block_is_printed_once_on_a_terminal() {
     assert_eq!(setup_blocks(&text), (1, 1), "{text}");
     assert_untouched(dir.path());
 }
+
+/// `iogauge show` prints a saved run's summary again: with and without
+/// O_DIRECT (the `requests:` line), the same text as stdout and
+/// summary.txt, and figures that are the model's.
+#[test]
+fn show_prints_the_summary_again() {
+    let dir = work_dir();
+    let outs = tempfile::tempdir().unwrap();
+    for (name, extra) in [("buffered", None), ("direct", Some("--direct"))] {
+        let out = outs.path().join(name);
+        let mut args = null_model_args(p(dir.path()), p(&out));
+        args.extend(extra);
+        let (v, report) = assert_show_repeats(&args);
+        assert_eq!(
+            report,
+            std::fs::read_to_string(out.join("summary.txt")).unwrap()
+        );
+        assert_eq!(report.contains(", O_DIRECT\n"), extra.is_some(), "{report}");
+        // the figures read back are what the summary printed
+        let points = u64_at(&v, "metrics.points");
+        assert!(
+            report.contains(&format!("precision: {points} points measured")),
+            "{report}"
+        );
+        let focal = f64_at(&v["metrics"]["focal"][0], "mb_per_s");
+        assert!(report.contains(&format!(" → {focal:.1} MB/s")), "{report}");
+        // and the model's
+        let m = read_json(&out.join("model.json"));
+        assert_eq!(v["metrics"]["sweep"], m["sweep"]);
+        assert_eq!(v["metrics"]["region_details"], m["regions"]);
+        assert_eq!(v["metrics"]["boundaries"], m["boundaries"]);
+        assert_eq!(v["config"]["settings"], m["settings"]);
+    }
+    assert_untouched(dir.path());
+}

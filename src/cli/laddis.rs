@@ -7,7 +7,7 @@ use super::scale::{self, LoadPoint, Measured, PointFlags, Rep};
 use super::survey::{Ctx, Row};
 use crate::measure::curve::Load;
 use crate::runner::StopRule;
-use crate::suites::laddis::classic;
+use crate::suites::laddis::Laddis;
 use crate::suites::laddis::mix::Mix;
 use crate::suites::laddis::run::{self as laddis, DEFAULT_CLAIM, DEFAULT_FILESET, Options};
 use anyhow::Result;
@@ -116,7 +116,7 @@ impl LoadPoint for Args {
         drop(bar);
         let f = &rep.figures;
         Ok((
-            scale::sample_of(&rep.result, f.ops_per_s, f.nfs_ops),
+            scale::sample_of(&rep.result, f.nfs_ops_per_s, f.nfs_ops),
             rep.result,
         ))
     }
@@ -191,7 +191,7 @@ pub fn main(a: Args) -> Result<Status> {
     let rep = progress::with_bar("laddis", Some(duration), None, a.out.progress(), |p| {
         laddis::run(&o, rule, p)
     })?;
-    common::finish(&a.out, &rep.result, &classic::render(&o, &rule, &rep))
+    common::finish_with::<Laddis>(&a.out, &rep.result)
 }
 
 /// An 8 MiB file set, the nhfsstone mix: a three-point curve (1, 2 and 4
@@ -220,8 +220,11 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
                 ctx.progress,
                 |p| laddis::run(&o, rule, p),
             )?;
-            let s =
-                super::scale::sample_of(&rep.result, rep.figures.ops_per_s, rep.figures.nfs_ops);
+            let s = super::scale::sample_of(
+                &rep.result,
+                rep.figures.nfs_ops_per_s,
+                rep.figures.nfs_ops,
+            );
             Ok((s, rep.result))
         },
     )?;

@@ -151,7 +151,10 @@ pub const BENCHMARKS: &[Entry] = &[
     plain("ffsb"),
     plain("scientific"),
     plain("tpcb"),
-    plain("laddis"),
+    Entry {
+        typed: typed::<super::laddis::Laddis>(),
+        ..plain("laddis")
+    },
     plain("andrew"),
     Entry {
         name: "sdet",

@@ -223,3 +223,38 @@ fn ctrl_c_stops_cleanly_with_a_partial_result() {
     assert!(u64_at(&v, "metrics.nfs_ops") > 0);
     assert_untouched(dir.path());
 }
+
+/// `iogauge show` prints a run's report again, closed loop and open, and
+/// a figure read back is the one the report printed.
+#[test]
+fn show_prints_the_report_again() {
+    let dir = work_dir();
+    let d = p(dir.path());
+    let small = ["--scaling", "off", "--fileset", "4M", "--duration", "0.3"];
+    let mut closed = vec!["laddis", "--dir", d, "--procs", "1", "--thinktime", "1ms"];
+    closed.extend_from_slice(&small);
+    let (v, report) = assert_show_repeats(&closed);
+    let n = u64_at(&v, "metrics.nfs_ops");
+    assert!(n > 0);
+    assert!(
+        report.contains(&format!(" NFS ops/s ({n} ops in ")),
+        "{report}"
+    );
+    assert!(report.contains("closed loop, think time 1ms"), "{report}");
+    assert!(get(&v, "metrics.request_latency_ns.p90").is_u64());
+    let mut open = vec!["laddis", "--dir", d, "--rate", "200"];
+    open.extend_from_slice(&small);
+    let (v, report) = assert_show_repeats(&open);
+    assert_eq!(str_at(&v, "metrics.response_basis"), "response");
+    assert!(
+        report.contains("open loop at 200 ops/s (poisson)"),
+        "{report}"
+    );
+    assert!(get(&v, "metrics.request_response_ns").is_object());
+    let mut file = vec!["laddis", "--dir", d, "--claim", "1", "--mix", "sfs2"];
+    file.extend_from_slice(&small[4..]);
+    let (_, report) = assert_show_repeats(&file);
+    assert!(report.contains("SPEC SFS 2.0's NFS v2 mix"), "{report}");
+    assert!(report.contains("sized for 1 ops/s"), "{report}");
+    assert_untouched(dir.path());
+}

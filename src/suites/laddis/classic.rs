@@ -1,60 +1,56 @@
 //! LADDIS's report: its summary, the per-operation table, the notes, then
 //! iogauge's details.
 
-use super::mix::FILESET_BYTES_PER_100_OPS;
-use super::run::{LIMIT_MS, Options, Report};
-use crate::runner::StopRule;
+use super::mix::{FILESET_BYTES_PER_100_OPS, origin};
+use super::run::{Basis, Figures, LIMIT_MS, Plan};
+use crate::report::RunResult;
 use crate::suites::classic;
 use crate::units::fmt_bytes;
 use std::fmt::Write;
+use std::time::Duration;
 
 /// LADDIS's summary, the per-operation table, notes, then iogauge's
 /// details.
-pub fn render(o: &Options, rule: &StopRule, rep: &Report) -> String {
-    let mut s = summary(o, rule, rep);
-    s += &per_op(rep);
-    s += &notes(rep);
+pub fn render(plan: &Plan, f: &Figures, r: &RunResult) -> String {
+    let mut s = summary(plan, f, r);
+    s += &per_op(f);
+    s += &notes(plan, f);
     let details = format!(
         "laddis, {} processes for {:?}, seed {}",
-        o.procs,
-        rule.duration.unwrap_or_default(),
-        o.seed
+        plan.procs,
+        plan.duration_s
+            .map(Duration::from_secs_f64)
+            .unwrap_or_default(),
+        plan.seed
     );
-    classic::close(&mut s, &rep.result, &details);
+    classic::close(&mut s, r, &details);
     s
-}
-
-/// Whether the times are response times (open loop) or service times.
-fn is_response(rep: &Report) -> bool {
-    rep.figures.response_basis == "response"
 }
 
 /// The load, then throughput, response time against the limit, the file
 /// set and the share of time in the calls.
-fn summary(o: &Options, rule: &StopRule, rep: &Report) -> String {
-    let f = &rep.figures;
+fn summary(plan: &Plan, f: &Figures, r: &RunResult) -> String {
     let mut s = String::new();
-    let load = match (rule.pace.rate, rule.pace.think) {
-        (Some(rate), _) => format!("open loop at {rate} ops/s ({})", rule.pace.arrivals.name()),
-        (None, Some(t)) => format!("closed loop, think time {t:?}"),
+    let load = match (plan.rate, plan.thinktime_s) {
+        (Some(rate), _) => format!("open loop at {rate} ops/s ({})", plan.arrivals.name()),
+        (None, Some(t)) => format!("closed loop, think time {:?}", Duration::from_secs_f64(t)),
         (None, None) => "closed loop, no think time".to_string(),
     };
     let _ = writeln!(
         s,
         "LADDIS ({}), one load point: {} process{}, {load}",
-        o.mix.origin(),
-        o.procs,
-        if o.procs == 1 { "" } else { "es" },
+        origin(&plan.mix),
+        plan.procs,
+        if plan.procs == 1 { "" } else { "es" },
     );
     let _ = writeln!(
         s,
         "  throughput:            {:.1} NFS ops/s ({} ops in {:.2} s)",
-        f.ops_per_s, f.nfs_ops, rep.result.elapsed_s
+        f.nfs_ops_per_s, f.nfs_ops, r.elapsed_s
     );
-    let basis = if is_response(rep) {
-        "response time, from each request's intended start"
-    } else {
-        "service time: closed loop"
+    let basis = match f.response_basis {
+        Basis::Response => "response time, from each request's intended start",
+        Basis::Service => "service time: closed loop",
     };
     let _ = writeln!(
         s,
@@ -64,16 +60,19 @@ fn summary(o: &Options, rule: &StopRule, rep: &Report) -> String {
     let _ = writeln!(
         s,
         "  LADDIS limit met:      {} (average at most {LIMIT_MS} ms)",
-        if f.meets_limit { "yes" } else { "no" }
+        if f.meets_50ms { "yes" } else { "no" }
     );
     let _ = writeln!(
         s,
         "  file set:              {} in {} files ({} in the working set), {}",
-        fmt_bytes(rep.set.bytes),
-        rep.set.files,
-        rep.set.working_files,
-        if rep.set.scaled {
-            format!("sized for {} ops/s (5.4 MiB per op/s)", rep.set.claim)
+        fmt_bytes(plan.fileset_bytes),
+        f.files,
+        f.working_set_files,
+        if plan.scaling {
+            format!(
+                "sized for {} ops/s (5.4 MiB per op/s)",
+                plan.claim_ops_per_s
+            )
         } else {
             "--scaling off".to_string()
         }
@@ -81,18 +80,17 @@ fn summary(o: &Options, rule: &StopRule, rep: &Report) -> String {
     let _ = writeln!(
         s,
         "  io_time_fraction:      {:.3} (share of the processes' time inside the calls)",
-        f.io_time_fraction
+        r.summary.io_time_fraction
     );
     s
 }
 
 /// One line per NFS operation: its share of the mix and of what ran,
 /// count, errors and times.
-fn per_op(rep: &Report) -> String {
-    let what = if is_response(rep) {
-        "response"
-    } else {
-        "service"
+fn per_op(f: &Figures) -> String {
+    let what = match f.response_basis {
+        Basis::Response => "response",
+        Basis::Service => "service",
     };
     let mut s = String::new();
     let _ = writeln!(
@@ -100,7 +98,7 @@ fn per_op(rep: &Report) -> String {
         "\nPer NFS operation ({what} times):\n  {:<9} {:>5} {:>8} {:>10} {:>8} {:>10} {:>10}",
         "op", "mix %", "actual %", "count", "errors", "mean ms", "p90 ms"
     );
-    for p in &rep.figures.per_op {
+    for p in &f.per_op {
         let _ = writeln!(
             s,
             "  {:<9} {:>5} {:>8.2} {:>10} {:>8} {:>10.4} {:>10.4}",
@@ -112,20 +110,20 @@ fn per_op(rep: &Report) -> String {
 }
 
 /// What LADDIS would not accept of this point, and that it is one point.
-fn notes(rep: &Report) -> String {
-    let f = &rep.figures;
+fn notes(plan: &Plan, f: &Figures) -> String {
     let mut s = String::new();
-    if rep.set.scaled && f.ops_per_s > rep.set.claim * 1.0001 && f.nfs_ops > 0 {
+    let claim = plan.claim_ops_per_s;
+    if plan.scaling && f.nfs_ops_per_s > claim * 1.0001 && f.nfs_ops > 0 {
         let _ = writeln!(
             s,
             "note: {:.1} ops/s is more than the {} ops/s the file set is sized for; LADDIS reports it only with --claim {} or more ({} of files)",
-            f.ops_per_s,
-            rep.set.claim,
-            f.ops_per_s.ceil(),
-            fmt_bytes((f.ops_per_s.ceil() * FILESET_BYTES_PER_100_OPS as f64 / 100.0) as u64)
+            f.nfs_ops_per_s,
+            claim,
+            f.nfs_ops_per_s.ceil(),
+            fmt_bytes((f.nfs_ops_per_s.ceil() * FILESET_BYTES_PER_100_OPS as f64 / 100.0) as u64)
         );
     }
-    if !rep.set.scaled {
+    if !plan.scaling {
         s += "note: --scaling off: the file set is not the size LADDIS requires for this load\n";
     }
     s += "note: lookups of missing names (35 %) are meant to fail and are counted under errors\n";

@@ -30,3 +30,17 @@ pub mod classic;
 pub mod fileset;
 pub mod mix;
 pub mod run;
+
+use crate::report::RunResult;
+
+/// LADDIS, typed: its load point, its figures and its report.
+pub struct Laddis;
+
+impl crate::suites::Benchmark for Laddis {
+    const NAME: &'static str = "laddis";
+    type Plan = run::Plan;
+    type Figures = run::Figures;
+    fn classic(plan: &run::Plan, figures: &run::Figures, result: &RunResult) -> String {
+        classic::render(plan, figures, result)
+    }
+}

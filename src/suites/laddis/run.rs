@@ -24,14 +24,14 @@
 //! single figure is the highest throughput whose average response time is
 //! at most 50 ms, so the report says whether this point meets it.
 
-use super::fileset::{self, FAILED_LOOKUP_PERCENT, Plan, ProcSet};
+use super::fileset::{self, FAILED_LOOKUP_PERCENT, ProcSet};
 use super::mix::{APPEND_SHARE, BLOCK_BYTES, Mix, NfsOp, fileset_bytes, transfer_size};
 use crate::data::fill_random;
 use crate::error::UsageError;
 use crate::measure::clock::now_ns;
-use crate::measure::{KindStats, OpKind};
+use crate::measure::{KindStats, LatencySummary, OpKind};
 use crate::report::RunResult;
-use crate::runner::{self, Ctx, Progress, Setup, StopRule, Worker};
+use crate::runner::{self, Arrivals, Ctx, Progress, Setup, StopRule, Worker};
 use crate::units::fmt_bytes;
 use crate::workload::{Prng, below, worker_rng};
 use anyhow::{Context, Result};
@@ -40,6 +40,7 @@ use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, CWD, Mode, OFlags, Timespec, Timestamps};
 use rustix::io::Errno;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::mem::MaybeUninit;
 use std::path::{Path, PathBuf};
@@ -672,37 +673,119 @@ struct OpWire {
 }
 
 /// One NFS operation's line of the report.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "laddisOp")]
 pub struct OpFigure {
+    /// The NFS operation (`lookup`, `read`, ...).
     pub op: String,
     /// Its share of the mix, percent.
     pub mix_pct: u32,
     /// Its share of the operations issued, percent.
     pub actual_pct: f64,
+    /// Times it was issued.
     pub count: u64,
     /// Calls that returned an error (lookups of missing names are meant to).
     pub failed: u64,
-    /// Response time in an open loop, else service time.
+    /// Mean time, ms: response time in an open loop, else service time.
     pub mean_ms: f64,
+    /// 90th percentile of the same time, ms.
     pub p90_ms: f64,
 }
 
-/// The figures of a load point.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// What the times are measured from.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+#[schemars(rename = "laddisBasis")]
+pub enum Basis {
+    /// Open loop: from each request's intended start.
+    Response,
+    /// Closed loop: from the call's start.
+    #[default]
+    Service,
+}
+
+/// What a LADDIS result's `config` holds: the load point as run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Plan {
+    pub procs: usize,
+    /// The NFS ops/s the file set is sized for.
+    pub claim_ops_per_s: f64,
+    /// Whether the set was sized from the claim (else `--fileset`).
+    pub scaling: bool,
+    pub fileset_bytes: u64,
+    /// `nhfsstone`, `sfs2` or the mix file's path.
+    pub mix: String,
+    /// Each operation's percentage, for those in the mix.
+    pub mix_table: BTreeMap<String, u32>,
+    pub duration_s: Option<f64>,
+    /// Open loop: NFS ops/s offered.
+    pub rate: Option<f64>,
+    pub arrivals: Arrivals,
+    /// Closed loop: the mean think time.
+    pub thinktime_s: Option<f64>,
+    pub seed: u64,
+}
+
+impl Plan {
+    fn of(o: &Options, rule: &StopRule) -> Plan {
+        Plan {
+            procs: o.procs,
+            claim_ops_per_s: o.claim,
+            scaling: o.fileset.is_none(),
+            fileset_bytes: o.fileset_bytes(),
+            mix: o.mix.name().to_string(),
+            mix_table: NfsOp::ALL
+                .iter()
+                .filter(|&&op| o.mix.weight(op) > 0)
+                .map(|&op| (op.name().to_string(), o.mix.weight(op)))
+                .collect(),
+            duration_s: rule.duration.map(|d| d.as_secs_f64()),
+            rate: rule.pace.rate,
+            arrivals: rule.pace.arrivals,
+            thinktime_s: rule.pace.think.map(|t| t.as_secs_f64()),
+            seed: o.seed,
+        }
+    }
+}
+
+/// The figures of a load point: a LADDIS result's `metrics`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "laddisFigures")]
 pub struct Figures {
     /// NFS operations issued (those without a local call included).
     pub nfs_ops: u64,
-    pub ops_per_s: f64,
+    /// NFS operations per second of the run.
+    pub nfs_ops_per_s: f64,
     /// Average response time, ms: from the intended start in an open loop,
     /// else the service time.
     pub mean_response_ms: f64,
-    /// `response` (open loop) or `service` (closed loop).
-    pub response_basis: &'static str,
+    /// What the times are measured from.
+    pub response_basis: Basis,
     /// Whether the average response time is at most 50 ms (false when
     /// nothing ran).
-    pub meets_limit: bool,
+    pub meets_50ms: bool,
+    /// One line per operation of the mix, in NFS procedure order.
     pub per_op: Vec<OpFigure>,
-    pub io_time_fraction: f64,
+    /// Load-generating processes.
+    pub procs: usize,
+    /// The NFS ops/s the file set is sized for.
+    pub claim_ops_per_s: f64,
+    /// The file set's size, bytes.
+    pub fileset_bytes: u64,
+    /// Files in the set.
+    pub files: usize,
+    /// Files in the processes' working sets (those read and written).
+    pub working_set_files: usize,
+    /// The mix: `nhfsstone`, `sfs2` or the mix file's path.
+    pub mix: String,
+    /// Every NFS operation the runner recorded as one distribution of
+    /// service times, ns.
+    pub request_latency_ns: LatencySummary,
+    /// Open loop: the same of response times, ns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_response_ns: Option<LatencySummary>,
 }
 
 /// Merge what the processes handed back, per NFS operation.
@@ -733,10 +816,36 @@ fn merge_ops(extras: &[serde_json::Value]) -> Vec<(NfsOp, KindStats, Option<Kind
 }
 
 impl Figures {
-    fn of(mix: &Mix, result: &RunResult, extras: &[serde_json::Value]) -> Figures {
+    /// The figures before anything ran: the load point and its file set.
+    fn of_set(o: &Options, set: &fileset::Plan, open: bool) -> Figures {
+        Figures {
+            response_basis: if open {
+                Basis::Response
+            } else {
+                Basis::Service
+            },
+            procs: o.procs,
+            claim_ops_per_s: o.claim,
+            fileset_bytes: o.fileset_bytes(),
+            files: set.files(),
+            working_set_files: set.working_files(),
+            mix: o.mix.name().to_string(),
+            ..Figures::default()
+        }
+    }
+
+    /// The figures of a run over `set`: what the processes handed back
+    /// and the runner recorded.
+    fn of(
+        o: &Options,
+        set: &fileset::Plan,
+        result: &RunResult,
+        outcome: &runner::Outcome,
+    ) -> Figures {
         let ms = |ns: f64| ns / 1e6;
         let open = result.summary.open_loop.is_some();
-        let ops = merge_ops(extras);
+        let mix = &o.mix;
+        let ops = merge_ops(&outcome.extras);
         let nfs_ops: u64 = ops.iter().map(|e| e.1.count).sum();
         let per_op = NfsOp::ALL
             .iter()
@@ -778,38 +887,31 @@ impl Figures {
         } else {
             0.0
         };
+        // every NFS op as one distribution (scale's response times)
+        let (service, response) = outcome.stats.combined(|_| true);
         Figures {
             nfs_ops,
-            ops_per_s: if result.elapsed_s > 0.0 {
+            nfs_ops_per_s: if result.elapsed_s > 0.0 {
                 nfs_ops as f64 / result.elapsed_s
             } else {
                 0.0
             },
             mean_response_ms,
-            response_basis: if open { "response" } else { "service" },
-            meets_limit: nfs_ops > 0 && mean_response_ms <= LIMIT_MS,
+            meets_50ms: nfs_ops > 0 && mean_response_ms <= LIMIT_MS,
             per_op,
-            io_time_fraction: result.summary.io_time_fraction,
+            request_latency_ns: service.summary(),
+            request_response_ns: (response.count > 0).then(|| response.summary()),
+            ..Figures::of_set(o, set, open)
         }
     }
-}
-
-/// What the file set was.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct SetInfo {
-    pub bytes: u64,
-    pub files: usize,
-    pub working_files: usize,
-    pub scaled: bool,
-    pub claim: f64,
 }
 
 /// What a run gives.
 pub struct Report {
     /// The document `--json` writes.
     pub result: RunResult,
+    /// Its figures, as its `metrics` hold them.
     pub figures: Figures,
-    pub set: SetInfo,
 }
 
 /// Check a load point as [`run`] does before it draws the file set's plan
@@ -833,88 +935,45 @@ pub fn check(o: &Options, rule: &StopRule) -> Result<()> {
 pub fn run(o: &Options, rule: StopRule, progress: &dyn Progress) -> Result<Report> {
     check(o, &rule)?;
     let bytes = o.fileset_bytes();
-    let plan: Plan = fileset::plan(bytes, o.procs, o.seed);
-    let set = SetInfo {
-        bytes,
-        files: plan.files(),
-        working_files: plan.working_files(),
-        scaled: o.fileset.is_none(),
-        claim: o.claim,
-    };
-    let config = serde_json::json!({
-        "procs": o.procs,
-        "claim_ops_per_s": o.claim,
-        "scaling": o.fileset.is_none(),
-        "fileset_bytes": bytes,
-        "mix": o.mix.name(),
-        "mix_table": NfsOp::ALL
-            .iter()
-            .filter(|&&op| o.mix.weight(op) > 0)
-            .map(|&op| (op.name().to_string(), serde_json::Value::from(o.mix.weight(op))))
-            .collect::<serde_json::Map<_, _>>(),
-        "duration_s": rule.duration.map(|d| d.as_secs_f64()),
-        "rate": rule.pace.rate,
-        "arrivals": rule.pace.arrivals.name(),
-        "thinktime_s": rule.pace.think.map(|t| t.as_secs_f64()),
-        "seed": o.seed,
-    });
+    let set: fileset::Plan = fileset::plan(bytes, o.procs, o.seed);
     // the set, its growth, and a 4 KiB block for every other entry
-    let data = bytes + bytes * fileset::DELTA_PERCENT / 100 + plan.other_entries() as u64 * 4096;
+    let data = bytes + bytes * fileset::DELTA_PERCENT / 100 + set.other_entries() as u64 * 4096;
     let session = Setup::new("laddis", &o.dir)
         .data(data)
-        .entries((plan.files() + plan.other_entries()) as u64)
-        .workers(o.procs, plan.max_working() as u64 + SPARE_FDS, false)
-        .config(&config)
+        .entries((set.files() + set.other_entries()) as u64)
+        .workers(o.procs, set.max_working() as u64 + SPARE_FDS, false)
+        .config(Plan::of(o, &rule))
         .begin()?;
     progress.status(&format!(
         "creating the file set: {} in {} files (untimed)",
         fmt_bytes(bytes),
-        set.files
+        set.files()
     ));
-    let empty = |session: runner::Session, set: SetInfo| Report {
-        result: session.interrupted(),
-        figures: Figures::default(),
-        set,
-    };
-    let Some(sets) = fileset::build(session.dir(), &plan, o.seed)? else {
-        return Ok(empty(session, set));
-    };
     let open_loop = rule.pace.is_open();
+    // interrupted before the run: the load point and its set, nothing measured
+    let empty = |session: runner::Session| {
+        let figures = Figures::of_set(o, &set, open_loop);
+        let mut result = session.interrupted();
+        result.set_figures(&figures);
+        Report { result, figures }
+    };
+    let Some(sets) = fileset::build(session.dir(), &set, o.seed)? else {
+        return Ok(empty(session));
+    };
     let mut clients = Vec::with_capacity(o.procs);
     for (i, s) in sets.into_iter().enumerate() {
         let rng = worker_rng(o.seed, i);
         clients.push(Client::new(s, &o.mix, rng, o.seed ^ i as u64, open_loop)?);
     }
     if runner::signals::interrupted() {
-        return Ok(empty(session, set));
+        return Ok(empty(session));
     }
     progress.status(&format!("{} processes", o.procs));
     let outcome = runner::run(rule, clients, progress);
     let mut result = session.finish(&outcome);
-    let figures = Figures::of(&o.mix, &result, &outcome.extras);
-    result.metric("nfs_ops", figures.nfs_ops);
-    result.metric("nfs_ops_per_s", figures.ops_per_s);
-    result.metric("mean_response_ms", figures.mean_response_ms);
-    result.metric("response_basis", figures.response_basis);
-    result.metric("meets_50ms", figures.meets_limit);
-    result.metric("per_op", &figures.per_op);
-    result.metric("procs", o.procs);
-    result.metric("claim_ops_per_s", o.claim);
-    result.metric("fileset_bytes", bytes);
-    result.metric("files", set.files);
-    result.metric("working_set_files", set.working_files);
-    result.metric("mix", o.mix.name());
-    // every NFS op as one distribution (scale's response times)
-    let (service, response) = outcome.stats.combined(|_| true);
-    result.metric("request_latency_ns", service.summary());
-    if response.count > 0 {
-        result.metric("request_response_ns", response.summary());
-    }
-    Ok(Report {
-        result,
-        figures,
-        set,
-    })
+    let figures = Figures::of(o, &set, &result, &outcome);
+    result.set_figures(&figures);
+    Ok(Report { result, figures })
 }
 
 #[cfg(test)]
@@ -1046,9 +1105,10 @@ mod tests {
         let rep = run(&o, rule, &NoProgress).unwrap();
         assert!(rep.result.complete);
         let f = &rep.figures;
-        assert!(f.nfs_ops > 0 && f.ops_per_s > 0.0);
-        assert_eq!(f.response_basis, "service");
-        assert_eq!(f.meets_limit, f.mean_response_ms <= LIMIT_MS);
+        assert!(f.nfs_ops > 0 && f.nfs_ops_per_s > 0.0);
+        assert_eq!(f.response_basis, Basis::Service);
+        assert_eq!(f.meets_50ms, f.mean_response_ms <= LIMIT_MS);
+        assert_eq!(rep.result.figures::<Figures>().unwrap(), *f);
         assert_eq!(f.per_op.len(), 10);
         let counted: u64 = f.per_op.iter().map(|p| p.count).sum();
         assert_eq!(counted, f.nfs_ops);

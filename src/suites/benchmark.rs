@@ -117,7 +117,10 @@ pub const BENCHMARKS: &[Entry] = &[
         typed: typed::<super::iostone::IoStone>(),
         ..plain("iostone")
     },
-    plain("postmark"),
+    Entry {
+        typed: typed::<super::postmark::PostMark>(),
+        ..plain("postmark")
+    },
     Entry {
         name: "iobench",
         processes: &[ProcessKind {

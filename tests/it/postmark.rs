@@ -989,6 +989,7 @@ fn out_of_space_reports_the_bytes_really_written() {
             metric(&v, "io_errors")
         );
         assert!(stdout.contains(&failed), "{engine}: no {failed:?} in {all}");
+        assert_shown_as_printed(&stdout, &json);
         assert!(
             stderr.contains("t.pmrc:7: iogauge: the run did not complete: out of space: "),
             "{engine}: {all}"
@@ -996,4 +997,100 @@ fn out_of_space_reports_the_bytes_really_written() {
         // nothing left behind
         assert_eq!(tree(&fs.mnt), ["lost+found"], "{engine}");
     }
+}
+
+// ---------------------------------------------------------------- iogauge show
+
+/// `iogauge show JSON` prints what the session printed after each run's
+/// progress lines (the run's report and iogauge's block), a session of
+/// several runs each under `== run N ==`.
+fn assert_shown_as_printed(printed: &str, json: &Path) -> String {
+    let out = iogauge().args(["show", p(json)]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "iogauge show: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = String::from_utf8(out.stdout).unwrap();
+    let end = " (removed)\n";
+    let runs: Vec<&str> = printed
+        .split("Deleting files...Done\n")
+        .skip(1)
+        .map(|r| &r[..r.find(end).expect("iogauge's block") + end.len()])
+        .collect();
+    let want = match runs[..] {
+        [one] => one.to_string(),
+        _ => runs
+            .iter()
+            .enumerate()
+            .map(|(i, r)| format!("== run {} ==\n{r}", i + 1))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    };
+    assert_eq!(shown, want, "iogauge show printed another report");
+    shown
+}
+
+/// Run `script` in `dir` with `--json`, then show the result; returns the
+/// result and what was shown.
+fn assert_show_repeats_session(dir: &Path, script: &str, extra: &[&str]) -> (Value, String) {
+    std::fs::write(dir.join("t.pmrc"), script).unwrap();
+    let json = dir.join("r.json");
+    let out = iogauge()
+        .args(["postmark", "t.pmrc", "--json", p(&json)])
+        .args(extra)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = assert_shown_as_printed(&String::from_utf8(out.stdout).unwrap(), &json);
+    let v = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    std::fs::remove_file(dir.join("t.pmrc")).unwrap();
+    std::fs::remove_file(json).unwrap();
+    (v, shown)
+}
+
+#[test]
+fn show_prints_each_report_again() {
+    let dir = work_dir();
+    let small = "set number 20\nset transactions 50\n";
+    // verbose: a figure read back is the one printed
+    let (v, shown) = assert_show_repeats_session(dir.path(), &format!("{small}run\nquit\n"), &[]);
+    assert!(shown.starts_with("Time:\n"), "{shown}");
+    let created = format!("\t{} created (", metric(&v, "files_created"));
+    assert!(shown.contains(&created), "{shown}");
+    let total = format!(
+        "\n  time     {:.6} s total",
+        f64_at(&v, "metrics.elapsed_s")
+    );
+    assert!(shown.contains(&total), "{shown}");
+    // terse
+    let (_, shown) = assert_show_repeats_session(
+        dir.path(),
+        &format!("{small}set report terse\nrun\nquit\n"),
+        &[],
+    );
+    assert!(is_terse(shown.lines().next().unwrap()), "{shown}");
+    // streams
+    let (v, shown) = assert_show_repeats_session(
+        dir.path(),
+        &format!("{small}run\nquit\n"),
+        &["--threads", "2"],
+    );
+    assert_eq!(get(&v, "metrics.streams").as_array().unwrap().len(), 2);
+    assert!(shown.contains("\n  stream "), "{shown}");
+    // a session of two runs, one of each format
+    let (v, shown) = assert_show_repeats_session(
+        dir.path(),
+        &format!("{small}run\nset report terse\nrun\nquit\n"),
+        &[],
+    );
+    assert_eq!(v["schema"], "iogauge/postmark-session/v1");
+    assert!(shown.starts_with("== run 1 ==\nTime:\n"), "{shown}");
+    assert!(shown.contains("\n== run 2 ==\n"), "{shown}");
+    assert_untouched(dir.path());
 }

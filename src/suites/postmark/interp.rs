@@ -383,20 +383,29 @@ impl<'a> Session<'a> {
                 return Flow::Go;
             }
         };
+        // the report is rendered from the result, as `iogauge show` renders it
+        let (report, additions) = match crate::suites::postmark::reports(&out.result) {
+            Ok(parts) => parts,
+            Err(e) => {
+                self.failed = true;
+                self.sink
+                    .err(&format!("iogauge: rendering the report: {e}"));
+                Default::default()
+            }
+        };
         if !out.interrupted {
-            let report = out.report.as_deref().unwrap_or("");
             let mut to_stdout = true;
             if let Some(name) = output {
-                match append_to(name, report) {
+                match append_to(name, &report) {
                     Ok(()) => to_stdout = false,
                     Err(_) => self.complain(origin, &CommandError::CannotDirectOutput(name.into())),
                 }
             }
             if to_stdout {
-                self.sink.out(report);
+                self.sink.out(&report);
             }
         }
-        self.sink.out(&exec::additions(&out));
+        self.sink.out(&additions);
         let complete = out.result.complete;
         let error = out.result.error.clone();
         self.results.push(out.result);

@@ -1,4 +1,5 @@
-//! PostMark 1.53's reports (verbose and terse), line for line.
+//! PostMark 1.53's reports (verbose and terse), line for line, and
+//! iogauge's additions after them, both from a run's result.
 //!
 //! PostMark times a run with `time()` (whole seconds) at four points: t0
 //! before the initial creations, t1 and t2 around the transactions, t3 after
@@ -11,8 +12,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::report::{RunResult, text};
 use crate::suites::postmark::config::ReportFormat;
 use crate::suites::postmark::plan::RunSummary;
+use crate::suites::postmark::{Figures, Plan};
 
 const KILOBYTE: i32 = 1024;
 const MEGABYTE: i32 = KILOBYTE * KILOBYTE;
@@ -53,15 +56,16 @@ pub fn diff_time(later: i64, earlier: i64) -> i64 {
 
 /// The four intervals the reports divide by, each already through
 /// [`diff_time`] (so never 0).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "postmarkReportTimes")]
 pub struct ReportTimes {
-    /// d(t3, t0): whole run, creation to final deletion.
+    /// d(t3, t0): whole run, creation to final deletion (s).
     pub elapsed: i64,
-    /// d(t2, t1): the transactions.
+    /// d(t2, t1): the transactions (s).
     pub transactions: i64,
-    /// d(t1, t0): the initial creations ("Creation alone").
+    /// d(t1, t0): the initial creations, "Creation alone" (s).
     pub creation: i64,
-    /// d(t3, t2): the final deletions ("Deletion alone").
+    /// d(t3, t2): the final deletions, "Deletion alone" (s).
     pub deletion: i64,
 }
 
@@ -188,6 +192,140 @@ pub fn render_report(format: ReportFormat, s: &RunSummary, t: &ReportTimes) -> O
         ReportFormat::Verbose => verbose_report(s, t),
         ReportFormat::Terse => terse_report(s, t),
     })
+}
+
+/// PostMark's report of a run in the plan's format, from its figures:
+/// empty when PostMark prints none (the run stopped early or ran out of
+/// files).
+pub fn postmark_report(plan: &Plan, f: &Figures) -> String {
+    f.report
+        .and_then(|r| render_report(plan.config.report, &f.summary(), &r.times))
+        .unwrap_or_default()
+}
+
+/// iogauge's additions to PostMark's report: exact times and rates, the
+/// streams, then latencies, CPU, the share of time in I/O and throughput
+/// over time. Every line is indented by two spaces under an `iogauge:`
+/// heading, so the block is easy to tell from PostMark's own output.
+pub fn additions(plan: &Plan, f: &Figures, r: &RunResult) -> String {
+    use crate::units::fmt_bytes;
+    use std::fmt::Write;
+    let mut t = String::new();
+    let n = plan.threads;
+    let _ = writeln!(
+        t,
+        "\niogauge: PostMark 1.53, engine {}, {} stream{}; times from the nanosecond clock",
+        plan.engine,
+        n,
+        if n == 1 { "" } else { "s" }
+    );
+    let s = f.summary();
+    if f.io_errors > 0 {
+        let _ = writeln!(
+            t,
+            "  FAILED part-way{}: {} I/O error(s); the byte counts here and in PostMark's report above are what was really written ({} B; PostMark planned {} B) and read",
+            if f.out_of_space {
+                " (out of space)"
+            } else {
+                ""
+            },
+            f.io_errors,
+            s.bytes_written_exact,
+            f.planned_bytes_written
+        );
+    }
+    if let Some(p) = &f.rates {
+        let _ = writeln!(
+            t,
+            "  time     {:.6} s total, {:.6} s of transactions ({:.2} per second)",
+            p.elapsed_s, p.transactions_s, p.transactions_per_s
+        );
+        let _ = writeln!(
+            t,
+            "  created  {} ({:.2} per second): alone {} in {:.6} s ({:.2} per second), mixed {} ({:.2} per second)",
+            s.files_created,
+            p.files_created_per_s,
+            s.base_files,
+            p.creation_s,
+            p.creation_files_per_s,
+            s.files_created - s.base_files,
+            p.mixed_creation_files_per_s
+        );
+        let _ = writeln!(
+            t,
+            "  read     {} ({:.2} per second), appended {} ({:.2} per second)",
+            s.files_read, p.files_read_per_s, s.files_appended, p.files_appended_per_s
+        );
+        let _ = writeln!(
+            t,
+            "  deleted  {} ({:.2} per second): alone {} in {:.6} s ({:.2} per second), mixed {} ({:.2} per second)",
+            s.files_deleted,
+            p.files_deleted_per_s,
+            s.deleted_alone,
+            p.deletion_s,
+            p.deletion_files_per_s,
+            s.files_deleted - s.deleted_alone,
+            p.mixed_deletion_files_per_s
+        );
+        let _ = writeln!(
+            t,
+            "  data     {} B read ({}, {:.2} B/s), {} B written ({}, {:.2} B/s)",
+            s.bytes_read_exact,
+            fmt_bytes(s.bytes_read_exact),
+            p.read_bytes_per_s,
+            s.bytes_written_exact,
+            fmt_bytes(s.bytes_written_exact),
+            p.write_bytes_per_s
+        );
+    }
+    if s.out_of_files {
+        let _ = writeln!(
+            t,
+            "  out of files after {} of {} transactions: PostMark prints no report",
+            s.transactions_done, s.transactions
+        );
+    }
+    if let Some(streams) = &f.streams {
+        let _ = writeln!(
+            t,
+            "\n  {:>6} {:>11} {:>12} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>10}",
+            "stream",
+            "seed",
+            "tx/s",
+            "created",
+            "read",
+            "appended",
+            "deleted",
+            "read B",
+            "written B",
+            "elapsed s"
+        );
+        for st in streams {
+            let _ = writeln!(
+                t,
+                "  {:>6} {:>11} {:>12} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>10}",
+                st.stream,
+                st.seed,
+                st.transactions_per_s
+                    .map_or("-".into(), |x| format!("{x:.2}")),
+                st.files_created,
+                st.files_read,
+                st.files_appended,
+                st.files_deleted,
+                st.bytes_read,
+                st.bytes_written,
+                st.elapsed_s.map_or("-".into(), |x| format!("{x:.3}")),
+            );
+        }
+        t.push('\n');
+    }
+    t.push_str(&text::render(r));
+    let _ = writeln!(
+        t,
+        "  work directory {} (removed)",
+        plan.work_dirs.join(", ")
+    );
+    t
 }
 
 #[cfg(test)]

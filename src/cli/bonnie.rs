@@ -252,7 +252,9 @@ pub fn main(a: Args) -> Result<Status> {
 fn printed(r: &RunResult) -> Result<(String, String)> {
     let o: Options = serde_json::from_value(r.config.clone())
         .context("its config is not a bonnie configuration")?;
-    let f: Figures = r.figures().context("its metrics are not bonnie's figures")?;
+    let f: Figures = r
+        .figures()
+        .context("its metrics are not bonnie's figures")?;
     Ok(details::printed(&o, &f, r))
 }
 

@@ -397,22 +397,38 @@ mod tests {
     fn rates_take_bonnie_pp_units() {
         // 2806 KiB/s
         assert_eq!(
-            stat(Test::Putc, Some(&m(Test::Putc, 1.0, 2806 * 1024, 0.99, 1)), false),
+            stat(
+                Test::Putc,
+                Some(&m(Test::Putc, 1.0, 2806 * 1024, 0.99, 1)),
+                false
+            ),
             " 2806k  99"
         );
         // 50 MiB/s: m with one decimal
         assert_eq!(
-            stat(Test::PutBlock, Some(&m(Test::PutBlock, 2.0, 100 * MIB, 0.5, 1)), false),
+            stat(
+                Test::PutBlock,
+                Some(&m(Test::PutBlock, 2.0, 100 * MIB, 0.5, 1)),
+                false
+            ),
             " 50.0m  25"
         );
         // 500 MiB/s: whole m
         assert_eq!(
-            stat(Test::PutBlock, Some(&m(Test::PutBlock, 1.0, 500 * MIB, 0.5, 1)), false),
+            stat(
+                Test::PutBlock,
+                Some(&m(Test::PutBlock, 1.0, 500 * MIB, 0.5, 1)),
+                false
+            ),
             "  500m  50"
         );
         // 2 GiB/s: g
         assert_eq!(
-            stat(Test::GetBlock, Some(&m(Test::GetBlock, 1.0, 2048 * MIB, 1.0, 1)), false),
+            stat(
+                Test::GetBlock,
+                Some(&m(Test::GetBlock, 1.0, 2048 * MIB, 1.0, 1)),
+                false
+            ),
             "  2.0g 100"
         );
         assert_eq!(
@@ -424,11 +440,19 @@ mod tests {
             ",7418,10"
         );
         assert_eq!(
-            stat(Test::SeqCreate, Some(&m(Test::SeqCreate, 1.0, 621, 0.03, 1)), false),
+            stat(
+                Test::SeqCreate,
+                Some(&m(Test::SeqCreate, 1.0, 621, 0.03, 1)),
+                false
+            ),
             "   621   3"
         );
         assert_eq!(
-            stat(Test::SeqCreate, Some(&m(Test::SeqCreate, 0.4, 621, 0.03, 1)), true),
+            stat(
+                Test::SeqCreate,
+                Some(&m(Test::SeqCreate, 0.4, 621, 0.03, 1)),
+                true
+            ),
             ",+++++,+++"
         );
         assert_eq!(stat(Test::RanDel, None, true), ",,");
@@ -436,9 +460,18 @@ mod tests {
 
     #[test]
     fn latency_units_switch_as_bonnie_pp_does() {
-        assert_eq!(latency_text(Some(&m(Test::Putc, 1.0, 1, 0.0, 5584))), "5584us");
-        assert_eq!(latency_text(Some(&m(Test::Putc, 1.0, 1, 0.0, 150_000))), "150ms");
-        assert_eq!(latency_text(Some(&m(Test::Putc, 1.0, 1, 0.0, 120_000_000))), "120s");
+        assert_eq!(
+            latency_text(Some(&m(Test::Putc, 1.0, 1, 0.0, 5584))),
+            "5584us"
+        );
+        assert_eq!(
+            latency_text(Some(&m(Test::Putc, 1.0, 1, 0.0, 150_000))),
+            "150ms"
+        );
+        assert_eq!(
+            latency_text(Some(&m(Test::Putc, 1.0, 1, 0.0, 120_000_000))),
+            "120s"
+        );
         assert_eq!(latency_text(None), "");
     }
 }

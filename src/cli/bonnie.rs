@@ -6,8 +6,8 @@ use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
 use crate::report::{Collection, Entry, RunResult};
 use crate::runner::{NoProgress, Progress};
-use crate::suites::bonnie::{self, Flavor, Options, Seed, Test, details, report};
-use anyhow::Result;
+use crate::suites::bonnie::{self, Figures, Flavor, Options, Seed, Test, details, report};
+use anyhow::{Context, Result};
 use std::path::PathBuf;
 
 /// Bonnie: a file written a character at a time and in blocks, rewritten,
@@ -146,6 +146,8 @@ impl Args {
             o.byte_io_mib = f;
         }
         o.concurrency = self.concurrency;
+        o.html = self.html;
+        o.runs = self.runs;
         o.sync_writes = self.sync_writes;
         o.direct = self.direct;
         o.engine = self.engine.unwrap_or(Choice::SYNC);
@@ -208,17 +210,17 @@ pub fn main(a: Args) -> Result<Status> {
     let mut entries = Vec::new();
     let mut last: Option<RunResult> = None;
     for i in 0..runs {
-        let (r, results) = bonnie::run(&o, tell)?;
+        let (r, _) = bonnie::run(&o, tell)?;
         let complete = r.complete;
-        if a.runs.is_none() {
-            text(&details::classic(&o, &results, a.html), true);
-            text(&details::details(&o, &results, &r), true);
-        }
-        if o.flavor.is_pp() {
-            text(&format!("{}\n", report::csv_line(&o, &results)), false);
-        } else if a.runs.is_some() {
-            text(&details::classic(&o, &results, a.html), false);
-        }
+        let (report, csv) = match printed(&r) {
+            Ok(p) => p,
+            Err(e) => {
+                out.write(&r)?;
+                return Err(e.context("rendering the report"));
+            }
+        };
+        text(&report, true);
+        text(&csv, false);
         if a.runs.is_some() {
             entries.push(Entry {
                 name: format!("run {}", i + 1),
@@ -244,6 +246,17 @@ pub fn main(a: Args) -> Result<Status> {
         out.write(&last)?;
     }
     common::status_of(&out, &last)
+}
+
+/// What the command prints of a run, rendered from its result as `iogauge
+/// show` renders it: the text report and bonnie++'s CSV line.
+fn printed(r: &RunResult) -> Result<(String, String)> {
+    let o: Options = serde_json::from_value(r.config.clone())
+        .context("its config is not a bonnie configuration")?;
+    let f: Figures = r
+        .figures()
+        .context("its metrics are not bonnie's figures")?;
+    Ok(details::printed(&o, &f, r))
 }
 
 /// The runs of `-x N` as one document.

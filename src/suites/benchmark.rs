@@ -140,7 +140,7 @@ pub const BENCHMARKS: &[Entry] = &[
             build: |p, i| Ok(Box::new(super::bonnie::process_worker(p, i)?)),
         }],
         services: &[],
-        typed: None,
+        typed: typed::<super::bonnie::Bonnie>(),
     },
     Entry {
         name: "iozone",

@@ -508,3 +508,63 @@ fn ctrl_c_stops_cleans_up_and_writes_a_partial_result() {
     );
     assert_untouched(dir.path());
 }
+
+/// `iogauge show` prints each report again: Bonnie's table and HTML row,
+/// bonnie++'s tables and CSV line, and -x's CSV line or table alone; the
+/// figures read back are those the report printed.
+#[test]
+fn show_prints_each_report_again() {
+    let d = work_dir();
+    let dir = s(&d);
+    let bonnie = ["bonnie", "-d", dir, "-s", "1", "-r", "0", "-m", "box"];
+    let pp = [
+        "bonnie", "-d", dir, "--flavor", "bonnie++", "-s", "1", "-r", "0", "-z", "7",
+    ];
+    for extra in [&[][..], &["--html"], &["-x", "1"]] {
+        let (v, report) = assert_show_repeats(&[&bonnie[..], extra].concat());
+        let put_block = f64_at(&v, "metrics.put_block.rate") as i64;
+        let row = report.lines().find(|l| l.contains("box")).unwrap();
+        assert!(
+            row.split(['<', '>', ' '])
+                .any(|c| c == put_block.to_string()),
+            "{put_block} KiB/s: {row}"
+        );
+        if extra.is_empty() {
+            let rate = format!("{:.0} KiB/s", f64_at(&v, "metrics.put_block.rate"));
+            assert!(report.contains(&rate), "{rate}: {report}");
+        }
+    }
+    for extra in [&["-f1", "-n", "1"][..], &["-f", "-x", "1"]] {
+        let (v, report) = assert_show_repeats(&[&pp[..], extra].concat());
+        let csv = str_at(&v, "metrics.csv");
+        assert_eq!(report.lines().last(), Some(csv), "{report}");
+        assert_eq!(csv_of(&report)[4], "7");
+        assert_eq!(report.contains("Version 2.00a"), !extra.contains(&"-x"));
+    }
+    assert_untouched(d.path());
+}
+
+/// The runs of -x 2 are shown again each under its name, by its CSV line.
+#[test]
+fn show_prints_each_run_of_x_again() {
+    let d = work_dir();
+    let out = tempfile::tempdir().unwrap();
+    let json = out.path().join("runs.json");
+    let run = iogauge()
+        .args(["bonnie", "--flavor", "bonnie++", "-d", s(&d)])
+        .args(["-s", "1", "-r", "0", "-f", "-x", "2", "-z", "3", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    let printed = String::from_utf8(run.stdout).unwrap();
+    let shown = iogauge().arg("show").arg(&json).output().unwrap();
+    assert!(shown.status.success());
+    let shown = String::from_utf8(shown.stdout).unwrap();
+    let lines: Vec<&str> = printed.lines().collect();
+    assert_eq!(
+        shown,
+        format!("== run 1 ==\n{}\n\n== run 2 ==\n{}\n", lines[1], lines[2])
+    );
+    assert_untouched(d.path());
+}

@@ -1,22 +1,35 @@
 //! What iogauge prints of a Bonnie or bonnie++ run: the program's own
 //! report with iogauge's notes, then iogauge's figures per test.
 
-use super::{Flavor, Options, Results, Test, direct_note, page_cache_note, report};
+use super::{Figures, Flavor, Options, Test, report};
 use crate::report::RunResult;
 use crate::report::text::tail_cells;
 use std::fmt::Write;
 
-/// The program's own report: Bonnie's table or HTML row, or bonnie++'s
-/// text tables (`html`: Bonnie's HTML row); then the notes on the page
-/// cache and on -D.
-pub fn classic(o: &Options, results: &Results, html: bool) -> String {
-    let mut s = match o.flavor {
-        Flavor::Bonnie if html => report::classic_html(o, results),
-        Flavor::Bonnie => report::classic_text(o, results),
-        Flavor::BonniePlusPlus => report::pp_text(o, results),
+/// What the command prints of a run: the text report (on stderr under
+/// bonnie++'s -q) and bonnie++'s CSV line (on stdout). Without -x the text
+/// is the program's report and iogauge's details; with -x it is Bonnie's
+/// table alone, or nothing for bonnie++, whose CSV line stands for the run.
+pub fn printed(o: &Options, f: &Figures, r: &RunResult) -> (String, String) {
+    let text = match (o.runs, o.flavor) {
+        (None, _) => classic(o, f) + &details(o, f, r),
+        (Some(_), Flavor::Bonnie) => classic(o, f),
+        (Some(_), Flavor::BonniePlusPlus) => String::new(),
     };
-    for note in [page_cache_note(o), direct_note(o)].into_iter().flatten() {
-        s += &note;
+    let csv = f.csv.as_ref().map(|c| format!("{c}\n")).unwrap_or_default();
+    (text, csv)
+}
+
+/// The program's own report: Bonnie's table or HTML row (-html), or
+/// bonnie++'s text tables; then the notes on the page cache and on -D.
+pub fn classic(o: &Options, f: &Figures) -> String {
+    let mut s = match o.flavor {
+        Flavor::Bonnie if o.html => report::classic_html(o, f),
+        Flavor::Bonnie => report::classic_text(o, f),
+        Flavor::BonniePlusPlus => report::pp_text(o, f),
+    };
+    for note in [&f.page_cache_note, &f.direct_note].into_iter().flatten() {
+        s += note;
         s.push('\n');
     }
     s
@@ -24,7 +37,7 @@ pub fn classic(o: &Options, results: &Results, html: bool) -> String {
 
 /// iogauge's figures per test: rate, CPU, time, share of time in I/O, and
 /// each op kind's latency percentiles.
-pub fn details(o: &Options, results: &Results, r: &RunResult) -> String {
+pub fn details(o: &Options, f: &Figures, r: &RunResult) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
@@ -46,18 +59,17 @@ pub fn details(o: &Options, results: &Results, r: &RunResult) -> String {
         "test", "rate", "%CPU", "elapsed", "in I/O", "op", "count", "p50", "p99", "p99.9", "max"
     );
     for t in Test::ALL {
-        let Some(m) = results.get(t) else { continue };
+        let Some(m) = f.test(t) else { continue };
         let mut first = true;
-        for (k, ks) in m.stats.kinds() {
-            let l = ks.summary();
+        for (k, ks) in &m.ops {
             let head = if first {
                 format!(
                     "{:<18} {:>16} {:>5.0} {:>7.3} s {:>5.0}%",
                     t.title(),
-                    format!("{:.0} {}", m.rate(t), t.unit()),
-                    m.cpu_percent(),
-                    m.elapsed.as_secs_f64(),
-                    m.io_time_fraction() * 100.0
+                    format!("{:.0} {}", m.rate, t.unit()),
+                    m.cpu_percent,
+                    m.elapsed_s,
+                    m.io_time_fraction * 100.0
                 )
             } else {
                 " ".repeat(18 + 1 + 16 + 1 + 5 + 1 + 9 + 1 + 6)
@@ -68,7 +80,7 @@ pub fn details(o: &Options, results: &Results, r: &RunResult) -> String {
                 "  {head}  {:<7} {:>9} {}",
                 k.name(),
                 ks.count,
-                tail_cells(&l)
+                tail_cells(&ks.latency_ns)
             );
         }
     }
@@ -78,11 +90,10 @@ pub fn details(o: &Options, results: &Results, r: &RunResult) -> String {
         r.elapsed_s, r.summary.ops
     );
     if o.flavor.is_pp()
-        && results
-            .tests
-            .iter()
-            .flatten()
-            .any(|m| m.elapsed.as_secs_f64() < report::MIN_TIME)
+        && Test::ALL
+            .into_iter()
+            .filter_map(|t| f.test(t))
+            .any(|m| m.under_min_time)
     {
         let _ = write!(
             s,

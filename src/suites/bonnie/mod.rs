@@ -28,13 +28,14 @@ mod seeks;
 pub use seeks::{PROCESS_KIND, process_worker};
 
 use crate::engine::Choice;
-use crate::measure::{CpuTimes, OpKind, Outcome, WorkerStats};
+use crate::measure::{CpuTimes, LatencySummary, OpKind, Outcome, WorkerStats};
 use crate::report::RunResult;
 use crate::runner::{self, Progress, Setup, StopRule, Worker};
 use crate::units::{SizeError, SizeSyntax};
 use crate::workload::bsd_random::BsdRandom;
 use anyhow::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -42,7 +43,10 @@ use std::time::Duration;
 pub const MIB: u64 = 1 << 20;
 
 /// Which program's rules.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema, clap::ValueEnum,
+)]
+#[schemars(rename = "bonnieFlavor")]
 pub enum Flavor {
     /// The original Bonnie (1996), as Chen & Patterson ran it.
     #[serde(rename = "bonnie")]
@@ -165,7 +169,7 @@ impl Test {
 }
 
 /// `-n num[:max[:min[:ndirs[:chunk]]]]`: the small-file tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileTests {
     /// Files, in units of 1024.
     pub num: u32,
@@ -189,7 +193,7 @@ impl FileTests {
 }
 
 /// Where the random numbers come from (`-z seed`, `-Z file`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Seed {
     /// srand(seed): glibc's rand().
     Num(u32),
@@ -264,8 +268,8 @@ impl<'a> Rand<'a> {
     }
 }
 
-/// What to run.
-#[derive(Clone, Debug, Serialize)]
+/// What to run, and how its report is printed: a result's `config`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Options {
     pub flavor: Flavor,
     pub dir: PathBuf,
@@ -290,6 +294,13 @@ pub struct Options {
     pub ram_mib: u64,
     /// Seekers as processes (Bonnie) rather than threads (bonnie++).
     pub seek_processes: bool,
+    /// Bonnie's -html: its report is the HTML row, not the table.
+    #[serde(default)]
+    pub html: bool,
+    /// `-x N`: the runs asked for, each reported by its CSV line alone
+    /// (bonnie++) or Bonnie's table alone; none without -x.
+    #[serde(default)]
+    pub runs: Option<u32>,
 }
 
 impl Options {
@@ -318,6 +329,8 @@ impl Options {
             machine: hostname(),
             ram_mib,
             seek_processes: !flavor.is_pp(),
+            html: false,
+            runs: None,
         }
     }
 
@@ -741,52 +754,223 @@ pub fn run(o: &Options, tell: &dyn Progress) -> Result<(RunResult, Results)> {
     }
     let whole = combined(&results, run_start.elapsed(), failure, interrupted);
     let mut r = session.finish(&whole);
-    r.metric("flavor", o.flavor);
-    r.metric("file_size_bytes", o.file_bytes());
-    r.metric("concurrency", o.concurrency);
-    r.metric("seed", o.seed.label());
+    let mut figures = Figures {
+        flavor: o.flavor,
+        file_size_bytes: o.file_bytes(),
+        concurrency: o.concurrency,
+        seed: o.seed.label(),
+        putc: None,
+        put_block: None,
+        rewrite: None,
+        getc: None,
+        get_block: None,
+        seeks: None,
+        seq_create: None,
+        seq_stat: None,
+        seq_del: None,
+        ran_create: None,
+        ran_stat: None,
+        ran_del: None,
+        page_cache_note: page_cache_note(o),
+        direct_note: direct_note(o),
+        csv: None,
+    };
     for t in Test::ALL {
         if let Some(m) = results.get(t) {
-            r.metric(t.name(), phase_metrics(t, m, io::uses_direct(o, t)));
+            *figures.test_mut(t) = Some(TestFigures::of(t, m, io::uses_direct(o, t)));
         }
     }
-    r.metric("page_cache_note", page_cache_note(o));
-    r.metric("direct_note", direct_note(o));
     if o.flavor.is_pp() {
-        r.metric("csv", report::csv_line(o, &results));
+        figures.csv = Some(report::csv_line(o, &figures));
     }
+    r.set_figures(&figures);
     Ok((r, results))
 }
 
-/// One test in the JSON: the classic figures and iogauge's.
-fn phase_metrics(t: Test, m: &Measured, direct: bool) -> serde_json::Value {
-    let ops: serde_json::Map<String, serde_json::Value> = m
-        .stats
-        .kinds()
-        .map(|(k, s)| {
-            (
-                k.name().to_string(),
-                serde_json::json!({
-                    "count": s.count,
-                    "bytes": s.bytes,
-                    "latency_ns": s.summary(),
-                }),
-            )
-        })
-        .collect();
-    serde_json::json!({
-        "rate": m.rate(t),
-        "unit": t.unit(),
-        "o_direct": direct,
-        "cpu_percent": m.cpu_percent(),
-        "elapsed_s": m.elapsed.as_secs_f64(),
-        "cpu_s": m.cpu_s(),
-        "work": m.work,
-        "under_min_time": m.elapsed.as_secs_f64() < report::MIN_TIME,
-        "latency_max_ns": m.latency.as_nanos() as u64,
-        "io_time_fraction": m.io_time_fraction(),
-        "ops": ops,
-    })
+/// Bonnie and bonnie++, typed: the plan is the [`Options`], the figures
+/// are [`Figures`], the report is what the command prints of a run.
+pub struct Bonnie;
+
+impl crate::suites::Benchmark for Bonnie {
+    const NAME: &'static str = "bonnie";
+    type Plan = Options;
+    type Figures = Figures;
+    fn classic(o: &Options, f: &Figures, r: &RunResult) -> String {
+        let (text, csv) = details::printed(o, f, r);
+        text + &csv
+    }
+}
+
+/// A run's figures: the result's `metrics`. Each test that ran is under
+/// its bonnie++ CSV name.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "bonnieFigures")]
+pub struct Figures {
+    /// Which program's rules: `bonnie` or `bonnie++`.
+    pub flavor: Flavor,
+    /// Bytes of the big file (Bonnie's rounded down to a whole chunk).
+    pub file_size_bytes: u64,
+    /// Copies run at once, each on its own file and directory.
+    pub concurrency: u32,
+    /// The seed of the random numbers, or the file they were read from.
+    pub seed: String,
+    /// Writing a character at a time, in KiB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub putc: Option<TestFigures>,
+    /// Writing in chunks, in KiB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub put_block: Option<TestFigures>,
+    /// Reading a chunk, dirtying it and writing it back, in KiB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<TestFigures>,
+    /// Reading a character at a time, in KiB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub getc: Option<TestFigures>,
+    /// Reading in chunks, in KiB/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub get_block: Option<TestFigures>,
+    /// Random reads (a tenth of them rewritten) by several seekers, in seeks/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeks: Option<TestFigures>,
+    /// bonnie++: creating files in name order, in files/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_create: Option<TestFigures>,
+    /// bonnie++: stat of every file in directory order, in files/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_stat: Option<TestFigures>,
+    /// bonnie++: deleting files in directory order, in files/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_del: Option<TestFigures>,
+    /// bonnie++: creating files in random order, in files/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran_create: Option<TestFigures>,
+    /// bonnie++: stat of the files in random order, in files/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran_stat: Option<TestFigures>,
+    /// bonnie++: deleting the files in random order, in files/s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ran_del: Option<TestFigures>,
+    /// The line printed when the page cache can hold the file (null otherwise).
+    pub page_cache_note: Option<String>,
+    /// The line on what -D covered (null without -D).
+    pub direct_note: Option<String>,
+    /// bonnie++'s CSV line of 50 fields (bonnie++ only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub csv: Option<String>,
+}
+
+impl Figures {
+    /// Test `t`'s figures, if it ran.
+    pub fn test(&self, t: Test) -> Option<&TestFigures> {
+        match t {
+            Test::Putc => &self.putc,
+            Test::PutBlock => &self.put_block,
+            Test::Rewrite => &self.rewrite,
+            Test::Getc => &self.getc,
+            Test::GetBlock => &self.get_block,
+            Test::Seeks => &self.seeks,
+            Test::SeqCreate => &self.seq_create,
+            Test::SeqStat => &self.seq_stat,
+            Test::SeqDel => &self.seq_del,
+            Test::RanCreate => &self.ran_create,
+            Test::RanStat => &self.ran_stat,
+            Test::RanDel => &self.ran_del,
+        }
+        .as_ref()
+    }
+
+    fn test_mut(&mut self, t: Test) -> &mut Option<TestFigures> {
+        match t {
+            Test::Putc => &mut self.putc,
+            Test::PutBlock => &mut self.put_block,
+            Test::Rewrite => &mut self.rewrite,
+            Test::Getc => &mut self.getc,
+            Test::GetBlock => &mut self.get_block,
+            Test::Seeks => &mut self.seeks,
+            Test::SeqCreate => &mut self.seq_create,
+            Test::SeqStat => &mut self.seq_stat,
+            Test::SeqDel => &mut self.seq_del,
+            Test::RanCreate => &mut self.ran_create,
+            Test::RanStat => &mut self.ran_stat,
+            Test::RanDel => &mut self.ran_del,
+        }
+    }
+}
+
+/// One test's figures: the classic ones (rate, CPU, latency) and
+/// iogauge's.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "bonnieTest")]
+pub struct TestFigures {
+    /// The rate in `unit`, over all copies.
+    pub rate: f64,
+    /// `KiB/s` (1024 bytes a second), `seeks/s` or `files/s`.
+    pub unit: String,
+    /// Whether the test opened its file with O_DIRECT.
+    pub o_direct: bool,
+    /// CPU time (user and system) over the elapsed time, in percent.
+    pub cpu_percent: f64,
+    /// The test's time, in seconds.
+    pub elapsed_s: f64,
+    /// CPU time, user and system, in seconds.
+    pub cpu_s: f64,
+    /// Bytes (I/O tests), seeks or files done, over all copies.
+    pub work: u64,
+    /// Shorter than 0.5 s: bonnie++ prints `+++++` for it.
+    pub under_min_time: bool,
+    /// bonnie++'s latency: the longest single unit of work (a chunk, a
+    /// seek, a file), in nanoseconds.
+    pub latency_max_ns: u64,
+    /// The share of the test's time its workers spent inside I/O calls (0 to 1).
+    pub io_time_fraction: f64,
+    /// Each op kind's count, bytes and latency, by its name.
+    #[schemars(with = "BTreeMap<String, OpFigures>")]
+    pub ops: BTreeMap<OpKind, OpFigures>,
+}
+
+impl TestFigures {
+    /// The figures of test `t` as measured (`direct`: its file had O_DIRECT).
+    pub fn of(t: Test, m: &Measured, direct: bool) -> TestFigures {
+        TestFigures {
+            rate: m.rate(t),
+            unit: t.unit().into(),
+            o_direct: direct,
+            cpu_percent: m.cpu_percent(),
+            elapsed_s: m.elapsed.as_secs_f64(),
+            cpu_s: m.cpu_s(),
+            work: m.work,
+            under_min_time: m.elapsed.as_secs_f64() < report::MIN_TIME,
+            latency_max_ns: m.latency.as_nanos() as u64,
+            io_time_fraction: m.io_time_fraction(),
+            ops: m
+                .stats
+                .kinds()
+                .map(|(k, s)| {
+                    (
+                        k,
+                        OpFigures {
+                            count: s.count,
+                            bytes: s.bytes,
+                            latency_ns: s.summary(),
+                        },
+                    )
+                })
+                .collect(),
+        }
+    }
+}
+
+/// One op kind of a test.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "bonnieOps")]
+pub struct OpFigures {
+    /// Calls made.
+    pub count: u64,
+    /// Bytes they moved.
+    pub bytes: u64,
+    /// Their latency, in nanoseconds: mean, stddev, min, max and percentiles.
+    #[schemars(with = "serde_json::Value")]
+    pub latency_ns: LatencySummary,
 }
 
 /// The whole run's result narrowed to one test: its ops, time, CPU and

@@ -9,7 +9,8 @@
 //! where the file chunk size belongs), and the `-x` header names all 50
 //! fields (2.00a's lacks the seek columns).
 
-use super::{Flavor, MIB, Measured, Options, Results, Test};
+use super::{Figures, Flavor, MIB, Options, Test, TestFigures};
+use std::time::Duration;
 
 /// A test shorter than this prints `+++++`: too short to time (bonnie++).
 pub const MIN_TIME: f64 = 0.5;
@@ -31,7 +32,7 @@ fn chunk_text(bytes: u32) -> String {
 }
 
 /// Bonnie's table: two header lines, the column line, one data line.
-pub fn classic_text(o: &Options, r: &Results) -> String {
+pub fn classic_text(o: &Options, r: &Figures) -> String {
     let pad = " ".repeat(14);
     let mut s = format!(
         "{pad}-------Sequential Output-------- ---Sequential Input-- --Random--\n\
@@ -46,13 +47,13 @@ pub fn classic_text(o: &Options, r: &Results) -> String {
         Test::Getc,
         Test::GetBlock,
     ] {
-        s += &match r.get(t) {
-            Some(m) => format!("{:>5} {:>4.1} ", m.rate(t) as i64, m.cpu_percent()),
+        s += &match r.test(t) {
+            Some(m) => format!("{:>5} {:>4.1} ", m.rate as i64, m.cpu_percent),
             None => " ".repeat(11),
         };
     }
-    s += &match r.get(Test::Seeks) {
-        Some(m) => format!("{:>5.1} {:>4.1}", m.rate(Test::Seeks), m.cpu_percent()),
+    s += &match r.test(Test::Seeks) {
+        Some(m) => format!("{:>5.1} {:>4.1}", m.rate, m.cpu_percent),
         None => " ".repeat(10),
     };
     s.push('\n');
@@ -60,7 +61,7 @@ pub fn classic_text(o: &Options, r: &Results) -> String {
 }
 
 /// Bonnie's `-html` row, the same figures as the table's.
-pub fn classic_html(o: &Options, r: &Results) -> String {
+pub fn classic_html(o: &Options, r: &Figures) -> String {
     let mut s = format!(
         "<TR><TD>{}</TD><TD>{}</TD>",
         html_escape(&o.machine),
@@ -73,21 +74,13 @@ pub fn classic_html(o: &Options, r: &Results) -> String {
         Test::Getc,
         Test::GetBlock,
     ] {
-        s += &match r.get(t) {
-            Some(m) => format!(
-                "<TD>{}</TD><TD>{:.1}</TD>",
-                m.rate(t) as i64,
-                m.cpu_percent()
-            ),
+        s += &match r.test(t) {
+            Some(m) => format!("<TD>{}</TD><TD>{:.1}</TD>", m.rate as i64, m.cpu_percent),
             None => "<TD></TD><TD></TD>".into(),
         };
     }
-    s += &match r.get(Test::Seeks) {
-        Some(m) => format!(
-            "<TD>{:.1}</TD><TD>{:.1}</TD>",
-            m.rate(Test::Seeks),
-            m.cpu_percent()
-        ),
+    s += &match r.test(Test::Seeks) {
+        Some(m) => format!("<TD>{:.1}</TD><TD>{:.1}</TD>", m.rate, m.cpu_percent),
         None => "<TD></TD><TD></TD>".into(),
     };
     s += "</TR>\n";
@@ -101,20 +94,19 @@ fn html_escape(s: &str) -> String {
 }
 
 /// How bonnie++ prints one test's rate and CPU: text or CSV.
-fn stat(t: Test, m: Option<&Measured>, csv: bool) -> String {
+fn stat(t: Test, m: Option<&TestFigures>, csv: bool) -> String {
     let Some(m) = m else {
         return if csv { ",,".into() } else { " ".repeat(10) };
     };
-    let secs = m.elapsed.as_secs_f64();
-    if secs < MIN_TIME {
+    if m.elapsed_s < MIN_TIME {
         return if csv {
             ",+++++,+++".into()
         } else {
             " +++++ +++".into()
         };
     }
-    let rate = m.rate(t);
-    let cpu = m.cpu_percent() as i64;
+    let rate = m.rate;
+    let cpu = m.cpu_percent as i64;
     let r = match (t, csv) {
         (Test::Seeks, false) if rate >= 1000.0 => format!(" {rate:>5.0}"),
         (Test::Seeks, false) => format!(" {rate:>5.1}"),
@@ -145,11 +137,11 @@ fn stat(t: Test, m: Option<&Measured>, csv: bool) -> String {
 }
 
 /// bonnie++'s latency: `us` below 0.1 s, `ms` below 100 s, then `s`.
-pub fn latency_text(m: Option<&Measured>) -> String {
+pub fn latency_text(m: Option<&TestFigures>) -> String {
     let Some(m) = m else {
         return String::new();
     };
-    let l = m.latency.as_secs_f64();
+    let l = Duration::from_nanos(m.latency_max_ns).as_secs_f64();
     if l == 0.0 {
         String::new()
     } else if l > 99.999999 {
@@ -189,7 +181,7 @@ fn size_field(o: &Options) -> String {
 }
 
 /// bonnie++'s two text tables (each only when its tests ran).
-pub fn pp_text(o: &Options, r: &Results) -> String {
+pub fn pp_text(o: &Options, r: &Figures) -> String {
     let mut s = String::new();
     if o.size_mib > 0 {
         s += &format!(
@@ -210,11 +202,11 @@ pub fn pp_text(o: &Options, r: &Results) -> String {
         }
         s += &name;
         for t in &Test::ALL[..6] {
-            s += &stat(*t, r.get(*t), false);
+            s += &stat(*t, r.test(*t), false);
         }
         s += "\nLatency          ";
         for t in &Test::ALL[..6] {
-            s += &format!(" {:>9}", latency_text(r.get(*t)));
+            s += &format!(" {:>9}", latency_text(r.test(*t)));
         }
         s.push('\n');
     }
@@ -244,11 +236,11 @@ pub fn pp_text(o: &Options, r: &Results) -> String {
              {what:>19}"
         );
         for t in &Test::ALL[6..] {
-            s += &stat(*t, r.get(*t), false);
+            s += &stat(*t, r.test(*t), false);
         }
         s += "\nLatency          ";
         for t in &Test::ALL[6..] {
-            s += &format!(" {:>9}", latency_text(r.get(*t)));
+            s += &format!(" {:>9}", latency_text(r.test(*t)));
         }
         s.push('\n');
     }
@@ -315,7 +307,7 @@ pub fn csv_header() -> String {
 }
 
 /// bonnie++'s CSV line (no newline).
-pub fn csv_line(o: &Options, r: &Results) -> String {
+pub fn csv_line(o: &Options, r: &Figures) -> String {
     let mut s = format!(
         "{CSV_VERSION},{VERSION},{},{},{}",
         o.machine.replace(',', " "),
@@ -331,7 +323,7 @@ pub fn csv_line(o: &Options, r: &Results) -> String {
             o.seekers
         );
         for t in &Test::ALL[..6] {
-            s += &stat(*t, r.get(*t), true);
+            s += &stat(*t, r.test(*t), true);
         }
     } else {
         s += &",".repeat(16);
@@ -353,13 +345,13 @@ pub fn csv_line(o: &Options, r: &Results) -> String {
             };
             s += &format!(",{}", chunk_text(f.chunk));
             for t in &Test::ALL[6..] {
-                s += &stat(*t, r.get(*t), true);
+                s += &stat(*t, r.test(*t), true);
             }
         }
         None => s += &",".repeat(17),
     }
     for t in Test::ALL {
-        s += &format!(",{}", latency_text(r.get(t)));
+        s += &format!(",{}", latency_text(r.test(t)));
     }
     s
 }
@@ -375,7 +367,6 @@ pub fn flavor_name(f: Flavor) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     #[test]
     fn sizes_print_as_bonnie_pp_does() {
@@ -387,8 +378,9 @@ mod tests {
         assert_eq!(print_size(1 << 20, " km"), "1m");
     }
 
-    fn m(elapsed: f64, work: u64, cpu: f64, lat_us: u64) -> Measured {
-        Measured {
+    /// Test `t`'s figures as measured: `work` in `elapsed` seconds.
+    fn m(t: Test, elapsed: f64, work: u64, cpu: f64, lat_us: u64) -> TestFigures {
+        let m = crate::suites::bonnie::Measured {
             elapsed: Duration::from_secs_f64(elapsed),
             cpu: crate::measure::CpuTimes {
                 user: Duration::from_secs_f64(cpu),
@@ -397,45 +389,70 @@ mod tests {
             latency: Duration::from_micros(lat_us),
             work,
             ..Default::default()
-        }
+        };
+        TestFigures::of(t, &m, false)
     }
 
     #[test]
     fn rates_take_bonnie_pp_units() {
         // 2806 KiB/s
         assert_eq!(
-            stat(Test::Putc, Some(&m(1.0, 2806 * 1024, 0.99, 1)), false),
+            stat(
+                Test::Putc,
+                Some(&m(Test::Putc, 1.0, 2806 * 1024, 0.99, 1)),
+                false
+            ),
             " 2806k  99"
         );
         // 50 MiB/s: m with one decimal
         assert_eq!(
-            stat(Test::PutBlock, Some(&m(2.0, 100 * MIB, 0.5, 1)), false),
+            stat(
+                Test::PutBlock,
+                Some(&m(Test::PutBlock, 2.0, 100 * MIB, 0.5, 1)),
+                false
+            ),
             " 50.0m  25"
         );
         // 500 MiB/s: whole m
         assert_eq!(
-            stat(Test::PutBlock, Some(&m(1.0, 500 * MIB, 0.5, 1)), false),
+            stat(
+                Test::PutBlock,
+                Some(&m(Test::PutBlock, 1.0, 500 * MIB, 0.5, 1)),
+                false
+            ),
             "  500m  50"
         );
         // 2 GiB/s: g
         assert_eq!(
-            stat(Test::GetBlock, Some(&m(1.0, 2048 * MIB, 1.0, 1)), false),
+            stat(
+                Test::GetBlock,
+                Some(&m(Test::GetBlock, 1.0, 2048 * MIB, 1.0, 1)),
+                false
+            ),
             "  2.0g 100"
         );
         assert_eq!(
-            stat(Test::Seeks, Some(&m(1.0, 812, 0.1, 1)), false),
+            stat(Test::Seeks, Some(&m(Test::Seeks, 1.0, 812, 0.1, 1)), false),
             " 812.0  10"
         );
         assert_eq!(
-            stat(Test::Seeks, Some(&m(1.0, 7418, 0.1, 1)), true),
+            stat(Test::Seeks, Some(&m(Test::Seeks, 1.0, 7418, 0.1, 1)), true),
             ",7418,10"
         );
         assert_eq!(
-            stat(Test::SeqCreate, Some(&m(1.0, 621, 0.03, 1)), false),
+            stat(
+                Test::SeqCreate,
+                Some(&m(Test::SeqCreate, 1.0, 621, 0.03, 1)),
+                false
+            ),
             "   621   3"
         );
         assert_eq!(
-            stat(Test::SeqCreate, Some(&m(0.4, 621, 0.03, 1)), true),
+            stat(
+                Test::SeqCreate,
+                Some(&m(Test::SeqCreate, 0.4, 621, 0.03, 1)),
+                true
+            ),
             ",+++++,+++"
         );
         assert_eq!(stat(Test::RanDel, None, true), ",,");
@@ -443,9 +460,18 @@ mod tests {
 
     #[test]
     fn latency_units_switch_as_bonnie_pp_does() {
-        assert_eq!(latency_text(Some(&m(1.0, 1, 0.0, 5584))), "5584us");
-        assert_eq!(latency_text(Some(&m(1.0, 1, 0.0, 150_000))), "150ms");
-        assert_eq!(latency_text(Some(&m(1.0, 1, 0.0, 120_000_000))), "120s");
+        assert_eq!(
+            latency_text(Some(&m(Test::Putc, 1.0, 1, 0.0, 5584))),
+            "5584us"
+        );
+        assert_eq!(
+            latency_text(Some(&m(Test::Putc, 1.0, 1, 0.0, 150_000))),
+            "150ms"
+        );
+        assert_eq!(
+            latency_text(Some(&m(Test::Putc, 1.0, 1, 0.0, 120_000_000))),
+            "120s"
+        );
         assert_eq!(latency_text(None), "");
     }
 }

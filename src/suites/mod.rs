@@ -15,6 +15,7 @@ pub mod laddis;
 pub mod postmark;
 pub mod scientific;
 pub mod sdet;
+mod selfscale;
 pub mod tpcb;
 
 pub use benchmark::{BENCHMARKS, Benchmark, Entry};

@@ -331,16 +331,27 @@ impl Moments {
 
 /// Latency figures of one op kind, in nanoseconds.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+#[schemars(rename = "latencySummary")]
 pub struct LatencySummary {
+    /// Mean, ns (exact, from the sum).
     pub mean: f64,
+    /// Standard deviation, ns (exact, from the sums).
     pub stddev: f64,
+    /// Smallest, ns (exact).
     pub min: u64,
+    /// Largest, ns (exact).
     pub max: u64,
+    /// Median, ns (HDR histogram, 3 significant digits).
     pub p50: u64,
+    /// 90th percentile, ns.
     pub p90: u64,
+    /// 95th percentile, ns.
     pub p95: u64,
+    /// 99th percentile, ns.
     pub p99: u64,
+    /// 99.9th percentile, ns.
     pub p999: u64,
+    /// 99.99th percentile, ns.
     pub p9999: u64,
 }
 

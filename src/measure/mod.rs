@@ -330,7 +330,7 @@ impl Moments {
 }
 
 /// Latency figures of one op kind, in nanoseconds.
-#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct LatencySummary {
     pub mean: f64,
     pub stddev: f64,

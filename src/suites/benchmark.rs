@@ -163,7 +163,7 @@ pub const BENCHMARKS: &[Entry] = &[
             build: |p, i| Ok(Box::new(super::sdet::process_worker(p, i)?)),
         }],
         services: &[],
-        typed: None,
+        typed: typed::<super::sdet::Sdet>(),
     },
     plain("selfscale"),
 ];

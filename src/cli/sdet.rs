@@ -9,9 +9,8 @@ use crate::measure::interval::Stopper;
 use crate::report::RunResult;
 use crate::suites::sdet::curve::{self, CurveOptions, UNIT};
 use crate::suites::sdet::run::{self as sdet, Options};
-use crate::suites::sdet::script;
+use crate::suites::sdet::{Sdet, script};
 use anyhow::Result;
-use std::fmt::Write;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -138,6 +137,7 @@ pub fn main(a: Args) -> Result<Status> {
         max_reps: a.max_reps,
         target_ci: a.target_ci,
         stopper: a.stopper()?,
+        plot: a.plot.clone(),
     };
     let show = a.out.progress();
     let rep = curve::run(
@@ -149,14 +149,12 @@ pub fn main(a: Args) -> Result<Status> {
             }
         },
     )?;
-    let mut report = curve::render(&c, &rep);
     if let Some(path) = &a.plot
         && !rep.curve.points.is_empty()
     {
         crate::report::plot::curve::write(path, &rep.curve, "iogauge sdet", UNIT, Stat::Mean)?;
-        let _ = writeln!(report, "plot: {}", path.display());
     }
-    common::finish(&a.out, &rep.result, &report)
+    common::finish_with::<Sdet>(&a.out, &rep.result)
 }
 
 /// Three points, N = 1, 2, 4, of 0.5 s each (0.3 s with --quick); one row

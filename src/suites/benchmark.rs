@@ -166,7 +166,7 @@ pub const BENCHMARKS: &[Entry] = &[
             build: |p, i| Ok(Box::new(super::sdet::process_worker(p, i)?)),
         }],
         services: &[],
-        typed: None,
+        typed: typed::<super::sdet::Sdet>(),
     },
     Entry {
         typed: typed::<crate::selfscale::SelfScale>(),

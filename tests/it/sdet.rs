@@ -175,3 +175,34 @@ fn ctrl_c_ends_the_curve_with_its_points_so_far() {
     assert_eq!(orphans, 0, "worker processes left running");
     assert_untouched(dir.path());
 }
+
+/// `iogauge show` prints the curve's report again, with processes and with
+/// threads and a plot, and the peak read back is the one the report named.
+#[test]
+fn show_prints_the_curve_again() {
+    let dir = work_dir();
+    let out = tempfile::tempdir().unwrap();
+    let svg = out.path().join("sdet.svg");
+    let small = ["--max-procs", "2", "--duration", "0.3", "--commands", "12"];
+    let mut procs = vec!["sdet", "--dir", p(dir.path())];
+    procs.extend_from_slice(&small);
+    let (v, report) = assert_show_repeats(&procs);
+    let peak = f64_at(&v, "metrics.peak_scripts_per_hour");
+    let n = u64_at(&v, "metrics.peak_concurrency");
+    assert!(
+        report.contains(&format!("peak:    {peak:.0} scripts/h at concurrency {n} ")),
+        "{report}"
+    );
+    assert!(report.contains("commands at the peak"), "{report}");
+    let mut threads = vec!["sdet", "--dir", p(dir.path()), "--threads"];
+    threads.extend_from_slice(&small);
+    threads.extend_from_slice(&["--plot", p(&svg)]);
+    let (v, report) = assert_show_repeats(&threads);
+    assert!(report.contains("as threads"), "{report}");
+    assert!(
+        report.ends_with(&format!("plot: {}\n", svg.display())),
+        "{report}"
+    );
+    assert_eq!(str_at(&v, "config.plot"), p(&svg));
+    assert_untouched(dir.path());
+}

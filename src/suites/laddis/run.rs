@@ -781,10 +781,12 @@ pub struct Figures {
     /// The mix: `nhfsstone`, `sfs2` or the mix file's path.
     pub mix: String,
     /// Every NFS operation the runner recorded as one distribution of
-    /// service times, ns.
+    /// service times, ns (`mean`, `stddev`, `min`, `max`, `p50` ... `p9999`).
+    #[schemars(with = "serde_json::Value")]
     pub request_latency_ns: LatencySummary,
     /// Open loop: the same of response times, ns.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Value>")]
     pub request_response_ns: Option<LatencySummary>,
 }
 

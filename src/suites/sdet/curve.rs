@@ -1,15 +1,17 @@
 //! Sdet's curve: scripts per hour against concurrent scripts, searched
 //! as `iogauge scale` searches a load curve, and its report.
 
-use super::run::{self, Figures, Options};
-use crate::measure::curve::{Curve, Load, Plan, Point, Sample};
+use super::run::{self, Figures, Options, PointPlan};
+use crate::measure::curve::{Constraint, Curve, Load, Plan, Point, Sample, UslFit};
 use crate::measure::interval::Stopper;
 use crate::report::RunResult;
 use crate::runner::signals;
 use crate::suites::curve;
 use crate::units::fmt_ns;
-use anyhow::Result;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
+use std::path::PathBuf;
 use std::time::Duration;
 
 /// The unit of Sdet's throughput.
@@ -28,14 +30,92 @@ pub struct CurveOptions {
     pub target_ci: f64,
     /// When a point is measured well enough; `None`: one run each.
     pub stopper: Option<Stopper>,
+    /// Where the curve's plot is written (`--plot`).
+    pub plot: Option<PathBuf>,
 }
 
-/// What a curve gives: the curve, its result document, and the figures of
-/// the run the document is based on (the peak's last repetition).
+/// The curve as asked: what `iogauge sdet` adds to the search's keys in
+/// the result's `config`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Asked {
+    pub max_procs: usize,
+    /// How long each repetition of a point runs.
+    pub duration_s: f64,
+    pub max_reps: usize,
+    pub target_ci: f64,
+    pub commands_per_script: usize,
+    pub cpu_ns_per_byte: u64,
+    pub seed: u64,
+    /// `processes` or `threads`.
+    pub workers_as: String,
+    /// Where the curve's plot was written (absent without `--plot`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plot: Option<String>,
+}
+
+/// What an Sdet result's `config` holds: the search's keys
+/// ([`curve::curve_result`]) and the curve as asked.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CurvePlan {
+    /// `sdet`.
+    pub workload: String,
+    /// The config of the point the result is based on.
+    pub workload_config: PointPlan,
+    /// `closed`: the load is the number of concurrent scripts.
+    pub r#loop: String,
+    pub constraint: Option<Constraint>,
+    pub chosen_point: Option<Load>,
+    pub summary_is: String,
+    #[serde(flatten)]
+    pub asked: Asked,
+}
+
+/// What an Sdet result's `metrics` hold: the curve, its peak, and the
+/// figures of the point the result is based on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "sdetFigures")]
+pub struct CurveFigures {
+    /// The figures of the peak's last repetition (absent when the point
+    /// the result is based on measured nothing).
+    #[serde(flatten)]
+    pub point: Option<Figures>,
+    /// The throughput's unit: `scripts/h`.
+    pub unit: String,
+    /// Every point measured: its concurrency, repetitions, means in
+    /// scripts/h and seconds, and why the search stopped.
+    #[schemars(with = "serde_json::Value")]
+    pub curve: Curve,
+    /// The highest throughput, scripts/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_throughput: Option<f64>,
+    /// Its load (`{"loop": "closed", "value": N}`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub peak_load: Option<Load>,
+    /// The highest throughput that meets the constraint (without one: the
+    /// peak), scripts/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_throughput: Option<f64>,
+    /// Its load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub best_load: Option<Load>,
+    /// The Universal Scalability Law fitted to four concurrencies or more.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub usl: Option<UslFit>,
+    /// The peak, scripts/h.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_scripts_per_hour: Option<f64>,
+    /// Concurrent scripts at the peak.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub peak_concurrency: Option<usize>,
+}
+
+/// What a curve gives: the curve and its result document.
 pub struct CurveReport {
     pub curve: Curve,
     pub result: RunResult,
-    pub figures: Option<Figures>,
 }
 
 /// A sample of one point: scripts per hour and the scripts' times.
@@ -73,8 +153,6 @@ pub fn run(
         flat: 0.05,
         unit: "script",
     };
-    // each measured run's figures, beside the results the search keeps
-    let mut figures: Vec<(Load, Figures)> = Vec::new();
     let searched = curve::search(
         &plan,
         "sdet",
@@ -83,30 +161,34 @@ pub fn run(
             // each repetition its own scripts
             o.seed = o.seed.wrapping_add(rep as u64);
             let r = point(&o, load.value() as usize, c.duration)?;
-            if r.result.error.is_none() {
-                figures.push((load, r.figures.clone()));
-            }
             Ok((sample_of(&r), r.result))
         },
         seen,
     )?;
     let curve = searched.curve;
-    let config = serde_json::json!({
-        "max_procs": c.max_procs,
-        "duration_s": c.duration.as_secs_f64(),
-        "max_reps": c.max_reps,
-        "target_ci": c.target_ci,
-        "commands_per_script": c.point.commands,
-        "cpu_ns_per_byte": c.point.cpu_ns_per_byte,
-        "seed": c.point.seed,
-        "workers_as": if c.point.processes { "processes" } else { "threads" },
-    });
+    let asked = Asked {
+        max_procs: c.max_procs,
+        duration_s: c.duration.as_secs_f64(),
+        max_reps: c.max_reps,
+        target_ci: c.target_ci,
+        commands_per_script: c.point.commands,
+        cpu_ns_per_byte: c.point.cpu_ns_per_byte,
+        seed: c.point.seed,
+        workers_as: run::workers_as(c.point.processes).to_string(),
+        plot: c.plot.as_ref().map(|p| p.display().to_string()),
+    };
+    let config = serde_json::to_value(asked).context("cannot serialise Sdet's plan")?;
     let mut result = curve::curve_result("sdet", config, &curve, &searched.results, UNIT)?;
     result.benchmark = "sdet".into();
+    // the search's figures, typed, and Sdet's own names for the peak
+    let mut figures: CurveFigures = result
+        .figures()
+        .context("the curve's result does not hold Sdet's figures")?;
     if let Some(p) = curve.peak.map(|i| &curve.points[i]) {
-        result.metric("peak_scripts_per_hour", p.mean.throughput);
-        result.metric("peak_concurrency", p.load.value() as usize);
+        figures.peak_scripts_per_hour = Some(p.mean.throughput);
+        figures.peak_concurrency = Some(p.load.value() as usize);
     }
+    result.set_figures(&figures);
     if let Some(e) = searched.failure {
         result.complete = false;
         result.error = Some(crate::error::cause(&e));
@@ -114,18 +196,7 @@ pub fn run(
     if signals::interrupted() {
         result.complete = false;
     }
-    let figures = curve::chosen(&curve).and_then(|l| {
-        figures
-            .into_iter()
-            .rev()
-            .find(|(load, _)| *load == l)
-            .map(|(_, f)| f)
-    });
-    Ok(CurveReport {
-        curve,
-        result,
-        figures,
-    })
+    Ok(CurveReport { curve, result })
 }
 
 /// One point, one line: concurrency, scripts/h ± CI, mean script time,
@@ -146,20 +217,18 @@ pub fn point_line(p: &Point) -> String {
     )
 }
 
-/// The text report: Sdet's curve, its peak, and the command mix at the peak.
-pub fn render(c: &CurveOptions, rep: &CurveReport) -> String {
-    let curve = &rep.curve;
+/// The text report: Sdet's curve, its peak, the command mix at the peak,
+/// and where the plot went.
+pub fn render(plan: &CurvePlan, f: &CurveFigures, r: &RunResult) -> String {
+    let asked = &plan.asked;
+    let curve = &f.curve;
     let mut s = String::new();
     let _ = writeln!(
         s,
         "Sdet (SPEC SDM, iogauge's model): scripts of {} commands, concurrent scripts as {}, {} per point",
-        c.point.commands,
-        if c.point.processes {
-            "processes"
-        } else {
-            "threads"
-        },
-        fmt_ns(c.duration.as_secs_f64() * 1e9)
+        asked.commands_per_script,
+        asked.workers_as,
+        fmt_ns(asked.duration_s * 1e9)
     );
     let _ = writeln!(
         s,
@@ -182,18 +251,23 @@ pub fn render(c: &CurveOptions, rep: &CurveReport) -> String {
         }
         None => s += "  peak:    none measured\n",
     }
-    if let Some(f) = &curve.usl {
-        let _ = writeln!(s, "  USL fit: {}", f.summary(UNIT));
-        let _ = writeln!(s, "  USL predicts {}", f.shape(UNIT));
+    if let Some(u) = &curve.usl {
+        let _ = writeln!(s, "  USL fit: {}", u.summary(UNIT));
+        let _ = writeln!(s, "  USL predicts {}", u.shape(UNIT));
     }
-    if let Some(f) = &rep.figures
+    if let Some(p) = &f.point
         && curve.peak.is_some()
     {
-        s += &commands(f);
+        s += &commands(p);
     }
     s += "\nnote: SPEC's scripts and utilities are not reproduced; the command mix is iogauge's model of them (docs/sdet.md)\n";
-    if !rep.result.complete && signals::interrupted() {
+    if !r.complete && signals::interrupted() {
         s += "note: interrupted; the curve holds the points measured so far\n";
+    }
+    if let Some(path) = &asked.plot
+        && !curve.points.is_empty()
+    {
+        let _ = writeln!(s, "plot: {path}");
     }
     s
 }

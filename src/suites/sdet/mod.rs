@@ -19,3 +19,21 @@ pub mod run;
 pub mod script;
 
 pub use run::{PROCESS_KIND, process_worker};
+
+use crate::report::RunResult;
+
+/// Sdet, typed: its curve as asked, its figures and its report.
+pub struct Sdet;
+
+impl crate::suites::Benchmark for Sdet {
+    const NAME: &'static str = "sdet";
+    type Plan = curve::CurvePlan;
+    type Figures = curve::CurveFigures;
+    fn classic(
+        plan: &curve::CurvePlan,
+        figures: &curve::CurveFigures,
+        result: &RunResult,
+    ) -> String {
+        curve::render(plan, figures, result)
+    }
+}

@@ -16,13 +16,14 @@
 
 use super::script::{self, Command};
 use crate::error::UsageError;
-use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
+use crate::measure::{LatencySummary, OpKind};
 use crate::report::RunResult;
 use crate::runner::{self, Ctx, Progress, Setup, StopRule, Worker};
 use crate::workload::{Prng, below, worker_rng};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -438,32 +439,68 @@ impl Worker for ScriptRunner {
 }
 
 /// One command's figures over a point.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "sdetCommand")]
 pub struct CommandFigures {
-    pub command: &'static str,
-    /// Its share of the mix (the table).
+    /// The command (`edit`, `compile`, ...).
+    pub command: String,
+    /// Its share of the mix (the table), 0 to 1.
     pub share: f64,
+    /// Times it ran.
     pub count: u64,
+    /// Its mean time, ns.
     pub mean_ns: f64,
+    /// Its longest time, ns.
     pub max_ns: u64,
 }
 
-/// The figures of a load point.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// The figures of a load point: its result's `metrics`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "sdetPoint")]
 pub struct Figures {
-    /// Concurrent scripts.
-    pub scripts_at_once: usize,
     /// Scripts completed in the measured time.
     pub scripts: u64,
+    /// Scripts completed per hour.
     pub scripts_per_hour: f64,
+    /// Mean time of a completed script, s.
     pub mean_script_s: f64,
+    /// Median script time, s.
     pub p50_script_s: f64,
+    /// 90th percentile of the script times, s.
     pub p90_script_s: f64,
+    /// 99th percentile of the script times, s.
     pub p99_script_s: f64,
+    /// Share of the script runners' time inside I/O calls.
     pub io_time_fraction: f64,
+    /// Concurrent scripts.
+    pub scripts_at_once: usize,
     /// Scripts under way when the time was up (not counted).
-    pub abandoned: u64,
+    pub abandoned_scripts: u64,
+    /// Each command of the mix, in the table's order.
     pub commands: Vec<CommandFigures>,
+    /// The scripts' times, ns (`mean`, `stddev`, `min`, `max`, `p50` ...
+    /// `p9999`; absent when none was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<serde_json::Value>")]
+    pub script_time_ns: Option<LatencySummary>,
+}
+
+/// What a point's result holds in `config`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointPlan {
+    pub scripts_at_once: usize,
+    pub duration_s: f64,
+    pub commands_per_script: usize,
+    pub cpu_ns_per_byte: u64,
+    pub format_cpu_ns_per_byte: u64,
+    pub seed: u64,
+    /// `processes` or `threads`.
+    pub workers_as: String,
+    pub sources_per_script_runner: usize,
+    /// The smallest and largest source, bytes.
+    pub source_bytes: [u64; 2],
+    /// Each command's share of the mix, percent.
+    pub mix_percent: BTreeMap<String, u32>,
 }
 
 /// What a point gives.
@@ -490,22 +527,25 @@ pub fn run_point(
     if duration.is_zero() {
         return Err(UsageError::new("--duration must be longer than 0").into());
     }
-    let config = serde_json::json!({
-        "scripts_at_once": workers,
-        "duration_s": duration.as_secs_f64(),
-        "commands_per_script": o.commands,
-        "cpu_ns_per_byte": o.cpu_ns_per_byte,
-        "format_cpu_ns_per_byte": o.cpu_ns_per_byte / FORMAT_CPU_DIVISOR,
-        "seed": o.seed,
-        "workers_as": if o.processes { "processes" } else { "threads" },
-        "sources_per_script_runner": SOURCES,
-        "source_bytes": [SOURCE_MIN, SOURCE_MAX],
-        "mix_percent": script::MIX.iter().map(|(c, p)| (c.name().to_string(), serde_json::json!(p))).collect::<serde_json::Map<_, _>>(),
-    });
+    let config = PointPlan {
+        scripts_at_once: workers,
+        duration_s: duration.as_secs_f64(),
+        commands_per_script: o.commands,
+        cpu_ns_per_byte: o.cpu_ns_per_byte,
+        format_cpu_ns_per_byte: o.cpu_ns_per_byte / FORMAT_CPU_DIVISOR,
+        seed: o.seed,
+        workers_as: workers_as(o.processes).to_string(),
+        sources_per_script_runner: SOURCES,
+        source_bytes: [SOURCE_MIN, SOURCE_MAX],
+        mix_percent: script::MIX
+            .iter()
+            .map(|(c, p)| (c.name().to_string(), *p))
+            .collect(),
+    };
     let session = Setup::new("sdet", &o.dir)
         .data(o.bytes_per_runner() * workers as u64)
         .workers(workers, 4, o.processes)
-        .config(&config)
+        .config(config)
         .begin()?;
     progress.status(&format!(
         "making {workers} script directories of {SOURCES} sources (untimed)"
@@ -559,19 +599,7 @@ pub fn run_point(
         }
     }
     let figures = figures(&outcome, &result, workers, &record);
-    result.metric("scripts", figures.scripts);
-    result.metric("scripts_per_hour", figures.scripts_per_hour);
-    result.metric("mean_script_s", figures.mean_script_s);
-    result.metric("p50_script_s", figures.p50_script_s);
-    result.metric("p90_script_s", figures.p90_script_s);
-    result.metric("p99_script_s", figures.p99_script_s);
-    result.metric("io_time_fraction", figures.io_time_fraction);
-    result.metric("scripts_at_once", workers);
-    result.metric("abandoned_scripts", figures.abandoned);
-    result.metric("commands", &figures.commands);
-    if let Some(k) = outcome.stats.kind(OpKind::Transaction) {
-        result.metric("script_time_ns", k.summary());
-    }
+    result.set_figures(&figures);
     Ok(Report { result, figures })
 }
 
@@ -586,7 +614,7 @@ fn figures(
         .map(|&c| {
             let t = &record.tallies[c.index()];
             CommandFigures {
-                command: c.name(),
+                command: c.name().to_string(),
                 share: script::share(c),
                 count: t.count,
                 mean_ns: if t.count > 0 {
@@ -601,7 +629,7 @@ fn figures(
     let mut f = Figures {
         scripts_at_once: workers,
         io_time_fraction: result.summary.io_time_fraction,
-        abandoned: record.abandoned,
+        abandoned_scripts: record.abandoned,
         commands,
         ..Default::default()
     };
@@ -622,7 +650,13 @@ fn figures(
         f.p90_script_s = s(k.percentile_ns(90.0));
         f.p99_script_s = s(k.percentile_ns(99.0));
     }
+    f.script_time_ns = outcome.stats.kind(OpKind::Transaction).map(|k| k.summary());
     f
+}
+
+/// How a point runs its scripts, as its config says it.
+pub fn workers_as(processes: bool) -> &'static str {
+    if processes { "processes" } else { "threads" }
 }
 
 #[cfg(test)]
@@ -648,6 +682,7 @@ mod tests {
         assert!(rep.result.ops.contains_key("cpu"));
         assert!(rep.result.ops.contains_key("readdir"));
         assert_eq!(rep.result.ops["transaction"].count, f.scripts);
+        assert_eq!(rep.result.figures::<Figures>().unwrap(), *f);
         assert!(rep.result.error.is_none(), "{:?}", rep.result.error);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }

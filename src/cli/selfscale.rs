@@ -90,6 +90,21 @@ impl super::Cmd for Args {
     }
 }
 
+/// Here rather than beside the types: `selfscale` is a layer below
+/// `suites`, whose table names it (docs/architecture.md).
+impl crate::suites::Benchmark for selfscale::SelfScale {
+    const NAME: &'static str = "selfscale";
+    type Plan = selfscale::result::Plan;
+    type Figures = selfscale::result::Figures;
+    fn classic(
+        plan: &Self::Plan,
+        figures: &Self::Figures,
+        result: &crate::report::RunResult,
+    ) -> String {
+        selfscale::summary::render_with(plan, figures, result, true)
+    }
+}
+
 impl super::Cmd for PredictArgs {
     fn main(self) -> Result<Status> {
         predict_main(self)

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The self-scaling benchmark, typed: its plan, its figures and its
-/// summary.
+/// summary (the `suites::Benchmark` impl is the command's, in
+/// cli/selfscale.rs: this layer does not import `suites`).
 pub struct SelfScale;
 
 /// What a self-scaling result's `config` holds.
@@ -144,13 +145,4 @@ pub fn summary_of(r: &RunResult, with_setup: bool) -> Result<String> {
         .figures()
         .context("its metrics are not selfscale's figures")?;
     Ok(super::summary::render_with(&plan, &figures, r, with_setup))
-}
-
-impl crate::suites::Benchmark for SelfScale {
-    const NAME: &'static str = "selfscale";
-    type Plan = Plan;
-    type Figures = Figures;
-    fn classic(plan: &Plan, figures: &Figures, result: &RunResult) -> String {
-        super::summary::render_with(plan, figures, result, true)
-    }
 }

@@ -27,9 +27,18 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
         "runner",
         with(&["engine", "measure", "workload", "report", "env"]),
     );
+    // the benchmark table names the self-scaling benchmark's type
     m.insert(
         "suites",
-        with(&["runner", "engine", "measure", "workload", "report", "env"]),
+        with(&[
+            "runner",
+            "engine",
+            "measure",
+            "workload",
+            "report",
+            "env",
+            "selfscale",
+        ]),
     );
     m.insert(
         "selfscale",

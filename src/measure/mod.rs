@@ -732,6 +732,16 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Each worker's record ([`Outcome::extras`]) read back as the type
+    /// its worker wrote, in worker order: `None` where a worker handed
+    /// back nothing (it never ran, or its process died).
+    pub fn records<T: serde::de::DeserializeOwned>(&self) -> Vec<Option<T>> {
+        self.extras
+            .iter()
+            .map(|x| (!x.is_null()).then(|| T::deserialize(x).ok()).flatten())
+            .collect()
+    }
+
     /// The workers' time, ns: [`Outcome::worker_ns`] when set, else
     /// elapsed × workers (at least one).
     pub fn worker_time_ns(&self) -> u128 {

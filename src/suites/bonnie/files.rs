@@ -585,7 +585,10 @@ impl Worker for FileWorker<'_> {
     }
 
     fn finish(&mut self) -> serde_json::Value {
-        serde_json::json!({ "latency_ns": self.latency })
+        serde_json::to_value(super::Slowest {
+            latency_ns: self.latency,
+        })
+        .unwrap_or_default()
     }
 }
 

@@ -1128,12 +1128,20 @@ pub(super) fn process_cpu(o: &Outcome) -> CpuTimes {
     o.cpu
 }
 
-/// The longest unit each worker reported (as `{"latency_ns": n}`).
+/// What every worker of a test hands back: its longest unit (a seeker's
+/// record holds it too).
+#[derive(Serialize, Deserialize)]
+pub(super) struct Slowest {
+    pub latency_ns: u64,
+}
+
+/// The longest unit any worker reported.
 pub(super) fn max_latency(o: &Outcome) -> Duration {
     Duration::from_nanos(
-        o.extras
-            .iter()
-            .filter_map(|x| x.get("latency_ns").and_then(|v| v.as_u64()))
+        o.records::<Slowest>()
+            .into_iter()
+            .flatten()
+            .map(|s| s.latency_ns)
             .max()
             .unwrap_or(0),
     )

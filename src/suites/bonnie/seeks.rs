@@ -265,14 +265,15 @@ impl Worker for SeekWorker {
     }
 
     fn finish(&mut self) -> serde_json::Value {
-        serde_json::json!({
-            "latency_ns": self.latency,
-            "seeks": self.done,
-            "cpu_user_ns": self.cpu.user.as_nanos() as u64,
-            "cpu_sys_ns": self.cpu.sys.as_nanos() as u64,
-            "start_ns": self.start_ns,
-            "end_ns": self.end_ns,
+        serde_json::to_value(SeekerRecord {
+            latency_ns: self.latency,
+            seeks: self.done,
+            cpu_user_ns: self.cpu.user.as_nanos() as u64,
+            cpu_sys_ns: self.cpu.sys.as_nanos() as u64,
+            start_ns: self.start_ns,
+            end_ns: self.end_ns,
         })
+        .unwrap_or_default()
     }
 }
 
@@ -282,19 +283,29 @@ pub fn process_worker(payload: &[u8], index: usize) -> Result<SeekWorker> {
     SeekWorker::new(&plan, index)
 }
 
+/// What a seeker hands back: its slowest seek, its seeks, its own CPU
+/// and when it began and ended (clock ns; 0 when it never got there).
+#[derive(Serialize, Deserialize)]
+struct SeekerRecord {
+    latency_ns: u64,
+    seeks: u64,
+    cpu_user_ns: u64,
+    cpu_sys_ns: u64,
+    start_ns: u64,
+    end_ns: u64,
+}
+
+/// The records of the seekers that handed one back.
+fn seekers(o: &runner::Outcome) -> Vec<SeekerRecord> {
+    o.records::<SeekerRecord>().into_iter().flatten().collect()
+}
+
 /// The seekers' CPU: each one's own, summed.
 fn seekers_cpu(o: &runner::Outcome) -> CpuTimes {
-    let sum = |key: &str| {
-        Duration::from_nanos(
-            o.extras
-                .iter()
-                .filter_map(|x| x.get(key).and_then(|v| v.as_u64()))
-                .sum(),
-        )
-    };
+    let s = seekers(o);
     CpuTimes {
-        user: sum("cpu_user_ns"),
-        sys: sum("cpu_sys_ns"),
+        user: Duration::from_nanos(s.iter().map(|r| r.cpu_user_ns).sum()),
+        sys: Duration::from_nanos(s.iter().map(|r| r.cpu_sys_ns).sum()),
         max_rss_kib: 0,
     }
 }
@@ -302,14 +313,9 @@ fn seekers_cpu(o: &runner::Outcome) -> CpuTimes {
 /// The seekers' time: from the first one's first ticket to the last one's
 /// close; `None` unless every seeker got that far.
 fn seekers_window(o: &runner::Outcome, n: usize) -> Option<Duration> {
-    let times = |key: &str| -> Vec<u64> {
-        o.extras
-            .iter()
-            .filter_map(|x| x.get(key).and_then(|v| v.as_u64()))
-            .filter(|&t| t > 0)
-            .collect()
-    };
-    let (starts, ends) = (times("start_ns"), times("end_ns"));
+    let s = seekers(o);
+    let starts: Vec<u64> = s.iter().map(|r| r.start_ns).filter(|&t| t > 0).collect();
+    let ends: Vec<u64> = s.iter().map(|r| r.end_ns).filter(|&t| t > 0).collect();
     if starts.len() != n || ends.len() != n {
         return None;
     }
@@ -320,10 +326,7 @@ fn seekers_window(o: &runner::Outcome, n: usize) -> Option<Duration> {
 
 /// The seeks the seekers did.
 fn seeks_done(o: &runner::Outcome) -> u64 {
-    o.extras
-        .iter()
-        .filter_map(|x| x.get("seeks").and_then(|v| v.as_u64()))
-        .sum()
+    seekers(o).iter().map(|r| r.seeks).sum()
 }
 
 /// Each copy's tickets, as the flavour writes them into its pipe.

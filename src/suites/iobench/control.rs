@@ -506,17 +506,14 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
     let stopped = Instant::now();
     run.server = server.map(Server::finish);
     run.interrupted = outcome.interrupted;
-    run.started = !(outcome.interrupted && outcome.extras.iter().all(|x| x.is_null()));
+    let records = outcome.records::<UserRecord>();
+    run.started = !(outcome.interrupted && records.iter().all(Option::is_none));
     run.cpu = outcome.cpu;
     run.elapsed = outcome.elapsed;
     run.users = (0..plan.users as usize)
         .map(|i| {
             let failure = outcome.failures.get(i).cloned().flatten();
-            match outcome
-                .extras
-                .get(i)
-                .and_then(|x| serde_json::from_value::<UserRecord>(x.clone()).ok())
-            {
+            match records.get(i).cloned().flatten() {
                 Some(rec) => UserEnd {
                     failure: rec.error.clone().or(failure),
                     record: rec,

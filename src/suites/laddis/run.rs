@@ -791,12 +791,9 @@ pub struct Figures {
 }
 
 /// Merge what the processes handed back, per NFS operation.
-fn merge_ops(extras: &[serde_json::Value]) -> Vec<(NfsOp, KindStats, Option<KindStats>, u64)> {
+fn merge_ops(outcome: &runner::Outcome) -> Vec<(NfsOp, KindStats, Option<KindStats>, u64)> {
     let mut out: Vec<(NfsOp, KindStats, Option<KindStats>, u64)> = Vec::new();
-    for x in extras {
-        let Ok(v) = serde_json::from_value::<Vec<OpWire>>(x.clone()) else {
-            continue;
-        };
+    for v in outcome.records::<Vec<OpWire>>().into_iter().flatten() {
         for w in v {
             let Some(op) = NfsOp::from_name(&w.op) else {
                 continue;
@@ -847,7 +844,7 @@ impl Figures {
         let ms = |ns: f64| ns / 1e6;
         let open = result.summary.open_loop.is_some();
         let mix = &o.mix;
-        let ops = merge_ops(&outcome.extras);
+        let ops = merge_ops(&outcome);
         let nfs_ops: u64 = ops.iter().map(|e| e.1.count).sum();
         let per_op = NfsOp::ALL
             .iter()
@@ -1078,7 +1075,7 @@ mod tests {
         };
         let outcome = runner::run(rule, vec![c], &NoProgress);
         assert!(outcome.complete, "{:?}", outcome.error);
-        let ops = merge_ops(&outcome.extras);
+        let ops = merge_ops(&outcome);
         let issued: u64 = ops.iter().map(|e| e.1.count).sum();
         // the budget counts recorded ops; null ops come on top
         assert!(issued >= 20_000);

@@ -590,13 +590,11 @@ pub fn run_point(
     };
     let mut result = session.finish(&outcome);
     let mut record = Record::default();
-    for x in &outcome.extras {
-        if let Ok(r) = serde_json::from_value::<Record>(x.clone()) {
-            for (a, b) in record.tallies.iter_mut().zip(&r.tallies) {
-                a.merge(b);
-            }
-            record.abandoned += r.abandoned;
+    for r in outcome.records::<Record>().into_iter().flatten() {
+        for (a, b) in record.tallies.iter_mut().zip(&r.tallies) {
+            a.merge(b);
         }
+        record.abandoned += r.abandoned;
     }
     let figures = figures(&outcome, &result, workers, &record);
     result.set_figures(&figures);

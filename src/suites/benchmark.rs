@@ -152,7 +152,10 @@ pub const BENCHMARKS: &[Entry] = &[
     plain("scientific"),
     plain("tpcb"),
     plain("laddis"),
-    plain("andrew"),
+    Entry {
+        typed: typed::<super::andrew::Andrew>(),
+        ..plain("andrew")
+    },
     Entry {
         name: "sdet",
         processes: &[ProcessKind {

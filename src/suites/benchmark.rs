@@ -150,7 +150,10 @@ pub const BENCHMARKS: &[Entry] = &[
     },
     plain("ffsb"),
     plain("scientific"),
-    plain("tpcb"),
+    Entry {
+        typed: typed::<super::tpcb::run::Tpcb>(),
+        ..plain("tpcb")
+    },
     plain("laddis"),
     Entry {
         typed: typed::<super::andrew::Andrew>(),

@@ -3,7 +3,7 @@
 use super::common::{self, OutputArgs, Status};
 use super::progress;
 use super::survey::{Ctx, Row};
-use crate::suites::andrew::{self, DEFAULT_CPU_NS_PER_BYTE, Options, report};
+use crate::suites::andrew::{self, DEFAULT_CPU_NS_PER_BYTE, Options};
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -78,7 +78,7 @@ pub fn main(a: Args) -> Result<Status> {
     let rep = progress::with_bar("andrew", None, None, a.out.progress(), |p| {
         andrew::run(&o, p)
     })?;
-    common::finish(&a.out, &rep.result, &report::render(&o, &rep))
+    common::finish_with::<andrew::Andrew>(&a.out, &rep.result)
 }
 
 /// The generated tree, 4 copies, the default CPU cost (1 copy with

@@ -155,7 +155,7 @@ pub fn main(a: Args) -> Result<Status> {
     let rep = progress::with_bar("tpcb", Some(o.duration), None, a.out.progress(), |p| {
         tpcb::run(&o, p)
     })?;
-    common::finish(&a.out, &rep.result, &report::render(&o, &rep))
+    common::finish_with::<tpcb::Tpcb>(&a.out, &rep.result)
 }
 
 /// A database for 1 tps, synced commits: a three-point curve (1, 2 and 4

@@ -153,12 +153,18 @@ pub const BENCHMARKS: &[Entry] = &[
     },
     plain("ffsb"),
     plain("scientific"),
-    plain("tpcb"),
+    Entry {
+        typed: typed::<super::tpcb::run::Tpcb>(),
+        ..plain("tpcb")
+    },
     Entry {
         typed: typed::<super::laddis::Laddis>(),
         ..plain("laddis")
     },
-    plain("andrew"),
+    Entry {
+        typed: typed::<super::andrew::Andrew>(),
+        ..plain("andrew")
+    },
     Entry {
         name: "sdet",
         processes: &[ProcessKind {

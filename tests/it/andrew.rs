@@ -233,3 +233,34 @@ fn ctrl_c_mid_phase_stops_cleanly_with_a_partial_result() {
     assert_eq!(get(&v, "metrics.compile_phase.complete"), false);
     assert_untouched(dir.path());
 }
+
+/// `iogauge show` prints the report again, of the generated tree (warm
+/// and cold) and of a given one named `generated`, with its note; the
+/// times read back are those of the Fig. 8 table.
+#[test]
+fn show_prints_the_report_again() {
+    let dir = work_dir();
+    let src = tempfile::tempdir().unwrap();
+    let given = src.path().join("generated");
+    std::fs::create_dir(&given).unwrap();
+    std::fs::write(given.join("a.c"), b"int a;\n").unwrap();
+    std::os::unix::fs::symlink("missing", given.join("broken")).unwrap();
+    let d = p(dir.path());
+    let fast = ["andrew", "--dir", d, "--cpu-ns-per-byte", "5"];
+    for extra in [&[][..], &["--cold", "--scale", "2"], &["--tree", p(&given)]] {
+        let (v, report) = assert_show_repeats(&[&fast[..], extra].concat());
+        for (row, key) in [
+            ("Copy phase", "copy_phase_s"),
+            ("Compile phase", "compile_phase_s"),
+            ("Total", "total_s"),
+        ] {
+            let line = report.lines().find(|l| l.contains(row)).unwrap();
+            let secs = format!("{:.4}", f64_at(&v, &format!("metrics.{key}")));
+            assert!(line.contains(&secs), "{key} {secs}: {line}");
+        }
+        let generated = extra.first() != Some(&"--tree");
+        assert_eq!(report.contains("generated (seed 1)"), generated, "{report}");
+        assert_eq!(report.contains("skipped broken"), !generated, "{report}");
+    }
+    assert_untouched(dir.path());
+}

@@ -103,3 +103,21 @@ fn bad_input_is_refused_with_one_line() {
     }
     assert_untouched(dir.path());
 }
+
+/// `iogauge show` prints the report again: closed loop, unsynced commits
+/// and an open loop; the tps read back is the one the report printed.
+#[test]
+fn show_prints_the_report_again() {
+    let dir = work_dir();
+    let short = ["tpcb", "--dir", p(dir.path()), "--duration", "0.3s"];
+    for extra in [
+        &[][..],
+        &["--commit-sync", "off", "--terminals", "1"],
+        &["--rate", "200"],
+    ] {
+        let (v, report) = assert_show_repeats(&[&short[..], extra].concat());
+        let tps = format!("tps:                 {:.1} (", f64_at(&v, "metrics.tps"));
+        assert!(report.contains(&tps), "{tps}: {report}");
+    }
+    assert_untouched(dir.path());
+}

@@ -21,9 +21,9 @@ use crate::error::UsageError;
 use crate::report::RunResult;
 use crate::runner::{self, Progress, Setup, StopRule};
 use anyhow::{Context, Result};
-use phases::{Andrew, PhaseStats};
+use phases::{PhaseFigures, PhaseStats, Phases};
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use tree::Plan;
 
 /// CPU cost of compiling, ns per source byte: 1 µs, a compiler at about
 /// 1 MB of C source per CPU second (the order of `cc -O` on a current
@@ -84,7 +84,8 @@ impl Options {
 pub struct Report {
     /// The document `--json` writes.
     pub result: RunResult,
-    pub plan: Plan,
+    /// The tree it copied.
+    pub tree: tree::Plan,
     /// The phases that began, in order (the last may be partial).
     pub phases: Vec<PhaseStats>,
 }
@@ -102,6 +103,91 @@ impl Report {
 
     pub fn total(&self) -> PhaseStats {
         section("total", &self.phases)
+    }
+
+    /// The figures of the run, `scale` copies of the tree.
+    fn figures(&self, scale: usize) -> Figures {
+        let (copy, compile, total) = (self.copy_phase(), self.compile_phase(), self.total());
+        Figures {
+            copy_phase_s: copy.wall_ns as f64 / 1e9,
+            compile_phase_s: compile.wall_ns as f64 / 1e9,
+            total_s: total.wall_ns as f64 / 1e9,
+            copy_phase: copy.figures(),
+            compile_phase: compile.figures(),
+            total: total.figures(),
+            phases: self.phases.iter().map(PhaseStats::figures).collect(),
+            scale,
+            files_copied: self.tree.files.len() * scale,
+            notes: self.tree.notes.clone(),
+        }
+    }
+}
+
+/// Andrew, typed: its plan, its figures and its report.
+pub struct Andrew;
+
+/// What an Andrew result's `config` holds: the run as asked and the tree
+/// it copies.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Plan {
+    /// `generated`, or the directory of --tree.
+    pub tree: String,
+    /// The tree was generated from `seed` (false: --tree).
+    pub generated: bool,
+    /// Copies of the tree, side by side.
+    pub scale: usize,
+    /// Seed of the generated tree.
+    pub seed: u64,
+    /// CPU time the Make phase burns per source byte, in ns.
+    pub cpu_ns_per_byte: f64,
+    /// The source and the copy dropped from the page cache.
+    pub cold: bool,
+    /// Files of the tree.
+    pub files: usize,
+    /// Directories of the tree, its top one included.
+    pub dirs: usize,
+    /// Bytes of the tree.
+    pub tree_bytes: u64,
+    /// Sources the Make phase compiles.
+    pub sources: usize,
+    /// Bytes of those sources.
+    pub source_bytes: u64,
+}
+
+/// Andrew's figures: Chen & Patterson's copy and compile phases, their
+/// total, and each phase.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "andrewFigures")]
+pub struct Figures {
+    /// The copy phase (MakeDir, Copy, ScanDir, ReadAll), in seconds.
+    pub copy_phase_s: f64,
+    /// The compile phase (Make), in seconds.
+    pub compile_phase_s: f64,
+    /// Both, in seconds.
+    pub total_s: f64,
+    /// The copy phase's figures.
+    pub copy_phase: PhaseFigures,
+    /// The compile phase's figures.
+    pub compile_phase: PhaseFigures,
+    /// The figures of the whole run.
+    pub total: PhaseFigures,
+    /// The phases that began, in order (the last may be partial).
+    pub phases: Vec<PhaseFigures>,
+    /// Copies of the tree.
+    pub scale: usize,
+    /// Files copied, over all copies.
+    pub files_copied: usize,
+    /// What --tree left out or changed, one line each (absent when nothing).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+impl crate::suites::Benchmark for Andrew {
+    const NAME: &'static str = "andrew";
+    type Plan = Plan;
+    type Figures = Figures;
+    fn classic(plan: &Plan, figures: &Figures, result: &RunResult) -> String {
+        report::render(plan, figures, result)
     }
 }
 
@@ -126,7 +212,7 @@ fn section(name: &str, of: &[PhaseStats]) -> PhaseStats {
 
 /// Drop the files of a tree from the page cache (a generated source is
 /// written back first; a `--tree` is only opened for reading).
-fn drop_cache(plan: &Plan, root: &Path, ours: bool) -> Result<()> {
+fn drop_cache(plan: &tree::Plan, root: &Path, ours: bool) -> Result<()> {
     use std::os::fd::AsRawFd;
     for f in &plan.files {
         let file = std::fs::File::open(root.join(&f.rel))?;
@@ -143,8 +229,8 @@ fn drop_cache(plan: &Plan, root: &Path, ours: bool) -> Result<()> {
 pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     o.check().map_err(UsageError)?;
     let plan = match &o.tree {
-        Some(t) => Plan::scan(t).map_err(UsageError)?,
-        None => Plan::generated(o.seed),
+        Some(t) => tree::Plan::scan(t).map_err(UsageError)?,
+        None => tree::Plan::generated(o.seed),
     };
     let made = plan.bytes() * 2 + plan.object_bytes() * 2;
     // a block per file and directory at least
@@ -154,18 +240,22 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     } else {
         plan.bytes() + blocks
     };
-    let config = serde_json::json!({
-        "tree": o.tree.as_ref().map_or("generated".to_string(), |t| t.display().to_string()),
-        "scale": o.scale,
-        "seed": o.seed,
-        "cpu_ns_per_byte": o.cpu_ns_per_byte,
-        "cold": o.cold,
-        "files": plan.files.len(),
-        "dirs": plan.dirs.len() + 1,
-        "tree_bytes": plan.bytes(),
-        "sources": plan.sources(),
-        "source_bytes": plan.source_bytes(),
-    });
+    let config = Plan {
+        tree: o
+            .tree
+            .as_ref()
+            .map_or("generated".to_string(), |t| t.display().to_string()),
+        generated: o.tree.is_none(),
+        scale: o.scale,
+        seed: o.seed,
+        cpu_ns_per_byte: o.cpu_ns_per_byte,
+        cold: o.cold,
+        files: plan.files.len(),
+        dirs: plan.dirs.len() + 1,
+        tree_bytes: plan.bytes(),
+        sources: plan.sources(),
+        source_bytes: plan.source_bytes(),
+    };
     let session = Setup::new("andrew", &o.dir)
         .data(own_src + o.scale as u64 * (made + blocks))
         .workers(1, 4, false)
@@ -189,13 +279,15 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
             .context("--cold: dropping the source from the page cache")?;
     }
     if runner::signals::interrupted() {
-        return Ok(Report {
+        let mut rep = Report {
             result: session.interrupted(),
-            plan,
+            tree: plan,
             phases: Vec::new(),
-        });
+        };
+        rep.result.set_figures(&rep.figures(o.scale));
+        return Ok(rep);
     }
-    let w = Andrew::new(&plan, &src, &dst, o.scale, o.cpu_ns_per_byte, o.cold);
+    let w = Phases::new(&plan, &src, &dst, o.scale, o.cpu_ns_per_byte, o.cold);
     progress.status("MakeDir, Copy, ScanDir, ReadAll, Make");
     let outcome = runner::run(StopRule::default(), vec![w], progress);
     let phases: Vec<PhaseStats> = outcome
@@ -206,29 +298,10 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     let result = session.finish(&outcome);
     let mut rep = Report {
         result,
-        plan,
+        tree: plan,
         phases,
     };
-    let (copy, compile, total) = (rep.copy_phase(), rep.compile_phase(), rep.total());
-    let r = &mut rep.result;
-    r.metric("copy_phase_s", copy.wall_ns as f64 / 1e9);
-    r.metric("compile_phase_s", compile.wall_ns as f64 / 1e9);
-    r.metric("total_s", total.wall_ns as f64 / 1e9);
-    r.metric("copy_phase", copy.to_json());
-    r.metric("compile_phase", compile.to_json());
-    r.metric("total", total.to_json());
-    r.metric(
-        "phases",
-        rep.phases
-            .iter()
-            .map(PhaseStats::to_json)
-            .collect::<Vec<_>>(),
-    );
-    r.metric("scale", o.scale);
-    r.metric("files_copied", rep.plan.files.len() * o.scale);
-    if !rep.plan.notes.is_empty() {
-        r.metric("notes", &rep.plan.notes);
-    }
+    rep.result.set_figures(&rep.figures(o.scale));
     Ok(rep)
 }
 

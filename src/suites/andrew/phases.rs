@@ -74,6 +74,49 @@ pub struct PhaseStats {
     pub cpu_ops: u64,
 }
 
+/// A phase (or a section of phases) in the result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "andrewPhase")]
+pub struct PhaseFigures {
+    /// `MakeDir`, `Copy`, `ScanDir`, `ReadAll` or `Make`; for a section
+    /// `copy`, `compile` or `total`.
+    pub name: String,
+    /// It ran to its end (false: interrupted in it, or never begun).
+    pub complete: bool,
+    /// Its wall time, in seconds.
+    pub wall_s: f64,
+    /// Seconds inside its I/O calls.
+    pub io_s: f64,
+    /// The share of its wall time spent inside I/O calls (0 to 1).
+    pub io_time_fraction: f64,
+    /// The worker thread's CPU time in it (user and system), in seconds.
+    pub cpu_s: f64,
+    /// Wall time of its CPU burns (the Make phase's compiling), in seconds.
+    pub cpu_burn_s: f64,
+    /// Directories made.
+    pub mkdir: u64,
+    /// Files created.
+    pub create: u64,
+    /// Files opened.
+    pub open: u64,
+    /// Files closed.
+    pub close: u64,
+    /// Files stat'ed.
+    pub stat: u64,
+    /// Directories listed.
+    pub readdir: u64,
+    /// read(2) calls.
+    pub reads: u64,
+    /// write(2) calls.
+    pub writes: u64,
+    /// Bytes read.
+    pub bytes_read: u64,
+    /// Bytes written.
+    pub bytes_written: u64,
+    /// CPU burns (one per source compiled).
+    pub cpu_ops: u64,
+}
+
 impl PhaseStats {
     fn new(name: &str) -> PhaseStats {
         PhaseStats {
@@ -110,29 +153,29 @@ impl PhaseStats {
         }
     }
 
-    /// Its figures for the JSON, in seconds.
-    pub fn to_json(&self) -> serde_json::Value {
+    /// Its figures for the result, in seconds.
+    pub fn figures(&self) -> PhaseFigures {
         let s = |ns: u64| ns as f64 / 1e9;
-        serde_json::json!({
-            "name": self.name,
-            "complete": self.complete,
-            "wall_s": s(self.wall_ns),
-            "io_s": s(self.io_ns),
-            "io_time_fraction": self.io_fraction(),
-            "cpu_s": s(self.cpu_ns),
-            "cpu_burn_s": s(self.burn_ns),
-            "mkdir": self.mkdir,
-            "create": self.create,
-            "open": self.open,
-            "close": self.close,
-            "stat": self.stat,
-            "readdir": self.readdir,
-            "reads": self.reads,
-            "writes": self.writes,
-            "bytes_read": self.bytes_read,
-            "bytes_written": self.bytes_written,
-            "cpu_ops": self.cpu_ops,
-        })
+        PhaseFigures {
+            name: self.name.clone(),
+            complete: self.complete,
+            wall_s: s(self.wall_ns),
+            io_s: s(self.io_ns),
+            io_time_fraction: self.io_fraction(),
+            cpu_s: s(self.cpu_ns),
+            cpu_burn_s: s(self.burn_ns),
+            mkdir: self.mkdir,
+            create: self.create,
+            open: self.open,
+            close: self.close,
+            stat: self.stat,
+            readdir: self.readdir,
+            reads: self.reads,
+            writes: self.writes,
+            bytes_read: self.bytes_read,
+            bytes_written: self.bytes_written,
+            cpu_ops: self.cpu_ops,
+        }
     }
 
     /// Time one operation begun at `t0` (clock ns), record it.
@@ -220,7 +263,7 @@ struct CopyJobs {
 }
 
 /// The whole benchmark on one worker.
-pub struct Andrew {
+pub struct Phases {
     /// Target directories, parents first (each copy's root, then its
     /// subdirectories).
     dirs: Vec<PathBuf>,
@@ -237,7 +280,7 @@ pub fn copy_name(k: usize) -> String {
     format!("copy{}", k + 1)
 }
 
-impl Andrew {
+impl Phases {
     /// Andrew over `plan` read from `src`, copied `scale` times into
     /// `dst/copy1`, `dst/copy2`, ... (`dst` exists, the copies do not).
     pub fn new(
@@ -247,7 +290,7 @@ impl Andrew {
         scale: usize,
         cost_ns_per_byte: f64,
         cold: bool,
-    ) -> Andrew {
+    ) -> Phases {
         let mut dirs = Vec::with_capacity(scale * (plan.dirs.len() + 1));
         let mut files = Vec::with_capacity(scale * plan.files.len());
         let mut copies = Vec::with_capacity(scale);
@@ -284,7 +327,7 @@ impl Andrew {
             }
             copies.push(c);
         }
-        Andrew {
+        Phases {
             dirs,
             files,
             copies,
@@ -403,7 +446,7 @@ impl Andrew {
     }
 
     fn copy(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
-        let Andrew { files, buf, .. } = self;
+        let Phases { files, buf, .. } = self;
         for j in files.iter() {
             if !ctx.keep_going() {
                 return Ok(false);
@@ -471,7 +514,7 @@ impl Andrew {
     }
 
     fn read_all_files(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
-        let Andrew { files, buf, .. } = self;
+        let Phases { files, buf, .. } = self;
         for j in files.iter() {
             if !ctx.keep_going() {
                 return Ok(false);
@@ -506,7 +549,7 @@ impl Andrew {
     }
 
     fn make(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
-        let Andrew {
+        let Phases {
             copies,
             buf,
             cost_ns_per_byte,
@@ -552,7 +595,7 @@ impl Andrew {
     }
 }
 
-impl Worker for Andrew {
+impl Worker for Phases {
     fn kinds(&self) -> &[OpKind] {
         KINDS
     }
@@ -627,7 +670,7 @@ mod tests {
         let plan = Plan::scan(&src).unwrap();
         let dst = d.path().join("dst");
         std::fs::create_dir(&dst).unwrap();
-        let w = Andrew::new(&plan, &src, &dst, 2, 0.5, true);
+        let w = Phases::new(&plan, &src, &dst, 2, 0.5, true);
         let o = runner::run(StopRule::default(), vec![w], &NoProgress);
         assert!(o.complete, "{:?}", o.error);
         let phases: Vec<PhaseStats> = serde_json::from_value(o.extras[0].clone()).unwrap();

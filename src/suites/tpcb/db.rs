@@ -81,6 +81,7 @@ use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
 use crate::runner::{Ctx, Io};
 use crate::workload::{Prng, below, unit_f64};
+use serde::{Deserialize, Serialize};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -667,11 +668,18 @@ fn bad_txn(txn: &Txn, s: &Scale) -> io::Error {
 }
 
 /// What [`check_consistency`] found.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[schemars(rename = "tpcbConsistency")]
 pub struct Sums {
+    /// The sum of the accounts' balances.
     pub accounts: i64,
+    /// The sum of the tellers' balances.
     pub tellers: i64,
+    /// The sum of the branches' balances.
     pub branches: i64,
+    /// The sum of the history's deltas.
     pub history: i64,
     /// History records.
     pub history_count: u64,

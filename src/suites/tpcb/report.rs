@@ -1,11 +1,12 @@
 //! TPC-B's report: its summary, the notes on what it measured, the
 //! response-time histogram, then iogauge's details.
 
-use super::db::TELLERS_PER_BRANCH;
-use super::run::{CONSTRAINT_S, Options, Report};
+use super::run::{CONSTRAINT_S, Figures, Plan};
+use crate::report::RunResult;
 use crate::suites::classic;
 use crate::units::{fmt_bytes, fmt_ns};
 use std::fmt::Write;
+use std::time::Duration;
 
 /// A response time in seconds, in the unit that suits it (µs, ms, s).
 fn secs(s: f64) -> String {
@@ -14,28 +15,25 @@ fn secs(s: f64) -> String {
 
 /// TPC-B's summary, the notes on what it measured, then iogauge's
 /// details.
-pub fn render(o: &Options, rep: &Report) -> String {
-    let mut s = summary(o, rep);
-    s += &histogram(rep);
-    s += &notes(o, rep);
+pub fn render(o: &Plan, f: &Figures, r: &RunResult) -> String {
+    let mut s = summary(o, f, r);
+    s += &histogram(f);
+    s += &notes(o, f);
     let details = format!(
         "tpcb, engine {}, {} terminals for {:?}, seed {}, history {}",
         o.engine,
         o.terminals,
-        o.duration,
+        Duration::from_secs_f64(o.duration_s),
         o.seed,
-        fmt_bytes(rep.history_bytes)
+        fmt_bytes(f.history_bytes)
     );
-    classic::close(&mut s, &rep.result, &details);
+    classic::close(&mut s, r, &details);
     s
 }
 
 /// The load, then the figures: tps, response times, the constraint, the
 /// database, commits and the consistency check.
-fn summary(o: &Options, rep: &Report) -> String {
-    let f = &rep.figures;
-    let r = &rep.result;
-    let scale = rep.scale;
+fn summary(o: &Plan, f: &Figures, r: &RunResult) -> String {
     let mut s = String::new();
     let load = match (o.pace.rate, o.pace.think) {
         (Some(r), _) => format!(
@@ -74,13 +72,13 @@ fn summary(o: &Options, rep: &Report) -> String {
     let _ = writeln!(
         s,
         "  database:            scale {} ({} branch{}, {} tellers, {} accounts: {} of records), sized for up to {} tps",
-        scale.branches,
-        scale.branches,
-        if scale.branches == 1 { "" } else { "es" },
-        scale.branches * TELLERS_PER_BRANCH,
-        scale.accounts(),
-        fmt_bytes(scale.bytes()),
-        scale.max_tps()
+        f.scale,
+        o.branches,
+        if o.branches == 1 { "" } else { "es" },
+        o.tellers,
+        o.accounts,
+        fmt_bytes(f.database_bytes),
+        f.max_tps_of_scale
     );
     let _ = writeln!(
         s,
@@ -91,7 +89,7 @@ fn summary(o: &Options, rep: &Report) -> String {
             "off (commits end in the page cache: not durable)"
         }
     );
-    match &rep.sums {
+    match &f.consistency {
         Some(c) => {
             let _ = writeln!(
                 s,
@@ -114,11 +112,10 @@ fn summary(o: &Options, rep: &Report) -> String {
 }
 
 /// TPC-B's response-time histogram: each bucket's count and share.
-fn histogram(rep: &Report) -> String {
-    let f = &rep.figures;
+fn histogram(f: &Figures) -> String {
     let mut s = String::from("\nResponse-time histogram (transactions):\n");
     let total = f.transactions.max(1) as f64;
-    for b in &f.histogram {
+    for b in &f.response_histogram {
         let range = match b.hi_s {
             Some(hi) => format!("{:.1} - {:.1} s", b.lo_s, hi),
             None => format!(">= {:.1} s", b.lo_s),
@@ -135,16 +132,14 @@ fn histogram(rep: &Report) -> String {
 }
 
 /// What TPC-B would not accept of this point, and that it is one point.
-fn notes(o: &Options, rep: &Report) -> String {
-    let f = &rep.figures;
-    let scale = rep.scale;
+fn notes(o: &Plan, f: &Figures) -> String {
     let mut s = String::new();
-    if f.tps > scale.max_tps() as f64 {
+    if f.tps > f.max_tps_of_scale as f64 {
         let _ = writeln!(
             s,
             "note: {:.1} tps is more than the {} tps the database is sized for; TPC-B reports it only with --tps-scale {} or more",
             f.tps,
-            scale.max_tps(),
+            f.max_tps_of_scale,
             f.tps.ceil() as u64
         );
     }

@@ -26,7 +26,7 @@ use crate::runner::{self, Ctx, Io, Pace, Progress, Setup, StopRule, Worker};
 use crate::units::fmt_bytes;
 use crate::workload::{Prng, worker_rng};
 use anyhow::Result;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -165,10 +165,14 @@ impl Worker for Driver {
 
 /// One bucket of the response-time histogram: transactions that took
 /// `lo_s ≤ t < hi_s` (`hi_s` is `None` for the last, open bucket).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "tpcbBucket")]
 pub struct Bucket {
+    /// Its lower bound, in seconds.
     pub lo_s: f64,
+    /// Its upper bound, in seconds (null for the open bucket of 2 s and more).
     pub hi_s: Option<f64>,
+    /// Transactions in it.
     pub count: u64,
 }
 
@@ -203,43 +207,146 @@ pub fn histogram(k: &KindStats) -> Vec<Bucket> {
     v
 }
 
-/// The figures of a load point, beside the result that holds them.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+/// TPC-B, typed: its plan, its figures and its report.
+pub struct Tpcb;
+
+/// What a TPC-B result's `config` holds.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Plan {
+    /// The tps the database is sized for.
+    pub tps_scale: u32,
+    pub branches: u32,
+    pub tellers: u32,
+    pub accounts: u32,
+    pub terminals: usize,
+    /// How long the terminals ran, in seconds.
+    pub duration_s: f64,
+    /// fsync of the history at each commit.
+    pub commit_sync: bool,
+    pub seed: u64,
+    pub engine: Choice,
+    /// Back to back, with think time, or at a rate.
+    pub pace: Pace,
+}
+
+impl Plan {
+    fn of(o: &Options) -> Plan {
+        let scale = o.scale();
+        Plan {
+            tps_scale: o.tps_scale,
+            branches: scale.branches,
+            tellers: scale.tellers(),
+            accounts: scale.accounts(),
+            terminals: o.terminals,
+            duration_s: o.duration.as_secs_f64(),
+            commit_sync: o.commit_sync,
+            seed: o.seed,
+            engine: o.engine,
+            pace: o.pace,
+        }
+    }
+}
+
+/// The figures of a load point: the result's `metrics`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "tpcbFigures")]
 pub struct Figures {
-    pub transactions: u64,
+    /// Transactions per second over the measured time.
     pub tps: f64,
+    /// Transactions completed.
+    pub transactions: u64,
+    /// Mean response time, in seconds (open loop: from each transaction's
+    /// intended start).
     pub mean_response_s: f64,
+    /// Median response time, in seconds.
     pub p50_response_s: f64,
+    /// 90th percentile of the response time, in seconds: TPC-B's constraint.
     pub p90_response_s: f64,
+    /// 99th percentile of the response time, in seconds.
     pub p99_response_s: f64,
+    /// Longest response time, in seconds.
     pub max_response_s: f64,
     /// 90 % of the transactions within 2 s (false when none ran).
     pub constraint_met: bool,
-    pub histogram: Vec<Bucket>,
+    /// TPC-B's histogram: 0.1 s buckets below 2 s, then one open bucket.
+    pub response_histogram: Vec<Bucket>,
+    /// Branches of the database.
+    pub scale: u32,
+    /// The most tps the database may report (one per branch).
+    pub max_tps_of_scale: u32,
+    /// Terminals that ran.
+    pub terminals: usize,
+    /// fsync of the history at each commit.
+    pub commit_sync: bool,
+    /// Bytes of the branch, teller and account records.
+    pub database_bytes: u64,
+    /// Bytes of the history file after the run.
+    pub history_bytes: u64,
+    /// The balances and the history agree (absent when not checked: the
+    /// run failed or did not start).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consistent: Option<bool>,
+    /// The sums the check compared (absent when not checked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consistency: Option<Sums>,
 }
 
 impl Figures {
-    fn of(k: Option<&KindStats>, elapsed_s: f64) -> Figures {
-        let Some(k) = k.filter(|k| k.count > 0) else {
-            return Figures::default();
+    /// The figures of a run of `o` whose transactions took `times` over
+    /// `elapsed_s` seconds, with the check (if made) and the history's size.
+    fn of(
+        o: &Options,
+        times: Option<&KindStats>,
+        elapsed_s: f64,
+        sums: Option<Sums>,
+        history_bytes: u64,
+    ) -> Figures {
+        let scale = o.scale();
+        let mut f = Figures {
+            tps: 0.0,
+            transactions: 0,
+            mean_response_s: 0.0,
+            p50_response_s: 0.0,
+            p90_response_s: 0.0,
+            p99_response_s: 0.0,
+            max_response_s: 0.0,
+            constraint_met: false,
+            response_histogram: Vec::new(),
+            scale: scale.branches,
+            max_tps_of_scale: scale.max_tps(),
+            terminals: o.terminals,
+            commit_sync: o.commit_sync,
+            database_bytes: scale.bytes(),
+            history_bytes,
+            consistent: sums.map(|s| s.consistent()),
+            consistency: sums,
+        };
+        let Some(k) = times.filter(|k| k.count > 0) else {
+            return f;
         };
         let s = |ns: u64| ns as f64 / 1e9;
         let p90 = s(k.percentile_ns(90.0));
-        Figures {
-            transactions: k.count,
-            tps: if elapsed_s > 0.0 {
-                k.count as f64 / elapsed_s
-            } else {
-                0.0
-            },
-            mean_response_s: k.mean_ns() / 1e9,
-            p50_response_s: s(k.percentile_ns(50.0)),
-            p90_response_s: p90,
-            p99_response_s: s(k.percentile_ns(99.0)),
-            max_response_s: s(k.max_ns),
-            constraint_met: p90 <= CONSTRAINT_S,
-            histogram: histogram(k),
+        f.transactions = k.count;
+        if elapsed_s > 0.0 {
+            f.tps = k.count as f64 / elapsed_s;
         }
+        f.mean_response_s = k.mean_ns() / 1e9;
+        f.p50_response_s = s(k.percentile_ns(50.0));
+        f.p90_response_s = p90;
+        f.p99_response_s = s(k.percentile_ns(99.0));
+        f.max_response_s = s(k.max_ns);
+        f.constraint_met = p90 <= CONSTRAINT_S;
+        f.response_histogram = histogram(k);
+        f
+    }
+}
+
+impl crate::suites::Benchmark for Tpcb {
+    const NAME: &'static str = "tpcb";
+    type Plan = Plan;
+    type Figures = Figures;
+    fn classic(plan: &Plan, figures: &Figures, result: &RunResult) -> String {
+        super::report::render(plan, figures, result)
     }
 }
 
@@ -248,12 +355,9 @@ pub struct Report {
     /// The document `--json` writes.
     pub result: RunResult,
     pub figures: Figures,
-    pub scale: Scale,
     /// The check after the run; `None` when it was not made (the run
     /// failed, or stopped before the terminals ran).
     pub sums: Option<Sums>,
-    /// The history file's size after the run (0 when it did not run).
-    pub history_bytes: u64,
 }
 
 /// Check a load point as [`run`] does before it makes anything: the
@@ -280,19 +384,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     // order, under their locks, as the benchmark's specification says
     let spec = EngineSpec::new(o.engine);
     spec.check().map_err(UsageError)?;
-    let config = serde_json::json!({
-        "tps_scale": o.tps_scale,
-        "branches": scale.branches,
-        "tellers": scale.tellers(),
-        "accounts": scale.accounts(),
-        "terminals": o.terminals,
-        "duration_s": o.duration.as_secs_f64(),
-        "commit_sync": o.commit_sync,
-        "seed": o.seed,
-        "engine": o.engine,
-        "pace": o.pace,
-    });
-    let session = setup_of(o).config(&config).begin()?;
+    let session = setup_of(o).config(Plan::of(o)).begin()?;
     progress.status(&format!(
         "creating the database: {} of records (untimed)",
         fmt_bytes(scale.bytes())
@@ -301,12 +393,13 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     let files = db::create(session.dir(), &scale, &mut engine)?;
     let db = Arc::new(Db::new(files)?);
     if runner::signals::interrupted() {
+        let mut result = session.interrupted();
+        let figures = Figures::of(o, None, result.elapsed_s, None, 0);
+        result.set_figures(&figures);
         return Ok(Report {
-            result: session.interrupted(),
-            figures: Figures::default(),
-            scale,
+            result,
+            figures,
             sums: None,
-            history_bytes: 0,
         });
     }
     let mut drivers = Vec::with_capacity(o.terminals);
@@ -339,61 +432,21 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     // an open loop's response times run from the intended start
     let tx = OpKind::Transaction;
     let times = outcome.stats.response(tx).or(outcome.stats.kind(tx));
-    let figures = Figures::of(times, result.elapsed_s);
-    metrics(&mut result, o, &figures, sums.as_ref(), history_bytes);
+    let figures = Figures::of(o, times, result.elapsed_s, sums, history_bytes);
+    result.set_figures(&figures);
+    if let Some(s) = sums.filter(|s| !s.consistent())
+        && result.error.is_none()
+    {
+        result.error = Some(format!(
+            "the database is inconsistent after the run: the balances sum to {} (accounts), {} (tellers), {} (branches), the history's deltas to {}",
+            s.accounts, s.tellers, s.branches, s.history
+        ));
+    }
     Ok(Report {
         result,
         figures,
-        scale,
         sums,
-        history_bytes,
     })
-}
-
-/// TPC-B's figures, its scale and its consistency check in the result's
-/// metrics; an inconsistent database is the result's error.
-fn metrics(
-    result: &mut RunResult,
-    o: &Options,
-    figures: &Figures,
-    sums: Option<&Sums>,
-    history_bytes: u64,
-) {
-    let scale = o.scale();
-    result.metric("tps", figures.tps);
-    result.metric("transactions", figures.transactions);
-    result.metric("mean_response_s", figures.mean_response_s);
-    result.metric("p50_response_s", figures.p50_response_s);
-    result.metric("p90_response_s", figures.p90_response_s);
-    result.metric("p99_response_s", figures.p99_response_s);
-    result.metric("max_response_s", figures.max_response_s);
-    result.metric("constraint_met", figures.constraint_met);
-    result.metric("response_histogram", &figures.histogram);
-    result.metric("scale", scale.branches);
-    result.metric("max_tps_of_scale", scale.max_tps());
-    result.metric("terminals", o.terminals);
-    result.metric("commit_sync", o.commit_sync);
-    result.metric("database_bytes", scale.bytes());
-    result.metric("history_bytes", history_bytes);
-    if let Some(s) = sums {
-        result.metric("consistent", s.consistent());
-        result.metric(
-            "consistency",
-            serde_json::json!({
-                "accounts": s.accounts,
-                "tellers": s.tellers,
-                "branches": s.branches,
-                "history": s.history,
-                "history_count": s.history_count,
-            }),
-        );
-        if !s.consistent() && result.error.is_none() {
-            result.error = Some(format!(
-                "the database is inconsistent after the run: the balances sum to {} (accounts), {} (tellers), {} (branches), the history's deltas to {}",
-                s.accounts, s.tellers, s.branches, s.history
-            ));
-        }
-    }
 }
 
 #[cfg(test)]
@@ -419,13 +472,14 @@ mod tests {
         assert_eq!(h[1].count, 7);
         assert!((h[1].lo_s - 0.1).abs() < 1e-12);
         assert_eq!((h[2].lo_s, h[2].hi_s, h[2].count), (2.0, None, 3));
-        let f = Figures::of(Some(&k), 2.0);
+        let o = Options::new(Path::new("."));
+        let f = Figures::of(&o, Some(&k), 2.0, None, 0);
         assert_eq!(f.transactions, 100);
         assert_eq!(f.tps, 50.0);
         assert!(f.constraint_met, "{f:?}");
         assert!(f.p90_response_s < 0.01, "{f:?}");
         // nothing ran: no figures, the constraint is not met
-        let none = Figures::of(None, 1.0);
+        let none = Figures::of(&o, None, 1.0, None, 0);
         assert!(!none.constraint_met && none.tps == 0.0);
     }
 

@@ -146,7 +146,7 @@ pub const BENCHMARKS: &[Entry] = &[
             build: |p, i| Ok(Box::new(super::iozone::throughput::process_worker(p, i)?)),
         }],
         services: &[],
-        typed: None,
+        typed: typed::<super::iozone::figures::IoZone>(),
     },
     plain("ffsb"),
     plain("scientific"),

@@ -148,7 +148,10 @@ pub const BENCHMARKS: &[Entry] = &[
         services: &[],
         typed: typed::<super::iozone::figures::IoZone>(),
     },
-    plain("ffsb"),
+    Entry {
+        typed: typed::<super::ffsb::figures::Ffsb>(),
+        ..plain("ffsb")
+    },
     plain("scientific"),
     plain("tpcb"),
     plain("laddis"),

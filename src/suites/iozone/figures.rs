@@ -673,8 +673,8 @@ mod tests {
         let mut want = super::super::run::table_of(&cfg);
         let mut v = 1;
         for row in &grid {
-            for i in 0..row.skipped_cells {
-                want.rows.push(Row::new(row.file_kb, header[i]));
+            for &reclen in &header[..row.skipped_cells] {
+                want.rows.push(Row::new(row.file_kb, reclen));
             }
             for &rec in &row.records_kb {
                 want.rows

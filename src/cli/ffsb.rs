@@ -136,8 +136,7 @@ pub fn main(a: Args) -> Result<Status> {
         Err(e) => return Err(e),
     };
     let (result, _) = figures::result_of(&o, &outcome, started);
-    let text = report::render(&o, &outcome, &result);
-    common::finish(&a.out, &result, &text)
+    common::finish_with::<figures::Ffsb>(&a.out, &result)
 }
 
 /// The short form: a small file set of 16–64 KiB files and a mixed

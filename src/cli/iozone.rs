@@ -7,13 +7,15 @@ use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
 use crate::error::UsageError;
 use crate::suites::iozone::exec::{self, Exec, Hooks};
+use crate::suites::iozone::figures::{IoZone, ThroughputPhase};
 use crate::suites::iozone::flags::{self, Config, FLAGS};
 use crate::suites::iozone::report::{self, Column};
-use crate::suites::iozone::{details, heatmaps, run, throughput};
+use crate::suites::iozone::{heatmaps, run, throughput};
 use anyhow::Result;
 use clap::{ArgMatches, FromArgMatches};
 use std::fmt::Write;
 use std::path::PathBuf;
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// IOzone's tests (write, read, random, backwards, record rewrite, stride,
@@ -179,38 +181,52 @@ fn command_line() -> String {
     std::env::args().collect::<Vec<_>>().join(" ")
 }
 
-/// Prints as the run goes: throughput mode's phases.
+/// Prints IOzone's report as the run goes, as IOzone does: its preamble,
+/// then each row or each phase as it ends. The report rendered from the
+/// result at the end starts with what was printed; the rest follows.
 struct Live<'a> {
     out: &'a OutputArgs,
     cfg: &'a Config,
     /// The table's columns (the tests selected).
     selected: Vec<Column>,
-    /// IOzone's banner and settings, printed once the checks pass.
-    preamble: String,
+    /// What has been printed so far.
+    printed: Mutex<String>,
+}
+
+impl Live<'_> {
+    fn say(&self, text: &str) {
+        self.out.say(text);
+        self.printed
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_str(text);
+    }
 }
 
 impl crate::runner::Progress for Live<'_> {}
 
 impl Hooks for Live<'_> {
-    fn begun(&self) {
-        self.out.say(&self.preamble);
+    fn begun(&self, preamble: &str) {
+        self.say(preamble);
     }
     fn row(&self, r: &report::Row) {
         if !r.is_skipped() {
-            self.out
-                .say(&report::row_line(r, &self.selected, self.cfg.extended));
+            self.say(&report::row_line(r, &self.selected, self.cfg.extended));
         }
     }
     fn throughput(&self, e: &throughput::Event) {
         match e {
-            throughput::Event::Begin(_) => self.out.say(&report::throughput_intro(
+            throughput::Event::Begin(_) => self.say(&report::throughput_intro(
                 self.cfg.threads,
                 self.cfg.single_file_kb(),
                 self.cfg.single_record_kb(),
             )),
-            throughput::Event::Phase(_, p) => self.out.say(&throughput::phase_text(self.cfg, p)),
+            throughput::Event::Phase(_, p) => self.say(&throughput::phase_text(
+                self.cfg,
+                &ThroughputPhase::of(p, self.cfg.cpu_util),
+            )),
             // the end of IOzone's throughput_test
-            throughput::Event::End(_) => self.out.say("\n\n"),
+            throughput::Event::End(_) => self.say("\n\n"),
         }
     }
 }
@@ -253,17 +269,14 @@ pub fn main(a: Opts) -> Result<Status> {
         settle: a.settle,
         command_line: command_line(),
         allow_outside: a.allow_outside,
+        plot: a.plot.clone(),
     };
     run::check_remount(&cfg, &a.dir).map_err(UsageError)?;
     if a.check.check {
         exec::check(&cfg, &x)?;
         return Ok(super::common::checked("iogauge iozone"));
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
     let live = Live {
-        preamble: report::preamble(&cfg, &x.command_line, &report::ctime(now)),
         out: &out,
         cfg: &cfg,
         selected: cfg
@@ -271,39 +284,47 @@ pub fn main(a: Opts) -> Result<Status> {
             .iter()
             .flat_map(|t| Column::for_test(t.number()))
             .collect(),
+        printed: Mutex::new(String::new()),
     };
     let rep = exec::execute(&cfg, &x, &live)?;
-    let heatmaps = write_files(&a, &cfg, &rep, &x.command_line)?;
-    let text = details::closing(&cfg, engine, &rep, heatmaps.as_ref(), a.plot.is_some());
-    out.say(&text);
+    write_files(&a, &cfg, &rep, &x.command_line)?;
+    // the report from the result: what was printed as the run went, and
+    // the rest
+    let report = match crate::suites::benchmark::classic_of::<IoZone>(&rep.result) {
+        Ok(r) => r,
+        Err(e) => {
+            out.write(&rep.result)?;
+            return Err(e.context("rendering the report"));
+        }
+    };
+    let printed = live.printed.into_inner().unwrap_or_else(|e| e.into_inner());
+    let Some(rest) = report.strip_prefix(printed.as_str()) else {
+        out.write(&rep.result)?;
+        anyhow::bail!(
+            "internal error: the report rendered from the result differs from the one printed as the run went"
+        );
+    };
+    out.say(rest);
     out.write(&rep.result)?;
     super::common::status_of(&out, &rep.result)
 }
 
 /// After the run: IOzone's -b workbook and iogauge's heatmaps (single and
-/// auto mode, --plot): how many were drawn, and where.
-fn write_files(
-    a: &Opts,
-    cfg: &Config,
-    rep: &exec::Report,
-    command_line: &str,
-) -> Result<Option<(usize, PathBuf)>> {
-    let mut heatmaps = None;
+/// auto mode, --plot).
+fn write_files(a: &Opts, cfg: &Config, rep: &exec::Report, command_line: &str) -> Result<()> {
     if let Some(o) = &rep.single {
         if let Some(b) = &cfg.workbook {
             report::write_workbook(b, &o.table, command_line).map_err(anyhow::Error::msg)?;
         }
         if let Some(dir) = &a.plot {
-            let files = heatmaps::write_heatmaps(dir, &o.table, command_line)
-                .map_err(anyhow::Error::msg)?;
-            heatmaps = Some((files.len(), dir.clone()));
+            heatmaps::write_heatmaps(dir, &o.table, command_line).map_err(anyhow::Error::msg)?;
         }
     }
-    if let (Some(t), Some(b)) = (&rep.throughput, &cfg.workbook) {
-        report::write_throughput_workbook(b, &throughput::table(cfg, t), command_line)
+    if let (Some(runs), Some(b)) = (&rep.figures.throughput, &cfg.workbook) {
+        report::write_throughput_workbook(b, &throughput::table(cfg, runs), command_line)
             .map_err(anyhow::Error::msg)?;
     }
-    Ok(heatmaps)
+    Ok(())
 }
 
 /// The short form: a small auto-mode grid of write, read, random read and
@@ -328,6 +349,7 @@ pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         settle: Duration::ZERO,
         command_line: how,
         allow_outside: false,
+        plot: None,
     };
     let watch = ctx.direct_ok.then(|| DeviceWatch::start(ctx.dir));
     let rep = exec::execute(&cfg, &x, &exec::Quiet)?;

@@ -149,9 +149,12 @@ pub const BENCHMARKS: &[Entry] = &[
             build: |p, i| Ok(Box::new(super::iozone::throughput::process_worker(p, i)?)),
         }],
         services: &[],
-        typed: None,
+        typed: typed::<super::iozone::figures::IoZone>(),
     },
-    plain("ffsb"),
+    Entry {
+        typed: typed::<super::ffsb::figures::Ffsb>(),
+        ..plain("ffsb")
+    },
     plain("scientific"),
     Entry {
         typed: typed::<super::tpcb::run::Tpcb>(),

@@ -300,3 +300,56 @@ fn operations_come_in_ffsbs_biased_shares() {
     assert!((0.415..0.46).contains(&read), "read {read}");
     assert!((read + stat - 1.0).abs() < 1e-9, "{read} + {stat}");
 }
+
+/// `iogauge show` prints FFSB's report of a saved result again: what the
+/// run printed after its settings and progress lines (those are printed
+/// as the run goes and are not in the result), with one thread group,
+/// several with `[stats]`, and `--time 0`.
+#[test]
+fn show_prints_the_report_after_the_run_again() {
+    for (name, time) in [
+        ("slides-example2.ffsb", "1s"),
+        ("profile_everything.ffsb", "1s"),
+        ("slides-example1.ffsb", "0s"),
+    ] {
+        let dir = work_dir();
+        let loc = dir.path().join("loc");
+        std::fs::create_dir(&loc).unwrap();
+        let json = dir.path().join("r.json");
+        let out = iogauge()
+            .args(["ffsb", p(&example(name)), "--location", p(&loc)])
+            .args(["--time", time, "--json", p(&json)])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let printed = String::from_utf8(out.stdout).unwrap();
+        let shown = iogauge().args(["show", p(&json)]).output().unwrap();
+        assert!(
+            shown.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&shown.stderr)
+        );
+        let shown = String::from_utf8(shown.stdout).unwrap();
+        assert!(!shown.is_empty(), "{name}");
+        assert!(
+            printed.ends_with(&shown),
+            "{name}: the run printed\n{printed}\nshow printed\n{shown}"
+        );
+        // a figure read back is the one the run printed
+        let v: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        if time != "0s" {
+            let tps = f64_at(&v, "metrics.transactions_per_s");
+            assert!(
+                shown.contains(&format!("{tps:.2} Transactions per Second")),
+                "{name}: {shown}"
+            );
+        }
+        std::fs::remove_file(&json).unwrap();
+        std::fs::remove_dir(&loc).unwrap();
+        assert_untouched(dir.path());
+    }
+}

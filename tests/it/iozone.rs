@@ -373,17 +373,18 @@ fn dash_w_keeps_the_files_and_says_where() {
 
 /// Runs `iozone ARGS` in a fresh directory, sends Ctrl-C after 1.5 s,
 /// and checks what every interrupted run must do: exit 130 within 5 s, a
-/// partial result in the JSON, nothing left in the directory. Returns
-/// the result.
+/// partial result in the JSON that `iogauge show` prints the report of as
+/// the run printed it, nothing left in the directory. Returns the result.
 fn interrupted(args: &[&str]) -> Value {
     let dir = work_dir();
     let out = tempfile::tempdir().unwrap();
     let json = out.path().join("r.json");
+    let printed = out.path().join("stdout");
     let mut child = std::process::Command::new(bin_path())
         .args(["iozone", "--dir", p(dir.path())])
         .args(args)
         .args(["--json", p(&json)])
-        .stdout(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&printed).unwrap())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -393,6 +394,13 @@ fn interrupted(args: &[&str]) -> Value {
     assert!(took < Duration::from_secs(5), "{args:?}: {took:?}");
     let v: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert!(!get(&v, "complete").as_bool().unwrap());
+    let shown = iogauge().args(["show", p(&json)]).output().unwrap();
+    assert!(shown.status.success(), "{args:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&shown.stdout),
+        std::fs::read_to_string(&printed).unwrap(),
+        "{args:?}: iogauge show printed another report than the run"
+    );
     assert_untouched(dir.path());
     v
 }
@@ -517,4 +525,96 @@ fn the_text_is_iozones_in_throughput_and_single_mode() {
         golden(&format!("iozone/{fixture}"), &iozone_mask(&text));
         assert_untouched(dir.path());
     }
+}
+
+/// `iogauge show` prints IOzone's report again as the run printed it, in
+/// each mode: single and auto mode (crossover placeholders in -R), -E with
+/// -O, -+u, --plot, -w, throughput mode with processes and threads, -C,
+/// -R, -+n and several child counts.
+#[test]
+fn show_prints_the_report_again_in_every_mode() {
+    let dir = work_dir();
+    let d = p(dir.path());
+    let plots = tempfile::tempdir().unwrap();
+    let small = ["-s", "256k", "-r", "64k"];
+    let runs: [&[&str]; 9] = [
+        &["-i", "0", "-i", "1"],
+        &[
+            "--engine", "null", "-a", "-n", "16m", "-g", "32m", "-i", "0", "-R",
+        ],
+        &["-E", "-i", "0", "-i", "9", "-i", "10", "-O"],
+        &["-i", "0", "-i", "2", "-+u", "-R", "--plot", p(plots.path())],
+        &["-t", "2", "-i", "0", "-i", "1", "-C", "-R", "--settle", "0"],
+        &[
+            "-T", "-l", "1", "-u", "2", "-i", "0", "-+u", "-C", "-R", "--settle", "0",
+        ],
+        &[
+            "-t", "2", "-i", "0", "-i", "1", "-+n", "-R", "--settle", "0",
+        ],
+        &[
+            "-t",
+            "1",
+            "-i",
+            "0",
+            "--plot",
+            p(plots.path()),
+            "--settle",
+            "0",
+        ],
+        &["-i", "0", "-+n", "-e", "-c"],
+    ];
+    for args in runs {
+        let mut all = vec!["iozone", "--dir", d];
+        all.extend_from_slice(args);
+        if !args.contains(&"-a") {
+            all.extend_from_slice(&small);
+        }
+        let (v, report) = assert_show_repeats(&all);
+        assert!(
+            report.contains("iozone test complete."),
+            "{args:?}: {report}"
+        );
+        if args.contains(&"-R") {
+            let section = if args.contains(&"--settle") {
+                "\"Throughput report Y-axis"
+            } else {
+                "\"Writer report\""
+            };
+            assert!(report.contains(section), "{args:?}: {report}");
+        }
+        // a figure read back is the one the run printed
+        if let Some(line) = report
+            .lines()
+            .find(|l| l.starts_with("             256      64"))
+        {
+            let write: u64 = line.split_whitespace().nth(2).unwrap().parse().unwrap();
+            assert_eq!(write, u64_at(&v, "metrics.write"), "{args:?}: {line}");
+        } else if args.contains(&"--settle") {
+            let rate = get(&v, "metrics.throughput")[0]["phases"][0]["children_rate"]
+                .as_f64()
+                .unwrap();
+            assert!(
+                report.contains(&format!("= {rate:10.2} kB/sec")),
+                "{args:?}"
+            );
+        } else {
+            assert!(!get(&v, "metrics.cells").as_array().unwrap().is_empty());
+        }
+    }
+    assert_untouched(dir.path());
+    // -w: where the files were kept, said again
+    let kept = work_dir();
+    let (v, report) = assert_show_repeats(&[
+        "iozone",
+        "--dir",
+        p(kept.path()),
+        "-i",
+        "0",
+        "-s",
+        "64k",
+        "-w",
+    ]);
+    let place = str_at(&v, "metrics.kept");
+    assert!(report.contains(&format!("kept in {place}\n")), "{report}");
+    std::fs::remove_dir_all(place).unwrap();
 }

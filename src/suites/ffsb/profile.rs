@@ -8,12 +8,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The fifteen operations, in FFSB's table order (the order in which the
 /// weights are walked when an operation is chosen, and the order of the
 /// report's lines).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Op {
     Read,
@@ -99,7 +99,7 @@ impl Op {
 }
 
 /// The system calls `[stats]` times, in FFSB's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Syscall {
     Open,
@@ -139,7 +139,7 @@ impl Syscall {
 }
 
 /// The whole profile.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Profile {
     /// The file it was read from (for messages).
     pub source: PathBuf,
@@ -163,7 +163,7 @@ pub struct Profile {
 }
 
 /// One `[filesystem] … [end]`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FileSystem {
     /// Line of its `[filesystem]` header.
     pub line: usize,
@@ -206,7 +206,7 @@ pub struct FileSystem {
 }
 
 /// One `[threadgroup] … [end]`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadGroup {
     /// Line of its `[threadgroup]` header.
     pub line: usize,
@@ -243,7 +243,7 @@ impl ThreadGroup {
 }
 
 /// One `[stats] … [end]`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub enable_stats: bool,
     pub enable_range: bool,

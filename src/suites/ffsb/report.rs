@@ -16,9 +16,8 @@
 
 use std::fmt::Write;
 
-use super::bench::Options;
-use super::profile::{FileSystem, Op, Profile, ThreadGroup};
-use super::results::{GroupResult, Outcome};
+use super::figures::{Figures, GroupFigures, OpFigures, Plan};
+use super::profile::{FileSystem, Op, Profile, Syscall, ThreadGroup};
 use crate::report::RunResult;
 use crate::report::text::tail_cells;
 use std::path::Path;
@@ -223,17 +222,23 @@ pub fn fs_config(p: &Profile, fs: &FileSystem, util: f64) -> String {
     s
 }
 
+/// The figures of each operation that ran, in FFSB's order.
+fn ops(g: &GroupFigures) -> impl Iterator<Item = (Op, &OpFigures)> {
+    Op::ALL
+        .into_iter()
+        .filter_map(|op| Some((op, g.ops.get(op.name())?)))
+}
+
 /// FFSB's table of one set of results over `secs` (`print_results`).
-pub fn table(r: &GroupResult, secs: f64) -> String {
+pub fn table(g: &GroupFigures, secs: f64) -> String {
     let secs = if secs > 0.0 { secs } else { f64::MIN_POSITIVE };
-    let total_ops: u64 = r.ops.iter().map(|o| o.transactions).sum();
-    let total_weight: u64 = r.ops.iter().map(|o| o.invocations).sum();
+    let total_ops = g.transactions;
+    let total_weight: u64 = g.ops.values().map(|o| o.invocations).sum();
     let mut s = String::from(
         "             Op Name   Transactions\t Trans/sec\t% Trans\t    % Op Weight\t   Throughput\n",
     );
     s += "             =======   ============\t =========\t=======\t    ===========\t   ==========\n";
-    for op in Op::ALL {
-        let o = r.op(op);
+    for (op, o) in ops(g) {
         if o.transactions == 0 {
             continue;
         }
@@ -257,8 +262,8 @@ pub fn table(r: &GroupResult, secs: f64) -> String {
         "-\n{:.2} Transactions per Second\n\n",
         total_ops as f64 / secs
     );
-    let read: u64 = r.ops.iter().map(|o| o.read_bytes).sum();
-    let written: u64 = r.ops.iter().map(|o| o.write_bytes).sum();
+    let read: u64 = g.ops.values().map(|o| o.read_bytes).sum();
+    let written: u64 = g.ops.values().map(|o| o.write_bytes).sum();
     if read > 0 || written > 0 {
         s += "Throughput Results\n===================\n";
     }
@@ -273,17 +278,17 @@ pub fn table(r: &GroupResult, secs: f64) -> String {
 
 /// The `[stats]` table of a thread group (`ffsb_statsd_print`), ranges in
 /// the order declared.
-pub fn stats_table(tg: &ThreadGroup, r: &GroupResult) -> String {
+pub fn stats_table(tg: &ThreadGroup, g: &GroupFigures) -> String {
     let Some(st) = &tg.stats else {
         return String::new();
     };
     let mut s = String::from("\nSystem Call Latency statistics in millisecs\n=====\n");
     s += "\t\tMin\t\tAvg\t\tMax\t\tTotal Calls\n";
     s += "\t\t========\t========\t========\t============\n";
-    for (call, c) in &r.calls {
-        if c.calls == 0 {
+    for call in Syscall::ALL {
+        let Some(c) = g.syscalls.get(call.name()).filter(|c| c.calls > 0) else {
             continue;
-        }
+        };
         let ms = |ns: u64| ns as f64 / 1e6;
         let _ = writeln!(
             s,
@@ -308,31 +313,29 @@ pub fn stats_table(tg: &ThreadGroup, r: &GroupResult) -> String {
 
 /// From "Results:" to the CPU lines: per thread group (or "Total Results"
 /// alone when there is one), then the total.
-pub fn results(p: &Profile, o: &Outcome) -> String {
-    let secs = o.elapsed.as_secs_f64();
+pub fn results(p: &Profile, f: &Figures, r: &RunResult) -> String {
+    let secs = r.elapsed_s;
     let mut s = String::from("Results:\n");
     let _ = write!(s, "Benchmark took {secs:.2} sec\n\n");
-    let single = o.groups.len() == 1;
-    let mut total = GroupResult::new(0);
-    for (i, (r, tg)) in o.groups.iter().zip(&p.threadgroups).enumerate() {
+    let single = f.threadgroups.len() == 1;
+    for (i, (g, tg)) in f.threadgroups.iter().zip(&p.threadgroups).enumerate() {
         if single {
             s += "Total Results\n";
         } else {
             let _ = writeln!(s, "ThreadGroup {i}");
         }
         s += "===============\n";
-        s += &table(r, secs);
+        s += &table(g, secs);
         if tg.stats.as_ref().is_some_and(|st| st.enable_stats) {
-            s += &stats_table(tg, r);
+            s += &stats_table(tg, g);
         }
         s.push('\n');
-        total.merge(r);
     }
     if !single {
         s += "Total Results\n===============\n";
-        s += &table(&total, secs);
+        s += &table(&f.total, secs);
     }
-    let (user, sys) = (o.cpu.user.as_secs_f64(), o.cpu.sys.as_secs_f64());
+    let (user, sys) = (r.summary.cpu_user_s, r.summary.cpu_sys_s);
     let pct = |x: f64| if secs > 0.0 { 100.0 * x / secs } else { 0.0 };
     s += "\n\n";
     let _ = writeln!(s, "{:.1}% User   Time", pct(user));
@@ -343,31 +346,26 @@ pub fn results(p: &Profile, o: &Outcome) -> String {
 
 /// iogauge's figures below FFSB's: per thread group, per operation that
 /// ran, the count and p50/p99/p99.9/max of one invocation, open to close.
-pub fn details(o: &Outcome) -> String {
+pub fn details(f: &Figures, r: &RunResult) -> String {
     let mut s = String::from("\niogauge details: latency of one operation (open to close)\n");
     let _ = writeln!(
         s,
         "  {:<6} {:<15} {:>10} {:>9} {:>9} {:>9} {:>9}",
         "group", "op", "count", "p50", "p99", "p99.9", "max"
     );
-    for (i, r) in o.groups.iter().enumerate() {
-        for op in Op::ALL {
-            let t = r.op(op);
-            if t.invocations == 0 {
-                continue;
-            }
-            let l = t.latency.summary();
+    for (i, g) in f.threadgroups.iter().enumerate() {
+        for (op, t) in ops(g).filter(|(_, t)| t.invocations > 0) {
             let _ = writeln!(
                 s,
                 "  {i:<6} {:<15} {:>10} {}",
                 op.name(),
                 t.invocations,
-                tail_cells(&l)
+                tail_cells(&t.latency_ns)
             );
         }
     }
-    if !o.complete {
-        let why = o.error.as_deref().unwrap_or("interrupted");
+    if !r.complete {
+        let why = r.error.as_deref().unwrap_or("interrupted");
         let _ = writeln!(s, "  INCOMPLETE RUN ({why}): the figures cover what ran");
     }
     s
@@ -407,10 +405,10 @@ pub fn settings(p: &Profile) -> String {
 /// What follows the run: FFSB's results (or its line for a run of the
 /// set-up only), how an open loop or think time differed from FFSB, and
 /// iogauge's latency percentiles.
-pub fn render(o: &Options, out: &Outcome, result: &RunResult) -> String {
+pub fn render(o: &Plan, f: &Figures, result: &RunResult) -> String {
     let mut text = String::new();
-    if o.profile.time > 0 {
-        text += &results(&o.profile, out);
+    if o.settings.time > 0 {
+        text += &results(&o.settings, f, result);
         if let Some(ol) = &result.summary.open_loop {
             text += &format!(
                 "\niogauge extension, not FFSB: open loop, {:.1} operations/s offered ({} arrivals), {:.1} issued, {} never issued; FFSB's latencies above are service times, the response times are in the JSON\n",
@@ -425,7 +423,7 @@ pub fn render(o: &Options, out: &Outcome, result: &RunResult) -> String {
                 o.pace.arrivals.name()
             );
         }
-        text += &details(out);
+        text += &details(f, result);
     } else {
         text += "Setup complete, exiting\n";
     }
@@ -435,7 +433,7 @@ pub fn render(o: &Options, out: &Outcome, result: &RunResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suites::ffsb::results::OpTally;
+    use crate::suites::ffsb::results::{GroupResult, OpTally};
 
     /// Against glibc's printf("%.3g").
     #[test]
@@ -493,7 +491,7 @@ mod tests {
         };
         set(&mut r, Op::ReadAll, 191483, 1000, 356515840 * 2, 0);
         set(&mut r, Op::Delete, 879, 1066, 0, 0);
-        let t = table(&r, 2.0);
+        let t = table(&GroupFigures::of(&r, 2.0), 2.0);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(
             lines[0],

@@ -126,8 +126,12 @@ impl GroupResult {
 
 /// What the set-up did to one file system before the run (in the result
 /// as it is).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
+#[schemars(rename = "ffsbFsSetup")]
 pub struct FsSetup {
+    /// Where the file system's file sets are.
     pub location: PathBuf,
     /// An earlier file set was reused (`reuse=1` and it matched).
     pub reused: bool,
@@ -135,11 +139,13 @@ pub struct FsSetup {
     pub files: u64,
     /// Bytes written to build it.
     pub bytes: u64,
-    /// With `agefs`: bytes the aging wrote and the utilisation reached.
+    /// With `agefs`: bytes the aging wrote.
     pub aged_bytes: u64,
-    /// Utilisation (a fraction of the blocks) before set-up and at the start.
+    /// Utilisation (a fraction of the blocks) before set-up.
     pub util_before: f64,
+    /// Utilisation (a fraction of the blocks) at the start of the run.
     pub util_after: f64,
+    /// The set-up's time, seconds.
     #[serde(rename = "setup_s")]
     pub secs: f64,
 }

@@ -17,15 +17,15 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::flags::{Config, Mode, Unit};
-use super::report::{Column, Row, Table};
+use super::figures::{Cell, Columns, Figures, Plan, TestFigures, ThroughputRun};
+use super::flags::{Config, Mode};
+use super::report::{self, Column, Resolutions, Row};
 use super::{run, throughput};
 use crate::engine::{Choice, EngineSpec};
 use crate::error::UsageError;
-use crate::measure::{CpuTimes, LatencySummary, Outcome, WorkerStats};
+use crate::measure::{CpuTimes, Outcome, WorkerStats};
 use crate::report::RunResult;
 use crate::runner::names::{self, Place};
 use crate::runner::{Progress, Setup, signals};
@@ -42,14 +42,17 @@ pub struct Exec<'a> {
     pub command_line: String,
     /// `--allow-outside`: absolute `-f`/`-F` names make new files there.
     pub allow_outside: bool,
+    /// `--plot`: where the heatmaps go (the plan records it).
+    pub plot: Option<PathBuf>,
 }
 
 /// What the caller hears while the run goes on (untimed): the run's
 /// observer ([`Progress`]; which cell and test starts is its `status`) and
 /// IOzone's own events.
 pub trait Hooks: Progress {
-    /// Every check passed and the work directory is made: the run starts.
-    fn begun(&self) {}
+    /// Every check passed and the work directory is made: the run starts,
+    /// and IOzone prints `preamble`.
+    fn begun(&self, _preamble: &str) {}
     /// A cell of single or auto mode is done: its row of the table.
     fn row(&self, _row: &Row) {}
     /// Throughput mode: a child count begins or ends, or a phase ended.
@@ -65,32 +68,12 @@ impl Hooks for Quiet {}
 pub struct Report {
     /// iogauge's result: the whole run, every cell and every test.
     pub result: RunResult,
+    /// The result's figures, as written into it.
+    pub figures: Figures,
     /// Single and auto mode: IOzone's figures and each column's stats.
     pub single: Option<run::Outcome>,
     /// Throughput mode: each child count's phases.
     pub throughput: Option<throughput::Outcome>,
-    /// With `-w`: where the files were left.
-    pub kept: Option<PathBuf>,
-}
-
-impl Report {
-    /// The figure of `col` in single mode (the one cell), if it ran.
-    pub fn single_figure(&self, col: Column) -> Option<u64> {
-        let t = &self.single.as_ref()?.table;
-        t.rows
-            .iter()
-            .find(|r| r.values.contains_key(&col))
-            .map(|r| r.cell(col))
-    }
-}
-
-/// The unit of the figures, as iogauge's JSON names it.
-pub fn unit_name(u: Unit) -> &'static str {
-    match u {
-        Unit::KbPerSec => "kB/s",
-        Unit::OpsPerSec => "ops/s",
-        Unit::UsPerOp => "us/op",
-    }
 }
 
 /// Where each test file goes (the one file, or each child's), by the one
@@ -117,49 +100,6 @@ pub fn check_files(cfg: &Config, allow_outside: bool) -> Result<Vec<(String, Pla
     }
     names::distinct(placed.iter().map(|(w, p)| (w.as_str(), p)))?;
     Ok(placed)
-}
-
-/// The configuration as the result records it.
-fn config_json(cfg: &Config, x: &Exec) -> Value {
-    json!({
-        "command_line": x.command_line,
-        "mode": mode_name(cfg.mode()),
-        "tests": cfg.tests.iter().map(|t| t.number()).collect::<Vec<_>>(),
-        "file_kb": cfg.file_kb,
-        "record_kb": cfg.record_kb,
-        "min_file_kb": cfg.min_file_kb,
-        "max_file_kb": cfg.max_file_kb,
-        "min_record_kb": cfg.min_record_kb,
-        "max_record_kb": cfg.max_record_kb,
-        "crossover": !cfg.no_crossover,
-        "multiplier": cfg.multiplier,
-        "include_flush": cfg.include_flush,
-        "include_close": cfg.include_close,
-        "direct": cfg.direct,
-        "o_sync": cfg.sync,
-        "no_retest": cfg.no_retest,
-        "keep_files": cfg.keep_files,
-        "purge": cfg.purge,
-        "remount": cfg.remount,
-        "file": cfg.file,
-        "children": cfg.children,
-        "threads": cfg.threads,
-        "stonewall": cfg.stonewall,
-        "stagger_us": cfg.stagger_us,
-        "read_pct": cfg.read_pct,
-        "stride": cfg.stride,
-        "units": unit_name(cfg.unit),
-        "engine": x.engine,
-        "settle_s": x.settle.as_secs_f64(),
-    })
-}
-
-fn mode_name(m: Mode) -> &'static str {
-    match m {
-        Mode::Single => "single",
-        Mode::Auto => "auto",
-        Mode::Throughput => "throughput",
-    }
 }
 
 /// The most data on disk at once: the largest file (one per child in
@@ -214,7 +154,13 @@ fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
         .data(inside)
         .fake(fake)
         .workers(workers, 2, throughput && !cfg.threads)
-        .config(config_json(cfg, x));
+        .config(Plan::new(
+            cfg,
+            &x.command_line,
+            x.engine,
+            x.settle.as_secs_f64(),
+            x.plot.clone(),
+        ));
     for (d, n) in outside {
         setup = setup.also(&d, n);
     }
@@ -225,26 +171,54 @@ fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
 pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
     let throughput = cfg.mode() == Mode::Throughput;
     let mut session = setup_of(cfg, x)?.begin()?;
+    let began = report::ctime(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64),
+    );
+    let res = Resolutions::of_this_system(cfg.cpu_util);
     let kept = cfg.keep_files.then(|| {
         session.keep();
         session.dir().to_path_buf()
     });
-    hooks.begun();
+    hooks.begun(&report::preamble_with(cfg, &x.command_line, &began, res));
+    let mut figures = Figures {
+        mode: cfg.mode(),
+        units: cfg.unit,
+        cells: None,
+        skipped_cells: None,
+        tests: None,
+        single: Columns::default(),
+        throughput: None,
+        counts_begun: None,
+        began,
+        time_resolution_s: res.time_s,
+        cpu_resolution_s: cfg.cpu_util.then_some(res.cpu_s),
+        kept,
+    };
     let cpu0 = CpuTimes::now();
     let cpu0_children = CpuTimes::children();
     let t0 = Instant::now();
     let dir = session.dir().to_path_buf();
     if throughput {
-        let mut on_event = |e: throughput::Event| hooks.throughput(&e);
+        let mut begun = 0;
+        let mut on_event = |e: throughput::Event| {
+            if let throughput::Event::Begin(_) = e {
+                begun += 1;
+            }
+            hooks.throughput(&e);
+        };
         let o = throughput::run(cfg, &dir, x.engine, x.settle, &|_| {}, &mut on_event)?;
         let merged = merge_throughput(&o, &cpu_since(cpu0, cpu0_children));
         let mut result = session.finish(&merged);
-        throughput_metrics(&mut result, cfg, &o);
+        figures.throughput = Some(ThroughputRun::all(&o, cfg.cpu_util));
+        figures.counts_begun = Some(begun);
+        result.set_figures(&figures);
         return Ok(Report {
             result,
+            figures,
             single: None,
             throughput: Some(o),
-            kept,
         });
     }
     let status = |s: &str| hooks.status(s);
@@ -270,12 +244,13 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
         failures: vec![None],
     };
     let mut result = session.finish(&merged);
-    single_metrics(&mut result, cfg, &o);
+    single_figures(&mut figures, cfg, &o);
+    result.set_figures(&figures);
     Ok(Report {
         result,
+        figures,
         single: Some(o),
         throughput: None,
-        kept,
     })
 }
 
@@ -289,77 +264,36 @@ fn cpu_since(own: CpuTimes, children: CpuTimes) -> CpuTimes {
     }
 }
 
-/// Each op kind's count, bytes and latency percentiles.
-#[derive(Serialize)]
-struct KindSummary {
-    count: u64,
-    bytes: u64,
-    latency_ns: LatencySummary,
-}
-
-fn kinds_json(st: &WorkerStats) -> Value {
-    let m: BTreeMap<&str, KindSummary> = st
-        .kinds()
-        .filter(|(_, k)| k.count > 0)
-        .map(|(kind, k)| {
-            (
-                kind.name(),
-                KindSummary {
-                    count: k.count,
-                    bytes: k.bytes,
-                    latency_ns: k.summary(),
-                },
-            )
-        })
-        .collect();
-    serde_json::to_value(m).unwrap_or_default()
-}
-
-/// One cell as the JSON holds it: sizes and each figure by column name.
-fn cell_json(r: &Row) -> Value {
-    let mut m = serde_json::Map::new();
-    m.insert("file_kb".into(), r.kb.into());
-    m.insert("reclen_kb".into(), r.reclen_kb.into());
-    for (c, v) in &r.values {
-        m.insert(c.name().into(), (*v).into());
-    }
-    Value::Object(m)
-}
-
 /// Single and auto mode: `cells` (every cell measured), `tests` (per
-/// column: cells, ops and latency percentiles of each op kind), the
-/// figure of each column in single mode, the units.
-fn single_metrics(r: &mut RunResult, cfg: &Config, o: &run::Outcome) {
-    let t: &Table = &o.table;
-    r.metric("mode", mode_name(cfg.mode()));
-    r.metric("units", unit_name(cfg.unit));
-    let cells: Vec<Value> = t
-        .rows
-        .iter()
-        .filter(|r| !r.is_skipped())
-        .map(cell_json)
-        .collect();
-    r.metric("cells", cells);
-    r.metric(
-        "skipped_cells",
-        t.rows.iter().filter(|r| r.is_skipped()).count(),
+/// column: cells, ops and latency percentiles of each op kind), and in
+/// single mode the figure of each column.
+fn single_figures(f: &mut Figures, cfg: &Config, o: &run::Outcome) {
+    let t = &o.table;
+    f.cells = Some(
+        t.rows
+            .iter()
+            .filter(|r| !r.is_skipped())
+            .map(Cell::of)
+            .collect(),
     );
-    let mut tests = serde_json::Map::new();
+    f.skipped_cells = Some(t.rows.iter().filter(|r| r.is_skipped()).count());
+    let mut tests = BTreeMap::new();
     for c in t.sections() {
         let measured = t.rows.iter().filter(|r| r.values.contains_key(&c)).count();
-        let mut e = serde_json::Map::new();
-        e.insert("title".into(), c.title().into());
-        e.insert("cells".into(), measured.into());
-        if let Some(st) = o.stats.get(&c) {
-            e.insert("ops".into(), kinds_json(st));
-        }
-        tests.insert(c.name().into(), Value::Object(e));
+        tests.insert(
+            c.name().to_string(),
+            TestFigures {
+                title: c.title().into(),
+                cells: measured,
+                ops: o.stats.get(&c).map(super::figures::ops_of),
+            },
+        );
     }
-    r.metric("tests", tests);
+    f.tests = Some(tests);
     if cfg.mode() == Mode::Single {
         for c in t.sections() {
             if let Some(row) = t.rows.iter().find(|r| r.values.contains_key(&c)) {
-                r.metric(c.name(), row.cell(c));
+                f.single.set(c, row.cell(c));
             }
         }
     }
@@ -394,40 +328,6 @@ fn merge_throughput(o: &throughput::Outcome, cpu: &CpuTimes) -> Outcome {
         extras: vec![Value::Null],
         failures: vec![None],
     }
-}
-
-/// Throughput mode: per child count, per phase, IOzone's figures, each
-/// child's, and the latency percentiles of the children's operations.
-fn throughput_metrics(r: &mut RunResult, cfg: &Config, o: &throughput::Outcome) {
-    r.metric("mode", "throughput");
-    r.metric("units", unit_name(cfg.unit));
-    let runs: Vec<Value> = o
-        .runs
-        .iter()
-        .map(|run| {
-            let phases: Vec<Value> = run
-                .phases
-                .iter()
-                .map(|p| {
-                    let res = &p.result;
-                    json!({
-                        "phase": res.phase.label(),
-                        "children_rate": res.children_rate(),
-                        "parent_rate": res.parent_rate(),
-                        "min_rate": res.min_rate(),
-                        "max_rate": res.max_rate(),
-                        "avg_rate": res.avg_rate(),
-                        "min_xfer": res.min_xfer(),
-                        "parent_s": res.parent_secs,
-                        "children": res.children.iter().map(|c| json!({"rate": c.rate, "xfer": c.actual})).collect::<Vec<_>>(),
-                        "ops": kinds_json(&p.stats),
-                    })
-                })
-                .collect();
-            json!({"children": run.children, "phases": phases})
-        })
-        .collect();
-    r.metric("throughput", runs);
 }
 
 /// The result of one column of single or auto mode: the whole run's

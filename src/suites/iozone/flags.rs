@@ -27,6 +27,8 @@ use std::path::PathBuf;
 
 use super::grid;
 use crate::units::{SizeError, SizeSyntax};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 /// Default file size (IOzone's `KILOBYTES`), kB.
 pub const DEFAULT_FILE_KB: u64 = 512;
@@ -129,18 +131,24 @@ impl Test {
 }
 
 /// What the figures count (`-O`, `-N`; kB/s otherwise).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(rename = "iozoneUnits")]
 pub enum Unit {
     /// kB/s, IOzone's default.
+    #[serde(rename = "kB/s")]
     KbPerSec,
     /// Operations per second (`-O`).
+    #[serde(rename = "ops/s")]
     OpsPerSec,
     /// Microseconds per operation (`-N`).
+    #[serde(rename = "us/op")]
     UsPerOp,
 }
 
 /// How IOzone runs, decided by the flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+#[schemars(rename = "iozoneMode")]
 pub enum Mode {
     /// One file size and one record size.
     Single,

@@ -77,6 +77,17 @@ pub fn heatmap_svg(table: &Table, c: Column, title_suffix: &str) -> Result<Strin
 /// (`iozone-write.svg`, `iozone-random-read.svg`, …), and returns their
 /// paths in report order. The title of each is `IOzone <column title> —
 /// <title_suffix>`.
+/// The tests a heatmap is drawn of: those with a figure above 0.
+pub fn drawn(table: &Table) -> Vec<Column> {
+    let measured = |c: &Column| {
+        table
+            .rows
+            .iter()
+            .any(|r| r.values.get(c).is_some_and(|v| *v > 0))
+    };
+    table.sections().into_iter().filter(measured).collect()
+}
+
 pub fn write_heatmaps(
     dir: &Path,
     table: &Table,
@@ -89,13 +100,7 @@ pub fn write_heatmaps(
         )
     })?;
     let mut paths = Vec::new();
-    let measured = |c: &Column| {
-        table
-            .rows
-            .iter()
-            .any(|r| r.values.get(c).is_some_and(|v| *v > 0))
-    };
-    for c in table.sections().into_iter().filter(measured) {
+    for c in drawn(table) {
         let svg = heatmap_svg(table, c, title_suffix)?;
         let path = dir.join(file_name(c));
         crate::report::export::write_file(&path, svg.as_bytes())

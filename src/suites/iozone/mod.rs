@@ -15,10 +15,12 @@
 //! throughput mode's phases in child processes or threads; [`report`]
 //! prints and writes IOzone's reports, from its preamble to the `-R` and
 //! `-b` reports, and [`heatmaps`] draws the grid as heatmaps. [`exec`] is the
-//! whole run as `iogauge iozone` makes it: work directory, run, result.
+//! whole run as `iogauge iozone` makes it: work directory, run, result;
+//! [`figures`] types that result and renders IOzone's report from it.
 
 pub mod details;
 pub mod exec;
+pub mod figures;
 pub mod flags;
 pub mod grid;
 pub mod heatmaps;

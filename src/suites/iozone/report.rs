@@ -615,22 +615,50 @@ pub fn write_workbook(path: &Path, t: &Table, command_line: &str) -> Result<(), 
     workbook(t, command_line)?.save_xlsx(path)
 }
 
-/// One phase of throughput mode, in the order IOzone 3.489 runs them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+/// One phase of throughput mode, in the order IOzone 3.489 runs them;
+/// iogauge's JSON names it by its label ([`Phase::label`]).
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[schemars(rename = "iozonePhase")]
 pub enum Phase {
     #[default]
+    #[serde(rename = "Initial write")]
     InitialWrite,
+    #[serde(rename = "Rewrite")]
     Rewrite,
+    #[serde(rename = "Read")]
     Read,
+    #[serde(rename = "Re-read")]
     Reread,
+    #[serde(rename = "Reverse Read")]
     ReverseRead,
+    #[serde(rename = "Stride read")]
     StrideRead,
+    #[serde(rename = "Random read")]
     RandomRead,
+    #[serde(rename = "Mixed workload")]
     Mixed,
+    #[serde(rename = "Random write")]
     RandomWrite,
+    #[serde(rename = "Pwrite")]
     Pwrite,
+    #[serde(rename = "Pread")]
     Pread,
+    #[serde(rename = "Fwrite")]
     Fwrite,
+    #[serde(rename = "Fread")]
     Fread,
 }
 

@@ -297,7 +297,7 @@ fn run_with(
 }
 
 /// The table's layout: columns, units, header record sizes.
-fn table_of(cfg: &Config) -> Table {
+pub(super) fn table_of(cfg: &Config) -> Table {
     let selected = cfg
         .tests
         .iter()

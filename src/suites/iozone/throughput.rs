@@ -98,6 +98,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, anyhow, bail};
 use serde::{Deserialize, Serialize};
 
+use super::figures::{ThroughputPhase, ThroughputRun};
 use super::flags::{Config, Mode, Unit};
 use super::offsets;
 use super::report::{
@@ -567,13 +568,8 @@ impl Parent<'_> {
 /// The throughput `-R`/`-b` table: a row per phase that ran (in IOzone's
 /// order), a value per child count run ("Children see", 0 where that
 /// phase did not run for that count).
-pub fn table(config: &Config, outcome: &Outcome) -> ThroughputTable {
-    let did = |p: Phase| {
-        outcome
-            .runs
-            .iter()
-            .any(|r| r.phases.iter().any(|x| x.result.phase == p))
-    };
+pub fn table(config: &Config, runs: &[ThroughputRun]) -> ThroughputTable {
+    let did = |p: Phase| runs.iter().any(|r| r.phases.iter().any(|x| x.phase == p));
     // with -+n IOzone keeps the rewrite and re-read rows, as zeros
     let skipped_retest = |p: Phase| {
         config.no_retest
@@ -588,19 +584,13 @@ pub fn table(config: &Config, outcome: &Outcome) -> ThroughputTable {
         .filter(|&p| did(p) || skipped_retest(p))
         .collect();
     // a row per phase, a value per child count (0 where it did not run)
-    let rows = |value: &dyn Fn(&PhaseRun) -> f64| -> Vec<ThroughputRow> {
+    let rows = |value: &dyn Fn(&ThroughputPhase) -> f64| -> Vec<ThroughputRow> {
         ran.iter()
             .map(|&p| ThroughputRow {
                 phase: p,
-                values: outcome
-                    .runs
+                values: runs
                     .iter()
-                    .map(|r| {
-                        r.phases
-                            .iter()
-                            .find(|x| x.result.phase == p)
-                            .map_or(0.0, value)
-                    })
+                    .map(|r| r.phases.iter().find(|x| x.phase == p).map_or(0.0, value))
                     .collect(),
             })
             .collect()
@@ -609,18 +599,15 @@ pub fn table(config: &Config, outcome: &Outcome) -> ThroughputTable {
         reclen_kb: config.single_record_kb(),
         threads: config.threads,
         units: units(config),
-        rows: rows(&|x| x.result.children_rate()),
+        rows: rows(&|x| x.children_rate),
         // the phases that ran only (IOzone labels its CPU rows by their
         // place in its list of tests, so where a test is missing its
         // labels name the wrong ones; these name the phases measured)
         cpu: if config.cpu_util {
-            rows(&|x| {
-                let cpu_s = x.child_times.iter().map(ChildTimes::cpu_s).sum::<f64>();
-                cpu_util(cpu_s, x.wall_s)
-            })
-            .into_iter()
-            .filter(|r| did(r.phase))
-            .collect()
+            rows(&|x| cpu_util(x.cpu_s(), x.wall_s.unwrap_or(0.0)))
+                .into_iter()
+                .filter(|r| did(r.phase))
+                .collect()
         } else {
             Vec::new()
         },
@@ -646,7 +633,7 @@ fn cpu_util(cpu_s: f64, wall_s: f64) -> f64 {
 /// The lines IOzone 3.489 prints after a phase: the throughput lines
 /// (`-T` says thread, `-O` counts ops), with `-+u` the CPU utilisation
 /// line, with `-C` a line per child (with `-+u` its wall and CPU time).
-pub fn phase_text(config: &Config, r: &PhaseRun) -> String {
+pub fn phase_text(config: &Config, r: &ThroughputPhase) -> String {
     let units = units(config);
     let cpu = config.cpu_util;
     let st = ThroughputStyle {
@@ -654,15 +641,15 @@ pub fn phase_text(config: &Config, r: &PhaseRun) -> String {
         units,
         per_child: config.per_child && !cpu,
     };
-    let mut s = report::throughput_text(&r.result, st);
+    let mut s = report::throughput_text(&r.result(), st);
     if !cpu {
         return s;
     }
-    let cpu_s = r.child_times.iter().map(ChildTimes::cpu_s).sum::<f64>();
-    let wall = r.wall_s;
+    let cpu_s = r.cpu_s();
+    let wall = r.wall_s.unwrap_or(0.0);
     // IOzone spells the line with a capital U only after the initial
     // writers, and there only when it has a wall time
-    let title = if wall != 0.0 && r.result.phase == Phase::InitialWrite {
+    let title = if wall != 0.0 && r.phase == Phase::InitialWrite {
         "CPU Utilization"
     } else {
         "CPU utilization"
@@ -677,14 +664,13 @@ pub fn phase_text(config: &Config, r: &PhaseRun) -> String {
         } else {
             "kB"
         };
-        for (i, (c, t)) in r.result.children.iter().zip(&r.child_times).enumerate() {
+        for (i, c) in r.children.iter().enumerate() {
+            let (wall, cpu) = (c.wall_s.unwrap_or(0.0), c.cpu_s.unwrap_or(0.0));
             s += &format!(
-                "\tChild[{i}] xfer count = {:10.2} {unit}, Throughput = {:10.2} {unit}/sec, wall={:6.3}, cpu={:6.3}, %={:6.2}\n",
-                c.actual,
+                "\tChild[{i}] xfer count = {:10.2} {unit}, Throughput = {:10.2} {unit}/sec, wall={wall:6.3}, cpu={cpu:6.3}, %={:6.2}\n",
+                c.xfer,
                 c.rate,
-                t.wall_s,
-                t.cpu_s(),
-                cpu_util(t.cpu_s(), t.wall_s)
+                cpu_util(cpu, wall)
             );
         }
     }
@@ -1546,7 +1532,7 @@ mod tests {
         let cfg = config(&format!("-l 1 -u 3 -T -i 0 {SMALL}"));
         let r = run_ok(&format!("-l 1 -u 3 -T -i 0 {SMALL}"));
         assert_eq!(r.out.runs.len(), 3);
-        let t = table(&cfg, &r.out);
+        let t = table(&cfg, &ThroughputRun::all(&r.out, false));
         assert_eq!(t.reclen_kb, 4);
         assert!(t.threads);
         let rows: Vec<Phase> = t.rows.iter().map(|r| r.phase).collect();
@@ -1575,7 +1561,7 @@ mod tests {
     #[test]
     fn phase_text_adds_cpu_and_child_lines() {
         let r = run_ok(&format!("-t 2 -T -i 0 -+n -O {SMALL}"));
-        let p = &r.out.runs[0].phases[0];
+        let p = &ThroughputPhase::of(&r.out.runs[0].phases[0], true);
         let plain = phase_text(&config("-t 2 -T -O"), p);
         assert!(plain.contains("\tChildren see throughput for  2 initial writers \t= "));
         assert!(plain.contains(" ops/sec\n"));
@@ -1622,7 +1608,7 @@ mod tests {
             }],
         };
         let cfg = config("-t 1 -+u -C");
-        let t = phase_text(&cfg, &pr);
+        let t = phase_text(&cfg, &ThroughputPhase::of(&pr, true));
         // every phase but the initial writers: a small u (IOzone's spelling)
         assert!(t.contains(
             "\tCPU utilization: Wall time    2.000    CPU time    0.500    CPU utilization  25.00 %\n\n"
@@ -1631,9 +1617,15 @@ mod tests {
             "\tChild[0] xfer count =       5.00 kB, Throughput =      10.00 kB/sec, wall= 2.000, cpu= 0.500, %= 25.00\n"
         ), "{t}");
         pr.result.phase = Phase::InitialWrite;
-        assert!(phase_text(&cfg, &pr).contains("\tCPU Utilization: Wall time    2.000 "));
+        assert!(
+            phase_text(&cfg, &ThroughputPhase::of(&pr, true))
+                .contains("\tCPU Utilization: Wall time    2.000 ")
+        );
         pr.wall_s = 0.0;
-        assert!(phase_text(&cfg, &pr).contains("\tCPU utilization: Wall time    0.000 "));
+        assert!(
+            phase_text(&cfg, &ThroughputPhase::of(&pr, true))
+                .contains("\tCPU utilization: Wall time    0.000 ")
+        );
     }
 
     #[test]

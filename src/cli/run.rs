@@ -6,9 +6,8 @@ use super::scale::{self, LoadPoint, Measured, PointFlags, Rep};
 use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::{Choice, FsyncPolicy};
 use crate::measure::curve::Load;
-use crate::report::text;
 use crate::runner::StopRule;
-use crate::runner::generic::{IoSetup, run_generic};
+use crate::runner::generic::{GenericRun, IoSetup, RunFigures, describe, run_generic};
 use crate::workload::generic::GenericSpec;
 use anyhow::Result;
 use std::path::PathBuf;
@@ -151,11 +150,7 @@ impl LoadPoint for Args {
         let procs = self.workers_as == WorkersAs::Processes;
         let r = run_generic(&spec, &setup, rule, &self.dir, procs, progress::sink(&bar))?;
         drop(bar);
-        let throughput = r
-            .metrics
-            .get("requests_per_s")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0);
+        let throughput = r.figures::<RunFigures>()?.requests_per_s;
         // the requests: its reads and writes
         let completed = ["read", "write"]
             .iter()
@@ -230,24 +225,6 @@ impl Args {
     }
 }
 
-/// A one-line description of a generic workload.
-pub fn describe(spec: &GenericSpec, setup: &IoSetup) -> String {
-    use crate::units::fmt_bytes;
-    format!(
-        "uniqueBytes {} in {} file{}, sizeMean {} (cv {}), readFrac {}, seqFrac {}, processNum {}; engine {}{}",
-        fmt_bytes(spec.unique_bytes),
-        spec.files,
-        if spec.files == 1 { "" } else { "s" },
-        fmt_bytes(spec.size_mean),
-        spec.size_cv,
-        spec.read_frac,
-        spec.seq_frac,
-        spec.processes,
-        setup.engine,
-        if setup.direct { ", O_DIRECT" } else { "" }
-    )
-}
-
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
     let spec = a.spec()?;
@@ -264,9 +241,7 @@ pub fn main(a: Args) -> Result<Status> {
     let bar = Bar::new("run", rule.duration, rule.ops, a.out.progress());
     let result = run_generic(&spec, &setup, rule, &a.dir, procs, progress::sink(&bar))?;
     drop(bar);
-    let mut report = format!("iogauge run: {}\n", describe(&spec, &setup));
-    report += &text::render(&result);
-    common::finish(&a.out, &result, &report)
+    common::finish_with::<GenericRun>(&a.out, &result)
 }
 
 /// The sequential write of the survey (twice as much without --quick):

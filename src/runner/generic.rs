@@ -5,8 +5,9 @@
 
 use crate::engine::{Choice, EngineSpec, FileId, FsyncPolicy, OpenHow, Req};
 use crate::error::UsageError;
-use crate::measure::OpKind;
+use crate::measure::{LatencySummary, OpKind, WorkerStats};
 use crate::report::RunResult;
+use crate::runner::pace::Pace;
 use crate::runner::{self, Ctx, Io, Progress, Setup, Source, StopRule, Worker};
 use crate::workload::generic::{Generator, GenericSpec};
 use anyhow::{Context, Result};
@@ -292,16 +293,16 @@ pub fn run_generic(
     progress: &dyn Progress,
 ) -> Result<RunResult> {
     checks(spec, setup)?;
-    let config = serde_json::json!({
-        "workload": spec,
-        "io": setup,
-        "duration_s": rule.duration.map(|d| d.as_secs_f64()),
-        "ops": rule.ops,
-        "ramp_s": rule.ramp.map(|d| d.as_secs_f64()),
-        "max_request_bytes": max_request(spec),
-        "workers_as": if processes { "processes" } else { "threads" },
-        "pace": rule.pace,
-    });
+    let config = RunPlan {
+        workload: spec.clone(),
+        io: setup.clone(),
+        duration_s: rule.duration.map(|d| d.as_secs_f64()),
+        ops: rule.ops,
+        ramp_s: rule.ramp.map(|d| d.as_secs_f64()),
+        max_request_bytes: max_request(spec),
+        workers_as: if processes { "processes" } else { "threads" }.into(),
+        pace: rule.pace,
+    };
     let plan = places(spec, setup, parent, processes).config(config);
     let session = plan.begin()?;
     if !setup.fake() {
@@ -311,7 +312,10 @@ pub fn run_generic(
         ));
     }
     let Some(paths) = layout(spec, setup, session.dir())? else {
-        return Ok(session.interrupted());
+        // nothing measured: the figures of no request
+        let mut result = session.interrupted();
+        result.set_figures(&figures(&result, &WorkerStats::default()));
+        return Ok(result);
     };
     let (mut result, outcome) = if processes {
         let payload = serde_json::to_vec(&GenericPlan {
@@ -333,30 +337,124 @@ pub fn run_generic(
             .collect::<Result<Vec<_>>>()?;
         session.run(rule, workers, progress)
     };
+    result.set_figures(&figures(&result, &outcome.stats));
+    Ok(result)
+}
+
+/// The figures of a run from what its workers measured.
+fn figures(result: &RunResult, stats: &WorkerStats) -> RunFigures {
     // reads and writes together: the requests of the workload
-    let (service, response) = outcome
-        .stats
-        .combined(|k| matches!(k, OpKind::Read | OpKind::Write));
-    result.metric(
-        "requests_per_s",
-        service.count as f64 / result.elapsed_s.max(1e-9),
-    );
-    result.metric("request_latency_ns", service.summary());
-    if response.count > 0 {
-        result.metric("request_response_ns", response.summary());
-    }
-    let mean = outcome
-        .stats
+    let (service, response) = stats.combined(|k| matches!(k, OpKind::Read | OpKind::Write));
+    let mean = stats
         .kinds()
         .filter(|(k, _)| k.direction().is_some())
         .fold((0u64, 0u64), |(n, b), (_, s)| (n + s.count, b + s.bytes));
-    if mean.0 > 0 {
-        result.metric("mean_request_bytes", mean.1 as f64 / mean.0 as f64);
+    RunFigures {
+        requests_per_s: service.count as f64 / result.elapsed_s.max(1e-9),
+        request_latency_ns: service.summary(),
+        request_response_ns: (response.count > 0).then(|| response.summary()),
+        mean_request_bytes: (mean.0 > 0).then(|| mean.1 as f64 / mean.0 as f64),
+        mb_per_s: (result.summary.read_bytes_per_s + result.summary.write_bytes_per_s) / 1e6,
+        iops: result.summary.ops_per_s,
+        not_to_disk: None,
     }
-    result.metric(
-        "mb_per_s",
-        (result.summary.read_bytes_per_s + result.summary.write_bytes_per_s) / 1e6,
-    );
-    result.metric("iops", result.summary.ops_per_s);
-    Ok(result)
+}
+
+/// The generic workload (`iogauge run`), typed: its plan, its figures and
+/// its report.
+pub struct GenericRun;
+
+/// What a result of `iogauge run` holds in `config`.
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
+pub struct RunPlan {
+    /// The five parameters and the rest of the request stream.
+    pub workload: GenericSpec,
+    /// How the I/O is done.
+    pub io: IoSetup,
+    /// How long the run measures (null: until `ops`).
+    pub duration_s: Option<f64>,
+    /// The reads and writes it stops after (null: after `duration_s`).
+    pub ops: Option<u64>,
+    /// How long it runs first without counting.
+    pub ramp_s: Option<f64>,
+    /// The largest request the workload draws.
+    pub max_request_bytes: u64,
+    /// `threads` or `processes`.
+    pub workers_as: String,
+    /// When requests are issued.
+    pub pace: Pace,
+}
+
+/// The generic workload's figures.
+#[derive(Clone, Debug, Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "runFigures")]
+pub struct RunFigures {
+    /// Reads and writes completed per second of the run (1/s).
+    pub requests_per_s: f64,
+    /// Service time of the reads and writes together, from issue to
+    /// completion (ns).
+    #[schemars(with = "Latency")]
+    pub request_latency_ns: LatencySummary,
+    /// Open loop: response time of the reads and writes, from each one's
+    /// intended start to its completion (ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "Option<Latency>")]
+    pub request_response_ns: Option<LatencySummary>,
+    /// Mean bytes per read or write (B); absent when there was none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mean_request_bytes: Option<f64>,
+    /// Bytes read and written per second, in MB/s (10^6 B/s).
+    pub mb_per_s: f64,
+    /// Operations per second, fsyncs included (1/s; `summary.ops_per_s`).
+    pub iops: f64,
+    /// The survey's rows: why the O_DIRECT I/O did not reach a disk.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_to_disk: Option<String>,
+}
+
+/// A [`LatencySummary`] in the figures' schema: the result schema's own
+/// definition of a latency summary, by reference.
+struct Latency;
+
+impl schemars::JsonSchema for Latency {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "latency".into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "$ref": "#/$defs/latency" })
+    }
+}
+
+impl crate::suites::Benchmark for GenericRun {
+    const NAME: &'static str = "run";
+    type Plan = RunPlan;
+    type Figures = RunFigures;
+    fn classic(plan: &RunPlan, _: &RunFigures, result: &RunResult) -> String {
+        format!(
+            "iogauge run: {}\n{}",
+            describe(&plan.workload, &plan.io),
+            crate::report::text::render(result)
+        )
+    }
+}
+
+/// A one-line description of a generic workload.
+pub fn describe(spec: &GenericSpec, setup: &IoSetup) -> String {
+    use crate::units::fmt_bytes;
+    format!(
+        "uniqueBytes {} in {} file{}, sizeMean {} (cv {}), readFrac {}, seqFrac {}, processNum {}; engine {}{}",
+        fmt_bytes(spec.unique_bytes),
+        spec.files,
+        if spec.files == 1 { "" } else { "s" },
+        fmt_bytes(spec.size_mean),
+        spec.size_cv,
+        spec.read_frac,
+        spec.seq_frac,
+        spec.processes,
+        setup.engine,
+        if setup.direct { ", O_DIRECT" } else { "" }
+    )
 }

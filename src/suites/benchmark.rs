@@ -111,7 +111,7 @@ pub const BENCHMARKS: &[Entry] = &[
             build: |p, i| Ok(Box::new(crate::runner::generic::GenericPlan::worker(p, i)?)),
         }],
         services: &[],
-        typed: None,
+        typed: typed::<crate::runner::generic::GenericRun>(),
     },
     Entry {
         typed: typed::<super::iostone::IoStone>(),

@@ -20,6 +20,7 @@ mod laddis;
 mod numbers;
 mod postmark;
 mod predict;
+mod run;
 mod safety;
 mod scale;
 mod schema;

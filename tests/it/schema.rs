@@ -230,6 +230,13 @@ fn sample_result() -> Value {
     r.summary.ops = 3;
     r.summary.bytes_read = 12;
     r.metric("iops", 1.5);
+    // the rest of the generic workload's figures
+    r.metric("requests_per_s", 1.5);
+    r.metric(
+        "request_latency_ns",
+        iogauge::measure::LatencySummary::default(),
+    );
+    r.metric("mb_per_s", 0.0);
     serde_json::to_value(&r).unwrap()
 }
 

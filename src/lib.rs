@@ -14,6 +14,7 @@ pub mod measure;
 pub mod report;
 pub mod runner;
 pub mod selfscale;
+pub mod session;
 pub mod suites;
 pub mod units;
 pub mod workload;

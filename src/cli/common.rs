@@ -184,7 +184,7 @@ pub fn write_failure(out: &OutputArgs, benchmark: &str, e: &anyhow::Error) {
 /// The result of a run of `benchmark` that failed before it measured: its
 /// session's, if one began, else one with nothing but the machine.
 fn unfinished(benchmark: &str) -> RunResult {
-    crate::runner::setup::take_unfinished()
+    crate::session::take_unfinished()
         .filter(|r| r.benchmark == benchmark)
         .unwrap_or_else(|| {
             RunResult::new(

@@ -7,7 +7,7 @@ use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::{Choice, FsyncPolicy};
 use crate::measure::curve::Load;
 use crate::runner::StopRule;
-use crate::runner::generic::{GenericRun, IoSetup, RunFigures, describe, run_generic};
+use crate::session::generic::{GenericRun, IoSetup, RunFigures, describe, run_generic};
 use crate::workload::generic::GenericSpec;
 use anyhow::Result;
 use std::path::PathBuf;
@@ -232,7 +232,7 @@ pub fn main(a: Args) -> Result<Status> {
     let rule = a.rule()?;
     let procs = a.workers_as == WorkersAs::Processes;
     if a.check.check {
-        crate::runner::generic::check_generic(&spec, &setup, &a.dir, procs)?;
+        crate::session::generic::check_generic(&spec, &setup, &a.dir, procs)?;
         return Ok(common::checked(&format!(
             "iogauge run: {}",
             describe(&spec, &setup)

@@ -308,7 +308,7 @@ fn baseline(s: &str) -> Result<Vec<(String, f64)>> {
 pub fn main(a: Args) -> Result<Status> {
     check_paths(&a)?;
     // the runs' messages name the directory as it was given
-    crate::runner::setup::name_parent(&a.dir, &format!("DIR {}", crate::error::shown_path(&a.dir)));
+    crate::session::name_parent(&a.dir, &format!("DIR {}", crate::error::shown_path(&a.dir)));
     check_flags(&a)?;
     let mut baselines = Vec::new();
     for b in &a.baseline {

@@ -537,8 +537,8 @@ fn check_places(a: &Args) -> Result<()> {
     a.output.check_with(&mut paths)?;
     // the runs' messages name the directory as it was given
     let label = format!("DIR {}", crate::error::shown_path(&a.dir));
-    crate::runner::setup::name_parent(&a.dir, &label);
-    crate::runner::Setup::new("survey", &a.dir)
+    crate::session::name_parent(&a.dir, &label);
+    crate::session::Setup::new("survey", &a.dir)
         .data(super::run::survey_largest(a.quick))
         .check()?;
     Ok(())
@@ -645,7 +645,7 @@ pub(super) fn failed_result(
     cause: String,
     env: impl FnOnce() -> Environment,
 ) -> RunResult {
-    let mut r = crate::runner::setup::take_unfinished()
+    let mut r = crate::session::take_unfinished()
         .filter(|r| r.benchmark == benchmark)
         .unwrap_or_else(|| {
             RunResult::new(

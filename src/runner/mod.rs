@@ -8,19 +8,16 @@
 //! time, turns Ctrl-C into the stop flag, and draws the progress bar from
 //! counters each worker publishes every few hundred ops.
 
-pub mod generic;
 pub mod io;
 pub mod limits;
 pub mod names;
 pub mod pace;
 pub mod procs;
-pub mod setup;
 pub mod signals;
 pub mod workdir;
 
 pub use io::{Io, Source};
 pub use pace::{Arrivals, Pace};
-pub use setup::{Session, Setup};
 pub use workdir::WorkDir;
 
 use crate::engine::Completion;

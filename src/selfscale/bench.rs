@@ -43,8 +43,9 @@ use crate::engine::FsyncPolicy;
 use crate::measure::interval::mean_ci;
 use crate::measure::{CpuTimes, OpKind, TimeSeries, WorkerStats};
 use crate::report::RunResult;
-use crate::runner::generic::{GenericWorker, IoSetup, layout, stamp_chunk};
-use crate::runner::{self, Ctx, Outcome, Session, StopRule, Worker};
+use crate::runner::{self, Ctx, Outcome, StopRule, Worker};
+use crate::session::Session;
+use crate::session::generic::{GenericWorker, IoSetup, layout, stamp_chunk};
 use crate::workload::generic::GenericSpec;
 use anyhow::{Context, Result};
 use std::os::unix::fs::FileExt;
@@ -158,7 +159,7 @@ impl<'a> Bench<'a> {
             seed: cfg.seed,
         };
         spec.validate().map_err(crate::error::UsageError)?;
-        let work = runner::Setup::new("selfscale", &cfg.dir)
+        let work = crate::session::Setup::new("selfscale", &cfg.dir)
             .label(&cfg.dir.display().to_string())
             .data(spec.total_bytes())
             .fake(cfg.setup.engine.is_fake())

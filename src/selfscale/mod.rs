@@ -40,7 +40,7 @@ pub use result::SelfScale;
 use crate::engine::FsyncPolicy;
 use crate::error::UsageError;
 use crate::report::RunResult;
-use crate::runner::generic::IoSetup;
+use crate::session::generic::IoSetup;
 use anyhow::Result;
 use bench::{Bench, BenchConfig, Precision};
 use explore::Plan;
@@ -448,7 +448,7 @@ fn sweep_range(
     }
     if !fake {
         // the same check as every run's, tmpfs's memory included
-        crate::runner::setup::check_room(&o.dir, max_bytes).map_err(|e| {
+        crate::session::check_room(&o.dir, max_bytes).map_err(|e| {
             UsageError::new(format!(
                 "{} (the sweep lays out {}{})",
                 e,

@@ -107,11 +107,15 @@ pub const BENCHMARKS: &[Entry] = &[
     Entry {
         name: "run",
         processes: &[ProcessKind {
-            kind: crate::runner::generic::GENERIC_KIND,
-            build: |p, i| Ok(Box::new(crate::runner::generic::GenericPlan::worker(p, i)?)),
+            kind: crate::session::generic::GENERIC_KIND,
+            build: |p, i| {
+                Ok(Box::new(crate::session::generic::GenericPlan::worker(
+                    p, i,
+                )?))
+            },
         }],
         services: &[],
-        typed: typed::<crate::runner::generic::GenericRun>(),
+        typed: typed::<crate::session::generic::GenericRun>(),
     },
     Entry {
         typed: typed::<super::iostone::IoStone>(),

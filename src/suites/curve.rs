@@ -37,7 +37,7 @@ pub fn search(
         plan,
         |load, rep| -> Result<Sample> {
             let (s, r) = measure(load, rep).inspect_err(|_| {
-                failed = crate::runner::setup::take_unfinished().map(|r| (load, r));
+                failed = crate::session::take_unfinished().map(|r| (load, r));
             })?;
             if let Some(e) = &r.error {
                 let e = format!("{workload} at {}: {e}", load.label());

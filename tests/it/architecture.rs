@@ -23,15 +23,20 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
     m.insert("engine", with(&["measure"]));
     m.insert("report", with(&["measure", "env"]));
     m.insert("workload", with(&["engine", "measure"]));
+    // the runner runs workers; it knows no workload and no result
+    m.insert("runner", with(&["engine", "measure", "env"]));
+    // the run path: the runner's outcome into a result, and the generic
+    // workload's workers
     m.insert(
-        "runner",
-        with(&["engine", "measure", "workload", "report", "env"]),
+        "session",
+        with(&["runner", "engine", "measure", "workload", "report", "env"]),
     );
     // the benchmark table lists selfscale too
     m.insert(
         "suites",
         with(&[
             "selfscale",
+            "session",
             "runner",
             "engine",
             "measure",
@@ -42,11 +47,14 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
     );
     m.insert(
         "selfscale",
-        with(&["runner", "engine", "measure", "workload", "report", "env"]),
+        with(&[
+            "session", "runner", "engine", "measure", "workload", "report", "env",
+        ]),
     );
     m.insert(
         "cli",
         with(&[
+            "session",
             "runner",
             "engine",
             "measure",

@@ -19,7 +19,8 @@ pub mod tree;
 
 use crate::error::UsageError;
 use crate::report::RunResult;
-use crate::runner::{self, Progress, Setup, StopRule};
+use crate::runner::{self, Progress, StopRule};
+use crate::session::Setup;
 use anyhow::{Context, Result};
 use phases::{PhaseFigures, PhaseStats, Phases};
 use serde::{Deserialize, Serialize};

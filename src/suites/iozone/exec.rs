@@ -28,7 +28,8 @@ use crate::error::UsageError;
 use crate::measure::{CpuTimes, Outcome, WorkerStats};
 use crate::report::RunResult;
 use crate::runner::names::{self, Place};
-use crate::runner::{Progress, Setup, signals};
+use crate::runner::{Progress, signals};
+use crate::session::Setup;
 
 /// How a run is made, beyond IOzone's flags.
 #[derive(Debug, Clone)]

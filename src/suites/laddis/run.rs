@@ -31,7 +31,8 @@ use crate::error::UsageError;
 use crate::measure::clock::now_ns;
 use crate::measure::{KindStats, LatencySummary, OpKind};
 use crate::report::RunResult;
-use crate::runner::{self, Arrivals, Ctx, Progress, Setup, StopRule, Worker};
+use crate::runner::{self, Arrivals, Ctx, Progress, StopRule, Worker};
+use crate::session::Setup;
 use crate::units::fmt_bytes;
 use crate::workload::{Prng, below, worker_rng};
 use anyhow::{Context, Result};
@@ -950,7 +951,7 @@ pub fn run(o: &Options, rule: StopRule, progress: &dyn Progress) -> Result<Repor
     ));
     let open_loop = rule.pace.is_open();
     // interrupted before the run: the load point and its set, nothing measured
-    let empty = |session: runner::Session| {
+    let empty = |session: crate::session::Session| {
         let figures = Figures::of_set(o, &set, open_loop);
         let mut result = session.interrupted();
         result.set_figures(&figures);

@@ -361,7 +361,7 @@ impl<'a> Session<'a> {
                             crate::error::cause(&e)
                         )));
                         // its result all the same: what it began with, and why it failed
-                        let mut r = crate::runner::setup::take_unfinished()
+                        let mut r = crate::session::take_unfinished()
                             .filter(|r| r.benchmark == "postmark")
                             .unwrap_or_else(|| {
                                 RunResult::new(

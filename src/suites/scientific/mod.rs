@@ -31,7 +31,8 @@ use crate::engine::{Choice, Completion, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::{CpuTimes, LatencySummary, OpKind, Outcome, WorkerStats};
 use crate::report::{RunResult, now_rfc3339};
-use crate::runner::{self, Ctx, Io, Progress, Setup, Source, StopRule, Worker};
+use crate::runner::{self, Ctx, Io, Progress, Source, StopRule, Worker};
+use crate::session::Setup;
 use crate::units::fmt_bytes;
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -279,7 +280,7 @@ fn drop_caches() -> Result<()> {
 fn layout(path: &Path, size: u64) -> Result<Option<()>> {
     let mut buf = vec![0u8; 1 << 20];
     crate::data::fill_random(&mut buf, 0x5c1e);
-    Ok(crate::runner::generic::fill_file(path, size, &mut buf, &mut 0)?.map(|_| ()))
+    Ok(crate::session::generic::fill_file(path, size, &mut buf, &mut 0)?.map(|_| ()))
 }
 
 const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync];

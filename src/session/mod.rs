@@ -21,11 +21,13 @@
 //! [`Outcome`] to [`Session::finish`]), its headline metrics and its
 //! classic text; nothing else of the path is written twice.
 
-use super::workdir::{self, SetupError, WorkDir};
-use super::{Outcome, Progress, StopRule, Worker};
+pub mod generic;
+
 use crate::env::Environment;
 use crate::error::UsageError;
 use crate::report::{RunResult, now_rfc3339};
+use crate::runner::workdir::{self, SetupError, WorkDir};
+use crate::runner::{Outcome, Progress, StopRule, Worker};
 use crate::units::fmt_bytes;
 use anyhow::Result;
 use serde::Serialize;
@@ -211,7 +213,7 @@ impl Setup {
             }
         }
         // after the space: a run too large for the disk is told so first
-        super::limits::check(self.workers, self.fds_per_worker, self.processes)?;
+        crate::runner::limits::check(self.workers, self.fds_per_worker, self.processes)?;
         Ok(mounts)
     }
 
@@ -347,7 +349,7 @@ impl Session {
         workers: Vec<W>,
         progress: &dyn Progress,
     ) -> (RunResult, Outcome) {
-        let outcome = super::run(rule, workers, progress);
+        let outcome = crate::runner::run(rule, workers, progress);
         (self.finish(&outcome), outcome)
     }
 
@@ -402,7 +404,7 @@ mod tests {
         fn kinds(&self) -> &[OpKind] {
             &[OpKind::Read]
         }
-        fn run(&mut self, ctx: &mut super::super::Ctx) -> Result<()> {
+        fn run(&mut self, ctx: &mut crate::runner::Ctx) -> Result<()> {
             while ctx.keep_going() {
                 let c = self.0.exec(Req::read(FileId(0), 0, 512))?;
                 ctx.record(&c);
@@ -422,7 +424,7 @@ mod tests {
             ops: Some(1000),
             ..Default::default()
         };
-        let (r, o) = execute(setup, rule, &super::super::NoProgress, |dir| {
+        let (r, o) = execute(setup, rule, &crate::runner::NoProgress, |dir| {
             seen = dir.to_path_buf();
             assert!(dir.is_dir());
             let e = Io::test(engine::Choice::NULL, 4096);
@@ -468,7 +470,7 @@ mod tests {
         let (r, o) = execute::<Reads>(
             Setup::new("t", parent.path()),
             StopRule::default(),
-            &super::super::NoProgress,
+            &crate::runner::NoProgress,
             |_| Ok(None),
         )
         .unwrap();

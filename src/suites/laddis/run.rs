@@ -845,7 +845,7 @@ impl Figures {
         let ms = |ns: f64| ns / 1e6;
         let open = result.summary.open_loop.is_some();
         let mix = &o.mix;
-        let ops = merge_ops(&outcome);
+        let ops = merge_ops(outcome);
         let nfs_ops: u64 = ops.iter().map(|e| e.1.count).sum();
         let per_op = NfsOp::ALL
             .iter()

@@ -429,19 +429,6 @@ impl schemars::JsonSchema for Latency {
     }
 }
 
-impl crate::suites::Benchmark for GenericRun {
-    const NAME: &'static str = "run";
-    type Plan = RunPlan;
-    type Figures = RunFigures;
-    fn classic(plan: &RunPlan, _: &RunFigures, result: &RunResult) -> String {
-        format!(
-            "iogauge run: {}\n{}",
-            describe(&plan.workload, &plan.io),
-            crate::report::text::render(result)
-        )
-    }
-}
-
 /// A one-line description of a generic workload.
 pub fn describe(spec: &GenericSpec, setup: &IoSetup) -> String {
     use crate::units::fmt_bytes;

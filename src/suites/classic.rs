@@ -1,11 +1,12 @@
 //! The lines that end several classic reports, written once.
 
 use crate::report::{RunResult, text};
-use crate::runner::signals;
 
-/// The note under an interrupted run's figures (empty otherwise).
+/// The note under an interrupted run's figures (empty otherwise), from
+/// the result alone (cut short without an error), so that `iogauge show`
+/// prints it as the run did.
 pub fn interrupted_note(r: &RunResult) -> &'static str {
-    if !r.complete && signals::interrupted() {
+    if !r.complete && r.error.is_none() {
         "note: interrupted; the figures cover what ran\n"
     } else {
         ""

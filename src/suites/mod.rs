@@ -13,6 +13,7 @@ pub mod iobench;
 pub mod iozone;
 pub mod laddis;
 pub mod postmark;
+mod run;
 pub mod scientific;
 pub mod sdet;
 mod selfscale;

@@ -1,0 +1,19 @@
+//! The generic workload (`iogauge run`) in the benchmark table: its plan
+//! and figures are the session's generic types, its report one line of
+//! the workload and iogauge's tables.
+
+use crate::report::RunResult;
+use crate::session::generic::{GenericRun, RunFigures, RunPlan, describe};
+
+impl super::Benchmark for GenericRun {
+    const NAME: &'static str = "run";
+    type Plan = RunPlan;
+    type Figures = RunFigures;
+    fn classic(plan: &RunPlan, _: &RunFigures, result: &RunResult) -> String {
+        format!(
+            "iogauge run: {}\n{}",
+            describe(&plan.workload, &plan.io),
+            crate::report::text::render(result)
+        )
+    }
+}

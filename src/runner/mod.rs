@@ -14,10 +14,12 @@ pub mod names;
 pub mod pace;
 pub mod procs;
 pub mod signals;
+pub mod tx;
 pub mod workdir;
 
 pub use io::{Io, Source};
 pub use pace::{Arrivals, Pace};
+pub use tx::{Transactions, Tx};
 pub use workdir::WorkDir;
 
 use crate::engine::Completion;

@@ -405,11 +405,10 @@ mod tests {
             &[OpKind::Read]
         }
         fn run(&mut self, ctx: &mut crate::runner::Ctx) -> Result<()> {
-            while ctx.keep_going() {
-                let c = self.0.exec(Req::read(FileId(0), 0, 512))?;
-                ctx.record(&c);
-            }
-            Ok(())
+            self.0.transact(ctx, &mut |tx: &mut crate::runner::Tx| {
+                tx.exec(Req::read(FileId(0), 0, 512))?;
+                Ok(true)
+            })
         }
     }
 

@@ -112,7 +112,7 @@ use crate::engine::{self, AlignedBuf, Choice, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
 use crate::runner::Io;
-use crate::runner::{self, Ctx, NoProgress, StopRule, Worker, signals};
+use crate::runner::{self, Ctx, NoProgress, StopRule, Tx, Worker, signals};
 use crate::workload::mt64::Mt64;
 
 /// The engine of IOzone's lseek + read/write tests.
@@ -847,6 +847,7 @@ impl Runner<'_> {
             Err(e) => return self.stop(anyhow!("{}: cannot open {e}", col.name())),
         };
         let mut w = Vectored {
+            io: &mut self.main,
             file: Some(file),
             purge: self.purge.as_mut(),
             buf: &mut buf[..need],
@@ -1055,25 +1056,39 @@ impl Worker for Pass<'_> {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let Pass {
+            engine,
+            file,
+            open,
+            col,
+            plan,
+            order,
+            cell,
+            purge,
+            buf,
+        } = self;
         let Cell {
             reclen, numrecs, ..
-        } = self.cell;
+        } = *cell;
         let mut req = Req {
-            kind: self.plan.kind,
-            file: self.file,
+            kind: plan.kind,
+            file: *file,
             offset: 0,
             len: reclen,
             slot: 0,
         };
-        for i in 0..numrecs {
-            if !ctx.keep_going() {
-                return Ok(());
+        // a transaction is one record; the pass is timed whole
+        let mut i = 0;
+        engine.transact(ctx, &mut |tx: &mut Tx| {
+            if i == numrecs {
+                return Ok(false);
             }
-            req.offset = self.order.at(i, numrecs) * u64::from(reclen);
-            if let Some(p) = self.purge.as_deref_mut() {
-                p.evict(self.buf, reclen);
+            req.offset = order.at(i, numrecs) * u64::from(reclen);
+            i += 1;
+            if let Some(p) = purge.as_deref_mut() {
+                p.evict(*buf, reclen);
             }
-            let c = match self.engine.exec(req) {
+            let c = match tx.exec_unrecorded(req) {
                 Ok(c) => c,
                 Err(e) => {
                     let what = if req.kind == OpKind::Read {
@@ -1081,29 +1096,33 @@ impl Worker for Pass<'_> {
                     } else {
                         "writing"
                     };
-                    return Err(self.fail(what, e));
+                    return Err(cell.fail(*col, what, e));
                 }
             };
-            ctx.record(&c);
+            tx.ctx.record(&c);
             if c.bytes != u64::from(reclen) {
                 if req.kind == OpKind::Read {
                     bail!(
                         "{}: {} of {reclen} bytes at offset {} of {} (short read)",
-                        self.col.name(),
+                        col.name(),
                         c.bytes,
                         req.offset,
-                        self.cell.path.display(),
+                        cell.path.display(),
                     );
                 }
                 // the rest, to learn why (a full disk says so then)
-                self.engine
+                tx.io
                     .finish_write(req, c.bytes)
-                    .map_err(|e| self.fail("writing", e))?;
+                    .map_err(|e| cell.fail(*col, "writing", e))?;
             }
+            Ok(true)
+        })?;
+        if i < numrecs {
+            // stopped
+            return Ok(());
         }
-        let (flush, close) = (self.plan.flush, self.plan.close);
-        flush_close(ctx, self.engine, self.file, flush, close, &mut self.open)
-            .map_err(|e| self.fail("fsync/close", e))
+        flush_close(ctx, engine, *file, plan.flush, plan.close, open)
+            .map_err(|e| cell.fail(*col, "fsync/close", e))
     }
 }
 
@@ -1157,32 +1176,45 @@ impl Worker for Fwrite<'_> {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        let n = u64::from(self.cell.reclen);
+        let Fwrite {
+            engine,
+            file,
+            col,
+            cell,
+            purge,
+            buf,
+            stream,
+            flush,
+            ..
+        } = &mut *self;
+        let (reclen, numrecs, file) = (cell.reclen, cell.numrecs, *file);
+        let writing = |e: io::Error| cell.fail(*col, "writing", e);
         // each fwrite timed whole: the engine reads no clock inside it
-        let r = engine::untimed(|| -> io::Result<()> {
-            for _ in 0..self.cell.numrecs {
-                if !ctx.keep_going() {
-                    return Ok(());
+        engine::untimed(|| -> Result<()> {
+            // a transaction is one fwrite; the pass is timed whole
+            let mut i = 0;
+            engine.transact(ctx, &mut |tx: &mut Tx| {
+                if i == numrecs {
+                    return Ok(false);
                 }
-                if let Some(p) = self.purge.as_deref_mut() {
-                    p.evict(self.buf, self.cell.reclen);
+                i += 1;
+                if let Some(p) = purge.as_deref_mut() {
+                    p.evict(*buf, reclen);
                 }
                 let t = now_ns();
-                self.stream
-                    .fwrite(self.engine, self.file, self.cell.reclen)?;
-                let done = now_ns();
-                ctx.record_op(OpKind::Write, done - t, n, done);
-            }
-            if self.flush {
+                stream.fwrite(tx.io, file, reclen).map_err(writing)?;
+                tx.record_since(OpKind::Write, t, u64::from(reclen));
+                Ok(true)
+            })?;
+            if i == numrecs && *flush {
                 let t = now_ns();
-                self.fflush()?;
-                self.engine.exec(Req::fsync(self.file))?;
+                stream.fflush(engine, file, reclen).map_err(writing)?;
+                engine.exec(Req::fsync(file)).map_err(writing)?;
                 let done = now_ns();
                 ctx.record_op(OpKind::Fsync, done - t, 0, done);
             }
             Ok(())
-        });
-        r.map_err(|e| self.fail("writing", e))?;
+        })?;
         if self.close {
             let t = now_ns();
             self.open = false;
@@ -1198,6 +1230,9 @@ impl Worker for Fwrite<'_> {
 
 /// A pwritev or preadv pass: vectors of `numvecs` records.
 struct Vectored<'a> {
+    /// The engine whose transactions the runner loops over; pwritev and
+    /// preadv themselves go to `file` (no engine has them).
+    io: &'a mut Io,
     file: Option<std::fs::File>,
     /// `-p`: evict each record of a vector before the call.
     purge: Option<&'a mut Purge>,
@@ -1236,28 +1271,37 @@ impl Vectored<'_> {
             None => Ok(()),
         }
     }
+}
 
-    #[inline]
-    fn call(&mut self, nv: usize, offset: u64) -> io::Result<usize> {
-        let Some(f) = self.file.as_ref() else {
-            return Err(io::Error::other("the file is closed"));
-        };
-        let r = self.cell.reclen as usize;
-        if self.write {
-            let iov: [IoSlice; PVECMAX] = std::array::from_fn(|k| {
-                IoSlice::new(if k < nv {
-                    &self.buf[k * r..(k + 1) * r]
-                } else {
-                    &[]
-                })
-            });
-            Ok(rustix::io::pwritev(f, &iov[..nv], offset)?)
-        } else {
-            let mut chunks = self.buf[..nv * r].chunks_mut(r);
-            let mut iov: [IoSliceMut; PVECMAX] =
-                std::array::from_fn(|_| IoSliceMut::new(chunks.next().unwrap_or_default()));
-            Ok(rustix::io::preadv(f, &mut iov[..nv], offset)?)
-        }
+/// pwritev or preadv of the first `nv` records of `buf`, each `reclen`
+/// bytes, at `offset` of `file`.
+#[inline]
+fn vector_call(
+    file: Option<&std::fs::File>,
+    buf: &mut [u8],
+    reclen: u32,
+    write: bool,
+    nv: usize,
+    offset: u64,
+) -> io::Result<usize> {
+    let Some(f) = file else {
+        return Err(io::Error::other("the file is closed"));
+    };
+    let r = reclen as usize;
+    if write {
+        let iov: [IoSlice; PVECMAX] = std::array::from_fn(|k| {
+            IoSlice::new(if k < nv {
+                &buf[k * r..(k + 1) * r]
+            } else {
+                &[]
+            })
+        });
+        Ok(rustix::io::pwritev(f, &iov[..nv], offset)?)
+    } else {
+        let mut chunks = buf[..nv * r].chunks_mut(r);
+        let mut iov: [IoSliceMut; PVECMAX] =
+            std::array::from_fn(|_| IoSliceMut::new(chunks.next().unwrap_or_default()));
+        Ok(rustix::io::preadv(f, &mut iov[..nv], offset)?)
     }
 }
 
@@ -1267,44 +1311,58 @@ impl Worker for Vectored<'_> {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        let numrecs = self.cell.numrecs;
-        let reclen = u64::from(self.cell.reclen);
-        let kind = if self.write {
-            OpKind::Write
-        } else {
-            OpKind::Read
-        };
+        let Vectored {
+            io,
+            file,
+            purge,
+            buf,
+            write,
+            col,
+            cell,
+            numvecs,
+            rng,
+            ..
+        } = &mut *self;
+        let (reclen, numrecs, write) = (cell.reclen, cell.numrecs, *write);
+        let len = u64::from(reclen);
+        let kind = if write { OpKind::Write } else { OpKind::Read };
         let mut list = [0u64; PVECMAX];
-        let mut nv = self.numvecs;
+        let mut nv = *numvecs;
+        // a transaction is one call of a vector; the pass is timed whole
         let mut i = 0;
-        while i < numrecs {
-            if !ctx.keep_going() {
-                return Ok(());
+        io.transact(ctx, &mut |tx: &mut Tx| {
+            if i >= numrecs {
+                return Ok(false);
             }
             nv = nv.min(numrecs - i);
-            create_list(&mut self.rng, &mut list, numrecs);
-            let offset = list[0].min(numrecs - nv) * reclen;
-            if let Some(p) = self.purge.as_deref_mut() {
-                let at = self.buf.as_ptr() as usize;
+            create_list(rng, &mut list, numrecs);
+            let offset = list[0].min(numrecs - nv) * len;
+            if let Some(p) = purge.as_deref_mut() {
+                let at = buf.as_ptr() as usize;
                 for k in 0..nv as usize {
-                    p.evict(at + k * self.cell.reclen as usize, self.cell.reclen);
+                    p.evict(at + k * reclen as usize, reclen);
                 }
             }
             let t = now_ns();
-            let r = self.call(nv as usize, offset);
+            let r = vector_call(file.as_ref(), buf, reclen, write, nv as usize, offset);
             let done = now_ns();
-            let got =
-                r.map_err(|e| self.fail(if self.write { "writing" } else { "reading" }, e))?;
-            ctx.record_op(kind, done - t, got as u64, done);
-            if got as u64 != nv * reclen {
+            let what = if write { "writing" } else { "reading" };
+            let got = r.map_err(|e| cell.fail(*col, what, e))?;
+            tx.ctx.record_op(kind, done - t, got as u64, done);
+            if got as u64 != nv * len {
                 bail!(
                     "{}: moved {got} of {} bytes at offset {offset} of {}",
-                    self.col.name(),
-                    nv * reclen,
-                    self.cell.path.display()
+                    col.name(),
+                    nv * len,
+                    cell.path.display()
                 );
             }
             i += nv;
+            Ok(true)
+        })?;
+        if i < numrecs {
+            // stopped
+            return Ok(());
         }
         if self.flush {
             let t = now_ns();

@@ -509,10 +509,9 @@ impl Runner<'_> {
         flow
     }
 
+    /// One test: its pass and, unless `-+n`, the re-test's.
     fn test(&mut self, t: Test, c: Cell, row: &mut Row) -> Flow {
         let cfg = self.cfg;
-        let retest = !cfg.no_retest;
-        let (flush, close) = (cfg.include_flush, cfg.include_close);
         let sync = |mut how: OpenHow| {
             how.sync = cfg.sync;
             how
@@ -521,8 +520,8 @@ impl Runner<'_> {
             how,
             pre_fsync,
             kind,
-            flush,
-            close,
+            flush: cfg.include_flush,
+            close: cfg.include_close,
             post_fsync: true,
             prime: false,
         };
@@ -532,6 +531,7 @@ impl Runner<'_> {
         };
         let w = plan(sync(OpenHow::READ_WRITE), true, OpKind::Write);
         let r = plan(OpenHow::READ, true, OpKind::Read);
+        let (main, stdio, positional) = (Role::Main, Role::Stdio, Role::Positional);
         match t {
             Test::Write => {
                 if let Err(e) = self.main.unlink(c.path)
@@ -543,107 +543,81 @@ impl Runner<'_> {
                     how: sync(OpenHow::CREATE),
                     ..w
                 };
-                go!(self.pass(Role::Main, Column::Write, c, first, Order::Seq, row));
-                if retest {
-                    go!(self.pass(Role::Main, Column::Rewrite, c, w, Order::Seq, row));
-                }
+                self.with_retest([Column::Write, Column::Rewrite], |me, col| {
+                    let p = if col == Column::Write { first } else { w };
+                    me.pass(main, col, c, p, Order::Seq, row)
+                })
             }
             Test::Read => {
                 let p = Plan { prime: true, ..r };
-                go!(self.pass(Role::Main, Column::Read, c, p, Order::Seq, row));
-                if retest {
-                    go!(self.pass(Role::Main, Column::Reread, c, p, Order::Seq, row));
-                }
+                self.with_retest([Column::Read, Column::Reread], |me, col| {
+                    me.pass(main, col, c, p, Order::Seq, row)
+                })
             }
             Test::RandomRw => {
-                let order = offsets::random(c.numrecs);
+                let order = Order::List(&offsets::random(c.numrecs));
                 let how = sync(create_rw);
                 let rr = plan(how, false, OpKind::Read);
+                go!(self.pass(main, Column::RandRead, c, rr, order, row));
                 let rw = plan(how, false, OpKind::Write);
-                go!(self.pass(
-                    Role::Main,
-                    Column::RandRead,
-                    c,
-                    rr,
-                    Order::List(&order),
-                    row
-                ));
-                go!(self.pass(
-                    Role::Main,
-                    Column::RandWrite,
-                    c,
-                    rw,
-                    Order::List(&order),
-                    row
-                ));
+                self.pass(main, Column::RandWrite, c, rw, order, row)
             }
-            Test::Backwards => {
-                go!(self.pass(Role::Main, Column::BkwdRead, c, r, Order::Back, row));
-            }
+            Test::Backwards => self.pass(main, Column::BkwdRead, c, r, Order::Back, row),
             Test::RecordRewrite => {
                 let p = plan(sync(create_rw), true, OpKind::Write);
-                go!(self.pass(Role::Main, Column::RecRewrite, c, p, Order::First, row));
+                self.pass(main, Column::RecRewrite, c, p, Order::First, row)
             }
             Test::StrideRead => {
-                let order = offsets::stride(c.numrecs, cfg.stride);
-                go!(self.pass(
-                    Role::Main,
-                    Column::StrideRead,
-                    c,
-                    r,
-                    Order::List(&order),
-                    row
-                ));
+                let order = Order::List(&offsets::stride(c.numrecs, cfg.stride));
+                self.pass(main, Column::StrideRead, c, r, order, row)
             }
-            Test::Fwrite => {
-                go!(self.fwrite(Column::Fwrite, c, row));
-                if retest {
-                    go!(self.fwrite(Column::Frewrite, c, row));
-                }
-            }
+            Test::Fwrite => self.with_retest([Column::Fwrite, Column::Frewrite], |me, col| {
+                me.fwrite(col, c, row)
+            }),
             Test::Fread => {
                 // fopen "r"; fflush with -e issues nothing; fclose
                 let p = Plan {
-                    how: OpenHow::READ,
-                    pre_fsync: true,
-                    kind: OpKind::Read,
                     flush: false,
-                    close,
                     post_fsync: false,
-                    prime: false,
+                    ..r
                 };
-                go!(self.pass(Role::Stdio, Column::Fread, c, p, Order::Seq, row));
-                if retest {
-                    go!(self.pass(Role::Stdio, Column::Freread, c, p, Order::Seq, row));
-                }
+                self.with_retest([Column::Fread, Column::Freread], |me, col| {
+                    me.pass(stdio, col, c, p, Order::Seq, row)
+                })
             }
-            Test::RandomMix => {}
+            Test::RandomMix => Flow::Continue(()),
             Test::Pwrite => {
                 let first = plan(sync(create_rw), true, OpKind::Write);
-                go!(self.pass(Role::Positional, Column::Pwrite, c, first, Order::Seq, row));
-                if retest {
-                    go!(self.pass(Role::Positional, Column::Repwrite, c, w, Order::Seq, row));
-                }
+                self.with_retest([Column::Pwrite, Column::Repwrite], |me, col| {
+                    let p = if col == Column::Pwrite { first } else { w };
+                    me.pass(positional, col, c, p, Order::Seq, row)
+                })
             }
             Test::Pread => {
                 let p = plan(OpenHow::READ, false, OpKind::Read);
-                go!(self.pass(Role::Positional, Column::Pread, c, p, Order::Seq, row));
-                if retest {
-                    go!(self.pass(Role::Positional, Column::Repread, c, p, Order::Seq, row));
-                }
+                self.with_retest([Column::Pread, Column::Repread], |me, col| {
+                    me.pass(positional, col, c, p, Order::Seq, row)
+                })
             }
-            Test::Pwritev => {
-                go!(self.vectored(Column::Pwritev, c, true, row));
-                if retest {
-                    go!(self.vectored(Column::Repwritev, c, true, row));
-                }
-            }
-            Test::Preadv => {
-                go!(self.vectored(Column::Preadv, c, false, row));
-                if retest {
-                    go!(self.vectored(Column::Repreadv, c, false, row));
-                }
-            }
+            Test::Pwritev => self.with_retest([Column::Pwritev, Column::Repwritev], |me, col| {
+                me.vectored(col, c, true, row)
+            }),
+            Test::Preadv => self.with_retest([Column::Preadv, Column::Repreadv], |me, col| {
+                me.vectored(col, c, false, row)
+            }),
+        }
+    }
+
+    /// `pass` of the first of `cols` and, unless `-+n`, of the second
+    /// (the re-test).
+    fn with_retest(
+        &mut self,
+        cols: [Column; 2],
+        mut pass: impl FnMut(&mut Self, Column) -> Flow,
+    ) -> Flow {
+        go!(pass(self, cols[0]));
+        if !self.cfg.no_retest {
+            go!(pass(self, cols[1]));
         }
         Flow::Continue(())
     }
@@ -708,7 +682,20 @@ impl Runner<'_> {
         order: Order,
         row: &mut Row,
     ) -> Flow {
-        match self.try_pass(role, col, c, p, order) {
+        let r = self.try_pass(role, col, c, p, order);
+        self.finish(col, c, r, row)
+    }
+
+    /// Keep what a pass ended with ([`Runner::keep`]), or stop at its
+    /// error: of the run, or of what came after the timer.
+    fn finish(
+        &mut self,
+        col: Column,
+        c: Cell,
+        r: Result<(runner::Outcome, Result<()>)>,
+        row: &mut Row,
+    ) -> Flow {
+        match r {
             Err(e) => self.stop(e),
             Ok((o, after)) => {
                 if let Err(e) = after
@@ -769,13 +756,16 @@ impl Runner<'_> {
 
     /// One fwrite pass through a stream with a buffer of one record.
     fn fwrite(&mut self, col: Column, c: Cell, row: &mut Row) -> Flow {
-        if let Err(e) = self.between() {
-            return self.stop(e);
-        }
+        let r = self.try_fwrite(col, c);
+        self.finish(col, c, r, row)
+    }
+
+    fn try_fwrite(&mut self, col: Column, c: Cell) -> Result<(runner::Outcome, Result<()>)> {
+        self.between()?;
         let cfg = self.cfg;
         let stream = Stream::new(c.reclen, false);
         let Some(engine) = self.stdio.as_mut() else {
-            return self.stop(anyhow!("internal error: no stdio engine"));
+            bail!("internal error: no stdio engine");
         };
         // fopen "r+" (or "w+" when there is no file): no truncation
         let how = OpenHow {
@@ -785,11 +775,11 @@ impl Runner<'_> {
         let file = match engine.open(c.path, how) {
             Ok(f) => f,
             // the engine's error names the file
-            Err(e) => return self.stop(anyhow!("{}: cannot open {e}", col.name())),
+            Err(e) => bail!("{}: cannot open {e}", col.name()),
         };
         if let Err(e) = engine::untimed(|| engine.exec(Req::fsync(file))) {
             let _ = engine.close(file);
-            return self.stop(anyhow!("{}: fsync {}: {e}", col.name(), c.path.display()));
+            bail!("{}: fsync {}: {e}", col.name(), c.path.display());
         }
         let buf = engine.buf_mut(0).as_ptr() as usize;
         let mut w = Fwrite {
@@ -806,19 +796,22 @@ impl Runner<'_> {
         };
         let o = runner::run(StopRule::default(), vec![ByRef(&mut w)], &NoProgress);
         let after = w.finish_untimed();
-        if let Err(e) = after
-            && o.error.is_none()
-        {
-            return self.stop(e);
-        }
-        self.keep(col, c, o, row)
+        Ok((o, after))
     }
 
     /// One pwritev or preadv pass.
     fn vectored(&mut self, col: Column, c: Cell, write: bool, row: &mut Row) -> Flow {
-        if let Err(e) = self.between() {
-            return self.stop(e);
-        }
+        let r = self.try_vectored(col, c, write);
+        self.finish(col, c, r, row)
+    }
+
+    fn try_vectored(
+        &mut self,
+        col: Column,
+        c: Cell,
+        write: bool,
+    ) -> Result<(runner::Outcome, Result<()>)> {
+        self.between()?;
         let cfg = self.cfg;
         let reclen = u64::from(c.reclen);
         let numvecs = (PVECMAX as u64)
@@ -826,12 +819,10 @@ impl Runner<'_> {
             .min(MAX_VECTOR_BYTES / reclen)
             .max(1);
         let need = (numvecs * reclen) as usize;
-        if self.vbuf.as_ref().is_none_or(|b| b.len() < need) {
-            self.vbuf = Some(AlignedBuf::random(need, 0));
+        if self.vbuf.as_ref().is_some_and(|b| b.len() < need) {
+            self.vbuf = None;
         }
-        let Some(buf) = self.vbuf.as_mut() else {
-            return Flow::Continue(());
-        };
+        let buf = self.vbuf.get_or_insert_with(|| AlignedBuf::random(need, 0));
         // pwritev and preadv use the file directly (no engine has them),
         // opened as the engines open theirs
         let how = OpenHow {
@@ -844,7 +835,7 @@ impl Runner<'_> {
         };
         let file = match engine::open_file(c.path, how, cfg.direct) {
             Ok(f) => f,
-            Err(e) => return self.stop(anyhow!("{}: cannot open {e}", col.name())),
+            Err(e) => bail!("{}: cannot open {e}", col.name()),
         };
         let mut w = Vectored {
             io: &mut self.main,
@@ -861,12 +852,7 @@ impl Runner<'_> {
         };
         let o = runner::run(StopRule::default(), vec![ByRef(&mut w)], &NoProgress);
         let after = w.finish_untimed();
-        if let Err(e) = after
-            && o.error.is_none()
-        {
-            return self.stop(e);
-        }
-        self.keep(col, c, o, row)
+        Ok((o, after))
     }
 }
 

@@ -457,8 +457,8 @@ pub fn classic(plan: &Plan, f: &Figures, r: &RunResult) -> String {
         time_s: f.time_resolution_s,
         cpu_s: f.cpu_resolution_s.unwrap_or(0.0),
     };
-    let mut s = report::preamble_with(&cfg, &plan.command_line, &f.began, res);
-    let table = f.cells.as_ref().map(|_| f.table(&cfg));
+    let mut s = report::preamble_with(cfg, &plan.command_line, &f.began, res);
+    let table = f.cells.as_ref().map(|_| f.table(cfg));
     if let Some(t) = &table {
         for row in t.rows.iter().filter(|r| !r.is_skipped()) {
             s += &report::row_line(row, &t.selected, t.extended);
@@ -474,14 +474,14 @@ pub fn classic(plan: &Plan, f: &Figures, r: &RunResult) -> String {
             );
             if let Some(run) = runs.next_if(|r| r.children == n) {
                 for p in &run.phases {
-                    s += &throughput::phase_text(&cfg, p);
+                    s += &throughput::phase_text(cfg, p);
                 }
             }
             s += "\n\n";
         }
     }
     let heatmaps = table.as_ref().and_then(|t| f.heatmaps(plan, t));
-    s += &details::closing(&cfg, plan, f, table.as_ref(), heatmaps.as_ref(), r);
+    s += &details::closing(cfg, plan, f, table.as_ref(), heatmaps.as_ref(), r);
     s
 }
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::flags::{Config, Mode, Test, Unit};
+use super::flags::{Config, Mode, Unit};
 use super::report::{self, ChildResult, Column, Phase, PhaseResult, Resolutions, Row, Table};
 use super::{details, grid, throughput};
 use crate::engine::Choice;
@@ -36,52 +36,12 @@ pub struct Plan {
     /// The command line as the user gave it.
     pub command_line: String,
     pub mode: Mode,
-    /// The `-i` tests, by number.
-    pub tests: Vec<u8>,
-    pub file_kb: Vec<u64>,
-    pub record_kb: Vec<u64>,
-    pub min_file_kb: Option<u64>,
-    pub max_file_kb: Option<u64>,
-    pub min_record_kb: Option<u64>,
-    pub max_record_kb: Option<u64>,
-    /// Auto mode's crossover (`-z` turns it off).
-    pub crossover: bool,
-    pub multiplier: u64,
-    pub include_flush: bool,
-    pub include_close: bool,
-    pub direct: bool,
-    pub o_sync: bool,
-    pub no_retest: bool,
-    pub keep_files: bool,
-    pub purge: bool,
-    pub remount: Option<PathBuf>,
-    pub file: PathBuf,
-    pub children: Vec<u32>,
-    pub threads: bool,
-    pub stonewall: bool,
-    pub stagger_us: u64,
-    pub read_pct: Option<u32>,
-    pub stride: u64,
-    pub units: Unit,
+    /// IOzone's flags, each a key of its own.
+    #[serde(flatten)]
+    pub config: Config,
     pub engine: Choice,
     /// Throughput mode's pause after the sync between phases.
     pub settle_s: f64,
-    /// Whether `-i` or `-A` chose the tests.
-    pub tests_given: bool,
-    /// `-E`.
-    pub extended: bool,
-    /// Auto mode (`-a`, `-A`, several `-s` or `-r`).
-    pub auto: bool,
-    /// `-F`: the children's files.
-    pub child_files: Vec<PathBuf>,
-    /// `-C`: a line per child.
-    pub per_child: bool,
-    /// `-R`.
-    pub excel: bool,
-    /// `-b`.
-    pub workbook: Option<PathBuf>,
-    /// `-+u`.
-    pub cpu_util: bool,
     /// `--plot`: where the heatmaps go.
     pub plot: Option<PathBuf>,
 }
@@ -98,85 +58,10 @@ impl Plan {
         Plan {
             command_line: command_line.to_string(),
             mode: cfg.mode(),
-            tests: cfg.tests.iter().map(|t| t.number()).collect(),
-            file_kb: cfg.file_kb.clone(),
-            record_kb: cfg.record_kb.clone(),
-            min_file_kb: cfg.min_file_kb,
-            max_file_kb: cfg.max_file_kb,
-            min_record_kb: cfg.min_record_kb,
-            max_record_kb: cfg.max_record_kb,
-            crossover: !cfg.no_crossover,
-            multiplier: cfg.multiplier,
-            include_flush: cfg.include_flush,
-            include_close: cfg.include_close,
-            direct: cfg.direct,
-            o_sync: cfg.sync,
-            no_retest: cfg.no_retest,
-            keep_files: cfg.keep_files,
-            purge: cfg.purge,
-            remount: cfg.remount.clone(),
-            file: cfg.file.clone(),
-            children: cfg.children.clone(),
-            threads: cfg.threads,
-            stonewall: cfg.stonewall,
-            stagger_us: cfg.stagger_us,
-            read_pct: cfg.read_pct,
-            stride: cfg.stride,
-            units: cfg.unit,
+            config: cfg.clone(),
             engine,
             settle_s,
-            tests_given: cfg.tests_given,
-            extended: cfg.extended,
-            auto: cfg.auto,
-            child_files: cfg.child_files.clone(),
-            per_child: cfg.per_child,
-            excel: cfg.excel,
-            workbook: cfg.workbook.clone(),
-            cpu_util: cfg.cpu_util,
             plot,
-        }
-    }
-
-    /// The IOzone configuration the plan was made of.
-    pub fn config(&self) -> Config {
-        Config {
-            tests: self
-                .tests
-                .iter()
-                .filter_map(|n| Test::from_number(u64::from(*n)))
-                .collect(),
-            tests_given: self.tests_given,
-            extended: self.extended,
-            no_retest: self.no_retest,
-            auto: self.auto,
-            file_kb: self.file_kb.clone(),
-            record_kb: self.record_kb.clone(),
-            min_file_kb: self.min_file_kb,
-            max_file_kb: self.max_file_kb,
-            min_record_kb: self.min_record_kb,
-            max_record_kb: self.max_record_kb,
-            no_crossover: !self.crossover,
-            multiplier: self.multiplier,
-            include_flush: self.include_flush,
-            include_close: self.include_close,
-            direct: self.direct,
-            sync: self.o_sync,
-            keep_files: self.keep_files,
-            purge: self.purge,
-            remount: self.remount.clone(),
-            file: self.file.clone(),
-            children: self.children.clone(),
-            threads: self.threads,
-            child_files: self.child_files.clone(),
-            stonewall: self.stonewall,
-            per_child: self.per_child,
-            stagger_us: self.stagger_us,
-            read_pct: self.read_pct,
-            stride: self.stride,
-            excel: self.excel,
-            workbook: self.workbook.clone(),
-            unit: self.units,
-            cpu_util: self.cpu_util,
         }
     }
 }
@@ -213,59 +98,48 @@ macro_rules! by_column {
     };
 }
 
-by_column!(
+/// Calls `$m!` with its arguments followed by every column of IOzone's
+/// table: the field, the [`Column`], what it is.
+macro_rules! with_columns {
+    ($m:ident!($($args:tt)*)) => {
+        $m!(
+            $($args)*
+            write Write "Write (-i 0)",
+            rewrite Rewrite "Re-write (-i 0)",
+            read Read "Read (-i 1)",
+            reread Reread "Re-read (-i 1)",
+            random_read RandRead "Random read (-i 2)",
+            random_write RandWrite "Random write (-i 2)",
+            bkwd_read BkwdRead "Backward read (-i 3)",
+            record_rewrite RecRewrite "Record rewrite (-i 4)",
+            stride_read StrideRead "Stride read (-i 5)",
+            fwrite Fwrite "Fwrite (-i 6)",
+            frewrite Frewrite "Re-fwrite (-i 6)",
+            fread Fread "Fread (-i 7)",
+            freread Freread "Re-fread (-i 7)",
+            pwrite Pwrite "Pwrite (-i 9)",
+            repwrite Repwrite "Re-pwrite (-i 9)",
+            pread Pread "Pread (-i 10)",
+            repread Repread "Re-pread (-i 10)",
+            pwritev Pwritev "Pwritev (-i 11)",
+            repwritev Repwritev "Re-pwritev (-i 11)",
+            preadv Preadv "Preadv (-i 12)",
+            repreadv Repreadv "Re-preadv (-i 12)",
+        );
+    };
+}
+
+with_columns!(by_column!(
     /// IOzone's figures of one cell, by column.
     #[schemars(rename = "iozoneColumns")]
     Columns, u64, "in the run's units (`units`), rounded down as IOzone does",
-    write Write "Write (-i 0)",
-    rewrite Rewrite "Re-write (-i 0)",
-    read Read "Read (-i 1)",
-    reread Reread "Re-read (-i 1)",
-    random_read RandRead "Random read (-i 2)",
-    random_write RandWrite "Random write (-i 2)",
-    bkwd_read BkwdRead "Backward read (-i 3)",
-    record_rewrite RecRewrite "Record rewrite (-i 4)",
-    stride_read StrideRead "Stride read (-i 5)",
-    fwrite Fwrite "Fwrite (-i 6)",
-    frewrite Frewrite "Re-fwrite (-i 6)",
-    fread Fread "Fread (-i 7)",
-    freread Freread "Re-fread (-i 7)",
-    pwrite Pwrite "Pwrite (-i 9)",
-    repwrite Repwrite "Re-pwrite (-i 9)",
-    pread Pread "Pread (-i 10)",
-    repread Repread "Re-pread (-i 10)",
-    pwritev Pwritev "Pwritev (-i 11)",
-    repwritev Repwritev "Re-pwritev (-i 11)",
-    preadv Preadv "Preadv (-i 12)",
-    repreadv Repreadv "Re-preadv (-i 12)",
-);
+));
 
-by_column!(
+with_columns!(by_column!(
     /// `-+u`: the CPU utilization of each pass of one cell, by column.
     #[schemars(rename = "iozoneColumnsCpu")]
     ColumnsCpu, f64, "CPU time over wall time of its pass, %",
-    write Write "Write (-i 0)",
-    rewrite Rewrite "Re-write (-i 0)",
-    read Read "Read (-i 1)",
-    reread Reread "Re-read (-i 1)",
-    random_read RandRead "Random read (-i 2)",
-    random_write RandWrite "Random write (-i 2)",
-    bkwd_read BkwdRead "Backward read (-i 3)",
-    record_rewrite RecRewrite "Record rewrite (-i 4)",
-    stride_read StrideRead "Stride read (-i 5)",
-    fwrite Fwrite "Fwrite (-i 6)",
-    frewrite Frewrite "Re-fwrite (-i 6)",
-    fread Fread "Fread (-i 7)",
-    freread Freread "Re-fread (-i 7)",
-    pwrite Pwrite "Pwrite (-i 9)",
-    repwrite Repwrite "Re-pwrite (-i 9)",
-    pread Pread "Pread (-i 10)",
-    repread Repread "Re-pread (-i 10)",
-    pwritev Pwritev "Pwritev (-i 11)",
-    repwritev Repwritev "Re-pwritev (-i 11)",
-    preadv Preadv "Preadv (-i 12)",
-    repreadv Repreadv "Re-preadv (-i 12)",
-);
+));
 
 /// What an IOzone result's `metrics` hold.
 #[derive(Clone, Debug, Serialize, Deserialize, JsonSchema)]
@@ -578,13 +452,13 @@ impl Figures {
 /// (single and auto mode) or each child count's phases (throughput mode)
 /// as the run went, then what it prints after, with iogauge's details.
 pub fn classic(plan: &Plan, f: &Figures, r: &RunResult) -> String {
-    let cfg = plan.config();
+    let cfg = &plan.config;
     let res = Resolutions {
         time_s: f.time_resolution_s,
         cpu_s: f.cpu_resolution_s.unwrap_or(0.0),
     };
-    let mut s = report::preamble_with(&cfg, &plan.command_line, &f.began, res);
-    let table = f.cells.as_ref().map(|_| f.table(&cfg));
+    let mut s = report::preamble_with(cfg, &plan.command_line, &f.began, res);
+    let table = f.cells.as_ref().map(|_| f.table(cfg));
     if let Some(t) = &table {
         for row in t.rows.iter().filter(|r| !r.is_skipped()) {
             s += &report::row_line(row, &t.selected, t.extended);
@@ -600,14 +474,14 @@ pub fn classic(plan: &Plan, f: &Figures, r: &RunResult) -> String {
             );
             if let Some(run) = runs.next_if(|r| r.children == n) {
                 for p in &run.phases {
-                    s += &throughput::phase_text(&cfg, p);
+                    s += &throughput::phase_text(cfg, p);
                 }
             }
             s += "\n\n";
         }
     }
     let heatmaps = table.as_ref().and_then(|t| f.heatmaps(plan, t));
-    s += &details::closing(&cfg, plan, f, table.as_ref(), heatmaps.as_ref(), r);
+    s += &details::closing(cfg, plan, f, table.as_ref(), heatmaps.as_ref(), r);
     s
 }
 
@@ -655,8 +529,28 @@ mod tests {
             let cfg = super::super::flags::parse(&args).unwrap().config;
             let plan = Plan::new(&cfg, line, Choice::SYNC, 2.0, None);
             let back: Plan = serde_json::from_value(serde_json::to_value(&plan).unwrap()).unwrap();
-            assert_eq!(back.config(), cfg, "{line}");
+            assert_eq!(back.config, cfg, "{line}");
         }
+    }
+
+    /// A result's `config` keeps its keys, IOzone's flags one by one.
+    #[test]
+    fn the_plan_is_one_object_of_iozones_flags() {
+        let line = "-a -i 0 -i 1";
+        let args: Vec<String> = line.split(' ').map(String::from).collect();
+        let cfg = super::super::flags::parse(&args).unwrap().config;
+        let plan = Plan::new(&cfg, line, Choice::SYNC, 2.0, None);
+        let v = serde_json::to_value(&plan).unwrap();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
+        let want = "auto child_files children command_line cpu_util crossover direct \
+                    engine excel extended file file_kb include_close include_flush \
+                    keep_files max_file_kb max_record_kb min_file_kb min_record_kb mode \
+                    multiplier no_retest o_sync per_child plot purge read_pct record_kb \
+                    remount settle_s stagger_us stonewall stride tests tests_given threads \
+                    units workbook";
+        assert_eq!(keys, want.split_whitespace().collect::<Vec<_>>());
+        assert_eq!(v["crossover"], true);
+        assert_eq!(v["tests"], serde_json::json!([0, 1]));
     }
 
     /// The table read back from the cells holds the crossover's

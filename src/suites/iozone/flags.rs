@@ -158,11 +158,14 @@ pub enum Mode {
     Throughput,
 }
 
-/// A validated IOzone configuration, IOzone's defaults filled in.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A validated IOzone configuration, IOzone's defaults filled in. In a
+/// result's `config` its tests are numbers, and three keys are named as
+/// IOzone names them (`crossover`, `o_sync`, `units`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Config {
     /// Selected tests, ascending, no duplicates (`-i`; without it 0–8, or
     /// 0–12 with `-E`; `-A` keeps only 0 and 1).
+    #[serde(with = "test_numbers")]
     pub tests: Vec<Test>,
     /// Whether `-i` or `-A` chose the tests (IOzone then prints only their
     /// Excel tables).
@@ -187,6 +190,7 @@ pub struct Config {
     /// `-q`: largest record in auto mode, kB.
     pub max_record_kb: Option<u64>,
     /// `-z` (or `-A`): no crossover; small records on big files too.
+    #[serde(rename = "crossover", with = "negated")]
     pub no_crossover: bool,
     /// `-+x`: the factor between successive file and record sizes (2).
     pub multiplier: u64,
@@ -197,6 +201,7 @@ pub struct Config {
     /// `-I`: O_DIRECT.
     pub direct: bool,
     /// `-o`: O_SYNC.
+    #[serde(rename = "o_sync")]
     pub sync: bool,
     /// `-w`: keep the test files.
     pub keep_files: bool,
@@ -229,9 +234,41 @@ pub struct Config {
     /// `-b`: Excel workbook file.
     pub workbook: Option<PathBuf>,
     /// `-O`, `-N`.
+    #[serde(rename = "units")]
     pub unit: Unit,
     /// `-+u`: CPU utilisation.
     pub cpu_util: bool,
+}
+
+/// [`Config::tests`] as their `-i` numbers.
+mod test_numbers {
+    use super::Test;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(tests: &[Test], s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(tests.iter().map(|t| t.number()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Test>, D::Error> {
+        let numbers = Vec::<u8>::deserialize(d)?;
+        Ok(numbers
+            .into_iter()
+            .filter_map(|n| Test::from_number(u64::from(n)))
+            .collect())
+    }
+}
+
+/// A flag kept as its opposite ([`Config::no_crossover`] as `crossover`).
+mod negated {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(b: &bool, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(!*b)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+        bool::deserialize(d).map(|b| !b)
+    }
 }
 
 impl Default for Config {

@@ -112,7 +112,7 @@ use crate::engine::{self, AlignedBuf, Choice, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
 use crate::runner::Io;
-use crate::runner::{self, Ctx, NoProgress, StopRule, Worker, signals};
+use crate::runner::{self, Ctx, NoProgress, StopRule, Tx, Worker, signals};
 use crate::workload::mt64::Mt64;
 
 /// The engine of IOzone's lseek + read/write tests.
@@ -509,10 +509,9 @@ impl Runner<'_> {
         flow
     }
 
+    /// One test: its pass and, unless `-+n`, the re-test's.
     fn test(&mut self, t: Test, c: Cell, row: &mut Row) -> Flow {
         let cfg = self.cfg;
-        let retest = !cfg.no_retest;
-        let (flush, close) = (cfg.include_flush, cfg.include_close);
         let sync = |mut how: OpenHow| {
             how.sync = cfg.sync;
             how
@@ -521,8 +520,8 @@ impl Runner<'_> {
             how,
             pre_fsync,
             kind,
-            flush,
-            close,
+            flush: cfg.include_flush,
+            close: cfg.include_close,
             post_fsync: true,
             prime: false,
         };
@@ -532,6 +531,7 @@ impl Runner<'_> {
         };
         let w = plan(sync(OpenHow::READ_WRITE), true, OpKind::Write);
         let r = plan(OpenHow::READ, true, OpKind::Read);
+        let (main, stdio, positional) = (Role::Main, Role::Stdio, Role::Positional);
         match t {
             Test::Write => {
                 if let Err(e) = self.main.unlink(c.path)
@@ -543,107 +543,81 @@ impl Runner<'_> {
                     how: sync(OpenHow::CREATE),
                     ..w
                 };
-                go!(self.pass(Role::Main, Column::Write, c, first, Order::Seq, row));
-                if retest {
-                    go!(self.pass(Role::Main, Column::Rewrite, c, w, Order::Seq, row));
-                }
+                self.with_retest([Column::Write, Column::Rewrite], |me, col| {
+                    let p = if col == Column::Write { first } else { w };
+                    me.pass(main, col, c, p, Order::Seq, row)
+                })
             }
             Test::Read => {
                 let p = Plan { prime: true, ..r };
-                go!(self.pass(Role::Main, Column::Read, c, p, Order::Seq, row));
-                if retest {
-                    go!(self.pass(Role::Main, Column::Reread, c, p, Order::Seq, row));
-                }
+                self.with_retest([Column::Read, Column::Reread], |me, col| {
+                    me.pass(main, col, c, p, Order::Seq, row)
+                })
             }
             Test::RandomRw => {
-                let order = offsets::random(c.numrecs);
+                let order = Order::List(&offsets::random(c.numrecs));
                 let how = sync(create_rw);
                 let rr = plan(how, false, OpKind::Read);
+                go!(self.pass(main, Column::RandRead, c, rr, order, row));
                 let rw = plan(how, false, OpKind::Write);
-                go!(self.pass(
-                    Role::Main,
-                    Column::RandRead,
-                    c,
-                    rr,
-                    Order::List(&order),
-                    row
-                ));
-                go!(self.pass(
-                    Role::Main,
-                    Column::RandWrite,
-                    c,
-                    rw,
-                    Order::List(&order),
-                    row
-                ));
+                self.pass(main, Column::RandWrite, c, rw, order, row)
             }
-            Test::Backwards => {
-                go!(self.pass(Role::Main, Column::BkwdRead, c, r, Order::Back, row));
-            }
+            Test::Backwards => self.pass(main, Column::BkwdRead, c, r, Order::Back, row),
             Test::RecordRewrite => {
                 let p = plan(sync(create_rw), true, OpKind::Write);
-                go!(self.pass(Role::Main, Column::RecRewrite, c, p, Order::First, row));
+                self.pass(main, Column::RecRewrite, c, p, Order::First, row)
             }
             Test::StrideRead => {
-                let order = offsets::stride(c.numrecs, cfg.stride);
-                go!(self.pass(
-                    Role::Main,
-                    Column::StrideRead,
-                    c,
-                    r,
-                    Order::List(&order),
-                    row
-                ));
+                let order = Order::List(&offsets::stride(c.numrecs, cfg.stride));
+                self.pass(main, Column::StrideRead, c, r, order, row)
             }
-            Test::Fwrite => {
-                go!(self.fwrite(Column::Fwrite, c, row));
-                if retest {
-                    go!(self.fwrite(Column::Frewrite, c, row));
-                }
-            }
+            Test::Fwrite => self.with_retest([Column::Fwrite, Column::Frewrite], |me, col| {
+                me.fwrite(col, c, row)
+            }),
             Test::Fread => {
                 // fopen "r"; fflush with -e issues nothing; fclose
                 let p = Plan {
-                    how: OpenHow::READ,
-                    pre_fsync: true,
-                    kind: OpKind::Read,
                     flush: false,
-                    close,
                     post_fsync: false,
-                    prime: false,
+                    ..r
                 };
-                go!(self.pass(Role::Stdio, Column::Fread, c, p, Order::Seq, row));
-                if retest {
-                    go!(self.pass(Role::Stdio, Column::Freread, c, p, Order::Seq, row));
-                }
+                self.with_retest([Column::Fread, Column::Freread], |me, col| {
+                    me.pass(stdio, col, c, p, Order::Seq, row)
+                })
             }
-            Test::RandomMix => {}
+            Test::RandomMix => Flow::Continue(()),
             Test::Pwrite => {
                 let first = plan(sync(create_rw), true, OpKind::Write);
-                go!(self.pass(Role::Positional, Column::Pwrite, c, first, Order::Seq, row));
-                if retest {
-                    go!(self.pass(Role::Positional, Column::Repwrite, c, w, Order::Seq, row));
-                }
+                self.with_retest([Column::Pwrite, Column::Repwrite], |me, col| {
+                    let p = if col == Column::Pwrite { first } else { w };
+                    me.pass(positional, col, c, p, Order::Seq, row)
+                })
             }
             Test::Pread => {
                 let p = plan(OpenHow::READ, false, OpKind::Read);
-                go!(self.pass(Role::Positional, Column::Pread, c, p, Order::Seq, row));
-                if retest {
-                    go!(self.pass(Role::Positional, Column::Repread, c, p, Order::Seq, row));
-                }
+                self.with_retest([Column::Pread, Column::Repread], |me, col| {
+                    me.pass(positional, col, c, p, Order::Seq, row)
+                })
             }
-            Test::Pwritev => {
-                go!(self.vectored(Column::Pwritev, c, true, row));
-                if retest {
-                    go!(self.vectored(Column::Repwritev, c, true, row));
-                }
-            }
-            Test::Preadv => {
-                go!(self.vectored(Column::Preadv, c, false, row));
-                if retest {
-                    go!(self.vectored(Column::Repreadv, c, false, row));
-                }
-            }
+            Test::Pwritev => self.with_retest([Column::Pwritev, Column::Repwritev], |me, col| {
+                me.vectored(col, c, true, row)
+            }),
+            Test::Preadv => self.with_retest([Column::Preadv, Column::Repreadv], |me, col| {
+                me.vectored(col, c, false, row)
+            }),
+        }
+    }
+
+    /// `pass` of the first of `cols` and, unless `-+n`, of the second
+    /// (the re-test).
+    fn with_retest(
+        &mut self,
+        cols: [Column; 2],
+        mut pass: impl FnMut(&mut Self, Column) -> Flow,
+    ) -> Flow {
+        go!(pass(self, cols[0]));
+        if !self.cfg.no_retest {
+            go!(pass(self, cols[1]));
         }
         Flow::Continue(())
     }
@@ -708,7 +682,20 @@ impl Runner<'_> {
         order: Order,
         row: &mut Row,
     ) -> Flow {
-        match self.try_pass(role, col, c, p, order) {
+        let r = self.try_pass(role, col, c, p, order);
+        self.finish(col, c, r, row)
+    }
+
+    /// Keep what a pass ended with ([`Runner::keep`]), or stop at its
+    /// error: of the run, or of what came after the timer.
+    fn finish(
+        &mut self,
+        col: Column,
+        c: Cell,
+        r: Result<(runner::Outcome, Result<()>)>,
+        row: &mut Row,
+    ) -> Flow {
+        match r {
             Err(e) => self.stop(e),
             Ok((o, after)) => {
                 if let Err(e) = after
@@ -769,13 +756,16 @@ impl Runner<'_> {
 
     /// One fwrite pass through a stream with a buffer of one record.
     fn fwrite(&mut self, col: Column, c: Cell, row: &mut Row) -> Flow {
-        if let Err(e) = self.between() {
-            return self.stop(e);
-        }
+        let r = self.try_fwrite(col, c);
+        self.finish(col, c, r, row)
+    }
+
+    fn try_fwrite(&mut self, col: Column, c: Cell) -> Result<(runner::Outcome, Result<()>)> {
+        self.between()?;
         let cfg = self.cfg;
         let stream = Stream::new(c.reclen, false);
         let Some(engine) = self.stdio.as_mut() else {
-            return self.stop(anyhow!("internal error: no stdio engine"));
+            bail!("internal error: no stdio engine");
         };
         // fopen "r+" (or "w+" when there is no file): no truncation
         let how = OpenHow {
@@ -785,11 +775,11 @@ impl Runner<'_> {
         let file = match engine.open(c.path, how) {
             Ok(f) => f,
             // the engine's error names the file
-            Err(e) => return self.stop(anyhow!("{}: cannot open {e}", col.name())),
+            Err(e) => bail!("{}: cannot open {e}", col.name()),
         };
         if let Err(e) = engine::untimed(|| engine.exec(Req::fsync(file))) {
             let _ = engine.close(file);
-            return self.stop(anyhow!("{}: fsync {}: {e}", col.name(), c.path.display()));
+            bail!("{}: fsync {}: {e}", col.name(), c.path.display());
         }
         let buf = engine.buf_mut(0).as_ptr() as usize;
         let mut w = Fwrite {
@@ -806,19 +796,22 @@ impl Runner<'_> {
         };
         let o = runner::run(StopRule::default(), vec![ByRef(&mut w)], &NoProgress);
         let after = w.finish_untimed();
-        if let Err(e) = after
-            && o.error.is_none()
-        {
-            return self.stop(e);
-        }
-        self.keep(col, c, o, row)
+        Ok((o, after))
     }
 
     /// One pwritev or preadv pass.
     fn vectored(&mut self, col: Column, c: Cell, write: bool, row: &mut Row) -> Flow {
-        if let Err(e) = self.between() {
-            return self.stop(e);
-        }
+        let r = self.try_vectored(col, c, write);
+        self.finish(col, c, r, row)
+    }
+
+    fn try_vectored(
+        &mut self,
+        col: Column,
+        c: Cell,
+        write: bool,
+    ) -> Result<(runner::Outcome, Result<()>)> {
+        self.between()?;
         let cfg = self.cfg;
         let reclen = u64::from(c.reclen);
         let numvecs = (PVECMAX as u64)
@@ -826,12 +819,10 @@ impl Runner<'_> {
             .min(MAX_VECTOR_BYTES / reclen)
             .max(1);
         let need = (numvecs * reclen) as usize;
-        if self.vbuf.as_ref().is_none_or(|b| b.len() < need) {
-            self.vbuf = Some(AlignedBuf::random(need, 0));
+        if self.vbuf.as_ref().is_some_and(|b| b.len() < need) {
+            self.vbuf = None;
         }
-        let Some(buf) = self.vbuf.as_mut() else {
-            return Flow::Continue(());
-        };
+        let buf = self.vbuf.get_or_insert_with(|| AlignedBuf::random(need, 0));
         // pwritev and preadv use the file directly (no engine has them),
         // opened as the engines open theirs
         let how = OpenHow {
@@ -844,9 +835,10 @@ impl Runner<'_> {
         };
         let file = match engine::open_file(c.path, how, cfg.direct) {
             Ok(f) => f,
-            Err(e) => return self.stop(anyhow!("{}: cannot open {e}", col.name())),
+            Err(e) => bail!("{}: cannot open {e}", col.name()),
         };
         let mut w = Vectored {
+            io: &mut self.main,
             file: Some(file),
             purge: self.purge.as_mut(),
             buf: &mut buf[..need],
@@ -860,12 +852,7 @@ impl Runner<'_> {
         };
         let o = runner::run(StopRule::default(), vec![ByRef(&mut w)], &NoProgress);
         let after = w.finish_untimed();
-        if let Err(e) = after
-            && o.error.is_none()
-        {
-            return self.stop(e);
-        }
-        self.keep(col, c, o, row)
+        Ok((o, after))
     }
 }
 
@@ -1055,25 +1042,39 @@ impl Worker for Pass<'_> {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let Pass {
+            engine,
+            file,
+            open,
+            col,
+            plan,
+            order,
+            cell,
+            purge,
+            buf,
+        } = self;
         let Cell {
             reclen, numrecs, ..
-        } = self.cell;
+        } = *cell;
         let mut req = Req {
-            kind: self.plan.kind,
-            file: self.file,
+            kind: plan.kind,
+            file: *file,
             offset: 0,
             len: reclen,
             slot: 0,
         };
-        for i in 0..numrecs {
-            if !ctx.keep_going() {
-                return Ok(());
+        // a transaction is one record; the pass is timed whole
+        let mut i = 0;
+        engine.transact(ctx, &mut |tx: &mut Tx| {
+            if i == numrecs {
+                return Ok(false);
             }
-            req.offset = self.order.at(i, numrecs) * u64::from(reclen);
-            if let Some(p) = self.purge.as_deref_mut() {
-                p.evict(self.buf, reclen);
+            req.offset = order.at(i, numrecs) * u64::from(reclen);
+            i += 1;
+            if let Some(p) = purge.as_deref_mut() {
+                p.evict(*buf, reclen);
             }
-            let c = match self.engine.exec(req) {
+            let c = match tx.exec_unrecorded(req) {
                 Ok(c) => c,
                 Err(e) => {
                     let what = if req.kind == OpKind::Read {
@@ -1081,29 +1082,33 @@ impl Worker for Pass<'_> {
                     } else {
                         "writing"
                     };
-                    return Err(self.fail(what, e));
+                    return Err(cell.fail(*col, what, e));
                 }
             };
-            ctx.record(&c);
+            tx.ctx.record(&c);
             if c.bytes != u64::from(reclen) {
                 if req.kind == OpKind::Read {
                     bail!(
                         "{}: {} of {reclen} bytes at offset {} of {} (short read)",
-                        self.col.name(),
+                        col.name(),
                         c.bytes,
                         req.offset,
-                        self.cell.path.display(),
+                        cell.path.display(),
                     );
                 }
                 // the rest, to learn why (a full disk says so then)
-                self.engine
+                tx.io
                     .finish_write(req, c.bytes)
-                    .map_err(|e| self.fail("writing", e))?;
+                    .map_err(|e| cell.fail(*col, "writing", e))?;
             }
+            Ok(true)
+        })?;
+        if i < numrecs {
+            // stopped
+            return Ok(());
         }
-        let (flush, close) = (self.plan.flush, self.plan.close);
-        flush_close(ctx, self.engine, self.file, flush, close, &mut self.open)
-            .map_err(|e| self.fail("fsync/close", e))
+        flush_close(ctx, engine, *file, plan.flush, plan.close, open)
+            .map_err(|e| cell.fail(*col, "fsync/close", e))
     }
 }
 
@@ -1157,32 +1162,45 @@ impl Worker for Fwrite<'_> {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        let n = u64::from(self.cell.reclen);
+        let Fwrite {
+            engine,
+            file,
+            col,
+            cell,
+            purge,
+            buf,
+            stream,
+            flush,
+            ..
+        } = &mut *self;
+        let (reclen, numrecs, file) = (cell.reclen, cell.numrecs, *file);
+        let writing = |e: io::Error| cell.fail(*col, "writing", e);
         // each fwrite timed whole: the engine reads no clock inside it
-        let r = engine::untimed(|| -> io::Result<()> {
-            for _ in 0..self.cell.numrecs {
-                if !ctx.keep_going() {
-                    return Ok(());
+        engine::untimed(|| -> Result<()> {
+            // a transaction is one fwrite; the pass is timed whole
+            let mut i = 0;
+            engine.transact(ctx, &mut |tx: &mut Tx| {
+                if i == numrecs {
+                    return Ok(false);
                 }
-                if let Some(p) = self.purge.as_deref_mut() {
-                    p.evict(self.buf, self.cell.reclen);
+                i += 1;
+                if let Some(p) = purge.as_deref_mut() {
+                    p.evict(*buf, reclen);
                 }
                 let t = now_ns();
-                self.stream
-                    .fwrite(self.engine, self.file, self.cell.reclen)?;
-                let done = now_ns();
-                ctx.record_op(OpKind::Write, done - t, n, done);
-            }
-            if self.flush {
+                stream.fwrite(tx.io, file, reclen).map_err(writing)?;
+                tx.record_since(OpKind::Write, t, u64::from(reclen));
+                Ok(true)
+            })?;
+            if i == numrecs && *flush {
                 let t = now_ns();
-                self.fflush()?;
-                self.engine.exec(Req::fsync(self.file))?;
+                stream.fflush(engine, file, reclen).map_err(writing)?;
+                engine.exec(Req::fsync(file)).map_err(writing)?;
                 let done = now_ns();
                 ctx.record_op(OpKind::Fsync, done - t, 0, done);
             }
             Ok(())
-        });
-        r.map_err(|e| self.fail("writing", e))?;
+        })?;
         if self.close {
             let t = now_ns();
             self.open = false;
@@ -1198,6 +1216,9 @@ impl Worker for Fwrite<'_> {
 
 /// A pwritev or preadv pass: vectors of `numvecs` records.
 struct Vectored<'a> {
+    /// The engine whose transactions the runner loops over; pwritev and
+    /// preadv themselves go to `file` (no engine has them).
+    io: &'a mut Io,
     file: Option<std::fs::File>,
     /// `-p`: evict each record of a vector before the call.
     purge: Option<&'a mut Purge>,
@@ -1236,28 +1257,37 @@ impl Vectored<'_> {
             None => Ok(()),
         }
     }
+}
 
-    #[inline]
-    fn call(&mut self, nv: usize, offset: u64) -> io::Result<usize> {
-        let Some(f) = self.file.as_ref() else {
-            return Err(io::Error::other("the file is closed"));
-        };
-        let r = self.cell.reclen as usize;
-        if self.write {
-            let iov: [IoSlice; PVECMAX] = std::array::from_fn(|k| {
-                IoSlice::new(if k < nv {
-                    &self.buf[k * r..(k + 1) * r]
-                } else {
-                    &[]
-                })
-            });
-            Ok(rustix::io::pwritev(f, &iov[..nv], offset)?)
-        } else {
-            let mut chunks = self.buf[..nv * r].chunks_mut(r);
-            let mut iov: [IoSliceMut; PVECMAX] =
-                std::array::from_fn(|_| IoSliceMut::new(chunks.next().unwrap_or_default()));
-            Ok(rustix::io::preadv(f, &mut iov[..nv], offset)?)
-        }
+/// pwritev or preadv of the first `nv` records of `buf`, each `reclen`
+/// bytes, at `offset` of `file`.
+#[inline]
+fn vector_call(
+    file: Option<&std::fs::File>,
+    buf: &mut [u8],
+    reclen: u32,
+    write: bool,
+    nv: usize,
+    offset: u64,
+) -> io::Result<usize> {
+    let Some(f) = file else {
+        return Err(io::Error::other("the file is closed"));
+    };
+    let r = reclen as usize;
+    if write {
+        let iov: [IoSlice; PVECMAX] = std::array::from_fn(|k| {
+            IoSlice::new(if k < nv {
+                &buf[k * r..(k + 1) * r]
+            } else {
+                &[]
+            })
+        });
+        Ok(rustix::io::pwritev(f, &iov[..nv], offset)?)
+    } else {
+        let mut chunks = buf[..nv * r].chunks_mut(r);
+        let mut iov: [IoSliceMut; PVECMAX] =
+            std::array::from_fn(|_| IoSliceMut::new(chunks.next().unwrap_or_default()));
+        Ok(rustix::io::preadv(f, &mut iov[..nv], offset)?)
     }
 }
 
@@ -1267,44 +1297,58 @@ impl Worker for Vectored<'_> {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        let numrecs = self.cell.numrecs;
-        let reclen = u64::from(self.cell.reclen);
-        let kind = if self.write {
-            OpKind::Write
-        } else {
-            OpKind::Read
-        };
+        let Vectored {
+            io,
+            file,
+            purge,
+            buf,
+            write,
+            col,
+            cell,
+            numvecs,
+            rng,
+            ..
+        } = &mut *self;
+        let (reclen, numrecs, write) = (cell.reclen, cell.numrecs, *write);
+        let len = u64::from(reclen);
+        let kind = if write { OpKind::Write } else { OpKind::Read };
         let mut list = [0u64; PVECMAX];
-        let mut nv = self.numvecs;
+        let mut nv = *numvecs;
+        // a transaction is one call of a vector; the pass is timed whole
         let mut i = 0;
-        while i < numrecs {
-            if !ctx.keep_going() {
-                return Ok(());
+        io.transact(ctx, &mut |tx: &mut Tx| {
+            if i >= numrecs {
+                return Ok(false);
             }
             nv = nv.min(numrecs - i);
-            create_list(&mut self.rng, &mut list, numrecs);
-            let offset = list[0].min(numrecs - nv) * reclen;
-            if let Some(p) = self.purge.as_deref_mut() {
-                let at = self.buf.as_ptr() as usize;
+            create_list(rng, &mut list, numrecs);
+            let offset = list[0].min(numrecs - nv) * len;
+            if let Some(p) = purge.as_deref_mut() {
+                let at = buf.as_ptr() as usize;
                 for k in 0..nv as usize {
-                    p.evict(at + k * self.cell.reclen as usize, self.cell.reclen);
+                    p.evict(at + k * reclen as usize, reclen);
                 }
             }
             let t = now_ns();
-            let r = self.call(nv as usize, offset);
+            let r = vector_call(file.as_ref(), buf, reclen, write, nv as usize, offset);
             let done = now_ns();
-            let got =
-                r.map_err(|e| self.fail(if self.write { "writing" } else { "reading" }, e))?;
-            ctx.record_op(kind, done - t, got as u64, done);
-            if got as u64 != nv * reclen {
+            let what = if write { "writing" } else { "reading" };
+            let got = r.map_err(|e| cell.fail(*col, what, e))?;
+            tx.ctx.record_op(kind, done - t, got as u64, done);
+            if got as u64 != nv * len {
                 bail!(
                     "{}: moved {got} of {} bytes at offset {offset} of {}",
-                    self.col.name(),
-                    nv * reclen,
-                    self.cell.path.display()
+                    col.name(),
+                    nv * len,
+                    cell.path.display()
                 );
             }
             i += nv;
+            Ok(true)
+        })?;
+        if i < numrecs {
+            // stopped
+            return Ok(());
         }
         if self.flush {
             let t = now_ns();

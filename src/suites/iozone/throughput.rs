@@ -109,7 +109,7 @@ use super::stdio::Stream;
 use crate::engine::{self, Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
-use crate::runner::{self, Ctx, Io, NoProgress, NoWatch, StopRule, Worker, procs, signals};
+use crate::runner::{self, Ctx, Io, NoProgress, NoWatch, StopRule, Tx, Worker, procs, signals};
 
 /// The worker kind of IOzone's child processes.
 pub const PROCESS_KIND: &str = "iozone-child";
@@ -521,9 +521,8 @@ impl Parent<'_> {
         }
         let mut children = Vec::with_capacity(n as usize);
         let mut times = Vec::with_capacity(n as usize);
-        for (i, x) in o.extras.iter().enumerate() {
-            let t: Tally = serde_json::from_value(x.clone())
-                .map_err(|e| anyhow!("{what}: child {i} sent no figures: {e}"))?;
+        for (i, t) in o.records::<Tally>().into_iter().enumerate() {
+            let t = t.ok_or_else(|| anyhow!("{what}: child {i} sent no figures"))?;
             if !t.done {
                 return Err(Stop::Interrupted);
             }
@@ -911,8 +910,14 @@ const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync, OpKind::Close];
 /// One child of a phase: its file opened before the start, its pass, its
 /// figures for the parent.
 pub struct ChildWorker {
-    pass: Pass,
     engine: Io,
+    child: Child,
+}
+
+/// A child but for its engine, which the runner's loop of transactions
+/// borrows.
+struct Child {
+    pass: Pass,
     path: PathBuf,
     file: FileId,
     open: bool,
@@ -980,9 +985,8 @@ impl ChildWorker {
         } else {
             i as u64
         };
-        Ok(ChildWorker {
+        let child = Child {
             pass,
-            engine,
             path,
             file,
             open: true,
@@ -997,9 +1001,12 @@ impl ChildWorker {
             wall,
             stream,
             tally: Tally::default(),
-        })
+        };
+        Ok(ChildWorker { engine, child })
     }
+}
 
+impl Child {
     /// The phase is named by the parent, which runs the children.
     fn fail(&self, what: &str, e: io::Error) -> anyhow::Error {
         anyhow!("{what} {}: {e}", self.path.display())
@@ -1017,26 +1024,25 @@ impl ChildWorker {
     /// A writer meets the stonewall: `-e` fsync, `-c` close (the initial
     /// write), both counted; then the time of its figures, and the file
     /// reopened untimed if it was closed.
-    fn stonewalled(&mut self, ctx: &mut Ctx, reopen: bool) -> Result<u64> {
+    fn stonewalled(&mut self, tx: &mut Tx, reopen: bool) -> Result<u64> {
         if self.flush {
-            let c = self
-                .engine
-                .exec(Req::fsync(self.file))
+            let c = tx
+                .exec_unrecorded(Req::fsync(self.file))
                 .map_err(|e| self.fail("fsync", e))?;
-            ctx.record(&c);
+            tx.ctx.record(&c);
         }
         if !(self.close && reopen) {
             return Ok(now_ns());
         }
         let t = now_ns();
         self.open = false;
-        self.engine
+        tx.io
             .close(self.file)
             .map_err(|e| self.fail("closing", e))?;
         let done = now_ns();
-        ctx.record_op(OpKind::Close, done - t, 0, done);
-        self.file = self
-            .engine
+        tx.ctx.record_op(OpKind::Close, done - t, 0, done);
+        self.file = tx
+            .io
             .open(&self.path, self.pass.how)
             .map_err(|e| self.fail("reopening", e))?;
         self.open = true;
@@ -1044,14 +1050,14 @@ impl ChildWorker {
     }
 
     /// The `-e` fsync and `-c` close at the end, recorded if `counted`.
-    fn flush_close(&mut self, ctx: &mut Ctx, counted: bool) -> Result<()> {
+    fn flush_close(&mut self, engine: &mut Io, ctx: &mut Ctx, counted: bool) -> Result<()> {
         if self.flush {
             let t = now_ns();
             if let Some(s) = self.stream.as_mut() {
-                s.fflush(&mut self.engine, self.file, self.reclen)
+                s.fflush(engine, self.file, self.reclen)
                     .map_err(|e| anyhow!("writing {}: {e}", self.path.display()))?;
             }
-            self.engine
+            engine
                 .exec(Req::fsync(self.file))
                 .map_err(|e| self.fail("fsync", e))?;
             let done = now_ns();
@@ -1062,11 +1068,11 @@ impl ChildWorker {
         if self.close {
             let t = now_ns();
             if let Some(s) = self.stream.as_mut() {
-                s.fflush(&mut self.engine, self.file, self.reclen)
+                s.fflush(engine, self.file, self.reclen)
                     .map_err(|e| anyhow!("writing {}: {e}", self.path.display()))?;
             }
             self.open = false;
-            self.engine
+            engine
                 .close(self.file)
                 .map_err(|e| self.fail("closing", e))?;
             let done = now_ns();
@@ -1079,11 +1085,8 @@ impl ChildWorker {
 
     /// The pass of an engine phase. `None` when told to stop; else the
     /// records counted and the end of the counted time.
-    fn pass(&mut self, ctx: &mut Ctx) -> Result<Option<(u64, u64)>> {
-        let reclen = self.reclen;
-        let len = u64::from(reclen);
+    fn pass(&mut self, engine: &mut Io, ctx: &mut Ctx) -> Result<Option<(u64, u64)>> {
         let rule = self.pass.wall;
-        let watch = rule != WallRule::Ignore;
         let mut req = Req {
             kind: if self.pass.write {
                 OpKind::Write
@@ -1092,60 +1095,48 @@ impl ChildWorker {
             },
             file: self.file,
             offset: 0,
-            len: reclen,
+            len: self.reclen,
             slot: 0,
         };
         let mut counted = 0u64;
         let mut walled: Option<u64> = None;
-        for i in 0..self.numrecs {
-            if !ctx.keep_going() {
-                return Ok(None);
+        // a transaction is one record
+        let mut i = 0;
+        let mut stonewalled = false;
+        engine.transact(ctx, &mut |tx: &mut Tx| {
+            if i == self.numrecs {
+                return Ok(false);
             }
-            if watch && walled.is_none() && self.wall.flag().load(Ordering::Relaxed) {
+            if rule != WallRule::Ignore
+                && walled.is_none()
+                && self.wall.flag().load(Ordering::Relaxed)
+            {
                 match rule {
                     WallRule::Finish { reopen } => {
-                        walled = Some(self.stonewalled(ctx, reopen)?);
+                        walled = Some(self.stonewalled(tx, reopen)?);
                         req.file = self.file;
                     }
-                    _ => break,
+                    _ => {
+                        stonewalled = true;
+                        return Ok(false);
+                    }
                 }
             }
-            req.offset = self.record_at(i) * len;
-            let c = match self.engine.exec(req) {
-                Ok(c) => c,
-                Err(e) => {
-                    let what = if self.pass.write {
-                        "writing"
-                    } else {
-                        "reading"
-                    };
-                    return Err(self.fail(what, e));
-                }
-            };
+            req.offset = self.record_at(i) * u64::from(self.reclen);
+            i += 1;
+            self.transfer(tx, req, walled.is_none())?;
             if walled.is_none() {
-                ctx.record(&c);
                 counted += 1;
             }
-            if c.bytes != len {
-                if self.pass.write {
-                    // the rest, to learn why (a full disk says so then)
-                    self.engine
-                        .finish_write(req, c.bytes)
-                        .map_err(|e| self.fail("writing", e))?;
-                } else {
-                    bail!(
-                        "reading {}: {} of {reclen} bytes at offset {} (short read)",
-                        self.path.display(),
-                        c.bytes,
-                        req.offset,
-                    );
-                }
-            }
+            Ok(true)
+        })?;
+        if i < self.numrecs && !stonewalled {
+            return Ok(None);
         }
         if self.raise && matches!(rule, WallRule::Finish { .. }) {
             self.wall.flag().store(true, Ordering::Relaxed);
         }
-        self.flush_close(ctx, walled.is_none())?;
+        self.flush_close(engine, ctx, walled.is_none())?;
         let end = walled.unwrap_or_else(now_ns);
         if self.raise && rule == WallRule::Stop {
             self.wall.flag().store(true, Ordering::Relaxed);
@@ -1153,45 +1144,86 @@ impl ChildWorker {
         Ok(Some((counted, end)))
     }
 
+    /// One record's read or write, recorded if `counted`.
+    fn transfer(&self, tx: &mut Tx, req: Req, counted: bool) -> Result<()> {
+        let len = u64::from(self.reclen);
+        let c = match tx.exec_unrecorded(req) {
+            Ok(c) => c,
+            Err(e) => {
+                let what = if self.pass.write {
+                    "writing"
+                } else {
+                    "reading"
+                };
+                return Err(self.fail(what, e));
+            }
+        };
+        if counted {
+            tx.ctx.record(&c);
+        }
+        if c.bytes != len {
+            if self.pass.write {
+                // the rest, to learn why (a full disk says so then)
+                tx.io
+                    .finish_write(req, c.bytes)
+                    .map_err(|e| self.fail("writing", e))?;
+            } else {
+                bail!(
+                    "reading {}: {} of {} bytes at offset {} (short read)",
+                    self.path.display(),
+                    c.bytes,
+                    self.reclen,
+                    req.offset,
+                );
+            }
+        }
+        Ok(())
+    }
+
     /// The fwrite pass: each fwrite(3) timed whole.
-    fn fwrite_pass(&mut self, ctx: &mut Ctx) -> Result<Option<(u64, u64)>> {
+    fn fwrite_pass(&mut self, engine: &mut Io, ctx: &mut Ctx) -> Result<Option<(u64, u64)>> {
         let n = self.reclen;
         let mut counted = 0u64;
         let Some(stream) = self.stream.as_mut() else {
             bail!("internal error: fwrite without a stream");
         };
-        // (run() calls this untimed: each fwrite is timed whole)
-        for _ in 0..self.numrecs {
-            if !ctx.keep_going() {
-                return Ok(None);
+        let (file, path) = (self.file, &self.path);
+        // (run() calls this untimed: each fwrite is timed whole); a
+        // transaction is one fwrite
+        engine.transact(ctx, &mut |tx: &mut Tx| {
+            if counted == self.numrecs {
+                return Ok(false);
             }
             let t = now_ns();
-            if let Err(e) = stream.fwrite(&mut self.engine, self.file, n) {
-                return Err(anyhow!("writing {}: {e}", self.path.display()));
+            if let Err(e) = stream.fwrite(tx.io, file, n) {
+                return Err(anyhow!("writing {}: {e}", path.display()));
             }
-            let done = now_ns();
-            ctx.record_op(OpKind::Write, done - t, u64::from(n), done);
+            tx.record_since(OpKind::Write, t, u64::from(n));
             counted += 1;
+            Ok(true)
+        })?;
+        if counted < self.numrecs {
+            return Ok(None);
         }
-        self.flush_close(ctx, true)?;
+        self.flush_close(engine, ctx, true)?;
         Ok(Some((counted, now_ns())))
     }
 
     /// After the figures (untimed): fflush, fsync and close, if the pass
     /// left the file open.
-    fn finish_untimed(&mut self) -> Result<()> {
+    fn finish_untimed(&mut self, e: &mut Io) -> Result<()> {
         if !self.open {
             return Ok(());
         }
         self.open = false;
-        let (e, f, n) = (&mut self.engine, self.file, self.reclen);
+        let (f, n) = (self.file, self.reclen);
         let r = engine::untimed(|| -> io::Result<()> {
             if let Some(s) = self.stream.as_mut() {
                 s.fflush(e, f, n)?;
             }
             e.exec(Req::fsync(f)).map(drop)
         });
-        let closed = self.engine.close(self.file);
+        let closed = e.close(self.file);
         r.map_err(|e| self.fail("fsync", e))?;
         closed.map_err(|e| self.fail("closing", e))
     }
@@ -1213,7 +1245,7 @@ fn wait_until(t: u64, ctx: &Ctx) -> bool {
 
 impl Worker for ChildWorker {
     fn kinds(&self) -> &[OpKind] {
-        if self.pass.write {
+        if self.child.pass.write {
             WRITE_KINDS
         } else {
             READ_KINDS
@@ -1221,23 +1253,24 @@ impl Worker for ChildWorker {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        if !wait_until(ctx.t0_ns().saturating_add(self.delay_ns), ctx) {
+        let ChildWorker { engine, child } = self;
+        if !wait_until(ctx.t0_ns().saturating_add(child.delay_ns), ctx) {
             return Ok(());
         }
         let cpu0 = CpuTimes::thread();
         let start = now_ns();
-        let timed = if self.stream.is_some() {
+        let timed = if child.stream.is_some() {
             // each fwrite timed whole: the engine reads no clock inside it
-            engine::untimed(|| self.fwrite_pass(ctx))?
+            engine::untimed(|| child.fwrite_pass(engine, ctx))?
         } else {
-            self.pass(ctx)?
+            child.pass(engine, ctx)?
         };
         let Some((counted, end)) = timed else {
             return Ok(());
         };
         let wall_end = now_ns();
         let cpu = CpuTimes::thread().since(&cpu0);
-        self.tally = Tally {
+        child.tally = Tally {
             done: true,
             counted,
             secs_ns: end.saturating_sub(start),
@@ -1245,11 +1278,11 @@ impl Worker for ChildWorker {
             user_ns: cpu.user.as_nanos() as u64,
             sys_ns: cpu.sys.as_nanos() as u64,
         };
-        self.finish_untimed()
+        child.finish_untimed(engine)
     }
 
     fn finish(&mut self) -> serde_json::Value {
-        serde_json::to_value(self.tally).unwrap_or_default()
+        serde_json::to_value(self.child.tally).unwrap_or_default()
     }
 }
 
@@ -1662,11 +1695,7 @@ mod tests {
             flag.flag().load(Ordering::Relaxed),
             "the first to finish raised it"
         );
-        let t: Vec<Tally> = o
-            .extras
-            .iter()
-            .map(|x| serde_json::from_value(x.clone()).unwrap())
-            .collect();
+        let t: Vec<Tally> = o.records().into_iter().map(Option::unwrap).collect();
         assert!(t.iter().all(|t| t.done && t.wall_ns > 0), "{t:?}");
         // the first to finish counted its 8 records (the other may have
         // been stonewalled before its first)

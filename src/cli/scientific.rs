@@ -4,7 +4,7 @@ use super::common::{self, EngineArgs, OutputArgs, Status};
 use super::progress;
 use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
-use crate::suites::scientific::{self, Cache, Options, Phase, Phases, report};
+use crate::suites::scientific::{self, Cache, Options, Phase, Phases};
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -75,7 +75,7 @@ pub fn main(a: Args) -> Result<Status> {
     let rep = progress::with_bar("scientific", None, Some(requests), a.out.progress(), |p| {
         scientific::run(&o, p)
     })?;
-    common::finish(&a.out, &rep.result, &report::render(&o, &rep))
+    common::finish_with::<scientific::Scientific>(&a.out, &rep.result)
 }
 
 /// Both workloads at a smaller size: 64 MiB (16 MiB with --quick) in

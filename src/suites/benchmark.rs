@@ -152,7 +152,10 @@ pub const BENCHMARKS: &[Entry] = &[
         typed: None,
     },
     plain("ffsb"),
-    plain("scientific"),
+    Entry {
+        typed: typed::<super::scientific::Scientific>(),
+        ..plain("scientific")
+    },
     plain("tpcb"),
     plain("laddis"),
     plain("andrew"),

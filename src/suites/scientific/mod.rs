@@ -26,6 +26,7 @@
 //! the write phase's. The per-phase figures are in `metrics.phases`.
 
 pub mod report;
+pub mod survey;
 
 use crate::engine::{Choice, Completion, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;

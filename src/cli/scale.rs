@@ -8,7 +8,7 @@ use super::common::{self, OutputArgs, Status};
 use crate::measure::curve::{self, Constraint, Curve, Load, Plan, Stat};
 use crate::measure::interval::Stopper;
 use crate::runner::signals;
-use crate::suites::curve::curve_result;
+use crate::suites::curve::{Searched, curve_result};
 use crate::suites::load::{LoadPoint, Rep};
 use crate::suites::survey::Bars;
 use crate::units::fmt_ns;
@@ -369,39 +369,60 @@ pub fn main(mut a: Args) -> Result<Status> {
             }
         },
     )?;
-    let curve = searched.curve;
-    let unit = units.unit;
-    let mut result = curve_result(
-        name,
-        a.config(first_rate, workers),
-        &curve,
-        &searched.results,
-        unit,
-    )?;
-    if let Some(e) = searched.failure {
-        result.complete = false;
-        result.error = Some(crate::error::cause(&e));
+    let report = Report {
+        point: point.as_ref(),
+        unit: units.unit,
+        first_rate,
+        workers,
+        constraint,
+    };
+    report.finish(&a, &out, searched)
+}
+
+/// What the end of a curve reports, beside the curve itself.
+struct Report<'a> {
+    point: &'a dyn LoadPoint,
+    unit: &'static str,
+    /// Where --rates auto started (0: it did not), from a closed loop of
+    /// `workers`.
+    first_rate: f64,
+    workers: usize,
+    constraint: Option<Constraint>,
+}
+
+impl Report<'_> {
+    /// The curve's result and report, the plot, the files written.
+    fn finish(&self, a: &Args, out: &OutputArgs, searched: Searched) -> Result<Status> {
+        let (name, unit, first_rate) = (a.workload.name, self.unit, self.first_rate);
+        let curve = searched.curve;
+        let config = a.config(first_rate, self.workers);
+        let mut result = curve_result(name, config, &curve, &searched.results, unit)?;
+        if let Some(e) = searched.failure {
+            result.complete = false;
+            result.error = Some(crate::error::cause(&e));
+        }
+        if signals::interrupted() {
+            result.complete = false;
+        }
+        let mut report = render(a, self.point, &curve, unit);
+        if first_rate > 0.0 {
+            let _ = writeln!(
+                report,
+                "  rates: from an eighth of {:.1} {unit}, measured once in a closed loop of {} workers",
+                first_rate * 8.0,
+                self.workers
+            );
+        }
+        if let Some(path) = &a.plot
+            && !curve.points.is_empty()
+        {
+            let stat = self.constraint.map_or(Stat::Mean, |c| c.stat);
+            let title = format!("iogauge scale {name}");
+            crate::report::plot::curve::write(path, &curve, &title, unit, stat)?;
+            let _ = writeln!(report, "plot: {}", path.display());
+        }
+        common::finish(out, &result, &report)
     }
-    if signals::interrupted() {
-        result.complete = false;
-    }
-    let mut report = render(&a, point.as_ref(), &curve, unit);
-    if first_rate > 0.0 {
-        let _ = writeln!(
-            report,
-            "  rates: from an eighth of {:.1} {unit}, measured once in a closed loop of {workers} workers",
-            first_rate * 8.0,
-        );
-    }
-    if let Some(path) = &a.plot
-        && !curve.points.is_empty()
-    {
-        let stat = constraint.map_or(Stat::Mean, |c| c.stat);
-        let title = format!("iogauge scale {name}");
-        crate::report::plot::curve::write(path, &curve, &title, unit, stat)?;
-        let _ = writeln!(report, "plot: {}", path.display());
-    }
-    common::finish(&out, &result, &report)
 }
 
 impl Args {

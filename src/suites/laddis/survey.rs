@@ -37,3 +37,19 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     emit(row);
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suites::survey::{assert_three_point_row, quick_rows};
+
+    #[test]
+    fn the_survey_form_gives_a_three_point_curve_in_ops_per_s_and_leaves_nothing() {
+        let rows = quick_rows(form);
+        assert_eq!(rows.len(), 1);
+        let row = &rows[0];
+        assert_eq!(row.unit, "ops/s");
+        assert!(row.figure > 0.0);
+        assert_three_point_row(row);
+    }
+}

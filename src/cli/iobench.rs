@@ -3,7 +3,6 @@
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
 use super::progress;
-use super::survey::{Ctx, Row};
 use crate::engine::Choice;
 use crate::error::UsageError;
 use crate::report::{Collection, Entry, RunResult};
@@ -515,16 +514,4 @@ fn label_of(combo: &[config::Assignment]) -> String {
         .map(|x| format!("{}={}", x.key, x.value))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// IOBENCH's defaults, users as processes, for the survey's time per workload.
-pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
-    let r = iobench::run_for(&Config::default(), Mode::Processes, ctx.per, ctx.dir)?;
-    emit(Row::metric(
-        "iobench (defaults)",
-        "transactions_per_s",
-        "tx/s",
-        r,
-    ));
-    Ok(())
 }

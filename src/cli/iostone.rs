@@ -2,7 +2,6 @@
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
 use super::progress;
-use super::survey::{Ctx, Row};
 use crate::engine::Choice;
 use crate::suites::iostone::{self, Options, Seeding, Variant};
 use anyhow::Result;
@@ -64,16 +63,4 @@ pub fn main(a: Args) -> Result<Status> {
         iostone::run(&o, p)
     })?;
     common::finish_with::<iostone::IoStone>(&a.out, &r)
-}
-
-/// IOStone C/1 and C/II as published.
-pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
-    for (variant, name) in [(Variant::C1, "iostone C/1"), (Variant::C2, "iostone C/II")] {
-        if crate::runner::signals::interrupted() {
-            break;
-        }
-        let r = iostone::run(&Options::new(variant, ctx.dir), &crate::runner::NoProgress)?;
-        emit(Row::metric(name, "iostones_per_s", "iostones/s", r));
-    }
-    Ok(())
 }

@@ -2,12 +2,11 @@
 //! operation mix run as local calls over a file set.
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
-use super::scale::{self, LoadPoint, Measured, PointFlags, Rep};
-use super::survey::{Ctx, Row};
-use crate::measure::curve::Load;
+use super::progress;
+use super::scale;
 use crate::runner::StopRule;
 use crate::suites::laddis::Laddis;
+use crate::suites::laddis::load::LaddisPoint;
 use crate::suites::laddis::mix::Mix;
 use crate::suites::laddis::run::{self as laddis, DEFAULT_CLAIM, DEFAULT_FILESET, Options};
 use anyhow::Result;
@@ -64,61 +63,15 @@ impl super::Cmd for Args {
     fn output(&self) -> Option<OutputArgs> {
         Some(self.out.clone())
     }
-    fn load_point(self) -> Option<Box<dyn LoadPoint>> {
-        Some(Box::new(self))
-    }
-}
-
-impl LoadPoint for Args {
-    fn flags(&self) -> PointFlags<'_> {
-        PointFlags {
-            unit_name: "NFS operation",
-            unit: "ops/s",
-            out: &self.out,
+    fn load_point(self) -> Option<scale::Point> {
+        let flags = scale::PointFlags {
+            out: self.out.clone(),
             check_only: self.check.check,
-            load: &self.load,
+            load: self.load.clone(),
             workers: ("--procs", 4, self.procs),
-            inputs: Args::inputs(self),
-        }
-    }
-    fn check(&self) -> Result<()> {
-        self.options()?.check().map_err(crate::error::UsageError)?;
-        Ok(())
-    }
-    fn measure(&self, r: &Rep) -> Result<Measured> {
-        let (load, progress) = (r.load, r.progress);
-        let mut o = self.options()?;
-        // each repetition its own operations and arrival schedule
-        o.seed = r.seed(o.seed);
-        let mut pace = self.load.pace(r.arrivals())?;
-        match load {
-            Load::Closed(n) => o.procs = n,
-            Load::Open(r) => {
-                pace.rate = Some(r);
-                // LADDIS's rule: the file set grows with the load asked
-                if self.claim.is_none() {
-                    o.claim = r;
-                }
-            }
-        }
-        let rule = StopRule {
-            duration: Some(scale::repetition(self.duration)),
-            pace,
-            ..Default::default()
+            inputs: self.inputs(),
         };
-        let bar = Bar::new(
-            &format!("laddis {}", load.label()),
-            rule.duration,
-            None,
-            progress,
-        );
-        let rep = laddis::run(&o, rule, progress::sink(&bar))?;
-        drop(bar);
-        let f = &rep.figures;
-        Ok((
-            scale::sample_of(&rep.result, f.nfs_ops_per_s, f.nfs_ops),
-            rep.result,
-        ))
+        Some(scale::Point::new(flags, self.point()))
     }
 }
 
@@ -142,6 +95,16 @@ pub fn mix_arg(s: &str) -> Result<Mix> {
 }
 
 impl Args {
+    /// LADDIS at a load point.
+    fn point(&self) -> Result<LaddisPoint> {
+        Ok(LaddisPoint {
+            options: self.options()?,
+            duration: scale::repetition(self.duration),
+            pace: self.load.pace(self.seed)?,
+            claim_given: self.claim.is_some(),
+        })
+    }
+
     /// The files the run reads: a mix file.
     pub fn inputs(&self) -> common::Paths {
         let mut paths = common::Paths::new();
@@ -194,58 +157,9 @@ pub fn main(a: Args) -> Result<Status> {
     common::finish_with::<Laddis>(&a.out, &rep.result)
 }
 
-/// An 8 MiB file set, the nhfsstone mix: a three-point curve (1, 2 and 4
-/// processes, 0.7 s each; 0.4 s with --quick), one row in ops/s.
-pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
-    let per = Duration::from_millis(if ctx.quick { 400 } else { 700 });
-    let row = super::scale::survey_curve(
-        "laddis (nhfsstone)",
-        "laddis",
-        "ops/s",
-        "NFS operation",
-        |n| {
-            let o = Options {
-                fileset: Some(8 << 20),
-                procs: n,
-                ..Options::new(ctx.dir)
-            };
-            let rule = StopRule {
-                duration: Some(per),
-                ..Default::default()
-            };
-            let rep = progress::with_bar(
-                &format!("laddis N={n}"),
-                Some(per),
-                None,
-                ctx.progress,
-                |p| laddis::run(&o, rule, p),
-            )?;
-            let s = super::scale::sample_of(
-                &rep.result,
-                rep.figures.nfs_ops_per_s,
-                rep.figures.nfs_ops,
-            );
-            Ok((s, rep.result))
-        },
-    )?;
-    emit(row);
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cli::survey::quick_rows;
-
-    #[test]
-    fn the_survey_form_gives_a_three_point_curve_in_ops_per_s_and_leaves_nothing() {
-        let rows = quick_rows(survey);
-        assert_eq!(rows.len(), 1);
-        let row = &rows[0];
-        assert_eq!(row.unit, "ops/s");
-        assert!(row.figure > 0.0);
-        crate::cli::scale::assert_three_point_row(row);
-    }
 
     #[test]
     fn mixes_are_named_or_read_from_a_file() {

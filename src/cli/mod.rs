@@ -30,6 +30,7 @@ mod worker;
 
 pub use common::{EngineArgs, OutputArgs, Status, SyncArgs};
 
+use crate::suites::benchmark::survey_of;
 use clap::{ArgMatches, FromArgMatches};
 use std::process::ExitCode;
 
@@ -37,20 +38,20 @@ use std::process::ExitCode;
 #[rustfmt::skip]
 pub const COMMANDS: &[Entry] = &[
     tool::<survey::Args>("survey", "Run a short form of every benchmark and print a one-page scorecard.", "docs/survey.md"),
-    bench::<run::Args>("run", "The generic workload: Chen & Patterson's five parameters.", "docs/run.md", Some(run::survey)),
-    bench::<iostone::Args>("iostone", "IOStone (Park & Lipton 1987; C/II 1990): random transfers of nine sizes.", "docs/iostone.md", Some(iostone::survey)),
-    bench::<postmark::Args>("postmark", "PostMark 1.53 (Katcher 1997): small-file create/read/append/delete, its command language and report.", "docs/postmark.md", Some(postmark::survey)),
-    bench::<iobench::Args>("iobench", "IOBENCH (Wolman & Olson 1989): multi-user transactions with locks and CPU work.", "docs/iobench.md", Some(iobench::survey)),
-    bench::<bonnie::Args>("bonnie", "Bonnie (Bray 1996, as Chen & Patterson ran it) and bonnie++ 2.00a (--flavor bonnie++): per-char and block I/O, rewrite, seeks, small files.", "docs/bonnie.md", Some(bonnie::survey)),
-    bench::<iozone::Args>("iozone", "IOzone 3.489 (Norcott & Capps) with IOzone's own flags: its tests, auto mode (-a), throughput mode (-t), -R and -b reports.", "docs/iozone.md", Some(iozone::survey)),
-    bench::<ffsb::Args>("ffsb", "FFSB 6.0-rc2 (IBM): profile files of file sets, aging and thread groups of weighted file operations, its report.", "docs/ffsb.md", Some(ffsb::survey)),
-    bench::<scientific::Args>("scientific", "Chen & Patterson's scientific workloads: a large file written and read sequentially in large requests.", "docs/scientific.md", Some(scientific::survey)),
-    bench::<tpcb::Args>("tpcb", "TPC-B (1990): the debit-credit transaction on a bank's record files, tps and response times at one load point.", "docs/tpcb.md", Some(tpcb::survey)),
-    bench::<laddis::Args>("laddis", "LADDIS (SPEC SFS 1.0, 1993) and nhfsstone: an NFS v2 operation mix as local calls over a scaled file set, NFS ops/s and average response time at one load point.", "docs/laddis.md", Some(laddis::survey)),
-    bench::<andrew::Args>("andrew", "The Andrew benchmark (CMU 1987, as Chen & Patterson ran it): copy, scan, read and compile a small source tree; each phase's seconds and share of I/O.", "docs/andrew.md", Some(andrew::survey)),
-    bench::<sdet::Args>("sdet", "Sdet (SPEC SDM, 1991): concurrent scripts of software-development commands (edit, compile, format, copy, create, delete, list), scripts per hour against concurrency and its peak.", "docs/sdet.md", Some(sdet::survey)),
+    bench::<run::Args>("run", "The generic workload: Chen & Patterson's five parameters.", "docs/run.md", survey_of("run")),
+    bench::<iostone::Args>("iostone", "IOStone (Park & Lipton 1987; C/II 1990): random transfers of nine sizes.", "docs/iostone.md", survey_of("iostone")),
+    bench::<postmark::Args>("postmark", "PostMark 1.53 (Katcher 1997): small-file create/read/append/delete, its command language and report.", "docs/postmark.md", survey_of("postmark")),
+    bench::<iobench::Args>("iobench", "IOBENCH (Wolman & Olson 1989): multi-user transactions with locks and CPU work.", "docs/iobench.md", survey_of("iobench")),
+    bench::<bonnie::Args>("bonnie", "Bonnie (Bray 1996, as Chen & Patterson ran it) and bonnie++ 2.00a (--flavor bonnie++): per-char and block I/O, rewrite, seeks, small files.", "docs/bonnie.md", survey_of("bonnie")),
+    bench::<iozone::Args>("iozone", "IOzone 3.489 (Norcott & Capps) with IOzone's own flags: its tests, auto mode (-a), throughput mode (-t), -R and -b reports.", "docs/iozone.md", survey_of("iozone")),
+    bench::<ffsb::Args>("ffsb", "FFSB 6.0-rc2 (IBM): profile files of file sets, aging and thread groups of weighted file operations, its report.", "docs/ffsb.md", survey_of("ffsb")),
+    bench::<scientific::Args>("scientific", "Chen & Patterson's scientific workloads: a large file written and read sequentially in large requests.", "docs/scientific.md", survey_of("scientific")),
+    bench::<tpcb::Args>("tpcb", "TPC-B (1990): the debit-credit transaction on a bank's record files, tps and response times at one load point.", "docs/tpcb.md", survey_of("tpcb")),
+    bench::<laddis::Args>("laddis", "LADDIS (SPEC SFS 1.0, 1993) and nhfsstone: an NFS v2 operation mix as local calls over a scaled file set, NFS ops/s and average response time at one load point.", "docs/laddis.md", survey_of("laddis")),
+    bench::<andrew::Args>("andrew", "The Andrew benchmark (CMU 1987, as Chen & Patterson ran it): copy, scan, read and compile a small source tree; each phase's seconds and share of I/O.", "docs/andrew.md", survey_of("andrew")),
+    bench::<sdet::Args>("sdet", "Sdet (SPEC SDM, 1991): concurrent scripts of software-development commands (edit, compile, format, copy, create, delete, list), scripts per hour against concurrency and its peak.", "docs/sdet.md", survey_of("sdet")),
     tool::<scale::Args>("scale", "Throughput against response time: a workload (any with a load point: run, tpcb, laddis) at rising load, closed or open loop, its knee, the best throughput under a response-time constraint, the Universal Scalability Law.", "docs/scale.md"),
-    bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", Some(selfscale::survey)),
+    bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", survey_of("selfscale")),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
     tool::<show::Args>("show", "Print a saved result's report again (from --json), as the benchmark printed it.", "docs/measurement.md"),
     tool::<engines::Args>("engines", "List the I/O engines and what each does.", "docs/measurement.md"),
@@ -70,7 +71,7 @@ pub trait Cmd: clap::Args + FromArgMatches {
     fn main(self) -> anyhow::Result<Status>;
     /// The command at a load point, for `iogauge scale` (with
     /// [`Cmd::LOAD_ABOUT`]).
-    fn load_point(self) -> Option<Box<dyn scale::LoadPoint>> {
+    fn load_point(self) -> Option<scale::Point> {
         None
     }
     /// Where the command writes its result: a run that fails still writes
@@ -111,7 +112,7 @@ pub struct Entry {
 }
 
 /// Makes a command's load point from its parsed flags.
-pub type LoadFn = fn(&ArgMatches) -> Result<Box<dyn scale::LoadPoint>, clap::Error>;
+pub type LoadFn = fn(&ArgMatches) -> Result<scale::Point, clap::Error>;
 
 impl Entry {
     /// The clap command of this entry, with its name and about line.
@@ -180,7 +181,7 @@ fn command_of<A: Cmd>() -> clap::Command {
     }
 }
 
-fn load_of<A: Cmd>(m: &ArgMatches) -> Result<Box<dyn scale::LoadPoint>, clap::Error> {
+fn load_of<A: Cmd>(m: &ArgMatches) -> Result<scale::Point, clap::Error> {
     A::from_arg_matches(m)?.load_point().ok_or_else(|| {
         clap::Error::raw(
             clap::error::ErrorKind::InvalidSubcommand,

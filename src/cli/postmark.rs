@@ -1,10 +1,8 @@
 //! `iogauge postmark [FILE]`: PostMark 1.53 and its command language.
 
 use super::common::{OutputArgs, Status};
-use super::survey::{Ctx, Row};
 use crate::engine::Choice;
-use crate::suites::postmark::config::{Config, Location};
-use crate::suites::postmark::exec::{self, ExecOptions};
+use crate::suites::postmark::exec::ExecOptions;
 use crate::suites::postmark::interp::{self, Input, StdSink, StdinInput};
 use anyhow::Result;
 use std::path::PathBuf;
@@ -132,26 +130,6 @@ fn refused(rejected: usize, unknown: &[String], quiet: bool) -> String {
             String::new()
         }
     )
-}
-
-/// PostMark 1.53's defaults (500 files, 500 transactions) in the surveyed
-/// directory.
-pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
-    let cfg = Config {
-        locations: vec![Location {
-            path: ctx.dir.display().to_string(),
-            weight: 1,
-        }],
-        ..Default::default()
-    };
-    let r = exec::measure(&cfg, &ExecOptions::default())?;
-    emit(Row::metric(
-        "postmark (1.53 defaults)",
-        "transactions_per_s",
-        "tx/s",
-        r,
-    ));
-    Ok(())
 }
 
 #[cfg(test)]

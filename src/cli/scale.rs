@@ -5,12 +5,12 @@
 //! Universal Scalability Law fitted to a closed loop.
 
 use super::common::{self, OutputArgs, Status};
-use crate::measure::LatencySummary;
-use crate::measure::curve::{self, Constraint, Curve, Load, Plan, Sample, Stat};
+use crate::measure::curve::{self, Constraint, Curve, Load, Plan, Stat};
 use crate::measure::interval::Stopper;
-use crate::report::RunResult;
 use crate::runner::signals;
-use crate::suites::curve::curve_result;
+use crate::suites::curve::{Searched, curve_result};
+use crate::suites::load::{LoadPoint, Rep};
+use crate::suites::survey::Bars;
 use crate::units::fmt_ns;
 use anyhow::Result;
 use std::fmt::Write;
@@ -76,42 +76,12 @@ impl super::Cmd for Args {
     }
 }
 
-/// One repetition of a workload at one load: the sample and its result.
-pub type Measured = (Sample, RunResult);
-
-/// One repetition of a point: its load, and the seeds that give it a
-/// request stream and an open loop's schedule of its own.
-pub struct Rep {
-    pub load: Load,
-    /// The repetition's number at its point (0 first).
-    pub rep: usize,
-    arrivals_seed: u64,
-    /// Whether its progress bar is shown.
-    pub progress: bool,
-}
-
-impl Rep {
-    /// The workload's seed `seed`, moved on for this repetition.
-    pub fn seed(&self, seed: u64) -> u64 {
-        seed.wrapping_add(self.rep as u64)
-    }
-
-    /// The open loop's schedule seed of this repetition.
-    pub fn arrivals(&self) -> u64 {
-        self.seed(self.arrivals_seed)
-    }
-}
-
 /// What scale reads of a workload's own flags.
-pub struct PointFlags<'a> {
-    /// What the throughput counts, singular (for messages): `request`.
-    pub unit_name: &'static str,
-    /// The unit of throughput: `req/s`.
-    pub unit: &'static str,
-    pub out: &'a OutputArgs,
+pub struct PointFlags {
+    pub out: OutputArgs,
     /// Its `--check`: check everything, measure nothing.
     pub check_only: bool,
-    pub load: &'a common::LoadArgs,
+    pub load: common::LoadArgs,
     /// The flag that sets its own concurrency, the flag's default, and
     /// what was given (the workers sharing an open loop's rate).
     pub workers: (&'static str, usize, usize),
@@ -119,30 +89,27 @@ pub struct PointFlags<'a> {
     pub inputs: common::Paths,
 }
 
-/// A benchmark at one load point: what `scale` needs of it. A command whose
-/// arguments give one ([`super::Cmd::load_point`], with
-/// [`super::Cmd::LOAD_ABOUT`]) is one of scale's workloads, with its own
-/// flags; scale itself names none of them.
-pub trait LoadPoint {
-    /// What scale reads of the workload's own flags.
-    fn flags(&self) -> PointFlags<'_>;
-    /// Its own refusals, once, before anything is measured.
-    fn check(&self) -> Result<()> {
-        Ok(())
-    }
-    /// One repetition (`r`) at its load.
-    fn measure(&self, r: &Rep) -> Result<Measured>;
-    /// A line about the chosen point's throughput, where the benchmark has
-    /// one to say (TPC-B's sizing rule).
-    fn note(&self, _throughput: f64) -> Option<String> {
-        None
+/// A command at a load point ([`super::Cmd::load_point`], with
+/// [`super::Cmd::LOAD_ABOUT`]): its flags, and the benchmark's point they
+/// make, or why they make none (said where the point's own refusals are).
+pub struct Point {
+    flags: PointFlags,
+    point: Option<Result<Box<dyn LoadPoint>>>,
+}
+
+impl Point {
+    pub fn new<P: LoadPoint + 'static>(flags: PointFlags, point: Result<P>) -> Point {
+        Point {
+            flags,
+            point: Some(point.map(|p| Box::new(p) as Box<dyn LoadPoint>)),
+        }
     }
 }
 
 /// What `scale` runs: a command of the command table that has a load point.
 pub struct Workload {
     name: &'static str,
-    point: Box<dyn LoadPoint>,
+    point: Point,
 }
 
 impl std::fmt::Debug for Workload {
@@ -201,28 +168,21 @@ impl clap::Subcommand for Workload {
     }
 }
 
-impl std::ops::Deref for Workload {
-    type Target = dyn LoadPoint;
-    fn deref(&self) -> &(dyn LoadPoint + 'static) {
-        self.point.as_ref()
-    }
-}
-
 impl Workload {
-    fn name(&self) -> &'static str {
-        self.name
+    fn flags(&self) -> &PointFlags {
+        &self.point.flags
     }
 
     /// The workload's own concurrency (the workers sharing an open loop's rate).
     fn concurrency(&self) -> usize {
-        self.point.flags().workers.2
+        self.flags().workers.2
     }
 
     /// Refuse workload flags that scale sets itself, then the workload's
-    /// own refusals.
-    fn check_flags(&self, open: bool) -> Result<()> {
-        let f = self.point.flags();
-        let load = f.load;
+    /// own refusals; its point, once.
+    fn checked_point(&mut self, open: bool) -> Result<Box<dyn LoadPoint>> {
+        let f = self.flags();
+        let load = &f.load;
         if load.rate.is_some() {
             crate::usage!(
                 "--rate: scale sets the rate of each point; give the rates to scale with --rates LIST|auto"
@@ -237,58 +197,15 @@ impl Workload {
                 "{flag} {given}: in a closed loop scale sets the number of workers itself (1, 2, 4, … --max-procs); {flag} is for an open loop (--rates), where the workers share the rate"
             );
         }
-        self.point.check()
+        let point = self.point.point.take().expect("a point is taken once")?;
+        point.check()?;
+        Ok(point)
     }
 }
 
 /// The length of one repetition: the workload's --duration, 2 s without.
 pub fn repetition(d: Option<Duration>) -> Duration {
     d.unwrap_or(Duration::from_secs(2))
-}
-
-/// The response times of a result's requests (from the intended start in
-/// an open loop), as `run` and `laddis` put them in their metrics.
-fn request_times(r: &RunResult) -> LatencySummary {
-    r.metrics
-        .get("request_response_ns")
-        .or(r.metrics.get("request_latency_ns"))
-        .and_then(|v| serde_json::from_value::<LatencySummary>(v.clone()).ok())
-        .unwrap_or_default()
-}
-
-/// A sample from a TPC-B load point: its transactions' response times.
-pub fn sample_of_tpcb(rep: &crate::suites::tpcb::run::Report) -> Sample {
-    let f = &rep.figures;
-    let lat = LatencySummary {
-        mean: f.mean_response_s * 1e9,
-        p90: (f.p90_response_s * 1e9) as u64,
-        p99: (f.p99_response_s * 1e9) as u64,
-        ..Default::default()
-    };
-    sample(&rep.result, f.tps, f.transactions, &lat)
-}
-
-/// A sample from a result whose requests' times are in its metrics
-/// (`run`, `laddis`), `completed` requests in all.
-pub fn sample_of(r: &RunResult, throughput: f64, completed: u64) -> Sample {
-    sample(r, throughput, completed, &request_times(r))
-}
-
-/// A sample from a repetition's result, which completed `completed` units.
-pub fn sample(r: &RunResult, throughput: f64, completed: u64, lat: &LatencySummary) -> Sample {
-    let ol = r.summary.open_loop.as_ref();
-    Sample {
-        throughput,
-        completed,
-        mean_s: lat.mean / 1e9,
-        p90_s: lat.p90 as f64 / 1e9,
-        p99_s: lat.p99 as f64 / 1e9,
-        io_time_fraction: r.summary.io_time_fraction,
-        cpu_util: r.summary.cpu_util,
-        issued: ol.map_or(0, |o| o.issued),
-        missed: ol.map_or(0, |o| o.missed),
-        issued_per_s: ol.map_or(0.0, |o| o.rate_issued),
-    }
 }
 
 impl Args {
@@ -374,9 +291,9 @@ impl Args {
     }
 }
 
-pub fn main(a: Args) -> Result<Status> {
+pub fn main(mut a: Args) -> Result<Status> {
     let out = a.workload.flags().out.clone();
-    let mut paths = a.workload.flags().inputs;
+    let mut paths = std::mem::take(&mut a.workload.point.flags.inputs);
     if let Some(p) = &a.plot {
         common::check_output("--plot", p)?;
         paths.output(format!("--plot {}", p.display()), p);
@@ -397,20 +314,25 @@ pub fn main(a: Args) -> Result<Status> {
         crate::runner::limits::check(a.max_procs, 1, false)
             .map_err(|e| crate::error::UsageError::new(format!("--max-procs: {e}")))?;
     }
-    a.workload.check_flags(open)?;
+    let point = a.workload.checked_point(open)?;
+    let name = a.workload.name;
     if a.workload.flags().check_only {
-        return Ok(common::checked(&format!(
-            "iogauge scale {}",
-            a.workload.name()
-        )));
+        return Ok(common::checked(&format!("iogauge scale {name}")));
     }
     let progress = out.progress();
-    let w = &a.workload;
+    let bars = progress.then_some(super::survey::bar as Bars);
     let arrivals_seed = 1;
+    let workers = a.workload.concurrency();
     // open loop, auto: an eighth of what one closed-loop point gets
     let mut first_rate = 0.0;
     if rates.as_ref().is_some_and(Vec::is_empty) {
-        match probe(w, arrivals_seed, progress)? {
+        let first = Rep {
+            load: Load::Closed(workers),
+            rep: 0,
+            arrivals_seed,
+            bars,
+        };
+        match probe(point.as_ref(), &first)? {
             Some(t) => first_rate = t / 8.0,
             None => {
                 common::interrupted_line(false);
@@ -418,6 +340,7 @@ pub fn main(a: Args) -> Result<Status> {
             }
         }
     }
+    let units = point.units();
     let plan = Plan {
         max_procs: a.max_procs,
         rates: rates.clone().unwrap_or_default(),
@@ -427,78 +350,106 @@ pub fn main(a: Args) -> Result<Status> {
         stopper,
         max_points: a.max_points,
         flat: 0.05,
-        unit: w.flags().unit_name,
+        unit: units.unit_name,
     };
     let searched = crate::suites::curve::search(
         &plan,
-        w.name(),
+        name,
         |load, rep| {
-            w.measure(&Rep {
+            point.measure(&Rep {
                 load,
                 rep,
                 arrivals_seed,
-                progress,
+                bars,
             })
         },
         |p| {
             if progress {
-                eprintln!("  {}", point_line(p, w.flags().unit));
+                eprintln!("  {}", point_line(p, units.unit));
             }
         },
     )?;
-    let curve = searched.curve;
-    let unit = w.flags().unit;
-    let scale_config = serde_json::json!({
-        "max_procs": a.max_procs,
-        "rates": a.rates,
-        "target_ci": a.target_ci,
-        "confidence": a.confidence,
-        "min_reps": a.min_reps,
-        "max_reps": a.max_reps,
-        "max_points": a.max_points,
-        "auto_rates_from": (first_rate > 0.0).then(|| serde_json::json!({
-            "closed_loop_workers": w.concurrency(),
-            "throughput": first_rate * 8.0,
-            "first_rate": first_rate,
-        })),
-    });
-    let mut result = curve_result(w.name(), scale_config, &curve, &searched.results, unit)?;
-    if let Some(e) = searched.failure {
-        result.complete = false;
-        result.error = Some(crate::error::cause(&e));
-    }
-    if signals::interrupted() {
-        result.complete = false;
-    }
-    let mut report = render(&a, &curve, unit);
-    if first_rate > 0.0 {
-        let _ = writeln!(
-            report,
-            "  rates: from an eighth of {:.1} {unit}, measured once in a closed loop of {} workers",
-            first_rate * 8.0,
-            w.concurrency()
-        );
-    }
-    if let Some(path) = &a.plot
-        && !curve.points.is_empty()
-    {
-        let stat = constraint.map_or(Stat::Mean, |c| c.stat);
-        let title = format!("iogauge scale {}", w.name());
-        crate::report::plot::curve::write(path, &curve, &title, unit, stat)?;
-        let _ = writeln!(report, "plot: {}", path.display());
-    }
-    common::finish(&out, &result, &report)
+    let report = Report {
+        point: point.as_ref(),
+        unit: units.unit,
+        first_rate,
+        workers,
+        constraint,
+    };
+    report.finish(&a, &out, searched)
 }
 
-/// `--rates auto`: the throughput of one closed-loop repetition at the
-/// workload's own concurrency; `None` when Ctrl-C cut it short.
-fn probe(w: &Workload, arrivals_seed: u64, progress: bool) -> Result<Option<f64>> {
-    let (s, _) = w.measure(&Rep {
-        load: Load::Closed(w.concurrency()),
-        rep: 0,
-        arrivals_seed,
-        progress,
-    })?;
+/// What the end of a curve reports, beside the curve itself.
+struct Report<'a> {
+    point: &'a dyn LoadPoint,
+    unit: &'static str,
+    /// Where --rates auto started (0: it did not), from a closed loop of
+    /// `workers`.
+    first_rate: f64,
+    workers: usize,
+    constraint: Option<Constraint>,
+}
+
+impl Report<'_> {
+    /// The curve's result and report, the plot, the files written.
+    fn finish(&self, a: &Args, out: &OutputArgs, searched: Searched) -> Result<Status> {
+        let (name, unit, first_rate) = (a.workload.name, self.unit, self.first_rate);
+        let curve = searched.curve;
+        let config = a.config(first_rate, self.workers);
+        let mut result = curve_result(name, config, &curve, &searched.results, unit)?;
+        if let Some(e) = searched.failure {
+            result.complete = false;
+            result.error = Some(crate::error::cause(&e));
+        }
+        if signals::interrupted() {
+            result.complete = false;
+        }
+        let mut report = render(a, self.point, &curve, unit);
+        if first_rate > 0.0 {
+            let _ = writeln!(
+                report,
+                "  rates: from an eighth of {:.1} {unit}, measured once in a closed loop of {} workers",
+                first_rate * 8.0,
+                self.workers
+            );
+        }
+        if let Some(path) = &a.plot
+            && !curve.points.is_empty()
+        {
+            let stat = self.constraint.map_or(Stat::Mean, |c| c.stat);
+            let title = format!("iogauge scale {name}");
+            crate::report::plot::curve::write(path, &curve, &title, unit, stat)?;
+            let _ = writeln!(report, "plot: {}", path.display());
+        }
+        common::finish(out, &result, &report)
+    }
+}
+
+impl Args {
+    /// The curve's `config`: scale's own flags, and where --rates auto
+    /// started (`first_rate`, from a closed loop of `workers`).
+    fn config(&self, first_rate: f64, workers: usize) -> serde_json::Value {
+        serde_json::json!({
+            "max_procs": self.max_procs,
+            "rates": self.rates,
+            "target_ci": self.target_ci,
+            "confidence": self.confidence,
+            "min_reps": self.min_reps,
+            "max_reps": self.max_reps,
+            "max_points": self.max_points,
+            "auto_rates_from": (first_rate > 0.0).then(|| serde_json::json!({
+                "closed_loop_workers": workers,
+                "throughput": first_rate * 8.0,
+                "first_rate": first_rate,
+            })),
+        })
+    }
+}
+
+/// `--rates auto`: the throughput of one closed-loop repetition (`first`)
+/// at the workload's own concurrency; `None` when Ctrl-C cut it short.
+fn probe(point: &dyn LoadPoint, first: &Rep) -> Result<Option<f64>> {
+    let (s, _) = point.measure(first)?;
     if signals::interrupted() {
         return Ok(None);
     }
@@ -535,13 +486,13 @@ fn point_line(p: &curve::Point, unit: &str) -> String {
 }
 
 /// The text report.
-fn render(a: &Args, c: &Curve, unit: &str) -> String {
+fn render(a: &Args, point: &dyn LoadPoint, c: &Curve, unit: &str) -> String {
     let mut s = String::new();
     let open = c.points.iter().any(|p| matches!(p.load, Load::Open(_)));
     let _ = writeln!(
         s,
         "iogauge scale {}: {}{}",
-        a.workload.name(),
+        a.workload.name,
         if open {
             "open loop, rising offered rate (response times from each request's intended start)"
         } else {
@@ -590,7 +541,7 @@ fn render(a: &Args, c: &Curve, unit: &str) -> String {
         (None, _) => {}
     }
     if let Some(i) = c.best.or(c.peak)
-        && let Some(note) = a.workload.note(c.points[i].mean.throughput)
+        && let Some(note) = point.note(c.points[i].mean.throughput)
     {
         let _ = writeln!(s, "  note: {note}");
     }
@@ -618,97 +569,4 @@ fn render(a: &Args, c: &Curve, unit: &str) -> String {
         None => {}
     }
     s
-}
-
-/// A survey's short form of a load curve: one repetition at 1, 2 and 4
-/// workers, closed loop; one row with the peak, the three points in its
-/// note. `measure(n)` runs the workload with n workers; `unit_name` says
-/// what its throughput counts (`script`).
-pub fn survey_curve(
-    name: &str,
-    workload: &str,
-    unit: &'static str,
-    unit_name: &'static str,
-    mut measure: impl FnMut(usize) -> Result<(Sample, RunResult)>,
-) -> Result<super::survey::Row> {
-    let plan = Plan {
-        max_procs: 4,
-        rates: Vec::new(),
-        open: false,
-        first_rate: 0.0,
-        constraint: None,
-        stopper: None,
-        max_points: 3,
-        flat: 0.05,
-        unit: unit_name,
-    };
-    let mut results = Vec::new();
-    let curve = curve::search(
-        &plan,
-        |load, _| -> Result<Sample> {
-            let (s, r) = measure(load.value() as usize)?;
-            if let Some(e) = &r.error {
-                anyhow::bail!("{workload} at {}: {e}", load.label());
-            }
-            results.push((load, r));
-            Ok(s)
-        },
-        &signals::interrupted,
-        |_| {},
-    )?;
-    let form = serde_json::json!({"form": "survey: N = 1, 2, 4, one repetition each"});
-    let mut r = curve_result(workload, form, &curve, &results, unit)?;
-    if curve.points.is_empty() && !signals::interrupted() {
-        // nothing measured: the row says so instead of showing a 0
-        r.complete = false;
-        r.error = Some(curve.stopped.clone());
-    }
-    let peak = curve.peak.map(|i| &curve.points[i]);
-    let mut row = super::survey::Row::new(
-        format!("{name}, peak of N=1,2,4"),
-        peak.map_or(0.0, |p| p.mean.throughput),
-        unit,
-        r,
-    );
-    let mut points: Vec<String> = curve
-        .points
-        .iter()
-        .map(|p| {
-            format!(
-                "{} {:.0} (io {:.2})",
-                p.load.label(),
-                p.mean.throughput,
-                p.mean.io_time_fraction
-            )
-        })
-        .collect();
-    if curve.stopped.starts_with("no ") {
-        // the load at which nothing completed: the stop reason names it
-        points.push(curve.stopped.clone());
-    }
-    row.note = Some(points.join(", "));
-    Ok(row)
-}
-
-/// A short form's row is a three-point curve: N = 1, 2, 4, its figure the
-/// peak, the points on its note with their io_time_fraction.
-#[cfg(test)]
-pub fn assert_three_point_row(row: &super::survey::Row) {
-    let pts = row.result.metrics["curve"]["points"].as_array().unwrap();
-    let loads: Vec<f64> = pts
-        .iter()
-        .map(|p| p["load"]["value"].as_f64().unwrap())
-        .collect();
-    assert_eq!(loads, [1.0, 2.0, 4.0]);
-    let peak = pts
-        .iter()
-        .map(|p| p["mean"]["throughput"].as_f64().unwrap())
-        .fold(0.0, f64::max);
-    assert!(peak > 0.0);
-    assert_eq!(row.figure, peak);
-    let note = row.note.as_deref().unwrap();
-    assert!(
-        note.contains("N=1") && note.contains("N=4") && note.contains("io "),
-        "{note}"
-    );
 }

@@ -2,9 +2,8 @@
 
 use super::common::{self, EngineArgs, OutputArgs, Status};
 use super::progress;
-use super::survey::{Ctx, DeviceWatch, Row};
 use crate::engine::Choice;
-use crate::suites::scientific::{self, Cache, Options, Phase, Phases, report};
+use crate::suites::scientific::{self, Options, Phases};
 use anyhow::Result;
 use std::path::PathBuf;
 
@@ -75,68 +74,5 @@ pub fn main(a: Args) -> Result<Status> {
     let rep = progress::with_bar("scientific", None, Some(requests), a.out.progress(), |p| {
         scientific::run(&o, p)
     })?;
-    common::finish(&a.out, &rep.result, &report::render(&o, &rep))
-}
-
-/// Both workloads at a smaller size: 64 MiB (16 MiB with --quick) in
-/// 128 KiB requests, through O_DIRECT where the directory takes it.
-pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
-    let o = Options {
-        size: if ctx.quick { 16 << 20 } else { 64 << 20 },
-        direct: ctx.direct_ok,
-        ..Options::new(ctx.dir)
-    };
-    let (requests, _) = scientific::split(o.size, o.request);
-    let watch = o.direct.then(|| DeviceWatch::start(ctx.dir));
-    let rep = progress::with_bar("scientific", None, Some(requests), ctx.progress, |p| {
-        scientific::run(&o, p)
-    })?;
-    // the write's bytes went one way and the read's the other: each phase
-    // is judged on its own direction of the device's counters
-    let s = &rep.result.summary;
-    let why = |phase: Phase| {
-        let w = watch.as_ref()?;
-        match phase {
-            Phase::Write => w.not_to_disk(ctx.dir, 0, s.bytes_written),
-            Phase::Read => w.not_to_disk(ctx.dir, s.bytes_read, 0),
-        }
-    };
-    for p in &rep.phases {
-        let name = match p.phase {
-            Phase::Write => "scientific large write",
-            Phase::Read => "scientific large read",
-        };
-        let mut row = Row::metric(name, "mb_per_s", "MB/s", p.result.clone());
-        if p.phase == Phase::Read && o.cache() == Cache::Warm {
-            row.note = Some("read from the page cache: a memory figure, not a disk figure".into());
-        }
-        if let Some(w) = why(p.phase) {
-            row.result.metric("not_to_disk", &w);
-            row.note = Some(w);
-        }
-        emit(row);
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cli::survey::quick_rows;
-
-    /// The short form: two rows, each with its own phase's result, and
-    /// nothing left in the directory.
-    #[test]
-    fn the_survey_form_gives_a_write_row_and_a_read_row() {
-        let rows = quick_rows(survey);
-        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
-        assert_eq!(names, ["scientific large write", "scientific large read"]);
-        for (row, kind) in rows.iter().zip(["write", "read"]) {
-            assert!(row.figure > 0.0 && row.unit == "MB/s", "{}", row.name);
-            assert!(row.result.complete);
-            // 16 MiB in 128 KiB requests
-            assert_eq!(row.result.ops[kind].count, 128);
-            assert_eq!(row.result.ops.len(), if kind == "write" { 2 } else { 1 });
-        }
-    }
+    common::finish_with::<scientific::Scientific>(&a.out, &rep.result)
 }

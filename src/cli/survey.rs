@@ -5,7 +5,9 @@ use super::common::{OutputArgs, Status};
 use super::{COMMANDS, Kind};
 use crate::env::Environment;
 use crate::report::{Collection, Entry, RunResult};
-use crate::runner::signals;
+use crate::runner::{Progress, signals};
+pub use crate::suites::survey::Form;
+use crate::suites::survey::{Bars, Ctx, Row};
 use crate::units::fmt_ns;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
@@ -40,143 +42,14 @@ impl super::Cmd for Args {
     }
 }
 
-/// What a benchmark's short form is given.
-pub struct Ctx<'a> {
-    pub dir: &'a Path,
-    pub quick: bool,
-    /// How long one timed workload runs.
-    pub per: Duration,
-    /// Whether `dir` takes O_DIRECT.
-    pub direct_ok: bool,
-    /// Where the self-scaling pass writes its model and graphs.
-    pub out: &'a Path,
-    /// Whether `out` is kept after the survey (else a temporary directory).
-    pub keep_out: bool,
-    /// Draw progress bars.
-    pub progress: bool,
-}
-
-impl<'a> Ctx<'a> {
-    /// A quick, silent context in `dir` (tests of the short forms).
-    #[cfg(test)]
-    pub fn quick_in(dir: &'a Path) -> Ctx<'a> {
-        Ctx {
-            dir,
-            quick: true,
-            per: Duration::from_secs(1),
-            direct_ok: crate::env::supports_direct(dir).unwrap_or(false),
-            out: dir,
-            keep_out: false,
-            progress: false,
-        }
+/// Draws a survey form's or a load point's progress bar on stderr
+/// ([`crate::suites::survey::Bars`]).
+pub fn bar(label: &str, duration: Option<Duration>, ops: Option<u64>) -> Box<dyn Progress> {
+    match super::progress::Bar::new(label, duration, ops, true) {
+        Some(b) => Box::new(b),
+        None => Box::new(crate::runner::NoProgress),
     }
 }
-
-/// The rows of a short form run quickly in a directory of its own, which
-/// it must leave empty (tests of the short forms).
-#[cfg(test)]
-pub fn quick_rows(form: impl FnOnce(&Ctx, &mut dyn FnMut(Row)) -> Result<()>) -> Vec<Row> {
-    let dir = tempfile::tempdir().unwrap();
-    let ctx = Ctx::quick_in(dir.path());
-    let mut rows = Vec::new();
-    form(&ctx, &mut |r| rows.push(r)).unwrap();
-    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-    assert!(left.is_empty(), "the form left {left:?}");
-    rows
-}
-
-/// One line of the scorecard and the result behind it.
-pub struct Row {
-    pub name: String,
-    pub figure: f64,
-    pub unit: &'static str,
-    pub result: RunResult,
-    /// A second line under the row (the self-scaling pass's regions).
-    pub note: Option<String>,
-    /// Collection fields the form adds (the model's path).
-    pub extra: Vec<(&'static str, serde_json::Value)>,
-}
-
-impl Row {
-    pub fn new(name: impl Into<String>, figure: f64, unit: &'static str, result: RunResult) -> Row {
-        Row {
-            name: name.into(),
-            figure,
-            unit,
-            result,
-            note: None,
-            extra: Vec::new(),
-        }
-    }
-
-    /// A row whose figure is the result's metric `metric`.
-    pub fn metric(
-        name: impl Into<String>,
-        metric: &str,
-        unit: &'static str,
-        result: RunResult,
-    ) -> Row {
-        let figure = result
-            .metrics
-            .get(metric)
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0);
-        Row::new(name, figure, unit, result)
-    }
-}
-
-/// Whether a form's O_DIRECT I/O reached a disk, judged from what the
-/// block device under the directory did meanwhile, not from the file
-/// system's name: tmpfs takes O_DIRECT (Linux 6.6 on) and serves it from
-/// memory, and some file systems fall back to the page cache for it.
-pub struct DeviceWatch {
-    before: Option<crate::env::DeviceIo>,
-    fs_type: String,
-}
-
-impl DeviceWatch {
-    /// Start watching the device under `dir`.
-    pub fn start(dir: &Path) -> DeviceWatch {
-        DeviceWatch {
-            before: crate::env::device_io(dir),
-            fs_type: crate::env::mount_for(dir)
-                .map(|m| m.fs_type)
-                .unwrap_or_default(),
-        }
-    }
-
-    /// After a form that read `read` and wrote `written` bytes: `None` when
-    /// the device moved at least half as much as the form did in the same
-    /// direction (the I/O went to the disk), else a line saying what
-    /// happened instead. The device's counters are the whole device's, so
-    /// other I/O at the same time can only make it look busier.
-    pub fn not_to_disk(&self, dir: &Path, read: u64, written: u64) -> Option<String> {
-        let Some(before) = self.before else {
-            return Some(format!(
-                "O_DIRECT was taken, but {} has no block device: this I/O reached no disk",
-                if self.fs_type.is_empty() {
-                    "the directory"
-                } else {
-                    &self.fs_type
-                }
-            ));
-        };
-        let moved = crate::env::device_io(dir)?.since(&before);
-        let device = moved.read_bytes.min(read) + moved.written_bytes.min(written);
-        if 2 * device >= read + written {
-            return None;
-        }
-        Some(format!(
-            "O_DIRECT was taken, but the block device moved {} of the {} this did: the rest never reached the disk",
-            crate::units::fmt_bytes(device),
-            crate::units::fmt_bytes(read + written)
-        ))
-    }
-}
-
-/// A benchmark's short form: run, and hand each row to `emit` as soon as
-/// it is measured.
-pub type Form = fn(&Ctx, &mut dyn FnMut(Row)) -> Result<()>;
 
 /// Widths of the scorecard's columns.
 const NAME_W: usize = 38;
@@ -506,7 +379,7 @@ pub fn main(a: Args) -> Result<Status> {
         direct_ok: crate::env::supports_direct(&a.dir).unwrap_or(false),
         out: &out,
         keep_out: keep.is_some(),
-        progress: a.output.progress(),
+        bars: a.output.progress().then_some(bar as Bars),
     };
     let environment = crate::env::detect(&a.dir);
     let mut survey = Collection::new("iogauge/survey/v1", Vec::new());
@@ -539,7 +412,7 @@ fn check_places(a: &Args) -> Result<()> {
     let label = format!("DIR {}", crate::error::shown_path(&a.dir));
     crate::session::name_parent(&a.dir, &label);
     crate::session::Setup::new("survey", &a.dir)
-        .data(super::run::survey_largest(a.quick))
+        .data(crate::suites::run::survey::largest(a.quick))
         .check()?;
     Ok(())
 }

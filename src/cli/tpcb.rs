@@ -1,12 +1,10 @@
 //! `iogauge tpcb`: one load point of TPC-B's debit-credit transaction.
 
 use super::common::{self, LoadArgs, OutputArgs, Status};
-use super::progress::{self, Bar};
-use super::scale::{self, LoadPoint, Measured, PointFlags, Rep};
-use super::survey::{Ctx, Row};
+use super::progress;
+use super::scale;
 use crate::engine::Choice;
-use crate::measure::curve::Load;
-use crate::suites::tpcb::report;
+use crate::suites::tpcb::load::TpcbPoint;
 use crate::suites::tpcb::run::{self as tpcb, Options};
 use anyhow::Result;
 use std::path::PathBuf;
@@ -66,52 +64,19 @@ impl super::Cmd for Args {
     fn output(&self) -> Option<OutputArgs> {
         Some(self.out.clone())
     }
-    fn load_point(self) -> Option<Box<dyn LoadPoint>> {
-        Some(Box::new(self))
-    }
-}
-
-impl LoadPoint for Args {
-    fn flags(&self) -> PointFlags<'_> {
-        PointFlags {
-            unit_name: "transaction",
-            unit: "tx/s",
-            out: &self.out,
+    fn load_point(self) -> Option<scale::Point> {
+        let flags = scale::PointFlags {
+            out: self.out.clone(),
             check_only: self.check.check,
-            load: &self.load,
+            load: self.load.clone(),
             workers: ("--terminals", 4, self.terminals),
             inputs: common::Paths::new(),
-        }
-    }
-    fn measure(&self, r: &Rep) -> Result<Measured> {
-        let (load, progress) = (r.load, r.progress);
-        let mut o = self.options()?;
-        o.duration = scale::repetition(self.duration);
-        // each repetition its own transactions and arrival schedule
-        o.seed = r.seed(o.seed);
-        o.pace.seed = r.arrivals();
-        match load {
-            Load::Closed(n) => o.terminals = n,
-            Load::Open(r) => o.pace.rate = Some(r),
-        }
-        let bar = Bar::new(
-            &format!("tpcb {}", load.label()),
-            Some(o.duration),
-            None,
-            progress,
-        );
-        let rep = tpcb::run(&o, progress::sink(&bar))?;
-        drop(bar);
-        if rep.sums.as_ref().is_some_and(|s| !s.consistent()) {
-            anyhow::bail!(
-                "tpcb at {}: the database is inconsistent after the run",
-                load.label()
-            );
-        }
-        Ok((scale::sample_of_tpcb(&rep), rep.result))
-    }
-    fn note(&self, tps: f64) -> Option<String> {
-        report::sizing_note(self.tps_scale, tps)
+        };
+        let point = self.options().map(|o| Options {
+            duration: scale::repetition(self.duration),
+            ..o
+        });
+        Some(scale::Point::new(flags, point.map(TpcbPoint)))
     }
 }
 
@@ -156,49 +121,4 @@ pub fn main(a: Args) -> Result<Status> {
         tpcb::run(&o, p)
     })?;
     common::finish_with::<tpcb::Tpcb>(&a.out, &rep.result)
-}
-
-/// A database for 1 tps, synced commits: a three-point curve (1, 2 and 4
-/// terminals, 0.7 s each; 0.4 s with --quick), one row in tx/s.
-pub fn survey(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
-    let per = Duration::from_millis(if ctx.quick { 400 } else { 700 });
-    let row = super::scale::survey_curve(
-        "tpcb (synced commits)",
-        "tpcb",
-        "tx/s",
-        "transaction",
-        |n| {
-            let o = Options {
-                duration: per,
-                terminals: n,
-                ..Options::new(ctx.dir)
-            };
-            let rep =
-                progress::with_bar(&format!("tpcb N={n}"), Some(per), None, ctx.progress, |p| {
-                    tpcb::run(&o, p)
-                })?;
-            let s = super::scale::sample_of_tpcb(&rep);
-            Ok((s, rep.result))
-        },
-    )?;
-    emit(row);
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cli::survey::quick_rows;
-
-    #[test]
-    fn the_survey_form_gives_a_three_point_curve_in_tx_per_s_and_leaves_nothing() {
-        let rows = quick_rows(survey);
-        assert_eq!(rows.len(), 1);
-        let row = &rows[0];
-        assert_eq!(row.name, "tpcb (synced commits), peak of N=1,2,4");
-        assert_eq!(row.unit, "tx/s");
-        assert!(row.figure > 0.0);
-        assert_eq!(row.result.metrics["consistent"], true);
-        crate::cli::scale::assert_three_point_row(row);
-    }
 }

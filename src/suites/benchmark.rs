@@ -9,6 +9,7 @@
 //! to build its worker from the run's payload, so a benchmark that starts
 //! processes adds its kinds to its own entry and nothing else.
 
+use super::survey::Form;
 use crate::report::RunResult;
 use crate::runner::Worker;
 use anyhow::{Context, Result};
@@ -91,6 +92,8 @@ pub struct Entry {
     pub services: &'static [Service],
     /// Its typed result and classic report ([`Benchmark`]).
     pub typed: Option<Typed>,
+    /// Its short form in `iogauge survey`; `None`: not in the survey.
+    pub survey: Option<Form>,
 }
 
 const fn plain(name: &'static str) -> Entry {
@@ -99,6 +102,7 @@ const fn plain(name: &'static str) -> Entry {
         processes: &[],
         services: &[],
         typed: None,
+        survey: None,
     }
 }
 
@@ -115,14 +119,17 @@ pub const BENCHMARKS: &[Entry] = &[
             },
         }],
         services: &[],
+        survey: Some(super::run::survey::form),
         typed: typed::<crate::session::generic::GenericRun>(),
     },
     Entry {
         typed: typed::<super::iostone::IoStone>(),
+        survey: Some(super::iostone::survey::form),
         ..plain("iostone")
     },
     Entry {
         typed: typed::<super::postmark::PostMark>(),
+        survey: Some(super::postmark::survey::form),
         ..plain("postmark")
     },
     Entry {
@@ -135,6 +142,7 @@ pub const BENCHMARKS: &[Entry] = &[
             name: super::iobench::SERVICE,
             serve: super::iobench::serve,
         }],
+        survey: Some(super::iobench::survey::form),
         typed: None,
     },
     Entry {
@@ -144,6 +152,7 @@ pub const BENCHMARKS: &[Entry] = &[
             build: |p, i| Ok(Box::new(super::bonnie::process_worker(p, i)?)),
         }],
         services: &[],
+        survey: Some(super::bonnie::survey::form),
         typed: typed::<super::bonnie::Bonnie>(),
     },
     Entry {
@@ -153,23 +162,32 @@ pub const BENCHMARKS: &[Entry] = &[
             build: |p, i| Ok(Box::new(super::iozone::throughput::process_worker(p, i)?)),
         }],
         services: &[],
+        survey: Some(super::iozone::survey::form),
         typed: typed::<super::iozone::figures::IoZone>(),
     },
     Entry {
         typed: typed::<super::ffsb::figures::Ffsb>(),
+        survey: Some(super::ffsb::survey::form),
         ..plain("ffsb")
     },
-    plain("scientific"),
+    Entry {
+        typed: typed::<super::scientific::Scientific>(),
+        survey: Some(super::scientific::survey::form),
+        ..plain("scientific")
+    },
     Entry {
         typed: typed::<super::tpcb::run::Tpcb>(),
+        survey: Some(super::tpcb::survey::form),
         ..plain("tpcb")
     },
     Entry {
         typed: typed::<super::laddis::Laddis>(),
+        survey: Some(super::laddis::survey::form),
         ..plain("laddis")
     },
     Entry {
         typed: typed::<super::andrew::Andrew>(),
+        survey: Some(super::andrew::survey::form),
         ..plain("andrew")
     },
     Entry {
@@ -179,10 +197,12 @@ pub const BENCHMARKS: &[Entry] = &[
             build: |p, i| Ok(Box::new(super::sdet::process_worker(p, i)?)),
         }],
         services: &[],
+        survey: Some(super::sdet::survey::form),
         typed: typed::<super::sdet::Sdet>(),
     },
     Entry {
         typed: typed::<crate::selfscale::SelfScale>(),
+        survey: Some(super::selfscale::survey::form),
         ..plain("selfscale")
     },
 ];
@@ -190,6 +210,34 @@ pub const BENCHMARKS: &[Entry] = &[
 /// The benchmark called `name`.
 pub fn find(name: &str) -> Option<&'static Entry> {
     BENCHMARKS.iter().find(|b| b.name == name)
+}
+
+/// The survey form of the benchmark called `name`, for the command table
+/// (a constant, hence the loop).
+pub const fn survey_of(name: &str) -> Option<Form> {
+    let mut i = 0;
+    while i < BENCHMARKS.len() {
+        if same(BENCHMARKS[i].name, name) {
+            return BENCHMARKS[i].survey;
+        }
+        i += 1;
+    }
+    None
+}
+
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// The process kind called `kind`, whichever benchmark has it.
@@ -298,6 +346,19 @@ mod tests {
             have == doc,
             "docs/result-schema.json does not hold the figures as the types say (IOGAUGE_BLESS=1 cargo test --release --lib the_result_schema rewrites it)"
         );
+    }
+
+    /// Every benchmark's result is typed: `iogauge show` prints it again
+    /// and the schema holds its figures.
+    #[test]
+    fn every_benchmark_is_typed() {
+        let untyped: Vec<&str> = BENCHMARKS
+            .iter()
+            .filter(|b| b.typed.is_none())
+            .map(|b| b.name)
+            .collect();
+        // IOBENCH is being typed at the same time
+        assert_eq!(untyped, ["iobench"]);
     }
 
     #[test]

@@ -12,11 +12,13 @@ pub mod ffsb;
 pub mod iobench;
 pub mod iozone;
 pub mod laddis;
+pub mod load;
 pub mod postmark;
-mod run;
+pub mod run;
 pub mod scientific;
 pub mod sdet;
 mod selfscale;
+pub mod survey;
 pub mod tpcb;
 
 pub use benchmark::{BENCHMARKS, Benchmark, Entry};

@@ -2,6 +2,9 @@
 //! and figures are the session's generic types, its report one line of
 //! the workload and iogauge's tables.
 
+pub mod load;
+pub mod survey;
+
 use crate::report::RunResult;
 use crate::session::generic::{GenericRun, RunFigures, RunPlan, describe};
 

@@ -1,6 +1,8 @@
 //! The self-scaling benchmark in the benchmark table: its plan and
 //! figures are selfscale's own types, its classic report its summary.
 
+pub mod survey;
+
 use crate::report::RunResult;
 use crate::selfscale::result::{Figures, Plan, SelfScale};
 use crate::selfscale::summary;

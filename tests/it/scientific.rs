@@ -353,3 +353,32 @@ fn csv_carries_both_figures() {
     assert_eq!(text.lines().count(), 4, "{text}");
     assert_untouched(dir.path());
 }
+
+#[test]
+fn show_prints_the_report_again() {
+    let d = work_dir();
+    let dir = p(d.path());
+    let small = ["scientific", "--request", "64K", "--dir", dir];
+    for extra in [
+        &["--size", "1M"][..],
+        &["--size", "1M", "--phase", "read"],
+        &["--size", "1M", "--phase", "write", "--no-fsync"],
+        // a short last request, and no I/O
+        &["--size", "1000K", "--engine", "null"],
+    ] {
+        let args: Vec<&str> = small.iter().chain(extra).copied().collect();
+        let (v, report) = assert_show_repeats(&args);
+        // a figure read back is the one the run printed
+        let phase = if extra.contains(&"read") {
+            "read"
+        } else {
+            "write"
+        };
+        let mb = format!(
+            " {:.1} MB/s (",
+            f64_at(&v, &format!("metrics.{phase}_mb_per_s"))
+        );
+        assert!(report.contains(&mb), "{mb:?} not in {report}");
+    }
+    assert_untouched(d.path());
+}

@@ -15,6 +15,7 @@
 
 pub mod phases;
 pub mod report;
+pub mod survey;
 pub mod tree;
 
 use crate::error::UsageError;

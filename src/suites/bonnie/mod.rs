@@ -24,6 +24,7 @@ mod files;
 mod io;
 pub mod report;
 mod seeks;
+pub mod survey;
 
 pub use seeks::{PROCESS_KIND, process_worker};
 

@@ -18,3 +18,4 @@ pub mod parse;
 pub mod profile;
 pub mod report;
 pub mod results;
+pub mod survey;

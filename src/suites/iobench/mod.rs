@@ -28,6 +28,7 @@ mod msgq;
 pub mod report;
 mod server;
 mod shm;
+pub mod survey;
 mod user;
 
 pub use chart::{Figure, Series, figures, same_runs, series_of};

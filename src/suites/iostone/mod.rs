@@ -11,6 +11,7 @@
 
 pub mod plan;
 pub mod report;
+pub mod survey;
 
 use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;

@@ -29,4 +29,5 @@ pub mod remount;
 pub mod report;
 pub mod run;
 mod stdio;
+pub mod survey;
 pub mod throughput;

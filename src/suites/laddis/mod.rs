@@ -28,8 +28,10 @@
 
 pub mod classic;
 pub mod fileset;
+pub mod load;
 pub mod mix;
 pub mod run;
+pub mod survey;
 
 use crate::report::RunResult;
 

@@ -10,6 +10,7 @@ pub mod interp;
 pub mod mt;
 pub mod plan;
 pub mod report;
+pub mod survey;
 
 use crate::engine::Choice;
 use crate::report::RunResult;

@@ -26,16 +26,18 @@
 //! the write phase's. The per-phase figures are in `metrics.phases`.
 
 pub mod report;
+pub mod survey;
 
 use crate::engine::{Choice, Completion, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::{CpuTimes, LatencySummary, OpKind, Outcome, WorkerStats};
-use crate::report::{RunResult, now_rfc3339};
+use crate::report::{OpSummary, RunResult, Series, Summary, now_rfc3339};
 use crate::runner::{self, Ctx, Io, Progress, Source, StopRule, Worker};
 use crate::session::Setup;
 use crate::units::fmt_bytes;
 use anyhow::{Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -52,7 +54,7 @@ pub const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 const FILE_NAME: &str = "scientific.dat";
 
 /// Which phases a run times (`--phase`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Phases {
     /// The large-file write only.
@@ -64,6 +66,14 @@ pub enum Phases {
 }
 
 impl Phases {
+    /// The run of `phase` alone.
+    pub fn of(phase: Phase) -> Phases {
+        match phase {
+            Phase::Write => Phases::Write,
+            Phase::Read => Phases::Read,
+        }
+    }
+
     /// The timed phases, in the order they run.
     pub fn list(self) -> &'static [Phase] {
         match self {
@@ -75,7 +85,7 @@ impl Phases {
 }
 
 /// One timed phase.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Phase {
     Write,
@@ -107,8 +117,9 @@ impl Phase {
 }
 
 /// The page cache's part in the figures.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
+#[schemars(rename = "scientificCache")]
 pub enum Cache {
     /// The page cache was dropped before each phase (sync, then 3 into
     /// /proc/sys/vm/drop_caches): the read comes from the device.
@@ -208,6 +219,24 @@ impl Options {
 
     pub fn cache(&self) -> Cache {
         Cache::of(self.direct, self.drop_caches)
+    }
+
+    /// The run's plan: the result's `config`.
+    pub fn plan(&self) -> Plan {
+        let (requests, last) = split(self.size, self.request);
+        Plan {
+            size_bytes: self.size,
+            request_bytes: self.request,
+            requests,
+            last_request_bytes: last,
+            phase: self.phases,
+            engine: self.engine,
+            direct: self.direct,
+            fsync: self.fsync,
+            drop_caches: self.drop_caches,
+            cache: self.cache(),
+            iodepth: self.iodepth,
+        }
     }
 
     /// The engine of each phase.
@@ -392,29 +421,14 @@ impl Worker for Sequential {
     }
 }
 
-/// One timed phase and its own result (the figures of that phase alone).
+/// One timed phase and its own result: a scientific result of that phase
+/// alone (its plan names the phase, its figures are the phase's), which
+/// the survey gives as the phase's row.
 pub struct PhaseResult {
     pub phase: Phase,
-    pub result: RunResult,
-}
-
-impl PhaseResult {
     /// The phase's MB/s (10^6 B/s) over its elapsed time.
-    pub fn mb_per_s(&self) -> f64 {
-        self.result
-            .metrics
-            .get("mb_per_s")
-            .and_then(|v| v.as_f64())
-            .unwrap_or(0.0)
-    }
-
-    /// Requests of the phase's data op done.
-    pub fn requests(&self) -> u64 {
-        self.result
-            .ops
-            .get(self.phase.name())
-            .map_or(0, |o| o.count)
-    }
+    pub mb_per_s: f64,
+    pub result: RunResult,
 }
 
 /// What a run gives: the merged result (the document `--json` writes) and
@@ -432,24 +446,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         check_drop_caches()?;
     }
     let fake = o.engine.is_fake();
-    let cache = o.cache();
-    let (requests, last) = split(o.size, o.request);
-    let config = serde_json::json!({
-        "size_bytes": o.size,
-        "request_bytes": o.request,
-        "requests": requests,
-        "last_request_bytes": last,
-        "phase": o.phases,
-        "engine": o.engine,
-        "direct": o.direct,
-        "fsync": o.fsync,
-        "drop_caches": o.drop_caches,
-        "cache": cache,
-    });
-    let mut config = config;
-    if o.iodepth > 1 {
-        config["iodepth"] = o.iodepth.into();
-    }
+    let config = o.plan();
     let setup = Setup::new("scientific", &o.dir)
         .data(o.size)
         .fake(fake)
@@ -460,8 +457,10 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     if o.phases == Phases::Read && !fake {
         progress.status(&format!("laying out {} (untimed)", fmt_bytes(o.size)));
         if layout(&path, o.size)?.is_none() {
+            let mut result = session.interrupted();
+            result.set_figures(&figures(o, &[]));
             return Ok(Report {
-                result: session.interrupted(),
+                result,
                 phases: Vec::new(),
             });
         }
@@ -482,9 +481,13 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         let worker = Sequential::new(o, phase, &path)?;
         let started = now_rfc3339();
         let outcome = runner::run(StopRule::default(), vec![worker], progress);
-        let mut r = RunResult::new(
+        let alone = Options {
+            phases: Phases::of(phase),
+            ..o.clone()
+        };
+        let r = RunResult::new(
             "scientific",
-            &config,
+            alone.plan(),
             session.environment().clone(),
             started,
         )
@@ -494,10 +497,14 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         } else {
             r.summary.bytes_read
         };
-        r.metric("phase", phase);
-        r.metric("mb_per_s", mb_per_s(bytes, r.elapsed_s));
-        r.metric("cache", cache);
-        phases.push(PhaseResult { phase, result: r });
+        let mut p = PhaseResult {
+            phase,
+            mb_per_s: mb_per_s(bytes, r.elapsed_s),
+            result: r,
+        };
+        let own = figures(&alone, std::slice::from_ref(&p));
+        p.result.set_figures(&own);
+        phases.push(p);
         outcomes.push(outcome);
     }
     let mut merged = merge(outcomes);
@@ -505,56 +512,224 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         merged.complete = false;
     }
     let mut result = session.finish(&merged);
-    result.metric("cache", cache);
-    result.metric("size_bytes", o.size);
-    result.metric("request_bytes", o.request);
-    result.metric("requests", requests);
-    result.metric("write_fsync", o.fsync);
-    let mut details = serde_json::Map::new();
-    for p in &phases {
-        result.metric(&format!("{}_mb_per_s", p.phase.name()), p.mb_per_s());
-        details.insert(p.phase.name().into(), phase_details(p));
-    }
-    result.metric("phases", details);
+    result.set_figures(&figures(o, &phases));
     Ok(Report { result, phases })
 }
 
-/// What `metrics.phases.<phase>` holds.
-#[derive(Serialize)]
-struct PhaseDetails {
-    complete: bool,
-    started_at: String,
-    elapsed_s: f64,
-    requests: u64,
-    bytes: u64,
-    mb_per_s: f64,
-    io_time_fraction: f64,
-    cpu_user_s: f64,
-    cpu_sys_s: f64,
-    /// Latency of one request.
-    latency_ns: LatencySummary,
-    /// The timed fsync at the end of the write phase, when there was one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    fsync_ns: Option<u64>,
+/// The figures of a run of `o` whose timed phases were `phases`.
+pub fn figures(o: &Options, phases: &[PhaseResult]) -> Figures {
+    let (requests, _) = split(o.size, o.request);
+    let phase = |which: Phase| phases.iter().find(|p| p.phase == which);
+    Figures {
+        cache: o.cache(),
+        size_bytes: o.size,
+        request_bytes: o.request,
+        requests,
+        write_fsync: o.fsync,
+        write_mb_per_s: phase(Phase::Write).map(|p| p.mb_per_s),
+        read_mb_per_s: phase(Phase::Read).map(|p| p.mb_per_s),
+        phases: PhaseFiguresByName {
+            write: phase(Phase::Write).map(phase_figures),
+            read: phase(Phase::Read).map(phase_figures),
+        },
+        interrupted: runner::signals::interrupted(),
+    }
 }
 
-fn phase_details(p: &PhaseResult) -> serde_json::Value {
+fn one() -> u16 {
+    1
+}
+
+fn is_one(d: &u16) -> bool {
+    *d == 1
+}
+
+/// What a scientific result's `config` holds.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Plan {
+    pub size_bytes: u64,
+    pub request_bytes: u64,
+    /// Requests per phase, the last one perhaps shorter.
+    pub requests: u64,
+    pub last_request_bytes: u64,
+    pub phase: Phases,
+    pub engine: Choice,
+    pub direct: bool,
+    /// One fsync at the end of the write phase is timed.
+    pub fsync: bool,
+    pub drop_caches: bool,
+    pub cache: Cache,
+    /// Requests in flight (absent for 1).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub iodepth: u16,
+}
+
+/// The scientific workloads' figures.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "scientificFigures")]
+pub struct Figures {
+    /// The page cache's part: cold, direct or warm.
+    pub cache: Cache,
+    /// Bytes of the file (B).
+    pub size_bytes: u64,
+    /// Bytes per request (B).
+    pub request_bytes: u64,
+    /// Requests per phase.
+    pub requests: u64,
+    /// The write phase timed a final fsync.
+    pub write_fsync: bool,
+    /// Large file write, in MB/s (10^6 B/s); absent when it did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_mb_per_s: Option<f64>,
+    /// Large file read, in MB/s (10^6 B/s); absent when it did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_mb_per_s: Option<f64>,
+    /// Each phase that ran, on its own.
+    pub phases: PhaseFiguresByName,
+    /// A signal (Ctrl-C, SIGTERM) stopped the run.
+    pub interrupted: bool,
+}
+
+/// The phases that ran, by name.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "scientificPhases")]
+pub struct PhaseFiguresByName {
+    /// The write phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<PhaseFigures>,
+    /// The read phase.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<PhaseFigures>,
+}
+
+impl PhaseFiguresByName {
+    /// The phase called `phase`, if it ran.
+    pub fn get(&self, phase: Phase) -> Option<&PhaseFigures> {
+        match phase {
+            Phase::Write => self.write.as_ref(),
+            Phase::Read => self.read.as_ref(),
+        }
+    }
+}
+
+/// What `metrics.phases.<phase>` holds: one phase on its own.
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "scientificPhase")]
+pub struct PhaseFigures {
+    /// The phase ran to its end.
+    pub complete: bool,
+    /// Why it stopped early (absent when it did not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// When it started (RFC 3339).
+    pub started_at: String,
+    /// Its elapsed time (s).
+    pub elapsed_s: f64,
+    /// Requests of its data op done.
+    pub requests: u64,
+    /// Bytes they moved (B).
+    pub bytes: u64,
+    /// Its figure, in MB/s (10^6 B/s).
+    pub mb_per_s: f64,
+    /// Its share of time inside I/O calls.
+    pub io_time_fraction: f64,
+    /// User CPU (s).
+    pub cpu_user_s: f64,
+    /// System CPU (s).
+    pub cpu_sys_s: f64,
+    /// Latency of one request (ns).
+    #[schemars(with = "LatencyRef")]
+    pub latency_ns: LatencySummary,
+    /// The timed fsync at the end of the write phase, when there was one (ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fsync_ns: Option<u64>,
+    /// Its summary, as a result's.
+    #[schemars(with = "SummaryRef")]
+    pub summary: Summary,
+    /// Its op kinds, as a result's.
+    #[schemars(with = "OpsRef")]
+    pub ops: BTreeMap<String, OpSummary>,
+    /// Its operations in each second.
+    pub ops_per_second: Vec<u64>,
+}
+
+impl PhaseFigures {
+    /// The phase as a result of its own, for the report's tables.
+    pub fn result(&self) -> RunResult {
+        RunResult {
+            complete: self.complete,
+            error: self.error.clone(),
+            elapsed_s: self.elapsed_s,
+            summary: self.summary.clone(),
+            ops: self.ops.clone(),
+            timeseries: Series {
+                ops: self.ops_per_second.clone(),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+}
+
+/// Types of the result schema's own, by reference: the figures point at
+/// the definitions the rest of a result uses.
+macro_rules! schema_ref {
+    ($name:ident, $schema:tt) => {
+        struct $name;
+
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+            fn inline_schema() -> bool {
+                true
+            }
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!($schema)
+            }
+        }
+    };
+}
+
+schema_ref!(LatencyRef, { "$ref": "#/$defs/latency" });
+schema_ref!(SummaryRef, { "$ref": "#/$defs/summary" });
+schema_ref!(OpsRef, {
+    "type": "object",
+    "additionalProperties": { "$ref": "#/$defs/opSummary" }
+});
+
+fn phase_figures(p: &PhaseResult) -> PhaseFigures {
     let r = &p.result;
     let data = r.ops.get(p.phase.name());
-    let d = PhaseDetails {
+    PhaseFigures {
         complete: r.complete,
+        error: r.error.clone(),
         started_at: r.started_at.clone(),
         elapsed_s: r.elapsed_s,
         requests: data.map_or(0, |o| o.count),
         bytes: data.map_or(0, |o| o.bytes),
-        mb_per_s: p.mb_per_s(),
+        mb_per_s: p.mb_per_s,
         io_time_fraction: r.summary.io_time_fraction,
         cpu_user_s: r.summary.cpu_user_s,
         cpu_sys_s: r.summary.cpu_sys_s,
         latency_ns: data.map(|o| o.latency_ns.clone()).unwrap_or_default(),
         fsync_ns: r.ops.get("fsync").map(|o| o.latency_ns.max),
-    };
-    serde_json::to_value(d).unwrap_or_default()
+        summary: r.summary.clone(),
+        ops: r.ops.clone(),
+        ops_per_second: r.timeseries.ops.clone(),
+    }
+}
+
+/// The scientific workloads, typed: their plan, figures and report.
+pub struct Scientific;
+
+impl crate::suites::Benchmark for Scientific {
+    const NAME: &'static str = "scientific";
+    type Plan = Plan;
+    type Figures = Figures;
+    fn classic(plan: &Plan, figures: &Figures, result: &RunResult) -> String {
+        report::render(plan, figures, result)
+    }
 }
 
 /// The phases' outcomes as one: counts, bytes and histograms add; elapsed

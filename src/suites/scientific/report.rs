@@ -1,17 +1,16 @@
 //! The scientific workloads' report: one classic line per phase with the
 //! notes on what the figures measured, then iogauge's details.
 
-use super::{Cache, Options, Phase, Report, split};
-use crate::report::text;
-use crate::suites::classic;
+use super::{Figures, Phase, Plan};
+use crate::report::{RunResult, text};
 use crate::units::fmt_bytes;
 use std::fmt::Write;
 
 /// The two classic lines, the notes on what the figures measured, and
-/// iogauge's details of each phase.
-pub fn render(o: &Options, rep: &Report) -> String {
-    let mut s = classic_lines(o, rep);
-    let (_, last) = split(o.size.max(1), o.request.max(1));
+/// iogauge's details of each phase, from a result.
+pub fn render(o: &Plan, f: &Figures, r: &RunResult) -> String {
+    let mut s = classic_lines(o, f, r);
+    let last = o.last_request_bytes;
     let _ = writeln!(
         s,
         "\niogauge details: scientific, engine {}{}{}, file {} in requests of {}{}, final fsync of the write {}, cache {}",
@@ -22,45 +21,52 @@ pub fn render(o: &Options, rep: &Report) -> String {
         } else {
             String::new()
         },
-        fmt_bytes(o.size),
-        fmt_bytes(o.request),
-        if last != o.request {
+        fmt_bytes(o.size_bytes),
+        fmt_bytes(o.request_bytes),
+        if last != o.request_bytes {
             format!(" (the last of {})", fmt_bytes(last))
         } else {
             String::new()
         },
         if o.fsync { "timed" } else { "left out" },
-        o.cache().name()
+        o.cache.name()
     );
-    if rep.phases.is_empty() {
-        s += &text::render(&rep.result);
+    let ran: Vec<Phase> = o
+        .phase
+        .list()
+        .iter()
+        .copied()
+        .filter(|&p| f.phases.get(p).is_some())
+        .collect();
+    if ran.is_empty() {
+        s += &text::render(r);
     }
-    for p in &rep.phases {
-        let _ = writeln!(s, "\n{} phase:", p.phase.name());
-        s += &text::render(&p.result);
+    for p in ran {
+        let _ = writeln!(s, "\n{} phase:", p.name());
+        s += &text::render(&f.phases.get(p).map(|ph| ph.result()).unwrap_or_default());
     }
     s
 }
 
 /// `Large file write: X MB/s (N requests of R, ..., cache: C)` and the
 /// same for the read, then one line per caveat.
-pub fn classic_lines(o: &Options, rep: &Report) -> String {
-    let (requests, last) = split(o.size, o.request);
+pub fn classic_lines(o: &Plan, f: &Figures, r: &RunResult) -> String {
+    let (requests, last) = (o.requests, o.last_request_bytes);
     // "800 requests of 128.00 KiB", or with a short last one "9 requests:
     // 8 of 128.00 KiB and 1 of 4.00 KiB"
-    let sizes = if last == o.request || requests < 2 {
+    let sizes = if last == o.request_bytes || requests < 2 {
         format!("of {}", fmt_bytes(last))
     } else {
         format!(
             "{} of {} and 1 of {}",
             requests - 1,
-            fmt_bytes(o.request),
+            fmt_bytes(o.request_bytes),
             fmt_bytes(last)
         )
     };
-    let cache = o.cache();
+    let cache = o.cache;
     let width = o
-        .phases
+        .phase
         .list()
         .iter()
         .map(|p| p.title().len())
@@ -68,14 +74,14 @@ pub fn classic_lines(o: &Options, rep: &Report) -> String {
         .unwrap_or(0)
         + 1;
     let mut s = String::new();
-    for &phase in o.phases.list() {
+    for &phase in o.phase.list() {
         let label = format!("{}:", phase.title());
-        let Some(p) = rep.phases.iter().find(|p| p.phase == phase) else {
+        let Some(p) = f.phases.get(phase) else {
             let _ = writeln!(s, "{label:<width$} not run (the run stopped before it)");
             continue;
         };
-        let done = p.requests();
-        let count = if done == requests && p.result.complete {
+        let done = p.requests;
+        let count = if done == requests && p.complete {
             format!("{requests} requests")
         } else {
             format!("{done} of {requests} requests")
@@ -89,7 +95,7 @@ pub fn classic_lines(o: &Options, rep: &Report) -> String {
         let _ = writeln!(
             s,
             "{label:<width$} {:.1} MB/s ({count}{sep}{sizes}{fsync}, cache: {})",
-            p.mb_per_s(),
+            p.mb_per_s,
             cache.name()
         );
     }
@@ -100,23 +106,25 @@ pub fn classic_lines(o: &Options, rep: &Report) -> String {
             o.engine
         );
     } else {
-        let ran = |phase| rep.phases.iter().any(|p| p.phase == phase);
+        let ran = |phase| f.phases.get(phase).is_some();
         if ran(Phase::Write) && !o.fsync && !o.direct {
             s += "note: the write ended in the page cache (--no-fsync): a memory figure, not a disk figure\n";
         }
-        if ran(Phase::Read) && cache == Cache::Warm {
+        if ran(Phase::Read) && cache == super::Cache::Warm {
             s += "note: the file was in the page cache when read: a memory figure, not a disk figure (--direct, or --drop-caches as root, reads from the disk)\n";
         }
     }
-    s += classic::interrupted_note(&rep.result);
+    if !r.complete && f.interrupted {
+        s += "note: interrupted; the figures cover what ran\n";
+    }
     s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::{OpSummary, RunResult};
-    use crate::suites::scientific::PhaseResult;
+    use crate::report::OpSummary;
+    use crate::suites::scientific::{Options, PhaseResult, figures};
 
     fn phase(phase: Phase, requests: u64, mb: f64, complete: bool) -> PhaseResult {
         let mut r = RunResult::new("scientific", (), Default::default(), "t".into());
@@ -126,27 +134,28 @@ mod tests {
             ..Default::default()
         };
         r.ops.insert(phase.name().into(), op);
-        r.metric("mb_per_s", mb);
-        PhaseResult { phase, result: r }
+        PhaseResult {
+            phase,
+            mb_per_s: mb,
+            result: r,
+        }
     }
 
-    fn report_of(phases: Vec<PhaseResult>, complete: bool) -> Report {
+    /// The classic lines of a run of `o` whose phases were `phases`.
+    fn lines_of(o: &Options, phases: &[PhaseResult], complete: bool) -> String {
         let mut result = RunResult::new("scientific", (), Default::default(), "t".into());
         result.complete = complete;
-        Report { result, phases }
+        classic_lines(&o.plan(), &figures(o, phases), &result)
     }
 
     #[test]
     fn the_classic_lines_give_each_figure_with_its_requests_and_cache() {
         let o = Options::new(std::path::Path::new("."));
-        let rep = report_of(
-            vec![
-                phase(Phase::Write, 800, 412.34, true),
-                phase(Phase::Read, 800, 1523.0, true),
-            ],
-            true,
-        );
-        let t = classic_lines(&o, &rep);
+        let phases = [
+            phase(Phase::Write, 800, 412.34, true),
+            phase(Phase::Read, 800, 1523.0, true),
+        ];
+        let t = lines_of(&o, &phases, true);
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(
             lines[0],
@@ -163,7 +172,7 @@ mod tests {
             direct: true,
             ..o.clone()
         };
-        let t = classic_lines(&direct, &rep);
+        let t = lines_of(&direct, &phases, true);
         assert!(t.contains("cache: direct") && !t.contains("note:"), "{t}");
     }
 
@@ -173,8 +182,7 @@ mod tests {
             fsync: false,
             ..Options::new(std::path::Path::new("."))
         };
-        let rep = report_of(vec![phase(Phase::Write, 300, 100.0, false)], false);
-        let t = classic_lines(&o, &rep);
+        let t = lines_of(&o, &[phase(Phase::Write, 300, 100.0, false)], false);
         assert!(
             t.contains("Large file write: 100.0 MB/s (300 of 800 requests of 128.00 KiB, no fsync"),
             "{t}"

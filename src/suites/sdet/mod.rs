@@ -17,6 +17,7 @@
 pub mod curve;
 pub mod run;
 pub mod script;
+pub mod survey;
 
 pub use run::{PROCESS_KIND, process_worker};
 

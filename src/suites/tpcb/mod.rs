@@ -24,5 +24,7 @@
 //! and history sums must agree).
 
 pub mod db;
+pub mod load;
 pub mod report;
 pub mod run;
+pub mod survey;

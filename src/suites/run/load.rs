@@ -1,0 +1,69 @@
+//! The generic workload at one load point (`iogauge scale run`): the load
+//! is its workers, or the requests per second offered.
+
+use crate::measure::curve::Load;
+use crate::runner::{Pace, StopRule};
+use crate::session::generic::{IoSetup, RunFigures, run_generic};
+use crate::suites::load::{LoadPoint, Measured, Rep, Units, sample_of};
+use crate::suites::survey::with_bar;
+use crate::workload::generic::GenericSpec;
+use anyhow::Result;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The workload as its command's flags give it.
+pub struct GenericPoint {
+    pub spec: GenericSpec,
+    pub setup: IoSetup,
+    /// One repetition's length.
+    pub duration: Duration,
+    pub ramp: Option<Duration>,
+    /// Its pace; each repetition sets the rate (open loop) and the seed.
+    pub pace: Pace,
+    /// Parent of each repetition's work directory.
+    pub dir: PathBuf,
+    /// The workers run as processes of their own.
+    pub processes: bool,
+}
+
+impl LoadPoint for GenericPoint {
+    fn units(&self) -> Units {
+        Units {
+            unit_name: "request",
+            unit: "req/s",
+        }
+    }
+
+    fn measure(&self, r: &Rep) -> Result<Measured> {
+        let load = r.load;
+        // each repetition its own request stream and arrival schedule
+        let mut spec = self.spec.clone();
+        spec.seed = r.seed(spec.seed);
+        let mut pace = Pace {
+            seed: r.arrivals(),
+            ..self.pace
+        };
+        match load {
+            Load::Closed(n) => spec.processes = n,
+            Load::Open(r) => pace.rate = Some(r),
+        }
+        let rule = StopRule {
+            duration: Some(self.duration),
+            ramp: self.ramp,
+            pace,
+            ..Default::default()
+        };
+        let label = format!("run {}", load.label());
+        let r = with_bar(r.bars, &label, rule.duration, None, |p| {
+            run_generic(&spec, &self.setup, rule, &self.dir, self.processes, p)
+        })?;
+        let throughput = r.figures::<RunFigures>()?.requests_per_s;
+        // the requests: its reads and writes
+        let completed = ["read", "write"]
+            .iter()
+            .filter_map(|k| r.ops.get(*k))
+            .map(|o| o.count)
+            .sum();
+        Ok((sample_of(&r, throughput, completed), r))
+    }
+}

@@ -1,0 +1,155 @@
+//! The generic workload in the survey: a few telling points.
+
+use crate::engine::{Choice, FsyncPolicy};
+use crate::runner::StopRule;
+use crate::session::generic::{IoSetup, run_generic};
+use crate::suites::survey::{Ctx, DeviceWatch, Row};
+use crate::workload::generic::GenericSpec;
+use anyhow::Result;
+
+/// The sequential write of the survey (twice as much without --quick):
+/// the most any short form writes, which the survey checks room for
+/// before its first row.
+const SURVEY_WRITE: u64 = 256 << 20;
+
+/// The most data one short form of the survey writes.
+pub fn largest(quick: bool) -> u64 {
+    SURVEY_WRITE * if quick { 1 } else { 2 }
+}
+
+/// The survey's points of the generic workload: cached 4 KiB random reads,
+/// Chen & Patterson's focal mix, a sequential write (O_DIRECT where the
+/// file system takes it, else buffered with an fsync every 16 MiB) and
+/// O_DIRECT 4 KiB random reads.
+pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
+    let scale = if ctx.quick { 1 } else { 2 };
+    let spec = |unique: u64, mean: u64, cv: f64, read: f64, seq: f64, align: u64| GenericSpec {
+        unique_bytes: unique * scale,
+        size_mean: mean,
+        size_cv: cv,
+        read_frac: read,
+        seq_frac: seq,
+        processes: 1,
+        files: 1,
+        align,
+        seed: 1,
+    };
+    let setup = |direct: bool, fsync: FsyncPolicy| IoSetup {
+        engine: Choice::PSYNC,
+        direct,
+        iodepth: 1,
+        fsync,
+        fdatasync: false,
+        cold: false,
+    };
+    // each point: its name, and its name when its O_DIRECT I/O turns out
+    // not to have reached a disk (decided from the device's counters)
+    let mut points = vec![
+        (
+            "cached 4 KiB random read",
+            "",
+            spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
+            setup(false, FsyncPolicy::Never),
+        ),
+        (
+            "focal mix (20K, r.5, s.5)",
+            "",
+            spec(32 << 20, 20 << 10, 1.0, 0.5, 0.5, 512),
+            setup(false, FsyncPolicy::Never),
+        ),
+    ];
+    if ctx.direct_ok {
+        points.push((
+            "O_DIRECT 1 MiB sequential write",
+            "1 MiB seq. write, not to disk",
+            spec(SURVEY_WRITE, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            setup(true, FsyncPolicy::Never),
+        ));
+        points.push((
+            "O_DIRECT 4 KiB random read",
+            "4 KiB random read, not from disk",
+            spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
+            setup(true, FsyncPolicy::Never),
+        ));
+    } else {
+        points.push((
+            "1 MiB seq. write, fsync/16 MiB",
+            "",
+            spec(SURVEY_WRITE, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            setup(false, FsyncPolicy::Every(16)),
+        ));
+    }
+    for (name, elsewhere, spec, setup) in points {
+        if crate::runner::signals::interrupted() {
+            break;
+        }
+        let rule = StopRule {
+            duration: Some(ctx.per),
+            ..Default::default()
+        };
+        let watch = setup.direct.then(|| DeviceWatch::start(ctx.dir));
+        let mut r = ctx.with_bar(name, Some(ctx.per), None, |p| {
+            run_generic(&spec, &setup, rule, ctx.dir, false, p)
+        })?;
+        let why = watch
+            .and_then(|w| w.not_to_disk(ctx.dir, r.summary.bytes_read, r.summary.bytes_written));
+        let (fig, unit) = if spec.size_mean >= 1 << 20 {
+            (
+                (r.summary.read_bytes_per_s + r.summary.write_bytes_per_s) / 1e6,
+                "MB/s",
+            )
+        } else {
+            (r.summary.ops_per_s, "IO/s")
+        };
+        let name = if why.is_some() { elsewhere } else { name };
+        if let Some(w) = &why {
+            r.metric("not_to_disk", w);
+        }
+        let mut row = Row::new(format!("run: {name}"), fig, unit, r);
+        row.note = why;
+        emit(row);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// Issue 33: on tmpfs, which takes O_DIRECT and serves it from memory,
+    /// the survey called memory speed "O_DIRECT 4 KiB random read". The
+    /// rows are named from what the device did, not from the file system.
+    #[test]
+    fn the_survey_names_o_direct_rows_from_what_the_device_did() {
+        let shm = std::path::Path::new("/dev/shm");
+        let on_tmpfs = crate::env::mount_for(shm).is_some_and(|m| m.fs_type == "tmpfs");
+        if !on_tmpfs || !crate::env::supports_direct(shm).unwrap_or(false) {
+            println!("skipped: no tmpfs at /dev/shm that takes O_DIRECT (Linux 6.6 on)");
+            return;
+        }
+        let dir = tempfile::tempdir_in(shm).unwrap();
+        let ctx = Ctx {
+            per: Duration::from_millis(100),
+            ..Ctx::quick_in(dir.path())
+        };
+        assert!(ctx.direct_ok);
+        let mut rows = Vec::new();
+        form(&ctx, &mut |r| rows.push(r)).unwrap();
+        let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(
+            names[2..],
+            [
+                "run: 1 MiB seq. write, not to disk",
+                "run: 4 KiB random read, not from disk"
+            ],
+            "{names:?}"
+        );
+        for r in &rows[2..] {
+            let note = r.note.as_deref().unwrap();
+            assert!(note.contains("tmpfs has no block device"), "{note}");
+            assert_eq!(r.result.metrics["not_to_disk"], note);
+        }
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+}

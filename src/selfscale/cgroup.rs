@@ -83,10 +83,25 @@ pub fn probe() -> Probe {
     let own = own_cgroups();
     let mut why_not = Vec::new();
     for version in [Version::V2, Version::V1] {
-        let found = match version {
-            Version::V2 => v2(&mounts, &own),
-            Version::V1 => v1(&mounts, &own),
+        let (found, who) = match version {
+            Version::V2 => (
+                v2(&mounts, &own),
+                ("cgroup v2", "run as root or in a delegated cgroup"),
+            ),
+            Version::V1 => (v1(&mounts, &own), ("cgroup v1", "run as root")),
         };
+        let found = found.and_then(|dir| {
+            if writable(&dir) {
+                Ok(dir)
+            } else {
+                Err(format!(
+                    "{}: {} is not writable ({})",
+                    who.0,
+                    dir.display(),
+                    who.1
+                ))
+            }
+        });
         match found {
             Ok(dir) => {
                 return Probe {
@@ -110,7 +125,8 @@ fn own_dir(mount_point: &str, rel: Option<&String>) -> PathBuf {
     Path::new(mount_point).join(rel.trim_start_matches('/'))
 }
 
-/// The v2 cgroup to create a child in, or why there is none.
+/// This process's v2 cgroup, where its children may have the memory
+/// controller; or why not.
 fn v2(mounts: &[MountInfo], own: &[(String, String)]) -> Result<PathBuf, String> {
     let m = mounts
         .iter()
@@ -132,17 +148,13 @@ fn v2(mounts: &[MountInfo], own: &[(String, String)]) -> Result<PathBuf, String>
             "cgroup v2: the memory controller is not enabled for children of {} (its cgroup.subtree_control; run iogauge in a cgroup with memory delegated, e.g. systemd-run --scope -p Delegate=yes)",
             dir.display()
         ))
-    } else if !writable(&dir) {
-        Err(format!(
-            "cgroup v2: {} is not writable (run as root or in a delegated cgroup)",
-            dir.display()
-        ))
     } else {
         Ok(dir)
     }
 }
 
-/// The v1 memory cgroup to create a child in, or why there is none.
+/// This process's v1 memory cgroup, where a child may be limited; or why
+/// not.
 fn v1(mounts: &[MountInfo], own: &[(String, String)]) -> Result<PathBuf, String> {
     let m = mounts
         .iter()
@@ -157,11 +169,6 @@ fn v1(mounts: &[MountInfo], own: &[(String, String)]) -> Result<PathBuf, String>
     if !dir.join("memory.limit_in_bytes").exists() {
         Err(format!(
             "cgroup v1: {} has no memory.limit_in_bytes",
-            dir.display()
-        ))
-    } else if !writable(&dir) {
-        Err(format!(
-            "cgroup v1: {} is not writable (run as root)",
             dir.display()
         ))
     } else {

@@ -245,15 +245,21 @@ impl Engine for Buffered {
 mod tests {
     use super::*;
 
-    /// Byte-at-a-time writes and reads (putc/getc) reach the kernel as whole buffers
-    /// and give back what was written.
-    #[test]
-    fn per_character_stream() {
+    /// The buffered engine with file `name` created in a new directory.
+    fn created(name: &str) -> (tempfile::TempDir, Box<dyn Engine>, FileId) {
         let dir = tempfile::tempdir().unwrap();
         let mut e = super::Choice::BUFFERED
             .make(&EngineOpts::default())
             .unwrap();
-        let f = e.open(&dir.path().join("c"), OpenHow::CREATE).unwrap();
+        let f = e.open(&dir.path().join(name), OpenHow::CREATE).unwrap();
+        (dir, e, f)
+    }
+
+    /// Byte-at-a-time writes and reads (putc/getc) reach the kernel as whole buffers
+    /// and give back what was written.
+    #[test]
+    fn per_character_stream() {
+        let (dir, mut e, f) = created("c");
         for i in 0..10_000u64 {
             e.buf_mut(0)[0] = (i % 251) as u8;
             e.exec(Req::write(f, i, 1)).unwrap();
@@ -298,11 +304,7 @@ mod tests {
 
     #[test]
     fn append_goes_to_the_end() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut e = super::Choice::BUFFERED
-            .make(&EngineOpts::default())
-            .unwrap();
-        let f = e.open(&dir.path().join("a"), OpenHow::CREATE).unwrap();
+        let (dir, mut e, f) = created("a");
         let mut req = Req::write(f, 0, 100);
         e.exec(req).unwrap();
         req.kind = OpKind::Append;

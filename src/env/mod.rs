@@ -622,33 +622,47 @@ this line is not mountinfo
     fn parses_sample() {
         let m = parse_mountinfo(SAMPLE);
         assert_eq!(m.len(), 6, "{m:#?}");
-        assert_eq!(m[0].fs_type, "proc");
-        assert_eq!(m[0].super_options, "rw");
-
-        assert_eq!(m[1].mount_point, "/");
-        assert_eq!(m[1].fs_type, "ext4");
-        assert_eq!(m[1].source, "/dev/vda");
-        assert_eq!(m[1].mount_options, "rw,relatime");
-        assert_eq!(m[1].super_options, "rw,discard,resuid=65534");
+        // (mount point, type, source, mount options, super options); an
+        // empty source does not shift the super options
+        let want = [
+            ("/proc", "proc", "proc", "rw,relatime", "rw"),
+            (
+                "/",
+                "ext4",
+                "/dev/vda",
+                "rw,relatime",
+                "rw,discard,resuid=65534",
+            ),
+            (
+                "/mnt/my disk",
+                "ext3",
+                "/dev/my dev",
+                "rw,noatime",
+                "rw,errors=continue",
+            ),
+            (
+                "/dev/shm",
+                "tmpfs",
+                "tmpfs",
+                "rw,nosuid,nodev",
+                "rw,size=24684096k",
+            ),
+            ("/dev/shm", "tmpfs", "tmpfs", "rw,relatime", "rw,size=1024k"),
+            ("/empty\\src", "fuse.x", "", "rw", "rw"),
+        ];
+        for (got, want) in m.iter().zip(want) {
+            let got = (
+                got.mount_point.as_str(),
+                got.fs_type.as_str(),
+                got.source.as_str(),
+                got.mount_options.as_str(),
+                got.super_options.as_str(),
+            );
+            assert_eq!(got, want);
+        }
         assert_eq!((m[1].major, m[1].minor), (254, 0));
         assert_eq!(m[1].all_options(), "rw,relatime,discard,resuid=65534");
-
-        assert_eq!(m[2].mount_point, "/mnt/my disk");
-        assert_eq!(m[2].source, "/dev/my dev");
-        assert_eq!(m[2].fs_type, "ext3");
-        assert_eq!(m[2].mount_options, "rw,noatime");
         assert_eq!((m[2].major, m[2].minor), (98, 0));
-
-        assert_eq!(m[3].mount_point, "/dev/shm");
-        assert_eq!(m[3].fs_type, "tmpfs");
-        assert_eq!(m[3].source, "tmpfs");
-        assert_eq!(m[3].super_options, "rw,size=24684096k");
-
-        // An empty source does not shift the super options.
-        assert_eq!(m[5].mount_point, "/empty\\src");
-        assert_eq!(m[5].fs_type, "fuse.x");
-        assert_eq!(m[5].source, "");
-        assert_eq!(m[5].super_options, "rw");
     }
 
     #[test]

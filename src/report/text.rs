@@ -85,8 +85,15 @@ pub fn render(r: &RunResult) -> String {
             }
         );
     }
+    latency_table(&mut o, r);
+    per_second(&mut o, &r.timeseries.ops);
+    o
+}
+
+/// The latency of each op kind and, in an open loop, its response time.
+fn latency_table(o: &mut String, r: &RunResult) {
     if !r.ops.is_empty() {
-        let open = s.open_loop.is_some();
+        let open = r.summary.open_loop.is_some();
         let _ = writeln!(
             o,
             "\n  {:<11} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
@@ -120,18 +127,21 @@ pub fn render(r: &RunResult) -> String {
             );
         };
         for (name, op) in &r.ops {
-            row(&mut o, name, op.count, &op.latency_ns);
+            row(o, name, op.count, &op.latency_ns);
         }
         if open {
             let _ = writeln!(o, "  response (from each request's intended start):");
             for (name, op) in &r.ops {
                 if let Some(l) = &op.response_ns {
-                    row(&mut o, name, op.count, l);
+                    row(o, name, op.count, l);
                 }
             }
         }
     }
-    let ts = &r.timeseries.ops;
+}
+
+/// The spread of IO/s over the run's whole seconds.
+fn per_second(o: &mut String, ts: &[u64]) {
     if ts.len() >= 2 {
         // the last second is usually partial: leave it out of the spread
         let mut full: Vec<u64> = ts[..ts.len() - 1].to_vec();
@@ -145,7 +155,6 @@ pub fn render(r: &RunResult) -> String {
             full[full.len() - 1]
         );
     }
-    o
 }
 
 #[cfg(test)]

@@ -397,123 +397,169 @@ pub fn run_with<W: Worker>(
         let w = workers.pop().expect("one worker");
         return run_here(rule.ops, w);
     }
-    let stop = AtomicBool::new(false);
-    let hurry = AtomicBool::new(false);
-    let finished = AtomicUsize::new(0);
-    let counters: Vec<Padded> = (0..n).map(|_| Padded::default()).collect();
-    let barrier = Barrier::new(n + 1);
-    let start: OnceLock<u64> = OnceLock::new();
+    let shared = Shared {
+        stop: AtomicBool::new(false),
+        hurry: AtomicBool::new(false),
+        finished: AtomicUsize::new(0),
+        counters: (0..n).map(|_| Padded::default()).collect(),
+        barrier: Barrier::new(n + 1),
+        start: OnceLock::new(),
+        main_thread: std::thread::current(),
+    };
     let ramp = rule.ramp.unwrap_or_default();
-    type Ended = (
-        WorkerStats,
-        Option<u64>,
-        Option<anyhow::Error>,
-        serde_json::Value,
-    );
-    let mut results: Vec<Ended> = Vec::new();
-    let mut cpu_at_t0 = CpuTimes::default();
-    let mut t0 = now_ns();
-    // the last worker to finish wakes the main thread at once
-    let main_thread = std::thread::current();
-    std::thread::scope(|s| {
+    let (t0, cpu_at_t0, results) = std::thread::scope(|s| {
         let handles: Vec<_> = workers
             .into_iter()
             .enumerate()
-            .map(|(i, mut w)| {
-                let (stop, hurry, finished, counter, barrier, start, main_thread) = (
-                    &stop,
-                    &hurry,
-                    &finished,
-                    &counters[i].0,
-                    &barrier,
-                    &start,
-                    &main_thread,
-                );
+            .map(|(i, w)| {
                 let budget = rule.budget(i, n);
-                s.spawn(move || {
-                    let stats = WorkerStats::new(w.kinds());
-                    barrier.wait();
-                    let began = *start.get().expect("start is set before the barrier opens");
-                    let mut ctx = Ctx::new(
-                        i,
-                        n,
-                        stats,
-                        (stop, hurry),
-                        counter,
-                        began,
-                        ramp.as_nanos() as u64,
-                        budget,
-                        &rule.pace,
-                        rule.duration,
-                    );
-                    let r = w.run(&mut ctx);
-                    let end = now_ns();
-                    ctx.settle_arrivals();
-                    if r.is_err() {
-                        stop.store(true, Ordering::Relaxed);
-                    }
-                    if finished.fetch_add(1, Ordering::Release) + 1 == n {
-                        main_thread.unpark();
-                    }
-                    let measured = ctx.measured_end(end);
-                    let extra = w.finish();
-                    (ctx.stats, measured, r.err(), extra)
-                })
+                let (rule, shared) = (&rule, &shared);
+                s.spawn(move || work(i, w, budget, rule, shared))
             })
             .collect();
 
         let cpu_start = CpuTimes::now();
         let began = now_ns();
-        start.set(began).expect("set once");
-        barrier.wait();
-        t0 = began + ramp.as_nanos() as u64;
-        let deadline = rule
-            .duration
-            .map(|d| t0.saturating_add(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)));
-        let mut ramp_cpu_taken = ramp.is_zero();
-        cpu_at_t0 = cpu_start;
-        let mut stopped_at: Option<u64> = None;
-        loop {
-            // wake at the deadline, not up to a nap after it
-            let nap = deadline
-                .filter(|_| !stop.load(Ordering::Relaxed))
-                .map_or(20_000_000, |d| {
-                    d.saturating_sub(now_ns()).clamp(100_000, 20_000_000)
-                });
-            std::thread::park_timeout(Duration::from_nanos(nap));
-            let now = now_ns();
-            if !ramp_cpu_taken && now >= t0 {
-                cpu_at_t0 = CpuTimes::now();
-                ramp_cpu_taken = true;
-            }
-            if finished.load(Ordering::Acquire) == n {
-                break;
-            }
-            if signals::interrupted() || deadline.is_some_and(|d| now >= d) {
-                stop.store(true, Ordering::Relaxed);
-            }
-            if stop.load(Ordering::Relaxed) {
-                let at = *stopped_at.get_or_insert(now);
-                let late = now.saturating_sub(at) >= rule.grace().as_nanos() as u64;
-                if (signals::interrupted() || late) && !hurry.swap(true, Ordering::Relaxed) {
-                    watch.hurry();
-                }
-            }
-            let done: u64 = counters.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
-            progress.tick(done, Duration::from_nanos(now.saturating_sub(t0)));
-        }
-        for h in handles {
-            results.push(h.join().unwrap_or_else(|p| {
-                (
-                    WorkerStats::default(),
-                    None,
-                    Some(anyhow::anyhow!("internal error: {}", panic_text(&*p))),
-                    serde_json::Value::Null,
-                )
-            }));
-        }
+        shared.start.set(began).expect("set once");
+        shared.barrier.wait();
+        let t0 = began + ramp.as_nanos() as u64;
+        let cpu_at_t0 = oversee(&rule, &shared, t0, cpu_start, progress, watch);
+        let results: Vec<Ended> = handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|p| {
+                    (
+                        WorkerStats::default(),
+                        None,
+                        Some(anyhow::anyhow!("internal error: {}", panic_text(&*p))),
+                        serde_json::Value::Null,
+                    )
+                })
+            })
+            .collect();
+        (t0, cpu_at_t0, results)
     });
     let cpu = CpuTimes::now().since(&cpu_at_t0);
+    merge_ended(results, t0, cpu)
+}
+
+/// What the workers of a threaded run share with the controlling thread.
+struct Shared {
+    stop: AtomicBool,
+    hurry: AtomicBool,
+    /// Workers that have returned.
+    finished: AtomicUsize,
+    /// Each worker's ops done, for the progress line.
+    counters: Vec<Padded>,
+    /// The workers and the controlling thread, at the start.
+    barrier: Barrier,
+    /// When the run began (clock ns), set before the barrier opens.
+    start: OnceLock<u64>,
+    /// The last worker to finish wakes it at once.
+    main_thread: std::thread::Thread,
+}
+
+/// What a worker hands back: its stats, when its measured phase ended,
+/// its error and its extra.
+type Ended = (
+    WorkerStats,
+    Option<u64>,
+    Option<anyhow::Error>,
+    serde_json::Value,
+);
+
+/// Worker `i`'s thread: ready before the barrier, run from it on.
+fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared) -> Ended {
+    let n = sh.counters.len();
+    let stats = WorkerStats::new(w.kinds());
+    sh.barrier.wait();
+    let began = *sh
+        .start
+        .get()
+        .expect("start is set before the barrier opens");
+    let mut ctx = Ctx::new(
+        i,
+        n,
+        stats,
+        (&sh.stop, &sh.hurry),
+        &sh.counters[i].0,
+        began,
+        rule.ramp.unwrap_or_default().as_nanos() as u64,
+        budget,
+        &rule.pace,
+        rule.duration,
+    );
+    let r = w.run(&mut ctx);
+    let end = now_ns();
+    ctx.settle_arrivals();
+    if r.is_err() {
+        sh.stop.store(true, Ordering::Relaxed);
+    }
+    if sh.finished.fetch_add(1, Ordering::Release) + 1 == n {
+        sh.main_thread.unpark();
+    }
+    let measured = ctx.measured_end(end);
+    let extra = w.finish();
+    (ctx.stats, measured, r.err(), extra)
+}
+
+/// The controlling thread from the start until every worker has returned:
+/// stop the run at the deadline (`t0`, after the ramp, plus the duration)
+/// or on Ctrl-C, hurry it after the grace, show progress. Returns the CPU
+/// times at `t0` (`cpu_start`'s when there is no ramp).
+fn oversee(
+    rule: &StopRule,
+    sh: &Shared,
+    t0: u64,
+    cpu_start: CpuTimes,
+    progress: &dyn Progress,
+    watch: &dyn Watch,
+) -> CpuTimes {
+    let n = sh.counters.len();
+    let deadline = rule
+        .duration
+        .map(|d| t0.saturating_add(u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)));
+    let mut ramp_cpu_taken = rule.ramp.unwrap_or_default().is_zero();
+    let mut cpu_at_t0 = cpu_start;
+    let mut stopped_at: Option<u64> = None;
+    loop {
+        // wake at the deadline, not up to a nap after it
+        let nap = deadline
+            .filter(|_| !sh.stop.load(Ordering::Relaxed))
+            .map_or(20_000_000, |d| {
+                d.saturating_sub(now_ns()).clamp(100_000, 20_000_000)
+            });
+        std::thread::park_timeout(Duration::from_nanos(nap));
+        let now = now_ns();
+        if !ramp_cpu_taken && now >= t0 {
+            cpu_at_t0 = CpuTimes::now();
+            ramp_cpu_taken = true;
+        }
+        if sh.finished.load(Ordering::Acquire) == n {
+            return cpu_at_t0;
+        }
+        if signals::interrupted() || deadline.is_some_and(|d| now >= d) {
+            sh.stop.store(true, Ordering::Relaxed);
+        }
+        if sh.stop.load(Ordering::Relaxed) {
+            let at = *stopped_at.get_or_insert(now);
+            let late = now.saturating_sub(at) >= rule.grace().as_nanos() as u64;
+            if (signals::interrupted() || late) && !sh.hurry.swap(true, Ordering::Relaxed) {
+                watch.hurry();
+            }
+        }
+        let done: u64 = sh
+            .counters
+            .iter()
+            .map(|c| c.0.load(Ordering::Relaxed))
+            .sum();
+        progress.tick(done, Duration::from_nanos(now.saturating_sub(t0)));
+    }
+}
+
+/// The outcome from what the workers handed back, timed from `t0`.
+fn merge_ended(results: Vec<Ended>, t0: u64, cpu: CpuTimes) -> Outcome {
+    let n = results.len();
     let end = results.iter().filter_map(|r| r.1).max().unwrap_or(t0);
     let mut stats = WorkerStats::default();
     let mut per_worker = Vec::with_capacity(n);
@@ -629,23 +675,35 @@ mod tests {
     use super::*;
     use crate::engine::{self, FileId, Req};
 
-    struct NullWorker(Io);
-    impl Worker for NullWorker {
+    /// Issues one read per request, asking for its turn when `paced` (else
+    /// only whether to go on).
+    struct Reader {
+        io: Io,
+        paced: bool,
+    }
+    impl Worker for Reader {
         fn kinds(&self) -> &[OpKind] {
             &[OpKind::Read]
         }
         fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-            while ctx.keep_going() {
-                let c = self.0.exec(Req::read(FileId(0), 0, 512))?;
+            while if self.paced {
+                ctx.next_request()
+            } else {
+                ctx.keep_going()
+            } {
+                let c = self.io.exec(Req::read(FileId(0), 0, 512))?;
                 ctx.record(&c);
             }
             Ok(())
         }
     }
 
-    fn null_workers(n: usize) -> Vec<NullWorker> {
+    fn null_workers(n: usize) -> Vec<Reader> {
         (0..n)
-            .map(|_| NullWorker(Io::test(engine::Choice::NULL, 4096)))
+            .map(|_| Reader {
+                io: Io::test(engine::Choice::NULL, 4096),
+                paced: false,
+            })
             .collect()
     }
 
@@ -800,22 +858,7 @@ mod tests {
         }
     }
 
-    /// Issues one read per request, asking for its turn.
-    struct Paced(Io);
-    impl Worker for Paced {
-        fn kinds(&self) -> &[OpKind] {
-            &[OpKind::Read]
-        }
-        fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-            while ctx.next_request() {
-                let c = self.0.exec(Req::read(FileId(0), 0, 512))?;
-                ctx.record(&c);
-            }
-            Ok(())
-        }
-    }
-
-    fn stalling(stall_at: u64) -> Paced {
+    fn stalling(stall_at: u64) -> Reader {
         let stalls = Stalls {
             calls: 0,
             stall_at,
@@ -823,7 +866,10 @@ mod tests {
             path: "stalls".into(),
             buf: vec![0; 512],
         };
-        Paced(Io::with_engine(Box::new(stalls), 1))
+        Reader {
+            io: Io::with_engine(Box::new(stalls), 1),
+            paced: true,
+        }
     }
 
     fn open_loop(rate: f64, arrivals: Arrivals) -> Pace {
@@ -965,7 +1011,7 @@ mod tests {
         }
     }
 
-    fn null_workers_paced(n: usize) -> Vec<Paced> {
+    fn null_workers_paced(n: usize) -> Vec<Reader> {
         (0..n).map(|_| stalling(u64::MAX)).collect()
     }
 }

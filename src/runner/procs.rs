@@ -483,16 +483,75 @@ pub fn run(
     let region = Region::create(n, spec.kind, spec.payload, &rule)
         .context("cannot make the shared region for the worker processes")?;
     let h = region.header();
+    let Some((mut kids, pipes)) = spawn_all(&region, spec)? else {
+        return Ok(interrupted_before_start(n));
+    };
+    let mail = collect(pipes);
+    let mut ended = Ended {
+        status: vec![None; n],
+        killed: vec![None; n],
+    };
+    if !all_ready(&region, &mut kids, &mut ended.status, watch) {
+        return Ok(interrupted_before_start(n));
+    }
+    let cpu0 = CpuTimes::now();
+    let kids0 = CpuTimes::children();
+    let began = now_ns();
+    h.t0_ns.store(began, Ordering::Release);
+    region.set_gate(GO);
+    let t0 = began + h.ramp_ns;
+    oversee(&region, &rule, t0, &mut kids, &mut ended, progress, watch);
+    let cpu = {
+        let own = CpuTimes::now().since(&cpu0);
+        let kids = CpuTimes::children().since(&kids0);
+        CpuTimes {
+            user: own.user + kids.user,
+            sys: own.sys + kids.sys,
+            max_rss_kib: own.max_rss_kib.max(kids.max_rss_kib),
+        }
+    };
+    // every child has ended or was killed: every pipe is closed
+    let reports = mail.join().map_err(|_| {
+        anyhow::anyhow!("internal error: the reader of the workers' reports panicked")
+    })?;
+    merge_reports(&reports, &ended, t0, cpu)
+}
+
+/// How each child ended: its exit status once reaped, and why the parent
+/// killed it, if it did.
+struct Ended {
+    status: Vec<Option<std::process::ExitStatus>>,
+    killed: Vec<Option<String>>,
+}
+
+impl Ended {
+    /// What became of child `i`, which sent no report.
+    fn died(&self, i: usize) -> String {
+        let how = match self.status[i] {
+            Some(st) => match st.signal() {
+                Some(sig) => format!("killed by signal {sig}"),
+                None => format!("exited with status {}", st.code().unwrap_or(-1)),
+            },
+            None => "did not end".to_string(),
+        };
+        self.killed[i].clone().unwrap_or(how)
+    }
+}
+
+/// Start the children, a pipe each: the children and the read ends, or
+/// `None` when Ctrl-C came first (the gate then says abort).
+fn spawn_all(region: &Region, spec: &ProcessSpec) -> Result<Option<(Children, Vec<OwnedFd>)>> {
+    let n = spec.workers;
     let mut kids = Children(Vec::with_capacity(n));
     let mut pipes = Vec::with_capacity(n);
     for i in 0..n {
         if signals::interrupted() {
             region.set_gate(ABORT);
-            return Ok(interrupted_before_start(n));
+            return Ok(None);
         }
         let started = pipe().and_then(|(read, write)| {
             // the child holds the only write end: its death ends the pipe
-            spawn(&region, i, spec.inherit, write.as_raw_fd()).map(|c| (c, read))
+            spawn(region, i, spec.inherit, write.as_raw_fd()).map(|c| (c, read))
         });
         match started {
             Ok((c, read)) => {
@@ -507,40 +566,58 @@ pub fn run(
             }
         }
     }
-    let mail = collect(pipes);
-    let mut status: Vec<Option<std::process::ExitStatus>> = vec![None; n];
-    let mut killed: Vec<Option<String>> = vec![None; n];
-    // every child ready (or already gone)
+    Ok(Some((kids, pipes)))
+}
+
+/// Wait until every child is ready (or already gone); false when Ctrl-C
+/// came first (the gate then says abort).
+fn all_ready(
+    region: &Region,
+    kids: &mut Children,
+    status: &mut [Option<std::process::ExitStatus>],
+    watch: &dyn Watch,
+) -> bool {
+    let n = region.workers();
     loop {
         if signals::interrupted() {
             region.set_gate(ABORT);
-            return Ok(interrupted_before_start(n));
+            return false;
         }
-        reap(&mut kids, &mut status, watch);
+        reap(kids, status, watch);
         let settled = (0..n)
             .filter(|&i| {
                 status[i].is_some() || region.cell(i).state.load(Ordering::Acquire) >= READY
             })
             .count();
         if settled == n {
-            break;
+            return true;
         }
         std::thread::sleep(Duration::from_millis(2));
     }
-    let cpu0 = CpuTimes::now();
-    let kids0 = CpuTimes::children();
-    let began = now_ns();
-    h.t0_ns.store(began, Ordering::Release);
-    region.set_gate(GO);
-    let t0 = began + h.ramp_ns;
+}
+
+/// Watch the run from its start until every child has ended: stop it at
+/// the deadline (`t0`, after the ramp, plus the duration) or on Ctrl-C,
+/// hurry it after the grace, and kill what still runs half a second after
+/// that; show progress from the cells meanwhile.
+fn oversee(
+    region: &Region,
+    rule: &StopRule,
+    t0: u64,
+    kids: &mut Children,
+    ended: &mut Ended,
+    progress: &dyn Progress,
+    watch: &dyn Watch,
+) {
+    let (n, h) = (region.workers(), region.header());
     let deadline = rule.duration.map(|d| t0 + d.as_nanos() as u64);
     let mut stopped: Option<Instant> = None;
     let mut hurried: Option<Instant> = None;
     loop {
         std::thread::sleep(Duration::from_millis(10));
         let now = now_ns();
-        reap(&mut kids, &mut status, watch);
-        if status.iter().all(Option::is_some) {
+        reap(kids, &mut ended.status, watch);
+        if ended.status.iter().all(Option::is_some) {
             break;
         }
         if signals::interrupted() || deadline.is_some_and(|d| now >= d) {
@@ -555,19 +632,7 @@ pub fn run(
             }
             // hurried and still not done after half a second: killed
             if hurried.is_some_and(|t| t.elapsed() >= Duration::from_millis(500)) {
-                for i in 0..n {
-                    if status[i].is_none()
-                        && let Some(c) = kids.0[i].as_mut()
-                    {
-                        let _ = c.kill();
-                        if let Ok(st) = c.wait() {
-                            status[i] = Some(st);
-                        }
-                        kids.0[i] = None;
-                        killed[i] = Some("did not stop after the run; killed".into());
-                        watch.dead(i);
-                    }
-                }
+                kill_the_rest(kids, ended, watch);
                 break;
             }
         }
@@ -576,35 +641,35 @@ pub fn run(
             .sum();
         progress.tick(done, Duration::from_nanos(now.saturating_sub(t0)));
     }
-    let cpu = {
-        let own = CpuTimes::now().since(&cpu0);
-        let kids = CpuTimes::children().since(&kids0);
-        CpuTimes {
-            user: own.user + kids.user,
-            sys: own.sys + kids.sys,
-            max_rss_kib: own.max_rss_kib.max(kids.max_rss_kib),
+}
+
+/// Kill and reap every child still running, noting why.
+fn kill_the_rest(kids: &mut Children, ended: &mut Ended, watch: &dyn Watch) {
+    for (i, slot) in kids.0.iter_mut().enumerate() {
+        if ended.status[i].is_none()
+            && let Some(c) = slot.as_mut()
+        {
+            let _ = c.kill();
+            if let Ok(st) = c.wait() {
+                ended.status[i] = Some(st);
+            }
+            *slot = None;
+            ended.killed[i] = Some("did not stop after the run; killed".into());
+            watch.dead(i);
         }
-    };
+    }
+}
+
+/// The outcome from the children's `reports` (one a child, in order; a
+/// child that sent none failed as `ended` says), timed from `t0`.
+fn merge_reports(reports: &[Vec<u8>], ended: &Ended, t0: u64, cpu: CpuTimes) -> Result<Outcome> {
+    let n = reports.len();
     let mut stats = WorkerStats::default();
     let mut per_worker = Vec::with_capacity(n);
     let (mut extras, mut failures) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut end = t0;
-    // every child has ended or was killed: every pipe is closed
-    let reports = mail.join().map_err(|_| {
-        anyhow::anyhow!("internal error: the reader of the workers' reports panicked")
-    })?;
     for (i, bytes) in reports.iter().enumerate() {
         let rep: Option<Report> = serde_json::from_slice(bytes).ok();
-        let died = || {
-            let how = match status[i] {
-                Some(st) => match st.signal() {
-                    Some(sig) => format!("killed by signal {sig}"),
-                    None => format!("exited with status {}", st.code().unwrap_or(-1)),
-                },
-                None => "did not end".to_string(),
-            };
-            killed[i].clone().unwrap_or(how)
-        };
         let (s, failure, extra) = match rep {
             Some(r) => {
                 let s = WorkerStats::from_wire(&r.stats)
@@ -616,7 +681,7 @@ pub fn run(
             }
             None => (
                 WorkerStats::default(),
-                Some(died()),
+                Some(ended.died(i)),
                 serde_json::Value::Null,
             ),
         };

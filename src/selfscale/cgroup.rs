@@ -15,6 +15,7 @@
 //! - cgroup v1: the child's `memory.limit_in_bytes` in the memory
 //!   hierarchy.
 
+use crate::env::MountInfo;
 use std::path::{Path, PathBuf};
 
 /// Which interface bounds the memory.
@@ -81,76 +82,97 @@ pub fn probe() -> Probe {
         crate::env::parse_mountinfo(&read(Path::new("/proc/self/mountinfo")).unwrap_or_default());
     let own = own_cgroups();
     let mut why_not = Vec::new();
-    // v2
-    match mounts.iter().find(|m| m.fs_type == "cgroup2") {
-        None => why_not.push("cgroup v2 is not mounted".to_string()),
-        Some(m) => {
-            let rel = own
-                .iter()
-                .find(|(c, _)| c.is_empty())
-                .map(|(_, p)| p.clone())
-                .unwrap_or_else(|| "/".into());
-            let dir = Path::new(&m.mount_point).join(rel.trim_start_matches('/'));
-            let has = |f: &str| {
-                read(&dir.join(f)).is_some_and(|s| s.split_whitespace().any(|c| c == "memory"))
-            };
-            if !has("cgroup.controllers") {
-                why_not.push(format!(
-                    "cgroup v2 at {} has no memory controller",
-                    dir.display()
-                ));
-            } else if !has("cgroup.subtree_control") {
-                why_not.push(format!(
-                    "cgroup v2: the memory controller is not enabled for children of {} (its cgroup.subtree_control; run iogauge in a cgroup with memory delegated, e.g. systemd-run --scope -p Delegate=yes)",
-                    dir.display()
-                ));
-            } else if !writable(&dir) {
-                why_not.push(format!(
-                    "cgroup v2: {} is not writable (run as root or in a delegated cgroup)",
-                    dir.display()
-                ));
+    for version in [Version::V2, Version::V1] {
+        let (found, who) = match version {
+            Version::V2 => (
+                v2(&mounts, &own),
+                ("cgroup v2", "run as root or in a delegated cgroup"),
+            ),
+            Version::V1 => (v1(&mounts, &own), ("cgroup v1", "run as root")),
+        };
+        let found = found.and_then(|dir| {
+            if writable(&dir) {
+                Ok(dir)
             } else {
+                Err(format!(
+                    "{}: {} is not writable ({})",
+                    who.0,
+                    dir.display(),
+                    who.1
+                ))
+            }
+        });
+        match found {
+            Ok(dir) => {
                 return Probe {
-                    found: Some((Version::V2, dir)),
+                    found: Some((version, dir)),
                     why_not,
                 };
             }
-        }
-    }
-    // v1
-    let v1 = mounts
-        .iter()
-        .find(|m| m.fs_type == "cgroup" && m.super_options.split(',').any(|o| o == "memory"));
-    match v1 {
-        None => why_not.push("cgroup v1 has no memory hierarchy mounted".to_string()),
-        Some(m) => {
-            let rel = own
-                .iter()
-                .find(|(c, _)| c.split(',').any(|x| x == "memory"))
-                .map(|(_, p)| p.clone())
-                .unwrap_or_else(|| "/".into());
-            let dir = Path::new(&m.mount_point).join(rel.trim_start_matches('/'));
-            if !dir.join("memory.limit_in_bytes").exists() {
-                why_not.push(format!(
-                    "cgroup v1: {} has no memory.limit_in_bytes",
-                    dir.display()
-                ));
-            } else if !writable(&dir) {
-                why_not.push(format!(
-                    "cgroup v1: {} is not writable (run as root)",
-                    dir.display()
-                ));
-            } else {
-                return Probe {
-                    found: Some((Version::V1, dir)),
-                    why_not,
-                };
-            }
+            Err(e) => why_not.push(e),
         }
     }
     Probe {
         found: None,
         why_not,
+    }
+}
+
+/// The directory of this process's cgroup (`rel`, from /proc/self/cgroup)
+/// under the hierarchy mounted at `mount_point`; "/" when not listed.
+fn own_dir(mount_point: &str, rel: Option<&String>) -> PathBuf {
+    let rel = rel.map_or("/", |r| r.as_str());
+    Path::new(mount_point).join(rel.trim_start_matches('/'))
+}
+
+/// This process's v2 cgroup, where its children may have the memory
+/// controller; or why not.
+fn v2(mounts: &[MountInfo], own: &[(String, String)]) -> Result<PathBuf, String> {
+    let m = mounts
+        .iter()
+        .find(|m| m.fs_type == "cgroup2")
+        .ok_or("cgroup v2 is not mounted")?;
+    let dir = own_dir(
+        &m.mount_point,
+        own.iter().find(|(c, _)| c.is_empty()).map(|(_, p)| p),
+    );
+    let has =
+        |f: &str| read(&dir.join(f)).is_some_and(|s| s.split_whitespace().any(|c| c == "memory"));
+    if !has("cgroup.controllers") {
+        Err(format!(
+            "cgroup v2 at {} has no memory controller",
+            dir.display()
+        ))
+    } else if !has("cgroup.subtree_control") {
+        Err(format!(
+            "cgroup v2: the memory controller is not enabled for children of {} (its cgroup.subtree_control; run iogauge in a cgroup with memory delegated, e.g. systemd-run --scope -p Delegate=yes)",
+            dir.display()
+        ))
+    } else {
+        Ok(dir)
+    }
+}
+
+/// This process's v1 memory cgroup, where a child may be limited; or why
+/// not.
+fn v1(mounts: &[MountInfo], own: &[(String, String)]) -> Result<PathBuf, String> {
+    let m = mounts
+        .iter()
+        .find(|m| m.fs_type == "cgroup" && m.super_options.split(',').any(|o| o == "memory"))
+        .ok_or("cgroup v1 has no memory hierarchy mounted")?;
+    let dir = own_dir(
+        &m.mount_point,
+        own.iter()
+            .find(|(c, _)| c.split(',').any(|x| x == "memory"))
+            .map(|(_, p)| p),
+    );
+    if !dir.join("memory.limit_in_bytes").exists() {
+        Err(format!(
+            "cgroup v1: {} has no memory.limit_in_bytes",
+            dir.display()
+        ))
+    } else {
+        Ok(dir)
     }
 }
 

@@ -705,17 +705,7 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
     let started = crate::report::now_rfc3339();
     let mut lines = setup.lines.clone();
     let guard = enter_cgroup(setup.memory_limit, &mut lines)?;
-    let mut settings = setup.settings.clone();
-    if let Some(g) = &guard {
-        settings.memory_limit = Some(g.limit());
-        settings.memory_limit_via = Some(g.version().via().to_string());
-        lines.push(format!(
-            "page cache: {} in {} set to {}",
-            g.version().via(),
-            g.path().display(),
-            short_bytes(g.limit())
-        ));
-    }
+    let settings = bounded_settings(setup, guard.as_ref(), &mut lines);
     let mut model = Model::new(
         setup.environment.clone(),
         settings.clone(),
@@ -730,35 +720,8 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
         settings: settings.clone(),
         ranges: setup.ranges.clone(),
     };
-    let mut error = None;
-    let mut result = None;
-    let mut bench = setup.bench.clone();
-    if bench.warm_limit.is_some() {
-        // the bound as entered (an automatic one that could not be set
-        // leaves the machine's whole memory to the cache)
-        (bench.warm_limit, bench.cache_bytes) =
-            cache_prep(false, false, false, guard.as_ref().map(|g| g.limit()));
-    }
-    match Bench::new(bench, observer) {
-        Ok(Some(mut b)) => {
-            match explore::explore(&setup.plan, &mut b, &mut model) {
-                Ok(_) => {}
-                Err(e) => {
-                    model.complete = false;
-                    error = Some(e);
-                }
-            }
-            result = Some(b.result(
-                "selfscale",
-                &plan,
-                setup.environment.clone(),
-                started.clone(),
-                model.complete,
-            ));
-        }
-        Ok(None) => {}
-        Err(e) => error = Some(e),
-    }
+    let limit = guard.as_ref().map(|g| g.limit());
+    let (result, error) = explore_with_bench(setup, &plan, &mut model, limit, &started, observer);
     if let Some(g) = &guard
         && let Some(peak) = g.peak()
     {
@@ -810,6 +773,64 @@ pub fn run(setup: &Setup, out: &Path, observer: &dyn Observer) -> Result<Built> 
         files,
         error,
     })
+}
+
+/// The settings as measured: the memory cgroup's bound, when the workers
+/// run in one (named in `lines`).
+fn bounded_settings(
+    setup: &Setup,
+    guard: Option<&cgroup::MemoryCgroup>,
+    lines: &mut Vec<String>,
+) -> Settings {
+    let mut settings = setup.settings.clone();
+    if let Some(g) = guard {
+        settings.memory_limit = Some(g.limit());
+        settings.memory_limit_via = Some(g.version().via().to_string());
+        lines.push(format!(
+            "page cache: {} in {} set to {}",
+            g.version().via(),
+            g.path().display(),
+            short_bytes(g.limit())
+        ));
+    }
+    settings
+}
+
+/// Explore into `model` with the benchmark (the page cache bounded by
+/// `limit`, the cgroup's): the result of what it measured, none when the
+/// benchmark could not start, and the error that stopped it.
+fn explore_with_bench(
+    setup: &Setup,
+    plan: &result::Plan,
+    model: &mut Model,
+    limit: Option<u64>,
+    started: &str,
+    observer: &dyn Observer,
+) -> (Option<RunResult>, Option<anyhow::Error>) {
+    let mut bench = setup.bench.clone();
+    if bench.warm_limit.is_some() {
+        // the bound as entered (an automatic one that could not be set
+        // leaves the machine's whole memory to the cache)
+        (bench.warm_limit, bench.cache_bytes) = cache_prep(false, false, false, limit);
+    }
+    match Bench::new(bench, observer) {
+        Ok(Some(mut b)) => {
+            let error = explore::explore(&setup.plan, &mut b, model).err();
+            if error.is_some() {
+                model.complete = false;
+            }
+            let result = b.result(
+                "selfscale",
+                plan,
+                setup.environment.clone(),
+                started.to_string(),
+                model.complete,
+            );
+            (Some(result), error)
+        }
+        Ok(None) => (None, None),
+        Err(e) => (None, Some(e)),
+    }
 }
 
 /// What `--validate` was asked.

@@ -374,21 +374,16 @@ pub struct Correction {
     pub log_factor_iops: f64,
 }
 
-fn one_in_flight() -> u16 {
-    1
-}
-
-fn is_one(d: &u16) -> bool {
-    *d == 1
-}
-
 /// How the points were measured.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     pub engine: String,
     pub direct: bool,
     /// Requests each worker kept in flight (absent: 1).
-    #[serde(default = "one_in_flight", skip_serializing_if = "is_one")]
+    #[serde(
+        default = "crate::session::generic::one_in_flight",
+        skip_serializing_if = "crate::session::generic::is_one"
+    )]
     pub iodepth: u16,
     /// never or every=N.
     pub fsync: String,

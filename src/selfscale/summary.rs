@@ -19,6 +19,18 @@ fn at(r: &Region, p: Param, v: f64) -> Option<f64> {
     value_at(r.curve(p)?, v)
 }
 
+/// Each region's throughput at `p` = 1 over its throughput at `p` = 0,
+/// where both were measured and the latter is above zero.
+fn one_against_zero<'a>(regions: &[&'a Region], p: Param) -> Vec<(&'a Region, f64)> {
+    regions
+        .iter()
+        .filter_map(|r| {
+            let (zero, one) = (at(r, p, 0.0)?, at(r, p, 1.0)?);
+            (zero > 0.0).then(|| (*r, one / zero))
+        })
+        .collect()
+}
+
 fn ends(r: &Region, p: Param) -> Option<(&Point, &Point)> {
     let c = r.curve(p)?;
     Some((c.points.first()?, c.points.last()?))
@@ -155,13 +167,7 @@ fn request_size(m: &[Boundary], regions: &[&Region], out: &mut Vec<String>) {
 
 /// Reads against writes (readFrac 1 against 0) in each region.
 fn reads_and_writes(m: &[Boundary], regions: &[&Region], out: &mut Vec<String>) {
-    let rw: Vec<(&Region, f64)> = regions
-        .iter()
-        .filter_map(|r| {
-            let (w, rd) = (at(r, Param::ReadFrac, 0.0)?, at(r, Param::ReadFrac, 1.0)?);
-            (w > 0.0).then(|| (*r, rd / w))
-        })
-        .collect();
+    let rw = one_against_zero(regions, Param::ReadFrac);
     let class = |x: f64| {
         if x > 1.1 {
             "reads are faster than writes"
@@ -236,13 +242,7 @@ fn concurrency(m: &[Boundary], regions: &[&Region], out: &mut Vec<String>) {
 
 /// Where sequentiality helps (seqFrac 1 against 0) and where little.
 fn sequentiality(m: &[Boundary], regions: &[&Region], out: &mut Vec<String>) {
-    let sq: Vec<(&Region, f64)> = regions
-        .iter()
-        .filter_map(|r| {
-            let (a, b) = (at(r, Param::SeqFrac, 0.0)?, at(r, Param::SeqFrac, 1.0)?);
-            (a > 0.0).then(|| (*r, b / a))
-        })
-        .collect();
+    let sq = one_against_zero(regions, Param::SeqFrac);
     let helps: Vec<&(&Region, f64)> = sq.iter().filter(|x| x.1 >= 1.2).collect();
     let little: Vec<&(&Region, f64)> = sq.iter().filter(|x| x.1 < 1.2).collect();
     let names = |v: &[&(&Region, f64)]| {

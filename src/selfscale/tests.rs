@@ -802,6 +802,24 @@ fn worst_product_miss(
     worst
 }
 
+/// `at` with each pair of `xs` × `ys` set into it by `set`.
+fn pairs<A: Copy, B: Copy>(
+    at: Workload,
+    xs: &[A],
+    ys: &[B],
+    set: fn(&mut Workload, A, B),
+) -> Vec<Workload> {
+    let mut v = Vec::new();
+    for &x in xs {
+        for &y in ys {
+            let mut w = at;
+            set(&mut w, x, y);
+            v.push(w);
+        }
+    }
+    v
+}
+
 /// Writers fall off with uniqueBytes (dirty pages to write back) and
 /// readers do not: the uniqueBytes effect depends on readFrac,
 /// log-linearly.
@@ -863,17 +881,10 @@ fn caches_shared_by_processes(w: &Workload) -> f64 {
 fn a_size_by_processnum_interaction_is_measured_and_predicted() {
     let m = build(caches_shared_by_processes);
     let worst_product = worst_product_miss(&m, &caches_shared_by_processes, &|at| {
-        let mut v = Vec::new();
-        for process_num in [1, 2, 3, 4, 6, 8] {
-            for read_frac in [0.0, 0.5, 1.0] {
-                v.push(Workload {
-                    process_num,
-                    read_frac,
-                    ..at
-                });
-            }
-        }
-        v
+        pairs(at, &[1, 2, 3, 4, 6, 8], &[0.0, 0.5, 1.0], |w, p, r| {
+            w.process_num = p;
+            w.read_frac = r;
+        })
     });
     assert!(worst_product > 0.3, "{worst_product}");
 }
@@ -961,17 +972,11 @@ fn a_request_size_by_uniquebytes_interaction_is_measured_and_predicted() {
             .all(|p| p.workload.size_mean == 256 << 10)
     );
     let worst_product = worst_product_miss(&m, &bandwidth_bound_large_requests, &|at| {
-        let mut v = Vec::new();
-        for size_mean in [4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20] {
-            for process_num in [1, 2, 4] {
-                v.push(Workload {
-                    size_mean,
-                    process_num,
-                    ..at
-                });
-            }
-        }
-        v
+        let sizes = [4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20];
+        pairs(at, &sizes, &[1, 2, 4], |w, s, p| {
+            w.size_mean = s;
+            w.process_num = p;
+        })
     });
     assert!(worst_product > 0.3, "{worst_product}");
 }

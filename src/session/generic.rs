@@ -23,7 +23,7 @@ pub struct IoSetup {
     pub engine: Choice,
     pub direct: bool,
     /// Requests each worker keeps in flight.
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    #[serde(default = "one_in_flight", skip_serializing_if = "is_one")]
     pub iodepth: u16,
     pub fsync: FsyncPolicy,
     pub fdatasync: bool,
@@ -32,11 +32,12 @@ pub struct IoSetup {
     pub cold: bool,
 }
 
-fn one() -> u16 {
+/// The depth a serialised iodepth takes when absent (and is left out at).
+pub(crate) fn one_in_flight() -> u16 {
     1
 }
 
-fn is_one(d: &u16) -> bool {
+pub(crate) fn is_one(d: &u16) -> bool {
     *d == 1
 }
 

@@ -591,22 +591,20 @@ mod tests {
     #[test]
     fn set_size_rules() {
         let mut c = Config::default();
-        run(&mut c, "set size 1000 2000").unwrap();
-        assert_eq!((c.size_low, c.size_high), (1000, 2000));
-        run(&mut c, "set size 3000").unwrap();
-        assert_eq!((c.size_low, c.size_high), (3000, 3000));
-        run(&mut c, "set size 3000 100").unwrap();
-        assert_eq!((c.size_low, c.size_high), (3000, 3000));
-        run(&mut c, "set size 10 -5").unwrap();
-        assert_eq!((c.size_low, c.size_high), (10, 10));
-        run(&mut c, "set size 10 x").unwrap();
-        assert_eq!((c.size_low, c.size_high), (10, 10));
-        // H is atoi() from the first space on; atoi skips the extra blanks.
-        run(&mut c, "set size 20  500").unwrap();
-        assert_eq!((c.size_low, c.size_high), (20, 500));
-        // A leading space makes strchr find it first: H = atoi(" 30 40") = 30.
-        run(&mut c, "set size  30 40").unwrap();
-        assert_eq!((c.size_low, c.size_high), (30, 30));
+        for (line, bounds) in [
+            ("set size 1000 2000", (1000, 2000)),
+            ("set size 3000", (3000, 3000)),
+            ("set size 3000 100", (3000, 3000)),
+            ("set size 10 -5", (10, 10)),
+            ("set size 10 x", (10, 10)),
+            // H is atoi() from the first space on; atoi skips the extra blanks.
+            ("set size 20  500", (20, 500)),
+            // A leading space makes strchr find it first: H = atoi(" 30 40") = 30.
+            ("set size  30 40", (30, 30)),
+        ] {
+            run(&mut c, line).unwrap();
+            assert_eq!((c.size_low, c.size_high), bounds, "{line}");
+        }
         for bad in [
             "set size",
             "set size ",

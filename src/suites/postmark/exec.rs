@@ -44,12 +44,12 @@ use crate::measure::clock::now_ns;
 use crate::measure::{Direction, OpKind};
 use crate::report::RunResult;
 use crate::runner::workdir::io_reason;
-use crate::runner::{self, Ctx, Io, NoProgress, StopRule, Worker};
+use crate::runner::{self, Ctx, Io, NoProgress, StopRule, Transactions, Tx, Worker};
 use crate::session::Setup;
 use crate::suites::postmark::config::Config;
 use crate::suites::postmark::plan::{Clock, FileRef, Op, Plan, RunSummary};
 use crate::suites::postmark::report::ReportTimes;
-use crate::suites::postmark::{Figures, Rates, StreamFigures};
+use crate::suites::postmark::{Counts, Figures, Rates, StreamFigures};
 
 /// The op kinds a PostMark stream records.
 pub const KINDS: [OpKind; 5] = [
@@ -302,7 +302,7 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
     let threads = opts.threads.max(1);
     let engine = opts.engine(cfg);
     let setup = setup_of(cfg, opts)?;
-    let session = setup.begin().map_err(refused)?;
+    let mut session = setup.begin().map_err(refused)?;
     // the plans (the file tables) once the run is known to fit
     let mut plans = Vec::with_capacity(threads);
     for k in 0..threads {
@@ -314,24 +314,7 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
         .iter()
         .map(|p| p.strip_prefix(".").unwrap_or(p).to_path_buf())
         .collect();
-
-    // Each stream's roots: the work directories, or a directory per stream in each.
-    let mut roots: Vec<Vec<PathBuf>> = Vec::with_capacity(threads);
-    for k in 0..threads {
-        let mut r = Vec::with_capacity(work_dirs.len());
-        for w in &work_dirs {
-            if threads == 1 {
-                r.push(w.clone());
-            } else {
-                let d = w.join(format!("stream{k}"));
-                std::fs::create_dir(&d).map_err(|e| {
-                    anyhow::anyhow!("cannot create the stream directory {}: {e}", d.display())
-                })?;
-                r.push(d);
-            }
-        }
-        roots.push(r);
-    }
+    let roots = stream_roots(&work_dirs, threads)?;
 
     let layout = Layout::of(cfg);
     let ends: Vec<OnceLock<StreamReport>> = (0..threads).map(|_| OnceLock::new()).collect();
@@ -351,8 +334,66 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
     }
     let mut outcome = runner::run(StopRule::default(), workers, &NoProgress);
 
-    let streams: Vec<StreamReport> = ends
-        .into_iter()
+    let streams = stream_reports(ends, cfg);
+    let summary = aggregate_summary(&streams);
+    let marks = aggregate_marks(&streams);
+    let finished = streams.iter().all(|s| s.finished);
+    let interrupted = outcome.interrupted;
+    if let Some(m) = &marks {
+        // The result's elapsed time is PostMark's: t0 to t3.
+        outcome.elapsed = Duration::from_nanos(m[3].ns.saturating_sub(m[0].ns));
+    }
+    let plan = super::Plan {
+        config: cfg.clone(),
+        threads,
+        engine,
+        work_dirs: work_dirs.iter().map(|p| p.display().to_string()).collect(),
+    };
+    session.result_mut().config = serde_json::to_value(&plan).unwrap_or_default();
+    let mut result = session.finish(&outcome);
+    fix_write_bytes(&mut result, &outcome);
+    if result.error.is_none() {
+        result.error = run_error(&streams, &summary);
+    }
+    result.complete = !interrupted && finished && result.error.is_none();
+    // PostMark prints its report when every stream reached its end
+    let report = marks.filter(|_| finished && !interrupted);
+    result.set_figures(&figures(&streams, &summary, marks, report));
+
+    Ok(RunOutput {
+        result,
+        streams,
+        summary,
+        interrupted,
+    })
+}
+
+/// Each stream's roots: the work directories, or a directory per stream in
+/// each.
+fn stream_roots(work_dirs: &[PathBuf], threads: usize) -> Result<Vec<Vec<PathBuf>>> {
+    let mut roots: Vec<Vec<PathBuf>> = Vec::with_capacity(threads);
+    for k in 0..threads {
+        let mut r = Vec::with_capacity(work_dirs.len());
+        for w in work_dirs {
+            if threads == 1 {
+                r.push(w.clone());
+            } else {
+                let d = w.join(format!("stream{k}"));
+                std::fs::create_dir(&d).map_err(|e| {
+                    anyhow::anyhow!("cannot create the stream directory {}: {e}", d.display())
+                })?;
+                r.push(d);
+            }
+        }
+        roots.push(r);
+    }
+    Ok(roots)
+}
+
+/// What each stream did; a stream that never reported (its worker never
+/// ran) did nothing of its plan.
+fn stream_reports(ends: Vec<OnceLock<StreamReport>>, cfg: &Config) -> Vec<StreamReport> {
+    ends.into_iter()
         .enumerate()
         .map(|(k, e)| {
             e.into_inner().unwrap_or_else(|| StreamReport {
@@ -370,66 +411,54 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
                 planned_bytes_read: 0,
             })
         })
-        .collect();
+        .collect()
+}
 
-    let summary = aggregate_summary(&streams);
-    let marks = aggregate_marks(&streams);
-    let finished = streams.iter().all(|s| s.finished);
-    let interrupted = outcome.interrupted;
-    if let Some(m) = &marks {
-        // The result's elapsed time is PostMark's: t0 to t3.
-        outcome.elapsed = Duration::from_nanos(m[3].ns.saturating_sub(m[0].ns));
-    }
-    let plan = super::Plan {
-        config: cfg.clone(),
-        threads,
-        engine,
-        work_dirs: work_dirs.iter().map(|p| p.display().to_string()).collect(),
-    };
-    let mut session = session;
-    session.result_mut().config = serde_json::to_value(&plan).unwrap_or_default();
-    let mut result = session.finish(&outcome);
-    fix_write_bytes(&mut result, &outcome);
+/// Why a run failed though the session saw no error: I/O errors, or out
+/// of files.
+fn run_error(streams: &[StreamReport], summary: &RunSummary) -> Option<String> {
     let io_errors: u64 = streams.iter().map(|s| s.io_errors).sum();
     let out_of_space = streams.iter().any(|s| s.out_of_space);
-    if result.error.is_none() {
-        if let Some(first) = streams.iter().find_map(|s| s.first_error.clone()) {
-            result.error = Some(format!(
-                "{}{io_errors} I/O error(s); the first: {first}",
-                if out_of_space { "out of space: " } else { "" }
-            ));
-        } else if summary.out_of_files {
-            result.error = Some(
-                "out of files: for this workload, either increase the number of files or decrease the number of transactions"
-                    .into(),
-            );
-        }
+    if let Some(first) = streams.iter().find_map(|s| s.first_error.clone()) {
+        Some(format!(
+            "{}{io_errors} I/O error(s); the first: {first}",
+            if out_of_space { "out of space: " } else { "" }
+        ))
+    } else if summary.out_of_files {
+        Some(
+            "out of files: for this workload, either increase the number of files or decrease the number of transactions"
+                .into(),
+        )
+    } else {
+        None
     }
-    result.complete = !interrupted && finished && result.error.is_none();
-    // PostMark prints its report when every stream reached its end
-    let report = marks
-        .filter(|_| finished && !interrupted)
-        .map(|m| super::ReportFigures {
+}
+
+/// The run's figures: PostMark's counters over all streams, the rates over
+/// the phases (`marks`), and what PostMark's report divides when it prints
+/// one (`report`: the marks of a run that reached its end).
+fn figures(
+    streams: &[StreamReport],
+    summary: &RunSummary,
+    marks: Option<[Mark; 4]>,
+    report: Option<[Mark; 4]>,
+) -> Figures {
+    Figures {
+        counts: Counts::of(summary),
+        transactions: summary.transactions,
+        transactions_done: summary.transactions_done,
+        out_of_files: summary.out_of_files,
+        rates: marks.map(|m| rates(summary, &Phases::from_marks(&m))),
+        streams: (streams.len() > 1).then(|| streams.iter().map(stream_figures).collect()),
+        io_errors: streams.iter().map(|s| s.io_errors).sum(),
+        out_of_space: streams.iter().any(|s| s.out_of_space),
+        planned_bytes_written: streams.iter().map(|s| s.planned_bytes_written).sum(),
+        report: report.map(|m| super::ReportFigures {
             bytes_read: summary.bytes_read,
             bytes_written: summary.bytes_written,
             times: ReportTimes::from_timestamps(m[0].secs, m[1].secs, m[2].secs, m[3].secs),
-        });
-    result.set_figures(&Figures {
-        io_errors,
-        out_of_space,
-        planned_bytes_written: streams.iter().map(|s| s.planned_bytes_written).sum(),
-        report,
-        rates: marks.map(|m| rates(&summary, &Phases::from_marks(&m))),
-        streams: (threads > 1).then(|| streams.iter().map(stream_figures).collect()),
-        ..counts(&summary)
-    });
-
-    Ok(RunOutput {
-        result,
-        streams,
-        summary,
-        interrupted,
-    })
+        }),
+    }
 }
 
 /// The largest single transfer of a run: a read is at most one read block,
@@ -558,12 +587,19 @@ impl Names {
     }
 }
 
-/// One PostMark stream: a plan, an engine and a set of roots.
+/// One PostMark stream: its engine and its walk through its plan.
 struct Stream<'a> {
+    engine: Io,
+    walk: Walk<'a>,
+}
+
+/// A stream's walk through its plan (its file names, roots and counters):
+/// everything of a stream but its engine, which the runner lends to each
+/// transaction.
+struct Walk<'a> {
     index: usize,
     seed: i32,
     plan: Plan,
-    engine: Io,
     names: Names,
     roots: Vec<PathBuf>,
     read_block: usize,
@@ -582,6 +618,45 @@ struct Stream<'a> {
     /// The real sizes of the files (by number) that differ from the plan's,
     /// because a write to them failed or fell short.
     short_files: HashMap<u32, u64>,
+    /// When the transaction under way began (its time runs from the end of
+    /// the one before, or from a phase mark or a progress dot).
+    tx_start: u64,
+    /// Whether the plan ran to its end, once the walk ended itself (the
+    /// plan was over, or the run stopped between two ops).
+    finished: Option<bool>,
+}
+
+/// Wrote a file: what the engine took, whether that fell short or an error
+/// came, and the clock at the close.
+struct Written {
+    bytes: u64,
+    short: bool,
+    done: u64,
+}
+
+/// The transfers of `size` bytes in `block`-byte pieces: `(offset, length)`
+/// of whole blocks, then the remainder, which may be 0 bytes (PostMark's
+/// `read_file` and `write_blocks` loops).
+fn pieces(size: usize, block: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..=size / block).map(move |k| {
+        let off = k * block;
+        (off, (size - off).min(block))
+    })
+}
+
+/// Whether `op` belongs to a transaction that goes on after it (its read or
+/// append, its create or delete; [`Op::TransactionEnd`] closes it).
+fn within_transaction(op: Op) -> bool {
+    matches!(
+        op,
+        Op::Read { .. }
+            | Op::Append { .. }
+            | Op::Create { initial: false, .. }
+            | Op::Delete {
+                final_phase: false,
+                ..
+            }
+    )
 }
 
 impl<'a> Stream<'a> {
@@ -600,10 +675,8 @@ impl<'a> Stream<'a> {
         let (create_how, append_how) = if engine.info().caps.buffered {
             (
                 OpenHow {
-                    write: true,
-                    create: true,
-                    truncate: true,
-                    ..OpenHow::default()
+                    read: false,
+                    ..OpenHow::CREATE
                 },
                 OpenHow {
                     append: true,
@@ -614,23 +687,19 @@ impl<'a> Stream<'a> {
         } else {
             (
                 OpenHow {
-                    read: true,
-                    write: true,
                     create: true,
-                    ..OpenHow::default()
+                    ..OpenHow::READ_WRITE
                 },
                 OpenHow {
-                    read: true,
                     append: true,
-                    ..OpenHow::default()
+                    ..OpenHow::READ
                 },
             )
         };
-        Stream {
+        let walk = Walk {
             index,
             seed,
             plan,
-            engine,
             names: Names::new(roots),
             roots: roots.to_vec(),
             read_block: cfg.read_block.max(1) as usize,
@@ -646,9 +715,14 @@ impl<'a> Stream<'a> {
             first_error: None,
             out_of_space: false,
             short_files: HashMap::new(),
-        }
+            tx_start: 0,
+            finished: None,
+        };
+        Stream { engine, walk }
     }
+}
 
+impl Walk<'_> {
     fn say(&self, text: &str) {
         if let (Some(say), false) = (self.say, text.is_empty()) {
             say(text);
@@ -683,21 +757,17 @@ impl<'a> Stream<'a> {
     /// blocks, then the remainder (possibly 0 bytes), as `write_blocks` and
     /// `fwrite_blocks` do. Returns the bytes the engine took.
     #[inline]
-    fn write_blocks(&mut self, fid: FileId, size: usize) -> u64 {
+    fn write_blocks(&mut self, io: &mut Io, fid: FileId, size: usize) -> u64 {
         let wb = self.write_block;
-        let mut off = 0;
-        let mut left = size;
         let mut done = 0;
-        let mut k = 0;
-        loop {
-            let n = left.min(wb);
+        for (k, (off, n)) in pieces(size, wb).enumerate() {
             let slot = if self.layout.source_blocks > 0 {
                 k as u16
             } else {
                 if n > 0 && self.slot_src != off {
                     let src = self.plan.source();
                     let take = wb.min(src.len() - off).min(self.layout.slot_len);
-                    self.engine.buf_mut(0)[..take].copy_from_slice(&src[off..off + take]);
+                    io.buf_mut(0)[..take].copy_from_slice(&src[off..off + take]);
                     self.slot_src = off;
                 }
                 0
@@ -706,136 +776,131 @@ impl<'a> Stream<'a> {
                 slot,
                 ..Req::write(fid, off as u64, n as u32)
             };
-            match self.engine.exec(req) {
+            match io.exec(req) {
                 Ok(c) => done += c.bytes,
                 Err(e) => self.io_error(
-                    format!(
-                        "writing {}: {}",
-                        self.engine.path(fid).display(),
-                        io_reason(&e)
-                    ),
+                    format!("writing {}: {}", io.path(fid).display(), io_reason(&e)),
                     &e,
                 ),
             }
-            if left < wb {
-                break;
-            }
-            off += wb;
-            left -= wb;
-            k += 1;
         }
         done
     }
 
+    /// Open `file` as `how`, write `bytes` bytes of the text source to it
+    /// and close it.
     #[inline]
-    fn close(&mut self, fid: FileId, file: FileRef) {
-        if let Err(e) = self.engine.close(fid) {
+    fn write_file(
+        &mut self,
+        io: &mut Io,
+        file: FileRef,
+        how: OpenHow,
+        bytes: u32,
+    ) -> std::io::Result<Written> {
+        let fid = io.open(self.names.path(file), how)?;
+        let errors = self.io_errors;
+        let n = self.write_blocks(io, fid, bytes as usize);
+        self.close(io, fid, file);
+        Ok(Written {
+            done: now_ns(),
+            bytes: n,
+            short: n != u64::from(bytes) || self.io_errors != errors,
+        })
+    }
+
+    #[inline]
+    fn close(&mut self, io: &mut Io, fid: FileId, file: FileRef) {
+        if let Err(e) = io.close(fid) {
             let path = self.names.path(file).display().to_string();
             self.io_error(format!("closing {path}: {}", io_reason(&e)), &e);
         }
     }
 
     #[inline]
-    fn create(&mut self, ctx: &mut Ctx, file: FileRef, size: u32) {
+    fn create(&mut self, tx: &mut Tx, file: FileRef, size: u32) {
         let t = now_ns();
-        let path = self.names.path(file);
-        match self.engine.open(path, self.create_how) {
-            Ok(fid) => {
-                let errors = self.io_errors;
-                let mut bytes = self.write_blocks(fid, size as usize);
-                self.close(fid, file);
-                let done = now_ns();
-                if bytes != u64::from(size) || self.io_errors != errors {
-                    bytes = self.on_disk(file, 0, bytes);
-                }
-                ctx.record_op(OpKind::Create, done - t, bytes, done);
+        match self.write_file(tx.io, file, self.create_how, size) {
+            Ok(w) => {
+                let bytes = if w.short {
+                    self.on_disk(file, 0, w.bytes)
+                } else {
+                    w.bytes
+                };
+                tx.ctx.record_op(OpKind::Create, w.done - t, bytes, w.done);
             }
             Err(e) => self.open_failed("writing", file, e),
         }
     }
 
     #[inline]
-    fn read(&mut self, ctx: &mut Ctx, file: FileRef, size: u32) {
+    fn read(&mut self, tx: &mut Tx, file: FileRef, size: u32) {
         let t = now_ns();
         let path = self.names.path(file);
-        match self.engine.open(path, OpenHow::READ) {
+        match tx.io.open(path, OpenHow::READ) {
             Ok(fid) => {
-                let rb = self.read_block;
                 let slot = self.layout.read_slot();
                 if slot == 0 {
                     self.slot_src = usize::MAX;
                 }
-                let mut off = 0u64;
-                let mut left = size as usize;
                 let mut bytes = 0;
-                loop {
-                    let n = left.min(rb);
+                for (off, n) in pieces(size as usize, self.read_block) {
                     let req = Req {
                         slot,
-                        ..Req::read(fid, off, n as u32)
+                        ..Req::read(fid, off as u64, n as u32)
                     };
-                    match self.engine.exec(req) {
+                    match tx.io.exec(req) {
                         Ok(c) => bytes += c.bytes,
                         Err(e) => self.io_error(
                             format!(
                                 "reading {} at byte {off}: {}",
-                                self.engine.path(fid).display(),
+                                tx.io.path(fid).display(),
                                 io_reason(&e)
                             ),
                             &e,
                         ),
                     }
-                    if left < rb {
-                        break;
-                    }
-                    off += rb as u64;
-                    left -= rb;
                 }
-                self.close(fid, file);
+                self.close(tx.io, fid, file);
                 let done = now_ns();
-                ctx.record_op(OpKind::Read, done - t, bytes, done);
+                tx.ctx.record_op(OpKind::Read, done - t, bytes, done);
             }
             Err(e) => self.open_failed("reading", file, e),
         }
     }
 
     #[inline]
-    fn append(&mut self, ctx: &mut Ctx, file: FileRef, size: u32, bytes: u32) {
+    fn append(&mut self, tx: &mut Tx, file: FileRef, size: u32, bytes: u32) {
         let t = now_ns();
-        let path = self.names.path(file);
-        match self.engine.open(path, self.append_how) {
-            Ok(fid) => {
-                // O_APPEND: the kernel writes at the end; offsets count from
-                // 0 so that the engine issues no lseek.
-                let errors = self.io_errors;
-                let mut n = self.write_blocks(fid, bytes as usize);
-                self.close(fid, file);
-                let done = now_ns();
+        // O_APPEND: the kernel writes at the end; offsets count from 0 so
+        // that the engine issues no lseek.
+        match self.write_file(tx.io, file, self.append_how, bytes) {
+            Ok(w) => {
                 let known = (!self.short_files.is_empty())
                     .then(|| self.short_files.get(&file.number).copied())
                     .flatten();
-                if n != u64::from(bytes) || self.io_errors != errors {
+                let mut n = w.bytes;
+                if w.short {
                     n = self.on_disk(file, known.unwrap_or(u64::from(size)), n);
                 } else if let Some(was) = known {
                     self.short_files.insert(file.number, was + n);
                 }
-                ctx.record_op(OpKind::Append, done - t, n, done);
+                tx.ctx.record_op(OpKind::Append, w.done - t, n, w.done);
             }
             Err(e) => self.open_failed("append", file, e),
         }
     }
 
     #[inline]
-    fn delete(&mut self, ctx: &mut Ctx, file: FileRef) {
+    fn delete(&mut self, tx: &mut Tx, file: FileRef) {
         let t = now_ns();
         let path = self.names.path(file);
-        match self.engine.unlink(path) {
+        match tx.io.unlink(path) {
             Ok(()) => {
                 let done = now_ns();
                 if !self.short_files.is_empty() {
                     self.short_files.remove(&file.number);
                 }
-                ctx.record_op(OpKind::Delete, done - t, 0, done);
+                tx.ctx.record_op(OpKind::Delete, done - t, 0, done);
             }
             Err(e) => self.open_failed("delete", file, e),
         }
@@ -886,65 +951,57 @@ impl<'a> Stream<'a> {
         };
         self.marks[i] = Some(Mark::now());
     }
-}
 
-impl Worker for Stream<'_> {
-    fn kinds(&self) -> &[OpKind] {
-        &KINDS
-    }
-
-    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        // Each file operation is timed whole (open to close): the engine's
-        // own clock reads around every block would only add to it.
-        crate::engine::untimed(|| self.perform(ctx))
-    }
-}
-
-impl Stream<'_> {
-    fn perform(&mut self, ctx: &mut Ctx) -> Result<()> {
-        let mut tx_start = now_ns();
-        let mut finished = true;
-        while let Some(op) = self.plan.next() {
-            if ctx.stopped() {
-                finished = false;
-                break;
-            }
-            match op {
-                Op::Create { file, size, .. } => self.create(ctx, file, size),
-                Op::Read { file, size, .. } => self.read(ctx, file, size),
-                Op::Append {
-                    file, size, bytes, ..
-                } => self.append(ctx, file, size, bytes),
-                Op::Delete { file, .. } => self.delete(ctx, file),
-                Op::TransactionEnd { dot, .. } => {
-                    let now = now_ns();
-                    ctx.record_op(OpKind::Transaction, now - tx_start, 0, now);
-                    tx_start = now;
-                    if dot {
-                        self.say(".");
-                        tx_start = now_ns();
-                    }
+    /// Do one op of the plan.
+    fn perform(&mut self, tx: &mut Tx, op: Op) {
+        match op {
+            Op::Create { file, size, .. } => self.create(tx, file, size),
+            Op::Read { file, size, .. } => self.read(tx, file, size),
+            Op::Append {
+                file, size, bytes, ..
+            } => self.append(tx, file, size, bytes),
+            Op::Delete { file, .. } => self.delete(tx, file),
+            Op::TransactionEnd { dot, .. } => {
+                let now = now_ns();
+                tx.ctx
+                    .record_op(OpKind::Transaction, now - self.tx_start, 0, now);
+                self.tx_start = now;
+                if dot {
+                    self.say(".");
+                    self.tx_start = now_ns();
                 }
-                _ => {
-                    // PostMark reads t0 and t2 before printing, t1 and t3 after.
-                    let clock = op.clock();
-                    if let Some(c @ (Clock::Start | Clock::TransactionsEnd)) = clock {
-                        self.mark(c);
-                    }
-                    self.say(op.output_before());
-                    match op {
-                        Op::CreateSubdirectories { count } => self.make_subdirs(count),
-                        Op::DeleteSubdirectories { count } => self.remove_subdirs(count),
-                        _ => {}
-                    }
-                    self.say(op.output_after());
-                    if let Some(c @ (Clock::TransactionsStart | Clock::End)) = clock {
-                        self.mark(c);
-                        tx_start = now_ns();
-                    }
+            }
+            _ => {
+                // PostMark reads t0 and t2 before printing, t1 and t3 after.
+                let clock = op.clock();
+                if let Some(c @ (Clock::Start | Clock::TransactionsEnd)) = clock {
+                    self.mark(c);
+                }
+                self.say(op.output_before());
+                match op {
+                    Op::CreateSubdirectories { count } => self.make_subdirs(count),
+                    Op::DeleteSubdirectories { count } => self.remove_subdirs(count),
+                    _ => {}
+                }
+                self.say(op.output_after());
+                if let Some(c @ (Clock::TransactionsStart | Clock::End)) = clock {
+                    self.mark(c);
+                    self.tx_start = now_ns();
                 }
             }
         }
+    }
+
+    /// Hand the stream's report over, once the walk is over.
+    fn report(&mut self, ctx: &Ctx) {
+        let finished = match self.finished {
+            Some(f) => f,
+            // The runner stopped the run between two transactions. PostMark's
+            // loop draws the next op before it looks at the stop (and the
+            // plan counts an op when the next is drawn): draw it too; the
+            // plan was finished if there was none.
+            None => self.plan.next().is_none(),
+        };
         let planned = *self.plan.summary();
         let _ = self.end.set(StreamReport {
             stream: self.index,
@@ -964,7 +1021,51 @@ impl Stream<'_> {
             first_error: self.first_error.take(),
             out_of_space: self.out_of_space,
         });
-        Ok(())
+    }
+}
+
+impl Transactions for Walk<'_> {
+    /// One PostMark transaction (its read or append, its create or delete,
+    /// its end), or one op outside the transactions: an initial creation, a
+    /// final deletion, a phase's start or end.
+    fn next(&mut self, tx: &mut Tx) -> Result<bool> {
+        loop {
+            let Some(op) = self.plan.next() else {
+                self.finished = Some(true);
+                return Ok(false);
+            };
+            // PostMark's loop looks at the stop before each op, inside a
+            // transaction too
+            if tx.ctx.stopped() {
+                self.finished = Some(false);
+                return Ok(false);
+            }
+            self.perform(tx, op);
+            if !within_transaction(op) {
+                return Ok(true);
+            }
+        }
+    }
+}
+
+impl Worker for Stream<'_> {
+    fn kinds(&self) -> &[OpKind] {
+        &KINDS
+    }
+
+    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        let Stream { engine, walk } = self;
+        // Each file operation is timed whole (open to close): the engine's
+        // own clock reads around every block would only add to it.
+        crate::engine::untimed(|| {
+            // One transaction at a time, one request in flight (depth 1):
+            // PostMark's stream is ordered (a file is created, written, read
+            // and deleted in the order drawn).
+            walk.tx_start = now_ns();
+            engine.transact(ctx, walk)?;
+            walk.report(ctx);
+            Ok(())
+        })
     }
 }
 
@@ -1049,31 +1150,6 @@ fn per_s(n: f64, secs: f64) -> f64 {
     if secs > 0.0 { n / secs } else { 0.0 }
 }
 
-/// PostMark's counters as figures; the rest is filled in by the caller.
-fn counts(s: &RunSummary) -> Figures {
-    Figures {
-        files_created: s.files_created,
-        files_created_alone: s.base_files,
-        files_created_mixed: s.files_created - s.base_files,
-        files_read: s.files_read,
-        files_appended: s.files_appended,
-        files_deleted: s.files_deleted,
-        files_deleted_alone: s.deleted_alone,
-        files_deleted_mixed: s.files_deleted - s.deleted_alone,
-        bytes_read: s.bytes_read_exact,
-        bytes_written: s.bytes_written_exact,
-        transactions: s.transactions,
-        transactions_done: s.transactions_done,
-        out_of_files: s.out_of_files,
-        rates: None,
-        streams: None,
-        io_errors: 0,
-        out_of_space: false,
-        planned_bytes_written: 0,
-        report: None,
-    }
-}
-
 /// The exact times of a run and the rates over them.
 fn rates(s: &RunSummary, p: &Phases) -> Rates {
     let tx = p.transactions_s;
@@ -1111,16 +1187,7 @@ fn stream_figures(st: &StreamReport) -> StreamFigures {
         out_of_space: st.out_of_space,
         out_of_files: s.out_of_files,
         transactions_done: s.transactions_done,
-        files_created: s.files_created,
-        files_created_alone: s.base_files,
-        files_created_mixed: s.files_created - s.base_files,
-        files_read: s.files_read,
-        files_appended: s.files_appended,
-        files_deleted: s.files_deleted,
-        files_deleted_alone: s.deleted_alone,
-        files_deleted_mixed: s.files_deleted - s.deleted_alone,
-        bytes_read: s.bytes_read_exact,
-        bytes_written: s.bytes_written_exact,
+        counts: Counts::of(s),
         elapsed_s: phases.map(|p| p.elapsed_s),
         creation_s: phases.map(|p| p.creation_s),
         transactions_s: phases.map(|p| p.transactions_s),
@@ -1148,6 +1215,23 @@ mod tests {
             weight: 1,
         }];
         c
+    }
+
+    /// Run `lines` with `opts` in a new directory, which the run must leave
+    /// empty.
+    fn run_lines(lines: &[&str], opts: ExecOptions) -> (Config, RunOutput) {
+        let dir = tempfile::tempdir().unwrap();
+        let c = cfg(dir.path(), lines);
+        let out = run(&c, &opts, None).unwrap();
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        (c, out)
+    }
+
+    fn on(engine: Choice) -> ExecOptions {
+        ExecOptions {
+            engine: Some(engine),
+            ..Default::default()
+        }
     }
 
     fn metric(r: &RunResult, name: &str) -> serde_json::Value {
@@ -1183,10 +1267,8 @@ mod tests {
 
     #[test]
     fn a_run_performs_the_plan_and_leaves_nothing() {
-        let dir = tempfile::tempdir().unwrap();
         for buffering in ["set buffering true", "set buffering false"] {
-            let c = cfg(
-                dir.path(),
+            let (c, out) = run_lines(
                 &[
                     "set number 20",
                     "set transactions 50",
@@ -1194,8 +1276,8 @@ mod tests {
                     "set subdirectories 3",
                     buffering,
                 ],
+                ExecOptions::default(),
             );
-            let out = run(&c, &ExecOptions::default(), None).unwrap();
             let sim = simulate(&c).unwrap();
             assert_eq!(out.summary, sim);
             assert!(out.result.complete, "{:?}", out.result.error);
@@ -1211,7 +1293,6 @@ mod tests {
             assert_eq!(metric(r, "bytes_written"), sim.bytes_written_exact);
             let (report, _) = crate::suites::postmark::reports(r).unwrap();
             assert!(report.starts_with("Time:\n"));
-            assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         }
     }
 
@@ -1237,16 +1318,19 @@ mod tests {
             let ends = [OnceLock::new()];
             let choice = Choice::parse(engine).unwrap();
             let eng = stream_engine(choice, &layout, &c, &plan, 0).unwrap();
-            let mut s = Stream::new(0, 42, &c, plan, eng, &roots, None, &ends[0]);
+            let Stream {
+                engine: mut io,
+                walk: mut s,
+            } = Stream::new(0, 42, &c, plan, eng, &roots, None, &ends[0]);
             let source = s.plan.source().to_vec();
             // the initial creations only
             let mut creates = Vec::new();
             while let Some(op) = s.plan.next() {
                 if let Op::Create { file, size, .. } = op {
                     let path = s.names.path(file).to_path_buf();
-                    let fid = s.engine.open(&path, s.create_how).unwrap();
-                    s.write_blocks(fid, size as usize);
-                    s.close(fid, file);
+                    let fid = io.open(&path, s.create_how).unwrap();
+                    s.write_blocks(&mut io, fid, size as usize);
+                    s.close(&mut io, fid, file);
                     creates.push((path, size));
                 }
                 if matches!(op, Op::BeginTransactions) {
@@ -1265,10 +1349,8 @@ mod tests {
     /// Blocks larger than the files, and odd sizes, with every engine.
     #[test]
     fn blocks_larger_than_files() {
-        let dir = tempfile::tempdir().unwrap();
         for engine in ["buffered", "sync", "psync"] {
-            let c = cfg(
-                dir.path(),
+            let (c, out) = run_lines(
                 &[
                     "set number 20",
                     "set transactions 100",
@@ -1276,13 +1358,8 @@ mod tests {
                     "set read 100000",
                     "set write 70000",
                 ],
+                on(Choice::parse(engine).unwrap()),
             );
-            let opts = ExecOptions {
-                threads: 1,
-                engine: Some(Choice::parse(engine).unwrap()),
-                ..Default::default()
-            };
-            let out = run(&c, &opts, None).unwrap();
             assert!(out.result.complete, "{engine}: {:?}", out.result.error);
             assert_eq!(out.summary, simulate(&c).unwrap());
             assert_eq!(out.result.summary.bytes_read, out.summary.bytes_read_exact);
@@ -1322,20 +1399,17 @@ mod tests {
 
     #[test]
     fn threads_run_independent_streams() {
-        let dir = tempfile::tempdir().unwrap();
-        let c = cfg(
-            dir.path(),
+        let (c, out) = run_lines(
             &[
                 "set number 30",
                 "set transactions 100",
                 "set subdirectories 2",
             ],
+            ExecOptions {
+                threads: 3,
+                ..Default::default()
+            },
         );
-        let opts = ExecOptions {
-            threads: 3,
-            ..Default::default()
-        };
-        let out = run(&c, &opts, None).unwrap();
         assert!(out.result.complete);
         assert_eq!(out.streams.len(), 3);
         let mut created = 0;
@@ -1350,24 +1424,21 @@ mod tests {
         assert_eq!(out.result.ops["transaction"].count, 300);
         let list = metric(&out.result, "streams");
         assert_eq!(list.as_array().unwrap().len(), 3);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         let (_, additions) = crate::suites::postmark::reports(&out.result).unwrap();
         assert!(additions.contains("\n  stream "));
     }
 
     #[test]
     fn out_of_files_is_reported_and_has_no_postmark_report() {
-        let dir = tempfile::tempdir().unwrap();
-        let c = cfg(
-            dir.path(),
+        let (_, out) = run_lines(
             &[
                 "set number 30",
                 "set transactions 1000",
                 "set bias read -1",
                 "set bias create 0",
             ],
+            ExecOptions::default(),
         );
-        let out = run(&c, &ExecOptions::default(), None).unwrap();
         assert!(out.summary.out_of_files);
         assert!(
             crate::suites::postmark::reports(&out.result)
@@ -1383,19 +1454,11 @@ mod tests {
                 .unwrap()
                 .starts_with("out of files")
         );
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]
     fn the_null_engine_touches_no_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let c = cfg(dir.path(), &["set number 50", "set transactions 100"]);
-        let opts = ExecOptions {
-            threads: 1,
-            engine: Some(Choice::NULL),
-            ..Default::default()
-        };
-        let out = run(&c, &opts, None).unwrap();
+        let (c, out) = run_lines(&["set number 50", "set transactions 100"], on(Choice::NULL));
         assert_eq!(out.summary, simulate(&c).unwrap());
         assert!(out.result.complete);
     }

@@ -766,6 +766,18 @@ mod tests {
         }
     }
 
+    impl Capture {
+        /// A session with the default options that writes here.
+        fn session(&self) -> Session<'_> {
+            Session::new(self, ExecOptions::default(), Vec::new())
+        }
+
+        /// The transcript so far.
+        fn text(&self) -> String {
+            self.0.lock().unwrap().clone()
+        }
+    }
+
     fn lines(text: &str) -> Lines {
         Lines(
             text.split_inclusive('\n')
@@ -776,7 +788,7 @@ mod tests {
 
     fn typed(text: &str) -> (String, Config, usize) {
         let cap = Capture::default();
-        let mut s = Session::new(&cap, ExecOptions::default(), Vec::new());
+        let mut s = cap.session();
         s.interact(&mut lines(text));
         let rejected = s.rejected;
         let cfg = s.cfg.clone();
@@ -829,7 +841,7 @@ mod tests {
         let inner = dir.path().join("inner.pmrc");
         std::fs::write(&inner, "set number 9\nquit\nset number 10\n").unwrap();
         let cap = Capture::default();
-        let mut s = Session::new(&cap, ExecOptions::default(), Vec::new());
+        let mut s = cap.session();
         let script = format!(
             "# comment\n\nset seed 0\nload {}\nload /nonexistent/x.pmrc\nset seed 5\nquit\nset seed 6\n",
             inner.display()
@@ -837,7 +849,7 @@ mod tests {
         let flow = s.script("outer.pmrc", script.as_bytes());
         assert_eq!(flow, Flow::Quit);
         assert_eq!((s.cfg.number, s.cfg.seed), (9, 5));
-        let out = cap.0.lock().unwrap().clone();
+        let out = cap.text();
         let want = format!(
             "Reading configuration from file 'outer.pmrc'\n\
              outer.pmrc:1: Eh?\n\
@@ -856,9 +868,9 @@ mod tests {
         let f = dir.path().join("self.pmrc");
         std::fs::write(&f, format!("load {}\n", f.display())).unwrap();
         let cap = Capture::default();
-        let mut s = Session::new(&cap, ExecOptions::default(), Vec::new());
+        let mut s = cap.session();
         s.execute(&format!("load {}", f.display()), Origin::Typed);
-        let out = cap.0.lock().unwrap().clone();
+        let out = cap.text();
         assert_eq!(out.matches("Reading configuration").count(), MAX_LOAD_DEPTH);
         assert!(out.contains("nested more than 32 deep"));
     }
@@ -868,14 +880,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("show.txt");
         let cap = Capture::default();
-        let mut s = Session::new(&cap, ExecOptions::default(), Vec::new());
+        let mut s = cap.session();
         s.execute("set location /x 2", Origin::Typed);
         s.execute(&format!("show {}", target.display()), Origin::Typed);
         s.execute("show /nonexistent/dir/show.txt", Origin::Typed);
         let file = std::fs::read_to_string(&target).unwrap();
         assert!(file.starts_with("Current configuration is:\n"));
         assert!(!file.contains("weight"));
-        let out = cap.0.lock().unwrap().clone();
+        let out = cap.text();
         assert!(out.starts_with(
             "\t/x (weight=2)\nError: Cannot direct output to file '/nonexistent/dir/show.txt'\nCurrent configuration is:\n"
         ), "{out}");
@@ -886,7 +898,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let report = dir.path().join("report.txt");
         let cap = Capture::default();
-        let mut s = Session::new(&cap, ExecOptions::default(), Vec::new());
+        let mut s = cap.session();
         let loc = dir.path().join("loc");
         std::fs::create_dir(&loc).unwrap();
         for l in [
@@ -911,7 +923,7 @@ mod tests {
         }
         let terse = std::fs::read_to_string(&report).unwrap();
         assert_eq!(terse.split(' ').count(), 13, "{terse}");
-        let out = cap.0.lock().unwrap().clone();
+        let out = cap.text();
         assert!(out.starts_with("Creating files...Done\nPerforming transactions..........Done\nDeleting files...Done\n\niogauge: "), "{out}");
         assert!(
             out.contains("t.pmrc:1: Error: cannot use location '"),

@@ -41,26 +41,9 @@ pub struct Plan {
 #[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[schemars(rename = "postmarkFigures")]
 pub struct Figures {
-    /// Files created, initial and during the transactions (failed opens included).
-    pub files_created: i32,
-    /// Files created before the transactions (`set number`, times the streams).
-    pub files_created_alone: i32,
-    /// Files created by transactions.
-    pub files_created_mixed: i32,
-    /// Files read by transactions.
-    pub files_read: i32,
-    /// Files appended to by transactions.
-    pub files_appended: i32,
-    /// Files deleted, by transactions and after them.
-    pub files_deleted: i32,
-    /// Files deleted after the transactions.
-    pub files_deleted_alone: i32,
-    /// Files deleted by transactions.
-    pub files_deleted_mixed: i32,
-    /// Bytes read, exactly (B).
-    pub bytes_read: u64,
-    /// Bytes written, exactly (B): fewer than planned after I/O errors.
-    pub bytes_written: u64,
+    /// Files created, read, appended to and deleted; bytes read and written.
+    #[serde(flatten)]
+    pub counts: Counts,
     /// Transactions asked for (`set transactions`, times the streams).
     pub transactions: i32,
     /// Transactions completed.
@@ -84,6 +67,51 @@ pub struct Figures {
     /// stopped before its end (PostMark prints no report then).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub report: Option<ReportFigures>,
+}
+
+/// PostMark's file and byte counters, exact: a run's over all its streams,
+/// or one stream's.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "postmarkCounts")]
+pub struct Counts {
+    /// Files created, initial and during the transactions (failed opens included).
+    pub files_created: i32,
+    /// Files created before the transactions (`set number` in each stream).
+    pub files_created_alone: i32,
+    /// Files created by transactions.
+    pub files_created_mixed: i32,
+    /// Files read by transactions.
+    pub files_read: i32,
+    /// Files appended to by transactions.
+    pub files_appended: i32,
+    /// Files deleted, by transactions and after them.
+    pub files_deleted: i32,
+    /// Files deleted after the transactions.
+    pub files_deleted_alone: i32,
+    /// Files deleted by transactions.
+    pub files_deleted_mixed: i32,
+    /// Bytes read, exactly (B).
+    pub bytes_read: u64,
+    /// Bytes written, exactly (B): fewer than planned after I/O errors.
+    pub bytes_written: u64,
+}
+
+impl Counts {
+    /// The counters of PostMark's summary `s`.
+    pub fn of(s: &RunSummary) -> Counts {
+        Counts {
+            files_created: s.files_created,
+            files_created_alone: s.base_files,
+            files_created_mixed: s.files_created - s.base_files,
+            files_read: s.files_read,
+            files_appended: s.files_appended,
+            files_deleted: s.files_deleted,
+            files_deleted_alone: s.deleted_alone,
+            files_deleted_mixed: s.files_deleted - s.deleted_alone,
+            bytes_read: s.bytes_read_exact,
+            bytes_written: s.bytes_written_exact,
+        }
+    }
 }
 
 /// A run's exact times and rates: t0..t3 are the start, the first and the
@@ -142,26 +170,10 @@ pub struct StreamFigures {
     pub out_of_files: bool,
     /// Transactions completed.
     pub transactions_done: i32,
-    /// Files created, initial and during its transactions.
-    pub files_created: i32,
-    /// Files created before its transactions.
-    pub files_created_alone: i32,
-    /// Files created by its transactions.
-    pub files_created_mixed: i32,
-    /// Files read.
-    pub files_read: i32,
-    /// Files appended to.
-    pub files_appended: i32,
-    /// Files deleted, by its transactions and after them.
-    pub files_deleted: i32,
-    /// Files deleted after its transactions.
-    pub files_deleted_alone: i32,
-    /// Files deleted by its transactions.
-    pub files_deleted_mixed: i32,
-    /// Bytes read (B).
-    pub bytes_read: u64,
-    /// Bytes written (B).
-    pub bytes_written: u64,
+    /// Its files created, read, appended to and deleted; its bytes read
+    /// and written.
+    #[serde(flatten)]
+    pub counts: Counts,
     /// Its t3 − t0 (s); null when it did not reach its end.
     pub elapsed_s: Option<f64>,
     /// Its t1 − t0 (s).
@@ -195,20 +207,21 @@ pub struct ReportFigures {
 impl Figures {
     /// PostMark's counters, as its report reads them.
     pub fn summary(&self) -> RunSummary {
+        let c = &self.counts;
         RunSummary {
-            base_files: self.files_created_alone,
+            base_files: c.files_created_alone,
             transactions: self.transactions,
-            files_created: self.files_created,
-            files_read: self.files_read,
-            files_appended: self.files_appended,
-            files_deleted: self.files_deleted,
-            deleted_alone: self.files_deleted_alone,
-            bytes_read: self.report.map_or(self.bytes_read as f32, |r| r.bytes_read),
+            files_created: c.files_created,
+            files_read: c.files_read,
+            files_appended: c.files_appended,
+            files_deleted: c.files_deleted,
+            deleted_alone: c.files_deleted_alone,
+            bytes_read: self.report.map_or(c.bytes_read as f32, |r| r.bytes_read),
             bytes_written: self
                 .report
-                .map_or(self.bytes_written as f32, |r| r.bytes_written),
-            bytes_read_exact: self.bytes_read,
-            bytes_written_exact: self.bytes_written,
+                .map_or(c.bytes_written as f32, |r| r.bytes_written),
+            bytes_read_exact: c.bytes_read,
+            bytes_written_exact: c.bytes_written,
             transactions_done: self.transactions_done,
             out_of_files: self.out_of_files,
         }

@@ -10,12 +10,15 @@
 //! quotients with `%.2f`. Rust's `{:.2}` on the exact `f32` value widened to
 //! `f64` rounds exactly like glibc's `printf` (to nearest, ties to even).
 
+use std::fmt::Write;
+
 use serde::{Deserialize, Serialize};
 
 use crate::report::{RunResult, text};
 use crate::suites::postmark::config::ReportFormat;
 use crate::suites::postmark::plan::RunSummary;
-use crate::suites::postmark::{Figures, Plan};
+use crate::suites::postmark::{Figures, Plan, Rates, StreamFigures};
+use crate::units::fmt_bytes;
 
 const KILOBYTE: i32 = 1024;
 const MEGABYTE: i32 = KILOBYTE * KILOBYTE;
@@ -208,8 +211,6 @@ pub fn postmark_report(plan: &Plan, f: &Figures) -> String {
 /// over time. Every line is indented by two spaces under an `iogauge:`
 /// heading, so the block is easy to tell from PostMark's own output.
 pub fn additions(plan: &Plan, f: &Figures, r: &RunResult) -> String {
-    use crate::units::fmt_bytes;
-    use std::fmt::Write;
     let mut t = String::new();
     let n = plan.threads;
     let _ = writeln!(
@@ -235,48 +236,7 @@ pub fn additions(plan: &Plan, f: &Figures, r: &RunResult) -> String {
         );
     }
     if let Some(p) = &f.rates {
-        let _ = writeln!(
-            t,
-            "  time     {:.6} s total, {:.6} s of transactions ({:.2} per second)",
-            p.elapsed_s, p.transactions_s, p.transactions_per_s
-        );
-        let _ = writeln!(
-            t,
-            "  created  {} ({:.2} per second): alone {} in {:.6} s ({:.2} per second), mixed {} ({:.2} per second)",
-            s.files_created,
-            p.files_created_per_s,
-            s.base_files,
-            p.creation_s,
-            p.creation_files_per_s,
-            s.files_created - s.base_files,
-            p.mixed_creation_files_per_s
-        );
-        let _ = writeln!(
-            t,
-            "  read     {} ({:.2} per second), appended {} ({:.2} per second)",
-            s.files_read, p.files_read_per_s, s.files_appended, p.files_appended_per_s
-        );
-        let _ = writeln!(
-            t,
-            "  deleted  {} ({:.2} per second): alone {} in {:.6} s ({:.2} per second), mixed {} ({:.2} per second)",
-            s.files_deleted,
-            p.files_deleted_per_s,
-            s.deleted_alone,
-            p.deletion_s,
-            p.deletion_files_per_s,
-            s.files_deleted - s.deleted_alone,
-            p.mixed_deletion_files_per_s
-        );
-        let _ = writeln!(
-            t,
-            "  data     {} B read ({}, {:.2} B/s), {} B written ({}, {:.2} B/s)",
-            s.bytes_read_exact,
-            fmt_bytes(s.bytes_read_exact),
-            p.read_bytes_per_s,
-            s.bytes_written_exact,
-            fmt_bytes(s.bytes_written_exact),
-            p.write_bytes_per_s
-        );
+        rate_lines(&mut t, &s, p);
     }
     if s.out_of_files {
         let _ = writeln!(
@@ -286,38 +246,7 @@ pub fn additions(plan: &Plan, f: &Figures, r: &RunResult) -> String {
         );
     }
     if let Some(streams) = &f.streams {
-        let _ = writeln!(
-            t,
-            "\n  {:>6} {:>11} {:>12} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>10}",
-            "stream",
-            "seed",
-            "tx/s",
-            "created",
-            "read",
-            "appended",
-            "deleted",
-            "read B",
-            "written B",
-            "elapsed s"
-        );
-        for st in streams {
-            let _ = writeln!(
-                t,
-                "  {:>6} {:>11} {:>12} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>10}",
-                st.stream,
-                st.seed,
-                st.transactions_per_s
-                    .map_or("-".into(), |x| format!("{x:.2}")),
-                st.files_created,
-                st.files_read,
-                st.files_appended,
-                st.files_deleted,
-                st.bytes_read,
-                st.bytes_written,
-                st.elapsed_s.map_or("-".into(), |x| format!("{x:.3}")),
-            );
-        }
-        t.push('\n');
+        stream_table(&mut t, streams);
     }
     t.push_str(&text::render(r));
     let _ = writeln!(
@@ -326,6 +255,102 @@ pub fn additions(plan: &Plan, f: &Figures, r: &RunResult) -> String {
         plan.work_dirs.join(", ")
     );
     t
+}
+
+/// The additions' exact times, counts and rates of a run that reached its
+/// end.
+fn rate_lines(t: &mut String, s: &RunSummary, p: &Rates) {
+    let _ = writeln!(
+        t,
+        "  time     {:.6} s total, {:.6} s of transactions ({:.2} per second)",
+        p.elapsed_s, p.transactions_s, p.transactions_per_s
+    );
+    let _ = writeln!(
+        t,
+        "  created  {}",
+        alone_and_mixed(
+            (s.files_created, p.files_created_per_s),
+            (s.base_files, p.creation_s, p.creation_files_per_s),
+            p.mixed_creation_files_per_s
+        )
+    );
+    let _ = writeln!(
+        t,
+        "  read     {} ({:.2} per second), appended {} ({:.2} per second)",
+        s.files_read, p.files_read_per_s, s.files_appended, p.files_appended_per_s
+    );
+    let _ = writeln!(
+        t,
+        "  deleted  {}",
+        alone_and_mixed(
+            (s.files_deleted, p.files_deleted_per_s),
+            (s.deleted_alone, p.deletion_s, p.deletion_files_per_s),
+            p.mixed_deletion_files_per_s
+        )
+    );
+    let _ = writeln!(
+        t,
+        "  data     {} B read ({}, {:.2} B/s), {} B written ({}, {:.2} B/s)",
+        s.bytes_read_exact,
+        fmt_bytes(s.bytes_read_exact),
+        p.read_bytes_per_s,
+        s.bytes_written_exact,
+        fmt_bytes(s.bytes_written_exact),
+        p.write_bytes_per_s
+    );
+}
+
+/// Files created (or deleted) in all, then alone in their phase and mixed
+/// with the transactions: `(count, per second)` in all, `(count, seconds,
+/// per second)` alone, and the mixed ones per second.
+fn alone_and_mixed(all: (i32, f64), alone: (i32, f64, f64), mixed_per_s: f64) -> String {
+    format!(
+        "{} ({:.2} per second): alone {} in {:.6} s ({:.2} per second), mixed {} ({:.2} per second)",
+        all.0,
+        all.1,
+        alone.0,
+        alone.1,
+        alone.2,
+        all.0 - alone.0,
+        mixed_per_s
+    )
+}
+
+/// The additions' table of the streams of a run with `--threads`.
+fn stream_table(t: &mut String, streams: &[StreamFigures]) {
+    let _ = writeln!(
+        t,
+        "\n  {:>6} {:>11} {:>12} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>10}",
+        "stream",
+        "seed",
+        "tx/s",
+        "created",
+        "read",
+        "appended",
+        "deleted",
+        "read B",
+        "written B",
+        "elapsed s"
+    );
+    for st in streams {
+        let c = &st.counts;
+        let _ = writeln!(
+            t,
+            "  {:>6} {:>11} {:>12} {:>9} {:>9} {:>9} {:>9} {:>12} {:>12} {:>10}",
+            st.stream,
+            st.seed,
+            st.transactions_per_s
+                .map_or("-".into(), |x| format!("{x:.2}")),
+            c.files_created,
+            c.files_read,
+            c.files_appended,
+            c.files_deleted,
+            c.bytes_read,
+            c.bytes_written,
+            st.elapsed_s.map_or("-".into(), |x| format!("{x:.3}")),
+        );
+    }
+    t.push('\n');
 }
 
 #[cfg(test)]
@@ -360,30 +385,38 @@ mod tests {
 
     #[test]
     fn scale_like_show() {
-        assert_eq!(scale(500), "500 bytes");
-        assert_eq!(scale(1023), "1023 bytes");
-        assert_eq!(scale(1024), "1.00 kilobytes");
-        assert_eq!(scale(10000), "9.77 kilobytes");
-        assert_eq!(scale(2000), "1.95 kilobytes");
-        assert_eq!(scale(1048575), "1024.00 kilobytes");
-        assert_eq!(scale(1048576), "1.00 megabytes");
-        // (float)i is rounded before dividing: 123456789 -> 123456792.
-        assert_eq!(scale(123456789), "117.74 megabytes");
-        assert_eq!(scale(0), "0 bytes");
+        for (i, shown) in [
+            (500, "500 bytes"),
+            (1023, "1023 bytes"),
+            (1024, "1.00 kilobytes"),
+            (10000, "9.77 kilobytes"),
+            (2000, "1.95 kilobytes"),
+            (1048575, "1024.00 kilobytes"),
+            (1048576, "1.00 megabytes"),
+            // (float)i is rounded before dividing: 123456789 -> 123456792.
+            (123456789, "117.74 megabytes"),
+            (0, "0 bytes"),
+        ] {
+            assert_eq!(scale(i), shown, "{i}");
+        }
     }
 
     #[test]
     fn scalef_like_report() {
-        assert_eq!(scalef(0.0), "0.000000 bytes");
-        assert_eq!(scalef(1.0), "0.00 kilobytes");
-        assert_eq!(scalef(500.0), "0.49 kilobytes");
-        // 384 / 1024 = 0.375 exactly: ties go to even, as in glibc.
-        assert_eq!(scalef(384.0), "0.38 kilobytes");
-        assert_eq!(scalef(128.0), "0.12 kilobytes");
-        // Exactly 1 MiB is not "> 1": kilobytes.
-        assert_eq!(scalef(1048576.0), "1024.00 kilobytes");
-        assert_eq!(scalef(1048577.0), "1.00 megabytes");
-        assert_eq!(scalef(27973.0), "27.32 kilobytes");
+        for (x, shown) in [
+            (0.0, "0.000000 bytes"),
+            (1.0, "0.00 kilobytes"),
+            (500.0, "0.49 kilobytes"),
+            // 384 / 1024 = 0.375 exactly: ties go to even, as in glibc.
+            (384.0, "0.38 kilobytes"),
+            (128.0, "0.12 kilobytes"),
+            // Exactly 1 MiB is not "> 1": kilobytes.
+            (1048576.0, "1024.00 kilobytes"),
+            (1048577.0, "1.00 megabytes"),
+            (27973.0, "27.32 kilobytes"),
+        ] {
+            assert_eq!(scalef(x), shown, "{x}");
+        }
     }
 
     #[test]
@@ -450,12 +483,16 @@ mod tests {
             ..spec_vector_1()
         };
         let v = verbose_report(&s, &t);
-        assert!(v.contains("\t3 seconds of transactions (16 per second)\n"));
-        assert!(v.contains("\t42 created (10 per second)\n"));
-        assert!(v.contains("Creation alone: 20 files (10 per second)\n"));
-        assert!(v.contains("Mixed with transactions: 22 files (7 per second)\n"));
-        assert!(v.contains("Deletion alone: 14 files (2 per second)\n"));
-        assert!(v.contains("\t3.00 megabytes read (768.00 kilobytes per second)\n"));
+        for line in [
+            "\t3 seconds of transactions (16 per second)\n",
+            "\t42 created (10 per second)\n",
+            "Creation alone: 20 files (10 per second)\n",
+            "Mixed with transactions: 22 files (7 per second)\n",
+            "Deletion alone: 14 files (2 per second)\n",
+            "\t3.00 megabytes read (768.00 kilobytes per second)\n",
+        ] {
+            assert!(v.contains(line), "{line:?} in {v}");
+        }
         assert_eq!(
             terse_report(&s, &t),
             "4 3 16.67 10.50 10.00 7.33 6.67 10.00 10.50 2.00 9.33 786432.00 16320.50\n"

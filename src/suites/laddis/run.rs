@@ -638,13 +638,14 @@ impl Worker for Client {
         KINDS
     }
 
+    /// One NFS operation a transaction.
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        while ctx.next_request() {
+        ctx.transact(|ctx| {
             let op = self.mix.choose(self.rng.next_u64());
             let d = self.call(op)?;
             self.record(ctx, op, d);
-        }
-        Ok(())
+            Ok(true)
+        })
     }
 
     fn finish(&mut self) -> serde_json::Value {

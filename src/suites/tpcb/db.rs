@@ -79,7 +79,7 @@
 use crate::engine::{FileId, OpenHow, Req, untimed};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
-use crate::runner::{Ctx, Io};
+use crate::runner::{Ctx, Io, Tx};
 use crate::workload::{Prng, below, unit_f64};
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -449,8 +449,14 @@ struct Ids {
 /// One driver of transactions: its own engine with the database's files
 /// open, and the shared [`Db`]. Each concurrent driver has its own.
 pub struct Terminal {
-    db: Arc<Db>,
     engine: Io,
+    open: Open,
+}
+
+/// The database as one terminal has it open: all a transaction needs
+/// beside the engine, which the runner lends it ([`Terminal::run`]).
+struct Open {
+    db: Arc<Db>,
     ids: Ids,
     /// Check each record's id and branch (off for an engine that does no I/O).
     verify: bool,
@@ -482,15 +488,13 @@ impl Terminal {
         };
         let verify = !info.caps.fake;
         Ok(Terminal {
-            db,
             engine,
-            ids,
-            verify,
+            open: Open { db, ids, verify },
         })
     }
 
     pub fn db(&self) -> &Arc<Db> {
-        &self.db
+        &self.open.db
     }
 
     /// Close the files and hand the engine back.
@@ -500,11 +504,26 @@ impl Terminal {
             tellers,
             branches,
             history,
-        } = self.ids;
+        } = self.open.ids;
         for id in [accounts, tellers, branches, history] {
             self.engine.close(id)?;
         }
         Ok(self.engine)
+    }
+
+    /// Transactions from `next`, one after another in the runner's issue
+    /// loop until the run stops, each recorded in `ctx`.
+    pub fn run(
+        &mut self,
+        ctx: &mut Ctx,
+        commit_sync: bool,
+        mut next: impl FnMut() -> Txn,
+    ) -> anyhow::Result<()> {
+        let Terminal { engine, open } = self;
+        engine.transact(ctx, &mut |tx: &mut Tx| {
+            open.execute(tx.io, tx.ctx, &next(), commit_sync)?;
+            Ok(true)
+        })
     }
 
     /// Run `txn`: lock, read, update and write back the branch, the teller
@@ -523,13 +542,21 @@ impl Terminal {
         txn: &Txn,
         commit_sync: bool,
     ) -> io::Result<()> {
-        let Terminal {
-            db,
-            engine,
-            ids,
-            verify,
-        } = self;
-        let (engine, verify) = (&mut *engine, *verify);
+        self.open.execute(&mut self.engine, rec, txn, commit_sync)
+    }
+}
+
+impl Open {
+    /// [`Terminal::execute`] through `engine`.
+    fn execute<R: Recorder + ?Sized>(
+        &self,
+        engine: &mut Io,
+        rec: &mut R,
+        txn: &Txn,
+        commit_sync: bool,
+    ) -> io::Result<()> {
+        let Open { db, ids, verify } = self;
+        let verify = *verify;
         let scale = db.files.scale;
         if txn.teller >= scale.tellers()
             || txn.branch != txn.teller / TELLERS_PER_BRANCH

@@ -195,6 +195,17 @@ struct Done {
     bytes: u64,
 }
 
+impl Done {
+    /// An operation of one call that moved no data.
+    fn call(lat_ns: u64) -> Done {
+        Done {
+            lat_ns,
+            calls: 1,
+            bytes: 0,
+        }
+    }
+}
+
 /// The read or write calls of one operation.
 #[derive(Clone, Copy, Debug)]
 enum Plan {
@@ -594,19 +605,29 @@ impl<'a> Work<'a> {
         u64::from(self.tg.write_blocksize).max(1)
     }
 
+    /// `size` bytes of a file of `file` bytes in blocks of `bs`: from a
+    /// random start, or (`random`) `size / bs` blocks at random offsets.
+    fn span(&mut self, random: bool, size: u64, bs: u64, file: u64) -> Plan {
+        if random {
+            return Plan::Random {
+                n: size / bs,
+                range: file.saturating_sub(bs),
+                bs,
+            };
+        }
+        let len = size.min(file);
+        let range = file - len;
+        let start = if range > 0 { self.offset(range) } else { 0 };
+        Plan::Seq { start, len, bs }
+    }
+
     /// read: `read_size` from a random start; or `read_size /
     /// read_blocksize` blocks at random offsets (`read_random`); or blocks
     /// from 0 with `read_skipsize` gaps (`read_skip`).
     fn read(&mut self, tx: &mut Tx, list: &FileList) -> Result<()> {
         self.on_file(tx, list, Want::Read, Op::Read, |t, tx, p| {
             let (tg, bs) = (t.tg, t.rbs());
-            let plan = if tg.read_random {
-                Plan::Random {
-                    n: tg.read_size / bs,
-                    range: p.size.saturating_sub(bs),
-                    bs,
-                }
-            } else if tg.read_skip {
+            let plan = if tg.read_skip && !tg.read_random {
                 Plan::Skip {
                     n: tg.read_size / bs,
                     bs,
@@ -614,10 +635,7 @@ impl<'a> Work<'a> {
                     last: tg.read_size % bs,
                 }
             } else {
-                let len = tg.read_size.min(p.size);
-                let range = p.size - len;
-                let start = if range > 0 { t.offset(range) } else { 0 };
-                Plan::Seq { start, len, bs }
+                t.span(tg.read_random, tg.read_size, bs, p.size)
             };
             t.whole(tx, OpenHow::READ, OpKind::Read, plan, false, false)
         })
@@ -640,18 +658,7 @@ impl<'a> Work<'a> {
     fn write(&mut self, tx: &mut Tx, list: &FileList, op: Op, fsync: bool) -> Result<()> {
         self.on_file(tx, list, Want::Read, op, |t, tx, p| {
             let (tg, bs) = (t.tg, t.wbs());
-            let plan = if tg.write_random {
-                Plan::Random {
-                    n: tg.write_size / bs,
-                    range: p.size.saturating_sub(bs),
-                    bs,
-                }
-            } else {
-                let len = tg.write_size.min(p.size);
-                let range = p.size - len;
-                let start = if range > 0 { t.offset(range) } else { 0 };
-                Plan::Seq { start, len, bs }
-            };
+            let plan = t.span(tg.write_random, tg.write_size, bs, p.size);
             t.whole(tx, WRITE_ONLY, OpKind::Write, plan, fsync, false)
         })
     }
@@ -721,16 +728,8 @@ impl<'a> Work<'a> {
     /// assertion there; iogauge does nothing and counts nothing).
     fn delete(&mut self, tx: &mut Tx, list: &FileList) -> Result<()> {
         self.on_file(tx, list, Want::Delete, Op::Delete, |t, tx, _| {
-            let t0 = now_ns();
-            let r = std::fs::remove_file(t.path());
-            let done = now_ns();
-            r.map_err(|e| t.failed("unlink", &e, true))?;
-            tx.ctx.record_op(OpKind::Delete, done - t0, 0, done);
-            t.call(Syscall::Unlink, done - t0);
-            Ok(Done {
-                lat_ns: done - t0,
-                calls: 1,
-                bytes: 0,
+            t.path_call(tx, OpKind::Delete, Syscall::Unlink, "unlink", |p| {
+                std::fs::remove_file(p)
             })
         })
     }
@@ -738,18 +737,29 @@ impl<'a> Work<'a> {
     /// stat: stat(2) a random file.
     fn stat(&mut self, tx: &mut Tx, list: &FileList) -> Result<()> {
         self.on_file(tx, list, Want::Read, Op::Stat, |t, tx, _| {
-            let t0 = now_ns();
-            let r = rustix::fs::stat(t.path());
-            let done = now_ns();
-            r.map_err(|e| t.failed("stat", &std::io::Error::from(e), true))?;
-            tx.ctx.record_op(OpKind::Stat, done - t0, 0, done);
-            t.call(Syscall::Stat, done - t0);
-            Ok(Done {
-                lat_ns: done - t0,
-                calls: 1,
-                bytes: 0,
+            t.path_call(tx, OpKind::Stat, Syscall::Stat, "stat", |p| {
+                rustix::fs::stat(p).map(drop).map_err(Into::into)
             })
         })
+    }
+
+    /// One call on `self.path` (`what` in an error), timed and recorded as
+    /// `kind` and `sys`: an operation of its own.
+    fn path_call(
+        &mut self,
+        tx: &mut Tx,
+        kind: OpKind,
+        sys: Syscall,
+        what: &str,
+        call: impl FnOnce(&Path) -> std::io::Result<()>,
+    ) -> Result<Done> {
+        let t0 = now_ns();
+        let r = call(self.path());
+        let done = now_ns();
+        r.map_err(|e| self.failed(what, &e, true))?;
+        tx.ctx.record_op(kind, done - t0, 0, done);
+        self.call(sys, done - t0);
+        Ok(Done::call(done - t0))
     }
 
     /// open_close: open O_RDONLY (O_DIRECT with directio) and close.
@@ -757,11 +767,7 @@ impl<'a> Work<'a> {
         self.on_file(tx, list, Want::Read, Op::OpenClose, |t, tx, _| {
             let (fid, t0) = t.open(tx, OpenHow::READ, false)?;
             let end = t.close(tx, fid)?;
-            Ok(Done {
-                lat_ns: end - t0,
-                calls: 1,
-                bytes: 0,
-            })
+            Ok(Done::call(end - t0))
         })
     }
 
@@ -782,15 +788,7 @@ impl<'a> Work<'a> {
         let t0 = now_ns();
         self.mkdir(tx)?;
         data.dir_ready(k);
-        let done = now_ns();
-        self.count(
-            Op::CreateDir,
-            Done {
-                lat_ns: done - t0,
-                calls: 1,
-                bytes: 0,
-            },
-        );
+        self.count(Op::CreateDir, Done::call(now_ns() - t0));
         Ok(())
     }
 
@@ -834,15 +832,7 @@ impl<'a> Work<'a> {
             }
             tx.ctx.record_op(OpKind::Rename, done - t, 0, done);
         }
-        let done = now_ns();
-        self.count(
-            Op::MetaOp,
-            Done {
-                lat_ns: done - t0,
-                calls: 1,
-                bytes: 0,
-            },
-        );
+        self.count(Op::MetaOp, Done::call(now_ns() - t0));
         Ok(())
     }
 

@@ -695,20 +695,14 @@ mod tests {
     fn bad_options_are_refused() {
         let o = Options::new(Path::new("."));
         o.check().unwrap();
-        for b in [
-            Options {
-                commands: script::MIN_COMMANDS - 1,
-                ..o.clone()
-            },
-            Options {
-                commands: script::MAX_COMMANDS + 1,
-                ..o.clone()
-            },
-            Options {
-                cpu_ns_per_byte: MAX_CPU_NS_PER_BYTE + 1,
-                ..o.clone()
-            },
-        ] {
+        let bad: [fn(&mut Options); 3] = [
+            |o| o.commands = script::MIN_COMMANDS - 1,
+            |o| o.commands = script::MAX_COMMANDS + 1,
+            |o| o.cpu_ns_per_byte = MAX_CPU_NS_PER_BYTE + 1,
+        ];
+        for change in bad {
+            let mut b = o.clone();
+            change(&mut b);
             assert!(b.check().is_err(), "{b:?}");
         }
     }

@@ -772,31 +772,12 @@ fn sum_table(engine: &mut Io, path: &Path, n: u32, owner: impl Fn(u32) -> u32) -
             format!("{len} bytes, where the database's scale needs {want}"),
         ));
     }
-    let per = per_buffer(engine, RECORD_BYTES)?;
-    let rb = RECORD_BYTES as usize;
-    let f = engine.open(path, OpenHow::READ)?;
     let mut sum = 0i64;
-    let mut i = 0u32;
-    let r = loop {
-        if i >= n {
-            break Ok(sum);
-        }
-        let k = per.min((n - i) as usize);
-        if let Err(e) = read_full(engine, f, path, i as u64 * RECORD_BYTES, k * rb) {
-            break Err(e);
-        }
-        let buf = engine.buf_mut(0);
-        let mut bad = None;
-        for (j, r) in buf[..k * rb].chunks_exact(rb).enumerate() {
-            let id = i + j as u32;
-            if u32_at(r, 0) != id || u32_at(r, 4) != owner(id) {
-                bad = Some((id, u32_at(r, 0), u32_at(r, 4)));
-                break;
-            }
-            sum = sum.wrapping_add(i64_at(r, 8));
-        }
-        if let Some((at, id, br)) = bad {
-            break Err(bad_data(
+    scan(engine, path, u64::from(n), RECORD_BYTES, |i, r| {
+        let at = i as u32;
+        let (id, br) = (u32_at(r, 0), u32_at(r, 4));
+        if id != at || br != owner(at) {
+            return Err(bad_data(
                 path,
                 format!(
                     "record {at} says it is record {id} of branch {br}, not of branch {}",
@@ -804,8 +785,39 @@ fn sum_table(engine: &mut Io, path: &Path, n: u32, owner: impl Fn(u32) -> u32) -
                 ),
             ));
         }
-        i += k as u32;
+        sum = sum.wrapping_add(i64_at(r, 8));
+        Ok(())
+    })?;
+    Ok(sum)
+}
+
+/// Read records `0..n` of `rec` bytes of `path`, as many at a time as
+/// the engine's buffer holds, and hand each to `each` with its index;
+/// stops at the first error.
+fn scan(
+    engine: &mut Io,
+    path: &Path,
+    n: u64,
+    rec: u64,
+    mut each: impl FnMut(u64, &[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let per = per_buffer(engine, rec)? as u64;
+    let f = engine.open(path, OpenHow::READ)?;
+    let mut read = || {
+        let mut i = 0;
+        while i < n {
+            let k = per.min(n - i);
+            let len = (k * rec) as usize;
+            read_full(engine, f, path, i * rec, len)?;
+            let records = engine.buf_mut(0)[..len].chunks_exact(rec as usize);
+            for (j, r) in (i..).zip(records) {
+                each(j, r)?;
+            }
+            i += k;
+        }
+        Ok(())
     };
+    let r = read();
     engine.close(f).map_err(|e| on(path, "close of", e))?;
     r
 }
@@ -822,26 +834,12 @@ fn sum_history(engine: &mut Io, path: &Path) -> io::Result<(i64, u64)> {
         ));
     }
     let n = len / HISTORY_BYTES;
-    let per = per_buffer(engine, HISTORY_BYTES)? as u64;
-    let hb = HISTORY_BYTES as usize;
-    let f = engine.open(path, OpenHow::READ)?;
     let mut sum = 0i64;
-    let mut i = 0u64;
-    let r = loop {
-        if i >= n {
-            break Ok((sum, n));
-        }
-        let k = per.min(n - i) as usize;
-        if let Err(e) = read_full(engine, f, path, i * HISTORY_BYTES, k * hb) {
-            break Err(e);
-        }
-        for h in engine.buf_mut(0)[..k * hb].chunks_exact(hb) {
-            sum = sum.wrapping_add(i64_at(h, 12));
-        }
-        i += k as u64;
-    };
-    engine.close(f).map_err(|e| on(path, "close of", e))?;
-    r
+    scan(engine, path, n, HISTORY_BYTES, |_, h| {
+        sum = sum.wrapping_add(i64_at(h, 12));
+        Ok(())
+    })?;
+    Ok((sum, n))
 }
 
 #[cfg(test)]

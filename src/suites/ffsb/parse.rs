@@ -283,119 +283,54 @@ const fn old(name: &'static str, kind: Kind) -> OptionSpec {
 }
 
 /// The options outside any section (`parser.h` GLOBAL_OPTIONS).
+#[rustfmt::skip]
 pub const GLOBAL_OPTIONS: &[OptionSpec] = &[
     old("num_filesystems", Kind::U32),
     old("num_threadgroups", Kind::U32),
     opt("verbose", Kind::Bool, "accepted, without effect"),
-    opt(
-        "time",
-        Kind::U32,
-        "seconds the thread groups run (0: only build the file sets)",
-    ),
-    opt(
-        "directio",
-        Kind::Bool,
-        "O_DIRECT on every benchmark open (implies alignio)",
-    ),
+    opt("time", Kind::U32, "seconds the thread groups run (0: only build the file sets)"),
+    opt("directio", Kind::Bool, "O_DIRECT on every benchmark open (implies alignio)"),
     opt("bufferio", Kind::Bool, "accepted; never implemented"),
     opt("alignio", Kind::Bool, "random offsets aligned to 4 KiB"),
-    opt(
-        "callout",
-        Kind::Command,
-        "shell command run and waited for before the run",
-    ),
+    opt("callout", Kind::Command, "shell command run and waited for before the run"),
 ];
 
 /// The options of `[filesystem]` (`parser.h` FILESYSTEM_OPTIONS).
+#[rustfmt::skip]
 pub const FILESYSTEM_OPTIONS: &[OptionSpec] = &[
-    opt(
-        "location",
-        Kind::Path,
-        "directory holding the file set (required)",
-    ),
+    opt("location", Kind::Path, "directory holding the file set (required)"),
     opt("num_files", Kind::U32, "files created before the run"),
     opt("num_dirs", Kind::U32, "subdirectories of the file set"),
-    opt(
-        "reuse",
-        Kind::Bool,
-        "keep a matching file set from an earlier run",
-    ),
+    opt("reuse", Kind::Bool, "keep a matching file set from an earlier run"),
     opt("min_filesize", Kind::Size64, "smallest initial file"),
     opt("max_filesize", Kind::Size64, "largest initial file"),
-    opt(
-        "create_blocksize",
-        Kind::Size32,
-        "write size of the initial files (4096)",
-    ),
-    opt(
-        "age_blocksize",
-        Kind::Size32,
-        "write size of the aging fill files (4096)",
-    ),
-    opt(
-        "desired_util",
-        Kind::Fraction,
-        "aging stops at this utilisation (0.02 = 2 %)",
-    ),
-    opt(
-        "agefs",
-        Kind::Bool,
-        "age with the nested [threadgroup] first",
-    ),
-    opt(
-        "size_weight",
-        Kind::SizeWeight,
-        "`size_weight SIZE WEIGHT`: file sizes drawn by weight",
-    ),
-    opt(
-        "init_util",
-        Kind::Fraction,
-        "create files until this utilisation",
-    ),
-    opt(
-        "init_size",
-        Kind::Size64,
-        "create files until this many bytes",
-    ),
-    opt(
-        "clone",
-        Kind::Path,
-        "copy the settings of the file system at that location",
-    ),
+    opt("create_blocksize", Kind::Size32, "write size of the initial files (4096)"),
+    opt("age_blocksize", Kind::Size32, "write size of the aging fill files (4096)"),
+    opt("desired_util", Kind::Fraction, "aging stops at this utilisation (0.02 = 2 %)"),
+    opt("agefs", Kind::Bool, "age with the nested [threadgroup] first"),
+    opt("size_weight", Kind::SizeWeight, "`size_weight SIZE WEIGHT`: file sizes drawn by weight"),
+    opt("init_util", Kind::Fraction, "create files until this utilisation"),
+    opt("init_size", Kind::Size64, "create files until this many bytes"),
+    opt("clone", Kind::Path, "copy the settings of the file system at that location"),
 ];
 
 /// The options of `[threadgroup]` (`parser.h` THREADGROUP_OPTIONS).
+#[rustfmt::skip]
 pub const THREADGROUP_OPTIONS: &[OptionSpec] = &[
-    opt(
-        "bindfs",
-        Kind::Path,
-        "work only in the file system at that location",
-    ),
+    opt("bindfs", Kind::Path, "work only in the file system at that location"),
     opt("num_threads", Kind::U32, "threads of the group (required)"),
     weight("read_weight", Op::Read),
     weight("readall_weight", Op::ReadAll),
     opt("read_random", Kind::Bool, "read blocks at random offsets"),
-    opt(
-        "read_skip",
-        Kind::Bool,
-        "skip read_skipsize after each block read",
-    ),
+    opt("read_skip", Kind::Bool, "skip read_skipsize after each block read"),
     opt("read_size", Kind::Size64, "bytes read by one read"),
     opt("read_blocksize", Kind::Size32, "size of one read(2)"),
-    opt(
-        "read_skipsize",
-        Kind::Size32,
-        "bytes skipped with read_skip",
-    ),
+    opt("read_skipsize", Kind::Size32, "bytes skipped with read_skip"),
     weight("write_weight", Op::Write),
     weight("write_fsync_weight", Op::WriteFsync),
     opt("write_random", Kind::Bool, "write blocks at random offsets"),
     old("fsync_file", Kind::Bool),
-    opt(
-        "write_size",
-        Kind::Size64,
-        "bytes written by one write or append",
-    ),
+    opt("write_size", Kind::Size64, "bytes written by one write or append"),
     opt("write_blocksize", Kind::Size32, "size of one write(2)"),
     weight("create_weight", Op::Create),
     weight("create_fsync_weight", Op::CreateFsync),
@@ -404,11 +339,7 @@ pub const THREADGROUP_OPTIONS: &[OptionSpec] = &[
     weight("append_fsync_weight", Op::AppendFsync),
     weight("metaop_weight", Op::MetaOp),
     weight("createdir_weight", Op::CreateDir),
-    opt(
-        "op_delay",
-        Kind::U32,
-        "milliseconds slept after each operation",
-    ),
+    opt("op_delay", Kind::U32, "milliseconds slept after each operation"),
     weight("stat_weight", Op::Stat),
     weight("writeall_weight", Op::WriteAll),
     weight("writeall_fsync_weight", Op::WriteAllFsync),
@@ -416,23 +347,12 @@ pub const THREADGROUP_OPTIONS: &[OptionSpec] = &[
 ];
 
 /// The options of `[stats]` (`parser.h` STATS_OPTIONS).
+#[rustfmt::skip]
 pub const STATS_OPTIONS: &[OptionSpec] = &[
     opt("enable_stats", Kind::Bool, "time the system calls"),
-    opt(
-        "enable_range",
-        Kind::Bool,
-        "count the calls in msec_range buckets",
-    ),
-    opt(
-        "ignore",
-        Kind::Syscall,
-        "a system call not to time (open, read, …)",
-    ),
-    opt(
-        "msec_range",
-        Kind::Range,
-        "`msec_range MIN MAX`: a latency bucket in milliseconds",
-    ),
+    opt("enable_range", Kind::Bool, "count the calls in msec_range buckets"),
+    opt("ignore", Kind::Syscall, "a system call not to time (open, read, …)"),
+    opt("msec_range", Kind::Range, "`msec_range MIN MAX`: a latency bucket in milliseconds"),
 ];
 
 /// The sections (`[name]` or `[name<digits>]`).

@@ -77,6 +77,18 @@ pub fn size(bytes: f64) -> String {
     }
 }
 
+/// One `name = value` line of FFSB's settings, the name padded as FFSB
+/// pads it.
+fn setting(s: &mut String, lead: &str, name: &str, value: impl std::fmt::Display) {
+    let _ = writeln!(s, "{lead}\t {name:<17}= {value}");
+}
+
+/// A setting in bytes, followed by its size in FFSB's units.
+fn size_line(s: &mut String, lead: &str, name: &str, bytes: u64) {
+    let sized = format_args!("{bytes}\t({})", size(bytes as f64));
+    setting(s, lead, name, sized);
+}
+
 /// The opening lines: version, benchmark time.
 pub fn opening(p: &Profile) -> String {
     let mut s = format!("FFSB version {VERSION} (iogauge) started\n\n");
@@ -91,44 +103,19 @@ pub fn opening(p: &Profile) -> String {
 /// A thread group's settings as FFSB echoes them (`tg_print_config`).
 fn group_config(s: &mut String, tg: &ThreadGroup, bound: Option<usize>, lead: &str) {
     let on = |b: bool| if b { "on" } else { "off" };
-    let _ = writeln!(s, "{lead}\t num_threads      = {}", tg.num_threads);
+    setting(s, lead, "num_threads", tg.num_threads);
     let _ = writeln!(s, "{lead}\t");
-    let _ = writeln!(s, "{lead}\t read_random      = {}", on(tg.read_random));
-    let _ = writeln!(
-        s,
-        "{lead}\t read_size        = {}\t({})",
-        tg.read_size,
-        size(tg.read_size as f64)
-    );
-    let _ = writeln!(
-        s,
-        "{lead}\t read_blocksize   = {}\t({})",
-        tg.read_blocksize,
-        size(f64::from(tg.read_blocksize))
-    );
-    let _ = writeln!(s, "{lead}\t read_skip        = {}", on(tg.read_skip));
-    let _ = writeln!(
-        s,
-        "{lead}\t read_skipsize    = {}\t({})",
-        tg.read_skipsize,
-        size(f64::from(tg.read_skipsize))
-    );
+    setting(s, lead, "read_random", on(tg.read_random));
+    size_line(s, lead, "read_size", tg.read_size);
+    size_line(s, lead, "read_blocksize", u64::from(tg.read_blocksize));
+    setting(s, lead, "read_skip", on(tg.read_skip));
+    size_line(s, lead, "read_skipsize", u64::from(tg.read_skipsize));
     let _ = writeln!(s, "{lead}\t");
-    let _ = writeln!(s, "{lead}\t write_random     = {}", on(tg.write_random));
-    let _ = writeln!(
-        s,
-        "{lead}\t write_size       = {}\t({})",
-        tg.write_size,
-        size(tg.write_size as f64)
-    );
-    let _ = writeln!(s, "{lead}\t fsync_file       = {}", u8::from(tg.fsync_file));
-    let _ = writeln!(
-        s,
-        "{lead}\t write_blocksize  = {}\t({})",
-        tg.write_blocksize,
-        size(f64::from(tg.write_blocksize))
-    );
-    let _ = writeln!(s, "{lead}\t wait time        = {}", tg.op_delay_ms);
+    setting(s, lead, "write_random", on(tg.write_random));
+    size_line(s, lead, "write_size", tg.write_size);
+    setting(s, lead, "fsync_file", u8::from(tg.fsync_file));
+    size_line(s, lead, "write_blocksize", u64::from(tg.write_blocksize));
+    setting(s, lead, "wait time", tg.op_delay_ms);
     if let Some(i) = bound {
         let _ = writeln!(s, "{lead}\t");
         let _ = writeln!(s, "{lead}\t bound to fs {i}");
@@ -170,22 +157,12 @@ pub fn groups_config(p: &Profile) -> String {
 pub fn fs_config(p: &Profile, fs: &FileSystem, util: f64) -> String {
     let on = |b: bool| if b { "on" } else { "off" };
     let mut s = format!("FileSystem {}\n==========\n", fs.location.display());
-    let _ = writeln!(s, "\t num_dirs         = {}", fs.num_dirs);
-    let _ = writeln!(s, "\t starting files   = {}", fs.num_files);
+    setting(&mut s, "", "num_dirs", fs.num_dirs);
+    setting(&mut s, "", "starting files", fs.num_files);
     s += "\t\n";
     if fs.size_weights.is_empty() {
-        let _ = writeln!(
-            s,
-            "\t min file size    = {}\t({})",
-            fs.min_filesize,
-            size(fs.min_filesize as f64)
-        );
-        let _ = writeln!(
-            s,
-            "\t max file size    = {}\t({})",
-            fs.max_filesize,
-            size(fs.max_filesize as f64)
-        );
+        size_line(&mut s, "", "min file size", fs.min_filesize);
+        size_line(&mut s, "", "max file size", fs.max_filesize);
     } else {
         // last given first: the order FFSB keeps them in, and draws them by
         s += "\t Fileset weight:\n";
@@ -199,9 +176,9 @@ pub fn fs_config(p: &Profile, fs: &FileSystem, util: f64) -> String {
             );
         }
     }
-    let _ = writeln!(s, "\t directio         = {}", on(p.directio));
-    let _ = writeln!(s, "\t alignedio        = {}", on(p.alignio || p.directio));
-    let _ = writeln!(s, "\t bufferedio       = {}", on(p.bufferio));
+    setting(&mut s, "", "directio", on(p.directio));
+    setting(&mut s, "", "alignedio", on(p.alignio || p.directio));
+    setting(&mut s, "", "bufferedio", on(p.bufferio));
     s += "\t\n";
     let _ = writeln!(s, "\t aging is {}", on(fs.agefs));
     let _ = writeln!(s, "\t current utilization = {:.2}%", util * 100.0);
@@ -469,12 +446,16 @@ mod tests {
 
     #[test]
     fn sizes_are_ffsbs() {
-        assert_eq!(size(40960.0), "40KB");
-        assert_eq!(size(4096.0), "4KB");
-        assert_eq!(size(0.0), "0B");
-        assert_eq!(size(33554432.0), "32MB");
-        assert_eq!(size(1.02 * 1024.0 * 1024.0 * 1024.0), "1.02GB");
-        assert_eq!(size(356515840.0), "340MB");
+        for (bytes, want) in [
+            (40960.0, "40KB"),
+            (4096.0, "4KB"),
+            (0.0, "0B"),
+            (33554432.0, "32MB"),
+            (1.02 * 1024.0 * 1024.0 * 1024.0, "1.02GB"),
+            (356515840.0, "340MB"),
+        ] {
+            assert_eq!(size(bytes), want, "{bytes}");
+        }
     }
 
     #[test]

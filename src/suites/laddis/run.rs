@@ -638,13 +638,14 @@ impl Worker for Client {
         KINDS
     }
 
+    /// One NFS operation a transaction.
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        while ctx.next_request() {
+        ctx.transact(|ctx| {
             let op = self.mix.choose(self.rng.next_u64());
             let d = self.call(op)?;
             self.record(ctx, op, d);
-        }
-        Ok(())
+            Ok(true)
+        })
     }
 
     fn finish(&mut self) -> serde_json::Value {
@@ -1022,28 +1023,16 @@ mod tests {
     fn bad_options_are_refused() {
         let o = Options::new(Path::new("."));
         o.check().unwrap();
-        for b in [
-            Options {
-                procs: 0,
-                ..o.clone()
-            },
-            Options {
-                claim: 0.0,
-                ..o.clone()
-            },
-            Options {
-                claim: f64::NAN,
-                ..o.clone()
-            },
-            Options {
-                fileset: Some(1000),
-                ..o.clone()
-            },
-            Options {
-                claim: 0.01,
-                ..o.clone()
-            },
-        ] {
+        let bad: [fn(&mut Options); 5] = [
+            |o| o.procs = 0,
+            |o| o.claim = 0.0,
+            |o| o.claim = f64::NAN,
+            |o| o.fileset = Some(1000),
+            |o| o.claim = 0.01,
+        ];
+        for change in bad {
+            let mut b = o.clone();
+            change(&mut b);
             assert!(b.check().is_err(), "{b:?}");
         }
         assert_eq!(o.fileset_bytes(), fileset_bytes(10.0));

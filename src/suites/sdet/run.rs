@@ -395,6 +395,38 @@ impl ScriptRunner {
         }
         Ok(())
     }
+
+    /// Run one script, recorded as a transaction; `Ok(false)` when the run
+    /// stopped in the middle of it (it is abandoned, and the runner is done).
+    fn script(&mut self, ctx: &mut Ctx) -> Result<bool> {
+        let cmds = script::script(self.commands, &mut self.rng);
+        let t0 = now_ns();
+        let mut done_all = true;
+        for c in cmds {
+            if ctx.stopped() {
+                done_all = false;
+                break;
+            }
+            let t = now_ns();
+            self.exec(ctx, c)?;
+            self.record.tallies[c.index()].add(now_ns() - t);
+        }
+        // the script tidies up what it made and did not delete
+        for p in std::mem::take(&mut self.made) {
+            if done_all {
+                self.delete(ctx, &p)?;
+            } else {
+                let _ = std::fs::remove_file(&p);
+            }
+        }
+        if !done_all {
+            self.record.abandoned += 1;
+            return Ok(false);
+        }
+        let done = now_ns();
+        ctx.record_op(OpKind::Transaction, done - t0, 0, done);
+        Ok(true)
+    }
 }
 
 impl Worker for ScriptRunner {
@@ -402,36 +434,9 @@ impl Worker for ScriptRunner {
         KINDS
     }
 
+    /// One script a transaction.
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        while ctx.next_request() {
-            let cmds = script::script(self.commands, &mut self.rng);
-            let t0 = now_ns();
-            let mut done_all = true;
-            for c in cmds {
-                if ctx.stopped() {
-                    done_all = false;
-                    break;
-                }
-                let t = now_ns();
-                self.exec(ctx, c)?;
-                self.record.tallies[c.index()].add(now_ns() - t);
-            }
-            // the script tidies up what it made and did not delete
-            for p in std::mem::take(&mut self.made) {
-                if done_all {
-                    self.delete(ctx, &p)?;
-                } else {
-                    let _ = std::fs::remove_file(&p);
-                }
-            }
-            if !done_all {
-                self.record.abandoned += 1;
-                break;
-            }
-            let done = now_ns();
-            ctx.record_op(OpKind::Transaction, done - t0, 0, done);
-        }
-        Ok(())
+        ctx.transact(|ctx| self.script(ctx))
     }
 
     fn finish(&mut self) -> serde_json::Value {
@@ -690,20 +695,14 @@ mod tests {
     fn bad_options_are_refused() {
         let o = Options::new(Path::new("."));
         o.check().unwrap();
-        for b in [
-            Options {
-                commands: script::MIN_COMMANDS - 1,
-                ..o.clone()
-            },
-            Options {
-                commands: script::MAX_COMMANDS + 1,
-                ..o.clone()
-            },
-            Options {
-                cpu_ns_per_byte: MAX_CPU_NS_PER_BYTE + 1,
-                ..o.clone()
-            },
-        ] {
+        let bad: [fn(&mut Options); 3] = [
+            |o| o.commands = script::MIN_COMMANDS - 1,
+            |o| o.commands = script::MAX_COMMANDS + 1,
+            |o| o.cpu_ns_per_byte = MAX_CPU_NS_PER_BYTE + 1,
+        ];
+        for change in bad {
+            let mut b = o.clone();
+            change(&mut b);
             assert!(b.check().is_err(), "{b:?}");
         }
     }

@@ -6,6 +6,7 @@
 //! (editing, text formatting, compiling, creating and deleting files,
 //! miscellaneous UNIX utilities), weighted towards the edit-compile cycle.
 
+use crate::measure::clock::thread_cpu_ns;
 use crate::workload::{Prng, unit_f64};
 use serde::{Deserialize, Serialize};
 
@@ -165,17 +166,6 @@ pub fn script(k: usize, rng: &mut Prng) -> Vec<Command> {
         }
     }
     v
-}
-
-/// CPU time of the calling thread, ns (CLOCK_THREAD_CPUTIME_ID).
-pub fn thread_cpu_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes only the timespec we hand it.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
-    ts.tv_sec.max(0) as u64 * 1_000_000_000 + ts.tv_nsec.max(0) as u64
 }
 
 /// Burn `ns` of this thread's CPU time, as a compiler would: spin until

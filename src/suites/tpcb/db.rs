@@ -79,7 +79,7 @@
 use crate::engine::{FileId, OpenHow, Req, untimed};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
-use crate::runner::{Ctx, Io};
+use crate::runner::{Ctx, Io, Tx};
 use crate::workload::{Prng, below, unit_f64};
 use serde::{Deserialize, Serialize};
 use std::io;
@@ -449,8 +449,14 @@ struct Ids {
 /// One driver of transactions: its own engine with the database's files
 /// open, and the shared [`Db`]. Each concurrent driver has its own.
 pub struct Terminal {
-    db: Arc<Db>,
     engine: Io,
+    open: Open,
+}
+
+/// The database as one terminal has it open: all a transaction needs
+/// beside the engine, which the runner lends it ([`Terminal::run`]).
+struct Open {
+    db: Arc<Db>,
     ids: Ids,
     /// Check each record's id and branch (off for an engine that does no I/O).
     verify: bool,
@@ -482,15 +488,13 @@ impl Terminal {
         };
         let verify = !info.caps.fake;
         Ok(Terminal {
-            db,
             engine,
-            ids,
-            verify,
+            open: Open { db, ids, verify },
         })
     }
 
     pub fn db(&self) -> &Arc<Db> {
-        &self.db
+        &self.open.db
     }
 
     /// Close the files and hand the engine back.
@@ -500,11 +504,26 @@ impl Terminal {
             tellers,
             branches,
             history,
-        } = self.ids;
+        } = self.open.ids;
         for id in [accounts, tellers, branches, history] {
             self.engine.close(id)?;
         }
         Ok(self.engine)
+    }
+
+    /// Transactions from `next`, one after another in the runner's issue
+    /// loop until the run stops, each recorded in `ctx`.
+    pub fn run(
+        &mut self,
+        ctx: &mut Ctx,
+        commit_sync: bool,
+        mut next: impl FnMut() -> Txn,
+    ) -> anyhow::Result<()> {
+        let Terminal { engine, open } = self;
+        engine.transact(ctx, &mut |tx: &mut Tx| {
+            open.execute(tx.io, tx.ctx, &next(), commit_sync)?;
+            Ok(true)
+        })
     }
 
     /// Run `txn`: lock, read, update and write back the branch, the teller
@@ -523,13 +542,21 @@ impl Terminal {
         txn: &Txn,
         commit_sync: bool,
     ) -> io::Result<()> {
-        let Terminal {
-            db,
-            engine,
-            ids,
-            verify,
-        } = self;
-        let (engine, verify) = (&mut *engine, *verify);
+        self.open.execute(&mut self.engine, rec, txn, commit_sync)
+    }
+}
+
+impl Open {
+    /// [`Terminal::execute`] through `engine`.
+    fn execute<R: Recorder + ?Sized>(
+        &self,
+        engine: &mut Io,
+        rec: &mut R,
+        txn: &Txn,
+        commit_sync: bool,
+    ) -> io::Result<()> {
+        let Open { db, ids, verify } = self;
+        let verify = *verify;
         let scale = db.files.scale;
         if txn.teller >= scale.tellers()
             || txn.branch != txn.teller / TELLERS_PER_BRANCH
@@ -745,31 +772,12 @@ fn sum_table(engine: &mut Io, path: &Path, n: u32, owner: impl Fn(u32) -> u32) -
             format!("{len} bytes, where the database's scale needs {want}"),
         ));
     }
-    let per = per_buffer(engine, RECORD_BYTES)?;
-    let rb = RECORD_BYTES as usize;
-    let f = engine.open(path, OpenHow::READ)?;
     let mut sum = 0i64;
-    let mut i = 0u32;
-    let r = loop {
-        if i >= n {
-            break Ok(sum);
-        }
-        let k = per.min((n - i) as usize);
-        if let Err(e) = read_full(engine, f, path, i as u64 * RECORD_BYTES, k * rb) {
-            break Err(e);
-        }
-        let buf = engine.buf_mut(0);
-        let mut bad = None;
-        for (j, r) in buf[..k * rb].chunks_exact(rb).enumerate() {
-            let id = i + j as u32;
-            if u32_at(r, 0) != id || u32_at(r, 4) != owner(id) {
-                bad = Some((id, u32_at(r, 0), u32_at(r, 4)));
-                break;
-            }
-            sum = sum.wrapping_add(i64_at(r, 8));
-        }
-        if let Some((at, id, br)) = bad {
-            break Err(bad_data(
+    scan(engine, path, u64::from(n), RECORD_BYTES, |i, r| {
+        let at = i as u32;
+        let (id, br) = (u32_at(r, 0), u32_at(r, 4));
+        if id != at || br != owner(at) {
+            return Err(bad_data(
                 path,
                 format!(
                     "record {at} says it is record {id} of branch {br}, not of branch {}",
@@ -777,8 +785,39 @@ fn sum_table(engine: &mut Io, path: &Path, n: u32, owner: impl Fn(u32) -> u32) -
                 ),
             ));
         }
-        i += k as u32;
+        sum = sum.wrapping_add(i64_at(r, 8));
+        Ok(())
+    })?;
+    Ok(sum)
+}
+
+/// Read records `0..n` of `rec` bytes of `path`, as many at a time as
+/// the engine's buffer holds, and hand each to `each` with its index;
+/// stops at the first error.
+fn scan(
+    engine: &mut Io,
+    path: &Path,
+    n: u64,
+    rec: u64,
+    mut each: impl FnMut(u64, &[u8]) -> io::Result<()>,
+) -> io::Result<()> {
+    let per = per_buffer(engine, rec)? as u64;
+    let f = engine.open(path, OpenHow::READ)?;
+    let mut read = || {
+        let mut i = 0;
+        while i < n {
+            let k = per.min(n - i);
+            let len = (k * rec) as usize;
+            read_full(engine, f, path, i * rec, len)?;
+            let records = engine.buf_mut(0)[..len].chunks_exact(rec as usize);
+            for (j, r) in (i..).zip(records) {
+                each(j, r)?;
+            }
+            i += k;
+        }
+        Ok(())
     };
+    let r = read();
     engine.close(f).map_err(|e| on(path, "close of", e))?;
     r
 }
@@ -795,26 +834,12 @@ fn sum_history(engine: &mut Io, path: &Path) -> io::Result<(i64, u64)> {
         ));
     }
     let n = len / HISTORY_BYTES;
-    let per = per_buffer(engine, HISTORY_BYTES)? as u64;
-    let hb = HISTORY_BYTES as usize;
-    let f = engine.open(path, OpenHow::READ)?;
     let mut sum = 0i64;
-    let mut i = 0u64;
-    let r = loop {
-        if i >= n {
-            break Ok((sum, n));
-        }
-        let k = per.min(n - i) as usize;
-        if let Err(e) = read_full(engine, f, path, i * HISTORY_BYTES, k * hb) {
-            break Err(e);
-        }
-        for h in engine.buf_mut(0)[..k * hb].chunks_exact(hb) {
-            sum = sum.wrapping_add(i64_at(h, 12));
-        }
-        i += k as u64;
-    };
-    engine.close(f).map_err(|e| on(path, "close of", e))?;
-    r
+    scan(engine, path, n, HISTORY_BYTES, |_, h| {
+        sum = sum.wrapping_add(i64_at(h, 12));
+        Ok(())
+    })?;
+    Ok((sum, n))
 }
 
 #[cfg(test)]

@@ -156,11 +156,7 @@ impl Worker for Driver {
             scale,
             commit_sync,
         } = self;
-        while ctx.next_request() {
-            let t = db::next_txn(rng, scale);
-            term.execute(ctx, &t, *commit_sync)?;
-        }
-        Ok(())
+        term.run(ctx, *commit_sync, || db::next_txn(rng, scale))
     }
 }
 

@@ -418,12 +418,7 @@ impl SizeRule {
     /// The smallest size a draw can give.
     pub fn smallest(&self) -> u64 {
         if self.weighted() {
-            self.weights
-                .iter()
-                .filter(|w| w.1 > 0)
-                .map(|w| w.0)
-                .min()
-                .unwrap_or(0)
+            self.drawable().min().unwrap_or(0)
         } else {
             self.min
         }
@@ -432,15 +427,15 @@ impl SizeRule {
     /// The largest size a draw can give (or `max` itself, for bounds).
     pub fn largest(&self) -> u64 {
         if self.weighted() {
-            self.weights
-                .iter()
-                .filter(|w| w.1 > 0)
-                .map(|w| w.0)
-                .max()
-                .unwrap_or(0)
+            self.drawable().max().unwrap_or(0)
         } else {
             self.max
         }
+    }
+
+    /// The weighted sizes a draw can give (those of a weight above 0).
+    fn drawable(&self) -> impl Iterator<Item = u64> + '_ {
+        self.weights.iter().filter(|w| w.1 > 0).map(|w| w.0)
     }
 }
 

@@ -383,70 +383,10 @@ fn check_fs(o: &Options, fs: &FileSystem) -> Result<(u64, u64, u64), String> {
     let loc = &fs.location;
     let shown = loc.display();
     let here = at(p, fs.line);
-    let base = match std::fs::metadata(loc) {
-        Ok(m) if m.is_dir() => loc.clone(),
-        Ok(_) => return Err(format!("{here}: location {shown} is not a directory")),
-        Err(_) if fs.run_makes_location => {
-            // DIR/fs<i> of --location DIR: made by the run, in DIR
-            loc.parent().unwrap_or(Path::new(".")).to_path_buf()
-        }
-        Err(e) => {
-            return Err(format!(
-                "{here}: location {shown} {}; make the directory first, or give --location DIR",
-                match e.kind() {
-                    io::ErrorKind::NotFound => "does not exist".to_string(),
-                    _ => io_reason(&e),
-                }
-            ));
-        }
-    };
+    let base = base_of(fs, &here)?;
     check_dir(&base).map_err(|e| e.to_string())?;
-    let marked = loc.join(MARKER).is_file();
-    for sub in ["data", "meta"] {
-        if !marked && std::fs::symlink_metadata(loc.join(sub)).is_ok() {
-            return Err(format!(
-                "{}/{sub} exists and was not made by iogauge ffsb; remove it or use another location",
-                loc.display()
-            ));
-        }
-    }
-    if marked && let Some(f) = foreign(loc) {
-        return Err(format!(
-            "{} was not made by iogauge ffsb: beside its marker {}, data/ and meta/ hold only the file set's names, and iogauge removes only those; move it away or use another location",
-            f.display(),
-            loc.join(MARKER).display()
-        ));
-    }
-    if !fs.size_weights.is_empty() && fs.size_weights.iter().all(|w| w.1 == 0) {
-        return Err(format!("{here}: every size_weight of {shown} is 0"));
-    }
-    if fs.size_weights.is_empty() && fs.min_filesize > fs.max_filesize {
-        return Err(format!(
-            "{here}: min_filesize {} of {shown} is larger than max_filesize {}",
-            fs.min_filesize, fs.max_filesize
-        ));
-    }
-    if fs.create_blocksize == 0 || fs.age_blocksize == 0 {
-        return Err(format!(
-            "{here}: create_blocksize and age_blocksize of {shown} must not be 0"
-        ));
-    }
-    if p.directio {
-        sizes_aligned(fs, &here)?;
-    }
-    let rule = SizeRule::of(fs, p.directio);
-    let largest = rule.largest().next_multiple_of(4096);
-    if fs.num_files == 0 && (fs.init_size > 0 || fs.init_util > 0.0) && largest == 0 {
-        return Err(format!(
-            "{here}: the files of {shown} are all 0 bytes, so init_size or init_util would never be reached"
-        ));
-    }
-    if !(0.0..1.0).contains(&fs.init_util) {
-        return Err(format!(
-            "{here}: init_util {} of {shown} is not a fraction below 1 (0.02 is 2 %)",
-            fs.init_util
-        ));
-    }
+    let marked = check_marker(loc)?;
+    let largest = check_sizes(p, fs, &here)?;
     let usage = Usage::of(&base).map_err(|e| {
         format!(
             "{shown}: cannot read its file system's usage: {}",
@@ -471,52 +411,148 @@ fn check_fs(o: &Options, fs: &FileSystem) -> Result<(u64, u64, u64), String> {
         0
     };
     if fs.agefs {
-        if !o.allow_aging {
-            return Err(format!(
-                "{shown}: agefs=1 fills the file system to desired_util; give --allow-aging if iogauge may fill it"
-            ));
-        }
-        let Some(ag) = &fs.age_group else {
-            return Err(format!(
-                "{here}: agefs=1 needs a [threadgroup] inside the [filesystem] of {shown}: the operations that age it"
-            ));
-        };
-        let what = format!("the aging thread group of {shown}");
-        check_group(p, ag, &what, &[fs])?;
-        if let Some(op) = Op::ALL.iter().find(|&&op| ag.weight(op) > 0 && !op.ages()) {
-            return Err(format!(
-                "{}: {what} has {}_weight={}; aging runs only create, append, delete and their _fsync forms (FFSB has no files for the others while it ages)",
-                at(p, ag.line),
-                op.name(),
-                ag.weight(*op)
-            ));
-        }
-        let w = |op: Op| ag.weight(op) > 0;
-        let creates = (w(Op::Create) || w(Op::CreateFsync)) && rule.largest() > 0;
-        let appends = (w(Op::Append) || w(Op::AppendFsync)) && ag.write_size > 0;
-        if !creates && !appends {
-            return Err(format!(
-                "{}: {what} creates no bytes and appends none, so it would never fill the file system",
-                at(p, ag.line)
-            ));
-        }
-        if !(fs.desired_util > 0.0 && fs.desired_util < 1.0) {
-            return Err(format!(
-                "{here}: desired_util {} of {shown} is not a fraction between 0 and 1 (0.02 is 2 %)",
-                fs.desired_util
-            ));
-        }
-        let age = bytes_to_reach(fs.desired_util, &usage);
-        if age > o.max_age_bytes {
-            return Err(format!(
-                "aging {shown} to {} % needs {age} bytes, more than --max-age-bytes {}",
-                percent(fs.desired_util),
-                o.max_age_bytes
-            ));
-        }
-        bytes += age;
+        bytes += check_aging(o, fs, largest, &usage)?;
     }
     Ok((dev, bytes, usage.avail_bytes()))
+}
+
+/// The directory the file system's set goes in, which must exist: its
+/// location, or the parent the run makes it in.
+fn base_of(fs: &FileSystem, here: &str) -> Result<PathBuf, String> {
+    let loc = &fs.location;
+    match std::fs::metadata(loc) {
+        Ok(m) if m.is_dir() => Ok(loc.clone()),
+        Ok(_) => Err(format!(
+            "{here}: location {} is not a directory",
+            loc.display()
+        )),
+        Err(_) if fs.run_makes_location => {
+            // DIR/fs<i> of --location DIR: made by the run, in DIR
+            Ok(loc.parent().unwrap_or(Path::new(".")).to_path_buf())
+        }
+        Err(e) => Err(format!(
+            "{here}: location {} {}; make the directory first, or give --location DIR",
+            loc.display(),
+            match e.kind() {
+                io::ErrorKind::NotFound => "does not exist".to_string(),
+                _ => io_reason(&e),
+            }
+        )),
+    }
+}
+
+/// Refuses a `data/` or `meta/` at `loc` that iogauge did not make, and
+/// anything but the file set's names in one it did; returns whether `loc`
+/// holds iogauge's marker (an old set, removed before the new one).
+fn check_marker(loc: &Path) -> Result<bool, String> {
+    let marked = loc.join(MARKER).is_file();
+    for sub in ["data", "meta"] {
+        if !marked && std::fs::symlink_metadata(loc.join(sub)).is_ok() {
+            return Err(format!(
+                "{}/{sub} exists and was not made by iogauge ffsb; remove it or use another location",
+                loc.display()
+            ));
+        }
+    }
+    if marked && let Some(f) = foreign(loc) {
+        return Err(format!(
+            "{} was not made by iogauge ffsb: beside its marker {}, data/ and meta/ hold only the file set's names, and iogauge removes only those; move it away or use another location",
+            f.display(),
+            loc.join(MARKER).display()
+        ));
+    }
+    Ok(marked)
+}
+
+/// The file sizes' and the initial fill's checks; returns the largest
+/// file, in whole 4 KiB blocks.
+fn check_sizes(p: &Profile, fs: &FileSystem, here: &str) -> Result<u64, String> {
+    let shown = fs.location.display();
+    if !fs.size_weights.is_empty() && fs.size_weights.iter().all(|w| w.1 == 0) {
+        return Err(format!("{here}: every size_weight of {shown} is 0"));
+    }
+    if fs.size_weights.is_empty() && fs.min_filesize > fs.max_filesize {
+        return Err(format!(
+            "{here}: min_filesize {} of {shown} is larger than max_filesize {}",
+            fs.min_filesize, fs.max_filesize
+        ));
+    }
+    if fs.create_blocksize == 0 || fs.age_blocksize == 0 {
+        return Err(format!(
+            "{here}: create_blocksize and age_blocksize of {shown} must not be 0"
+        ));
+    }
+    if p.directio {
+        sizes_aligned(fs, here)?;
+    }
+    let largest = SizeRule::of(fs, p.directio)
+        .largest()
+        .next_multiple_of(4096);
+    if fs.num_files == 0 && (fs.init_size > 0 || fs.init_util > 0.0) && largest == 0 {
+        return Err(format!(
+            "{here}: the files of {shown} are all 0 bytes, so init_size or init_util would never be reached"
+        ));
+    }
+    if !(0.0..1.0).contains(&fs.init_util) {
+        return Err(format!(
+            "{here}: init_util {} of {shown} is not a fraction below 1 (0.02 is 2 %)",
+            fs.init_util
+        ));
+    }
+    Ok(largest)
+}
+
+/// The checks of `agefs=1`; returns the bytes aging writes to reach
+/// `desired_util` from `usage`. `largest` is the largest file (0: creates
+/// write nothing).
+fn check_aging(o: &Options, fs: &FileSystem, largest: u64, usage: &Usage) -> Result<u64, String> {
+    let p = &o.profile;
+    let shown = fs.location.display();
+    let here = at(p, fs.line);
+    if !o.allow_aging {
+        return Err(format!(
+            "{shown}: agefs=1 fills the file system to desired_util; give --allow-aging if iogauge may fill it"
+        ));
+    }
+    let Some(ag) = &fs.age_group else {
+        return Err(format!(
+            "{here}: agefs=1 needs a [threadgroup] inside the [filesystem] of {shown}: the operations that age it"
+        ));
+    };
+    let what = format!("the aging thread group of {shown}");
+    check_group(p, ag, &what, &[fs])?;
+    if let Some(op) = Op::ALL.iter().find(|&&op| ag.weight(op) > 0 && !op.ages()) {
+        return Err(format!(
+            "{}: {what} has {}_weight={}; aging runs only create, append, delete and their _fsync forms (FFSB has no files for the others while it ages)",
+            at(p, ag.line),
+            op.name(),
+            ag.weight(*op)
+        ));
+    }
+    let w = |op: Op| ag.weight(op) > 0;
+    let creates = (w(Op::Create) || w(Op::CreateFsync)) && largest > 0;
+    let appends = (w(Op::Append) || w(Op::AppendFsync)) && ag.write_size > 0;
+    if !creates && !appends {
+        return Err(format!(
+            "{}: {what} creates no bytes and appends none, so it would never fill the file system",
+            at(p, ag.line)
+        ));
+    }
+    if !(fs.desired_util > 0.0 && fs.desired_util < 1.0) {
+        return Err(format!(
+            "{here}: desired_util {} of {shown} is not a fraction between 0 and 1 (0.02 is 2 %)",
+            fs.desired_util
+        ));
+    }
+    let age = bytes_to_reach(fs.desired_util, usage);
+    if age > o.max_age_bytes {
+        return Err(format!(
+            "aging {shown} to {} % needs {age} bytes, more than --max-age-bytes {}",
+            percent(fs.desired_util),
+            o.max_age_bytes
+        ));
+    }
+    Ok(age)
 }
 
 /// Whether `name`, in `data/` (`meta` false) or `meta/`, is a name iogauge

@@ -708,26 +708,52 @@ fn a_short_run_of_every_op_counts_consistently() {
     }
     let g = &out.groups[0];
     assert_eq!(g.threads, 2);
-    let data_ops = [
-        Op::Read,
-        Op::ReadAll,
-        Op::Write,
-        Op::WriteFsync,
-        Op::WriteAll,
-        Op::WriteAllFsync,
-        Op::Append,
-        Op::AppendFsync,
-        Op::Create,
-        Op::CreateFsync,
-    ];
+    tallies_agree(g);
+    calls_agree(g);
+    kinds_agree(&out, g);
+    assert!(out.cpu.user + out.cpu.sys > Duration::ZERO);
+    assert!(
+        entries(&loc).is_empty(),
+        "everything removed: {:?}",
+        entries(&loc)
+    );
+}
+
+/// The operations that move data (reads, writes, appends, creates).
+const DATA_OPS: [Op; 10] = [
+    Op::Read,
+    Op::ReadAll,
+    Op::Write,
+    Op::WriteFsync,
+    Op::WriteAll,
+    Op::WriteAllFsync,
+    Op::Append,
+    Op::AppendFsync,
+    Op::Create,
+    Op::CreateFsync,
+];
+
+/// Calls (FFSB's transactions) of `ops`, all together.
+fn transactions(g: &GroupResult, ops: &[Op]) -> u64 {
+    ops.iter().map(|&op| g.op(op).transactions).sum()
+}
+
+/// Times `ops` ran, all together.
+fn invocations(g: &GroupResult, ops: &[Op]) -> u64 {
+    ops.iter().map(|&op| g.op(op).invocations).sum()
+}
+
+/// Each operation's tally of a run of every op: its calls, bytes and
+/// latencies agree with what it does.
+fn tallies_agree(g: &GroupResult) {
     // with hundreds of operations, each of the fifteen ran (a machine so
     // loaded that fewer ran proves nothing here)
-    let ran: u64 = Op::ALL.iter().map(|&op| g.op(op).invocations).sum();
+    let ran = invocations(g, &Op::ALL);
     for op in Op::ALL {
         let t = g.op(op);
         assert!(t.invocations > 0 || ran < 300, "{} never ran", op.name());
         assert_eq!(t.latency.count, t.invocations, "{}", op.name());
-        if data_ops.contains(&op) {
+        if DATA_OPS.contains(&op) {
             assert!(t.transactions >= t.invocations, "{}", op.name());
             // every file is a whole number of 4 KiB blocks: full blocks only
             let bytes = t.read_bytes + t.write_bytes;
@@ -742,10 +768,12 @@ fn a_short_run_of_every_op_counts_consistently() {
         g.op(Op::Append).write_bytes,
         g.op(Op::Append).invocations * 8192
     );
-    // the [stats] calls and iogauge's op kinds agree with the tallies
-    let sum = |ops: &[Op]| ops.iter().map(|&op| g.op(op).transactions).sum::<u64>();
-    let reads = sum(&[Op::Read, Op::ReadAll]);
-    let writes = sum(&data_ops[2..]);
+}
+
+/// The `[stats]` calls of a run of every op agree with the tallies.
+fn calls_agree(g: &GroupResult) {
+    let reads = transactions(g, &[Op::Read, Op::ReadAll]);
+    let writes = transactions(g, &DATA_OPS[2..]);
     assert_eq!(g.calls[&Syscall::Read].calls, reads);
     assert_eq!(g.calls[&Syscall::Write].calls, writes);
     assert_eq!(
@@ -753,10 +781,9 @@ fn a_short_run_of_every_op_counts_consistently() {
         g.op(Op::Delete).invocations
     );
     assert_eq!(g.calls[&Syscall::Stat].calls, g.op(Op::Stat).invocations);
-    let runs = |ops: &[Op]| ops.iter().map(|&op| g.op(op).invocations).sum::<u64>();
     assert_eq!(
         g.calls[&Syscall::Create].calls,
-        runs(&[Op::Create, Op::CreateFsync])
+        invocations(g, &[Op::Create, Op::CreateFsync])
     );
     assert!(!g.calls.contains_key(&Syscall::Lseek));
     for c in g.calls.values() {
@@ -772,25 +799,29 @@ fn a_short_run_of_every_op_counts_consistently() {
         g.calls[&Syscall::Open].calls + g.calls[&Syscall::Create].calls,
         g.calls[&Syscall::Close].calls
     );
+}
+
+/// iogauge's op kinds of a run of every op agree with the tallies.
+fn kinds_agree(out: &Outcome, g: &GroupResult) {
     let k = |kind| out.stats.kind(kind).map_or(0, |s| s.count);
-    assert_eq!(k(OpKind::Read), reads);
-    assert_eq!(k(OpKind::Write) + k(OpKind::Append), writes);
+    assert_eq!(k(OpKind::Read), transactions(g, &[Op::Read, Op::ReadAll]));
+    assert_eq!(
+        k(OpKind::Write) + k(OpKind::Append),
+        transactions(g, &DATA_OPS[2..])
+    );
     assert_eq!(
         k(OpKind::Fsync),
-        runs(&[
-            Op::WriteFsync,
-            Op::WriteAllFsync,
-            Op::AppendFsync,
-            Op::CreateFsync
-        ])
+        invocations(
+            g,
+            &[
+                Op::WriteFsync,
+                Op::WriteAllFsync,
+                Op::AppendFsync,
+                Op::CreateFsync
+            ]
+        )
     );
     assert_eq!(k(OpKind::Rename), g.op(Op::MetaOp).invocations);
-    assert!(out.cpu.user + out.cpu.sys > Duration::ZERO);
-    assert!(
-        entries(&loc).is_empty(),
-        "everything removed: {:?}",
-        entries(&loc)
-    );
 }
 
 #[test]
@@ -805,6 +836,14 @@ fn op_delay_is_cut_short_by_the_end_of_the_run() {
     assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     assert_eq!(out.groups[0].op(Op::Stat).invocations, 1);
     assert!(entries(dir.path()).is_empty());
+}
+
+/// A file system of [`filesystem`] on a tmpfs of `size`; `None` where
+/// mounting is not allowed.
+fn on_tmpfs(size: &str) -> Option<(Tmpfs, FileSystem)> {
+    let mnt = Tmpfs::mount(size)?;
+    let fs = filesystem(mnt.path());
+    Some((mnt, fs))
 }
 
 /// A tmpfs of `size` mounted on a temporary directory, unmounted when
@@ -844,11 +883,10 @@ impl Drop for Tmpfs {
 
 #[test]
 fn aging_fills_a_file_system_to_desired_util() {
-    let Some(mnt) = Tmpfs::mount("64m") else {
+    let Some((mnt, mut fs)) = on_tmpfs("64m") else {
         return;
     };
-    let loc = mnt.path().to_path_buf();
-    let mut fs = filesystem(&loc);
+    let loc = fs.location.clone();
     fs.num_files = 0;
     fs.agefs = true;
     fs.desired_util = 0.5;
@@ -888,11 +926,9 @@ fn aging_fills_a_file_system_to_desired_util() {
 
 #[test]
 fn out_of_space_stops_the_run_cleanly() {
-    let Some(mnt) = Tmpfs::mount("8m") else {
+    let Some((mnt, mut fs)) = on_tmpfs("8m") else {
         return;
     };
-    let loc = mnt.path().to_path_buf();
-    let mut fs = filesystem(&loc);
     fs.num_files = 4;
     let mut tg = group(&[(Op::Create, 1)]);
     tg.num_threads = 2;

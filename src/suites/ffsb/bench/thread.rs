@@ -29,7 +29,7 @@ use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
 use crate::runner::Io;
 use crate::runner::workdir::io_reason;
-use crate::runner::{Ctx, Worker};
+use crate::runner::{Ctx, Transactions, Tx, Worker};
 use crate::suites::ffsb::profile::{Op, Syscall, ThreadGroup};
 use crate::suites::ffsb::results::{CallStats, GroupResult, OpTally};
 
@@ -195,6 +195,17 @@ struct Done {
     bytes: u64,
 }
 
+impl Done {
+    /// An operation of one call that moved no data.
+    fn call(lat_ns: u64) -> Done {
+        Done {
+            lat_ns,
+            calls: 1,
+            bytes: 0,
+        }
+    }
+}
+
 /// The read or write calls of one operation.
 #[derive(Clone, Copy, Debug)]
 enum Plan {
@@ -212,6 +223,13 @@ enum Plan {
 }
 
 pub(super) struct Thread<'a> {
+    engine: Io,
+    work: Work<'a>,
+}
+
+/// All of a thread but its engine, which the runner lends each of its
+/// operations ([`Transactions`]).
+struct Work<'a> {
     tg: &'a ThreadGroup,
     chooser: Chooser,
     fss: &'a [FsState],
@@ -219,7 +237,6 @@ pub(super) struct Thread<'a> {
     age: Option<&'a AgeCtl>,
     aligned: bool,
     rng: RandBytes,
-    engine: Io,
     /// The path operated on, and a rename's new name.
     path: Vec<u8>,
     path2: Vec<u8>,
@@ -252,7 +269,7 @@ impl<'a> Thread<'a> {
                 }
             }
         }
-        Thread {
+        let work = Work {
             tg: p.tg,
             chooser: Chooser::new(p.tg),
             fss: p.fss,
@@ -260,7 +277,6 @@ impl<'a> Thread<'a> {
             age: p.age,
             aligned: p.aligned,
             rng: p.rng,
-            engine: p.engine,
             path: Vec::with_capacity(512),
             path2: Vec::with_capacity(512),
             ops: vec![OpTally::default(); Op::ALL.len()],
@@ -268,31 +284,42 @@ impl<'a> Thread<'a> {
             ranges_ns,
             written: 0,
             out: p.out,
+        };
+        Thread {
+            engine: p.engine,
+            work,
         }
     }
+}
 
+/// One FFSB operation a transaction, until aging is done (or the run
+/// stops).
+impl Transactions for Work<'_> {
+    fn next(&mut self, tx: &mut Tx) -> Result<bool> {
+        if self.aged() {
+            return Ok(false);
+        }
+        let fss = self.fss;
+        let op = self.chooser.pick(&mut self.rng);
+        let i = match self.bind {
+            Some(i) => i,
+            None => self.rng.below(fss.len() as u32) as usize,
+        };
+        let before = self.written;
+        self.op(tx, op, &fss[i])?;
+        if let Some(age) = self.age {
+            age.wrote(self.written - before);
+        }
+        if self.tg.op_delay_ms > 0 {
+            self.pause(tx.ctx);
+        }
+        Ok(true)
+    }
+}
+
+impl<'a> Work<'a> {
     fn aged(&self) -> bool {
         self.age.is_some_and(AgeCtl::is_done)
-    }
-
-    fn work(&mut self, ctx: &mut Ctx) -> Result<()> {
-        let fss = self.fss;
-        while !self.aged() && ctx.next_request() {
-            let op = self.chooser.pick(&mut self.rng);
-            let i = match self.bind {
-                Some(i) => i,
-                None => self.rng.below(fss.len() as u32) as usize,
-            };
-            let before = self.written;
-            self.op(ctx, op, &fss[i])?;
-            if let Some(age) = self.age {
-                age.wrote(self.written - before);
-            }
-            if self.tg.op_delay_ms > 0 {
-                self.pause(ctx);
-            }
-        }
-        Ok(())
     }
 
     /// `op_delay`, cut short when the run stops.
@@ -307,7 +334,7 @@ impl<'a> Thread<'a> {
         }
     }
 
-    fn op(&mut self, ctx: &mut Ctx, op: Op, fs: &'a FsState) -> Result<()> {
+    fn op(&mut self, tx: &mut Tx, op: Op, fs: &'a FsState) -> Result<()> {
         // aging sends create, append and delete to the fill files
         let list = if self.age.is_some() && op.ages() {
             &fs.fill
@@ -315,21 +342,21 @@ impl<'a> Thread<'a> {
             &fs.data
         };
         match op {
-            Op::Read => self.read(ctx, list),
-            Op::ReadAll => self.read_all(ctx, list),
-            Op::Write => self.write(ctx, list, op, false),
-            Op::WriteFsync => self.write(ctx, list, op, true),
-            Op::WriteAll => self.write_all(ctx, list, op, false),
-            Op::WriteAllFsync => self.write_all(ctx, list, op, true),
-            Op::Create => self.create(ctx, list, &fs.sizes, op, false),
-            Op::CreateFsync => self.create(ctx, list, &fs.sizes, op, true),
-            Op::Append => self.append(ctx, list, op, false),
-            Op::AppendFsync => self.append(ctx, list, op, true),
-            Op::Delete => self.delete(ctx, list),
-            Op::Stat => self.stat(ctx, list),
-            Op::OpenClose => self.open_close(ctx, list),
-            Op::CreateDir => self.create_dir(ctx, &fs.data),
-            Op::MetaOp => self.metaop(ctx, &fs.meta),
+            Op::Read => self.read(tx, list),
+            Op::ReadAll => self.read_all(tx, list),
+            Op::Write => self.write(tx, list, op, false),
+            Op::WriteFsync => self.write(tx, list, op, true),
+            Op::WriteAll => self.write_all(tx, list, op, false),
+            Op::WriteAllFsync => self.write_all(tx, list, op, true),
+            Op::Create => self.create(tx, list, &fs.sizes, op, false),
+            Op::CreateFsync => self.create(tx, list, &fs.sizes, op, true),
+            Op::Append => self.append(tx, list, op, false),
+            Op::AppendFsync => self.append(tx, list, op, true),
+            Op::Delete => self.delete(tx, list),
+            Op::Stat => self.stat(tx, list),
+            Op::OpenClose => self.open_close(tx, list),
+            Op::CreateDir => self.create_dir(tx, &fs.data),
+            Op::MetaOp => self.metaop(tx, &fs.meta),
         }
     }
 
@@ -365,17 +392,17 @@ impl<'a> Thread<'a> {
     /// count the operation.
     fn on_file(
         &mut self,
-        ctx: &mut Ctx,
+        tx: &mut Tx,
         list: &FileList,
         want: Want,
         op: Op,
-        body: impl FnOnce(&mut Self, &mut Ctx, &Picked) -> Result<Done>,
+        body: impl FnOnce(&mut Self, &mut Tx, &Picked) -> Result<Done>,
     ) -> Result<()> {
-        let Some(p) = self.pick(ctx, list, want, true)? else {
+        let Some(p) = self.pick(tx.ctx, list, want, true)? else {
             return Ok(());
         };
         list.path(&mut self.path, &p, 0);
-        let r = body(self, ctx, &p);
+        let r = body(self, tx, &p);
         match want {
             Want::Read => list.release_read(p.idx),
             Want::Write => list.release_write(p.idx),
@@ -432,11 +459,9 @@ impl<'a> Thread<'a> {
 
     /// Open `self.path` through the engine; the open is timed from the
     /// returned instant, which starts the operation's latency.
-    fn open(&mut self, ctx: &mut Ctx, how: OpenHow, create: bool) -> Result<(FileId, u64)> {
+    fn open(&mut self, tx: &mut Tx, how: OpenHow, create: bool) -> Result<(FileId, u64)> {
         let t = now_ns();
-        let r = self
-            .engine
-            .open(Path::new(OsStr::from_bytes(&self.path)), how);
+        let r = tx.io.open(Path::new(OsStr::from_bytes(&self.path)), how);
         let done = now_ns();
         match r {
             Ok(fid) => {
@@ -445,7 +470,7 @@ impl<'a> Thread<'a> {
                 } else {
                     (OpKind::Open, Syscall::Open)
                 };
-                ctx.record_op(kind, done - t, 0, done);
+                tx.ctx.record_op(kind, done - t, 0, done);
                 self.call(sys, done - t);
                 Ok((fid, t))
             }
@@ -454,19 +479,19 @@ impl<'a> Thread<'a> {
     }
 
     /// Close; returns when it ended.
-    fn close(&mut self, ctx: &mut Ctx, fid: FileId) -> Result<u64> {
+    fn close(&mut self, tx: &mut Tx, fid: FileId) -> Result<u64> {
         let t = now_ns();
-        let r = self.engine.close(fid);
+        let r = tx.io.close(fid);
         let done = now_ns();
         r.map_err(|e| self.failed("close", &e, true))?;
-        ctx.record_op(OpKind::Close, done - t, 0, done);
+        tx.ctx.record_op(OpKind::Close, done - t, 0, done);
         self.call(Syscall::Close, done - t);
         Ok(done)
     }
 
     /// One read or write call; a short write is an error (out of space).
     #[inline]
-    fn io(&mut self, ctx: &mut Ctx, fid: FileId, kind: OpKind, off: u64, len: u64) -> Result<u64> {
+    fn io(&mut self, tx: &mut Tx, fid: FileId, kind: OpKind, off: u64, len: u64) -> Result<u64> {
         let req = Req {
             kind,
             file: fid,
@@ -474,11 +499,11 @@ impl<'a> Thread<'a> {
             len: len as u32,
             slot: 0,
         };
-        let c = match self.engine.exec(req) {
+        let c = match tx.io.exec(req) {
             Ok(c) => c,
             Err(e) => return Err(self.failed(kind.name(), &e, true)),
         };
-        ctx.record(&c);
+        tx.ctx.record(&c);
         let sys = if kind == OpKind::Read {
             Syscall::Read
         } else {
@@ -498,7 +523,7 @@ impl<'a> Thread<'a> {
     /// The calls of `plan`: (calls, bytes).
     fn transfer(
         &mut self,
-        ctx: &mut Ctx,
+        tx: &mut Tx,
         fid: FileId,
         kind: OpKind,
         plan: Plan,
@@ -509,7 +534,7 @@ impl<'a> Thread<'a> {
                 let (mut off, mut left) = (start, len);
                 while left > 0 {
                     let n = left.min(bs);
-                    let got = self.io(ctx, fid, kind, off, n)?;
+                    let got = self.io(tx, fid, kind, off, n)?;
                     calls += 1;
                     bytes += got;
                     if got < n {
@@ -522,19 +547,19 @@ impl<'a> Thread<'a> {
             Plan::Random { n, range, bs } => {
                 for _ in 0..n {
                     let off = self.offset(range);
-                    bytes += self.io(ctx, fid, kind, off, bs)?;
+                    bytes += self.io(tx, fid, kind, off, bs)?;
                     calls += 1;
                 }
             }
             Plan::Skip { n, bs, skip, last } => {
                 let mut off = 0;
                 for _ in 0..n {
-                    bytes += self.io(ctx, fid, kind, off, bs)?;
+                    bytes += self.io(tx, fid, kind, off, bs)?;
                     calls += 1;
                     off += bs + skip;
                 }
                 if last > 0 {
-                    bytes += self.io(ctx, fid, kind, off, last)?;
+                    bytes += self.io(tx, fid, kind, off, last)?;
                     calls += 1;
                 }
             }
@@ -545,25 +570,25 @@ impl<'a> Thread<'a> {
     /// Open, do `plan`, fsync if asked, close.
     fn whole(
         &mut self,
-        ctx: &mut Ctx,
+        tx: &mut Tx,
         how: OpenHow,
         kind: OpKind,
         plan: Plan,
         fsync: bool,
         create: bool,
     ) -> Result<Done> {
-        let (fid, t0) = self.open(ctx, how, create)?;
-        let r = self.transfer(ctx, fid, kind, plan).and_then(|d| {
+        let (fid, t0) = self.open(tx, how, create)?;
+        let r = self.transfer(tx, fid, kind, plan).and_then(|d| {
             if fsync {
-                let c = self
-                    .engine
+                let c = tx
+                    .io
                     .exec(Req::fsync(fid))
                     .map_err(|e| self.failed("fsync", &e, true))?;
-                ctx.record(&c);
+                tx.ctx.record(&c);
             }
             Ok(d)
         });
-        let end = self.close(ctx, fid);
+        let end = self.close(tx, fid);
         let (calls, bytes) = r?;
         Ok(Done {
             lat_ns: end? - t0,
@@ -580,19 +605,29 @@ impl<'a> Thread<'a> {
         u64::from(self.tg.write_blocksize).max(1)
     }
 
+    /// `size` bytes of a file of `file` bytes in blocks of `bs`: from a
+    /// random start, or (`random`) `size / bs` blocks at random offsets.
+    fn span(&mut self, random: bool, size: u64, bs: u64, file: u64) -> Plan {
+        if random {
+            return Plan::Random {
+                n: size / bs,
+                range: file.saturating_sub(bs),
+                bs,
+            };
+        }
+        let len = size.min(file);
+        let range = file - len;
+        let start = if range > 0 { self.offset(range) } else { 0 };
+        Plan::Seq { start, len, bs }
+    }
+
     /// read: `read_size` from a random start; or `read_size /
     /// read_blocksize` blocks at random offsets (`read_random`); or blocks
     /// from 0 with `read_skipsize` gaps (`read_skip`).
-    fn read(&mut self, ctx: &mut Ctx, list: &FileList) -> Result<()> {
-        self.on_file(ctx, list, Want::Read, Op::Read, |t, ctx, p| {
+    fn read(&mut self, tx: &mut Tx, list: &FileList) -> Result<()> {
+        self.on_file(tx, list, Want::Read, Op::Read, |t, tx, p| {
             let (tg, bs) = (t.tg, t.rbs());
-            let plan = if tg.read_random {
-                Plan::Random {
-                    n: tg.read_size / bs,
-                    range: p.size.saturating_sub(bs),
-                    bs,
-                }
-            } else if tg.read_skip {
+            let plan = if tg.read_skip && !tg.read_random {
                 Plan::Skip {
                     n: tg.read_size / bs,
                     bs,
@@ -600,70 +635,56 @@ impl<'a> Thread<'a> {
                     last: tg.read_size % bs,
                 }
             } else {
-                let len = tg.read_size.min(p.size);
-                let range = p.size - len;
-                let start = if range > 0 { t.offset(range) } else { 0 };
-                Plan::Seq { start, len, bs }
+                t.span(tg.read_random, tg.read_size, bs, p.size)
             };
-            t.whole(ctx, OpenHow::READ, OpKind::Read, plan, false, false)
+            t.whole(tx, OpenHow::READ, OpKind::Read, plan, false, false)
         })
     }
 
     /// readall: the whole file in `read_blocksize` reads.
-    fn read_all(&mut self, ctx: &mut Ctx, list: &FileList) -> Result<()> {
-        self.on_file(ctx, list, Want::Read, Op::ReadAll, |t, ctx, p| {
+    fn read_all(&mut self, tx: &mut Tx, list: &FileList) -> Result<()> {
+        self.on_file(tx, list, Want::Read, Op::ReadAll, |t, tx, p| {
             let plan = Plan::Seq {
                 start: 0,
                 len: p.size,
                 bs: t.rbs(),
             };
-            t.whole(ctx, OpenHow::READ, OpKind::Read, plan, false, false)
+            t.whole(tx, OpenHow::READ, OpKind::Read, plan, false, false)
         })
     }
 
     /// write(_fsync): O_WRONLY, `write_size` from a random start, or
     /// `write_size / write_blocksize` blocks at random offsets.
-    fn write(&mut self, ctx: &mut Ctx, list: &FileList, op: Op, fsync: bool) -> Result<()> {
-        self.on_file(ctx, list, Want::Read, op, |t, ctx, p| {
+    fn write(&mut self, tx: &mut Tx, list: &FileList, op: Op, fsync: bool) -> Result<()> {
+        self.on_file(tx, list, Want::Read, op, |t, tx, p| {
             let (tg, bs) = (t.tg, t.wbs());
-            let plan = if tg.write_random {
-                Plan::Random {
-                    n: tg.write_size / bs,
-                    range: p.size.saturating_sub(bs),
-                    bs,
-                }
-            } else {
-                let len = tg.write_size.min(p.size);
-                let range = p.size - len;
-                let start = if range > 0 { t.offset(range) } else { 0 };
-                Plan::Seq { start, len, bs }
-            };
-            t.whole(ctx, WRITE_ONLY, OpKind::Write, plan, fsync, false)
+            let plan = t.span(tg.write_random, tg.write_size, bs, p.size);
+            t.whole(tx, WRITE_ONLY, OpKind::Write, plan, fsync, false)
         })
     }
 
     /// writeall(_fsync): the whole file in `write_blocksize` writes.
-    fn write_all(&mut self, ctx: &mut Ctx, list: &FileList, op: Op, fsync: bool) -> Result<()> {
-        self.on_file(ctx, list, Want::Read, op, |t, ctx, p| {
+    fn write_all(&mut self, tx: &mut Tx, list: &FileList, op: Op, fsync: bool) -> Result<()> {
+        self.on_file(tx, list, Want::Read, op, |t, tx, p| {
             let plan = Plan::Seq {
                 start: 0,
                 len: p.size,
                 bs: t.wbs(),
             };
-            t.whole(ctx, WRITE_ONLY, OpKind::Write, plan, fsync, false)
+            t.whole(tx, WRITE_ONLY, OpKind::Write, plan, fsync, false)
         })
     }
 
     /// append(_fsync): O_WRONLY|O_APPEND, `write_size` in
     /// `write_blocksize` writes (the kernel puts them at the end).
-    fn append(&mut self, ctx: &mut Ctx, list: &FileList, op: Op, fsync: bool) -> Result<()> {
-        self.on_file(ctx, list, Want::Read, op, |t, ctx, p| {
+    fn append(&mut self, tx: &mut Tx, list: &FileList, op: Op, fsync: bool) -> Result<()> {
+        self.on_file(tx, list, Want::Read, op, |t, tx, p| {
             let plan = Plan::Seq {
                 start: 0,
                 len: t.tg.write_size,
                 bs: t.wbs(),
             };
-            let d = t.whole(ctx, APPEND, OpKind::Append, plan, fsync, false);
+            let d = t.whole(tx, APPEND, OpKind::Append, plan, fsync, false);
             if let Ok(d) = &d {
                 list.grow(p.idx, d.bytes);
             }
@@ -676,7 +697,7 @@ impl<'a> Thread<'a> {
     /// writes. Others see it once it is written.
     fn create(
         &mut self,
-        ctx: &mut Ctx,
+        tx: &mut Tx,
         list: &FileList,
         sizes: &SizeRule,
         op: Op,
@@ -690,7 +711,7 @@ impl<'a> Thread<'a> {
             len: size,
             bs: self.wbs(),
         };
-        match self.whole(ctx, OpenHow::CREATE, OpKind::Write, plan, fsync, true) {
+        match self.whole(tx, OpenHow::CREATE, OpKind::Write, plan, fsync, true) {
             Ok(d) => {
                 list.created(p.idx, d.bytes);
                 self.count(op, d);
@@ -705,104 +726,95 @@ impl<'a> Thread<'a> {
 
     /// delete: unlink a random file, never the last one (FFSB dies on an
     /// assertion there; iogauge does nothing and counts nothing).
-    fn delete(&mut self, ctx: &mut Ctx, list: &FileList) -> Result<()> {
-        self.on_file(ctx, list, Want::Delete, Op::Delete, |t, ctx, _| {
-            let t0 = now_ns();
-            let r = std::fs::remove_file(t.path());
-            let done = now_ns();
-            r.map_err(|e| t.failed("unlink", &e, true))?;
-            ctx.record_op(OpKind::Delete, done - t0, 0, done);
-            t.call(Syscall::Unlink, done - t0);
-            Ok(Done {
-                lat_ns: done - t0,
-                calls: 1,
-                bytes: 0,
+    fn delete(&mut self, tx: &mut Tx, list: &FileList) -> Result<()> {
+        self.on_file(tx, list, Want::Delete, Op::Delete, |t, tx, _| {
+            t.path_call(tx, OpKind::Delete, Syscall::Unlink, "unlink", |p| {
+                std::fs::remove_file(p)
             })
         })
     }
 
     /// stat: stat(2) a random file.
-    fn stat(&mut self, ctx: &mut Ctx, list: &FileList) -> Result<()> {
-        self.on_file(ctx, list, Want::Read, Op::Stat, |t, ctx, _| {
-            let t0 = now_ns();
-            let r = rustix::fs::stat(t.path());
-            let done = now_ns();
-            r.map_err(|e| t.failed("stat", &std::io::Error::from(e), true))?;
-            ctx.record_op(OpKind::Stat, done - t0, 0, done);
-            t.call(Syscall::Stat, done - t0);
-            Ok(Done {
-                lat_ns: done - t0,
-                calls: 1,
-                bytes: 0,
+    fn stat(&mut self, tx: &mut Tx, list: &FileList) -> Result<()> {
+        self.on_file(tx, list, Want::Read, Op::Stat, |t, tx, _| {
+            t.path_call(tx, OpKind::Stat, Syscall::Stat, "stat", |p| {
+                rustix::fs::stat(p).map(drop).map_err(Into::into)
             })
         })
     }
 
+    /// One call on `self.path` (`what` in an error), timed and recorded as
+    /// `kind` and `sys`: an operation of its own.
+    fn path_call(
+        &mut self,
+        tx: &mut Tx,
+        kind: OpKind,
+        sys: Syscall,
+        what: &str,
+        call: impl FnOnce(&Path) -> std::io::Result<()>,
+    ) -> Result<Done> {
+        let t0 = now_ns();
+        let r = call(self.path());
+        let done = now_ns();
+        r.map_err(|e| self.failed(what, &e, true))?;
+        tx.ctx.record_op(kind, done - t0, 0, done);
+        self.call(sys, done - t0);
+        Ok(Done::call(done - t0))
+    }
+
     /// open_close: open O_RDONLY (O_DIRECT with directio) and close.
-    fn open_close(&mut self, ctx: &mut Ctx, list: &FileList) -> Result<()> {
-        self.on_file(ctx, list, Want::Read, Op::OpenClose, |t, ctx, _| {
-            let (fid, t0) = t.open(ctx, OpenHow::READ, false)?;
-            let end = t.close(ctx, fid)?;
-            Ok(Done {
-                lat_ns: end - t0,
-                calls: 1,
-                bytes: 0,
-            })
+    fn open_close(&mut self, tx: &mut Tx, list: &FileList) -> Result<()> {
+        self.on_file(tx, list, Want::Read, Op::OpenClose, |t, tx, _| {
+            let (fid, t0) = t.open(tx, OpenHow::READ, false)?;
+            let end = t.close(tx, fid)?;
+            Ok(Done::call(end - t0))
         })
     }
 
     /// mkdir(2) of `self.path`, timed and recorded as a mkdir.
-    fn mkdir(&mut self, ctx: &mut Ctx) -> Result<()> {
+    fn mkdir(&mut self, tx: &mut Tx) -> Result<()> {
         let t0 = now_ns();
         let r = std::fs::DirBuilder::new().mode(0o700).create(self.path());
         let done = now_ns();
         r.map_err(|e| self.failed("mkdir", &e, true))?;
-        ctx.record_op(OpKind::Mkdir, done - t0, 0, done);
+        tx.ctx.record_op(OpKind::Mkdir, done - t0, 0, done);
         Ok(())
     }
 
     /// createdir: mkdir `data/datadir<k>`; later files may go there.
-    fn create_dir(&mut self, ctx: &mut Ctx, data: &FileList) -> Result<()> {
+    fn create_dir(&mut self, tx: &mut Tx, data: &FileList) -> Result<()> {
         let k = data.reserve_dir();
         data.dir_path(&mut self.path, k);
         let t0 = now_ns();
-        self.mkdir(ctx)?;
+        self.mkdir(tx)?;
         data.dir_ready(k);
-        let done = now_ns();
-        self.count(
-            Op::CreateDir,
-            Done {
-                lat_ns: done - t0,
-                calls: 1,
-                bytes: 0,
-            },
-        );
+        self.count(Op::CreateDir, Done::call(now_ns() - t0));
         Ok(())
     }
 
     /// metaop, in `meta/`: mkdir two new directories, rmdir a random one,
     /// rename a random one (its name gains an `a`).
-    fn metaop(&mut self, ctx: &mut Ctx, meta: &FileList) -> Result<()> {
+    fn metaop(&mut self, tx: &mut Tx, meta: &FileList) -> Result<()> {
         let t0 = now_ns();
         for _ in 0..2 {
             let p = meta.add(&mut self.rng, 0);
             meta.path(&mut self.path, &p, 0);
-            if let Err(e) = self.mkdir(ctx) {
+            if let Err(e) = self.mkdir(tx) {
                 meta.abandon(p.idx);
                 return Err(e);
             }
             meta.created(p.idx, 0);
         }
-        if let Some(p) = self.pick(ctx, meta, Want::Remove, false)? {
+        if let Some(p) = self.pick(tx.ctx, meta, Want::Remove, false)? {
             meta.path(&mut self.path, &p, 0);
             let t = now_ns();
             let r = std::fs::remove_dir(self.path());
             let done = now_ns();
             meta.removed(p.idx);
             r.map_err(|e| self.failed("rmdir", &e, true))?;
-            ctx.record_op(OpKind::Rmdir, done - t, 0, done);
+            tx.ctx.record_op(OpKind::Rmdir, done - t, 0, done);
         }
-        if let Some(p) = self.pick(ctx, meta, Want::Write, false)? {
+        if let Some(p) = self.pick(tx.ctx, meta, Want::Write, false)? {
             meta.path(&mut self.path, &p, 0);
             meta.path(&mut self.path2, &p, 1);
             let t = now_ns();
@@ -818,17 +830,9 @@ impl<'a> Thread<'a> {
                     return Err(self.failed("rename", &e, true));
                 }
             }
-            ctx.record_op(OpKind::Rename, done - t, 0, done);
+            tx.ctx.record_op(OpKind::Rename, done - t, 0, done);
         }
-        let done = now_ns();
-        self.count(
-            Op::MetaOp,
-            Done {
-                lat_ns: done - t0,
-                calls: 1,
-                bytes: 0,
-            },
-        );
+        self.count(Op::MetaOp, Done::call(now_ns() - t0));
         Ok(())
     }
 
@@ -871,9 +875,10 @@ impl Worker for Thread<'_> {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        let r = self.work(ctx);
-        if let Some(out) = self.out {
-            let _ = out.set(self.result());
+        let Thread { engine, work } = self;
+        let r = engine.transact(ctx, work);
+        if let Some(out) = work.out {
+            let _ = out.set(work.result());
         }
         r
     }

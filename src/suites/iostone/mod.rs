@@ -15,9 +15,8 @@ pub mod report;
 use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::OpKind;
-use crate::measure::clock::now_ns;
 use crate::report::RunResult;
-use crate::runner::Io;
+use crate::runner::{Io, Tx};
 use crate::runner::{Ctx, Progress, StopRule, Worker};
 use crate::session::Setup;
 use anyhow::{Context, Result};
@@ -237,16 +236,20 @@ impl Worker for C1Worker {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        for t in &self.transfers {
-            if !ctx.keep_going() {
-                break;
-            }
-            let c = self
-                .engine
-                .exec_named(transfer_req(self.file, t.dir, t.offset, t.len, self.align))?;
-            ctx.record(&c);
-        }
-        Ok(())
+        let C1Worker {
+            engine,
+            file,
+            transfers,
+            align,
+        } = self;
+        let mut transfers = transfers.iter();
+        engine.transact(ctx, &mut |tx: &mut Tx| {
+            let Some(t) = transfers.next() else {
+                return Ok(false);
+            };
+            tx.exec(transfer_req(*file, t.dir, t.offset, t.len, *align))?;
+            Ok(true)
+        })
     }
 }
 
@@ -307,35 +310,27 @@ impl Worker for C2Worker {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        for a in &self.plan.accesses {
-            if !ctx.keep_going() {
-                break;
-            }
-            let path = &self.paths[a.file];
-            let t = now_ns();
-            let f = self
-                .engine
-                .open(path, OpenHow::READ_WRITE)
+        let C2Worker {
+            engine,
+            plan,
+            paths,
+            align,
+        } = self;
+        let mut accesses = plan.accesses.iter();
+        engine.transact(ctx, &mut |tx: &mut Tx| {
+            let Some(a) = accesses.next() else {
+                return Ok(false);
+            };
+            let f = tx
+                .open(&paths[a.file], OpenHow::READ_WRITE)
                 .context("cannot open")?;
-            let done = now_ns();
-            ctx.record_op(OpKind::Open, done - t, 0, done);
             for k in 0..a.transfers {
                 let off = k as u64 * a.transfer_len as u64;
-                let c = self.engine.exec_named(transfer_req(
-                    f,
-                    a.dir,
-                    off,
-                    a.transfer_len,
-                    self.align,
-                ))?;
-                ctx.record(&c);
+                tx.exec(transfer_req(f, a.dir, off, a.transfer_len, *align))?;
             }
-            let t = now_ns();
-            self.engine.close(f)?;
-            let done = now_ns();
-            ctx.record_op(OpKind::Close, done - t, 0, done);
-        }
-        Ok(())
+            tx.close(f)?;
+            Ok(true)
+        })
     }
 }
 

@@ -95,8 +95,21 @@ impl Io {
         ctx: &mut Ctx,
         work: &mut T,
     ) -> anyhow::Result<()> {
-        while ctx.next_request() {
-            if !work.next(&mut Tx { io: self, ctx })? {
+        ctx.transact(|ctx| work.next(&mut Tx { io: self, ctx }))
+    }
+}
+
+impl Ctx<'_> {
+    /// [`Io::transact`] for a benchmark with no engine, whose calls are
+    /// all its own (metadata calls, `std::fs`): `work` does one
+    /// transaction, records what it timed in the `Ctx` it is given, and
+    /// returns `Ok(false)` when no work is left.
+    pub fn transact(
+        &mut self,
+        mut work: impl FnMut(&mut Ctx) -> anyhow::Result<bool>,
+    ) -> anyhow::Result<()> {
+        while self.next_request() {
+            if !work(self)? {
                 break;
             }
         }

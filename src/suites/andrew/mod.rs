@@ -292,9 +292,10 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     progress.status("MakeDir, Copy, ScanDir, ReadAll, Make");
     let outcome = runner::run(StopRule::default(), vec![w], progress);
     let phases: Vec<PhaseStats> = outcome
-        .extras
-        .first()
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .records()
+        .into_iter()
+        .next()
+        .flatten()
         .unwrap_or_default();
     let result = session.finish(&outcome);
     let mut rep = Report {

@@ -434,23 +434,17 @@ impl Phases {
     }
 
     fn make_dir(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
-        for d in &self.dirs {
-            if !ctx.keep_going() {
-                return Ok(false);
-            }
+        each(ctx, &self.dirs, |ctx, d| {
             let t0 = now_ns();
             std::fs::create_dir(d).with_context(|| format!("mkdir {}", d.display()))?;
             ph.op(ctx, OpKind::Mkdir, t0, 0);
-        }
-        Ok(true)
+            Ok(true)
+        })
     }
 
     fn copy(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
         let Phases { files, buf, .. } = self;
-        for j in files.iter() {
-            if !ctx.keep_going() {
-                return Ok(false);
-            }
+        each(ctx, files, |ctx, j| {
             let mut from = Self::open(ph, ctx, &j.src)?;
             let mut to = Self::create(ph, ctx, &j.dst)?;
             let mut left = j.size;
@@ -462,8 +456,8 @@ impl Phases {
             }
             Self::close(ph, ctx, from);
             Self::close(ph, ctx, to);
-        }
-        Ok(true)
+            Ok(true)
+        })
     }
 
     /// `--cold`: untimed, every copied file written back and dropped
@@ -480,10 +474,7 @@ impl Phases {
     }
 
     fn scan_dir(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
-        for d in &self.dirs {
-            if !ctx.keep_going() {
-                return Ok(false);
-            }
+        let listed = each(ctx, &self.dirs, |ctx, d| {
             let t0 = now_ns();
             let mut n = 0u64;
             for e in std::fs::read_dir(d).with_context(|| format!("listing {}", d.display()))? {
@@ -492,11 +483,12 @@ impl Phases {
             }
             std::hint::black_box(n);
             ph.op(ctx, OpKind::Readdir, t0, 0);
+            Ok(true)
+        })?;
+        if !listed {
+            return Ok(false);
         }
-        for j in &self.files {
-            if !ctx.keep_going() {
-                return Ok(false);
-            }
+        each(ctx, &self.files, |ctx, j| {
             let t0 = now_ns();
             let m =
                 std::fs::metadata(&j.dst).with_context(|| format!("stat {}", j.dst.display()))?;
@@ -509,21 +501,16 @@ impl Phases {
                     j.size
                 );
             }
-        }
-        Ok(true)
+            Ok(true)
+        })
     }
 
     fn read_all_files(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
         let Phases { files, buf, .. } = self;
-        for j in files.iter() {
-            if !ctx.keep_going() {
-                return Ok(false);
-            }
-            let mut f = Self::open(ph, ctx, &j.dst)?;
-            Self::read_all(buf, ph, ctx, &mut f, j.size, &j.dst)?;
-            Self::close(ph, ctx, f);
-        }
-        Ok(true)
+        each(ctx, files, |ctx, j| {
+            Self::slurp(buf, ph, ctx, &j.dst, j.size)?;
+            Ok(true)
+        })
     }
 
     /// Read a whole file of `size` bytes: open, read, close.
@@ -556,16 +543,14 @@ impl Phases {
             ..
         } = self;
         for c in copies.iter() {
-            for (m, size) in &c.makefiles {
-                if !ctx.keep_going() {
-                    return Ok(false);
-                }
+            let read = each(ctx, &c.makefiles, |ctx, (m, size)| {
                 Self::slurp(buf, ph, ctx, m, *size)?;
+                Ok(true)
+            })?;
+            if !read {
+                return Ok(false);
             }
-            for u in &c.units {
-                if !ctx.keep_going() {
-                    return Ok(false);
-                }
+            let compiled = each(ctx, &c.units, |ctx, u| {
                 Self::slurp(buf, ph, ctx, &u.src, u.size)?;
                 let want = (u.size as f64 * *cost_ns_per_byte).round() as u64;
                 if want > 0 {
@@ -579,20 +564,46 @@ impl Phases {
                 }
                 // the object: the source's bytes, cut to its size
                 Self::emit(buf, ph, ctx, &u.obj, u.obj_size)?;
+                Ok(true)
+            })?;
+            if !compiled {
+                return Ok(false);
             }
             // link: every object in, one output out
             let mut out_size = 0;
-            for u in &c.units {
-                if !ctx.keep_going() {
-                    return Ok(false);
-                }
+            let linked = each(ctx, &c.units, |ctx, u| {
                 Self::slurp(buf, ph, ctx, &u.obj, u.obj_size)?;
                 out_size += u.obj_size;
+                Ok(true)
+            })?;
+            if !linked {
+                return Ok(false);
             }
             Self::emit(buf, ph, ctx, &c.output, out_size)?;
         }
         Ok(true)
     }
+}
+
+/// Do `f` to each of `items`, one transaction each, while the run goes on;
+/// `f` says whether it did its item to the end (false: the run stopped in
+/// it). Whether every item was done.
+fn each<T>(
+    ctx: &mut Ctx,
+    items: &[T],
+    mut f: impl FnMut(&mut Ctx, &T) -> Result<bool>,
+) -> Result<bool> {
+    let mut done = 0;
+    ctx.transact(|ctx| {
+        let Some(item) = items.get(done) else {
+            return Ok(false);
+        };
+        if f(ctx, item)? {
+            done += 1;
+        }
+        Ok(true)
+    })?;
+    Ok(done == items.len())
 }
 
 impl Worker for Phases {
@@ -673,7 +684,7 @@ mod tests {
         let w = Phases::new(&plan, &src, &dst, 2, 0.5, true);
         let o = runner::run(StopRule::default(), vec![w], &NoProgress);
         assert!(o.complete, "{:?}", o.error);
-        let phases: Vec<PhaseStats> = serde_json::from_value(o.extras[0].clone()).unwrap();
+        let phases = o.records::<Vec<PhaseStats>>().remove(0).unwrap();
         assert_eq!(phases.len(), 5);
         assert!(phases.iter().all(|p| p.complete));
         // each copy holds the source tree, byte for byte, and what Make made

@@ -350,7 +350,7 @@ mod tests {
             t.wall_ns,
             rep.copy_phase().wall_ns + rep.compile_phase().wall_ns
         );
-        assert_eq!(rep.phases[1].bytes_written, 2 * tree::TREE_BYTES);
+        assert_eq!(rep.phases[1].calls.bytes_written, 2 * tree::TREE_BYTES);
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 }

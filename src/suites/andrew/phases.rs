@@ -61,17 +61,8 @@ pub struct PhaseStats {
     pub cpu_ns: u64,
     /// Wall time of its CPU burns (the Make phase's compiling).
     pub burn_ns: u64,
-    pub mkdir: u64,
-    pub create: u64,
-    pub open: u64,
-    pub close: u64,
-    pub stat: u64,
-    pub readdir: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
-    pub cpu_ops: u64,
+    #[serde(flatten)]
+    pub calls: Calls,
 }
 
 /// A phase (or a section of phases) in the result.
@@ -93,6 +84,13 @@ pub struct PhaseFigures {
     pub cpu_s: f64,
     /// Wall time of its CPU burns (the Make phase's compiling), in seconds.
     pub cpu_burn_s: f64,
+    #[serde(flatten)]
+    pub calls: Calls,
+}
+
+/// What a phase called, and the bytes it moved.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Calls {
     /// Directories made.
     pub mkdir: u64,
     /// Files created.
@@ -117,6 +115,22 @@ pub struct PhaseFigures {
     pub cpu_ops: u64,
 }
 
+impl Calls {
+    fn add(&mut self, o: &Calls) {
+        self.mkdir += o.mkdir;
+        self.create += o.create;
+        self.open += o.open;
+        self.close += o.close;
+        self.stat += o.stat;
+        self.readdir += o.readdir;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.bytes_read += o.bytes_read;
+        self.bytes_written += o.bytes_written;
+        self.cpu_ops += o.cpu_ops;
+    }
+}
+
 impl PhaseStats {
     fn new(name: &str) -> PhaseStats {
         PhaseStats {
@@ -131,17 +145,7 @@ impl PhaseStats {
         self.io_ns += o.io_ns;
         self.cpu_ns += o.cpu_ns;
         self.burn_ns += o.burn_ns;
-        self.mkdir += o.mkdir;
-        self.create += o.create;
-        self.open += o.open;
-        self.close += o.close;
-        self.stat += o.stat;
-        self.readdir += o.readdir;
-        self.reads += o.reads;
-        self.writes += o.writes;
-        self.bytes_read += o.bytes_read;
-        self.bytes_written += o.bytes_written;
-        self.cpu_ops += o.cpu_ops;
+        self.calls.add(&o.calls);
     }
 
     /// Share of the wall time spent inside I/O calls.
@@ -164,17 +168,7 @@ impl PhaseStats {
             io_time_fraction: self.io_fraction(),
             cpu_s: s(self.cpu_ns),
             cpu_burn_s: s(self.burn_ns),
-            mkdir: self.mkdir,
-            create: self.create,
-            open: self.open,
-            close: self.close,
-            stat: self.stat,
-            readdir: self.readdir,
-            reads: self.reads,
-            writes: self.writes,
-            bytes_read: self.bytes_read,
-            bytes_written: self.bytes_written,
-            cpu_ops: self.cpu_ops,
+            calls: self.calls.clone(),
         }
     }
 
@@ -188,22 +182,22 @@ impl PhaseStats {
             self.io_ns += lat;
         }
         match kind {
-            OpKind::Mkdir => self.mkdir += 1,
-            OpKind::Create => self.create += 1,
-            OpKind::Open => self.open += 1,
-            OpKind::Close => self.close += 1,
-            OpKind::Stat => self.stat += 1,
-            OpKind::Readdir => self.readdir += 1,
+            OpKind::Mkdir => self.calls.mkdir += 1,
+            OpKind::Create => self.calls.create += 1,
+            OpKind::Open => self.calls.open += 1,
+            OpKind::Close => self.calls.close += 1,
+            OpKind::Stat => self.calls.stat += 1,
+            OpKind::Readdir => self.calls.readdir += 1,
             OpKind::Read => {
-                self.reads += 1;
-                self.bytes_read += bytes;
+                self.calls.reads += 1;
+                self.calls.bytes_read += bytes;
             }
             OpKind::Write => {
-                self.writes += 1;
-                self.bytes_written += bytes;
+                self.calls.writes += 1;
+                self.calls.bytes_written += bytes;
             }
             OpKind::Cpu => {
-                self.cpu_ops += 1;
+                self.calls.cpu_ops += 1;
                 self.burn_ns += lat;
             }
             _ => {}
@@ -715,28 +709,28 @@ mod tests {
         let (n, files, bytes) = (2u64, 5u64, 100_027u64);
         let dirs = n * 3;
         let p = &phases;
-        assert_eq!((p[0].mkdir, p[0].create, p[0].io_ns > 0), (dirs, 0, true));
+        assert_eq!((p[0].calls.mkdir, p[0].calls.create, p[0].io_ns > 0), (dirs, 0, true));
         assert_eq!(
             (
-                p[1].open,
-                p[1].create,
-                p[1].close,
-                p[1].bytes_read,
-                p[1].bytes_written
+                p[1].calls.open,
+                p[1].calls.create,
+                p[1].calls.close,
+                p[1].calls.bytes_read,
+                p[1].calls.bytes_written
             ),
             (n * files, n * files, 2 * n * files, n * bytes, n * bytes)
         );
         // x.c takes two reads (64 KiB + the rest), the empty file none
-        assert_eq!(p[1].reads, n * 5);
-        assert_eq!((p[2].readdir, p[2].stat, p[2].reads), (dirs, n * files, 0));
+        assert_eq!(p[1].calls.reads, n * 5);
+        assert_eq!((p[2].calls.readdir, p[2].calls.stat, p[2].calls.reads), (dirs, n * files, 0));
         assert_eq!(
-            (p[3].open, p[3].close, p[3].bytes_read),
+            (p[3].calls.open, p[3].calls.close, p[3].calls.bytes_read),
             (n * files, n * files, n * bytes)
         );
         // the Makefile, the sources, the objects; the objects and the output
-        assert_eq!(p[4].bytes_read, n * (7 + 100_008 + 50_005));
-        assert_eq!(p[4].bytes_written, n * 2 * 50_005);
-        assert_eq!((p[4].create, p[4].cpu_ops), (n * 3, n * 2));
+        assert_eq!(p[4].calls.bytes_read, n * (7 + 100_008 + 50_005));
+        assert_eq!(p[4].calls.bytes_written, n * 2 * 50_005);
+        assert_eq!((p[4].calls.create, p[4].calls.cpu_ops), (n * 3, n * 2));
         assert!(p[4].burn_ns >= n * 50_004);
         assert!(p[4].cpu_ns >= p[4].burn_ns / 2);
     }

@@ -598,10 +598,7 @@ impl Worker for FileWorker<'_> {
     }
 
     fn finish(&mut self) -> serde_json::Value {
-        serde_json::to_value(super::Slowest {
-            latency_ns: self.files.latency,
-        })
-        .unwrap_or_default()
+        super::Slowest::record(self.files.latency)
     }
 }
 

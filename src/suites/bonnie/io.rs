@@ -42,6 +42,11 @@ impl Plan {
     fn pp(&self) -> bool {
         self.flavor.is_pp()
     }
+
+    /// Chunks of the per-char tests (the last one may be short).
+    fn byte_chunks(&self) -> u64 {
+        self.byte_bytes.div_ceil(self.chunk as u64)
+    }
 }
 
 /// The engine of the big file's I/O, one chunk at a time: Bonnie's tests
@@ -277,17 +282,18 @@ impl BigFile<'_> {
         *k += 1;
     }
 
-    /// Run `chunk(tx, i)` for each chunk `i` of the file, one transaction
-    /// each, while the run goes on.
+    /// Run `chunk(tx, i)` for chunks `i` from 0 to `chunks`, one
+    /// transaction each, while the run goes on.
     fn each_chunk(
         &mut self,
         io: &mut Io,
         ctx: &mut Ctx,
+        chunks: u64,
         mut chunk: impl FnMut(&mut Self, &mut Tx, u64) -> Result<()>,
     ) -> Result<()> {
         let mut i = 0;
         io.transact(ctx, &mut |tx: &mut Tx| {
-            if i == self.plan.chunks {
+            if i == chunks {
                 return Ok(false);
             }
             chunk(self, tx, i)?;
@@ -299,7 +305,7 @@ impl BigFile<'_> {
     fn block_write(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let chunk = self.plan.chunk as u64;
         let mut k = 0;
-        self.each_chunk(io, ctx, |f, tx, i| {
+        self.each_chunk(io, ctx, self.plan.chunks, |f, tx, i| {
             f.dirty(tx.io, &mut k);
             let t = now_ns();
             f.write_chunk(tx, i * chunk)?;
@@ -313,7 +319,7 @@ impl BigFile<'_> {
         let chunk = self.plan.chunk as u64;
         let mut k = 0;
         if self.plan.pp() {
-            self.each_chunk(io, ctx, |f, tx, i| {
+            self.each_chunk(io, ctx, self.plan.chunks, |f, tx, i| {
                 let t = now_ns();
                 f.read_chunk(tx, i * chunk)?;
                 f.dirty(tx.io, &mut k);
@@ -349,7 +355,7 @@ impl BigFile<'_> {
     fn block_read(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let chunk = self.plan.chunk as u64;
         if self.plan.pp() {
-            self.each_chunk(io, ctx, |f, tx, i| {
+            self.each_chunk(io, ctx, self.plan.chunks, |f, tx, i| {
                 let t = now_ns();
                 f.read_chunk(tx, i * chunk)?;
                 f.note(t);
@@ -381,31 +387,13 @@ impl BigFile<'_> {
         self.close(&mut Tx { io, ctx })
     }
 
-    /// Run `chunk(tx, off)` for each chunk of the per-char tests' bytes, one
-    /// transaction each, while the run goes on.
-    fn each_byte_chunk(
-        &mut self,
-        io: &mut Io,
-        ctx: &mut Ctx,
-        mut chunk: impl FnMut(&mut Self, &mut Tx, u64) -> Result<()>,
-    ) -> Result<()> {
-        let mut off = 0;
-        io.transact(ctx, &mut |tx: &mut Tx| {
-            if off >= self.plan.byte_bytes {
-                return Ok(false);
-            }
-            chunk(self, tx, off)?;
-            off += self.plan.chunk as u64;
-            Ok(true)
-        })
-    }
-
     /// bonnie++: one write(2) of one byte per byte. The calls of a chunk
     /// are timed together (two clock reads per call would add a tenth to
     /// what this test measures): each is recorded with the chunk's mean.
     fn putc_syscalls(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let chunk = self.plan.chunk as u64;
-        self.each_byte_chunk(io, ctx, |f, tx, off| {
+        self.each_chunk(io, ctx, self.plan.byte_chunks(), |f, tx, i| {
+            let off = i * chunk;
             let t = now_ns();
             let file = f.file;
             let r = crate::engine::untimed(|| -> std::io::Result<u64> {
@@ -447,7 +435,8 @@ impl BigFile<'_> {
     fn getc_syscalls(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let chunk = self.plan.chunk as u64;
         let mut seen = [0u64; 256];
-        self.each_byte_chunk(io, ctx, |f, tx, off| {
+        self.each_chunk(io, ctx, self.plan.byte_chunks(), |f, tx, i| {
+            let off = i * chunk;
             let t = now_ns();
             let file = f.file;
             let seen = &mut seen;
@@ -472,9 +461,10 @@ impl BigFile<'_> {
     /// Bonnie: putc() of every byte through a stream of one chunk.
     fn putc_stream(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let mut s = Stream::new(self.plan.chunk);
-        let n = self.plan.byte_bytes;
-        self.each_byte_chunk(io, ctx, |f, tx, off| {
-            for i in off..(off + f.plan.chunk as u64).min(n) {
+        let (chunk, n) = (self.plan.chunk as u64, self.plan.byte_bytes);
+        self.each_chunk(io, ctx, self.plan.byte_chunks(), |f, tx, i| {
+            let off = i * chunk;
+            for i in off..(off + chunk).min(n) {
                 s.putc((i & 0x7f) as u8, f, tx)?;
             }
             Ok(())
@@ -488,9 +478,10 @@ impl BigFile<'_> {
     fn getc_stream(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let mut s = Stream::new(self.plan.chunk);
         let mut chars = [0u64; 256];
-        let n = self.plan.byte_bytes;
-        self.each_byte_chunk(io, ctx, |f, tx, off| {
-            for i in off..(off + f.plan.chunk as u64).min(n) {
+        let (chunk, n) = (self.plan.chunk as u64, self.plan.byte_bytes);
+        self.each_chunk(io, ctx, self.plan.byte_chunks(), |f, tx, i| {
+            let off = i * chunk;
+            for i in off..(off + chunk).min(n) {
                 match s.getc(f, tx)? {
                     Some(c) => chars[usize::from(c)] += 1,
                     None => bail!(
@@ -600,10 +591,7 @@ impl Worker for IoWorker<'_> {
     }
 
     fn finish(&mut self) -> serde_json::Value {
-        serde_json::to_value(super::Slowest {
-            latency_ns: self.big.latency,
-        })
-        .unwrap_or_default()
+        super::Slowest::record(self.big.latency)
     }
 }
 

@@ -17,6 +17,13 @@ pub fn now_ns() -> u64 {
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
+/// CPU time the calling thread has used (user and system), ns
+/// (CLOCK_THREAD_CPUTIME_ID): for a benchmark's own CPU work.
+pub fn thread_cpu_ns() -> u64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

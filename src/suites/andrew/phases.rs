@@ -20,7 +20,7 @@
 
 use super::tree::{FileKind, Plan, object_size};
 use crate::measure::OpKind;
-use crate::measure::clock::now_ns;
+use crate::measure::clock::{now_ns, thread_cpu_ns};
 use crate::runner::{Ctx, Worker};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -203,19 +203,6 @@ impl PhaseStats {
             _ => {}
         }
     }
-}
-
-/// The calling thread's CPU time (user + system), ns, from
-/// `CLOCK_THREAD_CPUTIME_ID`.
-pub fn thread_cpu_ns() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec; the clock id is a constant
-    // every Linux has.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec.max(0) as u64 * 1_000_000_000 + t.tv_nsec.max(0) as u64
 }
 
 /// Spin until the calling thread has used `ns` of CPU time, or `stop`
@@ -709,7 +696,10 @@ mod tests {
         let (n, files, bytes) = (2u64, 5u64, 100_027u64);
         let dirs = n * 3;
         let p = &phases;
-        assert_eq!((p[0].calls.mkdir, p[0].calls.create, p[0].io_ns > 0), (dirs, 0, true));
+        assert_eq!(
+            (p[0].calls.mkdir, p[0].calls.create, p[0].io_ns > 0),
+            (dirs, 0, true)
+        );
         assert_eq!(
             (
                 p[1].calls.open,
@@ -722,7 +712,10 @@ mod tests {
         );
         // x.c takes two reads (64 KiB + the rest), the empty file none
         assert_eq!(p[1].calls.reads, n * 5);
-        assert_eq!((p[2].calls.readdir, p[2].calls.stat, p[2].calls.reads), (dirs, n * files, 0));
+        assert_eq!(
+            (p[2].calls.readdir, p[2].calls.stat, p[2].calls.reads),
+            (dirs, n * files, 0)
+        );
         assert_eq!(
             (p[3].calls.open, p[3].calls.close, p[3].calls.bytes_read),
             (n * files, n * files, n * bytes)

@@ -416,7 +416,10 @@ impl Files<'_> {
             return Ok(());
         }
         let path = dir_path.join(name);
-        let fid: FileId = tx.io.open(&path, OpenHow::READ).context("Can't open file")?;
+        let fid: FileId = tx
+            .io
+            .open(&path, OpenHow::READ)
+            .context("Can't open file")?;
         let chunk = u64::from(self.cfg.chunk);
         let mut off = 0;
         while off < size {

@@ -16,8 +16,8 @@ use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::OpKind;
 use crate::report::RunResult;
-use crate::runner::{Io, Tx};
 use crate::runner::{Ctx, Progress, StopRule, Worker};
+use crate::runner::{Io, Tx};
 use crate::session::Setup;
 use anyhow::{Context, Result};
 use plan::{C2Plan, Dir, Transfer};
@@ -202,7 +202,10 @@ pub struct IoStoneWorker {
 /// What a program times, once set up.
 enum Program {
     /// C/1: the transfers on one file.
-    C1 { file: FileId, transfers: Vec<Transfer> },
+    C1 {
+        file: FileId,
+        transfers: Vec<Transfer>,
+    },
     /// C/II: every access opens the file, transfers it whole from offset
     /// 0 in 16 KiB pieces (or one piece if smaller), and closes it.
     C2 { plan: C2Plan, paths: Vec<PathBuf> },

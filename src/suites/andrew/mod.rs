@@ -293,9 +293,10 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     progress.status("MakeDir, Copy, ScanDir, ReadAll, Make");
     let outcome = runner::run(StopRule::default(), vec![w], progress);
     let phases: Vec<PhaseStats> = outcome
-        .extras
-        .first()
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
+        .records()
+        .into_iter()
+        .next()
+        .flatten()
         .unwrap_or_default();
     let result = session.finish(&outcome);
     let mut rep = Report {
@@ -350,7 +351,7 @@ mod tests {
             t.wall_ns,
             rep.copy_phase().wall_ns + rep.compile_phase().wall_ns
         );
-        assert_eq!(rep.phases[1].bytes_written, 2 * tree::TREE_BYTES);
+        assert_eq!(rep.phases[1].calls.bytes_written, 2 * tree::TREE_BYTES);
         assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0);
     }
 }

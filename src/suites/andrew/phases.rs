@@ -20,7 +20,7 @@
 
 use super::tree::{FileKind, Plan, object_size};
 use crate::measure::OpKind;
-use crate::measure::clock::now_ns;
+use crate::measure::clock::{now_ns, thread_cpu_ns};
 use crate::runner::{Ctx, Worker};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -61,17 +61,8 @@ pub struct PhaseStats {
     pub cpu_ns: u64,
     /// Wall time of its CPU burns (the Make phase's compiling).
     pub burn_ns: u64,
-    pub mkdir: u64,
-    pub create: u64,
-    pub open: u64,
-    pub close: u64,
-    pub stat: u64,
-    pub readdir: u64,
-    pub reads: u64,
-    pub writes: u64,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
-    pub cpu_ops: u64,
+    #[serde(flatten)]
+    pub calls: Calls,
 }
 
 /// A phase (or a section of phases) in the result.
@@ -93,6 +84,13 @@ pub struct PhaseFigures {
     pub cpu_s: f64,
     /// Wall time of its CPU burns (the Make phase's compiling), in seconds.
     pub cpu_burn_s: f64,
+    #[serde(flatten)]
+    pub calls: Calls,
+}
+
+/// What a phase called, and the bytes it moved.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Calls {
     /// Directories made.
     pub mkdir: u64,
     /// Files created.
@@ -117,6 +115,22 @@ pub struct PhaseFigures {
     pub cpu_ops: u64,
 }
 
+impl Calls {
+    fn add(&mut self, o: &Calls) {
+        self.mkdir += o.mkdir;
+        self.create += o.create;
+        self.open += o.open;
+        self.close += o.close;
+        self.stat += o.stat;
+        self.readdir += o.readdir;
+        self.reads += o.reads;
+        self.writes += o.writes;
+        self.bytes_read += o.bytes_read;
+        self.bytes_written += o.bytes_written;
+        self.cpu_ops += o.cpu_ops;
+    }
+}
+
 impl PhaseStats {
     fn new(name: &str) -> PhaseStats {
         PhaseStats {
@@ -131,17 +145,7 @@ impl PhaseStats {
         self.io_ns += o.io_ns;
         self.cpu_ns += o.cpu_ns;
         self.burn_ns += o.burn_ns;
-        self.mkdir += o.mkdir;
-        self.create += o.create;
-        self.open += o.open;
-        self.close += o.close;
-        self.stat += o.stat;
-        self.readdir += o.readdir;
-        self.reads += o.reads;
-        self.writes += o.writes;
-        self.bytes_read += o.bytes_read;
-        self.bytes_written += o.bytes_written;
-        self.cpu_ops += o.cpu_ops;
+        self.calls.add(&o.calls);
     }
 
     /// Share of the wall time spent inside I/O calls.
@@ -164,17 +168,7 @@ impl PhaseStats {
             io_time_fraction: self.io_fraction(),
             cpu_s: s(self.cpu_ns),
             cpu_burn_s: s(self.burn_ns),
-            mkdir: self.mkdir,
-            create: self.create,
-            open: self.open,
-            close: self.close,
-            stat: self.stat,
-            readdir: self.readdir,
-            reads: self.reads,
-            writes: self.writes,
-            bytes_read: self.bytes_read,
-            bytes_written: self.bytes_written,
-            cpu_ops: self.cpu_ops,
+            calls: self.calls.clone(),
         }
     }
 
@@ -188,40 +182,27 @@ impl PhaseStats {
             self.io_ns += lat;
         }
         match kind {
-            OpKind::Mkdir => self.mkdir += 1,
-            OpKind::Create => self.create += 1,
-            OpKind::Open => self.open += 1,
-            OpKind::Close => self.close += 1,
-            OpKind::Stat => self.stat += 1,
-            OpKind::Readdir => self.readdir += 1,
+            OpKind::Mkdir => self.calls.mkdir += 1,
+            OpKind::Create => self.calls.create += 1,
+            OpKind::Open => self.calls.open += 1,
+            OpKind::Close => self.calls.close += 1,
+            OpKind::Stat => self.calls.stat += 1,
+            OpKind::Readdir => self.calls.readdir += 1,
             OpKind::Read => {
-                self.reads += 1;
-                self.bytes_read += bytes;
+                self.calls.reads += 1;
+                self.calls.bytes_read += bytes;
             }
             OpKind::Write => {
-                self.writes += 1;
-                self.bytes_written += bytes;
+                self.calls.writes += 1;
+                self.calls.bytes_written += bytes;
             }
             OpKind::Cpu => {
-                self.cpu_ops += 1;
+                self.calls.cpu_ops += 1;
                 self.burn_ns += lat;
             }
             _ => {}
         }
     }
-}
-
-/// The calling thread's CPU time (user + system), ns, from
-/// `CLOCK_THREAD_CPUTIME_ID`.
-pub fn thread_cpu_ns() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid, writable timespec; the clock id is a constant
-    // every Linux has.
-    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
-    t.tv_sec.max(0) as u64 * 1_000_000_000 + t.tv_nsec.max(0) as u64
 }
 
 /// Spin until the calling thread has used `ns` of CPU time, or `stop`
@@ -434,23 +415,17 @@ impl Phases {
     }
 
     fn make_dir(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
-        for d in &self.dirs {
-            if !ctx.keep_going() {
-                return Ok(false);
-            }
+        each(ctx, &self.dirs, |ctx, d| {
             let t0 = now_ns();
             std::fs::create_dir(d).with_context(|| format!("mkdir {}", d.display()))?;
             ph.op(ctx, OpKind::Mkdir, t0, 0);
-        }
-        Ok(true)
+            Ok(true)
+        })
     }
 
     fn copy(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
         let Phases { files, buf, .. } = self;
-        for j in files.iter() {
-            if !ctx.keep_going() {
-                return Ok(false);
-            }
+        each(ctx, files, |ctx, j| {
             let mut from = Self::open(ph, ctx, &j.src)?;
             let mut to = Self::create(ph, ctx, &j.dst)?;
             let mut left = j.size;
@@ -462,8 +437,8 @@ impl Phases {
             }
             Self::close(ph, ctx, from);
             Self::close(ph, ctx, to);
-        }
-        Ok(true)
+            Ok(true)
+        })
     }
 
     /// `--cold`: untimed, every copied file written back and dropped
@@ -480,10 +455,7 @@ impl Phases {
     }
 
     fn scan_dir(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
-        for d in &self.dirs {
-            if !ctx.keep_going() {
-                return Ok(false);
-            }
+        let listed = each(ctx, &self.dirs, |ctx, d| {
             let t0 = now_ns();
             let mut n = 0u64;
             for e in std::fs::read_dir(d).with_context(|| format!("listing {}", d.display()))? {
@@ -492,11 +464,12 @@ impl Phases {
             }
             std::hint::black_box(n);
             ph.op(ctx, OpKind::Readdir, t0, 0);
+            Ok(true)
+        })?;
+        if !listed {
+            return Ok(false);
         }
-        for j in &self.files {
-            if !ctx.keep_going() {
-                return Ok(false);
-            }
+        each(ctx, &self.files, |ctx, j| {
             let t0 = now_ns();
             let m =
                 std::fs::metadata(&j.dst).with_context(|| format!("stat {}", j.dst.display()))?;
@@ -509,21 +482,16 @@ impl Phases {
                     j.size
                 );
             }
-        }
-        Ok(true)
+            Ok(true)
+        })
     }
 
     fn read_all_files(&mut self, ph: &mut PhaseStats, ctx: &mut Ctx) -> Result<bool> {
         let Phases { files, buf, .. } = self;
-        for j in files.iter() {
-            if !ctx.keep_going() {
-                return Ok(false);
-            }
-            let mut f = Self::open(ph, ctx, &j.dst)?;
-            Self::read_all(buf, ph, ctx, &mut f, j.size, &j.dst)?;
-            Self::close(ph, ctx, f);
-        }
-        Ok(true)
+        each(ctx, files, |ctx, j| {
+            Self::slurp(buf, ph, ctx, &j.dst, j.size)?;
+            Ok(true)
+        })
     }
 
     /// Read a whole file of `size` bytes: open, read, close.
@@ -556,16 +524,14 @@ impl Phases {
             ..
         } = self;
         for c in copies.iter() {
-            for (m, size) in &c.makefiles {
-                if !ctx.keep_going() {
-                    return Ok(false);
-                }
+            let read = each(ctx, &c.makefiles, |ctx, (m, size)| {
                 Self::slurp(buf, ph, ctx, m, *size)?;
+                Ok(true)
+            })?;
+            if !read {
+                return Ok(false);
             }
-            for u in &c.units {
-                if !ctx.keep_going() {
-                    return Ok(false);
-                }
+            let compiled = each(ctx, &c.units, |ctx, u| {
                 Self::slurp(buf, ph, ctx, &u.src, u.size)?;
                 let want = (u.size as f64 * *cost_ns_per_byte).round() as u64;
                 if want > 0 {
@@ -579,20 +545,46 @@ impl Phases {
                 }
                 // the object: the source's bytes, cut to its size
                 Self::emit(buf, ph, ctx, &u.obj, u.obj_size)?;
+                Ok(true)
+            })?;
+            if !compiled {
+                return Ok(false);
             }
             // link: every object in, one output out
             let mut out_size = 0;
-            for u in &c.units {
-                if !ctx.keep_going() {
-                    return Ok(false);
-                }
+            let linked = each(ctx, &c.units, |ctx, u| {
                 Self::slurp(buf, ph, ctx, &u.obj, u.obj_size)?;
                 out_size += u.obj_size;
+                Ok(true)
+            })?;
+            if !linked {
+                return Ok(false);
             }
             Self::emit(buf, ph, ctx, &c.output, out_size)?;
         }
         Ok(true)
     }
+}
+
+/// Do `f` to each of `items`, one transaction each, while the run goes on;
+/// `f` says whether it did its item to the end (false: the run stopped in
+/// it). Whether every item was done.
+fn each<T>(
+    ctx: &mut Ctx,
+    items: &[T],
+    mut f: impl FnMut(&mut Ctx, &T) -> Result<bool>,
+) -> Result<bool> {
+    let mut done = 0;
+    ctx.transact(|ctx| {
+        let Some(item) = items.get(done) else {
+            return Ok(false);
+        };
+        if f(ctx, item)? {
+            done += 1;
+        }
+        Ok(true)
+    })?;
+    Ok(done == items.len())
 }
 
 impl Worker for Phases {
@@ -673,7 +665,7 @@ mod tests {
         let w = Phases::new(&plan, &src, &dst, 2, 0.5, true);
         let o = runner::run(StopRule::default(), vec![w], &NoProgress);
         assert!(o.complete, "{:?}", o.error);
-        let phases: Vec<PhaseStats> = serde_json::from_value(o.extras[0].clone()).unwrap();
+        let phases = o.records::<Vec<PhaseStats>>().remove(0).unwrap();
         assert_eq!(phases.len(), 5);
         assert!(phases.iter().all(|p| p.complete));
         // each copy holds the source tree, byte for byte, and what Make made
@@ -704,28 +696,34 @@ mod tests {
         let (n, files, bytes) = (2u64, 5u64, 100_027u64);
         let dirs = n * 3;
         let p = &phases;
-        assert_eq!((p[0].mkdir, p[0].create, p[0].io_ns > 0), (dirs, 0, true));
+        assert_eq!(
+            (p[0].calls.mkdir, p[0].calls.create, p[0].io_ns > 0),
+            (dirs, 0, true)
+        );
         assert_eq!(
             (
-                p[1].open,
-                p[1].create,
-                p[1].close,
-                p[1].bytes_read,
-                p[1].bytes_written
+                p[1].calls.open,
+                p[1].calls.create,
+                p[1].calls.close,
+                p[1].calls.bytes_read,
+                p[1].calls.bytes_written
             ),
             (n * files, n * files, 2 * n * files, n * bytes, n * bytes)
         );
         // x.c takes two reads (64 KiB + the rest), the empty file none
-        assert_eq!(p[1].reads, n * 5);
-        assert_eq!((p[2].readdir, p[2].stat, p[2].reads), (dirs, n * files, 0));
+        assert_eq!(p[1].calls.reads, n * 5);
         assert_eq!(
-            (p[3].open, p[3].close, p[3].bytes_read),
+            (p[2].calls.readdir, p[2].calls.stat, p[2].calls.reads),
+            (dirs, n * files, 0)
+        );
+        assert_eq!(
+            (p[3].calls.open, p[3].calls.close, p[3].calls.bytes_read),
             (n * files, n * files, n * bytes)
         );
         // the Makefile, the sources, the objects; the objects and the output
-        assert_eq!(p[4].bytes_read, n * (7 + 100_008 + 50_005));
-        assert_eq!(p[4].bytes_written, n * 2 * 50_005);
-        assert_eq!((p[4].create, p[4].cpu_ops), (n * 3, n * 2));
+        assert_eq!(p[4].calls.bytes_read, n * (7 + 100_008 + 50_005));
+        assert_eq!(p[4].calls.bytes_written, n * 2 * 50_005);
+        assert_eq!((p[4].calls.create, p[4].calls.cpu_ops), (n * 3, n * 2));
         assert!(p[4].burn_ns >= n * 50_004);
         assert!(p[4].cpu_ns >= p[4].burn_ns / 2);
     }

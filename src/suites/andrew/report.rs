@@ -51,13 +51,13 @@ pub fn render(o: &Plan, f: &Figures, r: &RunResult) -> String {
             p.name,
             p.wall_s,
             p.io_time_fraction * 100.0,
-            p.mkdir,
-            p.create,
-            p.open,
-            p.stat,
-            p.readdir,
-            p.bytes_read,
-            p.bytes_written,
+            p.calls.mkdir,
+            p.calls.create,
+            p.calls.open,
+            p.calls.stat,
+            p.calls.readdir,
+            p.calls.bytes_read,
+            p.calls.bytes_written,
             if p.complete { "" } else { "  (interrupted)" }
         );
     }

@@ -17,8 +17,7 @@ use super::{FileTests, Measured, Options, Rand, Test, max_latency, process_cpu, 
 use crate::engine::{FileId, OpenHow, Req};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
-use crate::runner::Io;
-use crate::runner::{Ctx, Worker};
+use crate::runner::{Ctx, Io, Tx, Worker};
 use anyhow::{Context, Result, bail};
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -42,13 +41,14 @@ struct FileSet {
     /// The directory of each name.
     dir_of: Vec<u32>,
     sizes: Vec<u32>,
-    engine: Io,
     /// Open directories, for fsync with -b.
     dir_fds: Vec<OwnedFd>,
 }
 
 pub(super) struct FileSets {
     sets: Vec<FileSet>,
+    /// The engine of each set's files.
+    engines: Vec<Io>,
     cfg: Option<FileTests>,
     sync: bool,
     fake: bool,
@@ -58,6 +58,7 @@ impl FileSets {
     pub fn new(o: &Options, work: &Path) -> Result<FileSets> {
         let pid = std::process::id();
         let mut sets = Vec::new();
+        let mut engines = Vec::new();
         if let Some(f) = o.files {
             for i in 0..o.concurrency {
                 let name = if o.concurrency > 1 {
@@ -70,13 +71,14 @@ impl FileSets {
                     names: Vec::new(),
                     dir_of: Vec::new(),
                     sizes: Vec::new(),
-                    engine: super::io::make_io(o.engine, false, f.chunk as usize)?,
                     dir_fds: Vec::new(),
                 });
+                engines.push(super::io::make_io(o.engine, false, f.chunk as usize)?);
             }
         }
         Ok(FileSets {
             sets,
+            engines,
             cfg: o.files,
             sync: o.sync_writes,
             fake: o.engine.is_fake(),
@@ -105,14 +107,18 @@ impl FileSets {
         let workers: Vec<FileWorker> = self
             .sets
             .iter_mut()
-            .map(|set| FileWorker {
-                set,
-                cfg,
-                test,
-                sync,
-                fake,
-                latency: 0,
-                path: PathBuf::new(),
+            .zip(&mut self.engines)
+            .map(|(set, engine)| FileWorker {
+                engine,
+                files: Files {
+                    set,
+                    cfg,
+                    test,
+                    sync,
+                    fake,
+                    latency: 0,
+                    path: PathBuf::new(),
+                },
             })
             .collect();
         let kind = match test {
@@ -231,7 +237,15 @@ fn make_names(cfg: &FileTests, rand: &mut Rand, random: bool) -> (Vec<String>, V
     (names, dir_of)
 }
 
+/// A test of one copy's small files: its engine, and the rest apart so
+/// that a transaction can borrow both.
 struct FileWorker<'a> {
+    engine: &'a mut Io,
+    files: Files<'a>,
+}
+
+/// What a test does to one copy's files, and its longest unit so far.
+struct Files<'a> {
     set: &'a mut FileSet,
     cfg: FileTests,
     test: Test,
@@ -243,7 +257,7 @@ struct FileWorker<'a> {
     path: PathBuf,
 }
 
-impl FileWorker<'_> {
+impl Files<'_> {
     fn note(&mut self, t: u64) {
         self.latency = self.latency.max(now_ns() - t);
     }
@@ -283,20 +297,20 @@ impl FileWorker<'_> {
         p
     }
 
-    fn create_one(&mut self, ctx: &mut Ctx, i: usize) -> Result<()> {
+    fn create_one(&mut self, tx: &mut Tx, i: usize) -> Result<()> {
         let path = self.full_path(i);
-        let r = self.create_at(ctx, i, &path);
+        let r = self.create_at(tx, i, &path);
         self.path = path;
         r
     }
 
-    fn create_at(&mut self, ctx: &mut Ctx, i: usize, path: &Path) -> Result<()> {
+    fn create_at(&mut self, tx: &mut Tx, i: usize, path: &Path) -> Result<()> {
         if self.cfg.max < 0 && i > 0 {
             // a hard link to the first file, or a symbolic link to its name
             let first = self.set.dir.join(&self.set.names[0]);
             let hard = self.cfg.max == -1;
             if !self.fake {
-                Self::timed(ctx, OpKind::Create, 0, || {
+                Self::timed(tx.ctx, OpKind::Create, 0, || {
                     if hard {
                         std::fs::hard_link(&first, path)
                     } else {
@@ -306,18 +320,17 @@ impl FileWorker<'_> {
                     .with_context(|| format!("Can't create link {}", path.display()))
                 })?;
             } else {
-                ctx.record_op(OpKind::Create, 0, 0, now_ns());
+                tx.ctx.record_op(OpKind::Create, 0, 0, now_ns());
             }
-            return self.sync_dir(ctx, self.set.dir_of[i]);
+            return self.sync_dir(tx.ctx, self.set.dir_of[i]);
         }
         let how = OpenHow {
             write: true,
             create: true,
             ..OpenHow::default()
         };
-        let engine = &mut self.set.engine;
-        let fid = Self::timed(ctx, OpKind::Create, 0, || {
-            engine.open(path, how).context("Can't create file")
+        let fid = Self::timed(tx.ctx, OpKind::Create, 0, || {
+            tx.io.open(path, how).context("Can't create file")
         })?;
         let size = if self.cfg.max > 0 {
             self.set.sizes[i]
@@ -329,55 +342,55 @@ impl FileWorker<'_> {
         while off < u64::from(size) {
             let n = chunk.min(size - off as u32);
             let req = Req::write(fid, off, n);
-            let c = self
-                .set
-                .engine
-                .exec(req)
+            let c = tx
+                .exec_unrecorded(req)
                 .with_context(|| format!("Can't write data to {}", path.display()))?;
-            ctx.record(&c);
+            tx.ctx.record(&c);
             if c.bytes != u64::from(n) {
-                self.set
-                    .engine
+                tx.io
                     .finish_write(req, c.bytes)
                     .with_context(|| format!("Can't write data to {}", path.display()))?;
             }
             off += u64::from(n);
         }
         if self.sync {
-            let c = self
-                .set
-                .engine
-                .exec(Req::fsync(fid))
+            let c = tx
+                .exec_unrecorded(Req::fsync(fid))
                 .with_context(|| format!("Can't sync file {}", path.display()))?;
-            ctx.record(&c);
-            self.sync_dir(ctx, self.set.dir_of[i])?;
+            tx.ctx.record(&c);
+            self.sync_dir(tx.ctx, self.set.dir_of[i])?;
         }
-        self.set
-            .engine
+        tx.io
             .close(fid)
             .with_context(|| format!("closing {}", path.display()))
     }
 
-    /// Do `f` to every file in the order of the names, each one's time a
-    /// unit of the latency; false when the run was stopped.
+    /// Do `f` to every file in the order of the names, one transaction
+    /// each, each one's time a unit of the latency; false when the run
+    /// was stopped.
     fn each(
         &mut self,
+        io: &mut Io,
         ctx: &mut Ctx,
-        mut f: impl FnMut(&mut Self, &mut Ctx, usize) -> Result<()>,
+        mut f: impl FnMut(&mut Self, &mut Tx, usize) -> Result<()>,
     ) -> Result<bool> {
-        for i in 0..self.set.names.len() {
-            if !ctx.keep_going() {
+        let n = self.set.names.len();
+        let mut i = 0;
+        io.transact(ctx, &mut |tx: &mut Tx| {
+            if i == n {
                 return Ok(false);
             }
             let t = now_ns();
-            f(self, ctx, i)?;
+            f(self, tx, i)?;
             self.note(t);
-        }
-        Ok(true)
+            i += 1;
+            Ok(true)
+        })?;
+        Ok(i == n)
     }
 
-    fn create(&mut self, ctx: &mut Ctx) -> Result<()> {
-        if self.each(ctx, Self::create_one)? {
+    fn create(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
+        if self.each(io, ctx, Self::create_one)? {
             self.sync_fs()?;
         }
         Ok(())
@@ -393,14 +406,8 @@ impl FileWorker<'_> {
     }
 
     /// stat a file and read its data, as bonnie++'s stat_file.
-    fn stat_one(
-        &mut self,
-        ctx: &mut Ctx,
-        dir: &OwnedFd,
-        dir_path: &Path,
-        name: &str,
-    ) -> Result<()> {
-        let st = Self::timed(ctx, OpKind::Stat, 0, || {
+    fn stat_one(&mut self, tx: &mut Tx, dir: &OwnedFd, dir_path: &Path, name: &str) -> Result<()> {
+        let st = Self::timed(tx.ctx, OpKind::Stat, 0, || {
             rustix::fs::statat(dir, name, rustix::fs::AtFlags::empty())
                 .with_context(|| format!("Can't stat file {}", dir_path.join(name).display()))
         })?;
@@ -409,23 +416,22 @@ impl FileWorker<'_> {
             return Ok(());
         }
         let path = dir_path.join(name);
-        let fid: FileId = self
-            .set
-            .engine
+        let fid: FileId = tx
+            .io
             .open(&path, OpenHow::READ)
             .context("Can't open file")?;
         let chunk = u64::from(self.cfg.chunk);
         let mut off = 0;
         while off < size {
             let n = chunk.min(size - off);
-            let c = self.set.engine.exec(Req::read(fid, off, n as u32))?;
-            ctx.record(&c);
+            let c = tx.exec_unrecorded(Req::read(fid, off, n as u32))?;
+            tx.ctx.record(&c);
             if c.bytes != n {
                 bail!("Can't read data of {}", path.display());
             }
             off += n;
         }
-        self.set.engine.close(fid)?;
+        tx.io.close(fid)?;
         Ok(())
     }
 
@@ -439,16 +445,16 @@ impl FileWorker<'_> {
     }
 
     /// Stat (or delete) every file in directory order, each directory in turn.
-    fn walk(&mut self, ctx: &mut Ctx, delete: bool) -> Result<()> {
+    fn walk(&mut self, io: &mut Io, ctx: &mut Ctx, delete: bool) -> Result<()> {
         let n = self.set.names.len();
         let mut count = 0usize;
         if self.fake {
             // no directory to read: the names in their order
-            self.each(ctx, |w, ctx, i| {
+            self.each(io, ctx, |w, tx, i| {
                 if delete {
-                    w.delete_one(ctx, i)
+                    w.delete_one(tx, i)
                 } else {
-                    ctx.record_op(OpKind::Stat, 0, 0, now_ns());
+                    tx.ctx.record_op(OpKind::Stat, 0, 0, now_ns());
                     Ok(())
                 }
             })?;
@@ -458,34 +464,39 @@ impl FileWorker<'_> {
             let fd = Self::open_dir(&dir)?;
             let mut entries = std::fs::read_dir(&dir)
                 .with_context(|| format!("Can't open directory {}", dir.display()))?;
-            loop {
-                if !ctx.keep_going() {
-                    return Ok(());
-                }
+            // one entry a transaction (one that is no file's does nothing)
+            let mut read_all = false;
+            io.transact(ctx, &mut |tx: &mut Tx| {
                 let t = now_ns();
                 let Some(e) = entries.next() else {
-                    break;
+                    read_all = true;
+                    return Ok(false);
                 };
                 let e = e.with_context(|| format!("reading directory {}", dir.display()))?;
                 let name = e.file_name();
-                let Some(name) = name.to_str() else { continue };
+                let Some(name) = name.to_str() else {
+                    return Ok(true);
+                };
                 if name.starts_with('.') {
-                    continue;
+                    return Ok(true);
                 }
                 if delete {
                     let path = dir.join(name);
-                    let engine = &mut self.set.engine;
-                    Self::timed(ctx, OpKind::Delete, 0, || {
-                        engine
+                    Self::timed(tx.ctx, OpKind::Delete, 0, || {
+                        tx.io
                             .unlink(&path)
                             .with_context(|| format!("Can't delete file {}", path.display()))
                     })?;
-                    self.sync_dir(ctx, d as u32)?;
+                    self.sync_dir(tx.ctx, d as u32)?;
                 } else {
-                    self.stat_one(ctx, &fd, &dir, name)?;
+                    self.stat_one(tx, &fd, &dir, name)?;
                 }
                 count += 1;
                 self.note(t);
+                Ok(true)
+            })?;
+            if !read_all {
+                return Ok(());
             }
             if delete && self.cfg.dirs > 1 {
                 std::fs::remove_dir(&dir).with_context(|| format!("rmdir {}", dir.display()))?;
@@ -500,17 +511,16 @@ impl FileWorker<'_> {
         Ok(())
     }
 
-    fn delete_one(&mut self, ctx: &mut Ctx, i: usize) -> Result<()> {
+    fn delete_one(&mut self, tx: &mut Tx, i: usize) -> Result<()> {
         let path = self.full_path(i);
-        let engine = &mut self.set.engine;
-        let r = Self::timed(ctx, OpKind::Delete, 0, || {
-            engine
+        let r = Self::timed(tx.ctx, OpKind::Delete, 0, || {
+            tx.io
                 .unlink(&path)
                 .with_context(|| format!("Can't delete file {}", path.display()))
         });
         self.path = path;
         r?;
-        self.sync_dir(ctx, self.set.dir_of[i])
+        self.sync_dir(tx.ctx, self.set.dir_of[i])
     }
 
     fn remove_top(&mut self) -> Result<()> {
@@ -524,39 +534,43 @@ impl FileWorker<'_> {
     }
 
     /// Stat every file in the (shuffled) order of the names.
-    fn stat_random(&mut self, ctx: &mut Ctx) -> Result<()> {
+    fn stat_random(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         if self.fake {
-            return self.walk(ctx, false);
+            return self.walk(io, ctx, false);
         }
         let dir = self.set.dir.clone();
         let fd = Self::open_dir(&dir)?;
         // the names stay put while each is stat'ed (no copy in the loop)
         let names = std::mem::take(&mut self.set.names);
-        let r = self.each_name(ctx, &names, |w, ctx, name| w.stat_one(ctx, &fd, &dir, name));
+        let r = self.each_name(io, ctx, &names, |w, tx, name| {
+            w.stat_one(tx, &fd, &dir, name)
+        });
         self.set.names = names;
         r
     }
 
     fn each_name(
         &mut self,
+        io: &mut Io,
         ctx: &mut Ctx,
         names: &[String],
-        mut f: impl FnMut(&mut Self, &mut Ctx, &str) -> Result<()>,
+        mut f: impl FnMut(&mut Self, &mut Tx, &str) -> Result<()>,
     ) -> Result<()> {
-        for name in names {
-            if !ctx.keep_going() {
-                return Ok(());
-            }
+        let mut names = names.iter();
+        io.transact(ctx, &mut |tx: &mut Tx| {
+            let Some(name) = names.next() else {
+                return Ok(false);
+            };
             let t = now_ns();
-            f(self, ctx, name)?;
+            f(self, tx, name)?;
             self.note(t);
-        }
-        Ok(())
+            Ok(true)
+        })
     }
 
     /// Delete every file in the (shuffled) order of the names.
-    fn delete_random(&mut self, ctx: &mut Ctx) -> Result<()> {
-        if !self.each(ctx, Self::delete_one)? {
+    fn delete_random(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
+        if !self.each(io, ctx, Self::delete_one)? {
             return Ok(());
         }
         if !self.fake && self.cfg.dirs > 1 {
@@ -574,21 +588,20 @@ impl Worker for FileWorker<'_> {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        match self.test {
-            Test::SeqCreate | Test::RanCreate => self.create(ctx),
-            Test::SeqStat => self.walk(ctx, false),
-            Test::SeqDel => self.walk(ctx, true),
-            Test::RanStat => self.stat_random(ctx),
-            Test::RanDel => self.delete_random(ctx),
+        let FileWorker { engine, files } = self;
+        let io = &mut **engine;
+        match files.test {
+            Test::SeqCreate | Test::RanCreate => files.create(io, ctx),
+            Test::SeqStat => files.walk(io, ctx, false),
+            Test::SeqDel => files.walk(io, ctx, true),
+            Test::RanStat => files.stat_random(io, ctx),
+            Test::RanDel => files.delete_random(io, ctx),
             t => bail!("internal error: {} is not a file test", t.title()),
         }
     }
 
     fn finish(&mut self) -> serde_json::Value {
-        serde_json::to_value(super::Slowest {
-            latency_ns: self.latency,
-        })
-        .unwrap_or_default()
+        super::Slowest::record(self.files.latency)
     }
 }
 

@@ -11,8 +11,7 @@ use super::{Flavor, IO_KINDS, Measured, Options, Test, max_latency, process_cpu,
 use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
-use crate::runner::Io;
-use crate::runner::{Ctx, Worker};
+use crate::runner::{Ctx, Io, Tx, Worker};
 use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 
@@ -42,6 +41,11 @@ impl Plan {
 
     fn pp(&self) -> bool {
         self.flavor.is_pp()
+    }
+
+    /// Chunks of the per-char tests (the last one may be short).
+    fn byte_chunks(&self) -> u64 {
+        self.byte_bytes.div_ceil(self.chunk as u64)
     }
 }
 
@@ -134,8 +138,15 @@ impl Copies {
     }
 }
 
+/// A test of one copy's file: its engine, and the rest (the open file,
+/// what is done to it) apart so that a transaction can borrow both.
 struct IoWorker<'a> {
     engine: &'a mut Io,
+    big: BigFile<'a>,
+}
+
+/// The open file of a test and the longest unit so far.
+struct BigFile<'a> {
     path: &'a Path,
     file: FileId,
     test: Test,
@@ -179,48 +190,52 @@ impl<'a> IoWorker<'a> {
         engine.buf_mut(0).fill(0);
         Ok(IoWorker {
             engine,
-            path: &c.path,
-            file,
-            test,
-            plan,
-            latency: 0,
+            big: BigFile {
+                path: &c.path,
+                file,
+                test,
+                plan,
+                latency: 0,
+            },
         })
     }
+}
 
+impl BigFile<'_> {
     fn fail(&self, what: &str, e: std::io::Error) -> anyhow::Error {
         anyhow::anyhow!("{}: {what} {}: {e}", self.test.title(), self.path.display())
     }
 
     #[inline]
-    fn io(&mut self, ctx: &mut Ctx, req: Req) -> Result<u64> {
-        match self.engine.exec(req) {
+    fn io(&self, tx: &mut Tx, req: Req) -> Result<u64> {
+        match tx.exec_unrecorded(req) {
             Ok(c) => {
-                ctx.record(&c);
+                tx.ctx.record(&c);
                 Ok(c.bytes)
             }
             Err(e) => Err(self.fail(doing(req.kind), e)),
         }
     }
 
-    fn write_chunk(&mut self, ctx: &mut Ctx, off: u64) -> Result<()> {
+    fn write_chunk(&self, tx: &mut Tx, off: u64) -> Result<()> {
         let n = self.plan.chunk;
         let req = Req::write(self.file, off, n as u32);
-        let done = self.io(ctx, req)?;
+        let done = self.io(tx, req)?;
         if done != n as u64 {
-            self.engine
+            tx.io
                 .finish_write(req, done)
                 .map_err(|e| self.fail("writing", e))?;
         }
         if self.plan.sync_writes {
-            self.io(ctx, Req::fsync(self.file))?;
+            self.io(tx, Req::fsync(self.file))?;
         }
         Ok(())
     }
 
     /// bonnie++'s read_block: a whole chunk, or an error.
-    fn read_chunk(&mut self, ctx: &mut Ctx, off: u64) -> Result<()> {
+    fn read_chunk(&self, tx: &mut Tx, off: u64) -> Result<()> {
         let n = self.plan.chunk as u64;
-        let got = self.io(ctx, Req::read(self.file, off, n as u32))?;
+        let got = self.io(tx, Req::read(self.file, off, n as u32))?;
         if got != n {
             bail!(
                 "{}: Can't read a full block, only got {got} bytes at {off} of {}",
@@ -232,13 +247,11 @@ impl<'a> IoWorker<'a> {
     }
 
     /// Close as the flavour does: bonnie++ syncs first (timed).
-    fn close(&mut self, ctx: &mut Ctx) -> Result<()> {
+    fn close(&self, tx: &mut Tx) -> Result<()> {
         if self.plan.pp() {
-            self.io(ctx, Req::fsync(self.file))?;
+            self.io(tx, Req::fsync(self.file))?;
         }
-        self.engine
-            .close(self.file)
-            .map_err(|e| self.fail("closing", e))
+        tx.io.close(self.file).map_err(|e| self.fail("closing", e))
     }
 
     fn note(&mut self, t0: u64) {
@@ -247,8 +260,8 @@ impl<'a> IoWorker<'a> {
 
     /// Dirty the chunk in the buffer: Bonnie adds one to the `k`th int,
     /// bonnie++ to the `k`th byte.
-    fn dirty(&mut self, k: &mut usize) {
-        let buf = &mut self.engine.buf_mut(0)[..self.plan.chunk];
+    fn dirty(&self, io: &mut Io, k: &mut usize) {
+        let buf = &mut io.buf_mut(0)[..self.plan.chunk];
         match self.plan.flavor {
             Flavor::Bonnie => {
                 let ints = buf.len() / 4;
@@ -269,113 +282,135 @@ impl<'a> IoWorker<'a> {
         *k += 1;
     }
 
-    fn block_write(&mut self, ctx: &mut Ctx) -> Result<()> {
-        let mut k = 0;
-        for i in 0..self.plan.chunks {
-            if !ctx.keep_going() {
-                break;
+    /// Run `chunk(tx, i)` for chunks `i` from 0 to `chunks`, one
+    /// transaction each, while the run goes on.
+    fn each_chunk(
+        &mut self,
+        io: &mut Io,
+        ctx: &mut Ctx,
+        chunks: u64,
+        mut chunk: impl FnMut(&mut Self, &mut Tx, u64) -> Result<()>,
+    ) -> Result<()> {
+        let mut i = 0;
+        io.transact(ctx, &mut |tx: &mut Tx| {
+            if i == chunks {
+                return Ok(false);
             }
-            self.dirty(&mut k);
-            let t = now_ns();
-            self.write_chunk(ctx, i * self.plan.chunk as u64)?;
-            self.note(t);
-        }
-        self.close(ctx)
+            chunk(self, tx, i)?;
+            i += 1;
+            Ok(true)
+        })
     }
 
-    fn rewrite(&mut self, ctx: &mut Ctx) -> Result<()> {
+    fn block_write(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
+        let chunk = self.plan.chunk as u64;
+        let mut k = 0;
+        self.each_chunk(io, ctx, self.plan.chunks, |f, tx, i| {
+            f.dirty(tx.io, &mut k);
+            let t = now_ns();
+            f.write_chunk(tx, i * chunk)?;
+            f.note(t);
+            Ok(())
+        })?;
+        self.close(&mut Tx { io, ctx })
+    }
+
+    fn rewrite(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let chunk = self.plan.chunk as u64;
         let mut k = 0;
         if self.plan.pp() {
-            for i in 0..self.plan.chunks {
-                if !ctx.keep_going() {
-                    break;
-                }
+            self.each_chunk(io, ctx, self.plan.chunks, |f, tx, i| {
                 let t = now_ns();
-                self.read_chunk(ctx, i * chunk)?;
-                self.dirty(&mut k);
-                self.write_chunk(ctx, i * chunk)?;
-                self.note(t);
-            }
+                f.read_chunk(tx, i * chunk)?;
+                f.dirty(tx.io, &mut k);
+                f.write_chunk(tx, i * chunk)?;
+                f.note(t);
+                Ok(())
+            })?;
         } else {
             // read; while a whole chunk came: dirty it, write it back, read on
             let mut off = 0;
             let mut t = now_ns();
-            let mut got = self.io(ctx, Req::read(self.file, off, chunk as u32))?;
-            while got == chunk && ctx.keep_going() {
-                self.dirty(&mut k);
-                self.write_chunk(ctx, off)?;
+            let mut got = self.io(&mut Tx { io, ctx }, Req::read(self.file, off, chunk as u32))?;
+            io.transact(ctx, &mut |tx: &mut Tx| {
+                if got != chunk {
+                    return Ok(false);
+                }
+                self.dirty(tx.io, &mut k);
+                self.write_chunk(tx, off)?;
                 self.note(t);
                 off += chunk;
                 t = now_ns();
-                got = self.io(ctx, Req::read(self.file, off, chunk as u32))?;
+                got = self.io(tx, Req::read(self.file, off, chunk as u32))?;
                 if off / chunk >= self.plan.chunks {
                     // the end (a fake engine never reaches it by itself)
                     got = 0;
                 }
-            }
+                Ok(true)
+            })?;
         }
-        self.close(ctx)
+        self.close(&mut Tx { io, ctx })
     }
 
-    fn block_read(&mut self, ctx: &mut Ctx) -> Result<()> {
+    fn block_read(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let chunk = self.plan.chunk as u64;
         if self.plan.pp() {
-            for i in 0..self.plan.chunks {
-                if !ctx.keep_going() {
-                    break;
-                }
+            self.each_chunk(io, ctx, self.plan.chunks, |f, tx, i| {
                 let t = now_ns();
-                self.read_chunk(ctx, i * chunk)?;
-                self.note(t);
-            }
+                f.read_chunk(tx, i * chunk)?;
+                f.note(t);
+                Ok(())
+            })?;
         } else {
             // until read returns 0: one more read than there are chunks
             let mut chars = [0u64; 128];
-            for i in 0..=self.plan.chunks {
-                if !ctx.keep_going() {
-                    break;
+            let mut i = 0;
+            let mut ended = false;
+            io.transact(ctx, &mut |tx: &mut Tx| {
+                if ended {
+                    return Ok(false);
                 }
                 let t = now_ns();
-                let got = self.io(ctx, Req::read(self.file, i * chunk, chunk as u32))?;
+                let got = self.io(tx, Req::read(self.file, i * chunk, chunk as u32))?;
                 self.note(t);
                 if got == 0 || i == self.plan.chunks {
-                    break;
+                    ended = true;
+                    return Ok(true);
                 }
-                let b = self.engine.buf_mut(0);
+                let b = tx.io.buf_mut(0);
                 chars[usize::from(b[usize::from(b[0]) % b.len()] & 0x7f)] += 1;
-            }
+                i += 1;
+                Ok(true)
+            })?;
             std::hint::black_box(&chars);
         }
-        self.close(ctx)
+        self.close(&mut Tx { io, ctx })
     }
 
     /// bonnie++: one write(2) of one byte per byte. The calls of a chunk
     /// are timed together (two clock reads per call would add a tenth to
     /// what this test measures): each is recorded with the chunk's mean.
-    fn putc_syscalls(&mut self, ctx: &mut Ctx) -> Result<()> {
+    fn putc_syscalls(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let chunk = self.plan.chunk as u64;
-        let mut off = 0;
-        while off < self.plan.byte_bytes && ctx.keep_going() {
+        self.each_chunk(io, ctx, self.plan.byte_chunks(), |f, tx, i| {
+            let off = i * chunk;
             let t = now_ns();
-            let file = self.file;
-            let engine = &mut *self.engine;
+            let file = f.file;
             let r = crate::engine::untimed(|| -> std::io::Result<u64> {
                 for i in 0..chunk {
-                    engine.buf_mut(0)[0] = (i & 0x7f) as u8;
-                    if engine.exec(Req::write(file, off + i, 1))?.bytes != 1 {
+                    tx.io.buf_mut(0)[0] = (i & 0x7f) as u8;
+                    if tx.exec_unrecorded(Req::write(file, off + i, 1))?.bytes != 1 {
                         return Ok(i);
                     }
                 }
                 Ok(chunk)
             });
-            let done = self.batch(ctx, OpKind::Write, t, r)?;
-            if done != chunk {
-                bail!("Can't write() - disk full? ({})", self.path.display());
+            if f.batch(tx.ctx, OpKind::Write, t, r)? != chunk {
+                bail!("Can't write() - disk full? ({})", f.path.display());
             }
-            off += chunk;
-        }
-        self.close(ctx)
+            Ok(())
+        })?;
+        self.close(&mut Tx { io, ctx })
     }
 
     /// Record a chunk of 1-byte calls begun at `t`; how many succeeded.
@@ -397,70 +432,68 @@ impl<'a> IoWorker<'a> {
     }
 
     /// bonnie++: one read(2) of one byte per byte, timed as the writes are.
-    fn getc_syscalls(&mut self, ctx: &mut Ctx) -> Result<()> {
+    fn getc_syscalls(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let chunk = self.plan.chunk as u64;
         let mut seen = [0u64; 256];
-        let mut off = 0;
-        while off < self.plan.byte_bytes && ctx.keep_going() {
+        self.each_chunk(io, ctx, self.plan.byte_chunks(), |f, tx, i| {
+            let off = i * chunk;
             let t = now_ns();
-            let file = self.file;
-            let engine = &mut *self.engine;
+            let file = f.file;
             let seen = &mut seen;
             let r = crate::engine::untimed(|| -> std::io::Result<u64> {
                 for i in 0..chunk {
-                    if engine.exec(Req::read(file, off + i, 1))?.bytes != 1 {
+                    if tx.exec_unrecorded(Req::read(file, off + i, 1))?.bytes != 1 {
                         return Ok(i);
                     }
-                    seen[usize::from(engine.buf_mut(0)[0])] += 1;
+                    seen[usize::from(tx.io.buf_mut(0)[0])] += 1;
                 }
                 Ok(chunk)
             });
-            if self.batch(ctx, OpKind::Read, t, r)? != chunk {
-                bail!("Can't read a byte ({})", self.path.display());
+            if f.batch(tx.ctx, OpKind::Read, t, r)? != chunk {
+                bail!("Can't read a byte ({})", f.path.display());
             }
-            off += chunk;
-        }
+            Ok(())
+        })?;
         std::hint::black_box(&seen);
-        self.close(ctx)
+        self.close(&mut Tx { io, ctx })
     }
 
     /// Bonnie: putc() of every byte through a stream of one chunk.
-    fn putc_stream(&mut self, ctx: &mut Ctx) -> Result<()> {
+    fn putc_stream(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let mut s = Stream::new(self.plan.chunk);
-        let n = self.plan.byte_bytes;
-        let mut i = 0u64;
-        while i < n && ctx.keep_going() {
-            let end = (i + self.plan.chunk as u64).min(n);
-            while i < end {
-                s.putc((i & 0x7f) as u8, self, ctx)?;
-                i += 1;
+        let (chunk, n) = (self.plan.chunk as u64, self.plan.byte_bytes);
+        self.each_chunk(io, ctx, self.plan.byte_chunks(), |f, tx, i| {
+            let off = i * chunk;
+            for i in off..(off + chunk).min(n) {
+                s.putc((i & 0x7f) as u8, f, tx)?;
             }
-        }
-        s.flush(self, ctx)?;
-        self.close(ctx)
+            Ok(())
+        })?;
+        let tx = &mut Tx { io, ctx };
+        s.flush(self, tx)?;
+        self.close(tx)
     }
 
     /// Bonnie: getc() of every byte through a stream of one chunk.
-    fn getc_stream(&mut self, ctx: &mut Ctx) -> Result<()> {
+    fn getc_stream(&mut self, io: &mut Io, ctx: &mut Ctx) -> Result<()> {
         let mut s = Stream::new(self.plan.chunk);
         let mut chars = [0u64; 256];
-        let n = self.plan.byte_bytes;
-        let mut i = 0u64;
-        while i < n && ctx.keep_going() {
-            let end = (i + self.plan.chunk as u64).min(n);
-            while i < end {
-                match s.getc(self, ctx)? {
+        let (chunk, n) = (self.plan.chunk as u64, self.plan.byte_bytes);
+        self.each_chunk(io, ctx, self.plan.byte_chunks(), |f, tx, i| {
+            let off = i * chunk;
+            for i in off..(off + chunk).min(n) {
+                match s.getc(f, tx)? {
                     Some(c) => chars[usize::from(c)] += 1,
                     None => bail!(
                         "per-char read: {} ended after {i} of {n} bytes",
-                        self.path.display()
+                        f.path.display()
                     ),
                 }
-                i += 1;
             }
-        }
+            Ok(())
+        })?;
         std::hint::black_box(&chars);
-        self.close(ctx)
+        self.close(&mut Tx { io, ctx })
     }
 }
 
@@ -485,28 +518,28 @@ impl Stream {
     }
 
     #[inline(never)]
-    fn putc(&mut self, c: u8, w: &mut IoWorker, ctx: &mut Ctx) -> Result<()> {
+    fn putc(&mut self, c: u8, f: &mut BigFile, tx: &mut Tx) -> Result<()> {
         if self.pos == self.buf.len() {
-            self.flush(w, ctx)?;
+            self.flush(f, tx)?;
         }
         self.buf[self.pos] = c;
         self.pos += 1;
         Ok(())
     }
 
-    fn flush(&mut self, w: &mut IoWorker, ctx: &mut Ctx) -> Result<()> {
+    fn flush(&mut self, f: &mut BigFile, tx: &mut Tx) -> Result<()> {
         if self.pos == 0 {
             return Ok(());
         }
         let n = self.pos;
-        w.engine.buf_mut(0)[..n].copy_from_slice(&self.buf[..n]);
+        tx.io.buf_mut(0)[..n].copy_from_slice(&self.buf[..n]);
         let t = now_ns();
-        let done = w.io(ctx, Req::write(w.file, self.off, n as u32))?;
-        w.note(t);
+        let done = f.io(tx, Req::write(f.file, self.off, n as u32))?;
+        f.note(t);
         if done != n as u64 {
             bail!(
                 "per-char write: wrote {done} of {n} bytes to {} (disk full?)",
-                w.path.display()
+                f.path.display()
             );
         }
         self.off += n as u64;
@@ -515,12 +548,12 @@ impl Stream {
     }
 
     #[inline(never)]
-    fn getc(&mut self, w: &mut IoWorker, ctx: &mut Ctx) -> Result<Option<u8>> {
+    fn getc(&mut self, f: &mut BigFile, tx: &mut Tx) -> Result<Option<u8>> {
         if self.pos == self.len {
             let t = now_ns();
-            let got = w.io(ctx, Req::read(w.file, self.off, self.buf.len() as u32))? as usize;
-            w.note(t);
-            self.buf[..got].copy_from_slice(&w.engine.buf_mut(0)[..got]);
+            let got = f.io(tx, Req::read(f.file, self.off, self.buf.len() as u32))? as usize;
+            f.note(t);
+            self.buf[..got].copy_from_slice(&tx.io.buf_mut(0)[..got]);
             self.off += got as u64;
             self.pos = 0;
             self.len = got;
@@ -540,14 +573,16 @@ impl Worker for IoWorker<'_> {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        match (self.test, self.plan.pp()) {
-            (Test::Putc, true) => self.putc_syscalls(ctx),
-            (Test::Putc, false) => self.putc_stream(ctx),
-            (Test::Getc, true) => self.getc_syscalls(ctx),
-            (Test::Getc, false) => self.getc_stream(ctx),
-            (Test::PutBlock, _) => self.block_write(ctx),
-            (Test::Rewrite, _) => self.rewrite(ctx),
-            (Test::GetBlock, _) => self.block_read(ctx),
+        let IoWorker { engine, big } = self;
+        let io = &mut **engine;
+        match (big.test, big.plan.pp()) {
+            (Test::Putc, true) => big.putc_syscalls(io, ctx),
+            (Test::Putc, false) => big.putc_stream(io, ctx),
+            (Test::Getc, true) => big.getc_syscalls(io, ctx),
+            (Test::Getc, false) => big.getc_stream(io, ctx),
+            (Test::PutBlock, _) => big.block_write(io, ctx),
+            (Test::Rewrite, _) => big.rewrite(io, ctx),
+            (Test::GetBlock, _) => big.block_read(io, ctx),
             (t, _) => bail!(
                 "internal error: {} is not a test of the big file",
                 t.title()
@@ -556,10 +591,7 @@ impl Worker for IoWorker<'_> {
     }
 
     fn finish(&mut self) -> serde_json::Value {
-        serde_json::to_value(super::Slowest {
-            latency_ns: self.latency,
-        })
-        .unwrap_or_default()
+        super::Slowest::record(self.big.latency)
     }
 }
 

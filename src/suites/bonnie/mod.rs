@@ -362,27 +362,15 @@ impl Options {
         let mut v = Vec::new();
         if self.size_mib > 0 {
             let byte = self.byte_io_bytes() > 0;
-            let order: &[Test] = match self.flavor {
-                Flavor::Bonnie => &[
-                    Test::Putc,
-                    Test::Rewrite,
-                    Test::PutBlock,
-                    Test::Getc,
-                    Test::GetBlock,
-                    Test::Seeks,
-                ],
-                Flavor::BonniePlusPlus => &[
-                    Test::Putc,
-                    Test::PutBlock,
-                    Test::Rewrite,
-                    Test::Getc,
-                    Test::GetBlock,
-                    Test::Seeks,
-                ],
-            };
+            let mut order = Test::ALL[..6].to_vec();
+            if !self.flavor.is_pp() {
+                // Bonnie rewrites the file its per-char write made, before
+                // its block write
+                order.swap(1, 2);
+            }
             v.extend(
                 order
-                    .iter()
+                    .into_iter()
                     .filter(|t| byte || !matches!(t, Test::Putc | Test::Getc)),
             );
         }
@@ -687,13 +675,12 @@ impl Results {
 /// Run `o` once: one result, with the tests in `metrics` and the
 /// classic figures beside iogauge's.
 pub fn run(o: &Options, tell: &dyn Progress) -> Result<(RunResult, Results)> {
-    let fake = o.engine.is_fake();
     let copies = u64::from(o.concurrency);
     let data = copies * (o.file_bytes() + o.files.map_or(0, |f| f.bytes()));
     let session = Setup::new("bonnie", &o.dir)
         .label(&format!("-d {}", o.dir.display()))
         .data(data)
-        .fake(fake)
+        .fake(o.engine.is_fake())
         .workers(
             o.workers(),
             2 + u64::from(o.files.map_or(0, |f| f.dirs)),
@@ -701,92 +688,72 @@ pub fn run(o: &Options, tell: &dyn Progress) -> Result<(RunResult, Results)> {
         )
         .config(o)
         .begin()?;
-    let work = session.dir().to_path_buf();
-    let mut results = Results::default();
     let run_start = std::time::Instant::now();
-    let mut failure: Option<anyhow::Error> = None;
-    let mut interrupted = false;
-    let mut rand = Rand::new(&o.seed);
-    {
-        let mut copies = io::Copies::new(o, &work)?;
-        let mut file_sets = files::FileSets::new(o, &work)?;
-        for test in o.tests() {
-            if runner::signals::interrupted() {
-                interrupted = true;
-                break;
-            }
-            if test >= Test::SeqCreate {
-                // the big file is gone before the small files come, as in bonnie++
-                copies.remove();
-            }
-            tell.say(test.start_line(o.flavor));
-            let offset = run_start.elapsed();
-            let step = match test {
-                Test::Seeks => seeks::run(o, &mut copies, &mut rand),
-                t if t >= Test::SeqCreate => file_sets.run(t, &mut rand),
-                t => copies.run(t),
-            };
-            let (mut m, outcome_err, stopped) = match step {
-                Ok(x) => x,
-                Err(e) => {
-                    failure = Some(e);
-                    break;
-                }
-            };
-            m.offset = offset;
-            results.tests[test.index()] = Some(m);
-            if let Some(e) = outcome_err {
-                failure = Some(e);
-                break;
-            }
-            if stopped {
-                interrupted = true;
-                break;
-            }
-            match test {
-                Test::Seeks => tell.say(&format!("{}\n", "done...".repeat(o.workers()))),
-                t if t >= Test::SeqCreate => tell.say("done.\n"),
-                _ => tell.say("done\n"),
-            }
-        }
-        copies.remove();
-    }
+    let (results, failure, interrupted) = run_tests(o, session.dir(), run_start, tell)?;
     if interrupted || failure.is_some() {
         tell.say("\n");
     }
     let whole = combined(&results, run_start.elapsed(), failure, interrupted);
     let mut r = session.finish(&whole);
-    let mut figures = Figures {
-        flavor: o.flavor,
-        file_size_bytes: o.file_bytes(),
-        concurrency: o.concurrency,
-        seed: o.seed.label(),
-        putc: None,
-        put_block: None,
-        rewrite: None,
-        getc: None,
-        get_block: None,
-        seeks: None,
-        seq_create: None,
-        seq_stat: None,
-        seq_del: None,
-        ran_create: None,
-        ran_stat: None,
-        ran_del: None,
-        page_cache_note: page_cache_note(o),
-        direct_note: direct_note(o),
-        csv: None,
-    };
-    for t in Test::ALL {
-        if let Some(m) = results.get(t) {
-            *figures.test_mut(t) = Some(TestFigures::of(t, m, io::uses_direct(o, t)));
+    r.set_figures(&Figures::of(o, &results));
+    Ok((r, results))
+}
+
+/// Run the tests of `o` in order in `work`, each at its offset from
+/// `run_start`, until one fails or Ctrl-C: what each measured, the error
+/// that ended the run and whether Ctrl-C did.
+fn run_tests(
+    o: &Options,
+    work: &Path,
+    run_start: std::time::Instant,
+    tell: &dyn Progress,
+) -> Result<(Results, Option<anyhow::Error>, bool)> {
+    let mut results = Results::default();
+    let mut rand = Rand::new(&o.seed);
+    let mut copies = io::Copies::new(o, work)?;
+    let mut file_sets = files::FileSets::new(o, work)?;
+    let (mut failure, mut interrupted) = (None, false);
+    for test in o.tests() {
+        if runner::signals::interrupted() {
+            interrupted = true;
+            break;
+        }
+        if test >= Test::SeqCreate {
+            // the big file is gone before the small files come, as in bonnie++
+            copies.remove();
+        }
+        tell.say(test.start_line(o.flavor));
+        let offset = run_start.elapsed();
+        let step = match test {
+            Test::Seeks => seeks::run(o, &mut copies, &mut rand),
+            t if t >= Test::SeqCreate => file_sets.run(t, &mut rand),
+            t => copies.run(t),
+        };
+        let (mut m, outcome_err, stopped) = match step {
+            Ok(x) => x,
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        };
+        m.offset = offset;
+        results.tests[test.index()] = Some(m);
+        if let Some(e) = outcome_err {
+            failure = Some(e);
+            break;
+        }
+        if stopped {
+            interrupted = true;
+            break;
+        }
+        match test {
+            Test::Seeks => tell.say(&format!("{}\n", "done...".repeat(o.workers()))),
+            t if t >= Test::SeqCreate => tell.say("done.\n"),
+            _ => tell.say("done\n"),
         }
     }
-    if o.flavor.is_pp() {
-        figures.csv = Some(report::csv_line(o, &figures));
-    }
-    r.set_figures(&figures);
-    Ok((r, results))
+    copies.remove();
+    Ok((results, failure, interrupted))
 }
 
 /// Bonnie and bonnie++, typed: the plan is the [`Options`], the figures
@@ -862,6 +829,40 @@ pub struct Figures {
 }
 
 impl Figures {
+    /// The figures of a run of `o` that measured `results`.
+    fn of(o: &Options, results: &Results) -> Figures {
+        let test = |t: Test| {
+            results
+                .get(t)
+                .map(|m| TestFigures::of(t, m, io::uses_direct(o, t)))
+        };
+        let mut figures = Figures {
+            flavor: o.flavor,
+            file_size_bytes: o.file_bytes(),
+            concurrency: o.concurrency,
+            seed: o.seed.label(),
+            putc: test(Test::Putc),
+            put_block: test(Test::PutBlock),
+            rewrite: test(Test::Rewrite),
+            getc: test(Test::Getc),
+            get_block: test(Test::GetBlock),
+            seeks: test(Test::Seeks),
+            seq_create: test(Test::SeqCreate),
+            seq_stat: test(Test::SeqStat),
+            seq_del: test(Test::SeqDel),
+            ran_create: test(Test::RanCreate),
+            ran_stat: test(Test::RanStat),
+            ran_del: test(Test::RanDel),
+            page_cache_note: page_cache_note(o),
+            direct_note: direct_note(o),
+            csv: None,
+        };
+        if o.flavor.is_pp() {
+            figures.csv = Some(report::csv_line(o, &figures));
+        }
+        figures
+    }
+
     /// Test `t`'s figures, if it ran.
     pub fn test(&self, t: Test) -> Option<&TestFigures> {
         match t {
@@ -879,23 +880,6 @@ impl Figures {
             Test::RanDel => &self.ran_del,
         }
         .as_ref()
-    }
-
-    fn test_mut(&mut self, t: Test) -> &mut Option<TestFigures> {
-        match t {
-            Test::Putc => &mut self.putc,
-            Test::PutBlock => &mut self.put_block,
-            Test::Rewrite => &mut self.rewrite,
-            Test::Getc => &mut self.getc,
-            Test::GetBlock => &mut self.get_block,
-            Test::Seeks => &mut self.seeks,
-            Test::SeqCreate => &mut self.seq_create,
-            Test::SeqStat => &mut self.seq_stat,
-            Test::SeqDel => &mut self.seq_del,
-            Test::RanCreate => &mut self.ran_create,
-            Test::RanStat => &mut self.ran_stat,
-            Test::RanDel => &mut self.ran_del,
-        }
     }
 }
 
@@ -1135,6 +1119,13 @@ pub(super) fn process_cpu(o: &Outcome) -> CpuTimes {
 #[derive(Serialize, Deserialize)]
 pub(super) struct Slowest {
     pub latency_ns: u64,
+}
+
+impl Slowest {
+    /// A worker's record of its longest unit, `latency_ns`.
+    pub fn record(latency_ns: u64) -> serde_json::Value {
+        serde_json::to_value(Slowest { latency_ns }).unwrap_or_default()
+    }
 }
 
 /// The longest unit any worker reported.

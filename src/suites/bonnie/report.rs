@@ -40,24 +40,23 @@ pub fn classic_text(o: &Options, r: &Figures) -> String {
          Machine    MB K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU K/sec %CPU  /sec %CPU\n"
     );
     s += &format!("{:<8.8} {:>4} ", o.machine, o.file_bytes() / MIB);
-    for t in [
-        Test::Putc,
-        Test::PutBlock,
-        Test::Rewrite,
-        Test::Getc,
-        Test::GetBlock,
-    ] {
-        s += &match r.test(t) {
-            Some(m) => format!("{:>5} {:>4.1} ", m.rate as i64, m.cpu_percent),
-            None => " ".repeat(11),
-        };
-    }
-    s += &match r.test(Test::Seeks) {
-        Some(m) => format!("{:>5.1} {:>4.1}", m.rate, m.cpu_percent),
-        None => " ".repeat(10),
-    };
+    s += &columns(r, |m, seeks| match (m, seeks) {
+        (Some(m), false) => format!("{:>5} {:>4.1} ", m.rate as i64, m.cpu_percent),
+        (Some(m), true) => format!("{:>5.1} {:>4.1}", m.rate, m.cpu_percent),
+        (None, false) => " ".repeat(11),
+        (None, true) => " ".repeat(10),
+    });
     s.push('\n');
     s
+}
+
+/// Bonnie's six columns, each test's (the figures if it ran) through
+/// `cell`, which is told whether it is the seeks (a rate with a decimal).
+fn columns(r: &Figures, cell: impl Fn(Option<&TestFigures>, bool) -> String) -> String {
+    Test::ALL[..6]
+        .iter()
+        .map(|&t| cell(r.test(t), t == Test::Seeks))
+        .collect()
 }
 
 /// Bonnie's `-html` row, the same figures as the table's.
@@ -67,22 +66,11 @@ pub fn classic_html(o: &Options, r: &Figures) -> String {
         html_escape(&o.machine),
         o.file_bytes() / MIB
     );
-    for t in [
-        Test::Putc,
-        Test::PutBlock,
-        Test::Rewrite,
-        Test::Getc,
-        Test::GetBlock,
-    ] {
-        s += &match r.test(t) {
-            Some(m) => format!("<TD>{}</TD><TD>{:.1}</TD>", m.rate as i64, m.cpu_percent),
-            None => "<TD></TD><TD></TD>".into(),
-        };
-    }
-    s += &match r.test(Test::Seeks) {
-        Some(m) => format!("<TD>{:.1}</TD><TD>{:.1}</TD>", m.rate, m.cpu_percent),
-        None => "<TD></TD><TD></TD>".into(),
-    };
+    s += &columns(r, |m, seeks| match (m, seeks) {
+        (Some(m), false) => format!("<TD>{}</TD><TD>{:.1}</TD>", m.rate as i64, m.cpu_percent),
+        (Some(m), true) => format!("<TD>{:.1}</TD><TD>{:.1}</TD>", m.rate, m.cpu_percent),
+        (None, _) => "<TD></TD><TD></TD>".into(),
+    });
     s += "</TR>\n";
     s
 }
@@ -156,28 +144,17 @@ pub fn latency_text(m: Option<&TestFigures>) -> String {
 /// The size part of bonnie++'s name field: `64M`, then `:chunk:copies:
 /// seeks:seekers` where they differ from the defaults.
 fn size_field(o: &Options) -> String {
-    let mut parts = vec![print_size(o.size_mib, "MG")];
-    parts.push(if o.chunk != 8192 {
-        chunk_text(o.chunk)
-    } else {
-        String::new()
-    });
-    parts.push(if o.concurrency != 1 {
-        o.concurrency.to_string()
-    } else {
-        String::new()
-    });
-    parts.push(if o.seeks != 8192 {
-        o.seeks.to_string()
-    } else {
-        String::new()
-    });
-    parts.push(if o.seekers != 5 {
-        o.seekers.to_string()
-    } else {
-        String::new()
-    });
-    parts.join(":").trim_end_matches(':').to_string()
+    let unless = |default: bool, text: String| if default { String::new() } else { text };
+    [
+        print_size(o.size_mib, "MG"),
+        unless(o.chunk == 8192, chunk_text(o.chunk)),
+        unless(o.concurrency == 1, o.concurrency.to_string()),
+        unless(o.seeks == 8192, o.seeks.to_string()),
+        unless(o.seekers == 5, o.seekers.to_string()),
+    ]
+    .join(":")
+    .trim_end_matches(':')
+    .to_string()
 }
 
 /// bonnie++'s two text tables (each only when its tests ran).

@@ -42,8 +42,7 @@ use super::{Flavor, IO_KINDS, Measured, Options, Rand, max_latency, measured};
 use crate::engine::{Choice, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind};
-use crate::runner::Io;
-use crate::runner::{self, Ctx, Worker, procs};
+use crate::runner::{self, Ctx, Io, Tx, Worker, procs};
 use crate::workload::bsd_random::BsdRandom;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
@@ -75,8 +74,15 @@ struct SeekPlan {
     ready: Vec<RawFd>,
 }
 
+/// A seeker: its engine, and the rest apart so that a seek can borrow
+/// both.
 pub struct SeekWorker {
     engine: Io,
+    seeker: Seeker,
+}
+
+/// A seeker's file, its tickets and what it measured.
+struct Seeker {
     file: FileId,
     path: PathBuf,
     tickets: RawFd,
@@ -107,8 +113,7 @@ impl SeekWorker {
         let file = engine
             .open(&path, OpenHow::READ_WRITE)
             .context("random seeks: cannot open")?;
-        Ok(SeekWorker {
-            engine,
+        let seeker = Seeker {
             file,
             path,
             tickets: p.fds[copy],
@@ -125,9 +130,12 @@ impl SeekWorker {
             cpu: CpuTimes::default(),
             start_ns: 0,
             end_ns: 0,
-        })
+        };
+        Ok(SeekWorker { engine, seeker })
     }
+}
 
+impl Seeker {
     /// Tell the feeder this seeker is about to wait for its first ticket.
     fn say_ready(&self) {
         // SAFETY: the ready pipe's write end stays open for the whole run
@@ -177,8 +185,8 @@ impl SeekWorker {
         })
     }
 
-    fn io(&mut self, ctx: &mut Ctx, req: Req) -> Result<u64> {
-        let c = self.engine.exec(req).with_context(|| {
+    fn io(&self, tx: &mut Tx, req: Req) -> Result<u64> {
+        let c = tx.exec_unrecorded(req).with_context(|| {
             format!(
                 "random seeks: {} {}",
                 match req.kind {
@@ -189,20 +197,20 @@ impl SeekWorker {
                 self.path.display()
             )
         })?;
-        ctx.record(&c);
+        tx.ctx.record(&c);
         Ok(c.bytes)
     }
 
-    fn seek(&mut self, ctx: &mut Ctx, chunk_no: u64, update: bool) -> Result<()> {
+    fn seek(&mut self, tx: &mut Tx, chunk_no: u64, update: bool) -> Result<()> {
         let off = chunk_no * self.chunk as u64;
-        let got = self.io(ctx, Req::read(self.file, off, self.chunk as u32))? as usize;
+        let got = self.io(tx, Req::read(self.file, off, self.chunk as u32))? as usize;
         if self.flavor.is_pp() && got != self.chunk {
             bail!("random seeks: Can't read a full block, only got {got} bytes");
         }
         if !update {
             return Ok(());
         }
-        let buf = self.engine.buf_mut(0);
+        let buf = tx.io.buf_mut(0);
         match self.flavor {
             Flavor::Bonnie => {
                 // one random int of the block, never the first or last
@@ -218,9 +226,9 @@ impl SeekWorker {
             }
         }
         let len = if self.flavor.is_pp() { self.chunk } else { got };
-        self.io(ctx, Req::write(self.file, off, len as u32))?;
+        self.io(tx, Req::write(self.file, off, len as u32))?;
         if self.sync_writes {
-            self.io(ctx, Req::fsync(self.file))?;
+            self.io(tx, Req::fsync(self.file))?;
         }
         Ok(())
     }
@@ -232,46 +240,49 @@ impl Worker for SeekWorker {
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        self.say_ready();
-        let mut next = self.ticket()?;
+        let SeekWorker { engine, seeker: s } = self;
+        s.say_ready();
+        let mut next = s.ticket()?;
         // the seeker's time starts with its first ticket, as in both programs
         let c0 = CpuTimes::thread();
-        self.start_ns = now_ns();
-        while ctx.keep_going() {
+        s.start_ns = now_ns();
+        engine.transact(ctx, &mut |tx: &mut Tx| {
             let Some((chunk, update)) = next else {
-                break;
+                return Ok(false);
             };
             let t = now_ns();
-            self.seek(ctx, chunk, update)?;
-            self.latency = self.latency.max(now_ns() - t);
-            self.done += 1;
-            next = self.ticket()?;
+            s.seek(tx, chunk, update)?;
+            s.latency = s.latency.max(now_ns() - t);
+            s.done += 1;
+            next = s.ticket()?;
+            Ok(true)
+        })?;
+        if s.flavor.is_pp() {
+            s.io(&mut Tx { io: engine, ctx }, Req::fsync(s.file))?;
         }
-        if self.flavor.is_pp() {
-            self.io(ctx, Req::fsync(self.file))?;
-        }
-        self.engine
-            .close(self.file)
-            .with_context(|| format!("random seeks: closing {}", self.path.display()))?;
-        self.end_ns = now_ns();
-        self.cpu = CpuTimes::thread().since(&c0);
-        if self.flavor.is_pp() {
+        engine
+            .close(s.file)
+            .with_context(|| format!("random seeks: closing {}", s.path.display()))?;
+        s.end_ns = now_ns();
+        s.cpu = CpuTimes::thread().since(&c0);
+        if s.flavor.is_pp() {
             // bonnie++ 2.00a's seeker object removes the file when it is
             // done (its destructor), so the seeker that closes the file
             // last frees it, page cache and blocks, inside its time
-            let _ = self.engine.unlink(&self.path);
+            let _ = engine.unlink(&s.path);
         }
         Ok(())
     }
 
     fn finish(&mut self) -> serde_json::Value {
+        let s = &self.seeker;
         serde_json::to_value(SeekerRecord {
-            latency_ns: self.latency,
-            seeks: self.done,
-            cpu_user_ns: self.cpu.user.as_nanos() as u64,
-            cpu_sys_ns: self.cpu.sys.as_nanos() as u64,
-            start_ns: self.start_ns,
-            end_ns: self.end_ns,
+            latency_ns: s.latency,
+            seeks: s.done,
+            cpu_user_ns: s.cpu.user.as_nanos() as u64,
+            cpu_sys_ns: s.cpu.sys.as_nanos() as u64,
+            start_ns: s.start_ns,
+            end_ns: s.end_ns,
         })
         .unwrap_or_default()
     }

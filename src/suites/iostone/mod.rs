@@ -16,10 +16,9 @@ pub mod survey;
 use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::OpKind;
-use crate::measure::clock::now_ns;
 use crate::report::RunResult;
-use crate::runner::Io;
 use crate::runner::{Ctx, Progress, StopRule, Worker};
+use crate::runner::{Io, Tx};
 use crate::session::Setup;
 use anyhow::{Context, Result};
 use plan::{C2Plan, Dir, Transfer};
@@ -115,19 +114,18 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<RunResult> {
         .workers(1, 2, false)
         .config(config);
     let session = setup.begin()?;
-    let engine = Io::new(&spec, 1, 64 << 10, 0)?;
-    let align = if o.direct { DIRECT_SECTOR } else { 1 };
-    let rule = StopRule::default();
-    let (mut result, _) = match o.variant {
-        Variant::C1 => {
-            let w = C1Worker::new(engine, session.dir(), o.scale, o.seeding.into(), align)?;
-            session.run(rule, vec![w], progress)
-        }
-        Variant::C2 => {
-            let w = C2Worker::new(engine, session.dir(), o.scale, o.seeding.into(), align)?;
-            session.run(rule, vec![w], progress)
-        }
+    let mut engine = Io::new(&spec, 1, 64 << 10, 0)?;
+    let (dir, scale, seeding) = (session.dir(), o.scale, o.seeding.into());
+    let program = match o.variant {
+        Variant::C1 => Program::c1(&mut engine, dir, scale, seeding)?,
+        Variant::C2 => Program::c2(&mut engine, dir, scale, seeding)?,
     };
+    let w = IoStoneWorker {
+        engine,
+        program,
+        align: if o.direct { DIRECT_SECTOR } else { 1 },
+    };
+    let (mut result, _) = session.run(StopRule::default(), vec![w], progress);
     result.set_figures(&Figures {
         iostones_per_s: iostones_per_s(o.variant, o.scale, result.elapsed_s),
     });
@@ -195,23 +193,30 @@ fn transfer_req(file: FileId, dir: Dir, offset: u64, len: u32, align: u32) -> Re
     }
 }
 
-/// C/1: set-up writes the file (zeros, 4 KiB at a time, as the program does);
-/// the file is unlinked right after opening, so it vanishes with the process.
-pub struct C1Worker {
+/// IOStone's one worker: its engine and its program, set up.
+pub struct IoStoneWorker {
     engine: Io,
-    file: FileId,
-    transfers: Vec<Transfer>,
+    program: Program,
     align: u32,
 }
 
-impl C1Worker {
-    pub fn new(
-        mut engine: Io,
-        dir: &Path,
-        scale: u64,
-        seeding: plan::Seeding,
-        align: u32,
-    ) -> Result<Self> {
+/// What a program times, once set up.
+enum Program {
+    /// C/1: the transfers on one file.
+    C1 {
+        file: FileId,
+        transfers: Vec<Transfer>,
+    },
+    /// C/II: every access opens the file, transfers it whole from offset
+    /// 0 in 16 KiB pieces (or one piece if smaller), and closes it.
+    C2 { plan: C2Plan, paths: Vec<PathBuf> },
+}
+
+impl Program {
+    /// C/1's set-up writes the file (zeros, 4 KiB at a time, as the
+    /// program does); the file is unlinked right after opening, so it
+    /// vanishes with the process.
+    fn c1(engine: &mut Io, dir: &Path, scale: u64, seeding: plan::Seeding) -> Result<Program> {
         let path = dir.join("iostone_temp_file");
         let file = engine.open(&path, OpenHow::CREATE)?;
         engine
@@ -223,51 +228,14 @@ impl C1Worker {
         for i in 0..size / blk as u64 {
             engine.exec_named(Req::write(file, i * blk as u64, blk))?;
         }
-        Ok(C1Worker {
-            engine,
+        Ok(Program::C1 {
             file,
             transfers: plan::c1_transfers(scale, seeding),
-            align,
         })
     }
-}
 
-impl Worker for C1Worker {
-    fn kinds(&self) -> &[OpKind] {
-        &[OpKind::Read, OpKind::Write]
-    }
-
-    fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        for t in &self.transfers {
-            if !ctx.keep_going() {
-                break;
-            }
-            let c = self
-                .engine
-                .exec_named(transfer_req(self.file, t.dir, t.offset, t.len, self.align))?;
-            ctx.record(&c);
-        }
-        Ok(())
-    }
-}
-
-/// C/II: every access opens the file, transfers it whole from offset 0 in
-/// 16 KiB pieces (or one piece if smaller), and closes it.
-pub struct C2Worker {
-    engine: Io,
-    plan: C2Plan,
-    paths: Vec<PathBuf>,
-    align: u32,
-}
-
-impl C2Worker {
-    pub fn new(
-        mut engine: Io,
-        dir: &Path,
-        scale: u64,
-        seeding: plan::Seeding,
-        align: u32,
-    ) -> Result<Self> {
+    /// C/II's set-up creates the files and reads the spacers through.
+    fn c2(engine: &mut Io, dir: &Path, scale: u64, seeding: plan::Seeding) -> Result<Program> {
         let plan = plan::c2_plan(scale, seeding);
         let paths: Vec<PathBuf> = plan
             .create_order
@@ -293,50 +261,49 @@ impl C2Worker {
             }
         }
         engine.buf_mut(0).fill(0);
-        Ok(C2Worker {
-            engine,
-            plan,
-            paths,
-            align,
-        })
+        Ok(Program::C2 { plan, paths })
     }
 }
 
-impl Worker for C2Worker {
+impl Worker for IoStoneWorker {
     fn kinds(&self) -> &[OpKind] {
-        &[OpKind::Read, OpKind::Write, OpKind::Open, OpKind::Close]
+        match self.program {
+            Program::C1 { .. } => &[OpKind::Read, OpKind::Write],
+            Program::C2 { .. } => &[OpKind::Read, OpKind::Write, OpKind::Open, OpKind::Close],
+        }
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        for a in &self.plan.accesses {
-            if !ctx.keep_going() {
-                break;
+        let align = self.align;
+        match &self.program {
+            Program::C1 { file, transfers } => {
+                let mut transfers = transfers.iter();
+                self.engine.transact(ctx, &mut |tx: &mut Tx| {
+                    let Some(t) = transfers.next() else {
+                        return Ok(false);
+                    };
+                    tx.exec(transfer_req(*file, t.dir, t.offset, t.len, align))?;
+                    Ok(true)
+                })
             }
-            let path = &self.paths[a.file];
-            let t = now_ns();
-            let f = self
-                .engine
-                .open(path, OpenHow::READ_WRITE)
-                .context("cannot open")?;
-            let done = now_ns();
-            ctx.record_op(OpKind::Open, done - t, 0, done);
-            for k in 0..a.transfers {
-                let off = k as u64 * a.transfer_len as u64;
-                let c = self.engine.exec_named(transfer_req(
-                    f,
-                    a.dir,
-                    off,
-                    a.transfer_len,
-                    self.align,
-                ))?;
-                ctx.record(&c);
+            Program::C2 { plan, paths } => {
+                let mut accesses = plan.accesses.iter();
+                self.engine.transact(ctx, &mut |tx: &mut Tx| {
+                    let Some(a) = accesses.next() else {
+                        return Ok(false);
+                    };
+                    let f = tx
+                        .open(&paths[a.file], OpenHow::READ_WRITE)
+                        .context("cannot open")?;
+                    for k in 0..a.transfers {
+                        let off = k as u64 * a.transfer_len as u64;
+                        tx.exec(transfer_req(f, a.dir, off, a.transfer_len, align))?;
+                    }
+                    tx.close(f)?;
+                    Ok(true)
+                })
             }
-            let t = now_ns();
-            self.engine.close(f)?;
-            let done = now_ns();
-            ctx.record_op(OpKind::Close, done - t, 0, done);
         }
-        Ok(())
     }
 }
 

@@ -135,7 +135,7 @@ pub const BENCHMARKS: &[Entry] = &[
             name: super::iobench::SERVICE,
             serve: super::iobench::serve,
         }],
-        typed: None,
+        typed: typed::<super::iobench::IoBench>(),
     },
     Entry {
         name: "bonnie",

@@ -18,7 +18,7 @@
 //! environment.
 
 pub use crate::units::decimal as num;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -97,7 +97,7 @@ impl Assignment {
 }
 
 /// The run's parameters after defaults, environment and control file.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Config {
     /// RUN: identification of the run (any word).
     pub run: String,

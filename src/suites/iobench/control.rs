@@ -26,7 +26,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// How users run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// One process per user, as IOBENCH's `iouser` (iogauge re-executes
@@ -34,6 +34,16 @@ pub enum Mode {
     Processes,
     /// One thread per user, in the controller's process.
     Threads,
+}
+
+impl Mode {
+    /// What users are, as the reports say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Processes => "processes",
+            Mode::Threads => "threads",
+        }
+    }
 }
 
 /// A metering command run in the background for the whole run (`-u`).

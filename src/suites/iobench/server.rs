@@ -324,21 +324,31 @@ struct Exit {
 }
 
 /// What the server did, for the reports.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "iobenchServer")]
 pub struct ServerEnd {
+    /// The ioserver's process id.
     pub pid: u32,
     /// The request and reply queues' ids (removed at the end).
     pub queue_ids: [i32; 2],
-    /// CPU time of the server process over its life (wait4(2)).
+    /// CPU time of the server process over its life (wait4(2)), user and
+    /// system, in s.
     pub cpu_user_s: f64,
     pub cpu_sys_s: f64,
+    /// Lock requests received, and how they were answered: granted at
+    /// once, granted after waiting, or "busy".
     pub lock_requests: u64,
     pub granted_at_once: u64,
     pub granted_after_wait: u64,
     pub busy: u64,
+    /// Unlocks of a lock the user held.
     pub unlocks: u64,
+    /// Dead users whose locks it gave back.
     pub releases: u64,
+    /// Requests it refused: an unknown operation, a lock that does not
+    /// exist, an unlock of a lock the user does not hold.
     pub bad: u64,
+    /// Messages received.
     pub messages: u64,
     /// Mean wall time from a request's arrival to its answers, in s.
     pub mean_service_s: f64,

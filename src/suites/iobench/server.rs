@@ -454,10 +454,15 @@ impl Server {
             file: 0,
             lock: 0,
         };
-        let t = Instant::now();
         // never block the controller on a full queue for long
+        self.send(req, Duration::from_secs(1));
+    }
+
+    /// Send `req` to the server, retrying a full queue for up to `limit`.
+    fn send(&self, req: Request, limit: Duration) {
+        let t = Instant::now();
         while let Err(e) = msgq::send(self.ids[0], REQ_TYPE, req.encode(), true) {
-            if e.kind() != std::io::ErrorKind::WouldBlock || t.elapsed() > Duration::from_secs(1) {
+            if e.kind() != std::io::ErrorKind::WouldBlock || t.elapsed() > limit {
                 return;
             }
             std::thread::sleep(Duration::from_millis(1));
@@ -473,13 +478,7 @@ impl Server {
             file: 0,
             lock: 0,
         };
-        let t = Instant::now();
-        while let Err(e) = msgq::send(self.ids[0], REQ_TYPE, stop.encode(), true) {
-            if e.kind() != std::io::ErrorKind::WouldBlock || t.elapsed() > Duration::from_secs(2) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        self.send(stop, Duration::from_secs(2));
         self.end()
     }
 

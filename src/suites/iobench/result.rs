@@ -145,17 +145,21 @@ pub struct FileTotals {
     pub locks_taken: u64,
     /// The most locks held on it at once.
     pub max_active: u32,
-    /// Opens and closes forced by running out of file units.
+    /// Opens forced by running out of file units.
     pub opens: u64,
+    /// Closes forced by running out of file units.
     pub closes: u64,
     /// Records read.
     pub uses: u64,
-    /// Read times: mean, standard deviation and max, in s.
+    /// Mean read time, in s.
     pub read_mean_s: f64,
+    /// Standard deviation of the read times, in s.
     pub read_stddev_s: f64,
+    /// Slowest read, in s.
     pub read_max_s: f64,
-    /// The record and the user of the slowest read.
+    /// The record of the slowest read.
     pub max_record: u64,
+    /// The user of the slowest read.
     pub max_user: u32,
 }
 
@@ -163,6 +167,7 @@ pub struct FileTotals {
 #[derive(Clone, Debug, Default, Serialize, Deserialize, JsonSchema)]
 #[schemars(rename = "iobenchUser")]
 pub struct UserTotals {
+    /// The user's number.
     pub user: u32,
     /// Transactions completed.
     pub cycles: u64,
@@ -170,17 +175,21 @@ pub struct UserTotals {
     pub cp_s: f64,
     /// Wall time inside read and write calls, in s.
     pub io_s: f64,
-    /// Opens and closes forced by running out of file units.
+    /// Opens forced by running out of file units.
     pub opens: u64,
+    /// Closes forced by running out of file units.
     pub closes: u64,
     /// From its start to its stop, in s.
     pub duration_s: f64,
-    /// Transaction response times: mean, standard deviation and max, in s.
+    /// Mean transaction response time, in s.
     pub response_mean_s: f64,
+    /// Standard deviation of the transaction response times, in s.
     pub response_stddev_s: f64,
+    /// Slowest transaction, in s.
     pub response_max_s: f64,
     /// Peak RSS of a user process (0 for threads), in KiB.
     pub max_rss_kib: u64,
+    /// Lock requests it made.
     pub lock_requests: u64,
     /// Why the user failed; null when it completed.
     pub failed: Option<String>,

@@ -331,15 +331,17 @@ pub struct ServerEnd {
     pub pid: u32,
     /// The request and reply queues' ids (removed at the end).
     pub queue_ids: [i32; 2],
-    /// CPU time of the server process over its life (wait4(2)), user and
-    /// system, in s.
+    /// User CPU time of the server process over its life (wait4(2)), in s.
     pub cpu_user_s: f64,
+    /// System CPU time of the server process over its life, in s.
     pub cpu_sys_s: f64,
-    /// Lock requests received, and how they were answered: granted at
-    /// once, granted after waiting, or "busy".
+    /// Lock requests received.
     pub lock_requests: u64,
+    /// Lock requests granted at once.
     pub granted_at_once: u64,
+    /// Lock requests granted after waiting.
     pub granted_after_wait: u64,
+    /// Lock requests answered "busy".
     pub busy: u64,
     /// Unlocks of a lock the user held.
     pub unlocks: u64,

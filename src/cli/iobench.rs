@@ -248,7 +248,6 @@ impl Args {
 struct Done {
     result: RunResult,
     results_text: String,
-    terminal: String,
     summary_line: String,
     mb: f64,
 }
@@ -262,8 +261,8 @@ fn one(a: &Args, cfg: Config) -> Result<Done> {
         a.out.progress(),
         |p| iobench::execute(&spec, p),
     )?;
-    let t = report::totals(&run);
-    let result = iobench::result_of(&run, &t);
+    let figures = iobench::figures_of(&run);
+    let result = iobench::result_of(&run, &figures, Some(&a.output));
     let name = a.name();
     let opts = report::TextOpts {
         name: &name,
@@ -271,10 +270,9 @@ fn one(a: &Args, cfg: Config) -> Result<Done> {
         table: a.table,
     };
     Ok(Done {
-        results_text: report::results_file(&run, &t, &result, &opts),
-        terminal: report::terminal(&run, &t, &result),
-        summary_line: report::summary_line(&spec.config, &t),
-        mb: t.mb,
+        results_text: report::results_file(&run, &figures, &result, &opts),
+        summary_line: report::summary_line(&spec.config, &figures),
+        mb: figures.mb_processed,
         result,
     })
 }
@@ -330,9 +328,7 @@ pub fn main(a: Args) -> Result<Status> {
     crate::report::export::write_file(&a.output, d.results_text.as_bytes())
         .with_context(|| format!("cannot write the results file {}", a.output.display()))?;
     append_summary(&a, &d.summary_line)?;
-    let mut text = d.terminal;
-    text += &format!("Results written to {}\n", a.output.display());
-    common::finish(&a.out, &d.result, &text)
+    common::finish_with::<iobench::IoBench>(&a.out, &d.result)
 }
 
 fn spectrum(

@@ -340,6 +340,42 @@ fn only_the_runner_makes_engines_and_issues_requests() {
     );
 }
 
+/// Issue 34: the runner owns the issue loop. No code outside runner/ asks
+/// whether to issue another request (`keep_going`, `next_request`,
+/// `may_issue`): a benchmark gives a request source (`Io::drive`) or its
+/// transactions (`Io::transact`), and the runner's loop asks.
+#[test]
+fn only_the_runner_loops_over_requests() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let banned = ["ctx.keep_going()", "ctx.next_request()", "ctx.may_issue("];
+    let mut bad = Vec::new();
+    for f in &files {
+        let rel = f
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if rel.starts_with("runner/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        for (n, line) in non_test(&text).lines().enumerate() {
+            for b in banned {
+                if line.contains(b) && !line.trim_start().starts_with("//") {
+                    bad.push(format!("src/{rel}:{}: {b}", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "issue loops outside the runner:\n{}",
+        bad.join("\n")
+    );
+}
+
 /// Files of src/cli/ that may still format figures, and why.
 const CLI_REPORTS_YET_TO_MOVE: &[(&str, &str)] = &[
     (

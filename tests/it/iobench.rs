@@ -1319,6 +1319,59 @@ fn the_distribution_table_stays_aligned() {
     assert_untouched(dir.path());
 }
 
+/// The terminal summary is rendered from the result: `iogauge show`
+/// prints it again, with users as processes or threads, with the
+/// ioserver's lines and the lock check; the figures it prints are the
+/// result's.
+#[test]
+fn show_prints_the_summary_again() {
+    let _one = one_server_at_a_time();
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let ctl = cwd.path().join("ctl");
+    std::fs::write(
+        &ctl,
+        "USERS = 2; FILES = 2; NRECS = 64; RECLEN = 512; LOCKS = 4; READS = 2; END = 0;",
+    )
+    .unwrap();
+    let results = cwd.path().join("r.results");
+    let run = [
+        "iobench",
+        p(&ctl),
+        "--ignore-env",
+        "--duration",
+        "0.3s",
+        "--dir",
+        p(dir.path()),
+        "-o",
+        p(&results),
+    ];
+    for extra in [
+        &[][..],
+        &["--threads"],
+        &["--threads", "--server", "--verify-locks"],
+    ] {
+        let (v, report) = assert_show_repeats(&[&run[..], extra].concat());
+        let tps = f64_at(&v, "metrics.transactions_per_s");
+        let line = format!("*** Transactions per Second = {tps:.3}");
+        assert!(report.contains(&line), "{line}: {report}");
+        let cycles = format!("*** Total cycles = {}", metric(&v, "cycles"));
+        assert!(report.contains(&cycles), "{cycles}: {report}");
+        let written = format!("Results written to {}\n", results.display());
+        assert!(report.ends_with(&written), "{report}");
+        assert_eq!(
+            report.contains("ioserver (pid"),
+            extra.contains(&"--server")
+        );
+        assert_eq!(
+            report.contains("Lock check: 0"),
+            extra.contains(&"--verify-locks")
+        );
+        assert_eq!(report.contains("largest user process"), extra.is_empty());
+    }
+    assert_untouched(dir.path());
+}
+
 // ---------------------------------------------------------------- message queues of killed runs
 
 /// The message queues (ids) that one of `pids` last sent to or received

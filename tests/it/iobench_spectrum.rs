@@ -234,6 +234,54 @@ fn lists_and_files_combine_first_slowest() {
     assert_untouched(dir.path());
 }
 
+/// `iogauge show` prints a spectrum's runs again, each under its name, by
+/// the summary a single run prints, with the figures of its result.
+#[test]
+fn show_prints_each_run_of_a_spectrum() {
+    let dir = work_dir();
+    let cwd = tempfile::tempdir().unwrap();
+    let c = cwd.path();
+    cheap_control(c);
+    let mut args = vec!["ctl", "--dir", p(dir.path()), "--json", "s.json"];
+    args.extend(CHEAP);
+    args.extend(["--duration", "0.1s", "--spectrum", "USERS=1,2"]);
+    succeed(c, &args);
+    let out = iogauge()
+        .current_dir(c)
+        .args(["show", "s.json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = String::from_utf8_lossy(&out.stdout);
+    let v = read_json(&c.join("s.json"));
+    let entries = get(&v, "entries").as_array().unwrap();
+    assert_eq!(entries.len(), 2);
+    for (users, e) in (1..).zip(entries) {
+        let m = &e["result"]["metrics"];
+        let run = format!("== USERS={users} ==\nIOBENCH run ");
+        assert!(shown.contains(&run), "{run}: {shown}");
+        let sizes = format!("4 files × 64 records × 512 B, {users} users,");
+        assert!(shown.contains(&sizes), "{sizes}: {shown}");
+        let totals = format!(
+            "*** Total cycles = {}\n*** Total MB of data = {:.3}\n",
+            m["cycles"].as_u64().unwrap(),
+            m["mb_processed"].as_f64().unwrap()
+        );
+        assert!(shown.contains(&totals), "{totals}: {shown}");
+    }
+    assert_eq!(
+        shown
+            .matches("Results written to iobench.results\n")
+            .count(),
+        2
+    );
+    assert_untouched(dir.path());
+}
+
 /// A bad spectrum-file line is one line naming file:line, exit code 2, and
 /// nothing runs or is written.
 #[test]

@@ -539,7 +539,7 @@ impl Phases {
                     let stop = ctx.flags().0;
                     burn(want, || stop.load(std::sync::atomic::Ordering::Relaxed));
                     ph.op(ctx, OpKind::Cpu, t0, 0);
-                    if !ctx.keep_going() {
+                    if ctx.stopped() {
                         return Ok(false);
                     }
                 }

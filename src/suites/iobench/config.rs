@@ -18,7 +18,7 @@
 //! environment.
 
 pub use crate::units::decimal as num;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -97,7 +97,7 @@ impl Assignment {
 }
 
 /// The run's parameters after defaults, environment and control file.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Config {
     /// RUN: identification of the run (any word).
     pub run: String,
@@ -393,55 +393,33 @@ enum Kind {
 }
 
 fn kind_of(key: &str) -> Kind {
+    if let Some(&(_, min, max)) = INTS.iter().find(|(k, ..)| *k == key) {
+        return Kind::Int { min, max };
+    }
+    let real = |positive, minus_one| Kind::Real {
+        positive,
+        minus_one,
+    };
     match key {
         "RUN" => Kind::Text,
-        "USERS" => Kind::Int {
-            min: 1,
-            max: MAX_USERS,
-        },
-        "FILES" => Kind::Int {
-            min: 1,
-            max: MAX_FILES,
-        },
-        "NRECS" => Kind::Int {
-            min: 1,
-            max: 1 << 40,
-        },
-        "RECLEN" => Kind::Int {
-            min: 1,
-            max: MAX_RECLEN,
-        },
-        "READS" => Kind::Int {
-            min: 1,
-            max: MAX_READS,
-        },
-        "WRITES" => Kind::Int {
-            min: 0,
-            max: MAX_READS,
-        },
-        "LOCKS" => Kind::Int {
-            min: 1,
-            max: 1 << 40,
-        },
-        "WORK" => Kind::Int {
-            min: 0,
-            max: 1_000_000_000,
-        },
-        "SLEEP" => Kind::Real {
-            positive: false,
-            minus_one: true,
-        },
-        "START" | "END" => Kind::Real {
-            positive: false,
-            minus_one: false,
-        },
-        "DURATION" => Kind::Real {
-            positive: true,
-            minus_one: false,
-        },
+        "SLEEP" => real(false, true),
+        "START" | "END" => real(false, false),
+        "DURATION" => real(true, false),
         _ => Kind::Path,
     }
 }
+
+/// The integer keywords and their ranges.
+const INTS: [(&str, u64, u64); 8] = [
+    ("USERS", 1, MAX_USERS),
+    ("FILES", 1, MAX_FILES),
+    ("NRECS", 1, 1 << 40),
+    ("RECLEN", 1, MAX_RECLEN),
+    ("READS", 1, MAX_READS),
+    ("WRITES", 0, MAX_READS),
+    ("LOCKS", 1, 1 << 40),
+    ("WORK", 0, 1_000_000_000),
+];
 
 /// Check the form of one value (numbers where numbers are due, ranges).
 pub fn check_value(a: &Assignment) -> Result<(), String> {
@@ -874,29 +852,25 @@ mod tests {
         assert_eq!(e, "ctl:2: USERS = many: not a whole number");
         let e = cfg("DURATION = soon;").unwrap_err();
         assert_eq!(e, "ctl:1: DURATION = soon: not a number");
-        let e = cfg("USERS = 0;").unwrap_err();
-        assert!(e.contains("between 1 and"), "{e}");
-        let e = cfg("USERS = -3;").unwrap_err();
-        assert!(e.contains("between 1 and"), "{e}");
-        let e = cfg("SLEEP = -2;").unwrap_err();
-        assert!(e.contains("-1 (no locking)"), "{e}");
-        let e = cfg("DURATION = 0;").unwrap_err();
-        assert!(e.contains("more than 0"), "{e}");
         let e = cfg("FI LES = 3;").unwrap_err();
         assert!(e.starts_with("ctl:1: unknown keyword 'FI'"), "{e}");
         let e = cfg("FILES 3;").unwrap_err();
         assert!(e.starts_with("ctl:1: expected '=' after 'FILES'"), "{e}");
-        let e = cfg("FILES = ;").unwrap_err();
-        assert!(e.contains("has no value"), "{e}");
-        let e = cfg("= 3;").unwrap_err();
-        assert!(e.contains("expected a keyword"), "{e}");
-        let e = cfg("@").unwrap_err();
-        assert!(e.contains("'@' must be followed"), "{e}");
-        let e = cfg("FILES = 2; FILE0 = a; FILE1 = a;").unwrap_err();
-        assert!(e.contains("same file"), "{e}");
-        let e = cfg("FILES = 100000; LOCKS = 1000;").unwrap_err();
-        assert!(e.contains("lock table"), "{e}");
-        assert!(cfg("FILE01 = x;").unwrap_err().contains("unknown keyword"));
+        for (text, says) in [
+            ("USERS = 0;", "between 1 and"),
+            ("USERS = -3;", "between 1 and"),
+            ("SLEEP = -2;", "-1 (no locking)"),
+            ("DURATION = 0;", "more than 0"),
+            ("FILES = ;", "has no value"),
+            ("= 3;", "expected a keyword"),
+            ("@", "'@' must be followed"),
+            ("FILES = 2; FILE0 = a; FILE1 = a;", "same file"),
+            ("FILES = 100000; LOCKS = 1000;", "lock table"),
+            ("FILE01 = x;", "unknown keyword"),
+        ] {
+            let e = cfg(text).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+        }
     }
 
     #[test]

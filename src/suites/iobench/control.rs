@@ -14,7 +14,7 @@ use crate::error::UsageError;
 use crate::measure::CpuTimes;
 use crate::runner::names::{self, Place};
 use crate::runner::{self, Progress, StopRule, Watch, signals};
-use crate::session::Setup;
+use crate::session::{Session, Setup};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::io::Write;
@@ -26,7 +26,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 /// How users run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// One process per user, as IOBENCH's `iouser` (iogauge re-executes
@@ -34,6 +34,16 @@ pub enum Mode {
     Processes,
     /// One thread per user, in the controller's process.
     Threads,
+}
+
+impl Mode {
+    /// What users are, as the reports say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Processes => "processes",
+            Mode::Threads => "threads",
+        }
+    }
 }
 
 /// A metering command run in the background for the whole run (`-u`).
@@ -347,86 +357,18 @@ fn wait_interruptible(d: Duration) -> bool {
 /// returns; the result says whether it completed.
 pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
     let cfg = &spec.config;
-    if spec.server && !cfg.locking() {
-        crate::usage!(
-            "--server does the locking in the ioserver, and SLEEP = -1 turns locking off: drop one of them"
-        );
-    }
-    let engine = crate::engine::EngineSpec::new(spec.engine).direct(spec.direct);
-    engine
-        .aligned("--direct: RECLEN", u64::from(cfg.reclen))
-        .and_then(|()| engine.check())
-        .map_err(UsageError)?;
-    let fake = spec.engine.is_fake();
-    let duration = spec.duration();
-    if duration.is_zero() {
-        crate::usage!("the duration must be longer than 0");
-    }
+    check(spec)?;
     let started_unix = unix_now();
-    let (named, elsewhere) = plan_paths(spec, fake)?;
-    let in_work = named.iter().filter(|n| n.is_none()).count() as u64;
-    let mut setup = Setup::new("iobench", &spec.dir)
-        .data(in_work * cfg.file_bytes())
-        .fake(fake)
-        .workers(
-            cfg.users as usize,
-            cfg.files as u64,
-            spec.mode == Mode::Processes,
-        );
-    for (d, n) in &elsewhere {
-        setup = setup.also(d, *n);
-    }
-    let session = setup.begin()?;
-    let started_at = session.started_at().to_string();
-    let environment = session.environment().clone();
-    let files: Vec<(PathBuf, bool)> = named
-        .into_iter()
-        .enumerate()
-        .map(|(k, n)| match n {
-            Some((place, create)) => (place.path_in(session.dir()), create),
-            None => (session.dir().join(format!("FILE{k}")), !fake),
-        })
-        .collect();
-    let work = session;
-    let nofile = crate::runner::limits::raise_nofile();
-    let plan = Plan {
-        users: cfg.users,
-        files: cfg.files,
-        nrecs: cfg.nrecs,
-        reclen: cfg.reclen,
-        reads: cfg.reads,
-        writes: cfg.writes,
-        locks: cfg.effective_locks(),
-        locking: cfg.locking(),
-        sleep_ns: (cfg.sleep.max(0.0) * 1e9) as u64,
-        work_per_read: cfg.work_per_read(),
-        paths: files.iter().map(|(p, _)| p.clone()).collect(),
-        engine: spec.engine,
-        direct: spec.direct,
-        seed: spec.seed,
-        units: file_units(spec.mode, cfg.users, cfg.files, nofile),
-        series_secs: duration.as_secs() as usize + 3,
-        work_dir: work.dir().to_path_buf(),
-        verify: spec.verify_locks,
-        server: spec.server,
-    };
-    let need = user_bytes(&plan) * plan.users as u64;
-    if environment.memory_bytes > 0 && need > environment.memory_bytes / 2 {
-        crate::usage!(
-            "USERS = {} with FILES = {} needs about {} for the users' records, more than half the memory ({}); use fewer users or files",
-            cfg.users,
-            cfg.files,
-            crate::units::fmt_bytes(need),
-            crate::units::fmt_bytes(environment.memory_bytes)
-        );
-    }
+    let (work, files) = begin(spec)?;
+    let plan = user_plan(spec, &files, work.dir());
+    check_memory(&plan, work.environment())?;
     let mut created = Created(Vec::new());
     let mut run = Run {
         spec: spec.clone(),
         plan: plan.clone(),
         users: Vec::new(),
         locks: vec![FileLockStats::default(); cfg.files as usize],
-        started_at,
+        started_at: work.started_at().to_string(),
         started_unix,
         elapsed: Duration::ZERO,
         complete: false,
@@ -436,7 +378,7 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         controller_rss_kib: 0,
         cp_load_s: user::cp_load_per_cycle(cfg.work),
         violations: None,
-        environment,
+        environment: work.environment().clone(),
         paths: plan.paths.clone(),
         started: false,
         server: None,
@@ -463,27 +405,139 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         run.interrupted = true;
         return Ok(run);
     }
-    let rule = StopRule {
-        duration: Some(duration),
-        // the users finish the transaction in hand: END minutes (at least
-        // 5 s) before they are hurried, and as processes killed
-        grace: Some(Duration::from_secs_f64((cfg.end * 60.0).max(5.0))),
-        ..Default::default()
-    };
     let server = if spec.server {
         Some(Server::start(&shm, plan.users, plan.sleep_ns > 0)?)
     } else {
         None
     };
-    let watch = LockWatch(&shm, server.as_ref());
-    let plan = Arc::new(plan);
-    let outcome = match spec.mode {
+    let outcome = run_users(spec, &Arc::new(plan), &shm, server.as_ref(), progress)?;
+    let stopped = Instant::now();
+    run.server = server.map(Server::finish);
+    collect(&mut run, &outcome);
+    end_delay(&run, &mut meter, stopped);
+    read_locks(&mut run, &shm);
+    settle(&mut run);
+    drop(shm);
+    drop(created);
+    drop(work);
+    Ok(run)
+}
+
+/// Refuse what cannot run, before anything is made.
+fn check(spec: &RunSpec) -> Result<()> {
+    let cfg = &spec.config;
+    if spec.server && !cfg.locking() {
+        crate::usage!(
+            "--server does the locking in the ioserver, and SLEEP = -1 turns locking off: drop one of them"
+        );
+    }
+    let engine = crate::engine::EngineSpec::new(spec.engine).direct(spec.direct);
+    engine
+        .aligned("--direct: RECLEN", u64::from(cfg.reclen))
+        .and_then(|()| engine.check())
+        .map_err(UsageError)?;
+    if spec.duration().is_zero() {
+        crate::usage!("the duration must be longer than 0");
+    }
+    Ok(())
+}
+
+/// Begin the session (the work directory, the space checks) and decide
+/// each file's path and whether the run creates it.
+fn begin(spec: &RunSpec) -> Result<(Session, Vec<(PathBuf, bool)>)> {
+    let cfg = &spec.config;
+    let fake = spec.engine.is_fake();
+    let (named, elsewhere) = plan_paths(spec, fake)?;
+    let in_work = named.iter().filter(|n| n.is_none()).count() as u64;
+    let mut setup = Setup::new("iobench", &spec.dir)
+        .data(in_work * cfg.file_bytes())
+        .fake(fake)
+        .workers(
+            cfg.users as usize,
+            cfg.files as u64,
+            spec.mode == Mode::Processes,
+        );
+    for (d, n) in &elsewhere {
+        setup = setup.also(d, *n);
+    }
+    let session = setup.begin()?;
+    let files = named
+        .into_iter()
+        .enumerate()
+        .map(|(k, n)| match n {
+            Some((place, create)) => (place.path_in(session.dir()), create),
+            None => (session.dir().join(format!("FILE{k}")), !fake),
+        })
+        .collect();
+    Ok((session, files))
+}
+
+/// What every user needs to know.
+fn user_plan(spec: &RunSpec, files: &[(PathBuf, bool)], work_dir: &Path) -> Plan {
+    let cfg = &spec.config;
+    let nofile = crate::runner::limits::raise_nofile();
+    Plan {
+        users: cfg.users,
+        files: cfg.files,
+        nrecs: cfg.nrecs,
+        reclen: cfg.reclen,
+        reads: cfg.reads,
+        writes: cfg.writes,
+        locks: cfg.effective_locks(),
+        locking: cfg.locking(),
+        sleep_ns: (cfg.sleep.max(0.0) * 1e9) as u64,
+        work_per_read: cfg.work_per_read(),
+        paths: files.iter().map(|(p, _)| p.clone()).collect(),
+        engine: spec.engine,
+        direct: spec.direct,
+        seed: spec.seed,
+        units: file_units(spec.mode, cfg.users, cfg.files, nofile),
+        series_secs: spec.duration().as_secs() as usize + 3,
+        work_dir: work_dir.to_path_buf(),
+        verify: spec.verify_locks,
+        server: spec.server,
+    }
+}
+
+/// Refuse users whose records would take more than half the memory.
+fn check_memory(plan: &Plan, env: &crate::env::Environment) -> Result<()> {
+    let need = user_bytes(plan) * plan.users as u64;
+    if env.memory_bytes > 0 && need > env.memory_bytes / 2 {
+        crate::usage!(
+            "USERS = {} with FILES = {} needs about {} for the users' records, more than half the memory ({}); use fewer users or files",
+            plan.users,
+            plan.files,
+            crate::units::fmt_bytes(need),
+            crate::units::fmt_bytes(env.memory_bytes)
+        );
+    }
+    Ok(())
+}
+
+/// Start the users (threads or processes), open the gate, stop them after
+/// the duration and wait for them.
+fn run_users(
+    spec: &RunSpec,
+    plan: &Arc<Plan>,
+    shm: &Arc<Shm>,
+    server: Option<&Server>,
+    progress: &dyn Progress,
+) -> Result<runner::Outcome> {
+    let rule = StopRule {
+        duration: Some(spec.duration()),
+        // the users finish the transaction in hand: END minutes (at least
+        // 5 s) before they are hurried, and as processes killed
+        grace: Some(Duration::from_secs_f64((spec.config.end * 60.0).max(5.0))),
+        ..Default::default()
+    };
+    let watch = LockWatch(shm, server);
+    Ok(match spec.mode {
         Mode::Threads => {
             let users = (0..plan.users)
                 .map(
-                    |i| match User::new(Arc::clone(&plan), Arc::clone(&shm), i, false) {
+                    |i| match User::new(Arc::clone(plan), Arc::clone(shm), i, false) {
                         Ok(u) => UserThread::Ready(Box::new(u)),
-                        Err(e) => UserThread::Failed(Box::new(UserRecord::failed(&plan, i, e))),
+                        Err(e) => UserThread::Failed(Box::new(UserRecord::failed(plan, i, e))),
                     },
                 )
                 .collect();
@@ -491,7 +545,7 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         }
         Mode::Processes => {
             let payload = serde_json::to_vec(&ProcessPlan {
-                plan: (*plan).clone(),
+                plan: (**plan).clone(),
                 shm_fd: shm.fd(),
             })
             .context("cannot serialise the plan")?;
@@ -503,15 +557,18 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
             };
             runner::procs::run(rule, &ps, progress, &watch)?
         }
-    };
-    let stopped = Instant::now();
-    run.server = server.map(Server::finish);
+    })
+}
+
+/// Each user's end from the runner's outcome: its record, or a failed one
+/// when it left none.
+fn collect(run: &mut Run, outcome: &runner::Outcome) {
     run.interrupted = outcome.interrupted;
     let records = outcome.records::<UserRecord>();
     run.started = !(outcome.interrupted && records.iter().all(Option::is_none));
     run.cpu = outcome.cpu;
     run.elapsed = outcome.elapsed;
-    run.users = (0..plan.users as usize)
+    run.users = (0..run.plan.users as usize)
         .map(|i| {
             let failure = outcome.failures.get(i).cloned().flatten();
             match records.get(i).cloned().flatten() {
@@ -522,22 +579,30 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
                 None => {
                     let why = failure.unwrap_or_else(|| "ended without a record".into());
                     UserEnd {
-                        record: UserRecord::failed(&plan, i as u32, why.clone()),
+                        record: UserRecord::failed(&run.plan, i as u32, why.clone()),
                         failure: Some(why),
                     }
                 }
             }
         })
         .collect();
-    end_delay(&run, &mut meter, stopped);
+}
+
+/// The lock manager's counters, and the lock check's count.
+fn read_locks(run: &mut Run, shm: &Shm) {
     for (f, l) in run.locks.iter_mut().enumerate() {
         let c = shm.file(f as u32);
         l.taken = c.taken.load(Ordering::Acquire);
         l.max_active = c.max_active.load(Ordering::Acquire);
     }
-    if plan.verify {
+    if run.plan.verify {
         run.violations = Some(shm.violations());
     }
+}
+
+/// The controller's memory, and how the run ended: never started, failed
+/// (the ioserver died, every user failed) or complete.
+fn settle(run: &mut Run) {
     run.controller_rss_kib = CpuTimes::now().max_rss_kib;
     if !run.started {
         // interrupted before the gate opened: no user ran, none failed
@@ -549,11 +614,12 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         };
     }
     let ok = run.users.iter().filter(|u| u.failure.is_none()).count();
-    if let Some(why) = run.server.as_ref().and_then(|s| s.died.clone()) {
-        let s = run.server.as_ref().expect("just read");
+    if let Some(s) = run.server.as_ref().filter(|s| s.died.is_some()) {
         run.error = Some(format!(
-            "the ioserver (pid {}) died during the run ({why}) after {} lock requests; the users stopped with it",
-            s.pid, s.lock_requests
+            "the ioserver (pid {}) died during the run ({}) after {} lock requests; the users stopped with it",
+            s.pid,
+            s.died.as_deref().unwrap_or_default(),
+            s.lock_requests
         ));
     } else if run.started && ok == 0 && !run.interrupted {
         let (who, why) = run
@@ -564,10 +630,6 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         run.error = Some(format!("every user failed; user {who}: {why}"));
     }
     run.complete = run.started && !run.interrupted && run.error.is_none();
-    drop(shm);
-    drop(created);
-    drop(work);
-    Ok(run)
 }
 
 fn unix_now() -> i64 {

@@ -8,166 +8,11 @@
 //! today's reads take microseconds), CP per transaction in milliseconds.
 
 use super::control::{Mode, Run};
-use super::user::{DIST_BUCKETS, UserRecord};
+use super::result::{Figures, RunConfig};
+use super::user::DIST_BUCKETS;
 use crate::report::RunResult;
 use crate::units::fmt_ns;
 use std::fmt::Write;
-
-/// The figures every output shares, computed once from the users that
-/// completed (failed users are listed, not counted).
-#[derive(Clone, Debug, Default)]
-pub struct Totals {
-    pub cycles: u64,
-    pub mb: f64,
-    pub user_cp_s: f64,
-    pub user_io_s: f64,
-    /// The ioserver's CPU (Variant 1; 0 without it). It does no I/O.
-    pub server_cp_s: f64,
-    /// User + server.
-    pub total_cp_s: f64,
-    /// CPU time of one transaction's CP work, measured: the users' CPU
-    /// clock over the CP work of the sampled transactions, divided by their
-    /// number.
-    pub cp_load_s: f64,
-    pub tps: f64,
-    /// The paper's: mean over users of duration / cycles.
-    pub avg_response_s: f64,
-    /// The mean of all transaction response times.
-    pub mean_tx_response_s: f64,
-    pub cp_ms_per_tx: f64,
-    pub io_ms_per_tx: f64,
-    pub failed: usize,
-    pub completed: usize,
-    pub files: Vec<FileTotals>,
-    pub dist: Vec<u64>,
-}
-
-#[derive(Clone, Debug, Default, serde::Serialize)]
-pub struct FileTotals {
-    pub file: u32,
-    pub locks_taken: u64,
-    pub max_active: u32,
-    pub opens: u64,
-    pub closes: u64,
-    pub uses: u64,
-    pub read_mean_s: f64,
-    pub read_stddev_s: f64,
-    pub read_max_s: f64,
-    pub max_record: u64,
-    pub max_user: u32,
-}
-
-pub fn totals(run: &Run) -> Totals {
-    let cfg = &run.spec.config;
-    let ok: Vec<_> = run
-        .users
-        .iter()
-        .filter(|u| u.failure.is_none())
-        .map(|u| &u.record)
-        .collect();
-    let cycles: u64 = ok.iter().map(|r| r.cycles).sum();
-    let secs = run.elapsed.as_secs_f64();
-    // (+ 0.0: an empty sum of floats is -0.0)
-    let user_cp_s = ok
-        .iter()
-        .map(|r| (r.cpu_user_ns + r.cpu_sys_ns) as f64 / 1e9)
-        .sum::<f64>()
-        + 0.0;
-    let user_io_s = ok.iter().map(|r| r.io_ns as f64 / 1e9).sum::<f64>() + 0.0;
-    let server_cp_s = run.server.as_ref().map_or(0.0, |s| s.cp_s());
-    let total_cp_s = user_cp_s + server_cp_s;
-    let work_ns: u64 = ok.iter().map(|r| r.work_cpu_ns).sum();
-    let sampled: u64 = ok.iter().map(|r| r.work_sampled).sum();
-    let per_user: Vec<f64> = ok
-        .iter()
-        .filter(|r| r.cycles > 0)
-        .map(|r| r.duration_ns() as f64 / 1e9 / r.cycles as f64)
-        .collect();
-    let tx_sum: u128 = ok.iter().map(|r| r.transaction.sum_ns).sum();
-    let per_tx = |s: f64| {
-        if cycles > 0 {
-            s * 1000.0 / cycles as f64
-        } else {
-            0.0
-        }
-    };
-    let files = (0..cfg.files as usize)
-        .map(|f| file_totals(run, &ok, f))
-        .collect();
-    let mut dist = vec![0u64; DIST_BUCKETS];
-    for r in &ok {
-        for (d, x) in dist.iter_mut().zip(&r.dist) {
-            *d += x;
-        }
-    }
-    Totals {
-        cycles,
-        mb: cfg.mb_of(cycles),
-        user_cp_s,
-        user_io_s,
-        server_cp_s,
-        total_cp_s,
-        cp_load_s: if sampled > 0 {
-            work_ns as f64 / 1e9 / sampled as f64
-        } else {
-            0.0
-        },
-        tps: if secs > 0.0 {
-            cycles as f64 / secs
-        } else {
-            0.0
-        },
-        avg_response_s: if per_user.is_empty() {
-            0.0
-        } else {
-            per_user.iter().sum::<f64>() / per_user.len() as f64
-        },
-        mean_tx_response_s: if cycles > 0 {
-            tx_sum as f64 / 1e9 / cycles as f64
-        } else {
-            0.0
-        },
-        cp_ms_per_tx: per_tx(total_cp_s),
-        io_ms_per_tx: per_tx(user_io_s),
-        failed: run.users.len() - ok.len(),
-        completed: ok.len(),
-        files,
-        dist,
-    }
-}
-
-/// One file's line of the IO summary, over the completed users `ok`.
-fn file_totals(run: &Run, ok: &[&UserRecord], f: usize) -> FileTotals {
-    let mut t = FileTotals {
-        file: f as u32,
-        locks_taken: run.locks.get(f).map_or(0, |l| l.taken),
-        max_active: run.locks.get(f).map_or(0, |l| l.max_active),
-        ..Default::default()
-    };
-    let (mut sum, mut sumsq, mut max) = (0u128, 0u128, 0u64);
-    for r in ok {
-        let fr = &r.files[f];
-        t.opens += fr.opens;
-        t.closes += fr.closes;
-        t.uses += fr.uses;
-        sum += fr.read_sum_ns;
-        sumsq += fr.read_sumsq_ns;
-        if fr.read_max_ns > max {
-            max = fr.read_max_ns;
-            t.max_record = fr.read_max_record;
-            t.max_user = r.user;
-        }
-    }
-    let m = crate::measure::Moments {
-        count: t.uses,
-        sum,
-        sumsq,
-    };
-    t.read_mean_s = m.mean_ns() / 1e9;
-    t.read_stddev_s = m.stddev_ns() / 1e9;
-    t.read_max_s = max as f64 / 1e9;
-    t
-}
 
 const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
 const MONTHS: [&str; 12] = [
@@ -211,27 +56,27 @@ fn s3(x: f64) -> String {
 }
 
 /// The results file: Figure 1's layout, then iogauge's additions.
-pub fn results_file(run: &Run, t: &Totals, r: &RunResult, o: &TextOpts) -> String {
+pub fn results_file(run: &Run, f: &Figures, r: &RunResult, o: &TextOpts) -> String {
     let cfg = &run.spec.config;
     let mut s = String::new();
     let w = &mut s;
-    parameters(w, run, t, o);
-    lock_summary(w, t);
+    parameters(w, run, f, o);
+    lock_summary(w, f);
     user_summary(w, run);
-    io_summary(w, t);
-    total_lines(w, t);
-    transaction_lines(w, cfg, t);
-    user_responses(w, run);
+    io_summary(w, f);
+    total_lines(w, f);
+    transaction_lines(w, cfg, f);
+    user_responses(w, f);
     if o.table {
-        distribution(w, &t.dist);
+        distribution(w, &f.response_distribution_s);
     }
-    let _ = writeln!(w, "{}", equals_line(cfg, t));
-    additions(w, run, t, r);
+    let _ = writeln!(w, "{}", equals_line(cfg, f));
+    additions(w, &super::result::config_of(run, None), f, r);
     s
 }
 
 /// The opening lines: the run, its variant, the parameters and paths.
-fn parameters(w: &mut String, run: &Run, t: &Totals, o: &TextOpts) {
+fn parameters(w: &mut String, run: &Run, f: &Figures, o: &TextOpts) {
     let cfg = &run.spec.config;
     let _ = writeln!(w, "Started {} at {}", o.name, ctime(run.started_unix, true));
     let _ = writeln!(
@@ -244,10 +89,7 @@ fn parameters(w: &mut String, run: &Run, t: &Totals, o: &TextOpts) {
         let _ = writeln!(w, "Summary will be written to file {}", p.display());
     }
     let _ = writeln!(w, "Run id is {}", cfg.run);
-    let users_as = match run.spec.mode {
-        Mode::Processes => "processes",
-        Mode::Threads => "threads",
-    };
+    let users_as = run.spec.mode.name();
     match run.variant() {
         0 => writeln!(
             w,
@@ -282,14 +124,14 @@ fn parameters(w: &mut String, run: &Run, t: &Totals, o: &TextOpts) {
     let _ = writeln!(
         w,
         "CP load/cycle = {:.6} secs (measured; calibrated on an idle CPU: {:.6})",
-        t.cp_load_s, run.cp_load_s
+        f.cp_load_per_cycle_s, f.cp_load_calibrated_s
     );
 }
 
 /// Each file's locks taken and most held at once.
-fn lock_summary(w: &mut String, t: &Totals) {
+fn lock_summary(w: &mut String, t: &Figures) {
     let _ = writeln!(w, " FILE  LOCKS TAKEN  MAX ACTIVE");
-    for f in &t.files {
+    for f in &t.per_file {
         let _ = writeln!(
             w,
             "{:>5} {:>12} {:>11}",
@@ -329,12 +171,12 @@ fn user_summary(w: &mut String, run: &Run) {
 }
 
 /// Each file's opens, closes, uses and read times.
-fn io_summary(w: &mut String, t: &Totals) {
+fn io_summary(w: &mut String, t: &Figures) {
     let _ = writeln!(
         w,
         " FILE  OPENS CLOSES       USES   AVG TIME    STD DEV      MAX T     RECORD  USER"
     );
-    for f in &t.files {
+    for f in &t.per_file {
         let _ = writeln!(
             w,
             "{:>5} {:>6} {:>6} {:>10} {:>10.6} {:>10.6} {:>10.6} {:>10} {:>5}",
@@ -352,30 +194,31 @@ fn io_summary(w: &mut String, t: &Totals) {
 }
 
 /// The `***` totals.
-fn total_lines(w: &mut String, t: &Totals) {
+fn total_lines(w: &mut String, t: &Figures) {
     let _ = writeln!(w, "*** Total cycles = {}", t.cycles);
-    let _ = writeln!(w, "*** Total MB of data = {:.3}", t.mb);
-    let _ = writeln!(w, "*** User   CP seconds = {:.3}", t.user_cp_s);
-    let _ = writeln!(w, "*** User   IO seconds = {:.3} *", t.user_io_s);
-    let _ = writeln!(w, "*** Server CP seconds = {:.3}", t.server_cp_s);
+    let _ = writeln!(w, "*** Total MB of data = {:.3}", t.mb_processed);
+    let _ = writeln!(w, "*** User   CP seconds = {:.3}", t.cp_seconds);
+    let _ = writeln!(w, "*** User   IO seconds = {:.3} *", t.io_seconds);
+    let _ = writeln!(w, "*** Server CP seconds = {:.3}", t.server_cp_seconds);
     let _ = writeln!(w, "*** Server IO seconds = 0.000");
-    let _ = writeln!(w, "*** Total CP seconds = {:.3}", t.total_cp_s);
-    let _ = writeln!(w, "*** Total IO seconds = {:.3} *", t.user_io_s);
+    cp_io_lines(w, t);
+}
+
+/// The `***` totals of CPU and I/O time, and what IO is.
+fn cp_io_lines(w: &mut String, t: &Figures) {
+    let _ = writeln!(w, "*** Total CP seconds = {:.3}", t.total_cp_seconds);
+    let _ = writeln!(w, "*** Total IO seconds = {:.3} *", t.io_seconds);
     let _ = writeln!(w, "{IO_NOTE}");
 }
 
 /// Each completed user's transaction response times.
-fn user_responses(w: &mut String, run: &Run) {
+fn user_responses(w: &mut String, f: &Figures) {
     let _ = writeln!(w, " USER   AVG TIME    STD DEV   MAX TIME");
-    for u in run.users.iter().filter(|u| u.failure.is_none()) {
-        let tx = &u.record.transaction;
+    for u in f.per_user.iter().filter(|u| u.failed.is_none()) {
         let _ = writeln!(
             w,
             "{:>5} {:>10.6} {:>10.6} {:>10.6}",
-            u.record.user,
-            tx.mean_ns() / 1e9,
-            tx.stddev_ns() / 1e9,
-            tx.max_ns as f64 / 1e9
+            u.user, u.response_mean_s, u.response_stddev_s, u.response_max_s
         );
     }
 }
@@ -383,28 +226,32 @@ fn user_responses(w: &mut String, run: &Run) {
 /// What `IO TIME*` and the starred IO seconds are.
 const IO_NOTE: &str = "* IO: wall time inside read(2)/write(2) calls (IOBENCH printed 0 on UNIX)";
 
-fn transaction_lines(w: &mut String, cfg: &super::Config, t: &Totals) {
+fn transaction_lines(w: &mut String, cfg: &super::Config, t: &Figures) {
     let _ = writeln!(w, "*** Transaction statistics ***");
     let _ = writeln!(
         w,
         "*** {} transactions consisting of {} reads and {} writes",
         t.cycles, cfg.reads, cfg.writes
     );
-    let _ = writeln!(w, "*** Transactions per Second = {:.3}", t.tps);
+    let _ = writeln!(
+        w,
+        "*** Transactions per Second = {:.3}",
+        t.transactions_per_s
+    );
     let _ = writeln!(
         w,
         "*** Average response time = {:.6} Seconds (mean of all transactions: {:.6} Seconds)",
-        t.avg_response_s, t.mean_tx_response_s
+        t.mean_response_s, t.mean_transaction_response_s
     );
     let _ = writeln!(
         w,
         "*** Average CP time per transaction = {:.3} milliseconds",
-        t.cp_ms_per_tx
+        t.cp_ms_per_transaction
     );
     let _ = writeln!(
         w,
         "*** Average IO time per transaction = {:.3} milliseconds",
-        t.io_ms_per_tx
+        t.io_ms_per_transaction
     );
 }
 
@@ -442,7 +289,7 @@ fn distribution(w: &mut String, dist: &[u64]) {
 }
 
 /// `=== F U B CP cycles MB CP IO failed`.
-pub fn equals_line(cfg: &super::Config, t: &Totals) -> String {
+pub fn equals_line(cfg: &super::Config, t: &Figures) -> String {
     format!(
         "=== {} {} {} {} {} {:.3} {:.3} {:.3} {}",
         cfg.files,
@@ -450,17 +297,17 @@ pub fn equals_line(cfg: &super::Config, t: &Totals) -> String {
         cfg.reclen,
         cfg.work,
         t.cycles,
-        t.mb,
-        t.total_cp_s,
-        t.user_io_s,
-        t.failed
+        t.mb_processed,
+        t.total_cp_seconds,
+        t.io_seconds,
+        t.failed_users
     )
 }
 
 /// The summary file's line: inputs F U B N R W CP, outputs MB, CP time, IO
 /// time, average response time, transactions per second, failed users;
 /// separated by tabs.
-pub fn summary_line(cfg: &super::Config, t: &Totals) -> String {
+pub fn summary_line(cfg: &super::Config, t: &Figures) -> String {
     [
         cfg.files.to_string(),
         cfg.users.to_string(),
@@ -469,12 +316,12 @@ pub fn summary_line(cfg: &super::Config, t: &Totals) -> String {
         cfg.reads.to_string(),
         cfg.writes.to_string(),
         cfg.work.to_string(),
-        format!("{:.3}", t.mb),
-        format!("{:.3}", t.total_cp_s),
-        format!("{:.3}", t.user_io_s),
-        format!("{:.6}", t.avg_response_s),
-        format!("{:.3}", t.tps),
-        t.failed.to_string(),
+        format!("{:.3}", t.mb_processed),
+        format!("{:.3}", t.total_cp_seconds),
+        format!("{:.3}", t.io_seconds),
+        format!("{:.6}", t.mean_response_s),
+        format!("{:.3}", t.transactions_per_s),
+        t.failed_users.to_string(),
     ]
     .join("\t")
 }
@@ -484,25 +331,22 @@ pub const SUMMARY_HEADER: &str =
     "FILES\tUSERS\tRECLEN\tNRECS\tREADS\tWRITES\tWORK\tMB\tCP_S\tIO_S\tRESP_S\tTPS\tFAILED";
 
 /// iogauge's additions, below the classic report.
-fn additions(w: &mut String, run: &Run, t: &Totals, r: &RunResult) {
+fn additions(w: &mut String, plan: &RunConfig, t: &Figures, r: &RunResult) {
     let _ = writeln!(w, "--- iogauge additions ---");
-    if !run.complete {
-        let why = run.error.as_deref().unwrap_or("interrupted");
+    if !r.complete {
+        let why = r.error.as_deref().unwrap_or("interrupted");
         let _ = writeln!(w, "INCOMPLETE RUN ({why}): figures cover what ran");
     }
     let _ = writeln!(
         w,
         "Users: {} {} ({} completed, {} failed); engine {}{}; measured interval {:.3} s",
-        run.spec.config.users,
-        match run.spec.mode {
-            Mode::Processes => "processes",
-            Mode::Threads => "threads",
-        },
-        t.completed,
-        t.failed,
-        run.spec.engine,
-        if run.spec.direct { ", O_DIRECT" } else { "" },
-        run.elapsed.as_secs_f64()
+        plan.parameters.users,
+        plan.users_as.name(),
+        t.completed(),
+        t.failed_users,
+        plan.engine,
+        if plan.direct { ", O_DIRECT" } else { "" },
+        r.elapsed_s
     );
     latency_table(w, r);
     let s = &r.summary;
@@ -518,28 +362,24 @@ fn additions(w: &mut String, run: &Run, t: &Totals, r: &RunResult) {
         s.cpu_sys_s,
         s.cpu_util * 100.0
     );
-    memory_line(w, run);
-    if let Some(sv) = &run.server {
+    memory_line(w, plan.users_as, t);
+    if let Some(sv) = &t.server {
         server_lines(w, sv, t);
     }
-    let taken: u64 = t.files.iter().map(|f| f.locks_taken).sum();
-    let uses: u64 = t.files.iter().map(|f| f.uses).sum();
-    if run.plan.locking && taken != uses {
+    let (taken, uses) = (t.locks_taken, t.uses);
+    if plan.parameters.locking() && taken != uses {
         let _ = writeln!(
             w,
             "Locks taken ({taken}) differ from uses ({uses}): the failed users' locks are counted, their uses are not"
         );
     }
-    if let Some(v) = run.violations {
+    if let Some(v) = t.lock_violations {
         let _ = writeln!(w, "Lock check: {v} overlapping holders");
     }
-    for u in run.users.iter().filter(|u| u.failure.is_some()) {
-        let _ = writeln!(
-            w,
-            "User {} failed: {}",
-            u.record.user,
-            u.failure.as_deref().unwrap_or_default()
-        );
+    for u in &t.per_user {
+        if let Some(why) = &u.failed {
+            let _ = writeln!(w, "User {} failed: {why}", u.user);
+        }
     }
 }
 
@@ -582,33 +422,23 @@ fn latency_table(w: &mut String, r: &RunResult) {
 
 /// Peak memory: of the whole process, or of the controller and the user
 /// processes.
-fn memory_line(w: &mut String, run: &Run) {
-    let kib = |k: u64| crate::units::fmt_bytes(k * 1024);
-    let users: Vec<u64> = run.users.iter().map(|u| u.record.max_rss_kib).collect();
-    match run.spec.mode {
-        Mode::Threads => {
-            let _ = writeln!(
-                w,
-                "Peak RSS: {} (controller and all users)",
-                kib(run.controller_rss_kib)
-            );
-        }
-        Mode::Processes => {
-            let pss: u64 = run.users.iter().map(|u| u.record.pss_kib).sum();
-            let _ = writeln!(
-                w,
-                "Peak RSS: controller {}; largest user process {}; all user processes {} (PSS at their end {})",
-                kib(run.controller_rss_kib),
-                kib(users.iter().copied().max().unwrap_or(0)),
-                kib(users.iter().sum()),
-                kib(pss)
-            );
-        }
-    }
+fn memory_line(w: &mut String, mode: Mode, t: &Figures) {
+    let kib = |k: Option<u64>| crate::units::fmt_bytes(k.unwrap_or(0) * 1024);
+    let controller = kib(Some(t.controller_max_rss_kib));
+    let _ = match mode {
+        Mode::Threads => writeln!(w, "Peak RSS: {controller} (controller and all users)"),
+        Mode::Processes => writeln!(
+            w,
+            "Peak RSS: controller {controller}; largest user process {}; all user processes {} (PSS at their end {})",
+            kib(t.user_max_rss_kib),
+            kib(t.users_rss_kib_total),
+            kib(t.users_pss_kib_total)
+        ),
+    };
 }
 
 /// Variant 1: what the ioserver did and what it cost.
-fn server_lines(w: &mut String, sv: &super::ServerEnd, t: &Totals) {
+fn server_lines(w: &mut String, sv: &super::ServerEnd, t: &Figures) {
     let per = |x: f64| {
         if sv.lock_requests > 0 {
             fmt_ns(x * 1e9 / sv.lock_requests as f64)
@@ -634,8 +464,8 @@ fn server_lines(w: &mut String, sv: &super::ServerEnd, t: &Totals) {
         sv.cpu_user_s,
         sv.cpu_sys_s,
         per(sv.cp_s()),
-        if t.total_cp_s > 0.0 {
-            100.0 * sv.cp_s() / t.total_cp_s
+        if t.total_cp_seconds > 0.0 {
+            100.0 * sv.cp_s() / t.total_cp_seconds
         } else {
             0.0
         },
@@ -646,9 +476,10 @@ fn server_lines(w: &mut String, sv: &super::ServerEnd, t: &Totals) {
     }
 }
 
-/// The short summary on the terminal.
-pub fn terminal(run: &Run, t: &Totals, r: &RunResult) -> String {
-    let cfg = &run.spec.config;
+/// The short summary on the terminal, and where the results file went:
+/// IOBENCH's classic report, from the result.
+pub fn terminal(plan: &RunConfig, t: &Figures, r: &RunResult) -> String {
+    let cfg = &plan.parameters;
     let mut s = String::new();
     let w = &mut s;
     let _ = writeln!(
@@ -664,19 +495,20 @@ pub fn terminal(run: &Run, t: &Totals, r: &RunResult) -> String {
         cfg.locks,
         super::config::num(cfg.sleep),
         cfg.work,
-        super::config::num(run.spec.duration().as_secs_f64())
+        super::config::num(plan.duration_s)
     );
     let _ = writeln!(w, "*** Total cycles = {}", t.cycles);
-    let _ = writeln!(w, "*** Total MB of data = {:.3}", t.mb);
-    if run.server.is_some() {
-        let _ = writeln!(w, "*** Server CP seconds = {:.3}", t.server_cp_s);
+    let _ = writeln!(w, "*** Total MB of data = {:.3}", t.mb_processed);
+    if t.server.is_some() {
+        let _ = writeln!(w, "*** Server CP seconds = {:.3}", t.server_cp_seconds);
     }
-    let _ = writeln!(w, "*** Total CP seconds = {:.3}", t.total_cp_s);
-    let _ = writeln!(w, "*** Total IO seconds = {:.3} *", t.user_io_s);
-    let _ = writeln!(w, "{IO_NOTE}");
+    cp_io_lines(w, t);
     transaction_lines(w, cfg, t);
     let _ = writeln!(w, "{}", equals_line(cfg, t));
-    additions(w, run, t, r);
+    additions(w, plan, t, r);
+    if let Some(p) = &plan.results_file {
+        let _ = writeln!(w, "Results written to {}", p.display());
+    }
     s
 }
 

@@ -324,21 +324,33 @@ struct Exit {
 }
 
 /// What the server did, for the reports.
-#[derive(Clone, Debug, Default, serde::Serialize)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "iobenchServer")]
 pub struct ServerEnd {
+    /// The ioserver's process id.
     pub pid: u32,
     /// The request and reply queues' ids (removed at the end).
     pub queue_ids: [i32; 2],
-    /// CPU time of the server process over its life (wait4(2)).
+    /// User CPU time of the server process over its life (wait4(2)), in s.
     pub cpu_user_s: f64,
+    /// System CPU time of the server process over its life, in s.
     pub cpu_sys_s: f64,
+    /// Lock requests received.
     pub lock_requests: u64,
+    /// Lock requests granted at once.
     pub granted_at_once: u64,
+    /// Lock requests granted after waiting.
     pub granted_after_wait: u64,
+    /// Lock requests answered "busy".
     pub busy: u64,
+    /// Unlocks of a lock the user held.
     pub unlocks: u64,
+    /// Dead users whose locks it gave back.
     pub releases: u64,
+    /// Requests it refused: an unknown operation, a lock that does not
+    /// exist, an unlock of a lock the user does not hold.
     pub bad: u64,
+    /// Messages received.
     pub messages: u64,
     /// Mean wall time from a request's arrival to its answers, in s.
     pub mean_service_s: f64,
@@ -444,10 +456,15 @@ impl Server {
             file: 0,
             lock: 0,
         };
-        let t = Instant::now();
         // never block the controller on a full queue for long
+        self.send(req, Duration::from_secs(1));
+    }
+
+    /// Send `req` to the server, retrying a full queue for up to `limit`.
+    fn send(&self, req: Request, limit: Duration) {
+        let t = Instant::now();
         while let Err(e) = msgq::send(self.ids[0], REQ_TYPE, req.encode(), true) {
-            if e.kind() != std::io::ErrorKind::WouldBlock || t.elapsed() > Duration::from_secs(1) {
+            if e.kind() != std::io::ErrorKind::WouldBlock || t.elapsed() > limit {
                 return;
             }
             std::thread::sleep(Duration::from_millis(1));
@@ -463,13 +480,7 @@ impl Server {
             file: 0,
             lock: 0,
         };
-        let t = Instant::now();
-        while let Err(e) = msgq::send(self.ids[0], REQ_TYPE, stop.encode(), true) {
-            if e.kind() != std::io::ErrorKind::WouldBlock || t.elapsed() > Duration::from_secs(2) {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        self.send(stop, Duration::from_secs(2));
         self.end()
     }
 

@@ -17,7 +17,7 @@ use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
 use crate::measure::compact::KindRec;
 use crate::runner::Io;
-use crate::runner::{Ctx, Worker};
+use crate::runner::{Ctx, Tx, Worker};
 use crate::workload::{Prng, below, worker_rng};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -276,12 +276,19 @@ pub fn process_pss_kib() -> u64 {
 /// A user ready to run: engine made, files open. A [`Worker`] of the
 /// runner, as a thread or as a process of its own.
 pub struct User {
+    /// The engine, apart from the rest: the runner's issue loop lends it
+    /// to each transaction ([`Io::transact`]).
+    engine: Io,
+    state: State,
+    /// A process of its own: its record carries the process's memory.
+    as_process: bool,
+}
+
+/// What a user keeps from one transaction to the next.
+struct State {
     plan: Arc<Plan>,
     shm: Arc<Shm>,
     me: u32,
-    /// A process of its own: its record carries the process's memory.
-    as_process: bool,
-    engine: Io,
     open: Vec<Option<FileId>>,
     ring: VecDeque<u32>,
     rng: Prng,
@@ -299,18 +306,16 @@ impl User {
         // one request at a time: a transaction reads, then writes the
         // record it read, under a lock
         let spec = EngineSpec::new(plan.engine).direct(plan.direct);
-        let engine =
+        let mut engine =
             Io::new(&spec, 1, plan.reclen as usize, plan.seed ^ me as u64).map_err(|e| e.0)?;
         let (files, units, seed) = (plan.files, plan.units, plan.seed);
         let rec = UserRecord::new(&plan, me);
         let client = (plan.server && plan.locking)
             .then(|| Client::new(&shm, me, Duration::from_nanos(plan.sleep_ns)));
-        let mut u = User {
+        let mut state = State {
             plan,
             shm,
             me,
-            as_process,
-            engine,
             open: vec![None; files as usize],
             ring: VecDeque::with_capacity(units as usize + 1),
             rng: worker_rng(seed, me as usize),
@@ -320,169 +325,190 @@ impl User {
             sample_cpu: false,
         };
         for f in 0..units.min(files) {
-            let id = u.open_file(f)?;
-            u.open[f as usize] = Some(id);
-            u.ring.push_back(f);
+            let id = state.open_file(&mut engine, f)?;
+            state.open[f as usize] = Some(id);
+            state.ring.push_back(f);
         }
-        Ok(u)
-    }
-
-    fn open_file(&mut self, f: u32) -> Result<FileId, String> {
-        let p = &self.plan.paths[f as usize];
-        self.engine
-            .open(p, OpenHow::READ_WRITE)
-            .map_err(|e| format!("cannot open {}", crate::runner::workdir::io_reason(&e)))
-    }
-
-    /// The file's id, opening it (and closing the oldest open file when all
-    /// units are taken) if need be. Those opens and closes are counted.
-    #[inline]
-    fn file(&mut self, f: u32, t0: &mut Ticker) -> Result<FileId, String> {
-        if let Some(id) = self.open[f as usize] {
-            return Ok(id);
-        }
-        self.swap_in(f, t0)
-    }
-
-    #[cold]
-    fn swap_in(&mut self, f: u32, tk: &mut Ticker) -> Result<FileId, String> {
-        if self.ring.len() >= self.plan.units as usize
-            && let Some(old) = self.ring.pop_front()
-            && let Some(id) = self.open[old as usize].take()
-        {
-            let t = now_ns();
-            self.engine
-                .close(id)
-                .map_err(|e| format!("cannot close file {old}: {e}"))?;
-            let d = now_ns();
-            if let Some(k) = &mut self.rec.close {
-                k.record(d - t, 0);
-            }
-            tk.tick(&mut self.rec, d, 0);
-            self.rec.closes += 1;
-            self.rec.files[old as usize].closes += 1;
-        }
-        let t = now_ns();
-        let id = self.open_file(f)?;
-        let d = now_ns();
-        if let Some(k) = &mut self.rec.open {
-            k.record(d - t, 0);
-        }
-        tk.tick(&mut self.rec, d, 0);
-        self.rec.opens += 1;
-        self.rec.files[f as usize].opens += 1;
-        self.open[f as usize] = Some(id);
-        self.ring.push_back(f);
-        Ok(id)
+        Ok(User {
+            engine,
+            state,
+            as_process,
+        })
     }
 
     /// Run until stopped (the runner opened the gate), into the record.
     fn run_user(&mut self, ctx: &mut Ctx) {
         let t0 = ctx.t0_ns();
         let (u0, s0) = thread_cpu_ns();
-        self.rec.start_unix = std::time::SystemTime::now()
+        let User { engine, state, .. } = self;
+        state.rec.start_unix = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() as i64);
-        self.rec.start_ns = now_ns();
+        state.rec.start_ns = now_ns();
         let mut tk = Ticker {
             t0,
             cur: 0,
             cur_start: 0,
             cur_end: 0,
         };
-        let r = self.transactions(ctx, &mut tk);
-        self.rec.end_ns = now_ns();
+        let (plan, shm) = (Arc::clone(&state.plan), Arc::clone(&state.shm));
+        let r = engine.transact(ctx, &mut |tx: &mut Tx| {
+            state
+                .transaction(tx, &plan, &shm, &mut tk)
+                .map_err(anyhow::Error::msg)
+        });
+        let rec = &mut state.rec;
+        rec.end_ns = now_ns();
         let (u1, s1) = thread_cpu_ns();
-        self.rec.cpu_user_ns = u1.saturating_sub(u0);
-        self.rec.cpu_sys_ns = s1.saturating_sub(s0);
+        rec.cpu_user_ns = u1.saturating_sub(u0);
+        rec.cpu_sys_ns = s1.saturating_sub(s0);
         if let Err(e) = r {
-            self.rec.error = Some(e);
+            rec.error = Some(e.to_string());
+        }
+    }
+}
+
+impl State {
+    fn open_file(&self, io: &mut Io, f: u32) -> Result<FileId, String> {
+        let p = &self.plan.paths[f as usize];
+        io.open(p, OpenHow::READ_WRITE)
+            .map_err(|e| format!("cannot open {}", crate::runner::workdir::io_reason(&e)))
+    }
+
+    /// The file's id, opening it (and closing the oldest open file when all
+    /// units are taken) if need be. Those opens and closes are counted.
+    #[inline]
+    fn file(&mut self, io: &mut Io, f: u32, tk: &mut Ticker) -> Result<FileId, String> {
+        if let Some(id) = self.open[f as usize] {
+            return Ok(id);
+        }
+        self.swap_in(io, f, tk)
+    }
+
+    #[cold]
+    fn swap_in(&mut self, io: &mut Io, f: u32, tk: &mut Ticker) -> Result<FileId, String> {
+        if self.ring.len() >= self.plan.units as usize
+            && let Some(old) = self.ring.pop_front()
+            && let Some(id) = self.open[old as usize].take()
+        {
+            let t = now_ns();
+            io.close(id)
+                .map_err(|e| format!("cannot close file {old}: {e}"))?;
+            self.count_swap(tk, old, t, true);
+        }
+        let t = now_ns();
+        let id = self.open_file(io, f)?;
+        self.count_swap(tk, f, t, false);
+        self.open[f as usize] = Some(id);
+        self.ring.push_back(f);
+        Ok(id)
+    }
+
+    /// Count a close (or an open) of file `f` forced by the file units,
+    /// begun at `t` and just done.
+    fn count_swap(&mut self, tk: &mut Ticker, f: u32, t: u64, close: bool) {
+        let d = now_ns();
+        let rec = &mut self.rec;
+        let kind = if close { &mut rec.close } else { &mut rec.open };
+        if let Some(k) = kind {
+            k.record(d - t, 0);
+        }
+        tk.tick(rec, d, 0);
+        let file = &mut rec.files[f as usize];
+        if close {
+            rec.closes += 1;
+            file.closes += 1;
+        } else {
+            rec.opens += 1;
+            file.opens += 1;
         }
     }
 
-    fn transactions(&mut self, ctx: &mut Ctx, tk: &mut Ticker) -> Result<(), String> {
-        let p = Arc::clone(&self.plan);
-        let shm = Arc::clone(&self.shm);
+    /// One transaction (a cycle) through `tx`: `Ok(false)` when it was
+    /// abandoned, stopped at once while waiting for a lock.
+    fn transaction(
+        &mut self,
+        tx: &mut Tx,
+        p: &Plan,
+        shm: &Shm,
+        tk: &mut Ticker,
+    ) -> Result<bool, String> {
         let sleep = Duration::from_nanos(p.sleep_ns);
         let first_write = p.reads - p.writes;
-        let b = p.reclen as u64;
-        while ctx.keep_going() {
-            let tx = now_ns();
-            self.tx_work_ns = 0;
-            self.sample_cpu = self.rec.cycles.is_multiple_of(CPU_SAMPLE);
-            for i in 0..p.reads {
-                let f = below(&mut self.rng, p.files as u64) as u32;
-                let r = below(&mut self.rng, p.nrecs);
-                let id = self.file(f, tk)?;
-                let l = r % p.locks;
-                if p.locking {
-                    let t = now_ns();
-                    let got = match &self.client {
-                        Some(c) => {
-                            let got = c.lock(f, l, &shm, &mut self.rec.lock_requests)?;
-                            if got {
-                                shm.witness_take(f, l, self.me);
-                            }
-                            got
+        let began = now_ns();
+        self.tx_work_ns = 0;
+        self.sample_cpu = self.rec.cycles.is_multiple_of(CPU_SAMPLE);
+        for i in 0..p.reads {
+            let f = below(&mut self.rng, p.files as u64) as u32;
+            let r = below(&mut self.rng, p.nrecs);
+            let id = self.file(tx.io, f, tk)?;
+            let l = r % p.locks;
+            if p.locking {
+                let t = now_ns();
+                let got = match &self.client {
+                    Some(c) => {
+                        let got = c.lock(f, l, shm, &mut self.rec.lock_requests)?;
+                        if got {
+                            shm.witness_take(f, l, self.me);
                         }
-                        None => {
-                            self.rec.lock_requests += 1;
-                            shm.lock(f, l, self.me, sleep)
-                        }
-                    };
-                    if !got {
-                        // stopped at once while waiting: the transaction is abandoned
-                        return Ok(());
+                        got
                     }
-                    let d = now_ns();
-                    if let Some(k) = &mut self.rec.lock {
-                        k.record(d - t, 0);
+                    None => {
+                        self.rec.lock_requests += 1;
+                        shm.lock(f, l, self.me, sleep)
                     }
-                    // a lock is not an I/O: not in the per-second I/O series
-                } else if p.verify {
-                    shm.witness_enter(f, l, self.me);
+                };
+                if !got {
+                    // stopped at once while waiting: the transaction is abandoned
+                    return Ok(false);
                 }
-                let res = self.access(f, id, r, b, i >= first_write, tk);
-                if p.locking {
-                    match &self.client {
-                        Some(c) => {
-                            shm.witness_give(f, l, self.me);
-                            c.unlock(f, l)?;
-                        }
-                        None => shm.unlock(f, l, self.me),
-                    }
-                } else if p.verify {
-                    shm.witness_leave(f, l, self.me);
+                let d = now_ns();
+                if let Some(k) = &mut self.rec.lock {
+                    k.record(d - t, 0);
                 }
-                res?;
+                // a lock is not an I/O: not in the per-second I/O series
+            } else if p.verify {
+                shm.witness_enter(f, l, self.me);
             }
-            let d = now_ns();
-            let lat = d - tx;
-            self.rec.transaction.record(lat, 0);
-            self.rec.dist[((lat / 1_000_000_000) as usize).min(DIST_BUCKETS - 1)] += 1;
-            self.rec.cycles += 1;
-            if self.sample_cpu {
-                self.rec.work_cpu_ns += self.tx_work_ns;
-                self.rec.work_sampled += 1;
+            let res = self.access(tx.io, f, id, r, i >= first_write, tk);
+            if p.locking {
+                match &self.client {
+                    Some(c) => {
+                        shm.witness_give(f, l, self.me);
+                        c.unlock(f, l)?;
+                    }
+                    None => shm.unlock(f, l, self.me),
+                }
+            } else if p.verify {
+                shm.witness_leave(f, l, self.me);
             }
-            ctx.publish(self.rec.cycles);
+            res?;
         }
-        Ok(())
+        let lat = now_ns() - began;
+        self.rec.transaction.record(lat, 0);
+        self.rec.dist[((lat / 1_000_000_000) as usize).min(DIST_BUCKETS - 1)] += 1;
+        self.rec.cycles += 1;
+        if self.sample_cpu {
+            self.rec.work_cpu_ns += self.tx_work_ns;
+            self.rec.work_sampled += 1;
+        }
+        tx.ctx.publish(self.rec.cycles);
+        Ok(true)
     }
 
     /// Read record `r` of file `f`, burn the work, write it back if asked.
     #[inline]
     fn access(
         &mut self,
+        io: &mut Io,
         f: u32,
         id: FileId,
         r: u64,
-        b: u64,
         write: bool,
         tk: &mut Ticker,
     ) -> Result<(), String> {
-        let c = self
-            .engine
+        let b = self.plan.reclen as u64;
+        let c = io
             .exec(Req::read(id, r * b, b as u32))
             .map_err(|e| self.failed("read", f, r, e))?;
         if c.bytes != b {
@@ -518,8 +544,7 @@ impl User {
             }
         }
         if write {
-            let c = self
-                .engine
+            let c = io
                 .exec(Req::write(id, r * b, b as u32))
                 .map_err(|e| self.failed("write", f, r, e))?;
             if let Some(k) = &mut self.rec.write {
@@ -553,11 +578,12 @@ impl Worker for User {
     }
 
     fn finish(&mut self) -> serde_json::Value {
+        let rec = &mut self.state.rec;
         if self.as_process {
-            self.rec.max_rss_kib = process_max_rss_kib();
-            self.rec.pss_kib = process_pss_kib();
+            rec.max_rss_kib = process_max_rss_kib();
+            rec.pss_kib = process_pss_kib();
         }
-        serde_json::to_value(&self.rec).unwrap_or_default()
+        serde_json::to_value(&*rec).unwrap_or_default()
     }
 }
 

@@ -783,19 +783,38 @@ mod tests {
         resolve(&parse(text)?, &no_env, &[])
     }
 
+    /// The numeric parameters, in the order of the paper's table.
+    type Numbers = (u32, u32, u64, u32, u32, u32, u64, f64, f64, f64, f64, u64);
+
+    fn numbers(c: &Config) -> Numbers {
+        let Config {
+            users,
+            files,
+            nrecs,
+            reclen,
+            reads,
+            writes,
+            locks,
+            sleep,
+            start,
+            end,
+            duration,
+            work,
+            ..
+        } = *c;
+        (
+            users, files, nrecs, reclen, reads, writes, locks, sleep, start, end, duration, work,
+        )
+    }
+
     #[test]
     fn defaults_are_the_papers() {
         let c = Config::default();
         assert_eq!(c.run, "0");
         assert_eq!(
-            (c.users, c.files, c.nrecs, c.reclen, c.reads, c.writes),
-            (4, 4, 1024, 2048, 1, 1)
+            numbers(&c),
+            (4, 4, 1024, 2048, 1, 1, 1000, 0.0, 0.0, 1.0, 1.0, 0)
         );
-        assert_eq!(
-            (c.locks, c.sleep, c.start, c.end, c.duration),
-            (1000, 0.0, 0.0, 1.0, 1.0)
-        );
-        assert_eq!(c.work, 0);
         assert!(c.paths.is_empty());
         assert_eq!(cfg("").unwrap(), c, "an empty control file is legal");
     }
@@ -808,14 +827,9 @@ mod tests {
         .unwrap();
         assert_eq!(c.run, "test-v1");
         assert_eq!(
-            (c.users, c.files, c.nrecs, c.reclen, c.reads, c.writes),
-            (8, 3, 10000, 1024, 4, 2)
+            numbers(&c),
+            (8, 3, 10000, 1024, 4, 2, 10000, 2.0, 0.5, 0.0, 5.0, 50)
         );
-        assert_eq!(
-            (c.locks, c.sleep, c.start, c.end, c.duration),
-            (10000, 2.0, 0.5, 0.0, 5.0)
-        );
-        assert_eq!(c.work, 50);
         assert_eq!(c.paths[&1], "/d21/FILE1");
         assert_eq!(c.paths.len(), 3);
         assert_eq!(c.work_per_read(), 12_500);

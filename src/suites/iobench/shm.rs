@@ -137,6 +137,17 @@ unsafe impl Send for Shm {}
 unsafe impl Sync for Shm {}
 
 impl Shm {
+    fn new(mem: SharedMem, layout: Layout, files: u32, locks: u64, verify: bool) -> Shm {
+        Shm {
+            ptr: mem.ptr(),
+            mem,
+            layout,
+            files,
+            locks,
+            verify,
+        }
+    }
+
     /// Make the region for `users` users on `files` files of `locks` locks
     /// each, holding `plan` (read by user processes).
     pub fn create(
@@ -148,15 +159,8 @@ impl Shm {
     ) -> io::Result<Shm> {
         let layout = Layout::new(users, files, locks, verify, plan.len());
         let mem = SharedMem::create(c"iogauge-iobench", layout.len)?;
-        let ptr = mem.ptr();
-        let shm = Shm {
-            mem,
-            ptr,
-            layout,
-            files,
-            locks,
-            verify,
-        };
+        let shm = Shm::new(mem, layout, files, locks, verify);
+        let ptr = shm.ptr;
         // SAFETY: the header lies inside the fresh, zeroed mapping, which no
         // one else sees yet.
         unsafe {
@@ -192,14 +196,7 @@ impl Shm {
             h.plan_len as usize,
         );
         let layout = Layout::new(users, files, locks, verify, plan_len);
-        let shm = Shm {
-            mem,
-            ptr,
-            layout,
-            files,
-            locks,
-            verify,
-        };
+        let shm = Shm::new(mem, layout, files, locks, verify);
         if !ok || layout.len != len {
             return Err(io::Error::other(
                 "the shared region is not an IOBENCH region",

@@ -78,25 +78,41 @@ fn rising(list: &[u64]) -> Vec<u64> {
 
 /// The file sizes auto mode visits, kB, ascending.
 pub fn file_sizes(cfg: &Config) -> Vec<u64> {
-    if cfg.file_kb.len() > 1 {
-        return rising(&cfg.file_kb);
-    }
-    let single = cfg.file_kb.first().copied();
-    let min = cfg.min_file_kb.or(single).unwrap_or(AUTO_MIN_FILE_KB);
-    let max = cfg.max_file_kb.or(single).unwrap_or(AUTO_MAX_FILE_KB);
-    geometric(min, max, cfg.multiplier)
+    auto_sizes(
+        &cfg.file_kb,
+        (cfg.min_file_kb, cfg.max_file_kb),
+        (AUTO_MIN_FILE_KB, AUTO_MAX_FILE_KB),
+        cfg.multiplier,
+    )
 }
 
 /// The record sizes auto mode visits below the crossover, kB, ascending:
 /// also the column headings of IOzone's Excel tables.
 pub fn record_sizes(cfg: &Config) -> Vec<u64> {
-    if cfg.record_kb.len() > 1 {
-        return rising(&cfg.record_kb);
+    auto_sizes(
+        &cfg.record_kb,
+        (cfg.min_record_kb, cfg.max_record_kb),
+        (AUTO_MIN_RECORD_KB, AUTO_MAX_RECORD_KB),
+        cfg.multiplier,
+    )
+}
+
+/// Several sizes given are visited as given, ascending; otherwise the
+/// geometric run between the bounds, where one size given stands in for
+/// either bound not set and IOzone's defaults for the rest.
+fn auto_sizes(
+    given: &[u64],
+    (min, max): (Option<u64>, Option<u64>),
+    (auto_min, auto_max): (u64, u64),
+    multiplier: u64,
+) -> Vec<u64> {
+    if given.len() > 1 {
+        return rising(given);
     }
-    let single = cfg.record_kb.first().copied();
-    let min = cfg.min_record_kb.or(single).unwrap_or(AUTO_MIN_RECORD_KB);
-    let max = cfg.max_record_kb.or(single).unwrap_or(AUTO_MAX_RECORD_KB);
-    geometric(min, max, cfg.multiplier)
+    let single = given.first().copied();
+    let min = min.or(single).unwrap_or(auto_min);
+    let max = max.or(single).unwrap_or(auto_max);
+    geometric(min, max, multiplier)
 }
 
 /// Whether the crossover applies: not with `-z`, `-A`, `-r`, `-s`, `-y`

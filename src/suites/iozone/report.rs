@@ -1271,12 +1271,17 @@ mod tests {
         );
     }
 
-    fn full_row(kb: u64, reclen: u64, values: &[u64]) -> Row {
+    /// A row with `values` in `cols`, in order.
+    fn row_of(kb: u64, reclen: u64, cols: &[Column], values: &[u64]) -> Row {
         let mut r = Row::new(kb, reclen);
-        for (c, v) in Column::ALL.into_iter().zip(values) {
-            r = r.with(c, *v);
+        for (c, v) in cols.iter().zip(values) {
+            r = r.with(*c, *v);
         }
         r
+    }
+
+    fn full_row(kb: u64, reclen: u64, values: &[u64]) -> Row {
+        row_of(kb, reclen, &Column::ALL, values)
     }
 
     #[test]
@@ -1303,10 +1308,12 @@ mod tests {
     #[test]
     fn unselected_tests_leave_blanks_and_missing_retests_print_0() {
         // -i 0 -i 2 -+n: the rewrite figure is missing.
-        let r = Row::new(65536, 64)
-            .with(Column::Write, 12)
-            .with(Column::RandRead, 7)
-            .with(Column::RandWrite, 8);
+        let r = row_of(
+            65536,
+            64,
+            &[Column::Write, Column::RandRead, Column::RandWrite],
+            &[12, 7, 8],
+        );
         let sel = [
             Column::Write,
             Column::Rewrite,
@@ -1324,13 +1331,6 @@ mod tests {
     /// after fwrite, where the fread group's figures take 18).
     #[test]
     fn skipped_groups_take_iozones_blanks() {
-        let r = Row::new(1024, 64)
-            .with(Column::Write, 4379019)
-            .with(Column::Rewrite, 10230845)
-            .with(Column::RandRead, 16789959)
-            .with(Column::RandWrite, 12983353)
-            .with(Column::Fwrite, 7644933)
-            .with(Column::Frewrite, 10878686);
         let sel = [
             Column::Write,
             Column::Rewrite,
@@ -1339,6 +1339,12 @@ mod tests {
             Column::Fwrite,
             Column::Frewrite,
         ];
+        let r = row_of(
+            1024,
+            64,
+            &sel,
+            &[4379019, 10230845, 16789959, 12983353, 7644933, 10878686],
+        );
         assert_eq!(
             row_line(&r, &sel, false),
             "            1024      64  4379019 10230845                   16789959 12983353                               7644933 10878686                 \n"
@@ -1697,6 +1703,16 @@ mod tests {
         Data::Float(x)
     }
 
+    /// The four lines that open a throughput report at `row`: its title,
+    /// the record size, the units and the first phase's name.
+    fn assert_throughput_head(r: &calamine::Range<Data>, row: u32, title: &str, units: &str) {
+        let at = |row: u32| r.get_value((row, 0)).cloned();
+        assert_eq!(at(row), Some(s(title)));
+        assert_eq!(at(row + 1), Some(s("Record size = 4 kBytes")));
+        assert_eq!(at(row + 2), Some(s(&format!("Output is in {units}"))));
+        assert_eq!(at(row + 3), Some(s("  Initial write ")));
+    }
+
     #[test]
     fn workbook_holds_iozone_layout() {
         let cmd = "iozone -a -i 0 -b out.xls";
@@ -1904,15 +1920,12 @@ mod tests {
         let r = cells(&wb);
         let at = |row: u32, col: u32| r.get_value((row, col)).cloned();
         assert_eq!(at(0, 0), Some(s("iozone -t 1 -t 2 -O -T -b t.xlsx")));
-        assert_eq!(
-            at(1, 0),
-            Some(s(
-                "Throughput report Y-axis is type of test X-axis is number of threads"
-            ))
+        assert_throughput_head(
+            &r,
+            1,
+            "Throughput report Y-axis is type of test X-axis is number of threads",
+            "ops/sec",
         );
-        assert_eq!(at(2, 0), Some(s("Record size = 4 kBytes")));
-        assert_eq!(at(3, 0), Some(s("Output is in ops/sec")));
-        assert_eq!(at(4, 0), Some(s("  Initial write ")));
         assert_eq!(at(4, 1), Some(Data::Empty));
         assert_eq!(at(4, 2), Some(f(1234.5)));
         assert_eq!(at(4, 3), Some(f(2345.678)));
@@ -1927,15 +1940,12 @@ mod tests {
         }];
         let r = cells(&throughput_workbook(&t, "iozone -t 2 -+u -b t.xls").unwrap());
         let at = |row: u32, col: u32| r.get_value((row, col)).cloned();
-        assert_eq!(
-            at(6, 0),
-            Some(s(
-                "CPU utilization report Y-axis is type of test X-axis is number of processes"
-            ))
+        assert_throughput_head(
+            &r,
+            6,
+            "CPU utilization report Y-axis is type of test X-axis is number of processes",
+            "CPU%",
         );
-        assert_eq!(at(7, 0), Some(s("Record size = 4 kBytes")));
-        assert_eq!(at(8, 0), Some(s("Output is in CPU%")));
-        assert_eq!(at(9, 0), Some(s("  Initial write ")));
         assert_eq!(at(9, 3), Some(f(25.0)));
         let text = throughput_excel_text(&t);
         assert!(

@@ -1023,13 +1023,25 @@ fn flush_close(
         ctx.record(&c);
     }
     if close {
-        let t = now_ns();
-        *open = false;
-        engine.close(file)?;
-        let done = now_ns();
-        ctx.record_op(OpKind::Close, done - t, 0, done);
+        timed_op(ctx, OpKind::Close, || {
+            *open = false;
+            engine.close(file)
+        })?;
     }
     Ok(())
+}
+
+/// Times `f` and, if it succeeds, records it as one `kind` op of no bytes.
+fn timed_op<T, E>(
+    ctx: &mut Ctx,
+    kind: OpKind,
+    f: impl FnOnce() -> std::result::Result<T, E>,
+) -> std::result::Result<T, E> {
+    let t = now_ns();
+    let r = f()?;
+    let done = now_ns();
+    ctx.record_op(kind, done - t, 0, done);
+    Ok(r)
 }
 
 impl Worker for Pass<'_> {
@@ -1193,22 +1205,22 @@ impl Worker for Fwrite<'_> {
                 Ok(true)
             })?;
             if i == numrecs && *flush {
-                let t = now_ns();
-                stream.fflush(engine, file, reclen).map_err(writing)?;
-                engine.exec(Req::fsync(file)).map_err(writing)?;
-                let done = now_ns();
-                ctx.record_op(OpKind::Fsync, done - t, 0, done);
+                timed_op(ctx, OpKind::Fsync, || {
+                    stream.fflush(engine, file, reclen)?;
+                    engine.exec(Req::fsync(file))
+                })
+                .map_err(writing)?;
             }
             Ok(())
         })?;
         if self.close {
-            let t = now_ns();
-            self.open = false;
-            let r = engine::untimed(|| self.fflush());
-            let closed = self.engine.close(self.file);
-            r.and(closed).map_err(|e| self.fail("closing", e))?;
-            let done = now_ns();
-            ctx.record_op(OpKind::Close, done - t, 0, done);
+            timed_op(ctx, OpKind::Close, || {
+                self.open = false;
+                let r = engine::untimed(|| self.fflush());
+                let closed = self.engine.close(self.file);
+                r.and(closed)
+            })
+            .map_err(|e| self.fail("closing", e))?;
         }
         Ok(())
     }
@@ -1351,18 +1363,17 @@ impl Worker for Vectored<'_> {
             return Ok(());
         }
         if self.flush {
-            let t = now_ns();
-            if let Some(f) = self.file.as_ref() {
-                f.sync_all().map_err(|e| self.fail("fsync", e))?;
-            }
-            let done = now_ns();
-            ctx.record_op(OpKind::Fsync, done - t, 0, done);
+            timed_op(ctx, OpKind::Fsync, || match self.file.as_ref() {
+                Some(f) => f.sync_all(),
+                None => Ok(()),
+            })
+            .map_err(|e| self.fail("fsync", e))?;
         }
         if self.close {
-            let t = now_ns();
-            drop(self.file.take());
-            let done = now_ns();
-            ctx.record_op(OpKind::Close, done - t, 0, done);
+            timed_op(ctx, OpKind::Close, || -> io::Result<()> {
+                drop(self.file.take());
+                Ok(())
+            })?;
         }
         Ok(())
     }

@@ -16,11 +16,13 @@ pub mod procs;
 pub mod signals;
 pub mod tx;
 pub mod workdir;
+pub mod workers;
 
 pub use io::{Io, Source};
 pub use pace::{Arrivals, Pace};
 pub use tx::{Transactions, Tx};
 pub use workdir::WorkDir;
+pub use workers::{Placement, Workers, run_workers};
 
 use crate::engine::Completion;
 pub use crate::measure::Outcome;

@@ -140,10 +140,8 @@ pub fn fill_file(
     Ok(Some(f))
 }
 
-/// The name of the generic worker in the process mode's table.
-pub const GENERIC_KIND: &str = "run";
-
-/// What a worker process of the generic workload is built from.
+/// What every worker of the generic workload is built from: the
+/// workload, the I/O set-up and the laid-out files.
 #[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct GenericPlan {
     pub spec: GenericSpec,
@@ -151,12 +149,14 @@ pub struct GenericPlan {
     pub paths: Vec<PathBuf>,
 }
 
-impl GenericPlan {
-    /// Worker `index` of the plan in `payload` (in a worker process).
-    pub fn worker(payload: &[u8], index: usize) -> Result<GenericWorker> {
-        let p: GenericPlan =
-            serde_json::from_slice(payload).context("cannot read the generic worker's plan")?;
-        GenericWorker::new(&p.spec, &p.setup, &p.paths, index)
+impl runner::Workers for GenericRun {
+    const KIND: &'static str = "run";
+    type Payload = GenericPlan;
+    type Worker = GenericWorker;
+    fn workers(p: &GenericPlan, range: std::ops::Range<usize>) -> Result<Vec<GenericWorker>> {
+        range
+            .map(|i| GenericWorker::new(&p.spec, &p.setup, &p.paths, i))
+            .collect()
     }
 }
 
@@ -319,26 +319,18 @@ pub fn run_generic(
         result.set_figures(&figures(&result, &WorkerStats::default()));
         return Ok(result);
     };
-    let (mut result, outcome) = if processes {
-        let payload = serde_json::to_vec(&GenericPlan {
-            spec: spec.clone(),
-            setup: setup.clone(),
-            paths,
-        })?;
-        let ps = runner::procs::ProcessSpec {
-            kind: GENERIC_KIND,
-            payload: &payload,
-            workers: spec.processes,
-            inherit: &[],
-        };
-        let outcome = runner::procs::run(rule, &ps, progress, &runner::NoWatch)?;
-        (session.finish(&outcome), outcome)
-    } else {
-        let workers = (0..spec.processes)
-            .map(|i| GenericWorker::new(spec, setup, &paths, i))
-            .collect::<Result<Vec<_>>>()?;
-        session.run(rule, workers, progress)
+    let payload = GenericPlan {
+        spec: spec.clone(),
+        setup: setup.clone(),
+        paths,
     };
+    let (mut result, outcome) = session.run_workers::<GenericRun>(
+        rule,
+        &payload,
+        spec.processes,
+        runner::Placement::of(processes),
+        progress,
+    )?;
     result.set_figures(&figures(&result, &outcome.stats));
     Ok(result)
 }

@@ -353,6 +353,27 @@ impl Session {
         (self.finish(&outcome), outcome)
     }
 
+    /// Build `n` workers of `W` from `payload` and run them as
+    /// [`run`](Self::run) does, on threads or as processes.
+    pub fn run_workers<W: crate::runner::Workers>(
+        self,
+        rule: StopRule,
+        payload: &W::Payload,
+        n: usize,
+        placement: crate::runner::Placement,
+        progress: &dyn Progress,
+    ) -> Result<(RunResult, Outcome)> {
+        let outcome = crate::runner::run_workers::<W>(
+            rule,
+            payload,
+            n,
+            placement,
+            progress,
+            &crate::runner::NoWatch,
+        )?;
+        Ok((self.finish(&outcome), outcome))
+    }
+
     /// Close the run with an outcome measured another way (process users
     /// of their own, batches): the work directory goes, the result is filled.
     pub fn finish(mut self, outcome: &Outcome) -> RunResult {

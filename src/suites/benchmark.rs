@@ -11,7 +11,7 @@
 
 use super::survey::Form;
 use crate::report::RunResult;
-use crate::runner::Worker;
+use crate::runner::{Worker, Workers};
 use anyhow::{Context, Result};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::Serialize;
@@ -75,6 +75,18 @@ pub struct ProcessKind {
     pub build: Build,
 }
 
+/// The table's line for workers of `W` run as processes: each child
+/// builds its worker alone from the run's payload.
+pub const fn process<W: Workers + 'static>() -> ProcessKind
+where
+    W::Worker: 'static,
+{
+    ProcessKind {
+        kind: W::KIND,
+        build: crate::runner::workers::build::<W>,
+    }
+}
+
 /// A service a benchmark starts beside its workers (IOBENCH's ioserver),
 /// run with the descriptor it inherits.
 pub struct Service {
@@ -110,14 +122,7 @@ const fn plain(name: &'static str) -> Entry {
 pub const BENCHMARKS: &[Entry] = &[
     Entry {
         name: "run",
-        processes: &[ProcessKind {
-            kind: crate::session::generic::GENERIC_KIND,
-            build: |p, i| {
-                Ok(Box::new(crate::session::generic::GenericPlan::worker(
-                    p, i,
-                )?))
-            },
-        }],
+        processes: &[process::<crate::session::generic::GenericRun>()],
         services: &[],
         survey: Some(super::run::survey::form),
         typed: typed::<crate::session::generic::GenericRun>(),

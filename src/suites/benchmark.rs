@@ -5,9 +5,13 @@
 //! `config`, [`Benchmark::Figures`] in `metrics`, the figures in the JSON
 //! Schema of results), and renders the report its users know from that
 //! result, so the report a run prints and the one `iogauge show` prints
-//! from its saved JSON are the same text. A worker process finds here how
-//! to build its worker from the run's payload, so a benchmark that starts
-//! processes adds its kinds to its own entry and nothing else.
+//! from its saved JSON are the same text. Its timed phase's workers are
+//! built from a payload its untimed prepare made ([`runner::Workers`]); a
+//! worker process finds here how to build its worker from that payload, so
+//! a benchmark that starts processes adds its kinds to its own entry
+//! ([`process`]) and nothing else.
+//!
+//! [`runner::Workers`]: crate::runner::Workers
 
 use super::survey::Form;
 use crate::report::RunResult;

@@ -36,6 +36,7 @@
 //! calls there are no such counters, so iogauge draws each op from the
 //! mix directly.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -166,12 +167,37 @@ impl fmt::Display for NfsOp {
 /// summing to 100, with the cumulative table that [`Mix::choose`] walks.
 ///
 /// Invariants: the weights sum to [`Mix::TOTAL`]; `cumulative[i]` is the
-/// sum of `weights[..=i]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// sum of `weights[..=i]`. A mix is written as its name and weights, and
+/// read back only if they sum to the total.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawMix")]
 pub struct Mix {
     name: String,
     weights: [u32; NOPS],
+    #[serde(skip_serializing)]
     cumulative: [u32; NOPS],
+}
+
+/// A [`Mix`] as read, before its weights are checked.
+#[derive(Deserialize)]
+struct RawMix {
+    name: String,
+    weights: [u32; NOPS],
+}
+
+impl TryFrom<RawMix> for Mix {
+    type Error = String;
+    fn try_from(r: RawMix) -> Result<Mix, String> {
+        let total: u64 = r.weights.iter().map(|&w| u64::from(w)).sum();
+        if total != u64::from(Mix::TOTAL) {
+            return Err(format!(
+                "the mix {}'s percentages add up to {total}, not {}",
+                r.name,
+                Mix::TOTAL
+            ));
+        }
+        Ok(Mix::new(r.name, r.weights))
+    }
 }
 
 /// Where the mix called `name` ([`Mix::name`]) comes from, for a

@@ -880,6 +880,15 @@ mod tests {
         Io::test(Choice::PSYNC, max_len)
     }
 
+    fn txn(account: u32, teller: u32, branch: u32, delta: i64) -> Txn {
+        Txn {
+            account,
+            teller,
+            branch,
+            delta,
+        }
+    }
+
     fn make_db(dir: &Path, scale: Scale) -> Arc<Db> {
         let files = create(dir, &scale, &mut psync(64 << 10)).unwrap();
         Arc::new(Db::new(files).unwrap())
@@ -1077,12 +1086,7 @@ mod tests {
             .unwrap();
         let inner = std::mem::replace(&mut term.engine, psync(4096));
         term.engine = fills_up(inner, history);
-        let txn = Txn {
-            account: 1,
-            teller: 0,
-            branch: 0,
-            delta: 5,
-        };
+        let txn = txn(1, 0, 0, 5);
         let e = term
             .execute(&mut Tally::default(), &txn, false)
             .unwrap_err()
@@ -1126,12 +1130,7 @@ mod tests {
             id(&f.branches),
             id(&f.history),
         );
-        let txn = Txn {
-            account: 123,
-            teller: 7,
-            branch: 0,
-            delta: -42,
-        };
+        let txn = txn(123, 7, 0, -42);
         for (i, commit_sync) in [(0u64, false), (1, true)] {
             seen.lock().unwrap().clear();
             let mut tally = Tally::default();
@@ -1180,18 +1179,8 @@ mod tests {
         let e = Terminal::open(Arc::clone(&db), buffered).err().unwrap();
         assert!(e.to_string().contains("psync"), "{e}");
         let mut term = Terminal::open(Arc::clone(&db), psync(4096)).unwrap();
-        let wrong_branch = Txn {
-            account: 0,
-            teller: 15,
-            branch: 0,
-            delta: 1,
-        };
-        let out_of_range = Txn {
-            account: 200,
-            teller: 0,
-            branch: 0,
-            delta: 1,
-        };
+        let wrong_branch = txn(0, 15, 0, 1);
+        let out_of_range = txn(200, 0, 0, 1);
         for t in [wrong_branch, out_of_range] {
             let e = term.execute(&mut NoRecord, &t, false).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::InvalidInput);

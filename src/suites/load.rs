@@ -6,6 +6,7 @@ use super::survey::Bars;
 use crate::measure::LatencySummary;
 use crate::measure::curve::{Load, Sample};
 use crate::report::RunResult;
+use crate::runner::Pace;
 use anyhow::Result;
 
 /// One repetition of a workload at one load: the sample and its result.
@@ -31,6 +32,20 @@ impl Rep {
     /// The open loop's schedule seed of this repetition.
     pub fn arrivals(&self) -> u64 {
         self.seed(self.arrivals_seed)
+    }
+
+    /// `pace` for this repetition: its own arrival schedule and, in an
+    /// open loop, the load's rate.
+    pub fn pace(&self, pace: Pace) -> Pace {
+        let rate = match self.load {
+            Load::Open(r) => Some(r),
+            Load::Closed(_) => pace.rate,
+        };
+        Pace {
+            seed: self.arrivals(),
+            rate,
+            ..pace
+        }
     }
 }
 

@@ -7,6 +7,7 @@ use crate::measure::curve::{self, Plan, Sample};
 use crate::report::RunResult;
 use crate::runner::{NoProgress, Progress, signals};
 use crate::suites::curve::curve_result;
+use crate::suites::load::Units;
 use anyhow::Result;
 use std::path::Path;
 use std::time::Duration;
@@ -252,6 +253,40 @@ pub fn survey_curve(
     }
     row.note = Some(points.join(", "));
     Ok(row)
+}
+
+/// The short form of a timed load curve (TPC-B's, LADDIS's): N = 1, 2
+/// and 4, each `run(n, per, progress)` for `per` = 0.7 s (0.4 s with
+/// --quick) under a bar `workload N=n`; its one row goes to `emit`.
+pub fn timed_curve(
+    ctx: &Ctx,
+    name: &str,
+    workload: &str,
+    units: Units,
+    emit: &mut dyn FnMut(Row),
+    mut run: impl FnMut(usize, Duration, &dyn Progress) -> Result<(Sample, RunResult)>,
+) -> Result<()> {
+    let per = Duration::from_millis(if ctx.quick { 400 } else { 700 });
+    let row = survey_curve(name, workload, units.unit, units.unit_name, |n| {
+        ctx.with_bar(&format!("{workload} N={n}"), Some(per), None, |p| {
+            run(n, per, p)
+        })
+    })?;
+    emit(row);
+    Ok(())
+}
+
+/// The one row of a three-point short form run quickly: in `unit`, its
+/// figure above 0, its points those of [`assert_three_point_row`].
+#[cfg(test)]
+pub fn quick_curve_row(form: Form, unit: &str) -> Row {
+    let mut rows = quick_rows(form);
+    assert_eq!(rows.len(), 1);
+    let row = rows.pop().unwrap();
+    assert_eq!(row.unit, unit);
+    assert!(row.figure > 0.0);
+    assert_three_point_row(&row);
+    row
 }
 
 /// A short form's row is a three-point curve: N = 1, 2, 4, its figure the

@@ -210,7 +210,7 @@ pub fn plan(total: u64, procs: usize, seed: u64) -> Plan {
 }
 
 /// One process's share, made: the paths its operations use.
-#[derive(Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ProcSet {
     /// The process's directory.
     pub root: CString,

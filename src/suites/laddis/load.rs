@@ -1,13 +1,19 @@
 //! LADDIS at one load point (`iogauge scale laddis`): the load is its
 //! processes, or the NFS ops/s offered.
 
-use super::run::{self as laddis, Options};
-use crate::measure::curve::Load;
+use super::run::{self as laddis, Options, Report};
+use crate::measure::curve::{Load, Sample};
 use crate::runner::{Pace, StopRule};
-use crate::suites::load::{LoadPoint, Measured, Rep, Units, sample_of};
+use crate::suites::load::{self, LoadPoint, Measured, Rep, Units};
 use crate::suites::survey::with_bar;
 use anyhow::Result;
 use std::time::Duration;
+
+/// What LADDIS's throughput counts.
+pub const UNITS: Units = Units {
+    unit_name: "NFS operation",
+    unit: "ops/s",
+};
 
 /// LADDIS as its command's flags give it.
 pub struct LaddisPoint {
@@ -22,10 +28,7 @@ pub struct LaddisPoint {
 
 impl LoadPoint for LaddisPoint {
     fn units(&self) -> Units {
-        Units {
-            unit_name: "NFS operation",
-            unit: "ops/s",
-        }
+        UNITS
     }
 
     fn check(&self) -> Result<()> {
@@ -38,33 +41,27 @@ impl LoadPoint for LaddisPoint {
         let mut o = self.options.clone();
         // each repetition its own operations and arrival schedule
         o.seed = r.seed(o.seed);
-        let mut pace = Pace {
-            seed: r.arrivals(),
-            ..self.pace
-        };
         match load {
             Load::Closed(n) => o.procs = n,
-            Load::Open(r) => {
-                pace.rate = Some(r);
-                // LADDIS's rule: the file set grows with the load asked
-                if !self.claim_given {
-                    o.claim = r;
-                }
-            }
+            // LADDIS's rule: the file set grows with the load asked
+            Load::Open(rate) if !self.claim_given => o.claim = rate,
+            Load::Open(_) => {}
         }
         let rule = StopRule {
             duration: Some(self.duration),
-            pace,
+            pace: r.pace(self.pace),
             ..Default::default()
         };
         let label = format!("laddis {}", load.label());
         let rep = with_bar(r.bars, &label, rule.duration, None, |p| {
             laddis::run(&o, rule, p)
         })?;
-        let f = &rep.figures;
-        Ok((
-            sample_of(&rep.result, f.nfs_ops_per_s, f.nfs_ops),
-            rep.result,
-        ))
+        Ok((sample_of(&rep), rep.result))
     }
+}
+
+/// A sample from a LADDIS run: its NFS operations' times.
+pub fn sample_of(rep: &Report) -> Sample {
+    let f = &rep.figures;
+    load::sample_of(&rep.result, f.nfs_ops_per_s, f.nfs_ops)
 }

@@ -36,6 +36,7 @@
 //! calls there are no such counters, so iogauge draws each op from the
 //! mix directly.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -166,13 +167,53 @@ impl fmt::Display for NfsOp {
 /// summing to 100, with the cumulative table that [`Mix::choose`] walks.
 ///
 /// Invariants: the weights sum to [`Mix::TOTAL`]; `cumulative[i]` is the
-/// sum of `weights[..=i]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// sum of `weights[..=i]`. A mix is written as its name and weights, and
+/// read back only if they sum to the total.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawMix")]
 pub struct Mix {
     name: String,
     weights: [u32; NOPS],
+    #[serde(skip_serializing)]
     cumulative: [u32; NOPS],
 }
+
+/// A [`Mix`] as read, before its weights are checked.
+#[derive(Deserialize)]
+struct RawMix {
+    name: String,
+    weights: [u32; NOPS],
+}
+
+impl TryFrom<RawMix> for Mix {
+    type Error = String;
+    fn try_from(r: RawMix) -> Result<Mix, String> {
+        let total: u64 = r.weights.iter().map(|&w| u64::from(w)).sum();
+        if total != u64::from(Mix::TOTAL) {
+            return Err(format!(
+                "the mix {}'s percentages add up to {total}, not {}",
+                r.name,
+                Mix::TOTAL
+            ));
+        }
+        Ok(Mix::new(r.name, r.weights))
+    }
+}
+
+/// The built-in mixes, as the module docs' table: each operation, its
+/// percentage in nhfsstone's mix and in SPEC SFS 2.0's; the others are 0.
+const BUILT_IN: [(NfsOp, u32, u32); 10] = [
+    (NfsOp::GetAttr, 13, 26),
+    (NfsOp::SetAttr, 1, 1),
+    (NfsOp::Lookup, 34, 36),
+    (NfsOp::ReadLink, 8, 7),
+    (NfsOp::Read, 22, 14),
+    (NfsOp::Write, 15, 7),
+    (NfsOp::Create, 2, 1),
+    (NfsOp::Remove, 1, 1),
+    (NfsOp::ReadDir, 3, 6),
+    (NfsOp::FsStat, 1, 1),
+];
 
 /// Where the mix called `name` ([`Mix::name`]) comes from, for a
 /// report's header: LADDIS (SPEC SFS 1.0) used nhfsstone's mix; `sfs2` is
@@ -206,46 +247,19 @@ impl Mix {
 
     /// nhfsstone's software-development mix, the default (module docs).
     pub fn nhfsstone() -> Mix {
-        Mix::from_pairs(
-            "nhfsstone",
-            &[
-                (NfsOp::GetAttr, 13),
-                (NfsOp::SetAttr, 1),
-                (NfsOp::Lookup, 34),
-                (NfsOp::ReadLink, 8),
-                (NfsOp::Read, 22),
-                (NfsOp::Write, 15),
-                (NfsOp::Create, 2),
-                (NfsOp::Remove, 1),
-                (NfsOp::ReadDir, 3),
-                (NfsOp::FsStat, 1),
-            ],
-        )
+        Mix::built_in("nhfsstone", |(_, nhfsstone, _)| nhfsstone)
     }
 
     /// SPEC SFS 2.0's NFS version 2 mix (module docs).
     pub fn sfs2() -> Mix {
-        Mix::from_pairs(
-            "sfs2",
-            &[
-                (NfsOp::GetAttr, 26),
-                (NfsOp::SetAttr, 1),
-                (NfsOp::Lookup, 36),
-                (NfsOp::ReadLink, 7),
-                (NfsOp::Read, 14),
-                (NfsOp::Write, 7),
-                (NfsOp::Create, 1),
-                (NfsOp::Remove, 1),
-                (NfsOp::ReadDir, 6),
-                (NfsOp::FsStat, 1),
-            ],
-        )
+        Mix::built_in("sfs2", |(_, _, sfs2)| sfs2)
     }
 
-    fn from_pairs(name: &str, pairs: &[(NfsOp, u32)]) -> Mix {
+    /// The built-in mix `name`, its column of [`BUILT_IN`] picked by `column`.
+    fn built_in(name: &str, column: fn((NfsOp, u32, u32)) -> u32) -> Mix {
         let mut weights = [0; NOPS];
-        for &(op, w) in pairs {
-            weights[op.index()] = w;
+        for &row in &BUILT_IN {
+            weights[row.0.index()] = column(row);
         }
         Mix::new(name, weights)
     }

@@ -31,7 +31,7 @@ use crate::error::UsageError;
 use crate::measure::clock::now_ns;
 use crate::measure::{KindStats, LatencySummary, OpKind};
 use crate::report::RunResult;
-use crate::runner::{self, Arrivals, Ctx, Progress, StopRule, Worker};
+use crate::runner::{self, Arrivals, Ctx, NoWatch, Placement, Progress, StopRule, Worker};
 use crate::session::Setup;
 use crate::units::fmt_bytes;
 use crate::workload::{Prng, below, worker_rng};
@@ -44,6 +44,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::ffi::CString;
 use std::mem::MaybeUninit;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 /// LADDIS's response-time limit: its single figure is the highest
@@ -144,8 +145,40 @@ struct OpStats {
     failed: u64,
 }
 
+/// What every load-generating process of a load point is built from: the
+/// mix, each process's share of the file set made before timing
+/// ([`prepare`]), the seed, and whether the times run from each request's
+/// intended start (open loop).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Clients {
+    pub mix: Mix,
+    pub sets: Vec<ProcSet>,
+    pub seed: u64,
+    pub open_loop: bool,
+}
+
+/// Each process works in its own share of the set and shares nothing
+/// with the others.
+impl runner::Workers for super::Laddis {
+    const KIND: &'static str = "laddis";
+    type Payload = Clients;
+    type Worker = Client;
+    fn workers(p: &Clients, range: Range<usize>) -> Result<Vec<Client>> {
+        range
+            .map(|i| {
+                let set = p
+                    .sets
+                    .get(i)
+                    .with_context(|| format!("the file set has no share for process {i}"))?;
+                let rng = worker_rng(p.seed, i);
+                Client::new(set.clone(), &p.mix, rng, p.seed ^ i as u64, p.open_loop)
+            })
+            .collect()
+    }
+}
+
 /// One load-generating process.
-struct Client {
+pub struct Client {
     set: ProcSet,
     /// The working set, open for reading and writing.
     fds: Vec<OwnedFd>,
@@ -931,6 +964,25 @@ pub fn check(o: &Options, rule: &StopRule) -> Result<()> {
         .check()
 }
 
+/// The untimed prepare: the file set `set` made in `dir`, and what the
+/// processes are built from; `None` when Ctrl-C came meanwhile.
+pub fn prepare(
+    o: &Options,
+    set: &fileset::Plan,
+    dir: &Path,
+    open_loop: bool,
+) -> Result<Option<Clients>> {
+    let Some(sets) = fileset::build(dir, set, o.seed)? else {
+        return Ok(None);
+    };
+    Ok(Some(Clients {
+        mix: o.mix.clone(),
+        sets,
+        seed: o.seed,
+        open_loop,
+    }))
+}
+
 /// Run one load point as `o` says, under `rule` (its duration and pace:
 /// back to back, with think time, or at a rate). Nothing is left behind.
 pub fn run(o: &Options, rule: StopRule, progress: &dyn Progress) -> Result<Report> {
@@ -958,19 +1010,18 @@ pub fn run(o: &Options, rule: StopRule, progress: &dyn Progress) -> Result<Repor
         result.set_figures(&figures);
         Report { result, figures }
     };
-    let Some(sets) = fileset::build(session.dir(), &set, o.seed)? else {
+    let Some(clients) = prepare(o, &set, session.dir(), open_loop)? else {
         return Ok(empty(session));
     };
-    let mut clients = Vec::with_capacity(o.procs);
-    for (i, s) in sets.into_iter().enumerate() {
-        let rng = worker_rng(o.seed, i);
-        clients.push(Client::new(s, &o.mix, rng, o.seed ^ i as u64, open_loop)?);
-    }
-    if runner::signals::interrupted() {
-        return Ok(empty(session));
-    }
     progress.status(&format!("{} processes", o.procs));
-    let outcome = runner::run(rule, clients, progress);
+    let outcome = runner::run_workers::<super::Laddis>(
+        rule,
+        &clients,
+        o.procs,
+        Placement::Threads,
+        progress,
+        &NoWatch,
+    )?;
     let mut result = session.finish(&outcome);
     let figures = Figures::of(o, &set, &result, &outcome);
     result.set_figures(&figures);
@@ -1077,6 +1128,52 @@ mod tests {
                 assert!((share - 0.35).abs() < 0.05, "failed lookups {share}");
             }
         }
+    }
+
+    /// Processes built one by one from the serialized payload, as worker
+    /// processes build them, issue what threads built together issue, on
+    /// a set made alike.
+    #[test]
+    fn processes_built_from_the_payload_measure_what_threads_measure() {
+        use crate::runner::{NoProgress, Outcome};
+        use crate::suites::laddis::Laddis;
+        let o = Options {
+            procs: 2,
+            seed: 9,
+            ..Options::new(Path::new("."))
+        };
+        let set = fileset::plan(1 << 20, 2, 9);
+        let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let made = |d: &Path| prepare(&o, &set, d, false).unwrap().unwrap();
+        let rule = StopRule {
+            ops: Some(4000),
+            ..Default::default()
+        };
+        let threads = runner::run_workers::<Laddis>(
+            rule,
+            &made(a.path()),
+            2,
+            Placement::Threads,
+            &NoProgress,
+            &NoWatch,
+        )
+        .unwrap();
+        let bytes = serde_json::to_vec(&made(b.path())).unwrap();
+        let built = (0..2)
+            .map(|i| runner::workers::build::<Laddis>(&bytes, i).unwrap())
+            .collect();
+        let processes = runner::run(rule, built, &NoProgress);
+        let count = |o: &Outcome, k: OpKind| o.stats.kind(k).map_or(0, |s| s.count);
+        for &k in KINDS {
+            assert_eq!(count(&threads, k), count(&processes, k), "{k:?}");
+        }
+        assert!(processes.error.is_none(), "{:?}", processes.error);
+        let per_op = |o: &Outcome| {
+            let ops = merge_ops(o).into_iter();
+            ops.map(|e| (e.0, e.1.count, e.3)).collect::<Vec<_>>()
+        };
+        assert_eq!(per_op(&threads), per_op(&processes));
+        assert!(processes.stats.total_ops() >= 4000);
     }
 
     #[test]

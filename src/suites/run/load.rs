@@ -39,18 +39,13 @@ impl LoadPoint for GenericPoint {
         // each repetition its own request stream and arrival schedule
         let mut spec = self.spec.clone();
         spec.seed = r.seed(spec.seed);
-        let mut pace = Pace {
-            seed: r.arrivals(),
-            ..self.pace
-        };
-        match load {
-            Load::Closed(n) => spec.processes = n,
-            Load::Open(r) => pace.rate = Some(r),
+        if let Load::Closed(n) = load {
+            spec.processes = n;
         }
         let rule = StopRule {
             duration: Some(self.duration),
             ramp: self.ramp,
-            pace,
+            pace: r.pace(self.pace),
             ..Default::default()
         };
         let label = format!("run {}", load.label());

@@ -105,12 +105,39 @@ pub const ACCOUNT_STRIPES: u32 = 1 << 14;
 /// The size of the database: TPC-B's ratios per branch.
 ///
 /// Invariant: `1 ≤ branches ≤` [`Scale::MAX_BRANCHES`] (account ids are
-/// `u32`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// `u32`); a scale read back is checked for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawScale")]
 pub struct Scale {
     pub branches: u32,
     /// [`ACCOUNTS_PER_BRANCH`] except in tests.
     accounts_per_branch: u32,
+}
+
+/// A [`Scale`] as read, before its invariant is checked.
+#[derive(Deserialize)]
+struct RawScale {
+    branches: u32,
+    accounts_per_branch: u32,
+}
+
+impl TryFrom<RawScale> for Scale {
+    type Error = String;
+    fn try_from(r: RawScale) -> Result<Scale, String> {
+        let accounts = r.branches.checked_mul(r.accounts_per_branch);
+        if r.branches == 0 || r.branches > Scale::MAX_BRANCHES || accounts.is_none_or(|a| a == 0) {
+            return Err(format!(
+                "a TPC-B database has 1 to {} branches of at least one account, not {} of {}",
+                Scale::MAX_BRANCHES,
+                r.branches,
+                r.accounts_per_branch
+            ));
+        }
+        Ok(Scale {
+            branches: r.branches,
+            accounts_per_branch: r.accounts_per_branch,
+        })
+    }
 }
 
 impl Scale {
@@ -194,7 +221,7 @@ impl Scale {
 }
 
 /// Where a database's files are, and its scale.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Files {
     pub scale: Scale,
     pub accounts: PathBuf,
@@ -853,6 +880,15 @@ mod tests {
         Io::test(Choice::PSYNC, max_len)
     }
 
+    fn txn(account: u32, teller: u32, branch: u32, delta: i64) -> Txn {
+        Txn {
+            account,
+            teller,
+            branch,
+            delta,
+        }
+    }
+
     fn make_db(dir: &Path, scale: Scale) -> Arc<Db> {
         let files = create(dir, &scale, &mut psync(64 << 10)).unwrap();
         Arc::new(Db::new(files).unwrap())
@@ -882,6 +918,20 @@ mod tests {
         // the largest scale's account ids fit a u32
         let most = Scale::new(Scale::MAX_BRANCHES).accounts();
         assert_eq!(most as u64, Scale::MAX_BRANCHES as u64 * 100_000);
+    }
+
+    #[test]
+    fn a_scale_read_back_is_checked() {
+        let s = Scale::tiny(2, 100);
+        let back: Scale = serde_json::from_str(&serde_json::to_string(&s).unwrap()).unwrap();
+        assert_eq!(back, s);
+        for bad in [
+            r#"{"branches":0,"accounts_per_branch":5}"#,
+            r#"{"branches":2,"accounts_per_branch":0}"#,
+            r#"{"branches":40000,"accounts_per_branch":200000}"#,
+        ] {
+            assert!(serde_json::from_str::<Scale>(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
@@ -1036,12 +1086,7 @@ mod tests {
             .unwrap();
         let inner = std::mem::replace(&mut term.engine, psync(4096));
         term.engine = fills_up(inner, history);
-        let txn = Txn {
-            account: 1,
-            teller: 0,
-            branch: 0,
-            delta: 5,
-        };
+        let txn = txn(1, 0, 0, 5);
         let e = term
             .execute(&mut Tally::default(), &txn, false)
             .unwrap_err()
@@ -1085,12 +1130,7 @@ mod tests {
             id(&f.branches),
             id(&f.history),
         );
-        let txn = Txn {
-            account: 123,
-            teller: 7,
-            branch: 0,
-            delta: -42,
-        };
+        let txn = txn(123, 7, 0, -42);
         for (i, commit_sync) in [(0u64, false), (1, true)] {
             seen.lock().unwrap().clear();
             let mut tally = Tally::default();
@@ -1139,18 +1179,8 @@ mod tests {
         let e = Terminal::open(Arc::clone(&db), buffered).err().unwrap();
         assert!(e.to_string().contains("psync"), "{e}");
         let mut term = Terminal::open(Arc::clone(&db), psync(4096)).unwrap();
-        let wrong_branch = Txn {
-            account: 0,
-            teller: 15,
-            branch: 0,
-            delta: 1,
-        };
-        let out_of_range = Txn {
-            account: 200,
-            teller: 0,
-            branch: 0,
-            delta: 1,
-        };
+        let wrong_branch = txn(0, 15, 0, 1);
+        let out_of_range = txn(200, 0, 0, 1);
         for t in [wrong_branch, out_of_range] {
             let e = term.execute(&mut NoRecord, &t, false).unwrap_err();
             assert_eq!(e.kind(), io::ErrorKind::InvalidInput);

@@ -9,16 +9,19 @@ use crate::suites::load::{LoadPoint, Measured, Rep, Units, sample};
 use crate::suites::survey::with_bar;
 use anyhow::Result;
 
+/// What TPC-B's throughput counts.
+pub const UNITS: Units = Units {
+    unit_name: "transaction",
+    unit: "tx/s",
+};
+
 /// TPC-B as its command's flags give it, `duration` one repetition's
 /// length; each repetition sets the terminals or the rate, and the seeds.
 pub struct TpcbPoint(pub Options);
 
 impl LoadPoint for TpcbPoint {
     fn units(&self) -> Units {
-        Units {
-            unit_name: "transaction",
-            unit: "tx/s",
-        }
+        UNITS
     }
 
     fn measure(&self, r: &Rep) -> Result<Measured> {
@@ -26,10 +29,9 @@ impl LoadPoint for TpcbPoint {
         let mut o = self.0.clone();
         // each repetition its own transactions and arrival schedule
         o.seed = r.seed(o.seed);
-        o.pace.seed = r.arrivals();
-        match load {
-            Load::Closed(n) => o.terminals = n,
-            Load::Open(r) => o.pace.rate = Some(r),
+        o.pace = r.pace(o.pace);
+        if let Load::Closed(n) = load {
+            o.terminals = n;
         }
         let label = format!("tpcb {}", load.label());
         let rep = with_bar(r.bars, &label, Some(o.duration), None, |p| tpcb::run(&o, p))?;

@@ -22,12 +22,13 @@ use crate::engine::{Choice, EngineSpec};
 use crate::error::UsageError;
 use crate::measure::{KindStats, OpKind};
 use crate::report::RunResult;
-use crate::runner::{self, Ctx, Io, Pace, Progress, StopRule, Worker};
+use crate::runner::{self, Ctx, Io, NoWatch, Pace, Placement, Progress, StopRule, Worker};
 use crate::session::Setup;
 use crate::units::fmt_bytes;
 use crate::workload::{Prng, worker_rng};
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -137,7 +138,7 @@ const KINDS: &[OpKind] = &[
 ];
 
 /// One terminal on a runner thread: transactions back to back.
-struct Driver {
+pub struct Driver {
     term: Terminal,
     rng: Prng,
     scale: Scale,
@@ -157,6 +158,41 @@ impl Worker for Driver {
             commit_sync,
         } = self;
         term.run(ctx, *commit_sync, || db::next_txn(rng, scale))
+    }
+}
+
+/// What every terminal of a load point is built from: the database made
+/// before timing ([`prepare`]), the engine, the commit rule and the seed.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Terminals {
+    pub files: db::Files,
+    pub engine: EngineSpec,
+    /// fsync the history at each commit.
+    pub commit_sync: bool,
+    pub seed: u64,
+}
+
+/// The terminals of one `workers` call share one [`Db`]: its record
+/// locks and the history's next slot. A terminal built alone would lock
+/// and append apart from the others and break the database, so TPC-B's
+/// terminals run as threads of one process.
+impl runner::Workers for Tpcb {
+    const KIND: &'static str = "tpcb";
+    type Payload = Terminals;
+    type Worker = Driver;
+    fn workers(p: &Terminals, range: Range<usize>) -> Result<Vec<Driver>> {
+        let db = Arc::new(Db::new(p.files.clone())?);
+        range
+            .map(|i| {
+                let engine = Io::new(&p.engine, 1, 4096, p.seed)?;
+                Ok(Driver {
+                    term: Terminal::open(Arc::clone(&db), engine)?,
+                    rng: worker_rng(p.seed, i),
+                    scale: p.files.scale,
+                    commit_sync: p.commit_sync,
+                })
+            })
+            .collect()
     }
 }
 
@@ -372,6 +408,19 @@ fn setup_of(o: &Options) -> Setup {
         .workers(o.terminals, 4, false)
 }
 
+/// The untimed prepare: the database of `o`'s scale made in `dir` through
+/// `engine` (one with a large buffer), and what the terminals are built
+/// from.
+pub fn prepare(o: &Options, spec: EngineSpec, dir: &Path, engine: &mut Io) -> Result<Terminals> {
+    let files = db::create(dir, &o.scale(), engine)?;
+    Ok(Terminals {
+        files,
+        engine: spec,
+        commit_sync: o.commit_sync,
+        seed: o.seed,
+    })
+}
+
 /// Run one load point as `o` says. Nothing is left behind. An
 /// inconsistent database is the result's error.
 pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
@@ -387,8 +436,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         fmt_bytes(scale.bytes())
     ));
     let mut engine = Io::new(&spec, 1, 1 << 20, o.seed)?;
-    let files = db::create(session.dir(), &scale, &mut engine)?;
-    let db = Arc::new(Db::new(files)?);
+    let terminals = prepare(o, spec, session.dir(), &mut engine)?;
     if runner::signals::interrupted() {
         let mut result = session.interrupted();
         let figures = Figures::of(o, None, result.elapsed_s, None, 0);
@@ -399,32 +447,30 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
             sums: None,
         });
     }
-    let mut drivers = Vec::with_capacity(o.terminals);
-    for i in 0..o.terminals {
-        let e = Io::new(&spec, 1, 4096, o.seed)?;
-        drivers.push(Driver {
-            term: Terminal::open(Arc::clone(&db), e)?,
-            rng: worker_rng(o.seed, i),
-            scale,
-            commit_sync: o.commit_sync,
-        });
-    }
     progress.status(&format!("{} terminals", o.terminals));
     let rule = StopRule {
         duration: Some(o.duration),
         pace: o.pace,
         ..Default::default()
     };
-    let outcome = runner::run(rule, drivers, progress);
+    let outcome = runner::run_workers::<Tpcb>(
+        rule,
+        &terminals,
+        o.terminals,
+        Placement::Threads,
+        progress,
+        &NoWatch,
+    )?;
+    let files = &terminals.files;
     // the check reads what the terminals left; a failed transaction may
     // be half applied, so a failed run is not checked
     let sums = if outcome.error.is_none() {
         progress.status("checking the database (untimed)");
-        Some(db::check_consistency(db.files(), &mut engine)?)
+        Some(db::check_consistency(files, &mut engine)?)
     } else {
         None
     };
-    let history_bytes = std::fs::metadata(&db.files().history).map_or(0, |m| m.len());
+    let history_bytes = std::fs::metadata(&files.history).map_or(0, |m| m.len());
     let mut result = session.finish(&outcome);
     // an open loop's response times run from the intended start
     let tx = OpKind::Transaction;
@@ -478,6 +524,46 @@ mod tests {
         // nothing ran: no figures, the constraint is not met
         let none = Figures::of(&o, None, 1.0, None, 0);
         assert!(!none.constraint_met && none.tps == 0.0);
+    }
+
+    /// Terminals built from a payload read back, as a group, run the
+    /// transactions that the threaded path runs and leave the database
+    /// consistent.
+    #[test]
+    fn terminals_built_from_the_payload_measure_what_threads_measure() {
+        use crate::runner::{NoProgress, Outcome, Workers};
+        let d = tempfile::tempdir().unwrap();
+        let mut psync = Io::test(Choice::PSYNC, 64 << 10);
+        let files = db::create(d.path(), &db::Scale::tiny(2, 100), &mut psync).unwrap();
+        let p = Terminals {
+            files,
+            engine: EngineSpec::new(Choice::PSYNC),
+            commit_sync: true,
+            seed: 3,
+        };
+        let back: Terminals = serde_json::from_slice(&serde_json::to_vec(&p).unwrap()).unwrap();
+        assert_eq!(back.files, p.files);
+        let rule = StopRule {
+            ops: Some(400),
+            ..Default::default()
+        };
+        let threads =
+            runner::run_workers::<Tpcb>(rule, &p, 2, Placement::Threads, &NoProgress, &NoWatch)
+                .unwrap();
+        let built = runner::run(rule, Tpcb::workers(&back, 0..2).unwrap(), &NoProgress);
+        let count = |o: &Outcome, k: OpKind| o.stats.kind(k).map_or(0, |s| s.count);
+        for &k in KINDS {
+            assert_eq!(count(&threads, k), count(&built, k), "{k:?}");
+        }
+        let tx = count(&built, OpKind::Transaction);
+        assert!(tx > 0 && built.error.is_none(), "{:?}", built.error);
+        assert_eq!(count(&built, OpKind::Read), 3 * tx);
+        assert_eq!(count(&built, OpKind::Fsync), tx);
+        let sums = db::check_consistency(&p.files, &mut psync).unwrap();
+        assert!(
+            sums.consistent() && sums.history_count == 2 * tx,
+            "{sums:?}"
+        );
     }
 
     #[test]

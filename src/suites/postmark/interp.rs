@@ -886,10 +886,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("self.pmrc");
         std::fs::write(&f, format!("load {}\n", f.display())).unwrap();
-        let cap = Capture::default();
-        let mut s = cap.session();
-        s.execute(&format!("load {}", f.display()), Origin::Typed);
-        let out = cap.text();
+        let (out, _, _) = typed(&format!("load {}\n", f.display()));
         assert_eq!(out.matches("Reading configuration").count(), MAX_LOAD_DEPTH);
         assert!(out.contains("nested more than 32 deep"));
     }
@@ -898,15 +895,13 @@ mod tests {
     fn show_to_a_file_keeps_locations_on_stdout() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("show.txt");
-        let cap = Capture::default();
-        let mut s = cap.session();
-        s.execute("set location /x 2", Origin::Typed);
-        s.execute(&format!("show {}", target.display()), Origin::Typed);
-        s.execute("show /nonexistent/dir/show.txt", Origin::Typed);
+        let (out, _, _) = typed(&format!(
+            "set location /x 2\nshow {}\nshow /nonexistent/dir/show.txt\n",
+            target.display()
+        ));
         let file = std::fs::read_to_string(&target).unwrap();
         assert!(file.starts_with("Current configuration is:\n"));
         assert!(!file.contains("weight"));
-        let out = cap.text();
         assert!(out.starts_with(
             "\t/x (weight=2)\nError: Cannot direct output to file '/nonexistent/dir/show.txt'\nCurrent configuration is:\n"
         ), "{out}");

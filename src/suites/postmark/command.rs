@@ -526,6 +526,15 @@ pub fn script_lines(data: &[u8]) -> Vec<ScriptLine> {
         .collect()
 }
 
+/// A fixture's line parsed, or its error printed to `out` as 1.53 prints
+/// it: the tests' replays of PostMark's transcripts.
+#[cfg(test)]
+pub(crate) fn parse_or_print(line: &str, out: &mut String) -> Option<Command> {
+    parse_line(line)
+        .map_err(|e| out.push_str(&format!("{e}\n")))
+        .ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -878,12 +887,8 @@ mod tests {
         };
         out.push_str(&format!("Reading configuration from file '{name}'\n"));
         for line in script_lines(data.as_bytes()) {
-            let cmd = match parse_line(&line.text) {
-                Ok(cmd) => cmd,
-                Err(e) => {
-                    out.push_str(&format!("{e}\n"));
-                    continue;
-                }
+            let Some(cmd) = parse_or_print(&line.text, out) else {
+                continue;
             };
             if let Some(w) = cmd.warning() {
                 out.push_str(&format!("{w}\n"));

@@ -8,7 +8,9 @@
 //! place of the location in PostMark's file names (`<work>/[s<k>/]<number>`)
 //! and is removed with everything in it when the run ends, however it ends.
 //!
-//! Each stream is one [`runner::Worker`]: it walks its plan op by op, prints
+//! Each stream is one [`runner::Worker`], built from a [`Streams`] payload
+//! (the configuration, the engine, the stream's directories, which the
+//! untimed [`prepare`] makes): it walks its plan op by op, prints
 //! PostMark's progress output (stream 0 only), and records the latency of
 //! every create, read, append and delete (open to close) and of every whole
 //! transaction, on the nanosecond clock. File names are built in one
@@ -30,26 +32,32 @@
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
+use std::fs::File;
+use std::io::Write;
+use std::mem::ManuallyDrop;
+use std::ops::Range;
+use std::os::fd::{FromRawFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 use std::time::Duration;
 
-use anyhow::Result;
-use serde::Serialize;
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
 
 use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{Direction, OpKind};
 use crate::report::RunResult;
 use crate::runner::workdir::io_reason;
-use crate::runner::{self, Ctx, Io, NoProgress, StopRule, Transactions, Tx, Worker};
-use crate::session::Setup;
+use crate::runner::{
+    self, Ctx, Io, NoProgress, NoWatch, Placement, StopRule, Transactions, Tx, Worker,
+};
+use crate::session::{Session, Setup};
 use crate::suites::postmark::config::Config;
 use crate::suites::postmark::plan::{Clock, FileRef, Op, Plan, RunSummary};
 use crate::suites::postmark::report::ReportTimes;
-use crate::suites::postmark::{Counts, Figures, Rates, StreamFigures};
+use crate::suites::postmark::{Counts, Figures, PostMark, Rates, StreamFigures};
 
 /// The op kinds a PostMark stream records.
 pub const KINDS: [OpKind; 5] = [
@@ -121,7 +129,7 @@ pub fn stream_config(cfg: &Config, k: usize) -> Config {
 }
 
 /// A clock reading at one of PostMark's four `time()` points.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Mark {
     /// The monotonic clock, in ns.
     pub ns: u64,
@@ -137,8 +145,8 @@ impl Mark {
     }
 }
 
-/// What one stream did.
-#[derive(Clone, Debug, Serialize)]
+/// What one stream did: what its worker hands back when it finishes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct StreamReport {
     /// Stream number (0-based).
     pub stream: usize,
@@ -291,50 +299,55 @@ fn setup_of(cfg: &Config, opts: &ExecOptions) -> Result<Setup> {
     Ok(setup)
 }
 
-/// Where to write PostMark's progress output (called from the stream's
-/// thread, flushed at once), or `None` for a silent run.
-pub type Say<'a> = Option<&'a (dyn Fn(&str) + Sync)>;
+/// What every stream of a run is built from: PostMark's variables, the
+/// engine, each stream's directories (made by [`prepare`]), and where
+/// stream 0 prints PostMark's progress output.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Streams {
+    /// The run's configuration; stream `k` runs it with its own seed
+    /// ([`stream_config`]).
+    pub config: Config,
+    pub engine: Choice,
+    /// Stream `k`'s roots: its directory in each location, in `set
+    /// location` order.
+    pub roots: Vec<Vec<PathBuf>>,
+    /// The descriptor stream 0 writes its progress output to (`Creating
+    /// files...Done`, the dots), open for the whole run (a worker process
+    /// must inherit it); `None` for a silent run.
+    pub say: Option<RawFd>,
+}
 
-/// Perform one `run` of `cfg`. `say` receives PostMark's progress output
-/// of stream 0 (`Creating files...Done`, the dots, ...). The report is not
-/// printed: it is in the returned [`RunOutput`].
-pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
+/// Each stream is built alone from the payload: streams share nothing.
+impl runner::Workers for PostMark {
+    const KIND: &'static str = "postmark";
+    type Payload = Streams;
+    type Worker = Stream;
+    fn workers(p: &Streams, range: Range<usize>) -> Result<Vec<Stream>> {
+        let layout = Layout::of(&p.config);
+        range.map(|k| Stream::of(p, &layout, k)).collect()
+    }
+}
+
+/// Perform one `run` of `cfg`. Stream 0 writes PostMark's progress output
+/// (`Creating files...Done`, the dots, ...) to the descriptor `say`. The
+/// report is not printed: it is in the returned [`RunOutput`].
+pub fn run(cfg: &Config, opts: &ExecOptions, say: Option<RawFd>) -> Result<RunOutput> {
     let threads = opts.threads.max(1);
     let engine = opts.engine(cfg);
     let setup = setup_of(cfg, opts)?;
     let mut session = setup.begin().map_err(refused)?;
-    // the plans (the file tables) once the run is known to fit
-    let mut plans = Vec::with_capacity(threads);
-    for k in 0..threads {
-        plans.push(Plan::new(&stream_config(cfg, k)).map_err(|e| Refused(format!("Error: {e}")))?);
-    }
-    // PostMark's names are relative to the cwd when no location is set: ours too
-    let work_dirs: Vec<PathBuf> = session
-        .dirs()
-        .iter()
-        .map(|p| p.strip_prefix(".").unwrap_or(p).to_path_buf())
-        .collect();
-    let roots = stream_roots(&work_dirs, threads)?;
+    let work_dirs = work_dirs(&session);
+    let streams = prepare(cfg, engine, &work_dirs, threads, say)?;
+    let mut outcome = runner::run_workers::<PostMark>(
+        StopRule::default(),
+        &streams,
+        threads,
+        Placement::Threads,
+        &NoProgress,
+        &NoWatch,
+    )?;
 
-    let layout = Layout::of(cfg);
-    let ends: Vec<OnceLock<StreamReport>> = (0..threads).map(|_| OnceLock::new()).collect();
-    let mut workers = Vec::with_capacity(threads);
-    for (k, plan) in plans.into_iter().enumerate() {
-        let engine = stream_engine(engine, &layout, cfg, &plan, k)?;
-        workers.push(Stream::new(
-            k,
-            stream_seed(cfg.seed, k),
-            cfg,
-            plan,
-            engine,
-            &roots[k],
-            if k == 0 { say } else { None },
-            &ends[k],
-        ));
-    }
-    let mut outcome = runner::run(StopRule::default(), workers, &NoProgress);
-
-    let streams = stream_reports(ends, cfg);
+    let streams = stream_reports(&outcome, cfg, threads);
     let summary = aggregate_summary(&streams);
     let marks = aggregate_marks(&streams);
     let finished = streams.iter().all(|s| s.finished);
@@ -368,6 +381,34 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Say) -> Result<RunOutput> {
     })
 }
 
+/// The session's work directories, as PostMark names them: relative to
+/// the cwd when no location is set, as PostMark's are.
+fn work_dirs(session: &Session) -> Vec<PathBuf> {
+    session
+        .dirs()
+        .iter()
+        .map(|p| p.strip_prefix(".").unwrap_or(p).to_path_buf())
+        .collect()
+}
+
+/// The untimed prepare: each stream's directories in the work directories,
+/// and what the streams are built from. PostMark's own file set is created
+/// by the streams, timed as PostMark times it.
+fn prepare(
+    cfg: &Config,
+    engine: Choice,
+    work_dirs: &[PathBuf],
+    threads: usize,
+    say: Option<RawFd>,
+) -> Result<Streams> {
+    Ok(Streams {
+        config: cfg.clone(),
+        engine,
+        roots: stream_roots(work_dirs, threads)?,
+        say,
+    })
+}
+
 /// Each stream's roots: the work directories, or a directory per stream in
 /// each.
 fn stream_roots(work_dirs: &[PathBuf], threads: usize) -> Result<Vec<Vec<PathBuf>>> {
@@ -390,13 +431,13 @@ fn stream_roots(work_dirs: &[PathBuf], threads: usize) -> Result<Vec<Vec<PathBuf
     Ok(roots)
 }
 
-/// What each stream did; a stream that never reported (its worker never
-/// ran) did nothing of its plan.
-fn stream_reports(ends: Vec<OnceLock<StreamReport>>, cfg: &Config) -> Vec<StreamReport> {
-    ends.into_iter()
-        .enumerate()
-        .map(|(k, e)| {
-            e.into_inner().unwrap_or_else(|| StreamReport {
+/// What each stream handed back; a stream that never reported (its worker
+/// never ran, or failed) did nothing of its plan.
+fn stream_reports(outcome: &runner::Outcome, cfg: &Config, threads: usize) -> Vec<StreamReport> {
+    let mut records = outcome.records::<StreamReport>().into_iter();
+    (0..threads)
+        .map(|k| {
+            records.next().flatten().unwrap_or_else(|| StreamReport {
                 stream: k,
                 seed: stream_seed(cfg.seed, k),
                 summary: Plan::new(&stream_config(cfg, k))
@@ -588,15 +629,15 @@ impl Names {
 }
 
 /// One PostMark stream: its engine and its walk through its plan.
-struct Stream<'a> {
+pub struct Stream {
     engine: Io,
-    walk: Walk<'a>,
+    walk: Walk,
 }
 
 /// A stream's walk through its plan (its file names, roots and counters):
 /// everything of a stream but its engine, which the runner lends to each
 /// transaction.
-struct Walk<'a> {
+struct Walk {
     index: usize,
     seed: i32,
     plan: Plan,
@@ -609,8 +650,8 @@ struct Walk<'a> {
     append_how: OpenHow,
     /// Source offset of the block slot 0 holds (`usize::MAX`: none).
     slot_src: usize,
-    say: Say<'a>,
-    end: &'a OnceLock<StreamReport>,
+    /// Where PostMark's progress output goes (stream 0's, when shown).
+    say: Option<ManuallyDrop<File>>,
     marks: [Option<Mark>; 4],
     io_errors: u64,
     first_error: Option<String>,
@@ -624,6 +665,8 @@ struct Walk<'a> {
     /// Whether the plan ran to its end, once the walk ended itself (the
     /// plan was over, or the run stopped between two ops).
     finished: Option<bool>,
+    /// What the stream did, once its walk is over.
+    ended: Option<StreamReport>,
 }
 
 /// Wrote a file: what the engine took, whether that fell short or an error
@@ -659,17 +702,27 @@ fn within_transaction(op: Op) -> bool {
     )
 }
 
-impl<'a> Stream<'a> {
-    #[allow(clippy::too_many_arguments)]
+impl Stream {
+    /// Stream `k` of `p`: its plan, and its engine with its slots loaded.
+    fn of(p: &Streams, layout: &Layout, k: usize) -> Result<Stream> {
+        let roots = p
+            .roots
+            .get(k)
+            .with_context(|| format!("no stream {k} in the postmark payload"))?;
+        let cfg = stream_config(&p.config, k);
+        let plan = Plan::new(&cfg).map_err(|e| Refused(format!("Error: {e}")))?;
+        let engine = stream_engine(p.engine, layout, &cfg, &plan, k)?;
+        let say = p.say.filter(|_| k == 0);
+        Ok(Stream::new(k, &cfg, plan, engine, roots, say))
+    }
+
     fn new(
         index: usize,
-        seed: i32,
         cfg: &Config,
         plan: Plan,
         engine: Io,
         roots: &[PathBuf],
-        say: Say<'a>,
-        end: &'a OnceLock<StreamReport>,
+        say: Option<RawFd>,
     ) -> Self {
         // fopen "w" / open(O_RDWR|O_CREAT, 0644); fopen "a" / open(O_RDWR|O_APPEND)
         let (create_how, append_how) = if engine.info().caps.buffered {
@@ -698,7 +751,7 @@ impl<'a> Stream<'a> {
         };
         let walk = Walk {
             index,
-            seed,
+            seed: cfg.seed,
             plan,
             names: Names::new(roots),
             roots: roots.to_vec(),
@@ -708,8 +761,9 @@ impl<'a> Stream<'a> {
             create_how,
             append_how,
             slot_src: usize::MAX,
-            say,
-            end,
+            // SAFETY: the payload's descriptor is open for the whole run;
+            // ManuallyDrop leaves it open after.
+            say: say.map(|fd| ManuallyDrop::new(unsafe { File::from_raw_fd(fd) })),
             marks: [None; 4],
             io_errors: 0,
             first_error: None,
@@ -717,15 +771,18 @@ impl<'a> Stream<'a> {
             short_files: HashMap::new(),
             tx_start: 0,
             finished: None,
+            ended: None,
         };
         Stream { engine, walk }
     }
 }
 
-impl Walk<'_> {
-    fn say(&self, text: &str) {
-        if let (Some(say), false) = (self.say, text.is_empty()) {
-            say(text);
+impl Walk {
+    /// Print `text` at once; a closed output (`| head`) must not stop the
+    /// run half-way, so errors are ignored.
+    fn say(&mut self, text: &str) {
+        if let (Some(out), false) = (&mut self.say, text.is_empty()) {
+            let _ = out.write_all(text.as_bytes());
         }
     }
 
@@ -992,7 +1049,7 @@ impl Walk<'_> {
         }
     }
 
-    /// Hand the stream's report over, once the walk is over.
+    /// Write the stream's report down, once the walk is over.
     fn report(&mut self, ctx: &Ctx) {
         let finished = match self.finished {
             Some(f) => f,
@@ -1003,7 +1060,7 @@ impl Walk<'_> {
             None => self.plan.next().is_none(),
         };
         let planned = *self.plan.summary();
-        let _ = self.end.set(StreamReport {
+        self.ended = Some(StreamReport {
             stream: self.index,
             seed: self.seed,
             // the bytes really moved: what each op recorded (after a
@@ -1024,7 +1081,7 @@ impl Walk<'_> {
     }
 }
 
-impl Transactions for Walk<'_> {
+impl Transactions for Walk {
     /// One PostMark transaction (its read or append, its create or delete,
     /// its end), or one op outside the transactions: an initial creation, a
     /// final deletion, a phase's start or end.
@@ -1048,7 +1105,7 @@ impl Transactions for Walk<'_> {
     }
 }
 
-impl Worker for Stream<'_> {
+impl Worker for Stream {
     fn kinds(&self) -> &[OpKind] {
         &KINDS
     }
@@ -1066,6 +1123,15 @@ impl Worker for Stream<'_> {
             walk.report(ctx);
             Ok(())
         })
+    }
+
+    /// The stream's [`StreamReport`] (null when its walk never ended).
+    fn finish(&mut self) -> serde_json::Value {
+        self.walk
+            .ended
+            .take()
+            .and_then(|r| serde_json::to_value(r).ok())
+            .unwrap_or_default()
     }
 }
 
@@ -1256,6 +1322,55 @@ mod tests {
         assert_eq!(n.buf.capacity(), cap, "no reallocation");
     }
 
+    /// The streams' payload survives JSON, and each stream built alone
+    /// from it, as a worker process builds it, does what it does among
+    /// the threads: its plan, op for op.
+    #[test]
+    fn streams_are_built_from_the_payload() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = cfg(
+            dir.path(),
+            &[
+                "set number 20",
+                "set transactions 50",
+                "set subdirectories 2",
+            ],
+        );
+        let work = [dir.path().to_path_buf()];
+        let streams = prepare(&c, Choice::SYNC, &work, 2, None).unwrap();
+        let bytes = serde_json::to_vec(&streams).unwrap();
+        assert_eq!(serde_json::from_slice::<Streams>(&bytes).unwrap(), streams);
+        let threads = runner::run_workers::<PostMark>(
+            StopRule::default(),
+            &streams,
+            2,
+            Placement::Threads,
+            &NoProgress,
+            &NoWatch,
+        )
+        .unwrap();
+        let together = stream_reports(&threads, &c, 2);
+        let count = |s: &crate::measure::WorkerStats, k| s.kind(k).map_or(0, |k| k.count);
+        for (k, among) in together.iter().enumerate() {
+            let w = runner::workers::build::<PostMark>(&bytes, k).unwrap();
+            let alone = runner::run(StopRule::default(), vec![w], &NoProgress);
+            let report = stream_reports(&alone, &stream_config(&c, k), 1).remove(0);
+            let sim = simulate(&stream_config(&c, k)).unwrap();
+            assert!(report.finished && among.finished);
+            assert_eq!((report.stream, report.seed), (k, 42 + k as i32));
+            assert_eq!(report.summary, sim);
+            assert_eq!(among.summary, sim);
+            for kind in KINDS {
+                assert_eq!(
+                    count(&alone.stats, kind),
+                    count(&threads.per_worker[k], kind),
+                    "stream {k} {kind:?}"
+                );
+            }
+        }
+        assert!(runner::workers::build::<PostMark>(&bytes, 2).is_err());
+    }
+
     #[test]
     fn stream_seeds() {
         assert_eq!(stream_seed(42, 0), 42);
@@ -1315,13 +1430,12 @@ mod tests {
             assert_eq!(layout.source_blocks > 0, write.ends_with("100"), "{write}");
             let plan = Plan::new(&c).unwrap();
             let roots = vec![dir.path().to_path_buf()];
-            let ends = [OnceLock::new()];
             let choice = Choice::parse(engine).unwrap();
             let eng = stream_engine(choice, &layout, &c, &plan, 0).unwrap();
             let Stream {
                 engine: mut io,
                 walk: mut s,
-            } = Stream::new(0, 42, &c, plan, eng, &roots, None, &ends[0]);
+            } = Stream::new(0, &c, plan, eng, &roots, None);
             let source = s.plan.source().to_vec();
             // the initial creations only
             let mut creates = Vec::new();

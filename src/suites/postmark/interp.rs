@@ -46,6 +46,10 @@ pub trait Sink: Sync {
     fn out(&self, text: &str);
     /// One line PostMark (or iogauge) prints on stderr.
     fn err(&self, line: &str);
+    /// The descriptor `out` writes to, for what a run prints as it goes
+    /// (`Creating files...Done`, the dots): a stream writes it there
+    /// itself, being built from plain data. `None` when nothing is shown.
+    fn say_fd(&self) -> Option<RawFd>;
     /// Standard output for a `!` command.
     fn shell_stdout(&self) -> std::process::Stdio {
         std::process::Stdio::inherit()
@@ -82,6 +86,14 @@ impl Sink for StdSink {
         let _ = writeln!(e, "{}", crate::error::shown(line));
     }
 
+    fn say_fd(&self) -> Option<RawFd> {
+        match (self.quiet, self.json_on_stdout) {
+            (true, _) => None,
+            (false, true) => Some(std::io::stderr().as_raw_fd()),
+            (false, false) => Some(std::io::stdout().as_raw_fd()),
+        }
+    }
+
     fn shell_stdout(&self) -> std::process::Stdio {
         if self.json_on_stdout {
             std::io::stderr()
@@ -94,7 +106,7 @@ impl Sink for StdSink {
     }
 }
 
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
 
 /// What to do after a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -344,9 +356,7 @@ impl<'a> Session<'a> {
             }
             return Flow::Go;
         }
-        let sink = self.sink;
-        let say = move |s: &str| sink.out(s);
-        let out = match exec::run(&self.cfg, &self.exec, Some(&say)) {
+        let out = match exec::run(&self.cfg, &self.exec, self.sink.say_fd()) {
             Ok(out) => out,
             Err(e) => {
                 match e.downcast_ref::<Refused>() {
@@ -749,20 +759,27 @@ pub fn session(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::Mutex;
+    use std::os::unix::fs::FileExt;
 
-    /// Captures stdout and stderr in one transcript, as a terminal shows them.
-    #[derive(Default)]
-    struct Capture(Mutex<String>);
+    /// Captures stdout and stderr in one transcript, as a terminal shows
+    /// them: a file, which a run's streams write to as well.
+    struct Capture(std::fs::File);
+
+    impl Default for Capture {
+        fn default() -> Self {
+            Capture(tempfile::tempfile().unwrap())
+        }
+    }
 
     impl Sink for Capture {
         fn out(&self, text: &str) {
-            self.0.lock().unwrap().push_str(text);
+            (&self.0).write_all(text.as_bytes()).unwrap();
         }
         fn err(&self, line: &str) {
-            let mut t = self.0.lock().unwrap();
-            t.push_str(line);
-            t.push('\n');
+            (&self.0).write_all(format!("{line}\n").as_bytes()).unwrap();
+        }
+        fn say_fd(&self) -> Option<RawFd> {
+            Some(self.0.as_raw_fd())
         }
     }
 
@@ -774,7 +791,9 @@ mod tests {
 
         /// The transcript so far.
         fn text(&self) -> String {
-            self.0.lock().unwrap().clone()
+            let mut buf = vec![0; self.0.metadata().unwrap().len() as usize];
+            self.0.read_exact_at(&mut buf, 0).unwrap();
+            String::from_utf8(buf).unwrap()
         }
     }
 
@@ -792,7 +811,7 @@ mod tests {
         s.interact(&mut lines(text));
         let rejected = s.rejected;
         let cfg = s.cfg.clone();
-        (cap.0.into_inner().unwrap(), cfg, rejected)
+        (cap.text(), cfg, rejected)
     }
 
     #[test]
@@ -867,10 +886,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = dir.path().join("self.pmrc");
         std::fs::write(&f, format!("load {}\n", f.display())).unwrap();
-        let cap = Capture::default();
-        let mut s = cap.session();
-        s.execute(&format!("load {}", f.display()), Origin::Typed);
-        let out = cap.text();
+        let (out, _, _) = typed(&format!("load {}\n", f.display()));
         assert_eq!(out.matches("Reading configuration").count(), MAX_LOAD_DEPTH);
         assert!(out.contains("nested more than 32 deep"));
     }
@@ -879,15 +895,13 @@ mod tests {
     fn show_to_a_file_keeps_locations_on_stdout() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("show.txt");
-        let cap = Capture::default();
-        let mut s = cap.session();
-        s.execute("set location /x 2", Origin::Typed);
-        s.execute(&format!("show {}", target.display()), Origin::Typed);
-        s.execute("show /nonexistent/dir/show.txt", Origin::Typed);
+        let (out, _, _) = typed(&format!(
+            "set location /x 2\nshow {}\nshow /nonexistent/dir/show.txt\n",
+            target.display()
+        ));
         let file = std::fs::read_to_string(&target).unwrap();
         assert!(file.starts_with("Current configuration is:\n"));
         assert!(!file.contains("weight"));
-        let out = cap.text();
         assert!(out.starts_with(
             "\t/x (weight=2)\nError: Cannot direct output to file '/nonexistent/dir/show.txt'\nCurrent configuration is:\n"
         ), "{out}");

@@ -757,7 +757,7 @@ pub fn simulate(cfg: &Config) -> Result<RunSummary, PlanError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suites::postmark::command::{Command, parse_line, script_lines};
+    use crate::suites::postmark::command::{Command, parse_line, parse_or_print, script_lines};
     use crate::suites::postmark::config::ReportFormat;
     use crate::suites::postmark::report::{ReportTimes, render_report};
 
@@ -1267,12 +1267,8 @@ mod tests {
         let mut c = Config::default();
         let mut reports = expected_reports(expected).into_iter();
         for line in script_lines(pmrc.as_bytes()) {
-            let cmd = match parse_line(&line.text) {
-                Ok(cmd) => cmd,
-                Err(e) => {
-                    out.push_str(&format!("{e}\n"));
-                    continue;
-                }
+            let Some(cmd) = parse_or_print(&line.text, &mut out) else {
+                continue;
             };
             cmd.apply(&mut c).unwrap();
             match cmd {

@@ -229,15 +229,15 @@ fn file_units(mode: Mode, users: u32, files: u32, limit: u64) -> u32 {
 /// Estimated memory of the users' records, to refuse what cannot fit.
 fn user_bytes(plan: &Plan) -> u64 {
     let kinds = 2
-        + u64::from(plan.writes > 0)
+        + u64::from(plan.config.writes > 0)
         + u64::from(plan.locking)
         + u64::from(plan.work_per_read > 0)
-        + 2 * u64::from(plan.units < plan.files);
+        + 2 * u64::from(plan.units < plan.config.files);
     kinds * crate::measure::compact::BUCKETS as u64 * 4
-        + plan.files as u64 * 80
+        + plan.config.files as u64 * 80
         + plan.series_secs as u64 * 16
         + 64 * 1024
-        + plan.reclen as u64
+        + plan.config.reclen as u64
 }
 
 /// Create and fill the files that do not exist (untimed). Returns false
@@ -399,7 +399,7 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         return Ok(run);
     }
     let server = if spec.server {
-        Some(Server::start(&shm, plan.users, plan.sleep_ns > 0)?)
+        Some(Server::start(&shm, cfg.users, plan.sleep_ns > 0)?)
     } else {
         None
     };
@@ -430,7 +430,8 @@ fn prepare(
     seed: u64,
     created: &mut Created,
 ) -> Result<Option<Shm>> {
-    if !layout(files, plan.nrecs * u64::from(plan.reclen), seed, created)? {
+    let c = &plan.config;
+    if !layout(files, c.file_bytes(), seed, created)? {
         return Ok(None);
     }
     let shm_locks = if plan.locking || plan.verify {
@@ -438,7 +439,7 @@ fn prepare(
     } else {
         0
     };
-    let shm = Shm::create(plan.users, plan.files, shm_locks, plan.verify, b"")
+    let shm = Shm::create(c.users, c.files, shm_locks, plan.verify, b"")
         .context("cannot make the shared memory region")?;
     Ok(Some(shm))
 }
@@ -497,12 +498,7 @@ fn user_plan(spec: &RunSpec, files: &[(PathBuf, bool)], work_dir: &Path) -> Plan
     let cfg = &spec.config;
     let nofile = crate::runner::limits::raise_nofile();
     Plan {
-        users: cfg.users,
-        files: cfg.files,
-        nrecs: cfg.nrecs,
-        reclen: cfg.reclen,
-        reads: cfg.reads,
-        writes: cfg.writes,
+        config: cfg.clone(),
         locks: cfg.effective_locks(),
         locking: cfg.locking(),
         sleep_ns: (cfg.sleep.max(0.0) * 1e9) as u64,
@@ -521,12 +517,12 @@ fn user_plan(spec: &RunSpec, files: &[(PathBuf, bool)], work_dir: &Path) -> Plan
 
 /// Refuse users whose records would take more than half the memory.
 fn check_memory(plan: &Plan, env: &crate::env::Environment) -> Result<()> {
-    let need = user_bytes(plan) * plan.users as u64;
+    let need = user_bytes(plan) * plan.config.users as u64;
     if env.memory_bytes > 0 && need > env.memory_bytes / 2 {
         crate::usage!(
             "USERS = {} with FILES = {} needs about {} for the users' records, more than half the memory ({}); use fewer users or files",
-            plan.users,
-            plan.files,
+            plan.config.users,
+            plan.config.files,
             crate::units::fmt_bytes(need),
             crate::units::fmt_bytes(env.memory_bytes)
         );
@@ -559,7 +555,7 @@ fn run_users(
     runner::run_workers::<IoBench>(
         rule,
         payload,
-        payload.plan.users as usize,
+        payload.plan.config.users as usize,
         placement,
         progress,
         &LockWatch(shm, server),
@@ -574,7 +570,7 @@ fn collect(run: &mut Run, outcome: &runner::Outcome) {
     run.started = !(outcome.interrupted && records.iter().all(Option::is_none));
     run.cpu = outcome.cpu;
     run.elapsed = outcome.elapsed;
-    run.users = (0..run.plan.users as usize)
+    run.users = (0..run.plan.config.users as usize)
         .map(|i| {
             let failure = outcome.failures.get(i).cloned().flatten();
             match records.get(i).cloned().flatten() {
@@ -761,17 +757,12 @@ mod tests {
     #[test]
     fn users_are_built_from_the_payload() {
         let dir = tempfile::tempdir().unwrap();
-        let cfg = Config {
-            users: 3,
-            files: 2,
-            nrecs: 64,
-            reclen: 512,
-            reads: 3,
-            writes: 1,
-            locks: 8,
-            ..Default::default()
-        };
-        let spec = RunSpec::new(cfg, Mode::Threads, None, dir.path());
+        let spec = RunSpec::new(
+            super::super::tests::small(3),
+            Mode::Threads,
+            None,
+            dir.path(),
+        );
         let (work, files) = begin(&spec).unwrap();
         let plan = user_plan(&spec, &files, work.dir());
         let mut created = Created(Vec::new());
@@ -805,7 +796,7 @@ mod tests {
             .collect();
         let apart = runner::run_with(rule, alone, &NoProgress, &watch);
         let cycles: u64 = [threads, apart].iter().flat_map(|o| cycles_of(o, 3)).sum();
-        let taken: u64 = (0..2)
+        let taken: u64 = (0..3)
             .map(|f| shm.file(f).taken.load(Ordering::Acquire))
             .sum();
         assert_eq!(taken, 3 * cycles);

@@ -980,23 +980,19 @@ mod tests {
         assert_eq!(show(&runs[1]), "4 50 50");
         assert_eq!(show(&runs[11]), "16 100 50");
         assert!(runs.iter().all(|r| check_run(r).is_ok()));
-        assert!(
-            spectrum_item("USERS")
-                .unwrap_err()
-                .contains("neither an existing spectrum file nor a KEY=v1,v2,... list")
-        );
-        assert!(
-            spectrum_item("USERS=1,x")
-                .unwrap_err()
-                .contains("not a whole number")
-        );
+        for (item, why) in [
+            (
+                "USERS",
+                "neither an existing spectrum file nor a KEY=v1,v2,... list",
+            ),
+            ("USERS=1,x", "not a whole number"),
+            ("USERS=1,,2", "empty value"),
+        ] {
+            let e = spectrum_item(item).unwrap_err();
+            assert!(e.contains(why), "{item}: {e}");
+        }
         assert!(spectrum_item("FILE0=a").is_err());
         assert!(spectrum_item("BOGUS=1").is_err());
-        assert!(
-            spectrum_item("USERS=1,,2")
-                .unwrap_err()
-                .contains("empty value")
-        );
         // no items: one run with nothing set
         assert_eq!(cross_product(&[]), vec![Vec::<Assignment>::new()]);
     }

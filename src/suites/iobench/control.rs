@@ -6,6 +6,7 @@
 //! processes that do not stop are killed, files are removed).
 
 use super::config::Config;
+use super::result::IoBench;
 use super::server::{Server, ServerEnd};
 use super::shm::{self, Shm};
 use super::user::{self, Plan, User, UserRecord, UserThread};
@@ -13,11 +14,12 @@ use crate::engine::Choice;
 use crate::error::UsageError;
 use crate::measure::CpuTimes;
 use crate::runner::names::{self, Place};
-use crate::runner::{self, Progress, StopRule, Watch, signals};
+use crate::runner::{self, Placement, Progress, StopRule, Watch, signals};
 use crate::session::{Session, Setup};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::io::Write;
+use std::ops::Range;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -227,15 +229,15 @@ fn file_units(mode: Mode, users: u32, files: u32, limit: u64) -> u32 {
 /// Estimated memory of the users' records, to refuse what cannot fit.
 fn user_bytes(plan: &Plan) -> u64 {
     let kinds = 2
-        + u64::from(plan.writes > 0)
+        + u64::from(plan.config.writes > 0)
         + u64::from(plan.locking)
         + u64::from(plan.work_per_read > 0)
-        + 2 * u64::from(plan.units < plan.files);
+        + 2 * u64::from(plan.units < plan.config.files);
     kinds * crate::measure::compact::BUCKETS as u64 * 4
-        + plan.files as u64 * 80
+        + plan.config.files as u64 * 80
         + plan.series_secs as u64 * 16
         + 64 * 1024
-        + plan.reclen as u64
+        + plan.config.reclen as u64
 }
 
 /// Create and fill the files that do not exist (untimed). Returns false
@@ -383,19 +385,10 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         started: false,
         server: None,
     };
-    if !layout(&files, cfg.file_bytes(), spec.seed, &mut created)? {
+    let Some(shm) = prepare(&plan, &files, spec.seed, &mut created)?.map(Arc::new) else {
         run.interrupted = true;
         return Ok(run);
-    }
-    let shm_locks = if plan.locking || plan.verify {
-        plan.locks
-    } else {
-        0
     };
-    let shm = Arc::new(
-        Shm::create(plan.users, plan.files, shm_locks, plan.verify, b"")
-            .context("cannot make the shared memory region")?,
-    );
     let mut meter = match &spec.metering {
         Some(m) => Meter::start(m)?,
         None => Meter(None),
@@ -406,11 +399,16 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
         return Ok(run);
     }
     let server = if spec.server {
-        Some(Server::start(&shm, plan.users, plan.sleep_ns > 0)?)
+        Some(Server::start(&shm, cfg.users, plan.sleep_ns > 0)?)
     } else {
         None
     };
-    let outcome = run_users(spec, &Arc::new(plan), &shm, server.as_ref(), progress)?;
+    let payload = UserPayload {
+        plan,
+        shm_fd: shm.fd(),
+        processes: spec.mode == Mode::Processes,
+    };
+    let outcome = run_users(spec, &payload, &shm, server.as_ref(), progress)?;
     let stopped = Instant::now();
     run.server = server.map(Server::finish);
     collect(&mut run, &outcome);
@@ -421,6 +419,29 @@ pub fn execute(spec: &RunSpec, progress: &dyn Progress) -> Result<Run> {
     drop(created);
     drop(work);
     Ok(run)
+}
+
+/// The untimed prepare: create and fill the files the run makes, then the
+/// lock manager's region the users share. `None` when Ctrl-C arrived
+/// meanwhile.
+fn prepare(
+    plan: &Plan,
+    files: &[(PathBuf, bool)],
+    seed: u64,
+    created: &mut Created,
+) -> Result<Option<Shm>> {
+    let c = &plan.config;
+    if !layout(files, c.file_bytes(), seed, created)? {
+        return Ok(None);
+    }
+    let shm_locks = if plan.locking || plan.verify {
+        plan.locks
+    } else {
+        0
+    };
+    let shm = Shm::create(c.users, c.files, shm_locks, plan.verify, b"")
+        .context("cannot make the shared memory region")?;
+    Ok(Some(shm))
 }
 
 /// Refuse what cannot run, before anything is made.
@@ -477,12 +498,7 @@ fn user_plan(spec: &RunSpec, files: &[(PathBuf, bool)], work_dir: &Path) -> Plan
     let cfg = &spec.config;
     let nofile = crate::runner::limits::raise_nofile();
     Plan {
-        users: cfg.users,
-        files: cfg.files,
-        nrecs: cfg.nrecs,
-        reclen: cfg.reclen,
-        reads: cfg.reads,
-        writes: cfg.writes,
+        config: cfg.clone(),
         locks: cfg.effective_locks(),
         locking: cfg.locking(),
         sleep_ns: (cfg.sleep.max(0.0) * 1e9) as u64,
@@ -501,12 +517,12 @@ fn user_plan(spec: &RunSpec, files: &[(PathBuf, bool)], work_dir: &Path) -> Plan
 
 /// Refuse users whose records would take more than half the memory.
 fn check_memory(plan: &Plan, env: &crate::env::Environment) -> Result<()> {
-    let need = user_bytes(plan) * plan.users as u64;
+    let need = user_bytes(plan) * plan.config.users as u64;
     if env.memory_bytes > 0 && need > env.memory_bytes / 2 {
         crate::usage!(
             "USERS = {} with FILES = {} needs about {} for the users' records, more than half the memory ({}); use fewer users or files",
-            plan.users,
-            plan.files,
+            plan.config.users,
+            plan.config.files,
             crate::units::fmt_bytes(need),
             crate::units::fmt_bytes(env.memory_bytes)
         );
@@ -518,8 +534,8 @@ fn check_memory(plan: &Plan, env: &crate::env::Environment) -> Result<()> {
 /// the duration and wait for them.
 fn run_users(
     spec: &RunSpec,
-    plan: &Arc<Plan>,
-    shm: &Arc<Shm>,
+    payload: &UserPayload,
+    shm: &Shm,
     server: Option<&Server>,
     progress: &dyn Progress,
 ) -> Result<runner::Outcome> {
@@ -530,34 +546,20 @@ fn run_users(
         grace: Some(Duration::from_secs_f64((spec.config.end * 60.0).max(5.0))),
         ..Default::default()
     };
-    let watch = LockWatch(shm, server);
-    Ok(match spec.mode {
-        Mode::Threads => {
-            let users = (0..plan.users)
-                .map(
-                    |i| match User::new(Arc::clone(plan), Arc::clone(shm), i, false) {
-                        Ok(u) => UserThread::Ready(Box::new(u)),
-                        Err(e) => UserThread::Failed(Box::new(UserRecord::failed(plan, i, e))),
-                    },
-                )
-                .collect();
-            runner::run_with(rule, users, progress, &watch)
-        }
-        Mode::Processes => {
-            let payload = serde_json::to_vec(&ProcessPlan {
-                plan: (**plan).clone(),
-                shm_fd: shm.fd(),
-            })
-            .context("cannot serialise the plan")?;
-            let ps = runner::procs::ProcessSpec {
-                kind: PROCESS_KIND,
-                payload: &payload,
-                workers: plan.users as usize,
-                inherit: &[shm.fd()],
-            };
-            runner::procs::run(rule, &ps, progress, &watch)?
-        }
-    })
+    let placement = match spec.mode {
+        Mode::Threads => Placement::Threads,
+        Mode::Processes => Placement::Processes {
+            inherit: &[payload.shm_fd],
+        },
+    };
+    runner::run_workers::<IoBench>(
+        rule,
+        payload,
+        payload.plan.config.users as usize,
+        placement,
+        progress,
+        &LockWatch(shm, server),
+    )
 }
 
 /// Each user's end from the runner's outcome: its record, or a failed one
@@ -568,7 +570,7 @@ fn collect(run: &mut Run, outcome: &runner::Outcome) {
     run.started = !(outcome.interrupted && records.iter().all(Option::is_none));
     run.cpu = outcome.cpu;
     run.elapsed = outcome.elapsed;
-    run.users = (0..run.plan.users as usize)
+    run.users = (0..run.plan.config.users as usize)
         .map(|i| {
             let failure = outcome.failures.get(i).cloned().flatten();
             match records.get(i).cloned().flatten() {
@@ -673,32 +675,132 @@ fn end_delay(run: &Run, meter: &mut Meter, stopped: Instant) {
 /// The name of IOBENCH's user in the runner's process mode.
 pub const PROCESS_KIND: &str = "iobench-user";
 
-/// What a user process is built from: the plan, and the lock manager's
-/// region (a descriptor the process inherits).
+/// What every user is built from: the plan, the lock manager's region (a
+/// descriptor that user processes inherit and user threads map again) and
+/// whether users are processes.
 #[derive(Serialize, serde::Deserialize)]
-struct ProcessPlan {
+pub struct UserPayload {
     plan: Plan,
     shm_fd: i32,
+    processes: bool,
+}
+
+/// IOBENCH's users. Those of one call share the plan and one mapping of
+/// the region; users built alone share the region itself (it is the
+/// lock manager, shared by design), so each may run as a process.
+impl runner::Workers for IoBench {
+    const KIND: &'static str = PROCESS_KIND;
+    type Payload = UserPayload;
+    type Worker = UserThread;
+
+    fn workers(p: &UserPayload, range: Range<usize>) -> Result<Vec<UserThread>> {
+        // SAFETY: dup of the region's descriptor, which the controller
+        // keeps open for the run (and hands down to user processes).
+        let fd = unsafe { libc::dup(p.shm_fd) };
+        if fd < 0 {
+            anyhow::bail!(
+                "the lock manager's region was not handed down: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+        let shm = Arc::new(Shm::attach(fd).context("cannot map the lock manager's region")?);
+        let plan = Arc::new(p.plan.clone());
+        range
+            .map(|i| {
+                let me = i as u32;
+                match User::new(Arc::clone(&plan), Arc::clone(&shm), me, p.processes) {
+                    Ok(u) => Ok(UserThread::Ready(Box::new(u))),
+                    // a process that cannot set up fails as a worker; a
+                    // thread hands back its failed record, the others run
+                    Err(e) if p.processes => Err(anyhow::Error::msg(e)),
+                    Err(e) => Ok(UserThread::Failed(Box::new(UserRecord::failed(
+                        &plan, me, e,
+                    )))),
+                }
+            })
+            .collect()
+    }
 }
 
 /// User `index` in a worker process (the runner's process mode).
-pub fn process_worker(payload: &[u8], index: usize) -> Result<User> {
-    let p: ProcessPlan = serde_json::from_slice(payload).context("cannot read the plan")?;
-    // SAFETY: dup of a descriptor the parent handed down for this run.
-    let fd = unsafe { libc::dup(p.shm_fd) };
-    if fd < 0 {
-        anyhow::bail!(
-            "the lock manager's region was not handed down: {}",
-            std::io::Error::last_os_error()
-        );
-    }
-    let shm = Shm::attach(fd).context("cannot map the lock manager's region")?;
-    User::new(Arc::new(p.plan), Arc::new(shm), index as u32, true).map_err(anyhow::Error::msg)
+pub fn process_worker(payload: &[u8], index: usize) -> Result<Box<dyn runner::Worker>> {
+    runner::workers::build::<IoBench>(payload, index)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::{NoProgress, Worker};
+
+    /// Every user's record of a run: ran, no failure, and its ops add up
+    /// to its transactions (3 reads, 1 write, 3 locks each).
+    fn cycles_of(o: &runner::Outcome, users: usize) -> Vec<u64> {
+        let recs = o.records::<UserRecord>();
+        assert_eq!(recs.len(), users);
+        recs.into_iter()
+            .map(|r| {
+                let r = r.expect("a record per user");
+                assert_eq!(r.error, None);
+                assert!(r.cycles > 0);
+                assert_eq!(r.transaction.count, r.cycles);
+                assert_eq!(r.read.count, 3 * r.cycles);
+                assert_eq!(r.write.as_ref().unwrap().count, r.cycles);
+                assert_eq!(r.lock.as_ref().unwrap().count, 3 * r.cycles);
+                r.cycles
+            })
+            .collect()
+    }
+
+    /// Users built from the serialized payload, each alone (as a process
+    /// builds its own), measure what users built together as threads do,
+    /// and take their locks in the same region.
+    #[test]
+    fn users_are_built_from_the_payload() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = RunSpec::new(
+            super::super::tests::small(3),
+            Mode::Threads,
+            None,
+            dir.path(),
+        );
+        let (work, files) = begin(&spec).unwrap();
+        let plan = user_plan(&spec, &files, work.dir());
+        let mut created = Created(Vec::new());
+        let shm = prepare(&plan, &files, 1, &mut created).unwrap().unwrap();
+        let payload = UserPayload {
+            plan,
+            shm_fd: shm.fd(),
+            processes: false,
+        };
+        let bytes = serde_json::to_vec(&payload).unwrap();
+        let back: UserPayload = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(back.plan, payload.plan);
+        assert_eq!((back.shm_fd, back.processes), (shm.fd(), false));
+
+        let rule = StopRule {
+            duration: Some(Duration::from_millis(200)),
+            ..Default::default()
+        };
+        let watch = LockWatch(&shm, None);
+        let threads = runner::run_workers::<IoBench>(
+            rule,
+            &payload,
+            3,
+            Placement::Threads,
+            &NoProgress,
+            &watch,
+        )
+        .unwrap();
+        let alone: Vec<Box<dyn Worker>> = (0..3)
+            .map(|i| runner::workers::build::<IoBench>(&bytes, i).unwrap())
+            .collect();
+        let apart = runner::run_with(rule, alone, &NoProgress, &watch);
+        let cycles: u64 = [threads, apart].iter().flat_map(|o| cycles_of(o, 3)).sum();
+        let taken: u64 = (0..3)
+            .map(|f| shm.file(f).taken.load(Ordering::Acquire))
+            .sum();
+        assert_eq!(taken, 3 * cycles);
+    }
 
     #[test]
     fn units_share_the_descriptors() {

@@ -60,7 +60,9 @@ pub fn run_for(config: &Config, mode: Mode, duration: Duration, dir: &Path) -> R
 mod tests {
     use super::*;
 
-    fn small(users: u32) -> Config {
+    /// 3 files of 64 records of 512 bytes; 3 reads and 1 write per
+    /// transaction.
+    pub(super) fn small(users: u32) -> Config {
         Config {
             users,
             files: 3,

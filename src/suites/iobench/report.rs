@@ -385,12 +385,16 @@ fn additions(w: &mut String, plan: &RunConfig, t: &Figures, r: &RunResult) {
 
 /// Each op kind's latency percentiles, from the result.
 fn latency_table(w: &mut String, r: &RunResult) {
+    let row = |w: &mut String, kind: &str, count: String, cells: [String; 7]| {
+        let _ = write!(w, "  {kind:<11} {count:>10}");
+        for c in cells {
+            let _ = write!(w, " {c:>9}");
+        }
+        w.push('\n');
+    };
     if !r.ops.is_empty() {
-        let _ = writeln!(
-            w,
-            "  {:<11} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-            "latency", "count", "mean", "p50", "p90", "p99", "p99.9", "p99.99", "max"
-        );
+        let heads = ["mean", "p50", "p90", "p99", "p99.9", "p99.99", "max"];
+        row(w, "latency", "count".into(), heads.map(String::from));
     }
     for kind in [
         "transaction",
@@ -403,19 +407,10 @@ fn latency_table(w: &mut String, r: &RunResult) {
     ] {
         if let Some(op) = r.ops.get(kind) {
             let l = &op.latency_ns;
-            let _ = writeln!(
-                w,
-                "  {:<11} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-                kind,
-                op.count,
-                fmt_ns(l.mean),
-                fmt_ns(l.p50 as f64),
-                fmt_ns(l.p90 as f64),
-                fmt_ns(l.p99 as f64),
-                fmt_ns(l.p999 as f64),
-                fmt_ns(l.p9999 as f64),
-                fmt_ns(l.max as f64)
-            );
+            let tail = [l.p50, l.p90, l.p99, l.p999, l.p9999, l.max].map(|v| v as f64);
+            let [p50, p90, p99, p999, p9999, max] = tail.map(fmt_ns);
+            let cells = [fmt_ns(l.mean), p50, p90, p99, p999, p9999, max];
+            row(w, kind, op.count.to_string(), cells);
         }
     }
 }
@@ -535,21 +530,14 @@ mod tests {
         distribution(&mut w, &d);
         let lines: Vec<&str> = w.lines().collect();
         assert_eq!(lines.len(), 10);
-        assert!(
-            lines[1].starts_with("Seconds |     0 |     1 |"),
-            "{}",
-            lines[1]
-        );
-        assert!(
-            lines[2].starts_with("Count   | 13572 |  1912 |"),
-            "{}",
-            lines[2]
-        );
-        assert!(
-            lines[3].starts_with("Percent | 87.6% | 12.3% |"),
-            "{}",
-            lines[3]
-        );
+        let heads = [
+            "Seconds |     0 |     1 |",
+            "Count   | 13572 |  1912 |",
+            "Percent | 87.6% | 12.3% |",
+        ];
+        for (line, head) in lines[1..4].iter().zip(heads) {
+            assert!(line.starts_with(head), "{line}");
+        }
         assert!(lines[7].ends_with("   >24 |"), "{}", lines[7]);
         // a full bucket still leaves a space after the bar
         let mut w = String::new();

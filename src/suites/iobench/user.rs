@@ -10,6 +10,7 @@
 //! lock manager's words and counters, which IOBENCH shares by design, and
 //! the user's progress cell.
 
+use super::config::Config;
 use super::server::Client;
 use super::shm::Shm;
 use crate::engine::{EngineSpec, FileId, OpenHow, Req};
@@ -29,16 +30,11 @@ use std::time::Duration;
 /// more than 24.
 pub const DIST_BUCKETS: usize = 26;
 
-/// What every user needs to know; process users read it from the shared
-/// region.
+/// What every user needs to know: the parameters and what the controller
+/// made of them.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 pub struct Plan {
-    pub users: u32,
-    pub files: u32,
-    pub nrecs: u64,
-    pub reclen: u32,
-    pub reads: u32,
-    pub writes: u32,
+    pub config: Config,
     /// Lock words per file (min(L, N)).
     pub locks: u64,
     pub locking: bool,
@@ -133,7 +129,7 @@ pub const CPU_SAMPLE: u64 = 8;
 impl UserRecord {
     fn new(plan: &Plan, user: u32) -> Self {
         let opt = |on: bool| on.then(KindRec::new);
-        let short = plan.units < plan.files;
+        let short = plan.units < plan.config.files;
         UserRecord {
             user,
             cycles: 0,
@@ -145,9 +141,9 @@ impl UserRecord {
             start_ns: 0,
             end_ns: 0,
             start_unix: 0,
-            files: vec![FileRec::default(); plan.files as usize],
+            files: vec![FileRec::default(); plan.config.files as usize],
             read: KindRec::new(),
-            write: opt(plan.writes > 0),
+            write: opt(plan.config.writes > 0),
             lock: opt(plan.locking),
             cpu: opt(plan.work_per_read > 0),
             open: opt(short),
@@ -306,9 +302,9 @@ impl User {
         // one request at a time: a transaction reads, then writes the
         // record it read, under a lock
         let spec = EngineSpec::new(plan.engine).direct(plan.direct);
-        let mut engine =
-            Io::new(&spec, 1, plan.reclen as usize, plan.seed ^ me as u64).map_err(|e| e.0)?;
-        let (files, units, seed) = (plan.files, plan.units, plan.seed);
+        let mut engine = Io::new(&spec, 1, plan.config.reclen as usize, plan.seed ^ me as u64)
+            .map_err(|e| e.0)?;
+        let (files, units, seed) = (plan.config.files, plan.units, plan.seed);
         let rec = UserRecord::new(&plan, me);
         let client = (plan.server && plan.locking)
             .then(|| Client::new(&shm, me, Duration::from_nanos(plan.sleep_ns)));
@@ -434,13 +430,14 @@ impl State {
         tk: &mut Ticker,
     ) -> Result<bool, String> {
         let sleep = Duration::from_nanos(p.sleep_ns);
-        let first_write = p.reads - p.writes;
+        let c = &p.config;
+        let first_write = c.reads - c.writes;
         let began = now_ns();
         self.tx_work_ns = 0;
         self.sample_cpu = self.rec.cycles.is_multiple_of(CPU_SAMPLE);
-        for i in 0..p.reads {
-            let f = below(&mut self.rng, p.files as u64) as u32;
-            let r = below(&mut self.rng, p.nrecs);
+        for i in 0..c.reads {
+            let f = below(&mut self.rng, c.files as u64) as u32;
+            let r = below(&mut self.rng, c.nrecs);
             let id = self.file(tx.io, f, tk)?;
             let l = r % p.locks;
             if p.locking {
@@ -507,7 +504,7 @@ impl State {
         write: bool,
         tk: &mut Ticker,
     ) -> Result<(), String> {
-        let b = self.plan.reclen as u64;
+        let b = self.plan.config.reclen as u64;
         let c = io
             .exec(Req::read(id, r * b, b as u32))
             .map_err(|e| self.failed("read", f, r, e))?;

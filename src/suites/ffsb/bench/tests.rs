@@ -12,6 +12,7 @@ use crate::measure::OpKind;
 use crate::runner::{NoProgress, Progress};
 use crate::suites::ffsb::profile::{FileSystem, Op, Stats, Syscall, ThreadGroup};
 use crate::suites::ffsb::results::CallStats;
+use crate::workload::worker_rng;
 
 fn filesystem(loc: &Path) -> FileSystem {
     FileSystem {
@@ -1006,4 +1007,81 @@ fn random_skip_and_bound_groups_do_what_they_say() {
     assert!(s.invocations > 0);
     assert_eq!(s.transactions, s.invocations * 3);
     assert_eq!(s.read_bytes, s.invocations * (8192 + 1000));
+}
+
+/// Each thread's counters of a run of `plan`'s threads, `ops` each, and
+/// the run's op kinds with their counts.
+fn run_plan(plan: &ThreadPlan, ops: u64) -> (Vec<GroupResult>, Vec<(OpKind, u64)>) {
+    use crate::runner::Workers;
+    let threads = <crate::suites::ffsb::figures::Ffsb as Workers>::workers(plan, 0..4).unwrap();
+    let rule = StopRule {
+        ops: Some(ops * 4),
+        ..Default::default()
+    };
+    let out = runner::run(rule, threads, &NoProgress);
+    assert!(out.complete, "{:?}", out.error);
+    let counts = OpKind::ALL
+        .iter()
+        .filter_map(|&k| out.stats.kind(k).map(|s| (k, s.count)))
+        .collect();
+    let records = out.records::<GroupResult>().into_iter().map(Option::unwrap);
+    (records.collect(), counts)
+}
+
+#[test]
+fn threads_built_from_the_payload_after_serde_do_what_the_run_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
+    // operations that leave the file sets as they are, so two runs agree
+    let mut tg = group(&[
+        (Op::Read, 3),
+        (Op::ReadAll, 1),
+        (Op::Write, 2),
+        (Op::WriteAll, 1),
+        (Op::Stat, 2),
+        (Op::OpenClose, 1),
+    ]);
+    tg.num_threads = 2;
+    let bound = ThreadGroup {
+        bindfs: Some(b.clone()),
+        ..tg.clone()
+    };
+    let mut o = Options::new(profile(
+        vec![filesystem(&a), filesystem(&b)],
+        vec![tg, bound],
+        1,
+    ));
+    o.seed = 11;
+    let states: Vec<files::FsState> = (o.profile.filesystems.iter())
+        .map(|fs| files::FsState::new(fs, false))
+        .collect();
+    let mut places = setup::Places::default();
+    for (i, st) in states.iter().enumerate() {
+        assert!(setup::prepare(&o, i, st, &mut places, &NoProgress).is_ok());
+    }
+    let plan = ThreadPlan {
+        setting: o.setting(),
+        data: states.iter().map(|st| st.data.state()).collect(),
+    };
+    let json = serde_json::to_string(&plan).unwrap();
+    let back: ThreadPlan = serde_json::from_str(&json).unwrap();
+    assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    assert_eq!(back.data, plan.data);
+    let (threads, kinds) = run_plan(&plan, 50);
+    let (threads_back, kinds_back) = run_plan(&back, 50);
+    assert_eq!(kinds, kinds_back);
+    assert!(kinds.iter().any(|&(k, n)| k == OpKind::Write && n > 0));
+    let figures = |g: &GroupResult| {
+        g.ops
+            .iter()
+            .map(|t| (t.invocations, t.transactions, t.read_bytes, t.write_bytes))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(threads.len(), 4);
+    for (t, u) in threads.iter().zip(&threads_back) {
+        assert!(t.ops.iter().map(|o| o.invocations).sum::<u64>() > 0);
+        assert_eq!(figures(t), figures(u));
+    }
 }

@@ -59,16 +59,11 @@ pub(super) struct Usage {
 impl Usage {
     pub fn of(path: &Path) -> io::Result<Usage> {
         let st = rustix::fs::statvfs(path)?;
-        let frsize = if st.f_frsize != 0 {
-            st.f_frsize
-        } else {
-            st.f_bsize
-        };
         Ok(Usage {
             blocks: st.f_blocks,
             bfree: st.f_bfree,
             bavail: st.f_bavail,
-            frsize,
+            frsize: crate::env::block_unit(&st),
         })
     }
 

@@ -22,7 +22,7 @@ use super::thread::{AgeCtl, Params, Thread};
 use crate::engine::{Choice, EngineSpec};
 use crate::runner::{self, Io};
 use crate::suites::ffsb::figures::Ffsb;
-use crate::suites::ffsb::profile::{Profile, ThreadGroup};
+use crate::suites::ffsb::profile::{FileSystem, Profile, ThreadGroup};
 use crate::workload::worker_rng;
 
 /// Salt of the benchmark threads' PRNG streams, one per group.
@@ -153,6 +153,19 @@ pub struct AgePlan {
     pub fill: ListState,
 }
 
+impl AgePlan {
+    /// The file system aged and its aging thread group.
+    fn aged(&self) -> Result<(&FileSystem, &ThreadGroup)> {
+        let fs = (self.setting.profile.filesystems.get(self.fs))
+            .with_context(|| format!("the profile has no file system {}", self.fs))?;
+        let tg = fs
+            .age_group
+            .as_ref()
+            .with_context(|| format!("{} has no aging thread group", fs.location.display()))?;
+        Ok((fs, tg))
+    }
+}
+
 /// The aging thread group of a file system, until it is `desired_util`
 /// full. Each hands back where aging ended
 /// ([`super::thread::AgeEnd`]). They share the file system's fill files
@@ -162,17 +175,9 @@ impl runner::Workers for Aging {
     type Payload = AgePlan;
     type Worker = Thread;
     fn workers(plan: &AgePlan, range: Range<usize>) -> Result<Vec<Thread>> {
+        let (fs, tg) = plan.aged()?;
         let s = &plan.setting;
-        let p = &s.profile;
-        let fs = p
-            .filesystems
-            .get(plan.fs)
-            .with_context(|| format!("the profile has no file system {}", plan.fs))?;
-        let tg = fs
-            .age_group
-            .as_ref()
-            .with_context(|| format!("{} has no aging thread group", fs.location.display()))?;
-        let st = FsState::new(fs, p.directio);
+        let st = FsState::new(fs, s.profile.directio);
         st.fill.restore(plan.fill.clone());
         let fss: Arc<[FsState]> = Arc::new([st]);
         let ctl = Arc::new(AgeCtl::new(

@@ -177,12 +177,17 @@ pub fn parse_mountinfo(text: &str) -> Vec<MountInfo> {
 /// Free bytes available to an unprivileged writer (statvfs `f_bavail * f_frsize`).
 pub fn free_bytes(path: &Path) -> io::Result<u64> {
     let st = rustix::fs::statvfs(path)?;
-    let unit = if st.f_frsize != 0 {
+    Ok(st.f_bavail.saturating_mul(block_unit(&st)))
+}
+
+/// The unit of statvfs's block counts: `f_frsize`, or `f_bsize` where the
+/// file system leaves it 0.
+pub fn block_unit(st: &rustix::fs::StatVfs) -> u64 {
+    if st.f_frsize != 0 {
         st.f_frsize
     } else {
         st.f_bsize
-    };
-    Ok(st.f_bavail.saturating_mul(unit))
+    }
 }
 
 /// Whether the file system accepts `O_DIRECT`: create a temporary file in

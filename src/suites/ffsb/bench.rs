@@ -80,21 +80,22 @@ mod files;
 mod rand;
 mod setup;
 mod thread;
+mod workers;
 
 #[cfg(test)]
 mod tests;
 
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::engine::{Choice, EngineSpec};
+use crate::engine::Choice;
 use crate::error::UsageError;
-use crate::runner::{self, Io, NoProgress, Progress, StopRule, signals};
+use crate::runner::{self, NoProgress, NoWatch, Placement, Progress, StopRule, signals};
+use crate::suites::ffsb::figures::Ffsb;
 use crate::suites::ffsb::profile::Profile;
 use crate::suites::ffsb::results::{GroupResult, Outcome};
-use crate::workload::worker_rng;
 
 pub use setup::MARKER;
+pub use workers::{AgePlan, Aging, Setting, ThreadPlan};
 
 /// The most bytes aging may write unless told otherwise: 4 GiB.
 pub const DEFAULT_MAX_AGE_BYTES: u64 = 4 << 30;
@@ -132,13 +133,21 @@ impl Options {
     }
 }
 
+impl Options {
+    /// What the threads are built from, beside the file lists.
+    fn setting(&self) -> Setting {
+        Setting {
+            profile: self.profile.clone(),
+            engine: self.engine,
+            seed: self.seed,
+        }
+    }
+}
+
 /// Every refusal, before anything is written; each is one line.
 pub fn check(o: &Options) -> Result<(), String> {
     setup::check(o)
 }
-
-/// Salt of the benchmark threads' PRNG streams, one per group.
-const GROUP_SALT: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// Run the profile: build (or reuse) the file sets, age, run the thread
 /// groups for `time` seconds, clean up. A refusal of [`check`] is an
@@ -185,7 +194,11 @@ pub fn run(o: &Options, tell: &dyn Progress) -> anyhow::Result<Outcome> {
         places.ok();
         return Ok(finish(out, places));
     }
-    if let Err(e) = bench(o, &states, &mut out, tell) {
+    let plan = ThreadPlan {
+        setting: o.setting(),
+        data: states.iter().map(|st| st.data.state()).collect(),
+    };
+    if let Err(e) = bench(o, &plan, &mut out, tell) {
         out.error = Some(e);
     }
     if out.complete {
@@ -224,7 +237,7 @@ fn ctime_now() -> String {
 /// The timed part: sync, callout, the thread groups, sync.
 fn bench(
     o: &Options,
-    states: &[files::FsState],
+    plan: &ThreadPlan,
     out: &mut Outcome,
     tell: &dyn Progress,
 ) -> Result<(), String> {
@@ -243,34 +256,10 @@ fn bench(
         out.interrupted = true;
         return Ok(());
     }
-    let total: usize = p.threadgroups.iter().map(|t| t.num_threads as usize).sum();
-    let slots: Vec<OnceLock<GroupResult>> = (0..total).map(|_| OnceLock::new()).collect();
-    let mut workers = Vec::with_capacity(total);
-    let mut owner = Vec::with_capacity(total);
-    // one request at a time: an FFSB operation is a sequence of calls on
-    // one file (open, reads or writes, close), as ffsb's threads make them
-    let spec = EngineSpec::new(o.engine).direct(p.directio);
-    for (g, tg) in p.threadgroups.iter().enumerate() {
-        let max_len = tg.read_blocksize.max(tg.write_blocksize).max(1) as usize;
-        let bind = setup::bound_fs(p, tg);
-        let seed = o.seed ^ GROUP_SALT.wrapping_mul(g as u64 + 1);
-        for t in 0..tg.num_threads as usize {
-            let engine =
-                Io::new(&spec, 1, max_len, seed.wrapping_add(t as u64)).map_err(|e| e.0)?;
-            let slot = &slots[workers.len()];
-            workers.push(thread::Thread::new(thread::Params {
-                tg,
-                fss: states,
-                bind,
-                age: None,
-                aligned: p.directio || p.alignio,
-                rng: rand::RandBytes::new(&mut worker_rng(seed, t), rand::THREAD_BYTES),
-                engine,
-                out: Some(slot),
-            }));
-            owner.push(g);
-        }
-    }
+    // each thread's group, in worker order
+    let owner: Vec<usize> = (p.threadgroups.iter().enumerate())
+        .flat_map(|(g, tg)| std::iter::repeat_n(g, tg.num_threads as usize))
+        .collect();
     tell.say(&format!("Starting Actual Benchmark At: {}", ctime_now()));
     tell.say("");
     let rule = StopRule {
@@ -278,13 +267,21 @@ fn bench(
         pace: o.pace,
         ..Default::default()
     };
-    let r = runner::run(rule, workers, &NoProgress);
+    let r = runner::run_workers::<Ffsb>(
+        rule,
+        plan,
+        owner.len(),
+        Placement::Threads,
+        &NoProgress,
+        &NoWatch,
+    )
+    .map_err(|e| crate::error::cause(&e))?;
     sync(tell);
     tell.say(&format!("FFSB benchmark finished   at: {}", ctime_now()));
     tell.say("");
     let mut groups: Vec<GroupResult> = p.threadgroups.iter().map(|_| GroupResult::new(0)).collect();
-    for (slot, g) in slots.into_iter().zip(owner) {
-        if let Some(res) = slot.into_inner() {
+    for (res, g) in r.records::<GroupResult>().into_iter().zip(owner) {
+        if let Some(res) = res {
             groups[g].merge(&res);
         }
     }

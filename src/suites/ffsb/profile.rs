@@ -205,8 +205,9 @@ pub struct FileSystem {
     pub clone_of: Option<PathBuf>,
 }
 
-/// One `[threadgroup] … [end]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One `[threadgroup] … [end]`. Its default is FFSB's values before a
+/// profile sets anything: every option 0, no `bindfs`, no `[stats]`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ThreadGroup {
     /// Line of its `[threadgroup]` header.
     pub line: usize,
@@ -242,8 +243,8 @@ impl ThreadGroup {
     }
 }
 
-/// One `[stats] … [end]`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One `[stats] … [end]`; by default statistics off, no ranges.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     pub enable_stats: bool,
     pub enable_range: bool,
@@ -275,42 +276,6 @@ impl Default for FileSystem {
             desired_util: 0.0,
             age_group: None,
             clone_of: None,
-        }
-    }
-}
-
-/// FFSB's values before a profile sets anything: every option 0, no
-/// `bindfs`, no `[stats]`.
-impl Default for ThreadGroup {
-    fn default() -> ThreadGroup {
-        ThreadGroup {
-            line: 0,
-            num_threads: 0,
-            bindfs: None,
-            weights: [0; 15],
-            read_random: false,
-            read_skip: false,
-            read_size: 0,
-            read_blocksize: 0,
-            read_skipsize: 0,
-            write_random: false,
-            write_size: 0,
-            write_blocksize: 0,
-            fsync_file: false,
-            op_delay_ms: 0,
-            stats: None,
-        }
-    }
-}
-
-/// `[stats]` with nothing set: statistics off, no ranges.
-impl Default for Stats {
-    fn default() -> Stats {
-        Stats {
-            enable_stats: false,
-            enable_range: false,
-            ignore: Vec::new(),
-            ranges_ms: Vec::new(),
         }
     }
 }

@@ -7,11 +7,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use serde::{Deserialize, Serialize};
+
 use super::profile::{Op, Syscall};
 use crate::measure::{CpuTimes, KindStats, WorkerStats};
 
 /// One operation's counters in one thread group.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct OpTally {
     /// FFSB's "Transactions": read(2)/write(2) calls of the data operations
     /// (every call, the short last one included: iogauge counts what was
@@ -38,7 +40,7 @@ impl OpTally {
 }
 
 /// One system call's `[stats]` figures.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CallStats {
     pub calls: u64,
     pub min_ns: u64,
@@ -87,8 +89,9 @@ impl CallStats {
     }
 }
 
-/// One thread group's results (all its threads merged).
-#[derive(Debug, Clone)]
+/// One thread group's results (all its threads merged); a thread hands
+/// back its own as a group of one.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct GroupResult {
     pub threads: u32,
     /// Indexed by [`Op::index`].
@@ -126,9 +129,7 @@ impl GroupResult {
 
 /// What the set-up did to one file system before the run (in the result
 /// as it is).
-#[derive(
-    Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
-)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[schemars(rename = "ffsbFsSetup")]
 pub struct FsSetup {
     /// Where the file system's file sets are.

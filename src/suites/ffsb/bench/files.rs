@@ -16,11 +16,13 @@
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard};
 
+use serde::{Deserialize, Serialize};
+
 use super::rand::RandBytes;
 use crate::suites::ffsb::profile::FileSystem;
 
 /// One file (or directory) of a list.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 struct Entry {
     /// Exists (not a hole, not being removed).
     live: bool,
@@ -35,8 +37,10 @@ struct Entry {
     size: u64,
 }
 
-#[derive(Debug, Default)]
-struct Inner {
+/// What a list holds, as plain data: what the set-up laid out travels
+/// to the threads' payload as this.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ListState {
     entries: Vec<Entry>,
     /// Numbers of removed entries, oldest first (FFSB's circular list).
     holes: VecDeque<u32>,
@@ -87,7 +91,7 @@ pub(super) struct FileList {
     prefix: &'static [u8],
     /// New files go to a random `datadir<k>` (the data list only).
     subdirs: bool,
-    inner: Mutex<Inner>,
+    inner: Mutex<ListState>,
 }
 
 /// FFSB's names.
@@ -107,11 +111,11 @@ impl FileList {
             base: b,
             prefix: prefix.as_bytes(),
             subdirs,
-            inner: Mutex::new(Inner::default()),
+            inner: Mutex::new(ListState::default()),
         }
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+    fn lock(&self) -> MutexGuard<'_, ListState> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
@@ -126,6 +130,16 @@ impl FileList {
         let mut g = self.lock();
         g.dirs = (0..n).collect();
         g.next_dir = n;
+    }
+
+    /// What the list holds now.
+    pub fn state(&self) -> ListState {
+        self.lock().clone()
+    }
+
+    /// The list holds `state` (what [`FileList::state`] gave).
+    pub fn restore(&self, state: ListState) {
+        *self.lock() = state;
     }
 
     /// Files in the list.

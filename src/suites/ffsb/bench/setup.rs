@@ -27,12 +27,13 @@ use super::Options;
 use super::files::{
     DATA_PREFIX, DIR_PREFIX, FILL_PREFIX, FsState, META_PREFIX, SizeRule, number_of,
 };
-use super::rand::{BUILD_BYTES, RandBytes, THREAD_BYTES};
-use super::thread::{AgeCtl, Params, Thread};
+use super::rand::{BUILD_BYTES, RandBytes};
+use super::thread::{AgeCtl, AgeEnd};
+use super::workers::{AgePlan, Aging};
 use crate::engine::{AlignedBuf, EngineSpec};
 use crate::runner::Progress;
 use crate::runner::workdir::{check_dir, io_reason, reserve};
-use crate::runner::{self, Io, NoProgress, StopRule, signals};
+use crate::runner::{self, NoProgress, NoWatch, Placement, StopRule, signals};
 use crate::suites::ffsb::profile::{FileSystem, Op, Profile, ThreadGroup};
 use crate::suites::ffsb::results::FsSetup;
 use crate::units::fmt_bytes;
@@ -41,11 +42,10 @@ use crate::workload::worker_rng;
 /// The marker iogauge leaves beside the `data/` and `meta/` it makes.
 pub const MARKER: &str = ".iogauge-ffsb";
 
-/// Salts that give the file-set builds, the fill files and the aging
-/// threads PRNG streams of their own.
+/// Salts that give the file-set builds and the fill files PRNG streams
+/// of their own (the aging threads': [`super::workers::AGE_SALT`]).
 const BUILD_SALT: u64 = 0x4255_494c_4446_5342;
 const FILL_SALT: u64 = 0x4649_4c4c_4649_4c45;
-const AGE_SALT: u64 = 0x4147_494e_4754_4752;
 
 /// A file system's blocks, from statvfs(2).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,16 +59,11 @@ pub(super) struct Usage {
 impl Usage {
     pub fn of(path: &Path) -> io::Result<Usage> {
         let st = rustix::fs::statvfs(path)?;
-        let frsize = if st.f_frsize != 0 {
-            st.f_frsize
-        } else {
-            st.f_bsize
-        };
         Ok(Usage {
             blocks: st.f_blocks,
             bfree: st.f_bfree,
             bavail: st.f_bavail,
-            frsize,
+            frsize: crate::env::block_unit(&st),
         })
     }
 
@@ -1101,30 +1096,32 @@ fn age(
         written += size;
     }
     let ctl = AgeCtl::new(&fs.location, fs.desired_util, o.max_age_bytes, written);
-    if !ctl.poll() {
-        let max_len = tg.read_blocksize.max(tg.write_blocksize).max(1) as usize;
-        let mut workers = Vec::with_capacity(tg.num_threads as usize);
-        for t in 0..tg.num_threads as usize {
-            // one request at a time, as the benchmark's own threads
-            let spec = EngineSpec::new(o.engine).direct(p.directio);
-            let engine = Io::new(&spec, 1, max_len, o.seed ^ AGE_SALT ^ t as u64)
-                .map_err(|e| Halt::Failed(e.0))?;
-            workers.push(Thread::new(Params {
-                tg,
-                fss: std::slice::from_ref(st),
-                bind: None,
-                age: Some(&ctl),
-                aligned: p.directio || p.alignio,
-                rng: RandBytes::new(
-                    &mut worker_rng(o.seed ^ AGE_SALT ^ ((idx as u64) << 32), t),
-                    THREAD_BYTES,
-                ),
-                engine,
-                out: None,
-            }));
-        }
-        let r = runner::run(StopRule::default(), workers, &NoProgress);
-        s.aged_bytes = ctl.written.load(std::sync::atomic::Ordering::Relaxed);
+    let end = if ctl.poll() {
+        ctl.end()
+    } else {
+        let plan = AgePlan {
+            setting: o.setting(),
+            fs: idx,
+            max_bytes: o.max_age_bytes,
+            written,
+            fill: st.fill.state(),
+        };
+        let r = runner::run_workers::<Aging>(
+            StopRule::default(),
+            &plan,
+            tg.num_threads as usize,
+            Placement::Threads,
+            &NoProgress,
+            &NoWatch,
+        )
+        .map_err(|e| Halt::Failed(crate::error::cause(&e)))?;
+        // the threads share one count: any of them tells it
+        let end = r.records::<AgeEnd>().into_iter().flatten().next();
+        let end = end.unwrap_or_else(|| AgeEnd {
+            written,
+            ..AgeEnd::default()
+        });
+        s.aged_bytes = end.written;
         if r.interrupted {
             return Err(Halt::Interrupted);
         }
@@ -1134,12 +1131,13 @@ fn age(
                 crate::error::cause(&e)
             )));
         }
-    }
-    s.aged_bytes = ctl.written.load(std::sync::atomic::Ordering::Relaxed);
-    if let Some(e) = ctl.failed.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        end
+    };
+    s.aged_bytes = end.written;
+    if let Some(e) = end.failed {
         return Err(Halt::Failed(e));
     }
-    if ctl.over.load(std::sync::atomic::Ordering::Relaxed) {
+    if end.over {
         let now = Usage::of(&fs.location).map_or(0.0, |u| u.util());
         return Err(Halt::Failed(format!(
             "aging {shown} stopped after writing {} bytes (--max-age-bytes {}) at {} % of the {} % asked",

@@ -12,6 +12,7 @@ use crate::measure::OpKind;
 use crate::runner::{NoProgress, Progress};
 use crate::suites::ffsb::profile::{FileSystem, Op, Stats, Syscall, ThreadGroup};
 use crate::suites::ffsb::results::CallStats;
+use crate::workload::worker_rng;
 
 fn filesystem(loc: &Path) -> FileSystem {
     FileSystem {
@@ -33,20 +34,21 @@ fn group(weights: &[(Op, u32)]) -> ThreadGroup {
     ThreadGroup {
         line: 20,
         num_threads: 1,
-        bindfs: None,
         weights: w,
-        read_random: false,
-        read_skip: false,
         read_size: 8 << 10,
         read_blocksize: 4096,
-        read_skipsize: 0,
-        write_random: false,
         write_size: 8 << 10,
         write_blocksize: 4096,
-        fsync_file: false,
-        op_delay_ms: 0,
-        stats: None,
+        ..ThreadGroup::default()
     }
+}
+
+/// Two new directories `a` and `b` in `dir`.
+fn two_dirs(dir: &Path) -> (PathBuf, PathBuf) {
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
+    (a, b)
 }
 
 fn profile(fss: Vec<FileSystem>, tgs: Vec<ThreadGroup>, time: u32) -> Profile {
@@ -951,9 +953,7 @@ fn out_of_space_stops_the_run_cleanly() {
 #[test]
 fn random_skip_and_bound_groups_do_what_they_say() {
     let dir = tempfile::tempdir().unwrap();
-    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-    std::fs::create_dir(&a).unwrap();
-    std::fs::create_dir(&b).unwrap();
+    let (a, b) = two_dirs(dir.path());
     let fss: Vec<FileSystem> = [&a, &b]
         .iter()
         .map(|loc| FileSystem {
@@ -1006,4 +1006,135 @@ fn random_skip_and_bound_groups_do_what_they_say() {
     assert!(s.invocations > 0);
     assert_eq!(s.transactions, s.invocations * 3);
     assert_eq!(s.read_bytes, s.invocations * (8192 + 1000));
+}
+
+/// Each thread's counters of a run of `plan`'s threads, `ops` each, and
+/// the run's op kinds with their counts.
+fn run_plan(plan: &ThreadPlan, ops: u64) -> (Vec<GroupResult>, Vec<(OpKind, u64)>) {
+    use crate::runner::Workers;
+    let threads = <crate::suites::ffsb::figures::Ffsb as Workers>::workers(plan, 0..4).unwrap();
+    let rule = StopRule {
+        ops: Some(ops * 4),
+        ..Default::default()
+    };
+    let out = runner::run(rule, threads, &NoProgress);
+    assert!(out.complete, "{:?}", out.error);
+    let counts = OpKind::ALL
+        .iter()
+        .filter_map(|&k| out.stats.kind(k).map(|s| (k, s.count)))
+        .collect();
+    let records = out.records::<GroupResult>().into_iter().map(Option::unwrap);
+    (records.collect(), counts)
+}
+
+#[test]
+fn threads_built_from_the_payload_after_serde_do_what_the_run_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = two_dirs(dir.path());
+    // operations that leave the file sets as they are, so two runs agree
+    let mut tg = group(&[
+        (Op::Read, 3),
+        (Op::ReadAll, 1),
+        (Op::Write, 2),
+        (Op::WriteAll, 1),
+        (Op::Stat, 2),
+        (Op::OpenClose, 1),
+    ]);
+    tg.num_threads = 2;
+    let bound = ThreadGroup {
+        bindfs: Some(b.clone()),
+        ..tg.clone()
+    };
+    let mut o = Options::new(profile(
+        vec![filesystem(&a), filesystem(&b)],
+        vec![tg, bound],
+        1,
+    ));
+    o.seed = 11;
+    let states: Vec<files::FsState> = (o.profile.filesystems.iter())
+        .map(|fs| files::FsState::new(fs, false))
+        .collect();
+    let mut places = setup::Places::default();
+    for (i, st) in states.iter().enumerate() {
+        assert!(setup::prepare(&o, i, st, &mut places, &NoProgress).is_ok());
+    }
+    let plan = ThreadPlan {
+        setting: o.setting(),
+        data: states.iter().map(|st| st.data.state()).collect(),
+    };
+    let json = serde_json::to_string(&plan).unwrap();
+    let back: ThreadPlan = serde_json::from_str(&json).unwrap();
+    assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    assert_eq!(back.data, plan.data);
+    let (threads, kinds) = run_plan(&plan, 50);
+    let (threads_back, kinds_back) = run_plan(&back, 50);
+    assert_eq!(kinds, kinds_back);
+    assert!(kinds.iter().any(|&(k, n)| k == OpKind::Write && n > 0));
+    let figures = |g: &GroupResult| {
+        g.ops
+            .iter()
+            .map(|t| (t.invocations, t.transactions, t.read_bytes, t.write_bytes))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(threads.len(), 4);
+    for (t, u) in threads.iter().zip(&threads_back) {
+        assert!(t.ops.iter().map(|o| o.invocations).sum::<u64>() > 0);
+        assert_eq!(figures(t), figures(u));
+    }
+}
+
+#[test]
+fn aging_threads_built_from_the_payload_after_serde_share_one_count() {
+    use crate::runner::{NoWatch, Placement};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    let mut ag = group(&[(Op::Create, 1)]);
+    ag.num_threads = 2;
+    ag.write_blocksize = 16 << 10;
+    let fs = FileSystem {
+        agefs: true,
+        // never reached: aging stops at its limit
+        desired_util: 0.999,
+        min_filesize: 64 << 10,
+        max_filesize: 64 << 10,
+        age_group: Some(ag),
+        ..filesystem(dir.path())
+    };
+    let plan = AgePlan {
+        setting: Options::new(profile(vec![fs], vec![], 0)).setting(),
+        fs: 0,
+        max_bytes: 1 << 20,
+        written: 0,
+        fill: files::ListState::default(),
+    };
+    let json = serde_json::to_string(&plan).unwrap();
+    let back: AgePlan = serde_json::from_str(&json).unwrap();
+    assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    let r = runner::run_workers::<Aging>(
+        StopRule::default(),
+        &back,
+        2,
+        Placement::Threads,
+        &NoProgress,
+        &NoWatch,
+    )
+    .unwrap();
+    assert!(r.complete, "{:?}", r.error);
+    let ends: Vec<thread::AgeEnd> = r.records().into_iter().map(Option::unwrap).collect();
+    assert_eq!(ends.len(), 2);
+    // the threads stop on the count both add to: 17 files of 64 KiB, and
+    // at most the other thread's file in progress
+    for e in &ends {
+        assert!(e.over && e.failed.is_none(), "{e:?}");
+        assert!(
+            e.written > 1 << 20 && e.written <= 18 << 16,
+            "{}",
+            e.written
+        );
+    }
+    let files = entries(&dir.path().join("data"));
+    assert_eq!(
+        files.len() as u64,
+        r.stats.kind(OpKind::Create).unwrap().count
+    );
 }

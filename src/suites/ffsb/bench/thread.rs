@@ -16,7 +16,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use anyhow::{Result, anyhow};
@@ -32,6 +32,7 @@ use crate::runner::workdir::io_reason;
 use crate::runner::{Ctx, Transactions, Tx, Worker};
 use crate::suites::ffsb::profile::{Op, Syscall, ThreadGroup};
 use crate::suites::ffsb::results::{CallStats, GroupResult, OpTally};
+use serde::{Deserialize, Serialize};
 
 /// The op kinds a thread records.
 pub(super) const KINDS: [OpKind; 12] = [
@@ -165,26 +166,49 @@ impl AgeCtl {
     fn is_done(&self) -> bool {
         self.done.load(Ordering::Relaxed)
     }
+
+    /// Where aging ended (or stands).
+    pub fn end(&self) -> AgeEnd {
+        AgeEnd {
+            written: self.written.load(Ordering::Relaxed),
+            over: self.over.load(Ordering::Relaxed),
+            failed: self
+                .failed
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
+        }
+    }
 }
 
-/// What a thread is given.
-pub(super) struct Params<'a> {
-    pub tg: &'a ThreadGroup,
+/// Where aging ended: what an aging thread hands back.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgeEnd {
+    /// Bytes written, the fill files' included.
+    pub written: u64,
+    /// It wrote more than its limit before reaching the target.
+    pub over: bool,
+    /// Why the utilisation could not be read.
+    pub failed: Option<String>,
+}
+
+/// What a thread is given; the file systems and the aging are shared by
+/// the threads of a run.
+pub(super) struct Params {
+    pub tg: Arc<ThreadGroup>,
     /// The file systems it may work on (all of the profile's, or the one
     /// being aged).
-    pub fss: &'a [FsState],
+    pub fss: Arc<[FsState]>,
     /// `bindfs`: the index of its only file system.
     pub bind: Option<usize>,
     /// Aging: create, append and delete work on the fill files, and the
     /// thread stops when aging is done.
-    pub age: Option<&'a AgeCtl>,
+    pub age: Option<Arc<AgeCtl>>,
     /// Random offsets on 4 KiB boundaries (`alignio`, `directio`).
     pub aligned: bool,
     /// The thread's random bytes ([`super::rand::THREAD_BYTES`] of them).
     pub rng: RandBytes,
     pub engine: Io,
-    /// Where the thread's counters go when it ends.
-    pub out: Option<&'a OnceLock<GroupResult>>,
 }
 
 /// One operation's figures.
@@ -222,19 +246,21 @@ enum Plan {
     },
 }
 
-pub(super) struct Thread<'a> {
+/// One thread: when it ends it hands back its counters as a
+/// [`GroupResult`] of one thread, or, aging, an [`AgeEnd`].
+pub struct Thread {
     engine: Io,
-    work: Work<'a>,
+    work: Work,
 }
 
 /// All of a thread but its engine, which the runner lends each of its
 /// operations ([`Transactions`]).
-struct Work<'a> {
-    tg: &'a ThreadGroup,
+struct Work {
+    tg: Arc<ThreadGroup>,
     chooser: Chooser,
-    fss: &'a [FsState],
+    fss: Arc<[FsState]>,
     bind: Option<usize>,
-    age: Option<&'a AgeCtl>,
+    age: Option<Arc<AgeCtl>>,
     aligned: bool,
     rng: RandBytes,
     /// The path operated on, and a rename's new name.
@@ -246,7 +272,6 @@ struct Work<'a> {
     ranges_ns: Vec<(u64, u64)>,
     /// Bytes written by the operations so far.
     written: u64,
-    out: Option<&'a OnceLock<GroupResult>>,
 }
 
 /// A `msec_range` in nanoseconds (FFSB truncates to µs; iogauge keeps ns).
@@ -255,8 +280,8 @@ pub(super) fn range_ns((lo, hi): (f64, f64)) -> (u64, u64) {
     (ns(lo), ns(hi))
 }
 
-impl<'a> Thread<'a> {
-    pub fn new(p: Params<'a>) -> Thread<'a> {
+impl Thread {
+    pub(super) fn new(p: Params) -> Thread {
         let mut calls: [Option<CallStats>; 8] = Default::default();
         let mut ranges_ns = Vec::new();
         if let Some(st) = p.tg.stats.as_ref().filter(|s| s.enable_stats) {
@@ -270,8 +295,8 @@ impl<'a> Thread<'a> {
             }
         }
         let work = Work {
+            chooser: Chooser::new(&p.tg),
             tg: p.tg,
-            chooser: Chooser::new(p.tg),
             fss: p.fss,
             bind: p.bind,
             age: p.age,
@@ -283,7 +308,6 @@ impl<'a> Thread<'a> {
             calls,
             ranges_ns,
             written: 0,
-            out: p.out,
         };
         Thread {
             engine: p.engine,
@@ -294,12 +318,12 @@ impl<'a> Thread<'a> {
 
 /// One FFSB operation a transaction, until aging is done (or the run
 /// stops).
-impl Transactions for Work<'_> {
+impl Transactions for Work {
     fn next(&mut self, tx: &mut Tx) -> Result<bool> {
         if self.aged() {
             return Ok(false);
         }
-        let fss = self.fss;
+        let fss = Arc::clone(&self.fss);
         let op = self.chooser.pick(&mut self.rng);
         let i = match self.bind {
             Some(i) => i,
@@ -307,7 +331,7 @@ impl Transactions for Work<'_> {
         };
         let before = self.written;
         self.op(tx, op, &fss[i])?;
-        if let Some(age) = self.age {
+        if let Some(age) = &self.age {
             age.wrote(self.written - before);
         }
         if self.tg.op_delay_ms > 0 {
@@ -317,9 +341,9 @@ impl Transactions for Work<'_> {
     }
 }
 
-impl<'a> Work<'a> {
+impl Work {
     fn aged(&self) -> bool {
-        self.age.is_some_and(AgeCtl::is_done)
+        self.age.as_deref().is_some_and(AgeCtl::is_done)
     }
 
     /// `op_delay`, cut short when the run stops.
@@ -334,7 +358,7 @@ impl<'a> Work<'a> {
         }
     }
 
-    fn op(&mut self, tx: &mut Tx, op: Op, fs: &'a FsState) -> Result<()> {
+    fn op(&mut self, tx: &mut Tx, op: Op, fs: &FsState) -> Result<()> {
         // aging sends create, append and delete to the fill files
         let list = if self.age.is_some() && op.ages() {
             &fs.fill
@@ -371,7 +395,7 @@ impl<'a> Work<'a> {
         empty_is_error: bool,
     ) -> Result<Option<Picked>> {
         let (stop, hurry) = ctx.flags();
-        let age = self.age;
+        let age = self.age.as_deref();
         let give_up = || {
             stop.load(Ordering::Relaxed)
                 || hurry.load(Ordering::Relaxed)
@@ -626,16 +650,16 @@ impl<'a> Work<'a> {
     /// from 0 with `read_skipsize` gaps (`read_skip`).
     fn read(&mut self, tx: &mut Tx, list: &FileList) -> Result<()> {
         self.on_file(tx, list, Want::Read, Op::Read, |t, tx, p| {
-            let (tg, bs) = (t.tg, t.rbs());
-            let plan = if tg.read_skip && !tg.read_random {
+            let (bs, size, random) = (t.rbs(), t.tg.read_size, t.tg.read_random);
+            let plan = if t.tg.read_skip && !random {
                 Plan::Skip {
-                    n: tg.read_size / bs,
+                    n: size / bs,
                     bs,
-                    skip: u64::from(tg.read_skipsize),
-                    last: tg.read_size % bs,
+                    skip: u64::from(t.tg.read_skipsize),
+                    last: size % bs,
                 }
             } else {
-                t.span(tg.read_random, tg.read_size, bs, p.size)
+                t.span(random, size, bs, p.size)
             };
             t.whole(tx, OpenHow::READ, OpKind::Read, plan, false, false)
         })
@@ -657,8 +681,8 @@ impl<'a> Work<'a> {
     /// `write_size / write_blocksize` blocks at random offsets.
     fn write(&mut self, tx: &mut Tx, list: &FileList, op: Op, fsync: bool) -> Result<()> {
         self.on_file(tx, list, Want::Read, op, |t, tx, p| {
-            let (tg, bs) = (t.tg, t.wbs());
-            let plan = t.span(tg.write_random, tg.write_size, bs, p.size);
+            let bs = t.wbs();
+            let plan = t.span(t.tg.write_random, t.tg.write_size, bs, p.size);
             t.whole(tx, WRITE_ONLY, OpKind::Write, plan, fsync, false)
         })
     }
@@ -869,17 +893,21 @@ const APPEND: OpenHow = OpenHow {
     sync: false,
 };
 
-impl Worker for Thread<'_> {
+impl Worker for Thread {
     fn kinds(&self) -> &[OpKind] {
         &KINDS
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
         let Thread { engine, work } = self;
-        let r = engine.transact(ctx, work);
-        if let Some(out) = work.out {
-            let _ = out.set(work.result());
-        }
-        r
+        engine.transact(ctx, work)
+    }
+
+    fn finish(&mut self) -> serde_json::Value {
+        let end = match &self.work.age {
+            Some(age) => serde_json::to_value(age.end()),
+            None => serde_json::to_value(self.work.result()),
+        };
+        end.unwrap_or_default()
     }
 }

@@ -36,14 +36,7 @@ pub struct Args {
     pub out: OutputArgs,
 }
 
-impl super::Cmd for Args {
-    fn main(self) -> Result<Status> {
-        main(self)
-    }
-    fn output(&self) -> Option<OutputArgs> {
-        Some(self.out.clone())
-    }
-}
+common::cmd!(out);
 
 fn ns_arg(s: &str) -> Result<f64, String> {
     match s.trim().parse::<f64>() {

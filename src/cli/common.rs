@@ -302,11 +302,12 @@ fn engine_arg(s: &str) -> Result<Choice, String> {
     Choice::parse(s)
 }
 
-/// `--engine` of a command that takes only the engines `list`
-/// ([`super::Cmd::ENGINES`]): an unknown name is told those. A known one
+/// `--engine` of a command `A` that takes only the engines of its
+/// [`super::Cmd::ENGINES`]: an unknown name is told those. A known one
 /// outside the list is refused with its reason when the run is checked.
-pub fn engine_among(s: &str, list: &[Choice]) -> Result<Choice, String> {
+pub fn engine_among<A: super::Cmd>(s: &str) -> Result<Choice, String> {
     Choice::parse(s).map_err(|_| {
+        let list = A::ENGINES.unwrap_or_default();
         let names: Vec<&str> = list.iter().map(|c| c.name()).collect();
         format!(
             "unknown engine '{}'; the engines are: {}",
@@ -504,6 +505,37 @@ impl CheckArgs {
         self.check.then(|| checked(what))
     }
 }
+
+/// The load, result and `--check` flags of a command that runs at one load
+/// point: what `iogauge scale` reads of them beside the point itself.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct PointArgs {
+    #[command(flatten)]
+    pub load: LoadArgs,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// `impl Cmd for Args` of a command that runs with its module's
+/// `main(Args)` and writes its result to the [`OutputArgs`] at `self.PATH`:
+/// `cmd!(out)`, or `cmd!(run.out, { ... })` with the impl's other items (a
+/// default engine, the engines it takes, its load point).
+macro_rules! cmd {
+    ($($out:ident).+ $(, { $($item:tt)* })?) => {
+        impl super::Cmd for Args {
+            $($($item)*)?
+            fn main(self) -> anyhow::Result<super::common::Status> {
+                main(self)
+            }
+            fn output(&self) -> Option<super::common::OutputArgs> {
+                Some(self.$($out).+.clone())
+            }
+        }
+    };
+}
+pub(crate) use cmd;
 
 /// The line `--check` ends with when everything passed.
 pub fn checked(what: &str) -> Status {

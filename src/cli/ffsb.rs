@@ -36,32 +36,18 @@ pub struct Args {
     #[arg(long, value_name = "SIZE", default_value = "4G", value_parser = common::size_arg)]
     pub max_age_bytes: u64,
     /// I/O engine ('iogauge engines' describes each).
-    #[arg(long, value_name = "NAME", value_parser = engine_arg)]
+    #[arg(long, value_name = "NAME", value_parser = common::engine_among::<Args>)]
     pub engine: Option<Choice>,
     #[command(flatten)]
-    pub load: super::common::LoadArgs,
-    #[command(flatten)]
-    pub out: OutputArgs,
-    #[command(flatten)]
-    pub check: common::CheckArgs,
+    pub run: common::PointArgs,
 }
 
-impl super::Cmd for Args {
+common::cmd!(run.out, {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
     // FFSB's file sets need real files: not null
     const ENGINES: Option<&'static [Choice]> =
         Some(&[Choice::PSYNC, Choice::SYNC, Choice::BUFFERED]);
-    fn main(self) -> Result<Status> {
-        main(self)
-    }
-    fn output(&self) -> Option<OutputArgs> {
-        Some(self.out.clone())
-    }
-}
-
-fn engine_arg(s: &str) -> Result<Choice, String> {
-    common::engine_among(s, <Args as super::Cmd>::ENGINES.unwrap_or_default())
-}
+});
 
 /// The profile as the run will use it: parsed, relocated, its time set.
 fn load(a: &Args) -> Result<Profile> {
@@ -103,7 +89,7 @@ pub fn main(a: Args) -> Result<Status> {
             paths.removed(fs.location.display().to_string(), &fs.location);
         }
     }
-    a.out.check_with(&mut paths)?;
+    a.run.out.check_with(&mut paths)?;
     let engine = a.engine.unwrap_or(Choice::PSYNC);
     crate::engine::EngineSpec::new(engine)
         .direct(profile.directio)
@@ -115,25 +101,25 @@ pub fn main(a: Args) -> Result<Status> {
         max_age_bytes: a.max_age_bytes,
         allow_aging: a.allow_aging,
         engine,
-        pace: a.load.pace(a.seed)?,
+        pace: a.run.load.pace(a.seed)?,
     };
     bench::check(&o).map_err(UsageError)?;
-    if a.check.check {
+    if a.run.check.check {
         return Ok(common::checked(&a.profile.display().to_string()));
     }
     let started = now_rfc3339();
-    a.out.say(&report::settings(&o.profile));
-    let outcome = match bench::run(&o, &Live(&a.out)) {
+    a.run.out.say(&report::settings(&o.profile));
+    let outcome = match bench::run(&o, &Live(&a.run.out)) {
         Ok(x) => x,
         Err(e) if !crate::error::is_usage(&e) => {
             // the file sets could not be made: the result says why
             let mut r = figures::begun(&o, started);
             r.complete = false;
             r.error = Some(crate::error::cause(&e));
-            return common::finish(&a.out, &r, "");
+            return common::finish(&a.run.out, &r, "");
         }
         Err(e) => return Err(e),
     };
     let (result, _) = figures::result_of(&o, &outcome, started);
-    common::finish_with::<figures::Ffsb>(&a.out, &result)
+    common::finish_with::<figures::Ffsb>(&a.run.out, &result)
 }

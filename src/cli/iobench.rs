@@ -91,15 +91,9 @@ pub struct Args {
     pub check: common::CheckArgs,
 }
 
-impl super::Cmd for Args {
+common::cmd!(out, {
     const DEFAULT_ENGINE: Option<&'static str> = Some("sync");
-    fn main(self) -> Result<Status> {
-        main(self)
-    }
-    fn output(&self) -> Option<OutputArgs> {
-        Some(self.out.clone())
-    }
-}
+});
 
 fn check_parent(flag: &str, p: &Path) -> Result<()> {
     common::check_output(flag, p)

@@ -1,7 +1,7 @@
 //! `iogauge laddis`: one load point of LADDIS (SPEC SFS 1.0), the NFS
 //! operation mix run as local calls over a file set.
 
-use super::common::{self, LoadArgs, OutputArgs, Status};
+use super::common::{self, Status};
 use super::progress;
 use super::scale;
 use crate::runner::StopRule;
@@ -46,34 +46,22 @@ pub struct Args {
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
     #[command(flatten)]
-    pub load: LoadArgs,
-    #[command(flatten)]
-    pub out: OutputArgs,
-    #[command(flatten)]
-    pub check: common::CheckArgs,
+    pub run: common::PointArgs,
 }
 
-impl super::Cmd for Args {
+common::cmd!(run.out, {
     const LOAD_ABOUT: Option<&'static str> = Some(
         "LADDIS (its flags as 'iogauge laddis'); the load is its processes, or the NFS ops/s offered.",
     );
-    fn main(self) -> Result<Status> {
-        main(self)
-    }
-    fn output(&self) -> Option<OutputArgs> {
-        Some(self.out.clone())
-    }
     fn load_point(self) -> Option<scale::Point> {
         let flags = scale::PointFlags {
-            out: self.out.clone(),
-            check_only: self.check.check,
-            load: self.load.clone(),
+            args: self.run.clone(),
             workers: ("--procs", 4, self.procs),
             inputs: self.inputs(),
         };
         Some(scale::Point::new(flags, self.point()))
     }
-}
+});
 
 /// The mix `--mix` names: a built-in one, or a mix file.
 pub fn mix_arg(s: &str) -> Result<Mix> {
@@ -100,7 +88,7 @@ impl Args {
         Ok(LaddisPoint {
             options: self.options()?,
             duration: scale::repetition(self.duration),
-            pace: self.load.pace(self.seed)?,
+            pace: self.run.load.pace(self.seed)?,
             claim_given: self.claim.is_some(),
         })
     }
@@ -125,7 +113,7 @@ impl Args {
         }
         Ok(Options {
             procs: self.procs,
-            claim: self.claim.or(self.load.rate).unwrap_or(DEFAULT_CLAIM),
+            claim: self.claim.or(self.run.load.rate).unwrap_or(DEFAULT_CLAIM),
             fileset: (!self.scaling).then(|| self.fileset.unwrap_or(DEFAULT_FILESET)),
             mix: mix_arg(&self.mix)?,
             seed: self.seed,
@@ -135,26 +123,26 @@ impl Args {
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    a.out.check_with(&mut a.inputs())?;
+    a.run.out.check_with(&mut a.inputs())?;
     let o = a.options()?;
     o.check().map_err(crate::error::UsageError)?;
     let duration = a.duration.unwrap_or(Duration::from_secs(10));
     let rule = StopRule {
         duration: Some(duration),
-        pace: a.load.pace(a.seed)?,
+        pace: a.run.load.pace(a.seed)?,
         ..Default::default()
     };
-    if a.check.check {
+    if a.run.check.check {
         laddis::check(&o, &rule)?;
         return Ok(common::checked(&format!(
             "iogauge laddis, mix {}",
             o.mix.name()
         )));
     }
-    let rep = progress::with_bar("laddis", Some(duration), None, a.out.progress(), |p| {
+    let rep = progress::with_bar("laddis", Some(duration), None, a.run.out.progress(), |p| {
         laddis::run(&o, rule, p)
     })?;
-    common::finish_with::<Laddis>(&a.out, &rep.result)
+    common::finish_with::<Laddis>(&a.run.out, &rep.result)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `iogauge run`: the generic five-parameter workload.
 
-use super::common::{self, DepthArgs, EngineArgs, LoadArgs, OutputArgs, Status, SyncArgs};
+use super::common::{self, DepthArgs, EngineArgs, Status, SyncArgs};
 use super::progress::{self, Bar};
 use super::scale;
 use crate::engine::Choice;
@@ -71,11 +71,7 @@ pub struct Args {
     #[command(flatten)]
     pub sync: SyncArgs,
     #[command(flatten)]
-    pub load: LoadArgs,
-    #[command(flatten)]
-    pub out: OutputArgs,
-    #[command(flatten)]
-    pub check: common::CheckArgs,
+    pub run: common::PointArgs,
 }
 
 /// How the workers run.
@@ -85,27 +81,19 @@ pub enum WorkersAs {
     Processes,
 }
 
-impl super::Cmd for Args {
+common::cmd!(run.out, {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
     const LOAD_ABOUT: Option<&'static str> =
         Some("The generic workload (its flags as 'iogauge run'); the load is its workers (-p).");
-    fn main(self) -> anyhow::Result<Status> {
-        main(self)
-    }
-    fn output(&self) -> Option<OutputArgs> {
-        Some(self.out.clone())
-    }
     fn load_point(self) -> Option<scale::Point> {
         let flags = scale::PointFlags {
-            out: self.out.clone(),
-            check_only: self.check.check,
-            load: self.load.clone(),
+            args: self.run.clone(),
             workers: ("-p/--processes", 1, self.processes),
             inputs: common::Paths::new(),
         };
         Some(scale::Point::new(flags, self.point()))
     }
-}
+});
 
 impl Args {
     /// The workload at a load point, refused as its own run refuses it.
@@ -120,7 +108,7 @@ impl Args {
             setup: self.setup()?,
             duration: scale::repetition(self.duration),
             ramp: self.ramp,
-            pace: self.load.pace(self.seed)?,
+            pace: self.run.load.pace(self.seed)?,
             dir: self.dir.clone(),
             processes: self.workers_as == WorkersAs::Processes,
         })
@@ -185,27 +173,27 @@ impl Args {
             ops: self.ops,
             duration,
             ramp: self.ramp,
-            pace: self.load.pace(self.seed)?,
+            pace: self.run.load.pace(self.seed)?,
             ..Default::default()
         })
     }
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    a.out.check()?;
+    a.run.out.check()?;
     let spec = a.spec()?;
     let setup = a.setup()?;
     let rule = a.rule()?;
     let procs = a.workers_as == WorkersAs::Processes;
-    if a.check.check {
+    if a.run.check.check {
         crate::session::generic::check_generic(&spec, &setup, &a.dir, procs)?;
         return Ok(common::checked(&format!(
             "iogauge run: {}",
             describe(&spec, &setup)
         )));
     }
-    let bar = Bar::new("run", rule.duration, rule.ops, a.out.progress());
+    let bar = Bar::new("run", rule.duration, rule.ops, a.run.out.progress());
     let result = run_generic(&spec, &setup, rule, &a.dir, procs, progress::sink(&bar))?;
     drop(bar);
-    common::finish_with::<GenericRun>(&a.out, &result)
+    common::finish_with::<GenericRun>(&a.run.out, &result)
 }

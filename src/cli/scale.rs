@@ -72,16 +72,15 @@ impl super::Cmd for Args {
         main(self)
     }
     fn output(&self) -> Option<OutputArgs> {
-        Some(self.workload.flags().out.clone())
+        Some(self.workload.flags().args.out.clone())
     }
 }
 
 /// What scale reads of a workload's own flags.
 pub struct PointFlags {
-    pub out: OutputArgs,
-    /// Its `--check`: check everything, measure nothing.
-    pub check_only: bool,
-    pub load: common::LoadArgs,
+    /// Its load, result files and `--check` (check everything, measure
+    /// nothing).
+    pub args: common::PointArgs,
     /// The flag that sets its own concurrency, the flag's default, and
     /// what was given (the workers sharing an open loop's rate).
     pub workers: (&'static str, usize, usize),
@@ -182,7 +181,7 @@ impl Workload {
     /// own refusals; its point, once.
     fn checked_point(&mut self, open: bool) -> Result<Box<dyn LoadPoint>> {
         let f = self.flags();
-        let load = &f.load;
+        let load = &f.args.load;
         if load.rate.is_some() {
             crate::usage!(
                 "--rate: scale sets the rate of each point; give the rates to scale with --rates LIST|auto"
@@ -292,7 +291,7 @@ impl Args {
 }
 
 pub fn main(mut a: Args) -> Result<Status> {
-    let out = a.workload.flags().out.clone();
+    let out = a.workload.flags().args.out.clone();
     let mut paths = std::mem::take(&mut a.workload.point.flags.inputs);
     if let Some(p) = &a.plot {
         common::check_output("--plot", p)?;
@@ -316,7 +315,7 @@ pub fn main(mut a: Args) -> Result<Status> {
     }
     let point = a.workload.checked_point(open)?;
     let name = a.workload.name;
-    if a.workload.flags().check_only {
+    if a.workload.flags().args.check.check {
         return Ok(common::checked(&format!("iogauge scale {name}")));
     }
     let progress = out.progress();

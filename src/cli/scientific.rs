@@ -40,15 +40,9 @@ pub struct Args {
     pub out: OutputArgs,
 }
 
-impl super::Cmd for Args {
+common::cmd!(out, {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
-    fn main(self) -> Result<Status> {
-        main(self)
-    }
-    fn output(&self) -> Option<OutputArgs> {
-        Some(self.out.clone())
-    }
-}
+});
 
 impl Args {
     fn options(&self) -> Options {

@@ -55,14 +55,7 @@ pub struct Args {
     pub out: OutputArgs,
 }
 
-impl super::Cmd for Args {
-    fn main(self) -> Result<Status> {
-        main(self)
-    }
-    fn output(&self) -> Option<OutputArgs> {
-        Some(self.out.clone())
-    }
-}
+common::cmd!(out);
 
 /// A whole number, 0 included (the range is checked with a message of
 /// its own).

@@ -79,15 +79,9 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
-impl super::Cmd for Args {
+common::cmd!(output, {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
-    fn main(self) -> Result<Status> {
-        main(self)
-    }
-    fn output(&self) -> Option<OutputArgs> {
-        Some(self.output.clone())
-    }
-}
+});
 
 impl super::Cmd for PredictArgs {
     fn main(self) -> Result<Status> {

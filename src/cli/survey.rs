@@ -33,14 +33,7 @@ pub struct Args {
     pub output: OutputArgs,
 }
 
-impl super::Cmd for Args {
-    fn main(self) -> Result<Status> {
-        main(self)
-    }
-    fn output(&self) -> Option<OutputArgs> {
-        Some(self.output.clone())
-    }
-}
+super::common::cmd!(output);
 
 /// Draws a survey form's or a load point's progress bar on stderr
 /// ([`crate::suites::survey::Bars`]).

@@ -1,6 +1,6 @@
 //! `iogauge tpcb`: one load point of TPC-B's debit-credit transaction.
 
-use super::common::{self, LoadArgs, OutputArgs, Status};
+use super::common::{self, Status};
 use super::progress;
 use super::scale;
 use crate::engine::Choice;
@@ -39,36 +39,24 @@ pub struct Args {
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
     /// I/O engine ('iogauge engines' describes each).
-    #[arg(long, value_name = "NAME", value_parser = engine_arg)]
+    #[arg(long, value_name = "NAME", value_parser = common::engine_among::<Args>)]
     pub engine: Option<Choice>,
     /// Not offered: TPC-B's 100-byte records cannot be moved with O_DIRECT; kept to say so.
     #[arg(long, hide = true)]
     pub direct: bool,
     #[command(flatten)]
-    pub load: LoadArgs,
-    #[command(flatten)]
-    pub out: OutputArgs,
-    #[command(flatten)]
-    pub check: common::CheckArgs,
+    pub run: common::PointArgs,
 }
 
-impl super::Cmd for Args {
+common::cmd!(run.out, {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
     // buffered keeps writes from the other terminals, null does no I/O
     const ENGINES: Option<&'static [Choice]> = Some(&[Choice::PSYNC, Choice::SYNC]);
     const LOAD_ABOUT: Option<&'static str> =
         Some("TPC-B (its flags as 'iogauge tpcb'); the load is its terminals.");
-    fn main(self) -> Result<Status> {
-        main(self)
-    }
-    fn output(&self) -> Option<OutputArgs> {
-        Some(self.out.clone())
-    }
     fn load_point(self) -> Option<scale::Point> {
         let flags = scale::PointFlags {
-            out: self.out.clone(),
-            check_only: self.check.check,
-            load: self.load.clone(),
+            args: self.run.clone(),
             workers: ("--terminals", 4, self.terminals),
             inputs: common::Paths::new(),
         };
@@ -78,11 +66,7 @@ impl super::Cmd for Args {
         });
         Some(scale::Point::new(flags, point.map(TpcbPoint)))
     }
-}
-
-fn engine_arg(s: &str) -> Result<Choice, String> {
-    common::engine_among(s, <Args as super::Cmd>::ENGINES.unwrap_or_default())
-}
+});
 
 fn count_u32(s: &str) -> Result<u32, String> {
     let n = common::count_arg(s)?;
@@ -99,13 +83,13 @@ impl Args {
             seed: self.seed,
             engine: self.engine.unwrap_or(Choice::PSYNC),
             dir: self.dir.clone(),
-            pace: self.load.pace(self.seed)?,
+            pace: self.run.load.pace(self.seed)?,
         })
     }
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    a.out.check()?;
+    a.run.out.check()?;
     if a.direct {
         crate::usage!(
             "--direct: TPC-B's 100-byte records cannot be read or written with O_DIRECT (it needs whole 4 KiB blocks)"
@@ -113,12 +97,12 @@ pub fn main(a: Args) -> Result<Status> {
     }
     let o = a.options()?;
     o.check().map_err(crate::error::UsageError)?;
-    if a.check.check {
+    if a.run.check.check {
         tpcb::check(&o)?;
         return Ok(common::checked("iogauge tpcb"));
     }
-    let rep = progress::with_bar("tpcb", Some(o.duration), None, a.out.progress(), |p| {
+    let rep = progress::with_bar("tpcb", Some(o.duration), None, a.run.out.progress(), |p| {
         tpcb::run(&o, p)
     })?;
-    common::finish_with::<tpcb::Tpcb>(&a.out, &rep.result)
+    common::finish_with::<tpcb::Tpcb>(&a.run.out, &rep.result)
 }

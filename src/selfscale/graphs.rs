@@ -77,23 +77,16 @@ fn sweep(model: &Model) -> Sweep {
     }
 }
 
-/// Predicted against measured for `cases`, with the single-number
-/// benchmarks (`baselines`: name, MB/s).
-pub fn scatter_svg(
-    path: &Path,
-    title: &str,
-    cases: &[Case],
-    baselines: &[(String, f64)],
-) -> Result<()> {
-    let points: Vec<Predicted> = cases
+/// The points of the scatter of predicted against measured MB/s.
+pub fn predicted(cases: &[Case]) -> Vec<Predicted> {
+    cases
         .iter()
         .map(|c| Predicted {
             measured: c.measured.mb_per_s,
             predicted: c.predicted_mb_per_s,
             in_transition: c.in_transition,
         })
-        .collect();
-    workload::scatter_svg(path, title, &points, baselines)
+        .collect()
 }
 
 /// The file name of a region's graph of `p`: `region-2-size_mean.svg`.

@@ -40,6 +40,7 @@ pub use result::SelfScale;
 use crate::engine::FsyncPolicy;
 use crate::error::UsageError;
 use crate::report::RunResult;
+use crate::report::plot::workload::scatter_svg;
 use crate::session::generic::IoSetup;
 use anyhow::Result;
 use bench::{Bench, BenchConfig, Precision};
@@ -1456,13 +1457,13 @@ fn validation_files(
             c
         })
         .collect();
-    graphs::scatter_svg(
+    scatter_svg(
         &out.join("scatter.svg"),
         &format!(
             "predicted vs measured: median error {}",
             pct(v.before.median_error)
         ),
-        &sep_cases,
+        &graphs::predicted(&sep_cases),
         &vo.baselines,
     )?;
     files.push("scatter.svg".into());
@@ -1483,10 +1484,10 @@ fn validation_files(
         let mut m2 = m2.clone();
         m2.validation = Some(expected(a, true));
         m2.save(&out.join("model-refined.json"))?;
-        graphs::scatter_svg(
+        scatter_svg(
             &out.join("scatter-refined.svg"),
             &format!("refined model: median error {}", pct(a.median_error)),
-            &v.cases,
+            &graphs::predicted(&v.cases),
             &vo.baselines,
         )?;
         files.push("model-refined.json".into());

@@ -3,7 +3,7 @@
 //! of a non-separable one, refinement, and the model file's round trip.
 
 use super::explore::{Oracle, Plan, explore};
-use super::model::{CrossCurve, Model, Param, Point, Ranges, Settings, Workload};
+use super::model::{CrossCurve, Model, Param, Point, Ranges, Region, Settings, Workload};
 use super::validate::{self, Case};
 use super::{refine, regions};
 use anyhow::Result;
@@ -126,6 +126,11 @@ fn build_with<F: Fn(&Workload) -> f64>(p: &Plan, f: F) -> Model {
     m
 }
 
+/// The workload of the last point of `p`'s curve in `r`: its largest value.
+fn curve_end(r: &Region, p: Param) -> &Workload {
+    &r.curve(p).unwrap().points.last().unwrap().workload
+}
+
 /// A deterministic spread of workloads over the parts of each region where
 /// every curve was measured (no clamping at the curves' ends, no cliff).
 fn inside(m: &Model, n: usize) -> Vec<Workload> {
@@ -137,14 +142,7 @@ fn inside(m: &Model, n: usize) -> Vec<Workload> {
     };
     for i in 0..n {
         let r = &m.regions[i % m.regions.len()];
-        let smax = r
-            .curve(Param::SizeMean)
-            .unwrap()
-            .points
-            .last()
-            .unwrap()
-            .workload
-            .size_mean as f64;
+        let smax = curve_end(r, Param::SizeMean).size_mean as f64;
         let (ulo, uhi) = if r.number == 1 {
             (1.0 * MIB, 16.0 * MIB)
         } else {
@@ -346,14 +344,7 @@ fn refinement_lets_each_corner_decide_what_it_explains() {
         .into_iter()
         .map(|mut w| {
             let r = &m.regions[m.region_index(w.unique_bytes).unwrap()];
-            let pmax = r
-                .curve(Param::ProcessNum)
-                .unwrap()
-                .points
-                .last()
-                .unwrap()
-                .workload
-                .process_num;
+            let pmax = curve_end(r, Param::ProcessNum).process_num;
             if w.read_frac > 0.5 {
                 w.process_num = pmax;
                 w.seq_frac = 0.0;

@@ -137,16 +137,14 @@ pub const BENCHMARKS: &[Entry] = &[
         ..plain("iostone")
     },
     Entry {
+        processes: &[process::<super::postmark::PostMark>()],
         typed: typed::<super::postmark::PostMark>(),
         survey: Some(super::postmark::survey::form),
         ..plain("postmark")
     },
     Entry {
         name: "iobench",
-        processes: &[ProcessKind {
-            kind: super::iobench::PROCESS_KIND,
-            build: |p, i| Ok(Box::new(super::iobench::process_worker(p, i)?)),
-        }],
+        processes: &[process::<super::iobench::IoBench>()],
         services: &[Service {
             name: super::iobench::SERVICE,
             serve: super::iobench::serve,
@@ -190,6 +188,7 @@ pub const BENCHMARKS: &[Entry] = &[
         ..plain("tpcb")
     },
     Entry {
+        processes: &[process::<super::laddis::Laddis>()],
         typed: typed::<super::laddis::Laddis>(),
         survey: Some(super::laddis::survey::form),
         ..plain("laddis")

@@ -722,11 +722,6 @@ impl runner::Workers for IoBench {
     }
 }
 
-/// User `index` in a worker process (the runner's process mode).
-pub fn process_worker(payload: &[u8], index: usize) -> Result<Box<dyn runner::Worker>> {
-    runner::workers::build::<IoBench>(payload, index)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

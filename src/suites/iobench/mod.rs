@@ -36,7 +36,7 @@ mod user;
 
 pub use chart::{Figure, Series, figures, same_runs, series_of};
 pub use config::Config;
-pub use control::{Metering, Mode, PROCESS_KIND, Run, RunSpec, execute, process_worker};
+pub use control::{Metering, Mode, PROCESS_KIND, Run, RunSpec, execute};
 pub use result::{Figures, IoBench, figures_of, result_of};
 pub use server::{SERVICE, ServerEnd, serve};
 

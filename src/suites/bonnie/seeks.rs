@@ -654,29 +654,47 @@ mod tests {
         );
     }
 
+    /// One copy of 4 chunks in a directory of its own: the plan of its
+    /// `seekers` seekers, the feeder of `tickets`, and the pipes' ends
+    /// the plan names (open while the test lasts).
+    fn one_copy(
+        flavor: Flavor,
+        seekers: u32,
+        tickets: Vec<u8>,
+    ) -> (tempfile::TempDir, SeekPlan, Feed, [OwnedFd; 2]) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("Bonnie.1");
+        std::fs::write(&path, vec![0u8; 4 * 8192]).unwrap();
+        let (r, w) = ticket_pipe().unwrap();
+        let (ready_r, ready_w) = ticket_pipe().unwrap();
+        let plan = SeekPlan {
+            flavor,
+            engine: Choice::SYNC,
+            chunk: 8192,
+            chunks: 4,
+            sync_writes: false,
+            seekers,
+            seed: 1,
+            paths: vec![path],
+            fds: vec![r.as_raw_fd()],
+            ready: vec![ready_w.as_raw_fd()],
+        };
+        let feed = Feed {
+            pipe: w,
+            tickets,
+            file: None,
+            ready: ready_r,
+            seekers: seekers as usize,
+        };
+        (dir, plan, feed, [r, ready_w])
+    }
+
     /// A bonnie++ seeker: its time runs from its first ticket to its
     /// close, and it removes the file when done, as 2.00a's seeker object
     /// does; Bonnie's seeker leaves the file.
     #[test]
     fn a_bonnie_pp_seeker_times_itself_and_removes_the_file() {
         for flavor in [Flavor::BonniePlusPlus, Flavor::Bonnie] {
-            let dir = tempfile::tempdir().unwrap();
-            let path = dir.path().join("Bonnie.1");
-            std::fs::write(&path, vec![0u8; 4 * 8192]).unwrap();
-            let (r, w) = ticket_pipe().unwrap();
-            let (ready_r, ready_w) = ticket_pipe().unwrap();
-            let plan = SeekPlan {
-                flavor,
-                engine: Choice::SYNC,
-                chunk: 8192,
-                chunks: 4,
-                sync_writes: false,
-                seekers: 1,
-                seed: 1,
-                paths: vec![path.clone()],
-                fds: vec![r.as_raw_fd()],
-                ready: vec![ready_w.as_raw_fd()],
-            };
             let mut t = Vec::new();
             match flavor {
                 Flavor::BonniePlusPlus => {
@@ -686,13 +704,8 @@ mod tests {
                 }
                 Flavor::Bonnie => t.extend_from_slice(&[1, 1, 1, 0]),
             }
-            let feed = Feed {
-                pipe: w,
-                tickets: t,
-                file: None,
-                ready: ready_r,
-                seekers: 1,
-            };
+            let (_dir, plan, feed, _ends) = one_copy(flavor, 1, t);
+            let path = plan.paths[0].clone();
             let worker = SeekWorker::new(&plan, 0).unwrap();
             let feeder = std::thread::spawn(move || feed.run());
             let (m, err, _) = seekers_measured(
@@ -715,31 +728,9 @@ mod tests {
     /// (threads) or each alone from the decoded plan (as processes are):
     /// their seeks, and their reads, writes and fsyncs counted.
     fn two_seekers(alone: bool) -> (u64, Vec<u64>) {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("Bonnie.1");
-        std::fs::write(&path, vec![0u8; 4 * 8192]).unwrap();
-        let (r, w) = ticket_pipe().unwrap();
-        let (ready_r, ready_w) = ticket_pipe().unwrap();
-        let plan = SeekPlan {
-            flavor: Flavor::BonniePlusPlus,
-            engine: Choice::SYNC,
-            chunk: 8192,
-            chunks: 4,
-            sync_writes: false,
-            seekers: 2,
-            seed: 1,
-            paths: vec![path],
-            fds: vec![r.as_raw_fd()],
-            ready: vec![ready_w.as_raw_fd()],
-        };
         let tickets = [1i32, -10, 3, 4, -20, 6, END, END];
-        let feed = Feed {
-            pipe: w,
-            tickets: tickets.iter().flat_map(|v| v.to_ne_bytes()).collect(),
-            file: None,
-            ready: ready_r,
-            seekers: 2,
-        };
+        let t = tickets.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let (_dir, plan, feed, _ends) = one_copy(Flavor::BonniePlusPlus, 2, t);
         let feeder = std::thread::spawn(move || feed.run());
         let rule = runner::StopRule::default();
         let o = if alone {

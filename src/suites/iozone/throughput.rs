@@ -105,7 +105,7 @@ use super::offsets;
 use super::report::{
     self, ChildResult, Phase, PhaseResult, ThroughputRow, ThroughputStyle, ThroughputTable, Units,
 };
-use super::run::Role;
+use super::run::{Cell, Role, pass_kinds, write_untimed};
 use super::stdio::Stream;
 use crate::engine::{self, Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
@@ -471,30 +471,16 @@ impl<K: Engines> Parent<'_, K> {
             let mut e = self
                 .kind
                 .make(self.engine, Role::Main, i, self.need(Role::Main))?;
-            let fail = |what: &str, err: io::Error| {
-                anyhow!("writing {} (untimed): {what}: {err}", path.display())
+            let cell = Cell {
+                path,
+                reclen: self.reclen,
+                numrecs: self.numrecs,
             };
             let how = OpenHow {
                 truncate: false,
                 ..OpenHow::CREATE
             };
-            let f = e.open(path, how).map_err(|err| fail("open", err))?;
-            let (reclen, numrecs) = (self.reclen, self.numrecs);
-            let r = engine::untimed(|| -> Result<()> {
-                for r in 0..numrecs {
-                    let off = r * u64::from(reclen);
-                    let req = Req::write(f, off, reclen);
-                    let c = e.exec(req).map_err(|err| fail("write", err))?;
-                    if c.bytes != u64::from(reclen) {
-                        e.finish_write(req, c.bytes)
-                            .map_err(|err| fail("write", err))?;
-                    }
-                }
-                e.exec(Req::fsync(f)).map_err(|err| fail("fsync", err))?;
-                Ok(())
-            });
-            let closed = e.close(f).map_err(|err| fail("close", err));
-            r.and(closed)?;
+            write_untimed(&mut e, cell, how)?;
         }
         Ok(())
     }
@@ -942,9 +928,6 @@ impl Tally {
     }
 }
 
-const READ_KINDS: &[OpKind] = &[OpKind::Read, OpKind::Fsync, OpKind::Close];
-const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync, OpKind::Close];
-
 /// One child of a phase: its file opened before the start, its pass, its
 /// figures for the parent.
 pub struct ChildWorker {
@@ -1295,11 +1278,7 @@ fn wait_until(t: u64, ctx: &Ctx) -> bool {
 
 impl Worker for ChildWorker {
     fn kinds(&self) -> &[OpKind] {
-        if self.child.pass.write {
-            WRITE_KINDS
-        } else {
-            READ_KINDS
-        }
+        pass_kinds(self.child.pass.write)
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {

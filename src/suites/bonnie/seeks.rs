@@ -42,24 +42,25 @@ use super::{Flavor, IO_KINDS, Measured, Options, Rand, max_latency, measured};
 use crate::engine::{Choice, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind};
-use crate::runner::{self, Ctx, Io, Tx, Worker, procs};
+use crate::runner::{self, Ctx, Io, Placement, Tx, Worker, Workers};
 use crate::workload::bsd_random::BsdRandom;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
+use std::ops::Range;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The worker kind of Bonnie's seeker processes.
-pub const PROCESS_KIND: &str = "bonnie-seek";
+pub const PROCESS_KIND: &str = Seekers::KIND;
 
 /// bonnie++'s end-of-work ticket.
 const END: i32 = i32::MIN;
 
 /// What every seeker needs, as it crosses to a seeker process.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct SeekPlan {
+pub struct SeekPlan {
     flavor: Flavor,
     engine: Choice,
     chunk: u32,
@@ -72,6 +73,20 @@ struct SeekPlan {
     paths: Vec<PathBuf>,
     fds: Vec<RawFd>,
     ready: Vec<RawFd>,
+}
+
+/// The seekers of every copy. They share no memory: each opens the file
+/// and reads its tickets from its copy's pipe, whose descriptors the plan
+/// names (a thread's are the parent's, a process inherits them).
+pub struct Seekers;
+
+impl Workers for Seekers {
+    const KIND: &'static str = "bonnie-seek";
+    type Payload = SeekPlan;
+    type Worker = SeekWorker;
+    fn workers(plan: &SeekPlan, range: Range<usize>) -> Result<Vec<SeekWorker>> {
+        range.map(|i| SeekWorker::new(plan, i)).collect()
+    }
 }
 
 /// A seeker: its engine, and the rest apart so that a seek can borrow
@@ -289,9 +304,8 @@ impl Worker for SeekWorker {
 }
 
 /// A seeker process's worker, from the parent's plan.
-pub fn process_worker(payload: &[u8], index: usize) -> Result<SeekWorker> {
-    let plan: SeekPlan = serde_json::from_slice(payload).context("a bad seek plan")?;
-    SeekWorker::new(&plan, index)
+pub fn process_worker(payload: &[u8], index: usize) -> Result<Box<dyn Worker>> {
+    runner::workers::build::<Seekers>(payload, index)
 }
 
 /// What a seeker hands back: its slowest seek, its seeks, its own CPU
@@ -460,33 +474,21 @@ fn run_seekers(
     n: usize,
     as_processes: bool,
 ) -> Result<(Measured, Option<anyhow::Error>, bool)> {
-    if as_processes {
-        let payload = serde_json::to_vec(plan)?;
-        let fds: Vec<RawFd> = plan.fds.iter().chain(&plan.ready).copied().collect();
-        let spec = procs::ProcessSpec {
-            kind: PROCESS_KIND,
-            payload: &payload,
-            workers: n,
-            inherit: &fds,
-        };
-        let outcome = procs::run(
-            runner::StopRule::default(),
-            &spec,
-            &runner::NoProgress,
-            &runner::NoWatch,
-        );
-        outcome.map(|oc| seekers_measured(oc, n))
+    let fds: Vec<RawFd> = plan.fds.iter().chain(&plan.ready).copied().collect();
+    let placement = if as_processes {
+        Placement::Processes { inherit: &fds }
     } else {
-        let workers = (0..n)
-            .map(|i| SeekWorker::new(plan, i))
-            .collect::<Result<Vec<_>>>();
-        workers.map(|w| {
-            seekers_measured(
-                runner::run(runner::StopRule::default(), w, &runner::NoProgress),
-                n,
-            )
-        })
-    }
+        Placement::Threads
+    };
+    let outcome = runner::run_workers::<Seekers>(
+        runner::StopRule::default(),
+        plan,
+        n,
+        placement,
+        &runner::NoProgress,
+        &runner::NoWatch,
+    );
+    outcome.map(|oc| seekers_measured(oc, n))
 }
 
 /// Run the seeks of every copy at once.
@@ -652,29 +654,47 @@ mod tests {
         );
     }
 
+    /// One copy of 4 chunks in a directory of its own: the plan of its
+    /// `seekers` seekers, the feeder of `tickets`, and the pipes' ends
+    /// the plan names (open while the test lasts).
+    fn one_copy(
+        flavor: Flavor,
+        seekers: u32,
+        tickets: Vec<u8>,
+    ) -> (tempfile::TempDir, SeekPlan, Feed, [OwnedFd; 2]) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("Bonnie.1");
+        std::fs::write(&path, vec![0u8; 4 * 8192]).unwrap();
+        let (r, w) = ticket_pipe().unwrap();
+        let (ready_r, ready_w) = ticket_pipe().unwrap();
+        let plan = SeekPlan {
+            flavor,
+            engine: Choice::SYNC,
+            chunk: 8192,
+            chunks: 4,
+            sync_writes: false,
+            seekers,
+            seed: 1,
+            paths: vec![path],
+            fds: vec![r.as_raw_fd()],
+            ready: vec![ready_w.as_raw_fd()],
+        };
+        let feed = Feed {
+            pipe: w,
+            tickets,
+            file: None,
+            ready: ready_r,
+            seekers: seekers as usize,
+        };
+        (dir, plan, feed, [r, ready_w])
+    }
+
     /// A bonnie++ seeker: its time runs from its first ticket to its
     /// close, and it removes the file when done, as 2.00a's seeker object
     /// does; Bonnie's seeker leaves the file.
     #[test]
     fn a_bonnie_pp_seeker_times_itself_and_removes_the_file() {
         for flavor in [Flavor::BonniePlusPlus, Flavor::Bonnie] {
-            let dir = tempfile::tempdir().unwrap();
-            let path = dir.path().join("Bonnie.1");
-            std::fs::write(&path, vec![0u8; 4 * 8192]).unwrap();
-            let (r, w) = ticket_pipe().unwrap();
-            let (ready_r, ready_w) = ticket_pipe().unwrap();
-            let plan = SeekPlan {
-                flavor,
-                engine: Choice::SYNC,
-                chunk: 8192,
-                chunks: 4,
-                sync_writes: false,
-                seekers: 1,
-                seed: 1,
-                paths: vec![path.clone()],
-                fds: vec![r.as_raw_fd()],
-                ready: vec![ready_w.as_raw_fd()],
-            };
             let mut t = Vec::new();
             match flavor {
                 Flavor::BonniePlusPlus => {
@@ -684,13 +704,8 @@ mod tests {
                 }
                 Flavor::Bonnie => t.extend_from_slice(&[1, 1, 1, 0]),
             }
-            let feed = Feed {
-                pipe: w,
-                tickets: t,
-                file: None,
-                ready: ready_r,
-                seekers: 1,
-            };
+            let (_dir, plan, feed, _ends) = one_copy(flavor, 1, t);
+            let path = plan.paths[0].clone();
             let worker = SeekWorker::new(&plan, 0).unwrap();
             let feeder = std::thread::spawn(move || feed.run());
             let (m, err, _) = seekers_measured(
@@ -707,6 +722,44 @@ mod tests {
             assert!(m.elapsed > Duration::ZERO);
             assert_eq!(path.exists(), flavor == Flavor::Bonnie, "{flavor:?}");
         }
+    }
+
+    /// Two bonnie++ seekers fed 6 tickets (2 updates), built together
+    /// (threads) or each alone from the decoded plan (as processes are):
+    /// their seeks, and their reads, writes and fsyncs counted.
+    fn two_seekers(alone: bool) -> (u64, Vec<u64>) {
+        let tickets = [1i32, -10, 3, 4, -20, 6, END, END];
+        let t = tickets.iter().flat_map(|v| v.to_ne_bytes()).collect();
+        let (_dir, plan, feed, _ends) = one_copy(Flavor::BonniePlusPlus, 2, t);
+        let feeder = std::thread::spawn(move || feed.run());
+        let rule = runner::StopRule::default();
+        let o = if alone {
+            let bytes = serde_json::to_vec(&plan).unwrap();
+            let back: SeekPlan = serde_json::from_slice(&bytes).unwrap();
+            assert_eq!(serde_json::to_vec(&back).unwrap(), bytes);
+            let w: Vec<Box<dyn Worker>> = (0..2)
+                .map(|i| runner::workers::build::<Seekers>(&bytes, i).unwrap())
+                .collect();
+            runner::run(rule, w, &runner::NoProgress)
+        } else {
+            let (p, n) = (Placement::Threads, &runner::NoProgress);
+            runner::run_workers::<Seekers>(rule, &plan, 2, p, n, &runner::NoWatch).unwrap()
+        };
+        feeder.join().unwrap().unwrap();
+        let (m, err, _) = seekers_measured(o, 2);
+        assert!(err.is_none(), "{err:?}");
+        let counts = IO_KINDS
+            .iter()
+            .map(|&k| m.stats.kind(k).map_or(0, |s| s.count))
+            .collect();
+        (m.work, counts)
+    }
+
+    #[test]
+    fn seekers_built_from_the_decoded_plan_seek_as_threads_do() {
+        let threads = two_seekers(false);
+        assert_eq!(threads, (6, vec![6, 2, 2]));
+        assert_eq!(two_seekers(true), threads);
     }
 
     #[test]

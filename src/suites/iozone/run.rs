@@ -357,10 +357,10 @@ impl Order<'_> {
 
 /// One cell: the file's path, the record and the file's records.
 #[derive(Clone, Copy)]
-struct Cell<'a> {
-    path: &'a Path,
-    reclen: u32,
-    numrecs: u64,
+pub(super) struct Cell<'a> {
+    pub path: &'a Path,
+    pub reclen: u32,
+    pub numrecs: u64,
 }
 
 impl Cell<'_> {
@@ -869,21 +869,33 @@ impl<W: Worker> Worker for ByRef<'_, W> {
     }
 }
 
-const READ_KINDS: &[OpKind] = &[OpKind::Read, OpKind::Fsync, OpKind::Close];
-const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync, OpKind::Close];
+/// What a pass records: its reads or writes, `-e`'s fsync, `-c`'s close.
+pub(super) fn pass_kinds(write: bool) -> &'static [OpKind] {
+    if write {
+        &[OpKind::Write, OpKind::Fsync, OpKind::Close]
+    } else {
+        &[OpKind::Read, OpKind::Fsync, OpKind::Close]
+    }
+}
 
 /// Write the cell's file untimed, for tests run without `-i 0`.
 fn layout(e: &mut Io, c: Cell) -> Result<()> {
+    match e.unlink(c.path) {
+        Err(err) if err.kind() != io::ErrorKind::NotFound => {
+            bail!("writing {} (untimed): unlink: {err}", c.path.display())
+        }
+        _ => {}
+    }
+    write_untimed(e, c, OpenHow::CREATE)
+}
+
+/// Open the cell's file `how`, write its records, fsync and close it,
+/// all untimed.
+pub(super) fn write_untimed(e: &mut Io, c: Cell, how: OpenHow) -> Result<()> {
     let ctx = |what: &str, err: io::Error| {
         anyhow!("writing {} (untimed): {what}: {err}", c.path.display())
     };
-    match e.unlink(c.path) {
-        Err(err) if err.kind() != io::ErrorKind::NotFound => return Err(ctx("unlink", err)),
-        _ => {}
-    }
-    let f = e
-        .open(c.path, OpenHow::CREATE)
-        .map_err(|err| ctx("open", err))?;
+    let f = e.open(c.path, how).map_err(|err| ctx("open", err))?;
     let r = engine::untimed(|| -> Result<()> {
         for i in 0..c.numrecs {
             let off = i * u64::from(c.reclen);
@@ -1046,11 +1058,7 @@ fn timed_op<T, E>(
 
 impl Worker for Pass<'_> {
     fn kinds(&self) -> &[OpKind] {
-        if self.plan.kind == OpKind::Read {
-            READ_KINDS
-        } else {
-            WRITE_KINDS
-        }
+        pass_kinds(self.plan.kind != OpKind::Read)
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
@@ -1170,7 +1178,7 @@ impl Fwrite<'_> {
 
 impl Worker for Fwrite<'_> {
     fn kinds(&self) -> &[OpKind] {
-        WRITE_KINDS
+        pass_kinds(true)
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
@@ -1305,7 +1313,7 @@ fn vector_call(
 
 impl Worker for Vectored<'_> {
     fn kinds(&self) -> &[OpKind] {
-        if self.write { WRITE_KINDS } else { READ_KINDS }
+        pass_kinds(self.write)
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {

@@ -89,6 +89,7 @@
 //!   such figure.
 
 use std::io;
+use std::ops::Range;
 use std::os::fd::{BorrowedFd, IntoRawFd, RawFd};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -104,15 +105,17 @@ use super::offsets;
 use super::report::{
     self, ChildResult, Phase, PhaseResult, ThroughputRow, ThroughputStyle, ThroughputTable, Units,
 };
-use super::run::Role;
+use super::run::{Cell, Role, pass_kinds, write_untimed};
 use super::stdio::Stream;
 use crate::engine::{self, Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
-use crate::runner::{self, Ctx, Io, NoProgress, NoWatch, StopRule, Tx, Worker, procs, signals};
+use crate::runner::{
+    self, Ctx, Io, NoProgress, NoWatch, Placement, StopRule, Tx, Worker, Workers, procs, signals,
+};
 
 /// The worker kind of IOzone's child processes.
-pub const PROCESS_KIND: &str = "iozone-child";
+pub const PROCESS_KIND: &str = Children::KIND;
 
 /// One child's times over a phase (`-+u`).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -198,8 +201,7 @@ pub fn run(
     progress: &dyn Fn(&str),
     on_event: &mut dyn FnMut(Event),
 ) -> Result<Outcome> {
-    let make = move |role: Role, _child: usize, need: Need| make_io(engine, role, need);
-    run_with(config, dir, engine, &make, settle, progress, on_event)
+    run_with(config, dir, engine, &Children, settle, progress, on_event)
 }
 
 /// What a throughput run tells as it goes, in IOzone's order: each child
@@ -230,15 +232,48 @@ pub(super) fn make_io(choice: Choice, role: Role, need: Need) -> Result<Io> {
     Ok(Io::new(&spec, 1, need.max_len, 0)?)
 }
 
-/// An engine maker for a role and child (threads only; tests wrap them).
-type Make<'a> = dyn Fn(Role, usize, Need) -> Result<Io> + 'a;
+/// The children of a phase built from its payload, and the engines of
+/// the untimed layout: IOzone's ([`Children`]), or in the tests engines
+/// slowed or failing (what slows them is in their payload).
+trait Engines: Workers<Worker = ChildWorker> {
+    /// The payload of a phase planned as `plan`.
+    fn payload(&self, plan: Plan) -> Self::Payload;
+    /// Child `child`'s engine for `role`.
+    fn make(&self, choice: Choice, role: Role, child: usize, need: Need) -> Result<Io>;
+}
 
-/// [`run`], with the threads' engines made by `make`.
-fn run_with(
+/// The children of a phase, each on the engine [`make_io`] makes. Built
+/// together (threads) they share one stonewall flag, an `Arc` made by the
+/// call; built alone (a process each) each maps the shared memory that
+/// the plan's `wall_fd` names and the child inherits.
+pub struct Children;
+
+impl Workers for Children {
+    const KIND: &'static str = "iozone-child";
+    type Payload = Plan;
+    type Worker = ChildWorker;
+    fn workers(plan: &Plan, range: Range<usize>) -> Result<Vec<ChildWorker>> {
+        ChildWorker::group(plan, range, &|role, _, need| {
+            make_io(plan.engine, role, need)
+        })
+    }
+}
+
+impl Engines for Children {
+    fn payload(&self, plan: Plan) -> Plan {
+        plan
+    }
+    fn make(&self, choice: Choice, role: Role, _child: usize, need: Need) -> Result<Io> {
+        make_io(choice, role, need)
+    }
+}
+
+/// [`run`], with the children and their engines of `kind`.
+fn run_with<K: Engines>(
     config: &Config,
     dir: &Path,
     engine: Choice,
-    make: &Make,
+    kind: &K,
     settle: Duration,
     progress: &dyn Fn(&str),
     on_event: &mut dyn FnMut(Event),
@@ -260,7 +295,7 @@ fn run_with(
         cfg: config,
         dir,
         engine,
-        make,
+        kind,
         settle,
         progress,
         reclen,
@@ -295,11 +330,11 @@ impl From<anyhow::Error> for Stop {
     }
 }
 
-struct Parent<'a> {
+struct Parent<'a, K> {
     cfg: &'a Config,
     dir: &'a Path,
     engine: Choice,
-    make: &'a Make<'a>,
+    kind: &'a K,
     settle: Duration,
     progress: &'a dyn Fn(&str),
     reclen: u32,
@@ -310,7 +345,7 @@ struct Parent<'a> {
     out: Outcome,
 }
 
-impl Parent<'_> {
+impl<K: Engines> Parent<'_, K> {
     fn stopped(&self) -> bool {
         self.out.interrupted || self.out.error.is_some()
     }
@@ -433,31 +468,19 @@ impl Parent<'_> {
             if signals::interrupted() {
                 return Err(Stop::Interrupted);
             }
-            let mut e = (self.make)(Role::Main, i, self.need(Role::Main))?;
-            let fail = |what: &str, err: io::Error| {
-                anyhow!("writing {} (untimed): {what}: {err}", path.display())
+            let mut e = self
+                .kind
+                .make(self.engine, Role::Main, i, self.need(Role::Main))?;
+            let cell = Cell {
+                path,
+                reclen: self.reclen,
+                numrecs: self.numrecs,
             };
             let how = OpenHow {
                 truncate: false,
                 ..OpenHow::CREATE
             };
-            let f = e.open(path, how).map_err(|err| fail("open", err))?;
-            let (reclen, numrecs) = (self.reclen, self.numrecs);
-            let r = engine::untimed(|| -> Result<()> {
-                for r in 0..numrecs {
-                    let off = r * u64::from(reclen);
-                    let req = Req::write(f, off, reclen);
-                    let c = e.exec(req).map_err(|err| fail("write", err))?;
-                    if c.bytes != u64::from(reclen) {
-                        e.finish_write(req, c.bytes)
-                            .map_err(|err| fail("write", err))?;
-                    }
-                }
-                e.exec(Req::fsync(f)).map_err(|err| fail("fsync", err))?;
-                Ok(())
-            });
-            let closed = e.close(f).map_err(|err| fail("close", err));
-            r.and(closed)?;
+            write_untimed(&mut e, cell, how)?;
         }
         Ok(())
     }
@@ -486,33 +509,34 @@ impl Parent<'_> {
     /// One phase with `n` fresh children.
     fn phase(&mut self, n: u32, phase: Phase, paths: &[PathBuf]) -> Result<PhaseRun, Stop> {
         let mut plan = self.plan(n, phase, paths);
+        let stagger_ns = plan.stagger_ns;
         let what = format!("{} with {n} {}", phase.label(), self.port(n));
-        let o = if self.cfg.threads {
-            let flag = Arc::new(AtomicBool::new(false));
-            let mut workers = Vec::with_capacity(n as usize);
-            for i in 0..n as usize {
-                let role = plan.pass(i).role;
-                let e = (self.make)(role, i, self.need(role)).with_context(|| what.clone())?;
-                let w = ChildWorker::new(&plan, i, e, Stonewall::Local(Arc::clone(&flag)))
-                    .with_context(|| what.clone())?;
-                workers.push(w);
-            }
-            runner::run(StopRule::default(), workers, &NoProgress)
+        // processes share the stonewall flag through memory they inherit
+        let mem = if self.cfg.threads {
+            None
         } else {
-            let mem = procs::SharedMem::create(c"iogauge-iozone-stonewall", 64)
-                .context("cannot make the shared stonewall flag")?;
-            plan.wall_fd = Some(mem.fd());
-            let payload = serde_json::to_vec(&plan).context("cannot encode the children's plan")?;
-            let inherit = [mem.fd()];
-            let spec = procs::ProcessSpec {
-                kind: PROCESS_KIND,
-                payload: &payload,
-                workers: n as usize,
-                inherit: &inherit,
-            };
-            procs::run(StopRule::default(), &spec, &NoProgress, &NoWatch)
-                .with_context(|| what.clone())?
+            Some(
+                procs::SharedMem::create(c"iogauge-iozone-stonewall", 64)
+                    .context("cannot make the shared stonewall flag")?,
+            )
         };
+        plan.wall_fd = mem.as_ref().map(|m| m.fd());
+        let inherit: Vec<RawFd> = plan.wall_fd.into_iter().collect();
+        let placement = if self.cfg.threads {
+            Placement::Threads
+        } else {
+            Placement::Processes { inherit: &inherit }
+        };
+        let o = runner::run_workers::<K>(
+            StopRule::default(),
+            &self.kind.payload(plan),
+            n as usize,
+            placement,
+            &NoProgress,
+            &NoWatch,
+        )
+        .with_context(|| what.clone())?;
+        drop(mem);
         if let Some(e) = o.error {
             return Err(Stop::Failed(e.context(what)));
         }
@@ -537,7 +561,7 @@ impl Parent<'_> {
             )));
         }
         // the parent's clock starts once the last child is released
-        let start_ns = u64::from(n).saturating_mul(plan.stagger_ns);
+        let start_ns = u64::from(n).saturating_mul(stagger_ns);
         let parent_ns = u64::try_from(o.elapsed.as_nanos())
             .unwrap_or(u64::MAX)
             .saturating_sub(start_ns)
@@ -683,7 +707,7 @@ fn phase_number(p: Phase) -> u8 {
 
 /// What every child of a phase needs, as it crosses to a child process.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct Plan {
+pub struct Plan {
     /// Index into [`Phase::ALL`].
     phase: u8,
     children: u32,
@@ -904,9 +928,6 @@ impl Tally {
     }
 }
 
-const READ_KINDS: &[OpKind] = &[OpKind::Read, OpKind::Fsync, OpKind::Close];
-const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync, OpKind::Close];
-
 /// One child of a phase: its file opened before the start, its pass, its
 /// figures for the parent.
 pub struct ChildWorker {
@@ -937,23 +958,35 @@ struct Child {
     tally: Tally,
 }
 
+/// An engine maker for a role and child.
+type Make<'a> = dyn Fn(Role, usize, Need) -> Result<Io> + 'a;
+
 /// A child process's worker, from the parent's plan.
-pub fn process_worker(payload: &[u8], index: usize) -> Result<ChildWorker> {
-    let plan: Plan = serde_json::from_slice(payload).context("a bad IOzone throughput plan")?;
-    let wall = match plan.wall_fd {
-        Some(fd) => Stonewall::attach(fd)?,
-        None => Stonewall::Local(Arc::new(AtomicBool::new(false))),
-    };
-    let pass = plan.pass(index);
-    let need = Need {
-        direct: plan.direct && pass.role != Role::Stdio,
-        max_len: plan.reclen as usize,
-    };
-    let engine = make_io(plan.engine, pass.role, need)?;
-    ChildWorker::new(&plan, index, engine, wall)
+pub fn process_worker(payload: &[u8], index: usize) -> Result<Box<dyn Worker>> {
+    runner::workers::build::<Children>(payload, index)
 }
 
 impl ChildWorker {
+    /// Children `range` of `plan` on engines `make` makes, with one
+    /// stonewall flag: the plan's shared memory, or else one of their own.
+    fn group(plan: &Plan, range: Range<usize>, make: &Make) -> Result<Vec<ChildWorker>> {
+        let local = Arc::new(AtomicBool::new(false));
+        range
+            .map(|i| {
+                let wall = match plan.wall_fd {
+                    Some(fd) => Stonewall::attach(fd)?,
+                    None => Stonewall::Local(Arc::clone(&local)),
+                };
+                let role = plan.pass(i).role;
+                let need = Need {
+                    direct: plan.direct && role != Role::Stdio,
+                    max_len: plan.reclen as usize,
+                };
+                ChildWorker::new(plan, i, make(role, i, need)?, wall)
+            })
+            .collect()
+    }
+
     /// Child `i` of `plan`: its file opened (and for the stdio phases
     /// synced), its record order worked out, all before the start.
     fn new(plan: &Plan, i: usize, mut engine: Io, wall: Stonewall) -> Result<Self> {
@@ -1245,11 +1278,7 @@ fn wait_until(t: u64, ctx: &Ctx) -> bool {
 
 impl Worker for ChildWorker {
     fn kinds(&self) -> &[OpKind] {
-        if self.child.pass.write {
-            WRITE_KINDS
-        } else {
-            READ_KINDS
-        }
+        pass_kinds(self.child.pass.write)
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
@@ -1312,6 +1341,44 @@ mod tests {
         })
     }
 
+    /// Children whose engines wait `delay` before each data operation
+    /// (those in `slow`) or fail them (those in `failing`).
+    #[derive(Clone, Serialize, Deserialize)]
+    struct Slowed {
+        slow: Vec<usize>,
+        delay: Duration,
+        failing: Vec<usize>,
+    }
+
+    impl Workers for Slowed {
+        const KIND: &'static str = "test-iozone-slowed";
+        type Payload = (Plan, Slowed);
+        type Worker = ChildWorker;
+        fn workers((plan, s): &(Plan, Slowed), range: Range<usize>) -> Result<Vec<ChildWorker>> {
+            ChildWorker::group(plan, range, &|role, i, need| {
+                s.make(plan.engine, role, i, need)
+            })
+        }
+    }
+
+    impl Engines for Slowed {
+        fn payload(&self, plan: Plan) -> (Plan, Slowed) {
+            (plan, self.clone())
+        }
+        fn make(&self, choice: Choice, role: Role, i: usize, need: Need) -> Result<Io> {
+            let delay = if self.slow.contains(&i) {
+                self.delay
+            } else {
+                Duration::ZERO
+            };
+            Ok(slowed(
+                make_io(choice, role, need)?,
+                delay,
+                self.failing.contains(&i),
+            ))
+        }
+    }
+
     struct Ran {
         out: Outcome,
         seen: Vec<(u32, Phase)>,
@@ -1324,24 +1391,17 @@ mod tests {
         let cfg = config(line);
         assert!(cfg.threads, "{line}: the tests run threads");
         let dir = tempfile::tempdir().unwrap();
-        let make = |role: Role, i: usize, need: Need| -> Result<Io> {
-            let inner = make_io(Choice::SYNC, role, need)?;
-            Ok(slowed(
-                inner,
-                if slow.contains(&i) {
-                    delay
-                } else {
-                    Duration::ZERO
-                },
-                failing.contains(&i),
-            ))
+        let kind = Slowed {
+            slow: slow.to_vec(),
+            delay,
+            failing: failing.to_vec(),
         };
         let mut seen = Vec::new();
         let out = run_with(
             &cfg,
             dir.path(),
             Choice::SYNC,
-            &make,
+            &kind,
             Duration::ZERO,
             &|_| {},
             &mut |e| {
@@ -1661,16 +1721,12 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_child_process_worker_builds_from_its_payload() {
-        // the parent's side of a process run, without the exec: the plan
-        // crosses as bytes and the flag as an inherited descriptor
-        let dir = tempfile::tempdir().unwrap();
-        let mem = procs::SharedMem::create(c"test-stonewall", 64).unwrap();
-        let plan = Plan {
+    /// The initial write of two children of 8 records each in `dir`.
+    fn two_writers(dir: &Path, stonewall: bool) -> Plan {
+        Plan {
             phase: phase_number(Phase::InitialWrite),
             children: 2,
-            paths: vec![dir.path().join("a"), dir.path().join("b")],
+            paths: vec![dir.join("a"), dir.join("b")],
             reclen: 4096,
             numrecs: 8,
             engine: Choice::SYNC,
@@ -1678,14 +1734,58 @@ mod tests {
             sync: false,
             flush: true,
             close: false,
-            stonewall: true,
+            stonewall,
             stagger_ns: 0,
             stride: 17,
             read_pct: None,
+            wall_fd: None,
+        }
+    }
+
+    #[test]
+    fn children_built_from_the_decoded_plan_measure_what_threads_do() {
+        // without stonewalling every child counts its whole file, so
+        // children built alone (as processes are) and together agree
+        let dir = tempfile::tempdir().unwrap();
+        let plan = two_writers(dir.path(), false);
+        let threads = runner::run_workers::<Children>(
+            StopRule::default(),
+            &plan,
+            2,
+            Placement::Threads,
+            &NoProgress,
+            &NoWatch,
+        )
+        .unwrap();
+        let bytes = serde_json::to_vec(&plan).unwrap();
+        let back: Plan = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(serde_json::to_vec(&back).unwrap(), bytes);
+        let alone: Vec<Box<dyn Worker>> = (0..2)
+            .map(|i| runner::workers::build::<Children>(&bytes, i).unwrap())
+            .collect();
+        let alone = runner::run(StopRule::default(), alone, &NoProgress);
+        for o in [&threads, &alone] {
+            assert!(o.complete, "{:?}", o.error);
+            let w = o.stats.kind(OpKind::Write).unwrap();
+            assert_eq!((w.count, w.bytes), (16, 16 * 4096));
+            assert_eq!(o.stats.kind(OpKind::Fsync).unwrap().count, 2);
+            let t: Vec<Tally> = o.records().into_iter().map(Option::unwrap).collect();
+            assert!(t.iter().all(|t| t.done && t.counted == 8), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn a_child_process_worker_builds_from_its_payload() {
+        // the parent's side of a process run, without the exec: the plan
+        // crosses as bytes and the flag as an inherited descriptor
+        let dir = tempfile::tempdir().unwrap();
+        let mem = procs::SharedMem::create(c"test-stonewall", 64).unwrap();
+        let plan = Plan {
             wall_fd: Some(mem.fd()),
+            ..two_writers(dir.path(), true)
         };
         let payload = serde_json::to_vec(&plan).unwrap();
-        let workers: Vec<ChildWorker> = (0..2)
+        let workers: Vec<Box<dyn Worker>> = (0..2)
             .map(|i| process_worker(&payload, i).unwrap())
             .collect();
         let o = runner::run(StopRule::default(), workers, &NoProgress);

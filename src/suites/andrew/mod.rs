@@ -332,13 +332,12 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         return Ok(rep);
     }
     progress.status("MakeDir, Copy, ScanDir, ReadAll, Make");
-    let outcome = runner::run_workers::<Andrew>(
+    let (result, outcome) = session.run_workers::<Andrew>(
         StopRule::default(),
         &payload,
         1,
         Placement::Threads,
         progress,
-        &runner::NoWatch,
     )?;
     let phases: Vec<PhaseStats> = outcome
         .records()
@@ -346,7 +345,6 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         .next()
         .flatten()
         .unwrap_or_default();
-    let result = session.finish(&outcome);
     let mut rep = Report {
         result,
         tree: payload.plan,

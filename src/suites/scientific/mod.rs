@@ -583,14 +583,6 @@ pub fn figures(o: &Options, phases: &[PhaseResult]) -> Figures {
     }
 }
 
-fn one() -> u16 {
-    1
-}
-
-fn is_one(d: &u16) -> bool {
-    *d == 1
-}
-
 /// What a scientific result's `config` holds.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Plan {
@@ -607,7 +599,10 @@ pub struct Plan {
     pub drop_caches: bool,
     pub cache: Cache,
     /// Requests in flight (absent for 1).
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    #[serde(
+        default = "crate::session::generic::one_in_flight",
+        skip_serializing_if = "crate::session::generic::is_one"
+    )]
     pub iodepth: u16,
 }
 

@@ -34,6 +34,7 @@ use crate::measure::{CpuTimes, LatencySummary, OpKind, Outcome, WorkerStats};
 use crate::report::{OpSummary, RunResult, Series, Summary, now_rfc3339};
 use crate::runner::{self, Ctx, Io, Placement, Progress, Source, StopRule, Worker};
 use crate::session::Setup;
+use crate::session::generic::{is_one, one_in_flight};
 use crate::units::fmt_bytes;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -599,10 +600,7 @@ pub struct Plan {
     pub drop_caches: bool,
     pub cache: Cache,
     /// Requests in flight (absent for 1).
-    #[serde(
-        default = "crate::session::generic::one_in_flight",
-        skip_serializing_if = "crate::session::generic::is_one"
-    )]
+    #[serde(default = "one_in_flight", skip_serializing_if = "is_one")]
     pub iodepth: u16,
 }
 

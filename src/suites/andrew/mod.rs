@@ -20,7 +20,7 @@ pub mod tree;
 
 use crate::error::UsageError;
 use crate::report::RunResult;
-use crate::runner::{self, Progress, StopRule};
+use crate::runner::{self, Placement, Progress, StopRule};
 use crate::session::Setup;
 use anyhow::{Context, Result};
 use phases::{PhaseFigures, PhaseStats, Phases};
@@ -227,6 +227,64 @@ fn drop_cache(plan: &tree::Plan, root: &Path, ours: bool) -> Result<()> {
     Ok(())
 }
 
+/// What Andrew's one worker, the five phases, is built from: the tree,
+/// where it is read from and where its copies go.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Payload {
+    pub plan: tree::Plan,
+    /// The source tree (generated, or --tree).
+    pub src: PathBuf,
+    /// The existing directory the copies go into.
+    pub dst: PathBuf,
+    pub scale: usize,
+    pub cpu_ns_per_byte: f64,
+    pub cold: bool,
+}
+
+/// The untimed prepare in the work directory `work`: the generated source
+/// tree (none with --tree), the empty target and, with --cold, the source
+/// dropped from the page cache.
+fn prepare(o: &Options, plan: tree::Plan, work: &Path, progress: &dyn Progress) -> Result<Payload> {
+    let src = match &o.tree {
+        Some(t) => t.clone(),
+        None => {
+            progress.status("generating the source tree (untimed)");
+            let s = work.join("src");
+            std::fs::create_dir(&s).with_context(|| format!("cannot create {}", s.display()))?;
+            plan.write(o.seed, &s)
+                .context("generating the source tree")?;
+            s
+        }
+    };
+    let dst = work.join("dst");
+    std::fs::create_dir(&dst).with_context(|| format!("cannot create {}", dst.display()))?;
+    if o.cold {
+        drop_cache(&plan, &src, o.tree.is_none())
+            .context("--cold: dropping the source from the page cache")?;
+    }
+    Ok(Payload {
+        plan,
+        src,
+        dst,
+        scale: o.scale,
+        cpu_ns_per_byte: o.cpu_ns_per_byte,
+        cold: o.cold,
+    })
+}
+
+/// Andrew has one worker, which shares nothing.
+impl runner::Workers for Andrew {
+    const KIND: &'static str = "andrew";
+    type Payload = Payload;
+    type Worker = Phases;
+    fn workers(p: &Payload, range: std::ops::Range<usize>) -> Result<Vec<Phases>> {
+        anyhow::ensure!(range.end <= 1, "Andrew has one worker, not {}", range.end);
+        Ok(range
+            .map(|_| Phases::new(&p.plan, &p.src, &p.dst, p.scale, p.cpu_ns_per_byte, p.cold))
+            .collect())
+    }
+}
+
 /// Run Andrew as `o` says. Nothing is left behind; a `--tree` is only read.
 pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     o.check().map_err(UsageError)?;
@@ -263,45 +321,33 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
         .workers(1, 4, false)
         .config(&config)
         .begin()?;
-    let src = match &o.tree {
-        Some(t) => t.clone(),
-        None => {
-            progress.status("generating the source tree (untimed)");
-            let s = session.dir().join("src");
-            std::fs::create_dir(&s).with_context(|| format!("cannot create {}", s.display()))?;
-            plan.write(o.seed, &s)
-                .context("generating the source tree")?;
-            s
-        }
-    };
-    let dst = session.dir().join("dst");
-    std::fs::create_dir(&dst).with_context(|| format!("cannot create {}", dst.display()))?;
-    if o.cold {
-        drop_cache(&plan, &src, o.tree.is_none())
-            .context("--cold: dropping the source from the page cache")?;
-    }
+    let payload = prepare(o, plan, session.dir(), progress)?;
     if runner::signals::interrupted() {
         let mut rep = Report {
             result: session.interrupted(),
-            tree: plan,
+            tree: payload.plan,
             phases: Vec::new(),
         };
         rep.result.set_figures(&rep.figures(o.scale));
         return Ok(rep);
     }
-    let w = Phases::new(&plan, &src, &dst, o.scale, o.cpu_ns_per_byte, o.cold);
     progress.status("MakeDir, Copy, ScanDir, ReadAll, Make");
-    let outcome = runner::run(StopRule::default(), vec![w], progress);
+    let (result, outcome) = session.run_workers::<Andrew>(
+        StopRule::default(),
+        &payload,
+        1,
+        Placement::Threads,
+        progress,
+    )?;
     let phases: Vec<PhaseStats> = outcome
         .records()
         .into_iter()
         .next()
         .flatten()
         .unwrap_or_default();
-    let result = session.finish(&outcome);
     let mut rep = Report {
         result,
-        tree: plan,
+        tree: payload.plan,
         phases,
     };
     rep.result.set_figures(&rep.figures(o.scale));
@@ -332,6 +378,38 @@ mod tests {
         ] {
             assert!(b.check().is_err(), "{b:?}");
         }
+    }
+
+    #[test]
+    fn the_worker_built_from_the_serialized_payload_does_what_a_run_does() {
+        let d = tempfile::tempdir().unwrap();
+        let o = Options {
+            cpu_ns_per_byte: 0.0,
+            ..Options::new(d.path())
+        };
+        let plan = tree::Plan::generated(o.seed);
+        let payload = prepare(&o, plan, d.path(), &runner::NoProgress).unwrap();
+        let bytes = serde_json::to_vec(&payload).unwrap();
+        let w = runner::workers::build::<Andrew>(&bytes, 0).unwrap();
+        assert!(runner::workers::build::<Andrew>(&bytes, 1).is_err());
+        let alone = runner::run(StopRule::default(), vec![w], &runner::NoProgress);
+        let phases = alone.records::<Vec<PhaseStats>>().remove(0).unwrap();
+        let ran = tempfile::tempdir().unwrap();
+        let rep = run(
+            &Options {
+                dir: ran.path().to_path_buf(),
+                ..o
+            },
+            &runner::NoProgress,
+        )
+        .unwrap();
+        let calls = |p: &[PhaseStats]| -> Vec<(String, bool, phases::Calls)> {
+            p.iter()
+                .map(|p| (p.name.clone(), p.complete, p.calls.clone()))
+                .collect()
+        };
+        assert_eq!(calls(&phases), calls(&rep.phases));
+        assert_eq!(phases.len(), 5);
     }
 
     #[test]

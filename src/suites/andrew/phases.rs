@@ -329,9 +329,7 @@ impl Phases {
         size: u64,
         path: &Path,
     ) -> Result<()> {
-        let mut left = size;
-        while left > 0 {
-            let n = left.min(buf.len() as u64) as usize;
+        in_calls(size, buf.len(), |n, left| {
             let t0 = now_ns();
             let got = loop {
                 match f.read(&mut buf[..n]) {
@@ -344,9 +342,8 @@ impl Phases {
             if got == 0 {
                 anyhow::bail!("{} ended {left} bytes early", path.display());
             }
-            left -= got as u64;
-        }
-        Ok(())
+            Ok(got)
+        })
     }
 
     /// Write `size` bytes (from `buf`, repeated) to `f`.
@@ -358,16 +355,13 @@ impl Phases {
         size: u64,
         path: &Path,
     ) -> Result<()> {
-        let mut left = size;
-        while left > 0 {
-            let n = left.min(buf.len() as u64) as usize;
+        in_calls(size, buf.len(), |n, _| {
             let t0 = now_ns();
             f.write_all(&buf[..n])
                 .with_context(|| format!("writing {}", path.display()))?;
             ph.op(ctx, OpKind::Write, t0, n as u64);
-            left -= n as u64;
-        }
-        Ok(())
+            Ok(n)
+        })
     }
 
     fn open(ph: &mut PhaseStats, ctx: &mut Ctx, p: &Path) -> Result<File> {
@@ -564,6 +558,21 @@ impl Phases {
         }
         Ok(true)
     }
+}
+
+/// Move `size` bytes in calls of at most `max`: `call(n, left)` moves up
+/// to `n` of the `left` bytes and says how many it moved.
+fn in_calls(
+    size: u64,
+    max: usize,
+    mut call: impl FnMut(usize, u64) -> Result<usize>,
+) -> Result<()> {
+    let mut left = size;
+    while left > 0 {
+        let n = left.min(max as u64) as usize;
+        left -= call(n, left)? as u64;
+    }
+    Ok(())
 }
 
 /// Do `f` to each of `items`, one transaction each, while the run goes on;

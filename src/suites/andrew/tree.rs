@@ -15,6 +15,7 @@
 //! 24 KiB, then scaled so that the tree holds exactly 204 800 B.
 
 use crate::workload::{Prng, unit_f64, worker_rng};
+use serde::{Deserialize, Serialize};
 use std::io::Write as _;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
@@ -30,7 +31,7 @@ pub const HEADERS_PER_DIR: usize = 4;
 pub const MAX_FILES: usize = 1_000_000;
 
 /// What a file is to the Make phase.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FileKind {
     /// Compiled: `.c`, `.cc`, `.cpp`, `.cxx`.
     Source,
@@ -58,7 +59,7 @@ impl FileKind {
 }
 
 /// One file of the tree, relative to its root.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PlanFile {
     pub rel: PathBuf,
     pub size: u64,
@@ -67,7 +68,7 @@ pub struct PlanFile {
 
 /// A tree: its subdirectories (relative, parents before children; the root
 /// is not listed) and files.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
     pub dirs: Vec<PathBuf>,
     pub files: Vec<PlanFile>,

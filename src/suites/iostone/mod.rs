@@ -17,13 +17,14 @@ use crate::engine::{Choice, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::OpKind;
 use crate::report::RunResult;
-use crate::runner::{Ctx, Progress, StopRule, Worker};
+use crate::runner::{self, Ctx, Placement, Progress, StopRule, Worker};
 use crate::runner::{Io, Tx};
 use crate::session::Setup;
 use anyhow::{Context, Result};
 use plan::{C2Plan, Dir, Transfer};
 use serde::{Deserialize, Serialize};
 use std::io::Write;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
@@ -114,18 +115,20 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<RunResult> {
         .workers(1, 2, false)
         .config(config);
     let session = setup.begin()?;
-    let mut engine = Io::new(&spec, 1, 64 << 10, 0)?;
-    let (dir, scale, seeding) = (session.dir(), o.scale, o.seeding.into());
-    let program = match o.variant {
-        Variant::C1 => Program::c1(&mut engine, dir, scale, seeding)?,
-        Variant::C2 => Program::c2(&mut engine, dir, scale, seeding)?,
+    let payload = Payload {
+        spec,
+        variant: o.variant,
+        scale: o.scale,
+        seeding: o.seeding,
+        paths: lay_out(o, &spec, session.dir())?,
     };
-    let w = IoStoneWorker {
-        engine,
-        program,
-        align: if o.direct { DIRECT_SECTOR } else { 1 },
-    };
-    let (mut result, _) = session.run(StopRule::default(), vec![w], progress);
+    let (mut result, _) = session.run_workers::<IoStone>(
+        StopRule::default(),
+        &payload,
+        1,
+        Placement::Threads,
+        progress,
+    )?;
     result.set_figures(&Figures {
         iostones_per_s: iostones_per_s(o.variant, o.scale, result.elapsed_s),
     });
@@ -193,6 +196,82 @@ fn transfer_req(file: FileId, dir: Dir, offset: u64, len: u32, align: u32) -> Re
     }
 }
 
+/// What IOStone's one worker is built from: the engine, the program and
+/// the files [`lay_out`] made.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Payload {
+    pub spec: EngineSpec,
+    pub variant: Variant,
+    pub scale: u64,
+    pub seeding: Seeding,
+    /// C/1: its file; C/II: the files in the plan's creation order.
+    pub paths: Vec<PathBuf>,
+}
+
+/// The untimed prepare: make the program's files in `dir` and return
+/// their paths. C/1 writes its file through the engine (zeros, 4 KiB at
+/// a time, as the program does); C/II creates the files and reads the
+/// spacers through.
+fn lay_out(o: &Options, spec: &EngineSpec, dir: &Path) -> Result<Vec<PathBuf>> {
+    match o.variant {
+        Variant::C1 => {
+            let path = dir.join("iostone_temp_file");
+            let mut engine = Io::new(spec, 1, 64 << 10, 0)?;
+            let file = engine.open(&path, OpenHow::CREATE)?;
+            engine.buf_mut(0).fill(0);
+            let blk = plan::C1_INIT_BLOCK;
+            for i in 0..plan::c1_file_size(o.scale) / blk as u64 {
+                engine.exec_named(Req::write(file, i * blk as u64, blk))?;
+            }
+            engine.close(file)?;
+            Ok(vec![path])
+        }
+        Variant::C2 => {
+            let plan = plan::c2_plan(o.scale, o.seeding.into());
+            let paths: Vec<PathBuf> = plan
+                .create_order
+                .iter()
+                .map(|f| dir.join(&f.name))
+                .collect();
+            if !o.engine.is_fake() {
+                create_c2_files(&plan, &paths)?;
+            }
+            Ok(paths)
+        }
+    }
+}
+
+/// C/II's files, each written as the program does, then the program's
+/// cache flush: every spacer read through once.
+fn create_c2_files(plan: &C2Plan, paths: &[PathBuf]) -> Result<()> {
+    let zeros = vec![0u8; plan::C2_BUFFER_SIZE as usize];
+    for (f, p) in plan.create_order.iter().zip(paths) {
+        let mut file =
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?;
+        let (count, len) = f.creation_writes();
+        for _ in 0..count {
+            file.write_all(&zeros[..len as usize])
+                .with_context(|| format!("cannot write {}", p.display()))?;
+        }
+    }
+    for i in plan.spacers() {
+        let mut s = std::fs::File::open(&paths[i])?;
+        std::io::copy(&mut s, &mut std::io::sink())?;
+    }
+    Ok(())
+}
+
+/// IOStone has one worker, a program: it shares nothing.
+impl runner::Workers for IoStone {
+    const KIND: &'static str = "iostone";
+    type Payload = Payload;
+    type Worker = IoStoneWorker;
+    fn workers(p: &Payload, range: Range<usize>) -> Result<Vec<IoStoneWorker>> {
+        anyhow::ensure!(range.end <= 1, "IOStone has one worker, not {}", range.end);
+        range.map(|_| IoStoneWorker::new(p)).collect()
+    }
+}
+
 /// IOStone's one worker: its engine and its program, set up.
 pub struct IoStoneWorker {
     engine: Io,
@@ -212,56 +291,35 @@ enum Program {
     C2 { plan: C2Plan, paths: Vec<PathBuf> },
 }
 
-impl Program {
-    /// C/1's set-up writes the file (zeros, 4 KiB at a time, as the
-    /// program does); the file is unlinked right after opening, so it
-    /// vanishes with the process.
-    fn c1(engine: &mut Io, dir: &Path, scale: u64, seeding: plan::Seeding) -> Result<Program> {
-        let path = dir.join("iostone_temp_file");
-        let file = engine.open(&path, OpenHow::CREATE)?;
-        engine
-            .unlink(&path)
-            .with_context(|| format!("cannot unlink {}", path.display()))?;
-        engine.buf_mut(0).fill(0);
-        let size = plan::c1_file_size(scale);
-        let blk = plan::C1_INIT_BLOCK;
-        for i in 0..size / blk as u64 {
-            engine.exec_named(Req::write(file, i * blk as u64, blk))?;
-        }
-        Ok(Program::C1 {
-            file,
-            transfers: plan::c1_transfers(scale, seeding),
-        })
-    }
-
-    /// C/II's set-up creates the files and reads the spacers through.
-    fn c2(engine: &mut Io, dir: &Path, scale: u64, seeding: plan::Seeding) -> Result<Program> {
-        let plan = plan::c2_plan(scale, seeding);
-        let paths: Vec<PathBuf> = plan
-            .create_order
-            .iter()
-            .map(|f| dir.join(&f.name))
-            .collect();
-        let fake = engine.info().caps.fake;
-        if !fake {
-            let zeros = vec![0u8; plan::C2_BUFFER_SIZE as usize];
-            for (f, p) in plan.create_order.iter().zip(&paths) {
-                let mut file = std::fs::File::create(p)
-                    .with_context(|| format!("cannot create {}", p.display()))?;
-                let (count, len) = f.creation_writes();
-                for _ in 0..count {
-                    file.write_all(&zeros[..len as usize])
-                        .with_context(|| format!("cannot write {}", p.display()))?;
+impl IoStoneWorker {
+    /// The engine and the program over the laid-out files. C/1's file is
+    /// unlinked right after opening, so it vanishes with the process.
+    fn new(p: &Payload) -> Result<IoStoneWorker> {
+        let mut engine = Io::new(&p.spec, 1, 64 << 10, 0)?;
+        let seeding = p.seeding.into();
+        let program = match p.variant {
+            Variant::C1 => {
+                let path = p.paths.first().context("no IOStone file in the payload")?;
+                let file = engine.open(path, OpenHow::READ_WRITE)?;
+                engine
+                    .unlink(path)
+                    .with_context(|| format!("cannot unlink {}", path.display()))?;
+                Program::C1 {
+                    file,
+                    transfers: plan::c1_transfers(p.scale, seeding),
                 }
             }
-            // the program's cache flush: read every spacer through once
-            for i in plan.spacers() {
-                let mut s = std::fs::File::open(&paths[i])?;
-                std::io::copy(&mut s, &mut std::io::sink())?;
-            }
-        }
+            Variant::C2 => Program::C2 {
+                plan: plan::c2_plan(p.scale, seeding),
+                paths: p.paths.clone(),
+            },
+        };
         engine.buf_mut(0).fill(0);
-        Ok(Program::C2 { plan, paths })
+        Ok(IoStoneWorker {
+            engine,
+            program,
+            align: if p.spec.direct { DIRECT_SECTOR } else { 1 },
+        })
     }
 }
 
@@ -310,6 +368,35 @@ impl Worker for IoStoneWorker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::NoProgress;
+
+    #[test]
+    fn a_worker_built_from_the_serialized_payload_does_what_a_run_does() {
+        for variant in [Variant::C1, Variant::C2] {
+            let d = tempfile::tempdir().unwrap();
+            let o = Options::new(variant, d.path());
+            let spec = EngineSpec::new(o.engine);
+            let payload = Payload {
+                spec,
+                variant,
+                scale: 1,
+                seeding: o.seeding,
+                paths: lay_out(&o, &spec, d.path()).unwrap(),
+            };
+            let bytes = serde_json::to_vec(&payload).unwrap();
+            let w = runner::workers::build::<IoStone>(&bytes, 0).unwrap();
+            assert!(runner::workers::build::<IoStone>(&bytes, 1).is_err());
+            let alone = runner::run(StopRule::default(), vec![w], &NoProgress);
+            assert!(alone.complete, "{:?}", alone.error);
+            let ran = tempfile::tempdir().unwrap();
+            let r = run(&Options::new(variant, ran.path()), &NoProgress).unwrap();
+            for k in [OpKind::Read, OpKind::Write, OpKind::Open, OpKind::Close] {
+                let n = alone.stats.kind(k).map_or(0, |s| s.count);
+                assert_eq!(n, r.ops.get(k.name()).map_or(0, |s| s.count), "{k:?}");
+            }
+            assert!(r.ops["read"].count > 0);
+        }
+    }
 
     #[test]
     fn metric_is_the_originals() {

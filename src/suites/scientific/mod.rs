@@ -32,8 +32,9 @@ use crate::engine::{Choice, Completion, EngineSpec, FileId, OpenHow, Req};
 use crate::error::UsageError;
 use crate::measure::{CpuTimes, LatencySummary, OpKind, Outcome, WorkerStats};
 use crate::report::{OpSummary, RunResult, Series, Summary, now_rfc3339};
-use crate::runner::{self, Ctx, Io, Progress, Source, StopRule, Worker};
+use crate::runner::{self, Ctx, Io, Placement, Progress, Source, StopRule, Worker};
 use crate::session::Setup;
+use crate::session::generic::{is_one, one_in_flight};
 use crate::units::fmt_bytes;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -239,6 +240,18 @@ impl Options {
         }
     }
 
+    /// What `phase`'s worker on the file at `path` is built from.
+    pub fn payload(&self, phase: Phase, path: &Path) -> Payload {
+        Payload {
+            spec: self.spec(),
+            phase,
+            path: path.to_path_buf(),
+            size: self.size,
+            request: self.request,
+            fsync: self.fsync,
+        }
+    }
+
     /// The engine of each phase.
     pub fn spec(&self) -> EngineSpec {
         EngineSpec::new(self.engine)
@@ -373,30 +386,58 @@ impl Source for Stream {
     }
 }
 
+/// What a phase's one worker is built from: the engine, the phase and the
+/// file.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Payload {
+    pub spec: EngineSpec,
+    pub phase: Phase,
+    pub path: PathBuf,
+    pub size: u64,
+    pub request: u64,
+    /// Time one fsync at the end (the write phase).
+    pub fsync: bool,
+}
+
+/// Each phase has one worker, which shares nothing.
+impl runner::Workers for Scientific {
+    const KIND: &'static str = "scientific";
+    type Payload = Payload;
+    type Worker = Sequential;
+    fn workers(p: &Payload, range: std::ops::Range<usize>) -> Result<Vec<Sequential>> {
+        anyhow::ensure!(
+            range.end <= 1,
+            "a scientific phase has one worker, not {}",
+            range.end
+        );
+        range.map(|_| Sequential::new(p)).collect()
+    }
+}
+
 impl Sequential {
     /// Open the file (untimed): the write phase creates it (the work
     /// directory is new, so the file is too), the read phase opens it.
-    pub fn new(o: &Options, phase: Phase, path: &Path) -> Result<Sequential> {
-        let mut io = Io::new(&o.spec(), 1, o.request as usize, 0)?;
-        let how = match phase {
+    pub fn new(p: &Payload) -> Result<Sequential> {
+        let mut io = Io::new(&p.spec, 1, p.request as usize, 0)?;
+        let how = match p.phase {
             Phase::Write => OpenHow::CREATE,
             Phase::Read => OpenHow::READ,
         };
-        let file = io.open(path, how).context("cannot open")?;
+        let file = io.open(&p.path, how).context("cannot open")?;
         Ok(Sequential {
             io,
             file,
-            phase,
-            size: o.size,
-            fsync: o.fsync && phase == Phase::Write,
+            phase: p.phase,
+            size: p.size,
+            fsync: p.fsync && p.phase == Phase::Write,
             stream: Stream {
-                kind: phase.kind(),
+                kind: p.phase.kind(),
                 file,
-                size: o.size,
-                request: o.request,
+                size: p.size,
+                request: p.request,
                 next: 0,
                 done: 0,
-                path: path.to_path_buf(),
+                path: p.path.clone(),
             },
         })
     }
@@ -478,9 +519,16 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
             drop_caches()?;
         }
         progress.status(&format!("{} phase", phase.name()));
-        let worker = Sequential::new(o, phase, &path)?;
+        let payload = o.payload(phase, &path);
         let started = now_rfc3339();
-        let outcome = runner::run(StopRule::default(), vec![worker], progress);
+        let outcome = runner::run_workers::<Scientific>(
+            StopRule::default(),
+            &payload,
+            1,
+            Placement::Threads,
+            progress,
+            &runner::NoWatch,
+        )?;
         let alone = Options {
             phases: Phases::of(phase),
             ..o.clone()
@@ -536,14 +584,6 @@ pub fn figures(o: &Options, phases: &[PhaseResult]) -> Figures {
     }
 }
 
-fn one() -> u16 {
-    1
-}
-
-fn is_one(d: &u16) -> bool {
-    *d == 1
-}
-
 /// What a scientific result's `config` holds.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Plan {
@@ -560,7 +600,7 @@ pub struct Plan {
     pub drop_caches: bool,
     pub cache: Cache,
     /// Requests in flight (absent for 1).
-    #[serde(default = "one", skip_serializing_if = "is_one")]
+    #[serde(default = "one_in_flight", skip_serializing_if = "is_one")]
     pub iodepth: u16,
 }
 
@@ -787,6 +827,38 @@ mod tests {
         assert_eq!(split(1, 1), (1, 1));
         assert_eq!(split(5, 10), (1, 5));
         assert_eq!(split(0, 10), (0, 0));
+    }
+
+    #[test]
+    fn workers_built_from_the_serialized_payloads_do_what_a_run_does() {
+        let d = tempfile::tempdir().unwrap();
+        let o = Options {
+            size: (1 << 20) + 4096,
+            ..Options::new(d.path())
+        };
+        let path = d.path().join(FILE_NAME);
+        let ran = tempfile::tempdir().unwrap();
+        let rep = run(
+            &Options {
+                dir: ran.path().to_path_buf(),
+                ..o.clone()
+            },
+            &runner::NoProgress,
+        )
+        .unwrap();
+        for (&phase, p) in o.phases.list().iter().zip(&rep.phases) {
+            let bytes = serde_json::to_vec(&o.payload(phase, &path)).unwrap();
+            let w = runner::workers::build::<Scientific>(&bytes, 0).unwrap();
+            let alone = runner::run(StopRule::default(), vec![w], &runner::NoProgress);
+            assert!(alone.complete, "{:?}", alone.error);
+            for k in [OpKind::Write, OpKind::Fsync, OpKind::Read] {
+                let n = alone.stats.kind(k).map_or(0, |s| s.count);
+                let want = p.result.ops.get(k.name()).map_or(0, |s| s.count);
+                assert_eq!(n, want, "{phase:?} {k:?}");
+            }
+        }
+        assert_eq!(rep.result.ops["read"].count, 9);
+        assert_eq!(rep.result.ops["fsync"].count, 1);
     }
 
     #[test]

@@ -14,12 +14,13 @@
 //! A script under way when the time is up is abandoned: only scripts
 //! completed within the measured time count.
 
+use super::Sdet;
 use super::script::{self, Command};
 use crate::error::UsageError;
 use crate::measure::clock::now_ns;
 use crate::measure::{LatencySummary, OpKind};
 use crate::report::RunResult;
-use crate::runner::{self, Ctx, Progress, StopRule, Worker};
+use crate::runner::{self, Ctx, Placement, Progress, StopRule, Worker};
 use crate::session::Setup;
 use crate::workload::{Prng, below, worker_rng};
 use anyhow::{Context, Result};
@@ -117,9 +118,18 @@ pub struct Plan {
 }
 
 /// Script runner `index` of the plan in `payload` (in a worker process).
-pub fn process_worker(payload: &[u8], index: usize) -> Result<ScriptRunner> {
-    let p: Plan = serde_json::from_slice(payload).context("cannot read the sdet plan")?;
-    ScriptRunner::new(&p, index)
+pub fn process_worker(payload: &[u8], index: usize) -> Result<Box<dyn Worker>> {
+    runner::workers::build::<Sdet>(payload, index)
+}
+
+/// Each script runner has its own directory and draws: they share nothing.
+impl runner::Workers for Sdet {
+    const KIND: &'static str = PROCESS_KIND;
+    type Payload = Plan;
+    type Worker = ScriptRunner;
+    fn workers(p: &Plan, range: std::ops::Range<usize>) -> Result<Vec<ScriptRunner>> {
+        range.map(|i| ScriptRunner::new(p, i)).collect()
+    }
 }
 
 fn source_name(i: usize) -> String {
@@ -160,6 +170,26 @@ fn make_sources(dir: &Path, seed: u64, index: usize) -> Result<()> {
             .with_context(|| format!("cannot write {}", p.display()))?;
     }
     Ok(())
+}
+
+/// The untimed prepare: each runner's directory and sources under `work`.
+/// `None` when Ctrl-C arrived meanwhile.
+fn prepare(o: &Options, workers: usize, work: &Path) -> Result<Option<Plan>> {
+    let mut dirs = Vec::with_capacity(workers);
+    for i in 0..workers {
+        if runner::signals::interrupted() {
+            return Ok(None);
+        }
+        let d = work.join(format!("script.{i}"));
+        make_sources(&d, o.seed, i)?;
+        dirs.push(d);
+    }
+    Ok(Some(Plan {
+        dirs,
+        commands: o.commands,
+        cpu_ns_per_byte: o.cpu_ns_per_byte,
+        seed: o.seed,
+    }))
 }
 
 /// Count, total and longest time of one command, over a runner's run.
@@ -556,44 +586,25 @@ pub fn run_point(
     progress.status(&format!(
         "making {workers} script directories of {SOURCES} sources (untimed)"
     ));
-    let mut dirs = Vec::with_capacity(workers);
-    for i in 0..workers {
-        if runner::signals::interrupted() {
-            return Ok(Report {
-                result: session.interrupted(),
-                figures: Figures::default(),
-            });
-        }
-        let d = session.dir().join(format!("script.{i}"));
-        make_sources(&d, o.seed, i)?;
-        dirs.push(d);
-    }
-    let plan = Plan {
-        dirs,
-        commands: o.commands,
-        cpu_ns_per_byte: o.cpu_ns_per_byte,
-        seed: o.seed,
+    let Some(plan) = prepare(o, workers, session.dir())? else {
+        return Ok(Report {
+            result: session.interrupted(),
+            figures: Figures::default(),
+        });
     };
     let rule = StopRule {
         duration: Some(duration),
         ..Default::default()
     };
     progress.status(&format!("{workers} concurrent scripts"));
-    let outcome = if o.processes {
-        let payload = serde_json::to_vec(&plan).context("cannot serialise the sdet plan")?;
-        let ps = runner::procs::ProcessSpec {
-            kind: PROCESS_KIND,
-            payload: &payload,
-            workers,
-            inherit: &[],
-        };
-        runner::procs::run(rule, &ps, progress, &runner::NoWatch)?
-    } else {
-        let runners = (0..workers)
-            .map(|i| ScriptRunner::new(&plan, i))
-            .collect::<Result<Vec<_>>>()?;
-        runner::run(rule, runners, progress)
-    };
+    let outcome = runner::run_workers::<Sdet>(
+        rule,
+        &plan,
+        workers,
+        Placement::of(o.processes),
+        progress,
+        &runner::NoWatch,
+    )?;
     let mut result = session.finish(&outcome);
     let mut record = Record::default();
     for r in outcome.records::<Record>().into_iter().flatten() {
@@ -689,6 +700,44 @@ mod tests {
         assert_eq!(rep.result.figures::<Figures>().unwrap(), *f);
         assert!(rep.result.error.is_none(), "{:?}", rep.result.error);
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn runners_built_from_the_serialized_payload_make_the_same_draws() {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Options {
+            commands: 12,
+            cpu_ns_per_byte: 0,
+            ..Options::new(dir.path())
+        };
+        let plan = prepare(&o, 2, dir.path()).unwrap().unwrap();
+        let bytes = serde_json::to_vec(&plan).unwrap();
+        let rule = StopRule {
+            ops: Some(200),
+            ..Default::default()
+        };
+        let mut group = <Sdet as runner::Workers>::workers(&plan, 0..2).unwrap();
+        let alone = process_worker(&bytes, 1).unwrap();
+        // both runners draw their scripts and commands from their own rng
+        let a = runner::run(rule, vec![group.pop().unwrap()], &runner::NoProgress);
+        for d in &plan.dirs {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+        let plan = prepare(&o, 2, dir.path()).unwrap().unwrap();
+        assert_eq!(serde_json::to_vec(&plan).unwrap(), bytes);
+        let b = runner::run(rule, vec![alone], &runner::NoProgress);
+        assert!(a.complete && b.complete, "{:?} {:?}", a.error, b.error);
+        for k in KINDS {
+            let n = |o: &runner::Outcome| o.stats.kind(*k).map_or(0, |s| s.count);
+            assert_eq!(n(&a), n(&b), "{k:?}");
+        }
+        assert!(a.stats.kind(OpKind::Transaction).unwrap().count > 0);
+        let counts = |o: &runner::Outcome| -> Vec<u64> {
+            let r = o.records::<Record>().remove(0).unwrap();
+            r.tallies.iter().map(|t| t.count).collect()
+        };
+        assert_eq!(counts(&a), counts(&b));
+        assert!(process_worker(&bytes, 2).is_err());
     }
 
     #[test]

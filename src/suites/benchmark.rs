@@ -154,20 +154,14 @@ pub const BENCHMARKS: &[Entry] = &[
     },
     Entry {
         name: "bonnie",
-        processes: &[ProcessKind {
-            kind: super::bonnie::PROCESS_KIND,
-            build: |p, i| Ok(Box::new(super::bonnie::process_worker(p, i)?)),
-        }],
+        processes: &[process::<super::bonnie::Seekers>()],
         services: &[],
         survey: Some(super::bonnie::survey::form),
         typed: typed::<super::bonnie::Bonnie>(),
     },
     Entry {
         name: "iozone",
-        processes: &[ProcessKind {
-            kind: super::iozone::throughput::PROCESS_KIND,
-            build: |p, i| Ok(Box::new(super::iozone::throughput::process_worker(p, i)?)),
-        }],
+        processes: &[process::<super::iozone::throughput::Children>()],
         services: &[],
         survey: Some(super::iozone::survey::form),
         typed: typed::<super::iozone::figures::IoZone>(),
@@ -200,10 +194,7 @@ pub const BENCHMARKS: &[Entry] = &[
     },
     Entry {
         name: "sdet",
-        processes: &[ProcessKind {
-            kind: super::sdet::PROCESS_KIND,
-            build: |p, i| Ok(Box::new(super::sdet::process_worker(p, i)?)),
-        }],
+        processes: &[process::<super::sdet::Sdet>()],
         services: &[],
         survey: Some(super::sdet::survey::form),
         typed: typed::<super::sdet::Sdet>(),

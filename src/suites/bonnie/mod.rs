@@ -26,7 +26,7 @@ pub mod report;
 mod seeks;
 pub mod survey;
 
-pub use seeks::{PROCESS_KIND, process_worker};
+pub use seeks::{PROCESS_KIND, Seekers};
 
 use crate::engine::Choice;
 use crate::measure::{CpuTimes, LatencySummary, OpKind, Outcome, WorkerStats};

@@ -303,11 +303,6 @@ impl Worker for SeekWorker {
     }
 }
 
-/// A seeker process's worker, from the parent's plan.
-pub fn process_worker(payload: &[u8], index: usize) -> Result<Box<dyn Worker>> {
-    runner::workers::build::<Seekers>(payload, index)
-}
-
 /// What a seeker hands back: its slowest seek, its seeks, its own CPU
 /// and when it began and ended (clock ns; 0 when it never got there).
 #[derive(Serialize, Deserialize)]

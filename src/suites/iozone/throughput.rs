@@ -961,11 +961,6 @@ struct Child {
 /// An engine maker for a role and child.
 type Make<'a> = dyn Fn(Role, usize, Need) -> Result<Io> + 'a;
 
-/// A child process's worker, from the parent's plan.
-pub fn process_worker(payload: &[u8], index: usize) -> Result<Box<dyn Worker>> {
-    runner::workers::build::<Children>(payload, index)
-}
-
 impl ChildWorker {
     /// Children `range` of `plan` on engines `make` makes, with one
     /// stonewall flag: the plan's shared memory, or else one of their own.
@@ -1786,7 +1781,7 @@ mod tests {
         };
         let payload = serde_json::to_vec(&plan).unwrap();
         let workers: Vec<Box<dyn Worker>> = (0..2)
-            .map(|i| process_worker(&payload, i).unwrap())
+            .map(|i| runner::workers::build::<Children>(&payload, i).unwrap())
             .collect();
         let o = runner::run(StopRule::default(), workers, &NoProgress);
         assert!(o.complete, "{:?}", o.error);
@@ -1806,7 +1801,7 @@ mod tests {
                 8 * 4096
             );
         }
-        assert!(process_worker(b"{}", 0).is_err());
+        assert!(runner::workers::build::<Children>(b"{}", 0).is_err());
     }
 
     #[test]

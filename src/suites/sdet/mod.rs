@@ -19,7 +19,7 @@ pub mod run;
 pub mod script;
 pub mod survey;
 
-pub use run::{PROCESS_KIND, process_worker};
+pub use run::PROCESS_KIND;
 
 use crate::report::RunResult;
 

@@ -117,11 +117,6 @@ pub struct Plan {
     pub seed: u64,
 }
 
-/// Script runner `index` of the plan in `payload` (in a worker process).
-pub fn process_worker(payload: &[u8], index: usize) -> Result<Box<dyn Worker>> {
-    runner::workers::build::<Sdet>(payload, index)
-}
-
 /// Each script runner has its own directory and draws: they share nothing.
 impl runner::Workers for Sdet {
     const KIND: &'static str = PROCESS_KIND;
@@ -717,7 +712,7 @@ mod tests {
             ..Default::default()
         };
         let mut group = <Sdet as runner::Workers>::workers(&plan, 0..2).unwrap();
-        let alone = process_worker(&bytes, 1).unwrap();
+        let alone = runner::workers::build::<Sdet>(&bytes, 1).unwrap();
         // both runners draw their scripts and commands from their own rng
         let a = runner::run(rule, vec![group.pop().unwrap()], &runner::NoProgress);
         for d in &plan.dirs {
@@ -737,7 +732,7 @@ mod tests {
             r.tallies.iter().map(|t| t.count).collect()
         };
         assert_eq!(counts(&a), counts(&b));
-        assert!(process_worker(&bytes, 2).is_err());
+        assert!(runner::workers::build::<Sdet>(&bytes, 2).is_err());
     }
 
     #[test]

@@ -19,6 +19,7 @@ mod null;
 mod nullq;
 mod psync;
 mod sync;
+mod uring;
 
 pub use buffer::AlignedBuf;
 
@@ -429,6 +430,7 @@ pub const ENGINES: &[EngineInfo] = &[
     buffered::INFO,
     null::INFO,
     nullq::INFO,
+    uring::INFO,
 ];
 
 fn find(name: &str) -> Option<&'static EngineInfo> {

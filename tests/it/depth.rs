@@ -1,7 +1,8 @@
 //! Queue depth through the runner's one issue loop: with the queued test
 //! engine (nullq: completes after some polls, out of order) at --iodepth
 //! 32, the requests in flight reach 32 and never exceed it, through `run`
-//! and a classic benchmark; a synchronous engine refuses a depth above 1.
+//! and a classic benchmark; io_uring does the same on a real file with
+//! O_DIRECT; a synchronous engine refuses a depth above 1.
 
 use crate::common::*;
 use serde_json::Value;
@@ -58,6 +59,34 @@ fn run_keeps_32_in_flight_and_no_more() {
     assert_eq!(get(&v, "config.io.iodepth").as_u64(), Some(32));
     // the budget is exact at depth: no request beyond it was issued
     assert_eq!(op_count(&v, "read") + op_count(&v, "write"), 20000);
+}
+
+/// io_uring at depth 32 with O_DIRECT on a small file: every request
+/// completes, 32 are in flight at the deepest, and the file goes.
+#[test]
+fn io_uring_keeps_32_in_flight_with_o_direct() {
+    let dir = work_dir();
+    let (v, report) = run_json(&[
+        "run",
+        "--dir",
+        p(dir.path()),
+        "--engine",
+        "io_uring",
+        "--iodepth",
+        "32",
+        "--direct",
+        "--unique-bytes",
+        "4M",
+        "--size-mean",
+        "4K",
+        "--ops",
+        "5000",
+    ]);
+    check_result(&v);
+    assert_reached_32_and_no_more(&v);
+    assert_eq!(op_count(&v, "read") + op_count(&v, "write"), 5000);
+    assert!(report.contains("engine io_uring, O_DIRECT"), "{report}");
+    assert_untouched(dir.path());
 }
 
 #[test]

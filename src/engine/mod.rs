@@ -167,6 +167,12 @@ pub struct EngineOpts {
     pub datasync: bool,
     /// Seed for the buffer contents.
     pub seed: u64,
+    /// Register the buffers with the kernel once (io_uring): it then
+    /// maps no pages per request.
+    pub fixed_bufs: bool,
+    /// Register open files with the kernel (io_uring): it then takes no
+    /// file reference per request.
+    pub register_files: bool,
 }
 
 impl Default for EngineOpts {
@@ -178,6 +184,8 @@ impl Default for EngineOpts {
             max_len: 64 << 10,
             datasync: false,
             seed: 0,
+            fixed_bufs: false,
+            register_files: false,
         }
     }
 }
@@ -199,6 +207,12 @@ pub struct EngineSpec {
     pub depth: u16,
     /// fdatasync(2) where a request asks for a sync.
     pub datasync: bool,
+    /// Registered buffers (io_uring); no flag sets it yet.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fixed_bufs: bool,
+    /// Registered files (io_uring); no flag sets it yet.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub register_files: bool,
 }
 
 impl EngineSpec {
@@ -209,6 +223,8 @@ impl EngineSpec {
             direct: false,
             depth: 1,
             datasync: false,
+            fixed_bufs: false,
+            register_files: false,
         }
     }
 
@@ -295,6 +311,8 @@ impl EngineSpec {
             max_len,
             datasync: self.datasync,
             seed,
+            fixed_bufs: self.fixed_bufs,
+            register_files: self.register_files,
         }
     }
 }

@@ -42,7 +42,16 @@ pub struct Uring {
     depth: usize,
     direct: bool,
     datasync: bool,
+    /// Requests name their buffer by index (slot) among the registered.
+    fixed_bufs: bool,
+    /// Size of the registered file table (0: none); a file whose id is
+    /// below it is registered at open and named by that id.
+    fixed_files: u32,
 }
+
+/// Registered file table size: enough for any benchmark's open files at
+/// once; files beyond it go unregistered.
+const FIXED_FILES: u32 = 256;
 
 impl Uring {
     fn new(o: &EngineOpts) -> io::Result<Uring> {
@@ -53,15 +62,48 @@ impl Uring {
         let ring = IoUring::builder()
             .build(depth.next_power_of_two() as u32)
             .map_err(setup_failed)?;
+        let mut bufs = buffer::slots(slots, o.max_len, o.seed);
+        if o.fixed_bufs {
+            let iovecs: Vec<libc::iovec> = bufs
+                .iter_mut()
+                .map(|b| libc::iovec {
+                    iov_base: b.as_mut_ptr().cast(),
+                    iov_len: b.len(),
+                })
+                .collect();
+            // SAFETY: each iovec spans one buffer, a heap allocation kept
+            // in `bufs` and neither moved nor freed before the ring is
+            // dropped (`ring` is the first field, dropped before `bufs`).
+            unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
+                if e.raw_os_error() == Some(libc::ENOMEM) {
+                    io::Error::new(
+                        e.kind(),
+                        "registering the buffers exceeds the locked-memory limit (RLIMIT_MEMLOCK, `ulimit -l`)",
+                    )
+                } else {
+                    io::Error::new(e.kind(), format!("registering the buffers: {e}"))
+                }
+            })?;
+        }
+        let fixed_files = if o.register_files {
+            ring.submitter()
+                .register_files_sparse(FIXED_FILES)
+                .map_err(|e| io::Error::new(e.kind(), format!("registering files: {e}")))?;
+            FIXED_FILES
+        } else {
+            0
+        };
         Ok(Uring {
             ring,
             files: FileTable::default(),
-            bufs: buffer::slots(slots, o.max_len, o.seed),
+            bufs,
             flight: (0..slots).map(|_| None).collect(),
             in_flight: 0,
             depth,
             direct: o.direct,
             datasync: o.datasync,
+            fixed_bufs: o.fixed_bufs,
+            fixed_files,
         })
     }
 
@@ -172,7 +214,18 @@ impl Engine for Uring {
 
     fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
         let f = open_file(path, how, self.direct)?;
-        Ok(self.files.insert(f, path))
+        let fd = f.as_raw_fd();
+        let id = self.files.insert(f, path);
+        if id.0 < self.fixed_files
+            && let Err(e) = self.ring.submitter().register_files_update(id.0, &[fd])
+        {
+            self.files.remove(id)?;
+            return Err(io::Error::new(
+                e.kind(),
+                format!("registering {}: {e}", path.display()),
+            ));
+        }
+        Ok(id)
     }
 
     fn close(&mut self, file: FileId) -> io::Result<()> {
@@ -181,6 +234,9 @@ impl Engine for Uring {
                 "io_uring: {} is closed with requests on it in flight",
                 self.files.path(file).display()
             )));
+        }
+        if file.0 < self.fixed_files {
+            self.ring.submitter().register_files_update(file.0, &[-1])?;
         }
         self.files.remove(file).map(drop)
     }
@@ -216,22 +272,42 @@ impl Engine for Uring {
                 ),
             ));
         }
-        let sqe = match req.kind {
-            OpKind::Read => opcode::Read::new(fd, buf.as_mut_ptr(), req.len)
-                .offset(req.offset)
-                .build(),
-            OpKind::Write | OpKind::Append => opcode::Write::new(fd, buf.as_ptr(), req.len)
-                .offset(req.offset)
-                .build(),
-            OpKind::Fsync => {
-                let flags = if self.datasync {
-                    types::FsyncFlags::DATASYNC
-                } else {
-                    types::FsyncFlags::empty()
-                };
-                opcode::Fsync::new(fd).flags(flags).build()
-            }
-            k => return Err(unsupported(k)),
+        let (ptr, fixed_bufs, datasync) = (buf.as_mut_ptr(), self.fixed_bufs, self.datasync);
+        // one entry for either kind of file (registered or not: two types)
+        macro_rules! entry {
+            ($fd:expr) => {
+                match (req.kind, fixed_bufs) {
+                    (OpKind::Read, false) => opcode::Read::new($fd, ptr, req.len)
+                        .offset(req.offset)
+                        .build(),
+                    (OpKind::Read, true) => opcode::ReadFixed::new($fd, ptr, req.len, req.slot)
+                        .offset(req.offset)
+                        .build(),
+                    (OpKind::Write | OpKind::Append, false) => {
+                        opcode::Write::new($fd, ptr, req.len)
+                            .offset(req.offset)
+                            .build()
+                    }
+                    (OpKind::Write | OpKind::Append, true) => {
+                        opcode::WriteFixed::new($fd, ptr, req.len, req.slot)
+                            .offset(req.offset)
+                            .build()
+                    }
+                    (OpKind::Fsync, _) => opcode::Fsync::new($fd)
+                        .flags(if datasync {
+                            types::FsyncFlags::DATASYNC
+                        } else {
+                            types::FsyncFlags::empty()
+                        })
+                        .build(),
+                    (k, _) => return Err(unsupported(k)),
+                }
+            };
+        }
+        let sqe = if req.file.0 < self.fixed_files {
+            entry!(types::Fixed(req.file.0))
+        } else {
+            entry!(fd)
         }
         .user_data(slot as u64);
         // SAFETY: the entry points into the buffer of `slot` (checked to
@@ -379,7 +455,10 @@ mod tests {
         assert_eq!(e.in_flight, 32 - n);
         // the slots reaped are free again, and fill the queue again
         for c in &out {
-            assert!(matches!(e.queue(read(c.req.slot)).unwrap(), Queued::InFlight));
+            assert!(matches!(
+                e.queue(read(c.req.slot)).unwrap(),
+                Queued::InFlight
+            ));
         }
         assert_eq!(e.in_flight, 32);
         e.commit().unwrap();
@@ -390,15 +469,22 @@ mod tests {
     }
 
     /// Random blocks read at depth 32, each completion checked against
-    /// the bytes at its own offset.
+    /// the bytes at its own offset; buffered and O_DIRECT, with files and
+    /// buffers registered or not.
     #[test]
     fn every_completion_is_matched_to_its_request() {
         let size = 4 << 20;
         let data = pattern(size);
         let dir = tempfile::tempdir().unwrap();
         let path = file_with(dir.path(), &data);
-        for direct in [false, true] {
-            let mut e = Uring::new(&opts(32, direct)).unwrap();
+        for (direct, registered) in [(false, false), (true, false), (false, true), (true, true)] {
+            let mut e = Uring::new(&EngineOpts {
+                fixed_bufs: registered,
+                register_files: registered,
+                ..opts(32, direct)
+            })
+            .unwrap();
+            assert_eq!(e.fixed_files > 0, registered);
             let f = e.open(&path, OpenHow::READ).unwrap();
             let mut free: Vec<u16> = (0..32).collect();
             let (mut rng, mut issued, mut done, mut deepest) = (0x9e37_79b9_7f4a_7c15u64, 0, 0, 0);
@@ -426,7 +512,7 @@ mod tests {
                     assert_eq!(c.bytes, 4096);
                     assert!(
                         e.buf_mut(c.req.slot)[..4096] == data[at..at + 4096],
-                        "direct {direct}: the bytes of slot {} are not those at offset {at}",
+                        "direct {direct}, registered {registered}: the bytes of slot {} are not those at offset {at}",
                         c.req.slot
                     );
                     assert!(c.done_ns > 0 && c.lat_ns > 0);
@@ -434,7 +520,7 @@ mod tests {
                     done += 1;
                 }
             }
-            assert_eq!(deepest, 32, "direct {direct}");
+            assert_eq!(deepest, 32, "direct {direct}, registered {registered}");
         }
     }
 
@@ -442,9 +528,12 @@ mod tests {
     fn writes_fsync_and_a_short_read_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
+        // the second round also with registered files and buffers
         for datasync in [false, true] {
             let o = EngineOpts {
                 datasync,
+                fixed_bufs: datasync,
+                register_files: datasync,
                 ..opts(4, false)
             };
             let mut e = Uring::new(&o).unwrap();
@@ -485,7 +574,10 @@ mod tests {
         let err = e.exec(Req::write(f, 512, 100)).unwrap_err();
         let msg = err.to_string();
         assert!(
-            msg.starts_with(&format!("write of 100 B at offset 512 in {}: ", path.display())),
+            msg.starts_with(&format!(
+                "write of 100 B at offset 512 in {}: ",
+                path.display()
+            )),
             "{msg}"
         );
         assert_eq!(e.in_flight, 0);

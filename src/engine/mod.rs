@@ -13,6 +13,7 @@
 //! the engine is made. An operation names its slot, so buffers outlive the
 //! operation as queued engines require.
 
+mod aio;
 mod buffer;
 mod buffered;
 mod null;
@@ -429,6 +430,7 @@ pub const ENGINES: &[EngineInfo] = &[
     buffered::INFO,
     null::INFO,
     nullq::INFO,
+    aio::INFO,
 ];
 
 fn find(name: &str) -> Option<&'static EngineInfo> {

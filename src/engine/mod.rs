@@ -13,6 +13,7 @@
 //! the engine is made. An operation names its slot, so buffers outlive the
 //! operation as queued engines require.
 
+mod aio;
 mod buffer;
 mod buffered;
 mod null;
@@ -449,6 +450,7 @@ pub const ENGINES: &[EngineInfo] = &[
     null::INFO,
     nullq::INFO,
     uring::INFO,
+    aio::INFO,
 ];
 
 fn find(name: &str) -> Option<&'static EngineInfo> {

@@ -1,8 +1,8 @@
 //! Queue depth through the runner's one issue loop: with the queued test
 //! engine (nullq: completes after some polls, out of order) at --iodepth
 //! 32, the requests in flight reach 32 and never exceed it, through `run`
-//! and a classic benchmark; io_uring does the same on a real file with
-//! O_DIRECT; a synchronous engine refuses a depth above 1.
+//! and a classic benchmark; io_uring and libaio hold the depth on a real
+//! file with O_DIRECT; a synchronous engine refuses a depth above 1.
 
 use crate::common::*;
 use serde_json::Value;
@@ -144,4 +144,33 @@ fn selfscale_explores_at_a_depth_and_its_model_keeps_it() {
     let model: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("model.json")).unwrap()).unwrap();
     assert_eq!(model["settings"]["iodepth"].as_u64(), Some(32));
+}
+
+/// The kernel's native AIO at depth 32 with O_DIRECT: the run completes
+/// every request of its budget, 32 in flight and never more, and leaves
+/// the work directory as it found it.
+#[test]
+fn libaio_keeps_32_direct_requests_in_flight() {
+    let dir = work_dir();
+    let (v, _) = run_json(&[
+        "run",
+        "--dir",
+        p(dir.path()),
+        "--engine",
+        "libaio",
+        "--iodepth",
+        "32",
+        "--direct",
+        "--ops",
+        "4000",
+        "-p",
+        "1",
+        "--unique-bytes",
+        "4M",
+    ]);
+    check_result(&v);
+    assert_reached_32_and_no_more(&v);
+    assert_eq!(get(&v, "config.io.iodepth").as_u64(), Some(32));
+    assert_eq!(op_count(&v, "read") + op_count(&v, "write"), 4000);
+    assert_untouched(dir.path());
 }

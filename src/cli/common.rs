@@ -1,6 +1,6 @@
 //! Flags shared by several commands, and how a finished run is presented.
 
-use crate::engine::{Choice, EngineSpec, FsyncPolicy, parse_fsync};
+use crate::engine::{Choice, EngineSpec, FsyncPolicy, QueueOpts, parse_fsync};
 use crate::error::UsageError;
 use crate::report::export::{self, Document};
 use crate::report::{Collection, RunResult};
@@ -353,6 +353,67 @@ pub struct DepthArgs {
     /// Requests each worker keeps in flight (above 1 needs a queued engine: 'iogauge engines').
     #[arg(long, default_value = "1", value_name = "N", value_parser = depth_arg)]
     pub iodepth: u16,
+    /// Submit once N requests are queued (default: once every free slot is filled).
+    #[arg(long, value_name = "N", help_heading = "Queued engines")]
+    pub iodepth_batch: Option<u16>,
+    /// Reap at least N completions per wait (default 1).
+    #[arg(long, value_name = "N", help_heading = "Queued engines")]
+    pub iodepth_batch_complete: Option<u16>,
+    /// Register the I/O buffers with the kernel once (io_uring).
+    #[arg(long, help_heading = "Queued engines")]
+    pub fixedbufs: bool,
+    /// Register the open files with the kernel (io_uring).
+    #[arg(long, help_heading = "Queued engines")]
+    pub registerfiles: bool,
+    /// A kernel thread polls the submission queue; it spends a core (io_uring).
+    #[arg(long, help_heading = "Queued engines")]
+    pub sqthread_poll: bool,
+    /// Bind the polling thread to this CPU (with --sqthread-poll).
+    #[arg(long, value_name = "CPU", help_heading = "Queued engines")]
+    pub sqthread_cpu: Option<u16>,
+    /// Poll the device for completions; needs --direct and a device with poll queues (io_uring).
+    #[arg(long, help_heading = "Queued engines")]
+    pub hipri: bool,
+    /// A request that would block fails instead (RWF_NOWAIT), counted apart.
+    #[arg(long, help_heading = "Queued engines")]
+    pub nowait: bool,
+    /// Buffered I/O that leaves no pages in the page cache (RWF_DONTCACHE; Linux 6.14+).
+    #[arg(long, help_heading = "Queued engines")]
+    pub uncached: bool,
+}
+
+impl Default for DepthArgs {
+    fn default() -> Self {
+        DepthArgs {
+            iodepth: 1,
+            iodepth_batch: None,
+            iodepth_batch_complete: None,
+            fixedbufs: false,
+            registerfiles: false,
+            sqthread_poll: false,
+            sqthread_cpu: None,
+            hipri: false,
+            nowait: false,
+            uncached: false,
+        }
+    }
+}
+
+impl DepthArgs {
+    /// The queued engine's options the flags ask for.
+    pub fn queue(&self) -> QueueOpts {
+        QueueOpts {
+            batch: self.iodepth_batch.unwrap_or(0),
+            batch_complete: self.iodepth_batch_complete.unwrap_or(0),
+            fixed_bufs: self.fixedbufs,
+            register_files: self.registerfiles,
+            sqpoll: self.sqthread_poll,
+            sqpoll_cpu: self.sqthread_cpu,
+            hipri: self.hipri,
+            nowait: self.nowait,
+            uncached: self.uncached,
+        }
+    }
 }
 
 fn depth_arg(s: &str) -> Result<u16, String> {
@@ -368,7 +429,8 @@ impl EngineArgs {
     pub fn spec_at(&self, default: Choice, depth: &DepthArgs) -> Result<EngineSpec> {
         let spec = EngineSpec::new(self.choice(default))
             .direct(self.direct)
-            .depth(depth.iodepth);
+            .depth(depth.iodepth)
+            .queue(depth.queue());
         spec.check().map_err(UsageError)?;
         Ok(spec)
     }

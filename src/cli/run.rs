@@ -153,6 +153,7 @@ impl Args {
             engine: spec.choice,
             direct: spec.direct,
             iodepth: spec.depth,
+            queue: spec.queue,
             fsync: self.sync.fsync,
             fdatasync: self.sync.fdatasync,
             cold: self.cold,

@@ -54,6 +54,7 @@ impl Args {
             engine: self.engine.choice(Choice::PSYNC),
             direct: self.engine.direct,
             iodepth: self.depth.iodepth,
+            queue: self.depth.queue(),
             fsync: !self.no_fsync,
             drop_caches: self.drop_caches,
         }

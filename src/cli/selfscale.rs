@@ -220,6 +220,7 @@ impl Args {
         o.engine = self.engine.choice(Choice::PSYNC);
         o.direct = self.engine.direct;
         o.iodepth = self.depth.iodepth;
+        o.queue = self.depth.queue();
         o.fsync = self.sync.fsync;
         o.fdatasync = self.sync.fdatasync;
         o.size_cv = self.size_cv.unwrap_or(1.0);
@@ -249,6 +250,10 @@ impl Args {
         add(self.engine.engine.is_some(), "--engine");
         add(self.engine.direct, "--direct");
         add(self.depth.iodepth != 1, "--iodepth");
+        add(
+            !self.depth.queue().is_default(),
+            "--iodepth-batch and the queued engine's flags",
+        );
         add(self.sync.fsync != FsyncPolicy::Never, "--fsync");
         add(self.sync.fdatasync, "--fdatasync");
         v

@@ -19,6 +19,7 @@ pub const INFO: EngineInfo = EngineInfo {
         direct: true,
         fake: false,
         buffered: false,
+        ..Caps::NONE
     },
     make: |o| Ok(Box::new(Aio::new(o)?)),
 };
@@ -140,7 +141,9 @@ fn check_depth(depth: usize, max: Option<u64>) -> io::Result<()> {
     match max {
         Some(max) if depth as u64 > max => Err(io::Error::new(
             io::ErrorKind::InvalidInput,
-            format!("--iodepth {depth} is more than sysctl fs.aio-max-nr ({max}) allows; raise it or lower the depth"),
+            format!(
+                "--iodepth {depth} is more than sysctl fs.aio-max-nr ({max}) allows; raise it or lower the depth"
+            ),
         )),
         _ => Ok(()),
     }
@@ -243,8 +246,14 @@ impl Aio {
             out.push(Completion {
                 req: f.req,
                 bytes: ev.res as u64,
-                lat_ns: if self.timed { now.saturating_sub(f.issued_ns) } else { 0 },
+                lat_ns: if self.timed {
+                    now.saturating_sub(f.issued_ns)
+                } else {
+                    0
+                },
                 done_ns: now,
+                sub_ns: SUB_NONE,
+                err: 0,
             });
         }
         match failed {
@@ -299,8 +308,17 @@ impl Engine for Aio {
                         buf.len()
                     )));
                 }
-                let op = if req.kind == OpKind::Read { IOCB_CMD_PREAD } else { IOCB_CMD_PWRITE };
-                (op, buf.as_ptr() as u64, u64::from(req.len), req.offset as i64)
+                let op = if req.kind == OpKind::Read {
+                    IOCB_CMD_PREAD
+                } else {
+                    IOCB_CMD_PWRITE
+                };
+                (
+                    op,
+                    buf.as_ptr() as u64,
+                    u64::from(req.len),
+                    req.offset as i64,
+                )
             }
             // the kernel refuses an fsync iocb with a buffer, length or
             // offset (EINVAL)
@@ -371,7 +389,9 @@ impl Engine for Aio {
                     let f = self.flight[usize::from(slot)]
                         .take()
                         .expect("a pending slot has its request");
-                    return Err(self.named(f.req, io::Error::new(e.kind(), format!("io_submit: {e}"))));
+                    return Err(
+                        self.named(f.req, io::Error::new(e.kind(), format!("io_submit: {e}")))
+                    );
                 }
             }
         }
@@ -471,9 +491,15 @@ mod tests {
                 assert!(matches!(e.queue(r).unwrap(), Queued::InFlight));
             }
             // never more than the depth
-            assert!(matches!(e.queue(Req::read(f, 0, 4096)).unwrap(), Queued::Busy));
+            assert!(matches!(
+                e.queue(Req::read(f, 0, 4096)).unwrap(),
+                Queued::Busy
+            ));
             e.commit().unwrap();
-            assert!(matches!(e.queue(Req::read(f, 0, 4096)).unwrap(), Queued::Busy));
+            assert!(matches!(
+                e.queue(Req::read(f, 0, 4096)).unwrap(),
+                Queued::Busy
+            ));
             out.clear();
             let mut n = 0;
             while n < 32 {
@@ -541,14 +567,21 @@ mod tests {
         let mut e = engine(2, true);
         let f = e.open(&path, OpenHow::READ).unwrap();
         e.queue(Req::read(f, 0, 4096)).unwrap();
-        e.queue(Req { slot: 1, ..Req::read(f, 1, 4096) }).unwrap();
+        e.queue(Req {
+            slot: 1,
+            ..Req::read(f, 1, 4096)
+        })
+        .unwrap();
         e.commit().unwrap();
         let mut out = Vec::new();
         let err = e.reap(2, &mut out).unwrap_err();
         let msg = err.to_string();
         assert_eq!(err.raw_os_error(), None, "wrapped with its request");
         assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{msg}");
-        assert!(msg.contains("read of 4096 B at offset 1 in") && msg.contains("data"), "{msg}");
+        assert!(
+            msg.contains("read of 4096 B at offset 1 in") && msg.contains("data"),
+            "{msg}"
+        );
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].req.offset, 0);
     }
@@ -556,8 +589,14 @@ mod tests {
     #[test]
     fn a_depth_over_the_system_limit_is_refused_naming_the_sysctl() {
         let e = check_depth(64, Some(16)).unwrap_err().to_string();
-        assert!(e.contains("--iodepth 64") && e.contains("fs.aio-max-nr (16)"), "{e}");
+        assert!(
+            e.contains("--iodepth 64") && e.contains("fs.aio-max-nr (16)"),
+            "{e}"
+        );
         assert!(check_depth(16, Some(16)).is_ok());
-        assert!(check_depth(4096, None).is_ok(), "no sysctl: io_setup decides");
+        assert!(
+            check_depth(4096, None).is_ok(),
+            "no sysctl: io_setup decides"
+        );
     }
 }

@@ -22,6 +22,7 @@ pub const INFO: EngineInfo = EngineInfo {
         direct: false,
         fake: false,
         buffered: true,
+        ..Caps::NONE
     },
     make: |o| Ok(Box::new(Buffered::new(o))),
 };

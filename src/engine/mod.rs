@@ -119,9 +119,36 @@ pub struct Completion {
     pub req: Req,
     /// Bytes transferred (may be short at end of file).
     pub bytes: u64,
+    /// Issued → reaped (fio's `lat`); for a synchronous engine, the call.
     pub lat_ns: u64,
     /// When it finished, on [`crate::measure::clock::now_ns`]'s clock.
     pub done_ns: u64,
+    /// Issued → accepted by the kernel (its submitting call returned;
+    /// fio's `slat`), or [`SUB_NONE`]: a synchronous engine, or one that
+    /// cannot see it (a kernel thread polls the queue).
+    pub sub_ns: u64,
+    /// 0, or the errno the request failed with. A queued engine delivers a
+    /// failure with its request, so the driver frees its slot first.
+    pub err: i32,
+}
+
+/// [`Completion::sub_ns`] when submission was not measured.
+pub const SUB_NONE: u64 = u64::MAX;
+
+impl Completion {
+    /// A request finished by a synchronous call that took `lat_ns` and
+    /// ended at `done_ns`.
+    #[inline(always)]
+    pub fn sync(req: Req, bytes: u64, lat_ns: u64, done_ns: u64) -> Completion {
+        Completion {
+            req,
+            bytes,
+            lat_ns,
+            done_ns,
+            sub_ns: SUB_NONE,
+            err: 0,
+        }
+    }
 }
 
 /// What [`Engine::queue`] did with a request.
@@ -149,6 +176,151 @@ pub struct Caps {
     pub fake: bool,
     /// Keeps a user-space buffer (stdio-like): `fsync` flushes it first.
     pub buffered: bool,
+    /// Can register buffers and files with the kernel (`--fixedbufs`,
+    /// `--registerfiles`).
+    pub registered: bool,
+    /// Can have a kernel thread poll the submission queue
+    /// (`--sqthread-poll`).
+    pub sqpoll: bool,
+    /// Can poll for completions instead of waiting for interrupts
+    /// (`--hipri`).
+    pub polled: bool,
+    /// Can ask that a request fail rather than block (`--nowait`).
+    pub nowait: bool,
+    /// Can do uncached buffered I/O (`--uncached`, RWF_DONTCACHE).
+    pub uncached: bool,
+}
+
+impl Caps {
+    /// Nothing at all; engines name what they can on top of it.
+    pub const NONE: Caps = Caps {
+        sync: false,
+        queued: false,
+        direct: false,
+        fake: false,
+        buffered: false,
+        registered: false,
+        sqpoll: false,
+        polled: false,
+        nowait: false,
+        uncached: false,
+    };
+}
+
+/// How a queued engine submits and reaps, beyond its depth: fio's
+/// io_uring and libaio options. The default is what iogauge does without
+/// them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct QueueOpts {
+    /// Submit once this many requests are queued (`--iodepth-batch`);
+    /// 0 submits once every free slot is filled.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub batch: u16,
+    /// Reap at least this many completions per wait
+    /// (`--iodepth-batch-complete`); 0 waits for one.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub batch_complete: u16,
+    /// Register the buffers with the kernel once: it then maps no pages
+    /// per request.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fixed_bufs: bool,
+    /// Register open files with the kernel: it then takes no file
+    /// reference per request.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub register_files: bool,
+    /// A kernel thread polls the submission queue (it spends a core).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub sqpoll: bool,
+    /// The CPU the polling thread is bound to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sqpoll_cpu: Option<u16>,
+    /// Poll the device for completions (O_DIRECT on a device with poll
+    /// queues).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub hipri: bool,
+    /// RWF_NOWAIT: a request that would block fails with EAGAIN instead.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub nowait: bool,
+    /// RWF_DONTCACHE: buffered I/O that leaves no pages in the cache.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub uncached: bool,
+}
+
+fn is_zero(n: &u16) -> bool {
+    *n == 0
+}
+
+impl QueueOpts {
+    pub fn is_default(&self) -> bool {
+        *self == QueueOpts::default()
+    }
+
+    /// Refuse what `engine` (its `caps`) cannot do, or what makes no sense
+    /// at `depth` or with `direct`: one line naming the flag.
+    fn check(&self, name: &str, caps: Caps, depth: u16, direct: bool) -> Result<(), String> {
+        type Has = fn(&Caps) -> bool;
+        let wants: [(bool, &str, &str, Has); 6] = [
+            (self.fixed_bufs, "--fixedbufs", "registered buffers", |c| {
+                c.registered
+            }),
+            (
+                self.register_files,
+                "--registerfiles",
+                "registered files",
+                |c| c.registered,
+            ),
+            (
+                self.sqpoll,
+                "--sqthread-poll",
+                "submission-queue polling",
+                |c| c.sqpoll,
+            ),
+            (self.hipri, "--hipri", "polled completions", |c| c.polled),
+            (self.nowait, "--nowait", "non-blocking requests", |c| {
+                c.nowait
+            }),
+            (self.uncached, "--uncached", "uncached buffered I/O", |c| {
+                c.uncached
+            }),
+        ];
+        if let Some(&(_, flag, what, has)) = wants.iter().find(|w| w.0 && !(w.3)(&caps)) {
+            let who: Vec<_> = ENGINES
+                .iter()
+                .filter(|e| has(&e.caps))
+                .map(|e| e.name)
+                .collect();
+            return Err(match who.as_slice() {
+                [] => format!("{flag}: no engine here has {what}"),
+                _ => format!(
+                    "{flag}: engine '{name}' has no {what} ({} has)",
+                    who.join(", ")
+                ),
+            });
+        }
+        for (n, flag) in [
+            (self.batch, "--iodepth-batch"),
+            (self.batch_complete, "--iodepth-batch-complete"),
+        ] {
+            if n > depth {
+                return Err(format!(
+                    "{flag} {n}: more than --iodepth {depth}; give 0 to {depth}"
+                ));
+            }
+        }
+        if self.sqpoll_cpu.is_some() && !self.sqpoll {
+            return Err("--sqthread-cpu: needs --sqthread-poll".into());
+        }
+        if self.hipri && !direct {
+            return Err(
+                "--hipri: polled completions need --direct (the page cache does not poll)".into(),
+            );
+        }
+        if self.uncached && direct {
+            return Err("--uncached: O_DIRECT bypasses the cache already; give one of --uncached and --direct".into());
+        }
+        Ok(())
+    }
 }
 
 /// How the engine is made: an [`EngineSpec`] and what the worker needs
@@ -168,12 +340,8 @@ pub struct EngineOpts {
     pub datasync: bool,
     /// Seed for the buffer contents.
     pub seed: u64,
-    /// Register the buffers with the kernel once (io_uring): it then
-    /// maps no pages per request.
-    pub fixed_bufs: bool,
-    /// Register open files with the kernel (io_uring): it then takes no
-    /// file reference per request.
-    pub register_files: bool,
+    /// How a queued engine submits and reaps.
+    pub queue: QueueOpts,
 }
 
 impl Default for EngineOpts {
@@ -185,8 +353,7 @@ impl Default for EngineOpts {
             max_len: 64 << 10,
             datasync: false,
             seed: 0,
-            fixed_bufs: false,
-            register_files: false,
+            queue: QueueOpts::default(),
         }
     }
 }
@@ -208,12 +375,9 @@ pub struct EngineSpec {
     pub depth: u16,
     /// fdatasync(2) where a request asks for a sync.
     pub datasync: bool,
-    /// Registered buffers (io_uring); no flag sets it yet.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub fixed_bufs: bool,
-    /// Registered files (io_uring); no flag sets it yet.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub register_files: bool,
+    /// How a queued engine submits and reaps (its flags).
+    #[serde(default, skip_serializing_if = "QueueOpts::is_default")]
+    pub queue: QueueOpts,
 }
 
 impl EngineSpec {
@@ -224,8 +388,7 @@ impl EngineSpec {
             direct: false,
             depth: 1,
             datasync: false,
-            fixed_bufs: false,
-            register_files: false,
+            queue: QueueOpts::default(),
         }
     }
 
@@ -239,6 +402,10 @@ impl EngineSpec {
 
     pub fn datasync(self, datasync: bool) -> EngineSpec {
         EngineSpec { datasync, ..self }
+    }
+
+    pub fn queue(self, queue: QueueOpts) -> EngineSpec {
+        EngineSpec { queue, ..self }
     }
 
     /// Whether the engine can do what the spec asks: the one place that
@@ -268,7 +435,7 @@ impl EngineSpec {
                 queued.join(", ")
             ));
         }
-        Ok(())
+        self.queue.check(name, caps, self.depth, self.direct)
     }
 
     /// The alignment O_DIRECT asks of buffers, offsets and lengths: 1 when
@@ -312,8 +479,7 @@ impl EngineSpec {
             max_len,
             datasync: self.datasync,
             seed,
-            fixed_bufs: self.fixed_bufs,
-            register_files: self.register_files,
+            queue: self.queue,
         }
     }
 }
@@ -363,8 +529,32 @@ pub trait Engine: Send {
     }
 
     /// Wait for at least `min` queued operations and append them to `out`.
+    /// A request that failed comes back as a completion with its `err`
+    /// set; `Err` means the wait itself failed.
     fn reap(&mut self, _min: usize, _out: &mut Vec<Completion>) -> io::Result<usize> {
         Ok(0)
+    }
+
+    /// [`Engine::reap`], but back by clock `deadline_ns` at the latest
+    /// with what it has (an open loop's next arrival, a stop).
+    fn reap_until(
+        &mut self,
+        min: usize,
+        _deadline_ns: u64,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<usize> {
+        self.reap(min, out)
+    }
+
+    /// Ask the kernel to cancel what is in flight. Every request still
+    /// completes once: cancelled ones with `err` ECANCELED.
+    fn cancel(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
+    /// Requests queued and not yet reaped, as the engine counts them.
+    fn in_flight(&self) -> usize {
+        0
     }
 
     /// The buffer of `slot`, to fill before a write or inspect after a read.
@@ -667,22 +857,12 @@ pub fn untimed<T>(f: impl FnOnce() -> T) -> T {
 #[inline]
 pub(crate) fn timed(req: Req, f: impl FnOnce() -> io::Result<usize>) -> io::Result<Completion> {
     if UNTIMED.get() {
-        return Ok(Completion {
-            req,
-            bytes: f()? as u64,
-            lat_ns: 0,
-            done_ns: 0,
-        });
+        return Ok(Completion::sync(req, f()? as u64, 0, 0));
     }
     let t0 = now_ns();
     let n = f()?;
     let done_ns = now_ns();
-    Ok(Completion {
-        req,
-        bytes: n as u64,
-        lat_ns: done_ns - t0,
-        done_ns,
-    })
+    Ok(Completion::sync(req, n as u64, done_ns - t0, done_ns))
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ pub const INFO: EngineInfo = EngineInfo {
         direct: true,
         fake: true,
         buffered: false,
+        ..Caps::NONE
     },
     make: |o| Ok(Box::new(NullQ::new(o))),
 };
@@ -79,6 +80,8 @@ impl NullQ {
                     bytes: u64::from(f.req.len),
                     lat_ns: now.saturating_sub(f.queued_ns),
                     done_ns: now,
+                    sub_ns: SUB_NONE,
+                    err: 0,
                 });
                 n += 1;
             } else {

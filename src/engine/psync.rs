@@ -12,6 +12,7 @@ pub const INFO: EngineInfo = EngineInfo {
         direct: true,
         fake: false,
         buffered: false,
+        ..Caps::NONE
     },
     make: |o| Ok(Box::new(Psync::new(o))),
 };

@@ -17,6 +17,7 @@ pub const INFO: EngineInfo = EngineInfo {
         direct: true,
         fake: false,
         buffered: false,
+        ..Caps::NONE
     },
     make: |o| Ok(Box::new(Sync::new(o))),
 };

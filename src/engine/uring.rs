@@ -21,6 +21,8 @@ pub const INFO: EngineInfo = EngineInfo {
         direct: true,
         fake: false,
         buffered: false,
+        registered: true,
+        ..Caps::NONE
     },
     make: |o| Ok(Box::new(Uring::new(o)?)),
 };
@@ -63,7 +65,7 @@ impl Uring {
             .build(depth.next_power_of_two() as u32)
             .map_err(setup_failed)?;
         let mut bufs = buffer::slots(slots, o.max_len, o.seed);
-        if o.fixed_bufs {
+        if o.queue.fixed_bufs {
             let iovecs: Vec<libc::iovec> = bufs
                 .iter_mut()
                 .map(|b| libc::iovec {
@@ -85,7 +87,7 @@ impl Uring {
                 }
             })?;
         }
-        let fixed_files = if o.register_files {
+        let fixed_files = if o.queue.register_files {
             ring.submitter()
                 .register_files_sparse(FIXED_FILES)
                 .map_err(|e| io::Error::new(e.kind(), format!("registering files: {e}")))?;
@@ -102,7 +104,7 @@ impl Uring {
             depth,
             direct: o.direct,
             datasync: o.datasync,
-            fixed_bufs: o.fixed_bufs,
+            fixed_bufs: o.queue.fixed_bufs,
             fixed_files,
         })
     }
@@ -140,6 +142,8 @@ impl Uring {
                 bytes: res.max(0) as u64,
                 lat_ns: now.saturating_sub(f.issued_ns),
                 done_ns: now,
+                sub_ns: SUB_NONE,
+                err: 0,
             });
             n += 1;
         }
@@ -479,8 +483,11 @@ mod tests {
         let path = file_with(dir.path(), &data);
         for (direct, registered) in [(false, false), (true, false), (false, true), (true, true)] {
             let mut e = Uring::new(&EngineOpts {
-                fixed_bufs: registered,
-                register_files: registered,
+                queue: QueueOpts {
+                    fixed_bufs: registered,
+                    register_files: registered,
+                    ..QueueOpts::default()
+                },
                 ..opts(32, direct)
             })
             .unwrap();
@@ -532,8 +539,11 @@ mod tests {
         for datasync in [false, true] {
             let o = EngineOpts {
                 datasync,
-                fixed_bufs: datasync,
-                register_files: datasync,
+                queue: QueueOpts {
+                    fixed_bufs: datasync,
+                    register_files: datasync,
+                    ..QueueOpts::default()
+                },
                 ..opts(4, false)
             };
             let mut e = Uring::new(&o).unwrap();

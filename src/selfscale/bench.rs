@@ -576,6 +576,7 @@ mod tests {
                 engine: crate::engine::Choice::parse("psync").unwrap(),
                 direct: false,
                 iodepth: 1,
+                queue: Default::default(),
                 fsync: FsyncPolicy::Never,
                 fdatasync: false,
                 cold: false,

@@ -77,6 +77,8 @@ pub struct Options {
     pub direct: bool,
     /// Requests each worker keeps in flight.
     pub iodepth: u16,
+    /// The queued engine's flags.
+    pub queue: crate::engine::QueueOpts,
     pub fsync: FsyncPolicy,
     pub fdatasync: bool,
     pub size_cv: f64,
@@ -105,6 +107,7 @@ impl Options {
             fsync: FsyncPolicy::Never,
             fdatasync: false,
             iodepth: 1,
+            queue: Default::default(),
             size_cv: 1.0,
             seed: 1,
             precision: None,
@@ -170,6 +173,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
     crate::engine::EngineSpec::new(o.engine)
         .direct(o.direct)
         .depth(o.iodepth)
+        .queue(o.queue)
         .check()
         .map_err(UsageError)?;
     check_options(o)?;
@@ -215,6 +219,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
         engine: o.engine,
         direct: o.direct,
         iodepth: o.iodepth,
+        queue: o.queue,
         fsync: o.fsync,
         fdatasync: o.fdatasync,
         cold: false,
@@ -223,6 +228,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
         engine: o.engine.name().to_string(),
         direct: o.direct,
         iodepth: o.iodepth,
+        queue: o.queue,
         fsync: fsync_name(o.fsync),
         fdatasync: o.fdatasync,
         size_cv: o.size_cv,
@@ -887,6 +893,7 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
                 engine,
                 direct: s.direct,
                 iodepth: s.iodepth,
+                queue: s.queue,
                 fsync,
                 fdatasync: s.fdatasync,
                 cold: false,

@@ -385,6 +385,9 @@ pub struct Settings {
         skip_serializing_if = "crate::session::generic::is_one"
     )]
     pub iodepth: u16,
+    /// The queued engine's flags (absent: none).
+    #[serde(default, skip_serializing_if = "crate::engine::QueueOpts::is_default")]
+    pub queue: crate::engine::QueueOpts,
     /// never or every=N.
     pub fsync: String,
     pub fdatasync: bool,

@@ -73,6 +73,7 @@ fn empty_model(p: &Plan) -> Model {
         engine: "psync".into(),
         direct: false,
         iodepth: 1,
+        queue: Default::default(),
         fsync: "never".into(),
         fdatasync: false,
         size_cv: 1.0,

@@ -3,7 +3,7 @@
 //! issues the request stream of Chen & Patterson's workload through its own
 //! engine. Used by `iogauge run`, the survey and the self-scaling benchmark.
 
-use crate::engine::{Choice, EngineSpec, FileId, FsyncPolicy, OpenHow, Req};
+use crate::engine::{Choice, EngineSpec, FileId, FsyncPolicy, OpenHow, QueueOpts, Req};
 use crate::error::UsageError;
 use crate::measure::{LatencySummary, OpKind, WorkerStats};
 use crate::report::RunResult;
@@ -25,6 +25,9 @@ pub struct IoSetup {
     /// Requests each worker keeps in flight.
     #[serde(default = "one_in_flight", skip_serializing_if = "is_one")]
     pub iodepth: u16,
+    /// How a queued engine submits and reaps (its flags).
+    #[serde(default, skip_serializing_if = "QueueOpts::is_default")]
+    pub queue: QueueOpts,
     pub fsync: FsyncPolicy,
     pub fdatasync: bool,
     /// Drop the files from the page cache after prefill (posix_fadvise
@@ -51,6 +54,7 @@ impl IoSetup {
         EngineSpec::new(self.engine)
             .direct(self.direct)
             .depth(self.iodepth)
+            .queue(self.queue)
             .datasync(self.fdatasync)
     }
 }

@@ -38,6 +38,7 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         engine: Choice::PSYNC,
         direct,
         iodepth: 1,
+        queue: Default::default(),
         fsync,
         fdatasync: false,
         cold: false,

@@ -28,7 +28,7 @@
 pub mod report;
 pub mod survey;
 
-use crate::engine::{Choice, Completion, EngineSpec, FileId, OpenHow, Req};
+use crate::engine::{Choice, Completion, EngineSpec, FileId, OpenHow, QueueOpts, Req};
 use crate::error::UsageError;
 use crate::measure::{CpuTimes, LatencySummary, OpKind, Outcome, WorkerStats};
 use crate::report::{OpSummary, RunResult, Series, Summary, now_rfc3339};
@@ -166,6 +166,8 @@ pub struct Options {
     /// Requests in flight at once (the supercomputer codes of the paper
     /// kept several asynchronous requests going).
     pub iodepth: u16,
+    /// How a queued engine submits and reaps (its flags).
+    pub queue: QueueOpts,
     /// Time one fsync at the end of the write phase.
     pub fsync: bool,
     /// Sync and drop the page cache before each phase.
@@ -184,6 +186,7 @@ impl Options {
             engine: Choice::PSYNC,
             direct: false,
             iodepth: 1,
+            queue: QueueOpts::default(),
             fsync: true,
             drop_caches: false,
         }
@@ -257,6 +260,7 @@ impl Options {
         EngineSpec::new(self.engine)
             .direct(self.direct)
             .depth(self.iodepth)
+            .queue(self.queue)
     }
 }
 

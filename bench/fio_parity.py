@@ -7,7 +7,7 @@ JSON with --json PATH.
   python3 bench/fio_parity.py WORK --reps N [--sweep "1 2 4 ..."] [--json PATH]
 
 WORK holds header.txt (the run's conditions), rows.tsv (row, peer, fio
-latency, op, status) and res/ROW.TOOL.REP.{json,txt,err}: iogauge's and
+latency, op, status, iogauge's and the peer's command lines) and res/ROW.TOOL.REP.{json,txt,err}: iogauge's and
 fio's JSON, t/io_uring's text, or the one line of a failed run.
 """
 import argparse
@@ -119,9 +119,10 @@ def goal(peer, r):
     return "PASS" if ok else "FAIL"
 
 
-def summarize_row(work, reps, name, peer, lat, op, status):
+def summarize_row(work, reps, name, peer, lat, op, status, iog_cmd, peer_cmd):
     out = {"row": name, "peer": peer, "op": op,
-           "fio_latency": f"{lat}_ns" if peer == "fio" else None, "status": status or "ok"}
+           "fio_latency": f"{lat}_ns" if peer == "fio" else None, "status": status or "ok",
+           "iogauge_command": iog_cmd, "peer_command": peer_cmd}
     if status:
         return out
     iog, iog_err = collect(work, name, "iogauge", reps, lambda s: iogauge_figures(s + ".json", op))
@@ -167,6 +168,10 @@ def print_table(rows, reps):
     print(fmt(head))
     for c in lines:
         print(fmt(c))
+    for r in rows:
+        top = r["status"] == "ok" and r["peer_figures"].get("max_iops")
+        if top:
+            print(f"{r['row']}: t/io_uring's Maximum IOPS (the best second) {fmt_iops(top)}")
 
 
 def summarize_sweep(work, reps, depths, rows):
@@ -221,8 +226,7 @@ def main():
     rows = []
     with open(os.path.join(a.work, "rows.tsv")) as f:
         for line in f:
-            name, peer, lat, op, status = line.rstrip("\n").split("\t")
-            rows.append(summarize_row(a.work, a.reps, name, peer, lat, op, status))
+            rows.append(summarize_row(a.work, a.reps, *line.rstrip("\n").split("\t")))
 
     print(f"medians over {a.reps} reps; ratio = iogauge/peer IOPS; latency: iogauge total against fio lat_ns,")
     print("null and psync against fio clat_ns; t/io_uring: IOPS only")

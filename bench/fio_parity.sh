@@ -303,28 +303,44 @@ fio --name=layout --ioengine=psync --rw=write --bs=1M --size="$SIZE" --filename=
 # out ROW TOOL REP: the result file's stem
 out() { echo "$WORK/res/$1.${2//\//_}.$3"; }
 
+# commands: IOG_CMD and PEER_CMD, the row's two command lines (without
+# their output files).
+commands() {
+    local pin=()
+    ((PIN)) && pin=(taskset -c "$CPU")
+    IOG_CMD=("${pin[@]}" "$IOGAUGE" run "${IOG[@]}" "${IOG_FILE[@]}" --duration "$R" --dir "$WORK" -q)
+    if [[ $PEER == fio ]]; then
+        PEER_CMD=(fio "${PEER_ARGS[@]}" "${FIO_COMMON[@]}")
+    else # one second more: its first line, a partial second, is left out
+        PEER_CMD=("${pin[@]}" "$TIOURING" "${PEER_ARGS[@]}" -r $((R + 1)) "$F")
+    fi
+}
+
+# A run that takes this long has hung (iogauge's runs include laying out SIZE).
+LIMIT=$((3 * R + 300))
+
 # run_tool ROW TOOL REP: one run; its output in `out`.json (.txt for
 # t/io_uring), or its error in `out`.err.
 run_tool() {
-    local o pin=() rc=0
+    local o rc=0
     o=$(out "$1" "$2" "$3")
-    ((PIN)) && pin=(taskset -c "$CPU")
+    commands
     ((CACHED)) && cat "$F" >/dev/null
+    # --foreground: Ctrl-C still reaches the tool
+    local limit=(timeout --foreground -k 10 "$LIMIT")
     case $2 in
-    iogauge)
-        "${pin[@]}" "$IOGAUGE" run "${IOG[@]}" "${IOG_FILE[@]}" --duration "$R" --dir "$WORK" -q \
-            --json "$o.json" 2>"$o.log" || rc=$?
-        ;;
-    fio)
-        # the null engine opens no file, but fio may make its name: in WORK
-        (cd "$WORK" && fio "${PEER_ARGS[@]}" "${FIO_COMMON[@]}" --output="$o.json") >"$o.log" 2>&1 || rc=$?
-        ;;
-    t/io_uring)
-        "${pin[@]}" "$TIOURING" "${PEER_ARGS[@]}" -r $((R + 1)) "$F" >"$o.txt" 2>"$o.log" || rc=$?
-        ;;
+    iogauge) "${limit[@]}" "${IOG_CMD[@]}" --json "$o.json" 2>"$o.log" || rc=$? ;;
+    # the null engine opens no file, but fio may make its name: in WORK
+    fio) (cd "$WORK" && "${limit[@]}" "${PEER_CMD[@]}" --output="$o.json") >"$o.log" 2>&1 || rc=$? ;;
+    t/io_uring) "${limit[@]}" "${PEER_CMD[@]}" >"$o.txt" 2>"$o.log" || rc=$? ;;
     esac
+    ((rc == 130)) && exit 130 # the tool stopped on Ctrl-C: so does the script
+    if ((rc == 124)); then
+        echo "timed out after $LIMIT s" >"$o.err"
+    elif ((rc)); then
+        echo "exit $rc: $(grep -v '^$' "$o.log" | tail -1)" >"$o.err"
+    fi
     if ((rc)); then
-        { echo "exit $rc: $(grep -v '^$' "$o.log" | tail -1)"; } >"$o.err"
         rm -f "$o.json" "$o.txt"
         say "  $1 $2: failed, $(cat "$o.err")"
     fi
@@ -350,11 +366,11 @@ for ((r = 1; r <= REPS; r++)); do
     for d in $SWEEP_DEPTHS; do
         say "  sweep depth $d"
         b=$((d < 32 ? d : 32))
-        IOG=() PEER_ARGS=(--name=u --ioengine=io_uring --rw=randread --bs=4k --filename="$F" --direct=1
+        IOG=() PEER=fio PEER_ARGS=(--name=u --ioengine=io_uring --rw=randread --bs=4k --filename="$F" --direct=1
             --iodepth="$d") CACHED=0 PIN=0
         run_tool "sweep-$d" fio "$r"
         if [[ -n $TIOURING ]]; then
-            PEER_ARGS=(-d"$d" -s"$b" -c"$b" -b4096 -p0 -B1 -F1 -n1 -R1 -X1 -O1) PIN=1
+            PEER=t/io_uring PEER_ARGS=(-d"$d" -s"$b" -c"$b" -b4096 -p0 -B1 -F1 -n1 -R1 -X1 -O1) PIN=1
             run_tool "sweep-$d" t/io_uring "$r"
         fi
     done
@@ -362,11 +378,15 @@ done
 say ""
 
 # ---------------------------------------------------------------- report
-# What each row was, for the summary: name, peer, fio latency, op, status.
+# What each row was, for the summary: name, peer, fio latency, op, status,
+# and the two command lines.
 for row in $ROWS; do
     row "$row"
-    printf '%s\t%s\t%s\t%s\t%s\n' "$row" "$PEER" "$LAT" "$OP" "${STATUS[$row]:-}"
+    commands
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$row" "$PEER" "$LAT" "$OP" "${STATUS[$row]:-}" \
+        "${IOG_CMD[*]}" "${PEER_CMD[*]}"
 done >"$WORK/rows.tsv"
+say "end: load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$WORK/header.txt"
 args=("$WORK" --reps "$REPS")
 [[ -n $SWEEP ]] && args+=(--sweep "$SWEEP_DEPTHS")
 [[ -n $JSON_OUT ]] && args+=(--json "$JSON_OUT")

@@ -110,8 +110,10 @@ command -v python3 >/dev/null || die "python3 is needed to read the results"
 command -v taskset >/dev/null || die "taskset is not installed (apt-get install util-linux)"
 iogauge_binary
 "$IOGAUGE" run --help >/dev/null 2>&1 || die "$IOGAUGE run --help failed: is it an iogauge binary?"
-# The long flags `iogauge run` has.
-IOG_FLAGS=" $("$IOGAUGE" run --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u | tr '\n' ' ') "
+# The long flags `iogauge run` has: those that start a line of its help
+# (its help text may name a flag that does not exist yet).
+IOG_FLAGS=" $("$IOGAUGE" run --help | grep -oE '^ +(-[[:alnum:]], )?--[a-z][a-z0-9-]*' |
+    grep -oE -- '--[a-z][a-z0-9-]*' | tr '\n' ' ') "
 has_flag() { [[ $IOG_FLAGS == *" $1 "* ]]; }
 
 make_workdir fio_parity
@@ -211,18 +213,17 @@ done
 # build_tiouring: sets TIOURING to fio's t/io_uring of the installed fio's
 # version, built from its Debian source package; or TIOURING_WHY to the reason not.
 build_tiouring() {
-    local s=${FIO_SRC:-$WORK/fio-src} version list
+    local s=${FIO_SRC:-$WORK/fio-src} version up list
     version=$(dpkg-query -W -f='${Version}' fio 2>/dev/null) || {
         TIOURING_WHY="fio is not a Debian package here"
         return
     }
+    up=${version#*:} up=${up%-*} # the upstream version: dpkg-source unpacks into fio-$up
     mkdir -p "$s/lists/partial" || {
         TIOURING_WHY="cannot make $s"
         return
     }
-    TIOURING=$(echo "$s"/fio-*/t/io_uring)
-    [[ -x $TIOURING ]] && return
-    TIOURING=
+    [[ -x $s/fio-$up/t/io_uring ]] && TIOURING=$s/fio-$up/t/io_uring && return
     can_apt || {
         TIOURING_WHY="building t/io_uring needs root and apt-get"
         return
@@ -249,11 +250,11 @@ build_tiouring() {
         return
     fi
     # configure builds with -march=native
-    if ! (cd "$s"/fio-*/ && ./configure && make -j"$(nproc)" t/io_uring) >>"$s/build.log" 2>&1; then
+    if ! (cd "$s/fio-$up" && ./configure && make -j"$(nproc)" t/io_uring) >>"$s/build.log" 2>&1; then
         TIOURING_WHY="make t/io_uring failed ($(tail -1 "$s/build.log"))"
         return
     fi
-    TIOURING=$(echo "$s"/fio-*/t/io_uring)
+    TIOURING=$s/fio-$up/t/io_uring
 }
 TIOURING='' TIOURING_WHY=''
 if [[ -n $need_tiouring ]]; then

@@ -27,18 +27,30 @@ def load_json(path):
     return json.loads(text[text.index("{"):])
 
 
+def per_op_ns(seconds, ops):
+    return seconds * 1e9 / ops if ops else None
+
+
 def iogauge_figures(path, op):
+    """IOPS, the percentiles of the total latency, and the process's CPU
+    time per I/O over the measured phase."""
     j = load_json(path)
-    lat = j["ops"][op]["latency_ns"]
-    return {"iops": j["summary"]["ops_per_s"], **{f"{k}_ns": lat[k] for k, _ in PCTS}}
+    lat, s = j["ops"][op]["latency_ns"], j["summary"]
+    return {"iops": s["ops_per_s"], **{f"{k}_ns": lat[k] for k, _ in PCTS},
+            "user_ns_per_op": per_op_ns(s["cpu_user_s"], s["ops"]),
+            "sys_ns_per_op": per_op_ns(s["cpu_sys_s"], s["ops"])}
 
 
 def fio_figures(path, op, lat):
-    """Job 0 (numjobs > 1 runs with group_reporting): IOPS and the percentiles
-    of lat_ns or clat_ns."""
-    d = load_json(path)["jobs"][0][op]
+    """Job 0 (numjobs > 1 runs with group_reporting): IOPS, the percentiles
+    of lat_ns or clat_ns, and the CPU time per I/O: usr_cpu and sys_cpu are
+    percentages of job_runtime (ms), both summed over the jobs (stat.c)."""
+    job = load_json(path)["jobs"][0]
+    d = job[op]
     pct = d[lat + "_ns"]["percentile"]
-    return {"iops": d["iops"], **{f"{k}_ns": pct[key] for k, key in PCTS}}
+    return {"iops": d["iops"], **{f"{k}_ns": pct[key] for k, key in PCTS},
+            "user_ns_per_op": per_op_ns(job["usr_cpu"] / 100 * job["job_runtime"] / 1e3, d["total_ios"]),
+            "sys_ns_per_op": per_op_ns(job["sys_cpu"] / 100 * job["job_runtime"] / 1e3, d["total_ios"])}
 
 
 def tiouring_figures(path):
@@ -142,6 +154,22 @@ def summarize_row(work, reps, name, peer, lat, op, status, iog_cmd, peer_cmd):
     return out
 
 
+def print_cpu(rows):
+    """CPU time per I/O, user and system, where both tools report it."""
+    done = [r for r in rows if r["status"] == "ok" and "sys_ns_per_op" in r["peer_figures"]
+            and "sys_ns_per_op" in r["iogauge"]]
+    if not done:
+        return
+    print()
+    print("CPU time per I/O (ns, medians): the whole process over the measured phase")
+    w = max(len(r["row"]) for r in done)
+    print(f"{'row':<{w}}  {'iog user':>8}  {'iog sys':>8}  {'fio user':>8}  {'fio sys':>8}")
+    for r in done:
+        a, b = r["iogauge"], r["peer_figures"]
+        cells = [a["user_ns_per_op"], a["sys_ns_per_op"], b["user_ns_per_op"], b["sys_ns_per_op"]]
+        print(f"{r['row']:<{w}}  " + "  ".join(f"{c:>8.0f}" for c in cells))
+
+
 def print_table(rows, reps):
     head = ["row", "vs", "iog IOPS", "peer IOPS", "ratio", "p50 iog", "p50 peer",
             "p99 iog", "p99 peer", "p99.9 iog", "p99.9 peer", "goal"]
@@ -231,6 +259,7 @@ def main():
     print(f"medians over {a.reps} reps; ratio = iogauge/peer IOPS; latency: iogauge total against fio lat_ns,")
     print("null and psync against fio clat_ns; t/io_uring: IOPS only")
     print_table(rows, a.reps)
+    print_cpu(rows)
     result = {"schema": "iogauge/fio_parity/v1", "header": header, "reps": a.reps, "rows": rows}
     if a.sweep:
         result["sweep"] = summarize_sweep(a.work, a.reps, [int(d) for d in a.sweep.split()], rows)

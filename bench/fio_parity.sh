@@ -91,8 +91,9 @@ DIR=${DIR:-/var/tmp}
 CPU=${CPU:-$(($(nproc) - 1))}
 [[ $CPU =~ ^[0-9]+$ && $CPU -lt $(nproc) ]] || die "CPU must be a core number below $(nproc)"
 if [[ -n $JSON_OUT ]]; then
-    JSON_OUT=$(cd "$(dirname -- "$JSON_OUT")" 2>/dev/null && pwd)/${JSON_OUT##*/} ||
+    json_dir=$(cd "$(dirname -- "$JSON_OUT")" 2>/dev/null && pwd) ||
         die "--json: the directory of $JSON_OUT does not exist"
+    JSON_OUT=$json_dir/${JSON_OUT##*/}
 fi
 
 ALL_ROWS="null psync-1 psync-2 uring-buf-1 uring-buf-8 uring-buf-32 uring-buf-128 \

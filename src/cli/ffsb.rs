@@ -45,8 +45,13 @@ pub struct Args {
 common::cmd!(run.out, {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
     // FFSB's file sets need real files: not null
-    const ENGINES: Option<&'static [Choice]> =
-        Some(&[Choice::PSYNC, Choice::SYNC, Choice::BUFFERED]);
+    const ENGINES: Option<&'static [Choice]> = Some(&[
+        Choice::PSYNC,
+        Choice::SYNC,
+        Choice::BUFFERED,
+        Choice::IO_URING,
+        Choice::LIBAIO,
+    ]);
 });
 
 /// The profile as the run will use it: parsed, relocated, its time set.

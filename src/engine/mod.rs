@@ -668,6 +668,8 @@ impl Choice {
     pub const BUFFERED: Choice = Choice(&ENGINES[2]);
     pub const NULL: Choice = Choice(&ENGINES[3]);
     pub const NULLQ: Choice = Choice(&ENGINES[4]);
+    pub const IO_URING: Choice = Choice(&ENGINES[5]);
+    pub const LIBAIO: Choice = Choice(&ENGINES[6]);
 
     /// The engine called `name`; the one place that knows the names.
     pub fn parse(name: &str) -> Result<Choice, String> {
@@ -1118,6 +1120,25 @@ impl<F: FnMut(Req) -> io::Result<Req> + Send> Engine for Intercept<F> {
             *c = self.as_asked(*c);
         }
         Ok(n)
+    }
+    fn reap_until(
+        &mut self,
+        min: usize,
+        deadline_ns: u64,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<usize> {
+        let from = out.len();
+        let n = self.inner.reap_until(min, deadline_ns, out)?;
+        for c in &mut out[from..] {
+            *c = self.as_asked(*c);
+        }
+        Ok(n)
+    }
+    fn cancel(&mut self) -> io::Result<()> {
+        self.inner.cancel()
+    }
+    fn in_flight(&self) -> usize {
+        self.inner.in_flight()
     }
     fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
         self.inner.buf_mut(slot)

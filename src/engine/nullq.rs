@@ -21,12 +21,13 @@ pub const INFO: EngineInfo = EngineInfo {
     make: |o| Ok(Box::new(NullQ::new(o))),
 };
 
-/// A request in flight: polls left before it completes, and when it was
-/// queued.
+/// A request in flight: polls left before it completes, when it was
+/// queued and when it was committed.
 struct Flight {
     req: Req,
     polls: u32,
     queued_ns: u64,
+    committed_ns: u64,
 }
 
 pub struct NullQ {
@@ -80,7 +81,7 @@ impl NullQ {
                     bytes: u64::from(f.req.len),
                     lat_ns: now.saturating_sub(f.queued_ns),
                     done_ns: now,
-                    sub_ns: SUB_NONE,
+                    sub_ns: f.committed_ns.saturating_sub(f.queued_ns),
                     err: 0,
                 });
                 n += 1;
@@ -130,12 +131,19 @@ impl Engine for NullQ {
             req,
             polls,
             queued_ns: now_ns(),
+            committed_ns: 0,
         });
         Ok(Queued::InFlight)
     }
 
     fn commit(&mut self) -> io::Result<()> {
-        self.flying.append(&mut self.pending);
+        if !self.pending.is_empty() {
+            let now = now_ns();
+            for f in &mut self.pending {
+                f.committed_ns = now;
+            }
+            self.flying.append(&mut self.pending);
+        }
         Ok(())
     }
 
@@ -151,6 +159,23 @@ impl Engine for NullQ {
             n += self.poll(out);
         }
         Ok(n)
+    }
+
+    fn reap_until(
+        &mut self,
+        min: usize,
+        deadline_ns: u64,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<usize> {
+        let mut n = self.poll(out);
+        while n < min.min(self.flying.len() + n) && now_ns() < deadline_ns {
+            n += self.poll(out);
+        }
+        Ok(n)
+    }
+
+    fn in_flight(&self) -> usize {
+        self.pending.len() + self.flying.len()
     }
 
     fn buf_mut(&mut self, slot: u16) -> &mut [u8] {

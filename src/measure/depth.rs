@@ -21,11 +21,9 @@ impl Depths {
     /// One issue with `n` requests in flight (itself included).
     #[inline(always)]
     pub fn record(&mut self, n: u32) {
-        let b = BOUNDS
-            .iter()
-            .position(|&b| n <= b)
-            .unwrap_or(BOUNDS.len() - 1);
-        self.issues[b] += 1;
+        // the first bound ≥ n is 2^ceil(log2 n)
+        let b = (32 - n.saturating_sub(1).leading_zeros()) as usize;
+        self.issues[b.min(BOUNDS.len() - 1)] += 1;
         self.max = self.max.max(n);
     }
 

@@ -362,6 +362,16 @@ pub struct WorkerStats {
     /// Open loop: response times per kind, from each request's intended
     /// start (the `kinds` hold service times, from the actual start).
     responses: [Option<Box<KindStats>>; OpKind::COUNT],
+    /// Queued engines: per kind, the time from issue to the kernel's
+    /// acceptance (the submitting call returned) ...
+    submissions: [Option<Box<KindStats>>; OpKind::COUNT],
+    /// ... and from acceptance to the reap; `kinds` holds the total.
+    completions: [Option<Box<KindStats>>; OpKind::COUNT],
+    /// Requests cancelled in flight (Ctrl-C with a queue), never recorded.
+    pub cancelled: u64,
+    /// Requests refused because they would block (`--nowait`), never
+    /// recorded.
+    pub would_block: u64,
     /// Nanoseconds spent inside I/O calls (kinds with [`OpKind::is_io`]).
     pub io_ns: u128,
     pub series: TimeSeries,
@@ -396,6 +406,10 @@ impl WorkerStats {
         let mut s = WorkerStats {
             kinds: Default::default(),
             responses: Default::default(),
+            submissions: Default::default(),
+            completions: Default::default(),
+            cancelled: 0,
+            would_block: 0,
             io_ns: 0,
             series: TimeSeries::with_capacity(3600),
             arrivals: Arrivals::default(),
@@ -453,6 +467,31 @@ impl WorkerStats {
             .record(resp_ns, 0);
     }
 
+    /// Split a queued request's latency: `sub_ns` from issue to the
+    /// kernel's acceptance, `comp_ns` from there to the reap.
+    #[inline(always)]
+    pub fn record_split(&mut self, kind: OpKind, sub_ns: u64, comp_ns: u64) {
+        let i = kind.index();
+        let sub = self.submissions[i].get_or_insert_with(|| Box::new(KindStats::new()));
+        sub.record(sub_ns, 0);
+        let comp = self.completions[i].get_or_insert_with(|| Box::new(KindStats::new()));
+        comp.record(comp_ns, 0);
+    }
+
+    /// Submission times of `kind` (queued engines), if any were recorded.
+    pub fn submission(&self, kind: OpKind) -> Option<&KindStats> {
+        self.submissions[kind.index()]
+            .as_deref()
+            .filter(|k| k.count > 0)
+    }
+
+    /// Completion times of `kind` (queued engines), if any were recorded.
+    pub fn completion(&self, kind: OpKind) -> Option<&KindStats> {
+        self.completions[kind.index()]
+            .as_deref()
+            .filter(|k| k.count > 0)
+    }
+
     /// Response times of `kind` (open loop), if any were recorded.
     pub fn response(&self, kind: OpKind) -> Option<&KindStats> {
         self.responses[kind.index()]
@@ -490,10 +529,14 @@ impl WorkerStats {
             .kinds
             .iter_mut()
             .chain(self.responses.iter_mut())
+            .chain(self.submissions.iter_mut())
+            .chain(self.completions.iter_mut())
             .flatten()
         {
             k.reset();
         }
+        self.cancelled = 0;
+        self.would_block = 0;
         self.io_ns = 0;
         self.series.clear();
         self.arrivals.issued = 0;
@@ -511,12 +554,16 @@ impl WorkerStats {
     pub fn merge_at(&mut self, other: &WorkerStats, offset_ns: u64) {
         let pairs = self.kinds.iter_mut().zip(other.kinds.iter());
         let responses = self.responses.iter_mut().zip(other.responses.iter());
-        for (mine, theirs) in pairs.chain(responses) {
+        let subs = self.submissions.iter_mut().zip(other.submissions.iter());
+        let comps = self.completions.iter_mut().zip(other.completions.iter());
+        for (mine, theirs) in pairs.chain(responses).chain(subs).chain(comps) {
             if let Some(t) = theirs {
                 mine.get_or_insert_with(|| Box::new(KindStats::new()))
                     .merge(t);
             }
         }
+        self.cancelled += other.cancelled;
+        self.would_block += other.would_block;
         self.io_ns += other.io_ns;
         self.series.merge_at(&other.series, offset_ns);
         self.arrivals.rate += other.arrivals.rate;
@@ -579,6 +626,14 @@ pub struct StatsWire {
     pub kinds: Vec<KindWire>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub responses: Vec<KindWire>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub submissions: Vec<KindWire>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub completions: Vec<KindWire>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cancelled: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub would_block: u64,
     pub io_ns: String,
     pub series_ops: Vec<u64>,
     pub series_bytes: Vec<u64>,
@@ -586,6 +641,10 @@ pub struct StatsWire {
     pub arrivals: Arrivals,
     #[serde(default)]
     pub depths: depth::Depths,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One op kind's stats on the wire.
@@ -658,6 +717,10 @@ impl WorkerStats {
         StatsWire {
             kinds: wire_kinds(&self.kinds),
             responses: wire_kinds(&self.responses),
+            submissions: wire_kinds(&self.submissions),
+            completions: wire_kinds(&self.completions),
+            cancelled: self.cancelled,
+            would_block: self.would_block,
             io_ns: self.io_ns.to_string(),
             series_ops: self.series.ops().to_vec(),
             series_bytes: self.series.bytes().to_vec(),
@@ -669,13 +732,21 @@ impl WorkerStats {
     /// The stats back from plain data.
     pub fn from_wire(w: &StatsWire) -> Result<WorkerStats, String> {
         let mut st = WorkerStats::new(&[]);
-        for (wire, slots) in [(&w.kinds, &mut st.kinds), (&w.responses, &mut st.responses)] {
+        let arrays = [
+            (&w.kinds, &mut st.kinds),
+            (&w.responses, &mut st.responses),
+            (&w.submissions, &mut st.submissions),
+            (&w.completions, &mut st.completions),
+        ];
+        for (wire, slots) in arrays {
             for k in wire {
                 slots[k.kind.index()] = Some(Box::new(k.stats.clone()));
             }
         }
         st.arrivals = w.arrivals;
         st.depths = w.depths;
+        st.cancelled = w.cancelled;
+        st.would_block = w.would_block;
         st.io_ns = count(&w.io_ns)?;
         for (i, (&o, &b)) in w.series_ops.iter().zip(&w.series_bytes).enumerate() {
             if o > 0 || b > 0 {

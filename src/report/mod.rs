@@ -70,6 +70,18 @@ pub struct Summary {
     /// Only when more than one request was in flight at once: how many.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_depth: Option<IoDepth>,
+    /// Requests cancelled in flight when the run was interrupted (a
+    /// queue); not in any count or latency.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cancelled: u64,
+    /// Requests that failed because they would have blocked (`--nowait`);
+    /// not in any count or latency.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub would_block: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// How deep the queue ran: in-flight counts seen at each issue.
@@ -116,6 +128,15 @@ pub struct OpSummary {
     /// request the op belongs to (queueing included) to the op's end.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_ns: Option<LatencySummary>,
+    /// Queued engines: from issue to the kernel's acceptance of the request
+    /// (its submitting system call returned; fio's slat). Page-cache hits
+    /// are served inside that call, so for them this is the read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submission_ns: Option<LatencySummary>,
+    /// Queued engines: from the kernel's acceptance to the reap (fio's
+    /// clat). `latency_ns` is then the total, issue to reap (fio's lat).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completion_ns: Option<LatencySummary>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -231,6 +252,8 @@ impl RunResult {
                         .collect(),
                 }
             }),
+            cancelled: st.cancelled,
+            would_block: st.would_block,
         };
         self.ops = st
             .kinds()
@@ -242,6 +265,8 @@ impl RunResult {
                         bytes: s.bytes,
                         latency_ns: s.summary(),
                         response_ns: st.response(k).map(KindStats::summary),
+                        submission_ns: st.submission(k).map(KindStats::summary),
+                        completion_ns: st.completion(k).map(KindStats::summary),
                     },
                 )
             })

@@ -85,6 +85,20 @@ pub fn render(r: &RunResult) -> String {
             }
         );
     }
+    if s.cancelled > 0 {
+        let _ = writeln!(
+            o,
+            "  cancelled: {} requests in flight when the run was interrupted (in no count or latency)",
+            s.cancelled
+        );
+    }
+    if s.would_block > 0 {
+        let _ = writeln!(
+            o,
+            "  would block: {} requests refused with EAGAIN under --nowait (in no count or latency)",
+            s.would_block
+        );
+    }
     latency_table(&mut o, r);
     per_second(&mut o, &r.timeseries.ops);
     o
@@ -94,10 +108,15 @@ pub fn render(r: &RunResult) -> String {
 fn latency_table(o: &mut String, r: &RunResult) {
     if !r.ops.is_empty() {
         let open = r.summary.open_loop.is_some();
+        let split = r.ops.values().any(|op| op.submission_ns.is_some());
         let _ = writeln!(
             o,
             "\n  {:<11} {:>10} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9}",
-            if open { "service" } else { "latency" },
+            match (open, split) {
+                (true, _) => "service",
+                (false, true) => "total",
+                (false, false) => "latency",
+            },
             "count",
             "mean",
             "stddev",
@@ -128,6 +147,26 @@ fn latency_table(o: &mut String, r: &RunResult) {
         };
         for (name, op) in &r.ops {
             row(o, name, op.count, &op.latency_ns);
+        }
+        if split {
+            let titles = [
+                "  submission (issued → accepted by the kernel; a page-cache hit is read inside this call):",
+                "  completion (accepted by the kernel → reaped):",
+            ];
+            for (i, title) in titles.into_iter().enumerate() {
+                let _ = writeln!(o, "{title}");
+                for (name, op) in &r.ops {
+                    let part = [&op.submission_ns, &op.completion_ns][i];
+                    if let Some(l) = part {
+                        row(o, name, op.count, l);
+                    }
+                }
+            }
+            let _ = writeln!(
+                o,
+                "  {} is issued → reaped, the two together",
+                if open { "service" } else { "total" }
+            );
         }
         if open {
             let _ = writeln!(o, "  response (from each request's intended start):");

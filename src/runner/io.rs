@@ -17,12 +17,20 @@
 //! the driver remembers each in-flight request's intended start by its
 //! buffer slot.
 
-use super::Ctx;
+use super::{Ctx, Turn};
 use crate::engine::{Completion, Engine, EngineInfo, EngineSpec, FileId, OpenHow, Queued, Req};
 use crate::error::UsageError;
 use crate::measure::OpKind;
+use crate::measure::clock::now_ns;
 use std::io;
 use std::path::Path;
+
+/// How long one wait for stragglers lasts before the driver looks at the
+/// run's flags again.
+const SETTLE_WAIT_NS: u64 = 50_000_000;
+
+/// How long cancelled requests may take to come back.
+const CANCEL_GIVE_UP_NS: u64 = 5_000_000_000;
 
 /// Where a driven worker's requests come from.
 pub trait Source {
@@ -64,6 +72,15 @@ pub struct Io {
     arrival: Vec<u64>,
     /// Data requests (not syncs) in flight: they count against the budget.
     data_in_flight: u64,
+    /// Submit once this many are queued (0: once every free slot is
+    /// filled).
+    batch: usize,
+    /// Reap at least this many per wait.
+    batch_complete: usize,
+    /// Requests queued since the last submit.
+    uncommitted: usize,
+    /// EAGAIN completions are requests refused under `--nowait`.
+    nowait: bool,
     /// Until when (clock ns) the completions recorded so far kept the
     /// worker in I/O: time in I/O is the union of the requests' spans, not
     /// the sum of their latencies.
@@ -76,7 +93,11 @@ impl Io {
     /// `max_len` bytes filled from `seed`.
     pub fn new(spec: &EngineSpec, slots: u16, max_len: usize, seed: u64) -> Result<Io, UsageError> {
         let engine = spec.make(slots, max_len, seed).map_err(UsageError)?;
-        Ok(Io::with_engine(engine, usize::from(spec.depth)))
+        let mut io = Io::with_engine(engine, usize::from(spec.depth));
+        io.batch = usize::from(spec.queue.batch);
+        io.batch_complete = usize::from(spec.queue.batch_complete);
+        io.nowait = spec.queue.nowait;
+        Ok(io)
     }
 
     /// An `Io` around an engine made elsewhere (tests that intercept one).
@@ -88,6 +109,10 @@ impl Io {
             free: (0..depth as u16).rev().collect(),
             arrival: vec![0; depth],
             data_in_flight: 0,
+            batch: 0,
+            batch_complete: 0,
+            uncommitted: 0,
+            nowait: false,
             covered_until: 0,
             done: Vec::with_capacity(depth),
         }
@@ -142,14 +167,20 @@ impl Io {
     /// Run `src` to its end or the run's stop, keeping up to the depth in
     /// flight, and record every completion in `ctx`. Returns with nothing in
     /// flight. A sync waits for every request before it to complete (as
-    /// fio's fsync does), so it covers them.
+    /// fio's fsync does), so it covers them. In an open loop, requests go
+    /// out at their intended starts while slots are free, and the driver
+    /// reaps while it waits for the next one.
     pub fn drive<S: Source>(&mut self, ctx: &mut Ctx, src: &mut S) -> anyhow::Result<()> {
         if self.depth == 1 {
             return self.drive_one(ctx, src);
         }
-        let r = self.drive_inner(ctx, src);
-        // an error leaves requests in flight: collect them (their buffers
-        // must not be freed under the kernel), unrecorded
+        let r = if ctx.is_open() {
+            self.drive_open(ctx, src)
+        } else {
+            self.drive_closed(ctx, src)
+        };
+        // an error leaves requests in flight: cancel and collect them
+        // (their buffers must not be freed under the kernel), unrecorded
         if self.in_flight() > 0 {
             let _ = self.settle(ctx, src, false);
         }
@@ -177,6 +208,9 @@ impl Io {
                 Ok(c) => c,
                 Err(e) => return Err(self.failed(req, e)),
             };
+            if c.err != 0 {
+                return Err(self.failed(req, io::Error::from_raw_os_error(c.err)));
+            }
             if c.req.kind == OpKind::Write && c.bytes < u64::from(c.req.len) {
                 c = self.finish_one(c)?;
             }
@@ -197,13 +231,16 @@ impl Io {
         })
     }
 
-    fn drive_inner<S: Source>(&mut self, ctx: &mut Ctx, src: &mut S) -> anyhow::Result<()> {
+    /// Closed loop at depth: fill every free slot, submit, reap, again.
+    fn drive_closed<S: Source>(&mut self, ctx: &mut Ctx, src: &mut S) -> anyhow::Result<()> {
         loop {
             let mut exhausted = false;
-            // fill the queue
-            while !self.free.is_empty() {
-                let slot = *self.free.last().expect("a free slot");
-                let mut req = match src.owed() {
+            while let Some(&slot) = self.free.last() {
+                // a think time must not hold queued requests back
+                if self.uncommitted > 0 && ctx.is_paced() {
+                    self.commit()?;
+                }
+                let req = match src.owed() {
                     Some(r) => r,
                     None if !ctx.may_issue(self.data_in_flight) => {
                         exhausted = true;
@@ -217,27 +254,96 @@ impl Io {
                         }
                     },
                 };
-                req.slot = slot;
-                if S::FILLS {
-                    src.fill(&req, self.engine.buf_mut(slot));
-                }
-                if req.kind == OpKind::Fsync && self.in_flight() > 0 {
-                    self.settle(ctx, src, true)?;
-                }
-                self.issue(ctx, src, req)?;
+                self.put(ctx, src, req, slot)?;
             }
-            if self.in_flight() == 0 {
-                return Ok(());
+            if exhausted || self.in_flight() == 0 {
+                return self.settle(ctx, src, true);
             }
-            self.engine.commit()?;
-            let min = if exhausted { self.in_flight() } else { 1 };
-            self.reap(ctx, src, min)?;
+            self.commit()?;
+            let want = self.batch_complete.clamp(1, self.in_flight());
+            self.reap(ctx, src, want)?;
         }
+    }
+
+    /// Open loop at depth: a request goes out at its intended start when a
+    /// slot is free, and later (its response time still running from the
+    /// intended start) when none is; between arrivals the driver reaps,
+    /// so completions are stamped when they come, not after a sleep.
+    fn drive_open<S: Source>(&mut self, ctx: &mut Ctx, src: &mut S) -> anyhow::Result<()> {
+        let mut woke = 0;
+        loop {
+            let mut next_at = None;
+            while let Some(&slot) = self.free.last() {
+                let req = match src.owed() {
+                    Some(r) => r,
+                    None => match ctx.open_turn(self.data_in_flight, &mut woke) {
+                        Turn::Due => match src.next() {
+                            Some(r) => r,
+                            None => return self.settle(ctx, src, true),
+                        },
+                        Turn::Later(at) => {
+                            next_at = Some(at);
+                            break;
+                        }
+                        Turn::Over => return self.settle(ctx, src, true),
+                    },
+                };
+                self.put(ctx, src, req, slot)?;
+            }
+            self.commit()?;
+            match next_at {
+                // every slot taken: the next arrival waits for one
+                None => self.reap(ctx, src, 1)?,
+                Some(at) => {
+                    if self.in_flight() == 0 {
+                        ctx.sleep_until(at);
+                    } else {
+                        self.reap_until(ctx, src, at)?;
+                    }
+                    // back from waiting: if the arrival is due now, it was
+                    // waited for
+                    let now = now_ns();
+                    woke = if now >= at { now } else { 0 };
+                }
+            }
+        }
+    }
+
+    /// Put `req` in `slot` and issue it; submit when a batch is full.
+    #[inline]
+    fn put<S: Source>(
+        &mut self,
+        ctx: &mut Ctx,
+        src: &mut S,
+        mut req: Req,
+        slot: u16,
+    ) -> anyhow::Result<()> {
+        req.slot = slot;
+        if S::FILLS {
+            src.fill(&req, self.engine.buf_mut(slot));
+        }
+        if req.kind == OpKind::Fsync && self.in_flight() > 0 {
+            self.settle(ctx, src, true)?;
+        }
+        self.issue(ctx, src, req)?;
+        if self.batch > 0 && self.uncommitted >= self.batch {
+            self.commit()?;
+        }
+        Ok(())
     }
 
     #[inline]
     fn in_flight(&self) -> usize {
         self.depth - self.free.len()
+    }
+
+    /// Submit what is queued.
+    #[inline]
+    fn commit(&mut self) -> io::Result<()> {
+        // always asked: an engine the kernel pushed back keeps requests
+        // from an earlier commit
+        self.uncommitted = 0;
+        self.engine.commit()
     }
 
     /// Queue `req`; a full engine gives back a completion first.
@@ -261,6 +367,7 @@ impl Io {
                 Queued::InFlight => {
                     ctx.stats.depths.record(in_flight);
                     self.take_slot(&req);
+                    self.uncommitted += 1;
                     return Ok(());
                 }
                 Queued::Busy => {
@@ -270,7 +377,7 @@ impl Io {
                             self.engine.info().name
                         );
                     }
-                    self.engine.commit()?;
+                    self.commit()?;
                     self.reap(ctx, src, 1)?;
                 }
             }
@@ -293,8 +400,42 @@ impl Io {
     /// Reap at least `min` completions and record them.
     fn reap<S: Source>(&mut self, ctx: &mut Ctx, src: &mut S, min: usize) -> anyhow::Result<()> {
         let mut out = std::mem::take(&mut self.done);
-        let r = match self.engine.reap(min, &mut out) {
-            Ok(_) => self.finish_all(ctx, &mut out, src),
+        let r = self.engine.reap(min, &mut out);
+        self.finish_reaped(ctx, src, out, r, true)
+    }
+
+    /// Reap what completes until clock `deadline_ns` (at least one, unless
+    /// the deadline comes first) and record it.
+    fn reap_until<S: Source>(
+        &mut self,
+        ctx: &mut Ctx,
+        src: &mut S,
+        deadline_ns: u64,
+    ) -> anyhow::Result<()> {
+        let mut out = std::mem::take(&mut self.done);
+        let r = self.engine.reap_until(1, deadline_ns, &mut out);
+        self.finish_reaped(ctx, src, out, r, true)
+    }
+
+    /// What a reap brought back: recorded when `record`, else only freed.
+    /// A failed wait frees what came back before it, unrecorded.
+    fn finish_reaped<S: Source>(
+        &mut self,
+        ctx: &mut Ctx,
+        src: &mut S,
+        mut out: Vec<Completion>,
+        reaped: io::Result<usize>,
+        record: bool,
+    ) -> anyhow::Result<()> {
+        let r = match reaped {
+            Ok(_) if record => self.finish_all(ctx, &mut out, src),
+            Ok(_) => {
+                for c in out.drain(..) {
+                    self.release(&c);
+                    self.count_refused(ctx, &c);
+                }
+                Ok(())
+            }
             Err(e) => {
                 for c in out.drain(..) {
                     self.release(&c);
@@ -306,34 +447,48 @@ impl Io {
         r
     }
 
-    /// Wait for everything in flight; record it when `record`.
+    /// Wait for everything in flight; record it when `record`. When the run
+    /// must end at once (Ctrl-C), or when what comes back is not wanted
+    /// (after an error), the engine is asked to cancel what is left; every
+    /// request still comes back once, and the wait gives up 5 s after that.
     fn settle<S: Source>(
         &mut self,
         ctx: &mut Ctx,
         src: &mut S,
         record: bool,
     ) -> anyhow::Result<()> {
-        self.engine.commit()?;
+        self.commit()?;
+        let mut cancelled_at = None;
         while self.in_flight() > 0 {
             let n = self.in_flight();
-            if record {
-                self.reap(ctx, src, n)?;
-            } else {
-                let mut out = std::mem::take(&mut self.done);
-                let r = self.engine.reap(n, &mut out);
-                for c in out.drain(..) {
-                    self.release(&c);
+            let mut out = std::mem::take(&mut self.done);
+            let r = self
+                .engine
+                .reap_until(n, now_ns() + SETTLE_WAIT_NS, &mut out);
+            self.finish_reaped(ctx, src, out, r, record)?;
+            if self.in_flight() == 0 {
+                break;
+            }
+            match cancelled_at {
+                None if !record || ctx.hurry() => {
+                    self.engine.cancel()?;
+                    cancelled_at = Some(now_ns());
                 }
-                self.done = out;
-                r?;
+                Some(t) if now_ns() - t > CANCEL_GIVE_UP_NS => anyhow::bail!(
+                    "{} requests of engine '{}' still in flight 5 s after they were cancelled",
+                    self.in_flight(),
+                    self.engine.info().name
+                ),
+                _ => {}
             }
         }
         Ok(())
     }
 
-    /// Record the completions in `out` and tell the source. A write the
-    /// system took only part of is finished once nothing else is in
-    /// flight (finishing it issues more).
+    /// Record the completions in `out` and tell the source. A request that
+    /// failed frees its slot first; a write the system took only part of
+    /// is finished once nothing else is in flight (finishing it issues
+    /// more).
     fn finish_all<S: Source>(
         &mut self,
         ctx: &mut Ctx,
@@ -341,8 +496,15 @@ impl Io {
         src: &mut S,
     ) -> anyhow::Result<()> {
         let mut short = Vec::new();
+        let mut failed = None;
         for c in out.drain(..) {
             self.release(&c);
+            if c.err != 0 {
+                if !self.count_refused(ctx, &c) && failed.is_none() {
+                    failed = Some(c);
+                }
+                continue;
+            }
             if c.req.kind == OpKind::Write && c.bytes < u64::from(c.req.len) {
                 short.push(c);
                 continue;
@@ -350,10 +512,25 @@ impl Io {
             self.record(ctx, &c);
             src.done(&c)?;
         }
+        if let Some(c) = failed {
+            return Err(self.failed(c.req, io::Error::from_raw_os_error(c.err)));
+        }
         if !short.is_empty() {
             self.finish_short(ctx, src, short)?;
         }
         Ok(())
+    }
+
+    /// Count a request that came back cancelled, or refused under
+    /// `--nowait`; false for a real failure.
+    #[inline]
+    fn count_refused(&self, ctx: &mut Ctx, c: &Completion) -> bool {
+        match c.err {
+            libc::ECANCELED => ctx.stats.cancelled += 1,
+            libc::EAGAIN if self.nowait => ctx.stats.would_block += 1,
+            _ => return false,
+        }
+        true
     }
 
     #[cold]

@@ -83,6 +83,17 @@ pub struct NoWatch;
 impl Watch for NoWatch {}
 
 /// A worker's view of the run. Cheap to consult in the hot loop.
+/// An open loop's next arrival, for a driver with requests in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Turn {
+    /// It was due and is taken: issue a request now.
+    Due,
+    /// It falls at this clock time.
+    Later(u64),
+    /// No more: the schedule, the op budget or the run is over.
+    Over,
+}
+
 pub struct Ctx<'a> {
     pub index: usize,
     pub stats: WorkerStats,
@@ -190,6 +201,52 @@ impl<'a> Ctx<'a> {
         }
     }
 
+    /// Whether this worker runs an open loop (a schedule of arrivals).
+    pub(crate) fn is_open(&self) -> bool {
+        self.pacer.as_ref().is_some_and(pace::Pacer::is_open)
+    }
+
+    /// Whether this worker waits before requests (an open loop or think
+    /// times): a driver submits what it queued before such a wait.
+    pub(crate) fn is_paced(&self) -> bool {
+        self.pacer.is_some()
+    }
+
+    /// Open loop with requests in flight ([`crate::runner::io`]): take the
+    /// next arrival if it is due, without waiting. `in_flight` data
+    /// requests count against the op budget. `woke` is when the driver
+    /// last came back from waiting for an arrival (0: it has not waited
+    /// since the last one was taken).
+    pub(crate) fn open_turn(&mut self, in_flight: u64, woke: &mut u64) -> Turn {
+        let now = now_ns();
+        let Some(p) = self.pacer.as_mut().filter(|p| p.is_open()) else {
+            return Turn::Over;
+        };
+        let at = p.next_at();
+        if self.ops_left <= in_flight || self.stop.load(Ordering::Relaxed) || at >= p.end_ns() {
+            self.end_ns = now;
+            return Turn::Over;
+        }
+        if at > now {
+            return Turn::Later(at);
+        }
+        p.take();
+        // the response runs from the intended start, however late the
+        // request goes out (a late one waited for a slot: that is
+        // queueing), unless the driver waited for it and woke late: that
+        // is the system's wake-up latency, as at depth 1
+        self.arrival_ns = at.max(std::mem::take(woke));
+        if at >= self.t0_ns {
+            self.stats.arrivals.issued += 1;
+        }
+        Turn::Due
+    }
+
+    /// Sleep until clock `at_ns`, or until the run is stopped.
+    pub(crate) fn sleep_until(&self, at_ns: u64) {
+        let _ = pace::sleep_until(at_ns, self.stop);
+    }
+
     /// Open loop: when the response time of the request under way started
     /// (its intended start, or when its worker woke for it); `None` in a
     /// closed loop. For suites that keep response times of their own.
@@ -277,6 +334,10 @@ impl<'a> Ctx<'a> {
     pub fn record_from(&mut self, c: &Completion, arrival_ns: u64, busy_ns: u64) {
         let current = std::mem::replace(&mut self.arrival_ns, arrival_ns);
         self.record_busy(c.req.kind, c.lat_ns, c.bytes, c.done_ns, busy_ns);
+        if c.sub_ns != crate::engine::SUB_NONE && self.measuring {
+            let comp = c.lat_ns.saturating_sub(c.sub_ns);
+            self.stats.record_split(c.req.kind, c.sub_ns, comp);
+        }
         self.arrival_ns = current;
     }
 

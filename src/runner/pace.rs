@@ -234,6 +234,19 @@ impl Pacer {
         }
     }
 
+    /// Open loop: the intended start of the next arrival (clock ns).
+    pub fn next_at(&self) -> u64 {
+        self.next_ns
+    }
+
+    /// Open loop: take the next arrival without waiting (a driver that
+    /// reaps while it waits for it); its intended start.
+    pub fn take(&mut self) -> u64 {
+        let at = self.next_ns;
+        self.step();
+        at
+    }
+
     /// Take the next arrival without waiting (tests of the schedule).
     #[cfg(test)]
     pub fn advance_for_test(&mut self, _stop: &AtomicBool) -> u64 {
@@ -294,7 +307,7 @@ pub fn tight_timers() {
 /// Sleep until clock time `at_ns` in naps of at most [`NAP_NS`]; `Err` as
 /// soon as `stop` is raised. Returns when it woke having slept, or 0 when
 /// `at_ns` had already passed.
-fn sleep_until(at_ns: u64, stop: &AtomicBool) -> Result<u64, Stopped> {
+pub(crate) fn sleep_until(at_ns: u64, stop: &AtomicBool) -> Result<u64, Stopped> {
     let mut slept = false;
     loop {
         if stop.load(Ordering::Relaxed) {

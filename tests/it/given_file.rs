@@ -229,3 +229,22 @@ fn ctrl_c_or_a_failed_run_leaves_the_file_in_place() {
     assert_eq!(state(&f), before);
     assert_eq!(tree(d.path()), ["f"]);
 }
+
+#[test]
+fn scale_runs_each_point_on_the_given_file() {
+    let (d, f) = user_file(1 << 20);
+    let before = state(&f);
+    let mut args = vec!["scale", "--max-procs", "2", "--max-reps", "1"];
+    args.extend(reads(&f, &["--duration", "0.2"]));
+    let (v, _) = run_json(&args);
+    assert_eq!(str_at(&v, "config.workload"), "run");
+    assert_eq!(
+        str_at(&v, "config.workload_config.user_file.path"),
+        p(&std::fs::canonicalize(&f).unwrap())
+    );
+    let points = get(&v, "metrics.curve.points").as_array().unwrap();
+    assert!(points.len() >= 2, "{points:?}");
+    assert!(points.iter().all(|pt| f64_at(pt, "mean.throughput") > 0.0));
+    assert_eq!(state(&f), before);
+    assert_eq!(tree(d.path()), ["f"]);
+}

@@ -5,7 +5,7 @@ use super::progress::{self, Bar};
 use super::scale;
 use crate::engine::Choice;
 use crate::runner::StopRule;
-use crate::session::generic::{GenericRun, IoSetup, describe, run_generic};
+use crate::session::generic::{GenericRun, IoSetup, Target, UserFile, describe, run_generic};
 use crate::suites::run::load::GenericPoint;
 use crate::workload::generic::GenericSpec;
 use anyhow::Result;
@@ -14,14 +14,14 @@ use std::time::Duration;
 
 /// Chen & Patterson's workload model: uniqueBytes, sizeMean, readFrac,
 /// seqFrac and processNum (Proc. IEEE 1993, §IX-B1). The files are laid out
-/// and filled with incompressible data before timing; the run stops after
-/// --duration (default 10 s) or --ops.
+/// and filled with incompressible data before timing (or --file names one
+/// that exists); the run stops after --duration (default 10 s) or --ops.
 #[derive(clap::Args, Debug)]
 #[command(allow_negative_numbers = true)]
 pub struct Args {
-    /// Total bytes the workload touches, spread over --files files.
-    #[arg(long, default_value = "64M", value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
-    pub unique_bytes: u64,
+    /// Total bytes the workload touches, spread over --files files (default 64M; with --file, the file's size).
+    #[arg(long, value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
+    pub unique_bytes: Option<u64>,
     /// Mean request size; sizes are gamma-distributed around it (see --size-cv).
     #[arg(long, default_value = "20K", value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
     pub size_mean: u64,
@@ -64,6 +64,12 @@ pub struct Args {
     /// Parent of the run's work directory (created and removed by the run).
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
+    /// Work on this existing regular file instead of laying out files: no prefill, never truncated or removed; read-only unless --allow-write.
+    #[arg(long, value_name = "PATH", conflicts_with = "dir")]
+    pub file: Option<PathBuf>,
+    /// Let the run write to the --file (--read-frac below 1 overwrites its bytes).
+    #[arg(long, requires = "file")]
+    pub allow_write: bool,
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
@@ -89,7 +95,7 @@ common::cmd!(run.out, {
         let flags = scale::PointFlags {
             args: self.run.clone(),
             workers: ("-p/--processes", 1, self.processes),
-            inputs: common::Paths::new(),
+            inputs: self.inputs(),
         };
         Some(scale::Point::new(flags, self.point()))
     }
@@ -103,27 +109,64 @@ impl Args {
                 "--ops: each repetition of a point runs for --duration; scale takes no op budget"
             );
         }
+        let target = self.target()?;
         Ok(GenericPoint {
-            spec: self.spec()?,
+            spec: self.spec(&target)?,
             setup: self.setup()?,
             duration: scale::repetition(self.duration),
             ramp: self.ramp,
             pace: self.run.load.pace(self.seed)?,
-            dir: self.dir.clone(),
+            target,
             processes: self.workers_as == WorkersAs::Processes,
         })
+    }
+
+    /// The files the run reads that are not its own: the --file.
+    fn inputs(&self) -> common::Paths {
+        let mut paths = common::Paths::new();
+        if let Some(f) = &self.file {
+            paths.input(format!("--file {}", f.display()), f);
+        }
+        paths
+    }
+
+    /// Where the run does its I/O: the --file, checked, or a work
+    /// directory under --dir.
+    pub fn target(&self) -> Result<Target> {
+        match &self.file {
+            Some(f) => Ok(Target::File(UserFile::check(
+                f,
+                self.allow_write,
+                self.engine.direct,
+            )?)),
+            None => Ok(Target::Layout(self.dir.clone())),
+        }
     }
 }
 
 impl Args {
-    pub fn spec(&self) -> Result<GenericSpec> {
+    pub fn spec(&self, target: &Target) -> Result<GenericSpec> {
         let engine = self.engine.spec(Choice::PSYNC)?;
         let align = self.align.unwrap_or(512.max(engine.align()));
         engine
             .aligned("--direct: --align", align)
             .map_err(crate::error::UsageError)?;
+        let unique_bytes = match target {
+            Target::File(f) => {
+                if f.bytes < align {
+                    crate::usage!(
+                        "--file {} holds {}, less than one request (--align {})",
+                        crate::error::shown_path(&f.path),
+                        crate::units::fmt_bytes(f.bytes),
+                        crate::units::fmt_bytes(align)
+                    );
+                }
+                self.unique_bytes.unwrap_or(f.bytes)
+            }
+            Target::Layout(_) => self.unique_bytes.unwrap_or(64 << 20),
+        };
         let spec = GenericSpec {
-            unique_bytes: self.unique_bytes,
+            unique_bytes,
             size_mean: self.size_mean,
             size_cv: self.size_cv,
             read_frac: self.read_frac,
@@ -136,6 +179,16 @@ impl Args {
             seed: self.seed,
         };
         spec.validate().map_err(crate::error::UsageError)?;
+        if let Target::File(f) = target
+            && self.size_mean > spec.file_size()
+        {
+            crate::usage!(
+                "--size-mean {} is larger than the {} of --file {} the run may use; requests cannot be larger than the file",
+                crate::units::fmt_bytes(self.size_mean),
+                crate::units::fmt_bytes(spec.file_size()),
+                crate::error::shown_path(&f.path)
+            );
+        }
         if self.size_mean > spec.file_size() {
             crate::usage!(
                 "--size-mean {} is larger than each file ({}: --unique-bytes over --files); requests cannot be larger than the file",
@@ -181,20 +234,21 @@ impl Args {
 }
 
 pub fn main(a: Args) -> Result<Status> {
-    a.run.out.check()?;
-    let spec = a.spec()?;
+    a.run.out.check_with(&mut a.inputs())?;
+    let target = a.target()?;
+    let spec = a.spec(&target)?;
     let setup = a.setup()?;
     let rule = a.rule()?;
     let procs = a.workers_as == WorkersAs::Processes;
     if a.run.check.check {
-        crate::session::generic::check_generic(&spec, &setup, &a.dir, procs)?;
+        crate::session::generic::check_generic(&spec, &setup, &target, procs)?;
         return Ok(common::checked(&format!(
             "iogauge run: {}",
-            describe(&spec, &setup)
+            describe(&spec, &setup, target.file())
         )));
     }
     let bar = Bar::new("run", rule.duration, rule.ops, a.run.out.progress());
-    let result = run_generic(&spec, &setup, rule, &a.dir, procs, progress::sink(&bar))?;
+    let result = run_generic(&spec, &setup, rule, &target, procs, progress::sink(&bar))?;
     drop(bar);
     common::finish_with::<GenericRun>(&a.run.out, &result)
 }

@@ -39,7 +39,7 @@
 
 use super::explore::Oracle;
 use super::model::{Point, Workload};
-use crate::engine::FsyncPolicy;
+use crate::engine::{FsyncPolicy, OpenHow};
 use crate::measure::interval::mean_ci;
 use crate::measure::{CpuTimes, OpKind, TimeSeries, WorkerStats};
 use crate::report::RunResult;
@@ -363,7 +363,9 @@ impl Oracle for Bench<'_> {
             return Ok(None);
         }
         let mut workers = (0..spec.processes)
-            .map(|i| GenericWorker::new(&spec, &self.cfg.setup, &self.paths, i))
+            .map(|i| {
+                GenericWorker::new(&spec, &self.cfg.setup, &self.paths, OpenHow::READ_WRITE, i)
+            })
             .collect::<Result<Vec<_>>>()?;
         let prec = self.cfg.precision;
         let rule = StopRule {

@@ -2,9 +2,12 @@
 //! prefill the files (untimed), then one [`GenericWorker`] per process
 //! issues the request stream of Chen & Patterson's workload through its own
 //! engine. Used by `iogauge run`, the survey and the self-scaling benchmark.
+//! `iogauge run --file` works on a file the user names instead
+//! ([`UserFile`]): nothing is laid out, and the file is never truncated,
+//! renamed or removed.
 
 use crate::engine::{Choice, EngineSpec, FileId, FsyncPolicy, OpenHow, QueueOpts, Req};
-use crate::error::UsageError;
+use crate::error::{UsageError, shown_path};
 use crate::measure::{LatencySummary, OpKind, WorkerStats};
 use crate::report::RunResult;
 use crate::runner::pace::Pace;
@@ -14,6 +17,7 @@ use crate::workload::generic::{Generator, GenericSpec};
 use anyhow::{Context, Result};
 use serde::Serialize;
 use std::io::Write;
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 
@@ -78,6 +82,111 @@ impl GenericSpec {
             self.align,
             max_request(self),
         )
+    }
+}
+
+/// A file the user named (`iogauge run --file`): the run reads it where it
+/// is, as fio reads its `--filename`, so that both tools can read the same
+/// bytes. It is never laid out, truncated, renamed or removed, and written
+/// only when the user allowed it.
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
+pub struct UserFile {
+    /// Its canonical path.
+    pub path: PathBuf,
+    /// Its size when the run checked it: every request stays below it.
+    pub bytes: u64,
+    /// The user allowed writes (`--allow-write`); without, the workers
+    /// open it read-only.
+    pub writes: bool,
+}
+
+impl UserFile {
+    /// Check the file `path` names as a run would use it: an existing,
+    /// non-empty regular file on a file system that holds data, which opens
+    /// read-only (read-write with `writes`) and, with `direct`, with
+    /// O_DIRECT. Each refusal is one line naming the file and the cause.
+    pub fn check(path: &Path, writes: bool, direct: bool) -> Result<UserFile> {
+        let refuse = |why: String| -> anyhow::Error {
+            UsageError::new(format!("--file {}: {why}", shown_path(path))).into()
+        };
+        let md = std::fs::metadata(path).map_err(|e| {
+            refuse(match e.kind() {
+                std::io::ErrorKind::NotFound => "does not exist".to_string(),
+                _ => crate::runner::workdir::io_reason(&e),
+            })
+        })?;
+        let kind = md.file_type();
+        if kind.is_dir() {
+            return Err(refuse(
+                "is a directory; name a regular file (or drop --file, and the run lays out its own files in --dir)".into(),
+            ));
+        }
+        if kind.is_block_device() {
+            return Err(refuse(
+                "is a block device; run takes a regular file on a file system, not a device".into(),
+            ));
+        }
+        if !kind.is_file() {
+            return Err(refuse("is not a regular file".into()));
+        }
+        if let Some(t) = crate::runner::workdir::pseudo_fs(path) {
+            return Err(refuse(format!(
+                "is on {t}, a pseudo file system that holds no data; name a file on a real file system"
+            )));
+        }
+        if md.len() == 0 {
+            return Err(refuse(
+                "is empty; name a file that holds the bytes to read".into(),
+            ));
+        }
+        let mut how = std::fs::OpenOptions::new();
+        how.read(true).write(writes);
+        if direct {
+            how.custom_flags(libc::O_DIRECT);
+        }
+        if let Err(e) = how.open(path) {
+            return Err(refuse(match e.raw_os_error() {
+                Some(libc::EINVAL) if direct => {
+                    "its file system refuses O_DIRECT; drop --direct".to_string()
+                }
+                _ => format!(
+                    "cannot be opened for {} ({})",
+                    if writes {
+                        "reading and writing"
+                    } else {
+                        "reading"
+                    },
+                    crate::runner::workdir::io_reason(&e)
+                ),
+            }));
+        }
+        let path = std::fs::canonicalize(path)
+            .map_err(|e| refuse(crate::runner::workdir::io_reason(&e)))?;
+        Ok(UserFile {
+            path,
+            bytes: md.len(),
+            writes,
+        })
+    }
+}
+
+/// Where the generic workload does its I/O.
+#[derive(Clone, Debug)]
+pub enum Target {
+    /// Files laid out in a new work directory under this parent, removed
+    /// at the end.
+    Layout(PathBuf),
+    /// The user's file, used as it is.
+    File(UserFile),
+}
+
+impl Target {
+    /// The user's file, if the run is on one.
+    pub fn file(&self) -> Option<&UserFile> {
+        match self {
+            Target::File(f) => Some(f),
+            Target::Layout(_) => None,
+        }
     }
 }
 
@@ -151,6 +260,9 @@ pub struct GenericPlan {
     pub spec: GenericSpec,
     pub setup: IoSetup,
     pub paths: Vec<PathBuf>,
+    /// How the workers open the files: the user's file without
+    /// `--allow-write` is opened read-only.
+    pub read_only: bool,
 }
 
 impl runner::Workers for GenericRun {
@@ -159,7 +271,14 @@ impl runner::Workers for GenericRun {
     type Worker = GenericWorker;
     fn workers(p: &GenericPlan, range: std::ops::Range<usize>) -> Result<Vec<GenericWorker>> {
         range
-            .map(|i| GenericWorker::new(&p.spec, &p.setup, &p.paths, i))
+            .map(|i| {
+                let how = if p.read_only {
+                    OpenHow::READ
+                } else {
+                    OpenHow::READ_WRITE
+                };
+                GenericWorker::new(&p.spec, &p.setup, &p.paths, how, i)
+            })
             .collect()
     }
 }
@@ -213,13 +332,14 @@ impl GenericWorker {
         spec: &GenericSpec,
         setup: &IoSetup,
         paths: &[PathBuf],
+        how: OpenHow,
         index: usize,
     ) -> Result<Self> {
         let max = max_request(spec) as usize;
         let mut io = Io::new(&setup.spec(), 1, max, spec.seed ^ index as u64)?;
         let mut files = Vec::with_capacity(paths.len());
         for p in paths {
-            files.push(io.open(p, OpenHow::READ_WRITE)?);
+            files.push(io.open(p, how)?);
         }
         let mut generator = Generator::new(spec, index).map_err(UsageError)?;
         generator.set_sizes(spec.clipped().map_err(UsageError)?);
@@ -264,41 +384,68 @@ impl Worker for GenericWorker {
 pub fn check_generic(
     spec: &GenericSpec,
     setup: &IoSetup,
-    parent: &Path,
+    target: &Target,
     processes: bool,
 ) -> Result<()> {
-    checks(spec, setup)?;
-    places(spec, setup, parent, processes).check()
+    checks(spec, setup, target)?;
+    places(spec, setup, target, processes).check()
 }
 
-/// What a run refuses of the workload and the engine.
-fn checks(spec: &GenericSpec, setup: &IoSetup) -> Result<()> {
+/// What a run refuses of the workload and the engine, and of the user's
+/// file: a workload that would reach past its end or write it unasked.
+fn checks(spec: &GenericSpec, setup: &IoSetup, target: &Target) -> Result<()> {
     spec.validate().map_err(UsageError)?;
     spec.clipped().map_err(UsageError)?;
     setup.spec().check().map_err(UsageError)?;
+    if let Target::File(f) = target {
+        let name = shown_path(&f.path);
+        if spec.files != 1 {
+            crate::usage!(
+                "--files {}: a run on --file {name} has that one file; drop --files",
+                spec.files
+            );
+        }
+        if spec.unique_bytes > f.bytes {
+            crate::usage!(
+                "--unique-bytes {} is larger than --file {name} ({}): requests stay inside the file; give at most its size or drop --unique-bytes",
+                crate::units::fmt_bytes(spec.unique_bytes),
+                crate::units::fmt_bytes(f.bytes)
+            );
+        }
+        if spec.read_frac < 1.0 && !f.writes {
+            crate::usage!(
+                "--read-frac {} would write to --file {name}, which is yours; give --read-frac 1, or --allow-write to let the run overwrite its bytes",
+                spec.read_frac
+            );
+        }
+    }
     Ok(())
 }
 
 /// The run's set-up: its data, workers and files.
-fn places(spec: &GenericSpec, setup: &IoSetup, parent: &Path, processes: bool) -> Setup {
-    Setup::new("run", parent)
-        .data(spec.total_bytes())
-        .fake(setup.fake())
-        .workers(spec.processes, u64::from(spec.files), processes)
-        .entries(u64::from(spec.files))
+fn places(spec: &GenericSpec, setup: &IoSetup, target: &Target, processes: bool) -> Setup {
+    match target {
+        Target::Layout(parent) => Setup::new("run", parent)
+            .data(spec.total_bytes())
+            .entries(u64::from(spec.files)),
+        Target::File(f) => Setup::on_file("run", &f.path),
+    }
+    .fake(setup.fake())
+    .workers(spec.processes, u64::from(spec.files), processes)
 }
 
 /// Lay out, run and measure the generic workload in a new work directory
-/// under `parent`; everything it created is gone when this returns.
+/// under the target's parent, or on the user's file; everything the run
+/// created is gone when this returns, and the user's file is still there.
 pub fn run_generic(
     spec: &GenericSpec,
     setup: &IoSetup,
     rule: StopRule,
-    parent: &Path,
+    target: &Target,
     processes: bool,
     progress: &dyn Progress,
 ) -> Result<RunResult> {
-    checks(spec, setup)?;
+    checks(spec, setup, target)?;
     let config = RunPlan {
         workload: spec.clone(),
         io: setup.clone(),
@@ -308,25 +455,38 @@ pub fn run_generic(
         max_request_bytes: max_request(spec),
         workers_as: if processes { "processes" } else { "threads" }.into(),
         pace: rule.pace,
+        user_file: target.file().cloned(),
     };
-    let plan = places(spec, setup, parent, processes).config(config);
+    let plan = places(spec, setup, target, processes).config(config);
     let session = plan.begin()?;
-    if !setup.fake() {
-        progress.status(&format!(
-            "laying out {} (untimed)",
-            crate::units::fmt_bytes(spec.total_bytes())
-        ));
-    }
-    let Some(paths) = layout(spec, setup, session.dir())? else {
-        // nothing measured: the figures of no request
-        let mut result = session.interrupted();
-        result.set_figures(&figures(&result, &WorkerStats::default()));
-        return Ok(result);
+    let (paths, read_only) = match target {
+        Target::File(f) => {
+            if setup.cold && !setup.fake() {
+                drop_cached(&f.path)?;
+            }
+            (vec![f.path.clone()], !f.writes)
+        }
+        Target::Layout(_) => {
+            if !setup.fake() {
+                progress.status(&format!(
+                    "laying out {} (untimed)",
+                    crate::units::fmt_bytes(spec.total_bytes())
+                ));
+            }
+            let Some(paths) = layout(spec, setup, session.dir())? else {
+                // nothing measured: the figures of no request
+                let mut result = session.interrupted();
+                result.set_figures(&figures(&result, &WorkerStats::default()));
+                return Ok(result);
+            };
+            (paths, false)
+        }
     };
     let payload = GenericPlan {
         spec: spec.clone(),
         setup: setup.clone(),
         paths,
+        read_only,
     };
     let (mut result, outcome) = session.run_workers::<GenericRun>(
         rule,
@@ -337,6 +497,15 @@ pub fn run_generic(
     )?;
     result.set_figures(&figures(&result, &outcome.stats));
     Ok(result)
+}
+
+/// Drop the user's file from the page cache (`--cold`), opened read-only:
+/// posix_fadvise DONTNEED leaves its bytes and times as they are.
+fn drop_cached(path: &Path) -> Result<()> {
+    let f = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    // SAFETY: a valid open descriptor; advice has no memory effects.
+    unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    Ok(())
 }
 
 /// The figures of a run from what its workers measured.
@@ -381,6 +550,10 @@ pub struct RunPlan {
     pub workers_as: String,
     /// When requests are issued.
     pub pace: Pace,
+    /// The user's file the run worked on (`--file`), in place of files it
+    /// laid out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user_file: Option<UserFile>,
 }
 
 /// The generic workload's figures.
@@ -426,14 +599,29 @@ impl schemars::JsonSchema for Latency {
     }
 }
 
-/// A one-line description of a generic workload.
-pub fn describe(spec: &GenericSpec, setup: &IoSetup) -> String {
+/// A one-line description of a generic workload, on the user's `file` if
+/// it ran on one.
+pub fn describe(spec: &GenericSpec, setup: &IoSetup, file: Option<&UserFile>) -> String {
     use crate::units::fmt_bytes;
+    let files = match file {
+        Some(f) => format!(
+            "the given file {} ({})",
+            shown_path(&f.path),
+            if f.writes {
+                "writes allowed"
+            } else {
+                "read-only"
+            }
+        ),
+        None => format!(
+            "{} file{}",
+            spec.files,
+            if spec.files == 1 { "" } else { "s" }
+        ),
+    };
     format!(
-        "uniqueBytes {} in {} file{}, sizeMean {} (cv {}), readFrac {}, seqFrac {}, processNum {}; engine {}{}",
+        "uniqueBytes {} in {files}, sizeMean {} (cv {}), readFrac {}, seqFrac {}, processNum {}; engine {}{}",
         fmt_bytes(spec.unique_bytes),
-        spec.files,
-        if spec.files == 1 { "" } else { "s" },
         fmt_bytes(spec.size_mean),
         spec.size_cv,
         spec.read_frac,

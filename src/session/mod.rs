@@ -57,6 +57,8 @@ pub struct Setup {
     workers: usize,
     fds_per_worker: u64,
     processes: bool,
+    /// The existing file the run works on instead of a work directory.
+    file: Option<PathBuf>,
 }
 
 /// Directories a command took as something else than `--dir` (the
@@ -103,7 +105,19 @@ impl Setup {
             workers: 1,
             fds_per_worker: 1,
             processes: false,
+            file: None,
         }
+    }
+
+    /// A run of `benchmark` on an existing file the user named: no work
+    /// directory is made (so [`Session::dir`] has none to give), nothing is
+    /// written beside the file, and the environment is that of the file's
+    /// file system.
+    pub fn on_file(benchmark: &str, file: &Path) -> Setup {
+        let mut s = Setup::new(benchmark, file.parent().unwrap_or(file));
+        s.places.clear();
+        s.file = Some(file.to_path_buf());
+        s
     }
 
     /// How messages name the parent (default `--dir PARENT`).
@@ -231,8 +245,11 @@ impl Setup {
                 .map_err(|e| UsageError::new(e.at(&p.label)))?;
             work.push(w);
         }
-        // the work directory is on its parent's file system
-        let environment = crate::env::detect_on(work[0].path(), mounts[0].clone());
+        let environment = match &self.file {
+            Some(f) => crate::env::detect_on(f.parent().unwrap_or(f), crate::env::mount_for(f)),
+            // the work directory is on its parent's file system
+            None => crate::env::detect_on(work[0].path(), mounts[0].clone()),
+        };
         let result = RunResult::new(&self.benchmark, self.config, environment, started);
         Ok(Session {
             result,
@@ -309,7 +326,8 @@ impl Drop for Session {
 }
 
 impl Session {
-    /// The work directory (everything in it is removed at the end).
+    /// The work directory (everything in it is removed at the end); not
+    /// to be asked of a run [`Setup::on_file`], which has none.
     pub fn dir(&self) -> &Path {
         self.work[0].path()
     }

@@ -15,7 +15,7 @@ impl super::Benchmark for GenericRun {
     fn classic(plan: &RunPlan, _: &RunFigures, result: &RunResult) -> String {
         format!(
             "iogauge run: {}\n{}",
-            describe(&plan.workload, &plan.io),
+            describe(&plan.workload, &plan.io, plan.user_file.as_ref()),
             crate::report::text::render(result)
         )
     }

@@ -12,6 +12,7 @@ mod depth;
 mod docs;
 mod faults;
 mod ffsb;
+mod given_file;
 mod input;
 mod iobench;
 mod iobench_spectrum;

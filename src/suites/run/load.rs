@@ -3,12 +3,11 @@
 
 use crate::measure::curve::Load;
 use crate::runner::{Pace, StopRule};
-use crate::session::generic::{IoSetup, RunFigures, run_generic};
+use crate::session::generic::{IoSetup, RunFigures, Target, run_generic};
 use crate::suites::load::{LoadPoint, Measured, Rep, Units, sample_of};
 use crate::suites::survey::with_bar;
 use crate::workload::generic::GenericSpec;
 use anyhow::Result;
-use std::path::PathBuf;
 use std::time::Duration;
 
 /// The workload as its command's flags give it.
@@ -20,8 +19,9 @@ pub struct GenericPoint {
     pub ramp: Option<Duration>,
     /// Its pace; each repetition sets the rate (open loop) and the seed.
     pub pace: Pace,
-    /// Parent of each repetition's work directory.
-    pub dir: PathBuf,
+    /// Where each repetition does its I/O: in a work directory of its
+    /// own, or on the user's file.
+    pub target: Target,
     /// The workers run as processes of their own.
     pub processes: bool,
 }
@@ -50,7 +50,7 @@ impl LoadPoint for GenericPoint {
         };
         let label = format!("run {}", load.label());
         let r = with_bar(r.bars, &label, rule.duration, None, |p| {
-            run_generic(&spec, &self.setup, rule, &self.dir, self.processes, p)
+            run_generic(&spec, &self.setup, rule, &self.target, self.processes, p)
         })?;
         let throughput = r.figures::<RunFigures>()?.requests_per_s;
         // the requests: its reads and writes

@@ -2,7 +2,7 @@
 
 use crate::engine::{Choice, FsyncPolicy};
 use crate::runner::StopRule;
-use crate::session::generic::{IoSetup, run_generic};
+use crate::session::generic::{IoSetup, Target, run_generic};
 use crate::suites::survey::{Ctx, DeviceWatch, Row};
 use crate::workload::generic::GenericSpec;
 use anyhow::Result;
@@ -90,7 +90,14 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         };
         let watch = setup.direct.then(|| DeviceWatch::start(ctx.dir));
         let mut r = ctx.with_bar(name, Some(ctx.per), None, |p| {
-            run_generic(&spec, &setup, rule, ctx.dir, false, p)
+            run_generic(
+                &spec,
+                &setup,
+                rule,
+                &Target::Layout(ctx.dir.to_path_buf()),
+                false,
+                p,
+            )
         })?;
         let why = watch
             .and_then(|w| w.not_to_disk(ctx.dir, r.summary.bytes_read, r.summary.bytes_written));

@@ -89,6 +89,7 @@ common::cmd!(run.out, {
         let flags = scale::PointFlags {
             args: self.run.clone(),
             workers: ("-p/--processes", 1, self.processes),
+            depth: self.depth.iodepth,
             inputs: common::Paths::new(),
         };
         Some(scale::Point::new(flags, self.point()))

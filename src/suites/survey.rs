@@ -3,7 +3,7 @@
 //! what the form is given and the rows it hands back. The survey command
 //! runs the forms in table order and prints the scorecard.
 
-use crate::measure::curve::{self, Plan, Sample};
+use crate::measure::curve::{self, Axis, Plan, Sample};
 use crate::report::RunResult;
 use crate::runner::{NoProgress, Progress, signals};
 use crate::suites::curve::curve_result;
@@ -198,6 +198,7 @@ pub fn survey_curve(
 ) -> Result<Row> {
     let plan = Plan {
         max_procs: 4,
+        axis: Axis::Workers,
         rates: Vec::new(),
         open: false,
         first_rate: 0.0,

@@ -603,7 +603,12 @@ fn render(a: &Args, point: &dyn LoadPoint, c: &Curve, unit: &str) -> String {
     }
     match &c.usl {
         Some(f) => {
-            let _ = writeln!(s, "  USL fit: {}", f.summary(unit));
+            // the law's N is the load on the curve's axis
+            let n_is = match a.axis {
+                Axis::Depth if !open => " (N: the queue depth)",
+                _ => "",
+            };
+            let _ = writeln!(s, "  USL fit{n_is}: {}", f.summary(unit));
             let _ = writeln!(
                 s,
                 "  USL predicts {}{}",

@@ -416,7 +416,7 @@ impl DepthArgs {
     }
 }
 
-fn depth_arg(s: &str) -> Result<u16, String> {
+pub fn depth_arg(s: &str) -> Result<u16, String> {
     let max = crate::engine::MAX_DEPTH;
     match s.trim().parse::<u16>() {
         Ok(n) if (1..=max).contains(&n) => Ok(n),

@@ -31,7 +31,7 @@ pub struct Opts {
     /// Let an absolute -f or -F name make its file at that path, outside the work directory (the path must not exist; the file is removed at the end).
     #[arg(long)]
     pub allow_outside: bool,
-    /// I/O engine ('iogauge engines' describes each).
+    /// I/O engine ('iogauge engines' describes each); with -H/-k, that of the asynchronous passes too (default io_uring, else libaio).
     #[arg(long, value_name = "NAME", value_parser = Choice::parse)]
     pub engine: Option<Choice>,
     /// Draw one SVG heatmap per test (file size × record size, the figures as colours) into DIR.
@@ -262,9 +262,19 @@ pub fn main(a: Opts) -> Result<Status> {
     }
     out.check_with(&mut paths)?;
     let engine = a.engine.unwrap_or(run::DEFAULT_ENGINE);
+    // -H/-k: the engine given, else io_uring, else libaio
+    let queued = match (cfg.async_io, a.engine) {
+        (None, _) => None,
+        (Some(_), Some(e)) => Some(e),
+        (Some(q), None) => Some(
+            crate::suites::queued::pick(cfg.direct, q.depth)
+                .map_err(|e| UsageError(format!("{}: {e}", q.flag())))?,
+        ),
+    };
     let x = Exec {
         dir: &a.dir,
         engine,
+        queued,
         settle: a.settle,
         command_line: command_line(),
         allow_outside: a.allow_outside,

@@ -56,6 +56,7 @@ common::cmd!(run.out, {
     fn load_point(self) -> Option<scale::Point> {
         let flags = scale::PointFlags {
             args: self.run.clone(),
+            depth: 1,
             workers: ("--procs", 4, self.procs),
             inputs: self.inputs(),
         };

@@ -95,6 +95,7 @@ common::cmd!(run.out, {
         let flags = scale::PointFlags {
             args: self.run.clone(),
             workers: ("-p/--processes", 1, self.processes),
+            depth: self.depth.iodepth,
             inputs: self.inputs(),
         };
         Some(scale::Point::new(flags, self.point()))

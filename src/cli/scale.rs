@@ -5,7 +5,7 @@
 //! Universal Scalability Law fitted to a closed loop.
 
 use super::common::{self, OutputArgs, Status};
-use crate::measure::curve::{self, Constraint, Curve, Load, Plan, Stat};
+use crate::measure::curve::{self, Axis, Constraint, Curve, Load, Plan, Stat};
 use crate::measure::interval::Stopper;
 use crate::runner::signals;
 use crate::suites::curve::{Searched, curve_result};
@@ -18,8 +18,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Throughput against response time: runs WORKLOAD at rising load — a
-/// closed loop of 1, 2, 4, … workers (up to --max-procs), or an open loop
-/// at rising rates (--rates) — until throughput stops rising, the rate is
+/// closed loop of 1, 2, 4, … workers (up to --max-procs), or of its workers
+/// each keeping 1, 2, 4, … requests in flight (--axis depth, up to
+/// --max-depth), or an open loop at rising rates (--rates) — until throughput stops rising, the rate is
 /// not kept or a response-time constraint (--p90-under, --mean-under,
 /// --p99-under) is broken; then bisects near the knee. Each point is
 /// repeated until its throughput's confidence interval is within
@@ -35,6 +36,18 @@ pub struct Args {
     /// Closed loop: the highest number of workers tried (1, 2, 4, … up to N).
     #[arg(long, global = true, default_value = "64", value_name = "N", value_parser = common::count_arg)]
     pub max_procs: usize,
+    /// What a closed loop raises: its workers, or the requests each of the workload's workers keeps in flight (its --iodepth; a queued engine).
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value = "workers",
+        value_name = "AXIS"
+    )]
+    pub axis: Axis,
+    /// Depth axis: the highest queue depth tried (1, 2, 4, … up to N).
+    #[arg(long, global = true, default_value = "128", value_name = "N", value_parser = common::depth_arg)]
+    pub max_depth: u16,
     /// Open loop: offered rates (requests/s, comma-separated, increasing), or 'auto': from an eighth of the closed-loop throughput, doubling.
     #[arg(long, global = true, value_name = "LIST|auto")]
     pub rates: Option<String>,
@@ -84,6 +97,8 @@ pub struct PointFlags {
     /// The flag that sets its own concurrency, the flag's default, and
     /// what was given (the workers sharing an open loop's rate).
     pub workers: (&'static str, usize, usize),
+    /// Its --iodepth as given (1 where it has none).
+    pub depth: u16,
     /// The files the workload reads.
     pub inputs: common::Paths,
 }
@@ -178,9 +193,27 @@ impl Workload {
     }
 
     /// Refuse workload flags that scale sets itself, then the workload's
-    /// own refusals; its point, once.
-    fn checked_point(&mut self, open: bool) -> Result<Box<dyn LoadPoint>> {
+    /// own refusals and those of the depth axis up to `max_depth`; its
+    /// point, once.
+    fn checked_point(
+        &mut self,
+        open: bool,
+        axis: Axis,
+        max_depth: u16,
+    ) -> Result<Box<dyn LoadPoint>> {
         let f = self.flags();
+        let depth = axis == Axis::Depth;
+        if depth && open {
+            crate::usage!(
+                "--axis depth: an open loop (--rates) raises the offered rate; give the workload's --iodepth for its depth instead"
+            );
+        }
+        if depth && f.depth != 1 {
+            crate::usage!(
+                "--iodepth {}: on the depth axis scale sets the depth of each point itself (1, 2, 4, … --max-depth)",
+                f.depth
+            );
+        }
         let load = &f.args.load;
         if load.rate.is_some() {
             crate::usage!(
@@ -191,13 +224,16 @@ impl Workload {
             crate::usage!("--thinktime: an open loop (--rates) has no think time");
         }
         let (flag, default, given) = f.workers;
-        if !open && given != default {
+        if !open && !depth && given != default {
             crate::usage!(
                 "{flag} {given}: in a closed loop scale sets the number of workers itself (1, 2, 4, … --max-procs); {flag} is for an open loop (--rates), where the workers share the rate"
             );
         }
         let point = self.point.point.take().expect("a point is taken once")?;
         point.check()?;
+        if depth && let Err(why) = point.queues(max_depth) {
+            crate::usage!("--axis depth: {} {why}", self.name);
+        }
         Ok(point)
     }
 }
@@ -208,6 +244,14 @@ pub fn repetition(d: Option<Duration>) -> Duration {
 }
 
 impl Args {
+    /// The closed loop's highest load on its axis.
+    fn top(&self) -> usize {
+        match self.axis {
+            Axis::Workers => self.max_procs,
+            Axis::Depth => usize::from(self.max_depth),
+        }
+    }
+
     fn constraint(&self) -> Result<Option<Constraint>> {
         let given: Vec<Constraint> = [
             (Stat::P90, self.p90_under),
@@ -308,12 +352,12 @@ pub fn main(mut a: Args) -> Result<Status> {
         );
     }
     let open = rates.is_some();
-    if !open {
+    if !open && a.axis == Axis::Workers {
         // the closed loop may go up to --max-procs workers
         crate::runner::limits::check(a.max_procs, 1, false)
             .map_err(|e| crate::error::UsageError::new(format!("--max-procs: {e}")))?;
     }
-    let point = a.workload.checked_point(open)?;
+    let point = a.workload.checked_point(open, a.axis, a.max_depth)?;
     let name = a.workload.name;
     if a.workload.flags().args.check.check {
         return Ok(common::checked(&format!("iogauge scale {name}")));
@@ -341,7 +385,8 @@ pub fn main(mut a: Args) -> Result<Status> {
     }
     let units = point.units();
     let plan = Plan {
-        max_procs: a.max_procs,
+        max_procs: a.top(),
+        axis: a.axis,
         rates: rates.clone().unwrap_or_default(),
         open,
         first_rate,
@@ -429,7 +474,9 @@ impl Args {
     /// started (`first_rate`, from a closed loop of `workers`).
     fn config(&self, first_rate: f64, workers: usize) -> serde_json::Value {
         serde_json::json!({
+            "axis": self.axis,
             "max_procs": self.max_procs,
+            "max_depth": (self.axis == Axis::Depth).then_some(self.max_depth),
             "rates": self.rates,
             "target_ci": self.target_ci,
             "confidence": self.confidence,
@@ -492,10 +539,20 @@ fn render(a: &Args, point: &dyn LoadPoint, c: &Curve, unit: &str) -> String {
         s,
         "iogauge scale {}: {}{}",
         a.workload.name,
-        if open {
-            "open loop, rising offered rate (response times from each request's intended start)"
-        } else {
-            "closed loop, rising number of workers"
+        match a.axis {
+            _ if open =>
+                "open loop, rising offered rate (response times from each request's intended start)"
+                    .to_string(),
+            Axis::Workers => "closed loop, rising number of workers".to_string(),
+            Axis::Depth => format!(
+                "closed loop of {} worker{}, rising queue depth (QD: requests each keeps in flight)",
+                a.workload.concurrency(),
+                if a.workload.concurrency() == 1 {
+                    ""
+                } else {
+                    "s"
+                }
+            ),
         },
         match &c.constraint {
             Some(k) => format!(
@@ -546,13 +603,21 @@ fn render(a: &Args, point: &dyn LoadPoint, c: &Curve, unit: &str) -> String {
     }
     match &c.usl {
         Some(f) => {
-            let _ = writeln!(s, "  USL fit: {}", f.summary(unit));
+            // the law's N is the load on the curve's axis
+            let n_is = match a.axis {
+                Axis::Depth if !open => " (N: the queue depth)",
+                _ => "",
+            };
+            let _ = writeln!(s, "  USL fit{n_is}: {}", f.summary(unit));
             let _ = writeln!(
                 s,
                 "  USL predicts {}{}",
                 f.shape(unit),
-                if f.peak_concurrency.is_some_and(|n| n > a.max_procs as f64) {
-                    " (the peak is beyond --max-procs: not measured)"
+                if f.peak_concurrency.is_some_and(|n| n > a.top() as f64) {
+                    match a.axis {
+                        Axis::Workers => " (the peak is beyond --max-procs: not measured)",
+                        Axis::Depth => " (the peak is beyond --max-depth: not measured)",
+                    }
                 } else {
                     ""
                 }

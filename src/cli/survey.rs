@@ -231,6 +231,9 @@ fn legend(units: &[&str]) -> String {
 }
 
 fn line(row: &Row) -> String {
+    if let Some(why) = &row.not_measured {
+        return not_measured_line(&row.name, why);
+    }
     entry_line(
         &row.name,
         row.figure,
@@ -318,6 +321,9 @@ pub fn scorecard(c: &Collection) -> Result<String> {
             (Some(figure), Some(unit)) => {
                 s += &entry_line(&e.name, figure, unit, &e.result, e.note.as_deref());
                 units.push(unit.as_str());
+            }
+            (None, _) if e.result.error.is_none() && e.note.is_some() => {
+                s += &not_measured_line(&e.name, e.note.as_deref().unwrap_or_default());
             }
             _ => s += &failed_line(&e.name, e.result.error.as_deref().unwrap_or("no figure")),
         }
@@ -441,18 +447,25 @@ impl Tally {
     /// A row: its line, its entry, the document written again.
     fn row(&mut self, a: &Args, row: Row) {
         a.output.say(&line(&row));
-        self.units.push(row.unit);
+        if row.not_measured.is_none() {
+            self.units.push(row.unit);
+        }
         if let Some(e) = &row.result.error {
             self.failures.push(format!("{}: {e}", row.name));
         }
         for (k, v) in &row.extra {
             self.survey.set(k, v);
         }
+        // a row not measured has no figure; its note is why
+        let (figure, unit, note) = match row.not_measured {
+            Some(why) => (None, None, Some(why)),
+            None => (Some(row.figure), Some(row.unit.to_string()), row.note),
+        };
         self.survey.push(Entry {
             name: row.name,
-            figure: Some(row.figure),
-            unit: Some(row.unit.to_string()),
-            note: row.note,
+            figure,
+            unit,
+            note,
             result: row.result,
         });
         // written after every row: a later failure loses nothing
@@ -531,6 +544,12 @@ fn failed_line(name: &str, cause: &str) -> String {
     format!("  {name:<NAME_W$} FAILED: {cause}\n")
 }
 
+/// The scorecard's line for a row this machine or directory cannot
+/// measure.
+fn not_measured_line(name: &str, why: &str) -> String {
+    format!("  {name:<NAME_W$} not measured: {why}\n")
+}
+
 /// 691234 → "691k", 1.2e8 → "120M", 812.3 → "812".
 fn human(x: f64) -> String {
     if x >= 1e9 {
@@ -585,6 +604,28 @@ mod tests {
             "\n{h}{l}"
         );
         assert!(l.lines().nth(1).unwrap().trim_start().starts_with("a note"));
+    }
+
+    /// A row the machine cannot measure (no io_uring nor libaio, no
+    /// O_DIRECT) says why in its place, live and when shown again.
+    #[test]
+    fn a_row_not_measured_says_why_in_its_place() {
+        let name = "run: O_DIRECT 4 KiB random read, QD32";
+        let why = "the directory refuses O_DIRECT";
+        let row = Row::not_measured(name, why.into(), RunResult::default());
+        let expected = format!("  {name:<NAME_W$} not measured: {why}\n");
+        assert_eq!(line(&row), expected);
+        let mut c = Collection::new("iogauge/survey/v1", Vec::new());
+        let env = crate::env::detect(Path::new("."));
+        c.extra
+            .insert("environment".into(), serde_json::to_value(env).unwrap());
+        c.entries.push(Entry {
+            note: Some(why.into()),
+            ..Entry::new(name, RunResult::default())
+        });
+        let card = scorecard(&c).unwrap();
+        assert!(card.contains(&expected), "{card}");
+        assert!(!card.contains("FAILED"), "{card}");
     }
 
     fn with_ops(ops: &[(&str, u64, u64)]) -> RunResult {

@@ -57,6 +57,7 @@ common::cmd!(run.out, {
     fn load_point(self) -> Option<scale::Point> {
         let flags = scale::PointFlags {
             args: self.run.clone(),
+            depth: 1,
             workers: ("--terminals", 4, self.terminals),
             inputs: common::Paths::new(),
         };

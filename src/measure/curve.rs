@@ -26,21 +26,31 @@ pub enum Load {
     Closed(usize),
     /// Open loop: requests per second offered.
     Open(f64),
+    /// Closed loop at a fixed number of workers, each keeping this many
+    /// requests in flight (scale's depth axis).
+    Depth(usize),
 }
 
 impl Load {
     /// The load as a number: workers or requests per second.
     pub fn value(self) -> f64 {
         match self {
-            Load::Closed(n) => n as f64,
+            Load::Closed(n) | Load::Depth(n) => n as f64,
             Load::Open(r) => r,
         }
     }
 
-    /// `N=4` or `200/s`.
+    /// Whether the load is a closed loop's (workers or depth), to which
+    /// the Universal Scalability Law applies.
+    pub fn is_closed(self) -> bool {
+        !matches!(self, Load::Open(_))
+    }
+
+    /// `N=4`, `QD=8` or `200/s`.
     pub fn label(self) -> String {
         match self {
             Load::Closed(n) => format!("N={n}"),
+            Load::Depth(n) => format!("QD={n}"),
             Load::Open(r) if r >= 100.0 => format!("{r:.0}/s"),
             Load::Open(r) => format!("{}/s", {
                 let t = format!("{r:.3}");
@@ -216,11 +226,34 @@ impl UslFit {
     }
 }
 
+/// What a closed loop raises: its workers, or the requests each worker
+/// keeps in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Axis {
+    #[default]
+    Workers,
+    Depth,
+}
+
+impl Axis {
+    /// The closed loop's load at `n` on this axis.
+    pub fn load(self, n: usize) -> Load {
+        match self {
+            Axis::Workers => Load::Closed(n),
+            Axis::Depth => Load::Depth(n),
+        }
+    }
+}
+
 /// How the search goes.
 #[derive(Clone, Debug)]
 pub struct Plan {
-    /// Closed loop: the highest concurrency tried.
+    /// Closed loop: the highest concurrency (workers, or depth on the
+    /// depth axis) tried.
     pub max_procs: usize,
+    /// Closed loop: what the load raises.
+    pub axis: Axis,
     /// Open loop: the rates to step through (increasing), or empty to
     /// step from `first_rate`, doubling.
     pub rates: Vec<f64>,
@@ -354,7 +387,7 @@ impl Search<'_> {
         let max = self.plan.max_procs.max(1);
         let mut n = 1usize;
         loop {
-            if !take(Load::Closed(n), "step", self)? {
+            if !take(self.plan.axis.load(n), "step", self)? {
                 return Ok(());
             }
             let last = self.points.last().expect("just taken");
@@ -375,7 +408,10 @@ impl Search<'_> {
                 break;
             }
             if n >= max {
-                self.stopped = format!("reached the highest concurrency asked for (N={max})");
+                self.stopped = format!(
+                    "reached the highest concurrency asked for ({})",
+                    self.plan.axis.load(max).label()
+                );
                 // still rising: no knee to look for
                 return Ok(());
             }
@@ -438,7 +474,7 @@ impl Search<'_> {
                 })
             };
             let Some(m) = next else { return Ok(()) };
-            if !take(Load::Closed(m), "knee", self)? {
+            if !take(self.plan.axis.load(m), "knee", self)? {
                 return Ok(());
             }
         }
@@ -560,7 +596,7 @@ pub fn make_point(
             let scheduled = (mean.issued + mean.missed).max(1) as f64;
             mean.missed as f64 > (1.0 - KEPT) * scheduled
         }
-        Load::Closed(_) => false,
+        Load::Closed(_) | Load::Depth(_) => false,
     };
     Point {
         load,
@@ -578,7 +614,7 @@ pub fn make_point(
 pub fn fit_usl(points: &[Point]) -> Option<UslFit> {
     let xy: Vec<(f64, f64)> = points
         .iter()
-        .filter(|p| matches!(p.load, Load::Closed(_)))
+        .filter(|p| p.load.is_closed())
         .flat_map(|p| p.reps.iter().map(move |r| (p.load.value(), r.throughput)))
         .collect();
     let f = usl::fit(&xy).ok()?;
@@ -634,6 +670,7 @@ mod tests {
     fn plan(max_procs: usize, constraint: Option<Constraint>) -> Plan {
         Plan {
             max_procs,
+            axis: Axis::Workers,
             rates: Vec::new(),
             open: false,
             first_rate: 0.0,
@@ -719,6 +756,22 @@ mod tests {
         assert_eq!((fit.sigma, fit.kappa), (0.0, 0.0));
         assert_eq!(fit.peak_concurrency, None);
         assert_eq!((fit.repetitions, fit.concurrencies), (4, 4));
+    }
+
+    #[test]
+    fn a_depth_curve_raises_the_depth_and_is_fitted_like_workers() {
+        let mut p = plan(8, None);
+        p.axis = Axis::Depth;
+        let c = search(&p, usl_system(0.0, 0.0), &|| false, |_| {}).unwrap();
+        let loads: Vec<Load> = c.points.iter().map(|p| p.load).collect();
+        assert_eq!(loads, [1, 2, 4, 8].map(Load::Depth));
+        assert_eq!(
+            c.stopped,
+            "reached the highest concurrency asked for (QD=8)"
+        );
+        assert_eq!(c.usl.unwrap().concurrencies, 4);
+        let json = serde_json::to_value(Load::Depth(8)).unwrap();
+        assert_eq!(json, serde_json::json!({"loop": "depth", "value": 8}));
     }
 
     /// An open single server of capacity `mu`: M/M/1 response times

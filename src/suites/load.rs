@@ -39,7 +39,7 @@ impl Rep {
     pub fn pace(&self, pace: Pace) -> Pace {
         let rate = match self.load {
             Load::Open(r) => Some(r),
-            Load::Closed(_) => pace.rate,
+            Load::Closed(_) | Load::Depth(_) => pace.rate,
         };
         Pace {
             seed: self.arrivals(),
@@ -66,6 +66,10 @@ pub trait LoadPoint {
     fn check(&self) -> Result<()> {
         Ok(())
     }
+    /// Whether each worker can keep up to `max` requests in flight, as
+    /// scale's depth axis asks (its load [`Load::Depth`]); `Err` says why
+    /// not, in words that follow the benchmark's name.
+    fn queues(&self, max: u16) -> Result<(), String>;
     /// One repetition (`r`) at its load.
     fn measure(&self, r: &Rep) -> Result<Measured>;
     /// A line about the chosen point's throughput, where the benchmark has

@@ -14,6 +14,7 @@ pub mod iozone;
 pub mod laddis;
 pub mod load;
 pub mod postmark;
+pub mod queued;
 pub mod run;
 pub mod scientific;
 pub mod sdet;

@@ -3,7 +3,7 @@
 //! what the form is given and the rows it hands back. The survey command
 //! runs the forms in table order and prints the scorecard.
 
-use crate::measure::curve::{self, Plan, Sample};
+use crate::measure::curve::{self, Axis, Plan, Sample};
 use crate::report::RunResult;
 use crate::runner::{NoProgress, Progress, signals};
 use crate::suites::curve::curve_result;
@@ -102,6 +102,10 @@ pub struct Row {
     pub note: Option<String>,
     /// Collection fields the form adds (the model's path).
     pub extra: Vec<(&'static str, serde_json::Value)>,
+    /// The row could not be measured here, and why (its figure means
+    /// nothing): the scorecard says so in its place, and the survey goes
+    /// on.
+    pub not_measured: Option<String>,
 }
 
 impl Row {
@@ -113,6 +117,16 @@ impl Row {
             result,
             note: None,
             extra: Vec::new(),
+            not_measured: None,
+        }
+    }
+
+    /// A row this machine or directory cannot measure, `why` in one line;
+    /// `result` says what it would have run.
+    pub fn not_measured(name: impl Into<String>, why: String, result: RunResult) -> Row {
+        Row {
+            not_measured: Some(why),
+            ..Row::new(name, 0.0, "", result)
         }
     }
 
@@ -198,6 +212,7 @@ pub fn survey_curve(
 ) -> Result<Row> {
     let plan = Plan {
         max_procs: 4,
+        axis: Axis::Workers,
         rates: Vec::new(),
         open: false,
         first_rate: 0.0,

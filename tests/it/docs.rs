@@ -100,3 +100,28 @@ fn every_shipped_input_file_passes_check() {
     assert!(checked >= 12, "{checked} files checked");
     assert_untouched(Path::new(d));
 }
+
+/// Issue 35: every benchmark's page says whether a queue depth applies to
+/// it and why, in a section of its own.
+#[test]
+fn every_benchmark_page_says_whether_depth_applies() {
+    use iogauge::cli::{COMMANDS, Kind};
+    let pages: Vec<&str> = COMMANDS
+        .iter()
+        .filter(|e| e.kind == Kind::Benchmark || ["survey", "scale"].contains(&e.name))
+        .filter_map(|e| e.doc)
+        .collect();
+    assert!(pages.len() >= 15, "{pages:?}");
+    for page in pages {
+        let text = std::fs::read_to_string(root().join(page)).unwrap();
+        let section = text
+            .split("\n## Queue depth")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{page} has no 'Queue depth' section"));
+        let first = section.trim_start_matches(|c| c != '\n').trim_start();
+        assert!(
+            first.starts_with("Applies") || first.starts_with("Does not apply"),
+            "{page}: the section starts by saying whether depth applies: {first:.60}"
+        );
+    }
+}

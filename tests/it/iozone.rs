@@ -61,6 +61,12 @@ fn bad_flags_are_refused_with_one_line() {
         (&["-a", "-s", "1m", "-n", "64k"], "-s"),
         (&["-i", "0", "--bogus"], "--bogus"),
         (&["stray"], "stray"),
+        (&["-H", "0"], "-H 0: give 1 to"),
+        (&["-k", "4", "-t", "2"], "throughput mode"),
+        (
+            &["-H", "4", "--engine", "psync"],
+            "-H 4: --iodepth 4: engine 'psync'",
+        ),
     ] {
         let mut all = vec!["iozone", "--dir", d];
         all.extend_from_slice(args);
@@ -178,6 +184,73 @@ fn single_mode_json_has_every_figure_and_each_tests_latency() {
     assert_eq!(figs[2], u64_at(&v, "metrics.write"), "{line}");
     assert_eq!(figs[7], u64_at(&v, "metrics.random_write"), "{line}");
     assert!(report.contains("iogauge details"), "{report}");
+    assert_untouched(dir.path());
+}
+
+/// `-H 8`: the lseek + read/write passes keep 8 requests in flight on
+/// the queued test engine; the config, the banner and the engine say so.
+#[test]
+fn dash_h_queues_the_passes_at_its_depth() {
+    let dir = work_dir();
+    let (v, report) = iozone(
+        dir.path(),
+        &[
+            "-i", "0", "-i", "1", "-i", "2", "-s", "1m", "-r", "4k", "-H", "8", "--engine", "nullq",
+        ],
+    );
+    assert_eq!(get(&v, "config.async_io.depth").as_u64(), Some(8));
+    assert_eq!(get(&v, "config.async_io.no_copy").as_bool(), Some(false));
+    assert_eq!(str_at(&v, "config.async_engine"), "nullq");
+    assert_eq!(get(&v, "summary.io_depth.max").as_u64(), Some(8));
+    // every record of every pass, at depth as one at a time
+    for (t, kind) in [
+        ("write", "write"),
+        ("read", "read"),
+        ("random_read", "read"),
+    ] {
+        let n = u64_at(&v, &format!("metrics.tests.{t}.ops.{kind}.count"));
+        assert_eq!(n, 256, "{t}");
+    }
+    assert!(
+        report.contains("POSIX async I/O (with bcopy). Depth 8"),
+        "{report}"
+    );
+    assert_untouched(dir.path());
+}
+
+/// `-k 4 -I` on a real file: io_uring (libaio where the kernel refuses
+/// it) moves every record of every asynchronous test.
+#[test]
+fn dash_k_runs_every_asynchronous_test_on_a_queued_engine() {
+    let dir = work_dir();
+    let mut args = vec!["-s", "1m", "-r", "64k", "-k", "4", "-I"];
+    for t in ["0", "1", "2", "3", "4", "5"] {
+        args.extend_from_slice(&["-i", t]);
+    }
+    let (v, report) = iozone(dir.path(), &args);
+    let engine = str_at(&v, "config.async_engine");
+    assert!(["io_uring", "libaio"].contains(&engine), "{engine}");
+    assert_eq!(str_at(&v, "config.engine"), "sync");
+    for (t, kind) in [
+        ("write", "write"),
+        ("rewrite", "write"),
+        ("read", "read"),
+        ("reread", "read"),
+        ("random_read", "read"),
+        ("random_write", "write"),
+        ("bkwd_read", "read"),
+        ("record_rewrite", "write"),
+        ("stride_read", "read"),
+    ] {
+        // 1 MiB in 64 KiB records: 16 a pass
+        let n = u64_at(&v, &format!("metrics.tests.{t}.ops.{kind}.count"));
+        assert_eq!(n, 16, "{t}");
+        assert!(u64_at(&v, &format!("metrics.{t}")) > 0, "{t}");
+    }
+    assert!(
+        report.contains("POSIX Async I/O (no bcopy). Depth 4"),
+        "{report}"
+    );
     assert_untouched(dir.path());
 }
 

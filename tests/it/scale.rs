@@ -80,6 +80,129 @@ fn a_closed_curve_of_run_has_its_points_peak_and_fit() {
     assert_untouched(dir.path());
 }
 
+/// The depth axis: two workers of `run` on the queued test engine, each
+/// keeping 1, 2, 4, 8 requests in flight; the JSON and the report say
+/// which axis, and the chosen point ran at its depth.
+#[test]
+fn a_depth_curve_of_run_raises_the_queue_depth_of_fixed_workers() {
+    let dir = work_dir();
+    let mut args = vec![
+        "scale",
+        "--axis",
+        "depth",
+        "--max-depth",
+        "8",
+        "--max-reps",
+        "1",
+        "run",
+        "--engine",
+        "nullq",
+        "-p",
+        "2",
+    ];
+    args.extend_from_slice(&["--dir", p(dir.path())]);
+    args.extend_from_slice(RUN);
+    let (v, report) = run_json(&args);
+    check_result(&v);
+    assert_eq!(str_at(&v, "config.axis"), "depth");
+    assert_eq!(get(&v, "config.max_depth").as_u64(), Some(8));
+    let pts = points(&v);
+    let loads: Vec<f64> = pts.iter().map(|p| load_of(p).1).collect();
+    // 1, 2, 4 at least (the test engine may stop rising by then), no
+    // deeper than asked
+    for n in [1.0, 2.0, 4.0] {
+        assert!(loads.contains(&n), "{loads:?}");
+    }
+    assert!(loads.iter().all(|&n| n <= 8.0), "{loads:?}");
+    assert!(pts.iter().all(|p| load_of(p).0 == "depth"), "{pts:?}");
+    // the summary is the chosen point's: it ran with that many in flight
+    // per worker, on the two workers given
+    let chosen = get(&v, "config.chosen_point.value").as_u64().unwrap();
+    assert_eq!(get(&v, "summary.io_depth.max").as_u64(), Some(chosen));
+    let config = &v["config"]["workload_config"];
+    // (an iodepth of 1 is left out)
+    let iodepth = config["io"]["iodepth"].as_u64().unwrap_or(1);
+    assert_eq!(iodepth, chosen);
+    assert_eq!(
+        config["workload"]["processes"].as_u64(),
+        Some(2),
+        "{config}"
+    );
+    assert!(
+        report.contains("closed loop of 2 workers, rising queue depth"),
+        "{report}"
+    );
+    assert!(report.contains("QD=1 "), "{report}");
+    // the law is fitted to four depths or more; its N is then named
+    if v["metrics"].get("usl").is_some_and(|u| !u.is_null()) {
+        assert!(
+            report.contains("USL fit (N: the queue depth): "),
+            "{report}"
+        );
+    }
+    assert_untouched(dir.path());
+}
+
+/// Depth where it means nothing, or set twice, is refused in one line.
+#[test]
+fn the_depth_axis_is_refused_where_it_has_no_meaning() {
+    let dir = work_dir();
+    let d = p(dir.path());
+    for (args, says) in [
+        (
+            vec!["scale", "--axis", "depth", "run", "--dir", d],
+            "--axis depth: run --iodepth 128: engine 'psync' completes each request",
+        ),
+        (
+            vec!["scale", "--axis", "depth", "tpcb", "--dir", d],
+            "--axis depth: tpcb reads each record",
+        ),
+        (
+            vec!["scale", "--axis", "depth", "laddis", "--dir", d],
+            "--axis depth: laddis waits for each NFS operation",
+        ),
+        (
+            vec![
+                "scale", "--axis", "depth", "--rates", "100", "run", "--dir", d, "--engine",
+                "nullq",
+            ],
+            "open loop",
+        ),
+        (
+            vec![
+                "scale",
+                "--axis",
+                "depth",
+                "run",
+                "--dir",
+                d,
+                "--engine",
+                "nullq",
+                "--iodepth",
+                "4",
+            ],
+            "--iodepth 4: on the depth axis",
+        ),
+        (
+            vec![
+                "scale",
+                "--axis",
+                "depth",
+                "--max-depth",
+                "0",
+                "run",
+                "--dir",
+                d,
+            ],
+            "queue depth",
+        ),
+    ] {
+        let line = assert_usage_error(&args);
+        assert!(line.contains(says), "{args:?}: {line}");
+    }
+    assert_untouched(dir.path());
+}
+
 #[test]
 fn the_curve_stops_at_the_constraint_and_its_maximum_meets_it() {
     let dir = work_dir();

@@ -435,13 +435,19 @@ where
 fn draw_load(area: &DrawingArea<SVGBackend<'_>, Shift>, curve: &Curve, unit: &str) -> Result<()> {
     let pts = &curve.points;
     let closed = pts.iter().all(|p| matches!(p.load, Load::Closed(_)));
+    let depth = pts.iter().all(|p| matches!(p.load, Load::Depth(_)));
     let open = pts.iter().all(|p| matches!(p.load, Load::Open(_)));
-    let fit = curve.usl.as_ref().filter(|_| closed);
+    let fit = curve.usl.as_ref().filter(|_| closed || depth);
     let law = fit.and_then(|f| f.law());
     let load_hi = pts.iter().map(|p| p.load.value()).fold(0.0, f64::max);
     let (usl_line, x1, y1) = load_axes(pts, open, law, load_hi);
     let (caption, x_desc) = if closed {
         ("throughput against concurrency", "concurrency N (workers)")
+    } else if depth {
+        (
+            "throughput against queue depth",
+            "queue depth QD (requests in flight per worker)",
+        )
     } else if open {
         (
             "throughput against offered rate",

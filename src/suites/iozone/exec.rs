@@ -37,6 +37,8 @@ pub struct Exec<'a> {
     /// Parent of the run's work directory.
     pub dir: &'a Path,
     pub engine: Choice,
+    /// `-H`/`-k`: the queued engine of the asynchronous passes.
+    pub queued: Option<Choice>,
     /// Throughput mode's pause after the sync between phases (IOzone: 2 s).
     pub settle: Duration,
     /// The command line as the user gave it (for the reports).
@@ -144,6 +146,13 @@ fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
         .direct(cfg.direct)
         .check()
         .map_err(UsageError)?;
+    if let (Some(q), Some(a)) = (x.queued, cfg.async_io) {
+        EngineSpec::new(q)
+            .direct(cfg.direct)
+            .depth(a.depth)
+            .check()
+            .map_err(|e| UsageError(format!("{}: {e}", a.flag())))?;
+    }
     let (inside, outside) = data_bytes(cfg, &files);
     let throughput = cfg.mode() == Mode::Throughput;
     let workers = if throughput {
@@ -159,6 +168,7 @@ fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
             cfg,
             &x.command_line,
             x.engine,
+            x.queued.filter(|_| cfg.async_io.is_some()),
             x.settle.as_secs_f64(),
             x.plot.clone(),
         ));
@@ -223,7 +233,9 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
         });
     }
     let status = |s: &str| hooks.status(s);
-    let o = run::run_live(cfg, &dir, x.engine, &status, &mut |r| hooks.row(r))?;
+    let o = run::run_live(cfg, &dir, x.engine, x.queued, &status, &mut |r| {
+        hooks.row(r)
+    })?;
     let mut whole = WorkerStats::default();
     for s in o.stats.values() {
         whole.merge(s);

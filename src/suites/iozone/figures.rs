@@ -40,6 +40,9 @@ pub struct Plan {
     #[serde(flatten)]
     pub config: Config,
     pub engine: Choice,
+    /// `-H`/`-k`: the queued engine of the asynchronous passes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub async_engine: Option<Choice>,
     /// Throughput mode's pause after the sync between phases.
     pub settle_s: f64,
     /// `--plot`: where the heatmaps go.
@@ -52,6 +55,7 @@ impl Plan {
         cfg: &Config,
         command_line: &str,
         engine: Choice,
+        async_engine: Option<Choice>,
         settle_s: f64,
         plot: Option<PathBuf>,
     ) -> Plan {
@@ -60,6 +64,7 @@ impl Plan {
             mode: cfg.mode(),
             config: cfg.clone(),
             engine,
+            async_engine,
             settle_s,
             plot,
         }
@@ -527,7 +532,7 @@ mod tests {
         ] {
             let args: Vec<String> = line.split(' ').map(String::from).collect();
             let cfg = super::super::flags::parse(&args).unwrap().config;
-            let plan = Plan::new(&cfg, line, Choice::SYNC, 2.0, None);
+            let plan = Plan::new(&cfg, line, Choice::SYNC, None, 2.0, None);
             let back: Plan = serde_json::from_value(serde_json::to_value(&plan).unwrap()).unwrap();
             assert_eq!(back.config, cfg, "{line}");
         }
@@ -539,7 +544,7 @@ mod tests {
         let line = "-a -i 0 -i 1";
         let args: Vec<String> = line.split(' ').map(String::from).collect();
         let cfg = super::super::flags::parse(&args).unwrap().config;
-        let plan = Plan::new(&cfg, line, Choice::SYNC, 2.0, None);
+        let plan = Plan::new(&cfg, line, Choice::SYNC, None, 2.0, None);
         let v = serde_json::to_value(&plan).unwrap();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(|k| k.as_str()).collect();
         let want = "auto child_files children command_line cpu_util crossover direct \

@@ -238,6 +238,27 @@ pub struct Config {
     pub unit: Unit,
     /// `-+u`: CPU utilisation.
     pub cpu_util: bool,
+    /// `-H N` or `-k N`: asynchronous I/O, N requests in flight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub async_io: Option<AsyncIo>,
+}
+
+/// IOzone's asynchronous I/O (`-H N`, `-k N`): the passes that IOzone
+/// runs through its POSIX AIO library go through a queued engine at depth
+/// N here (docs/iozone.md says which, and what differs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AsyncIo {
+    /// Requests in flight (IOzone's `depth`).
+    pub depth: u16,
+    /// `-k` was given: IOzone's no-copy form (iogauge copies in neither).
+    pub no_copy: bool,
+}
+
+impl AsyncIo {
+    /// The flag as given: `-H 8` or `-k 8`.
+    pub fn flag(&self) -> String {
+        format!("-{} {}", if self.no_copy { "k" } else { "H" }, self.depth)
+    }
 }
 
 /// [`Config::tests`] as their `-i` numbers.
@@ -309,6 +330,7 @@ impl Default for Config {
             workbook: None,
             unit: Unit::KbPerSec,
             cpu_util: false,
+            async_io: None,
         }
     }
 }
@@ -432,12 +454,22 @@ pub const FLAGS: &[Flag] = &[
         "one file per child in throughput mode",
     ),
     flag("g", Some("SIZE"), "largest file in auto mode"),
+    flag(
+        "H",
+        Some("N"),
+        "asynchronous I/O, N requests in flight (io_uring, else libaio)",
+    ),
     flag("i", Some("N"), "run test N (0..12); repeatable"),
     flag("I", None, "O_DIRECT"),
     flag(
         "j",
         Some("N"),
         "stride of the stride-read test, in records (17)",
+    ),
+    flag(
+        "k",
+        Some("N"),
+        "asynchronous I/O without copies, N in flight (as -H here)",
     ),
     flag("l", Some("N"), "fewest children in throughput mode"),
     flag("n", Some("SIZE"), "smallest file in auto mode"),
@@ -698,6 +730,8 @@ struct Raw {
     cpu: bool,
     extended: bool,
     no_retest: bool,
+    async_depth: Option<u16>,
+    no_copy: bool,
 }
 
 impl Raw {
@@ -746,6 +780,14 @@ impl Raw {
                     ctx("IOzone's tests are 0 to 12 (see -i in IOzone's help)".into())
                 })?;
                 self.tests.insert(t);
+            }
+            "H" | "k" => {
+                let max = crate::engine::MAX_DEPTH;
+                match whole(v).map_err(ctx)? {
+                    n @ 1.. if n <= u64::from(max) => self.async_depth = Some(n as u16),
+                    _ => return Err(ctx(format!("give 1 to {max} requests in flight"))),
+                }
+                self.no_copy |= name == "k";
             }
             "I" => self.direct = true,
             "j" => match whole(v).map_err(ctx)? {
@@ -808,6 +850,19 @@ impl Raw {
 
         let children = self.children(throughput)?;
         let tests = self.tests();
+        if let Some(d) = self.async_depth {
+            let flag = if self.no_copy { "-k" } else { "-H" };
+            if throughput {
+                return Err(format!(
+                    "{flag} {d}: iogauge queues the passes of single and auto mode; throughput mode's children still issue one request at a time"
+                ));
+            }
+            if self.purge {
+                return Err(format!(
+                    "{flag} {d} and -p: -p evicts the one record's buffer before each operation; at depth the records in flight have buffers of their own"
+                ));
+            }
+        }
 
         let config = Config {
             tests,
@@ -850,6 +905,10 @@ impl Raw {
                 Unit::KbPerSec
             },
             cpu_util: self.cpu,
+            async_io: self.async_depth.map(|depth| AsyncIo {
+                depth,
+                no_copy: self.no_copy,
+            }),
         };
         check_sizes(&config)?;
         Ok(config)
@@ -1055,6 +1114,24 @@ mod tests {
             Ok(p) => panic!("{line}: accepted as {:?}", p.config),
             Err(e) => e,
         }
+    }
+
+    #[test]
+    fn h_and_k_ask_for_asynchronous_io_at_a_depth() {
+        let at = |depth, no_copy| Some(AsyncIo { depth, no_copy });
+        assert_eq!(ok("-H 8").async_io, at(8, false));
+        assert_eq!(ok("-k4 -i 0").async_io, at(4, true));
+        // the last depth given holds; -k anywhere is the no-copy form
+        assert_eq!(ok("-k 4 -H 16").async_io, at(16, true));
+        assert_eq!(ok("-a").async_io, None);
+        assert!(
+            err("-H 0").starts_with("-H 0: give 1 to 4096"),
+            "{}",
+            err("-H 0")
+        );
+        assert!(err("-k x").starts_with("-k x:"), "{}", err("-k x"));
+        assert!(err("-H 8 -t 2").contains("throughput mode"));
+        assert!(err("-H 8 -p").contains("-p evicts"));
     }
 
     #[test]
@@ -1308,7 +1385,7 @@ mod tests {
     #[test]
     fn refusals_name_the_problem() {
         let table: &[(&str, &str)] = &[
-            ("-k 4", "unsupported IOzone flag -k;"),
+            ("-B", "unsupported IOzone flag -B;"),
             ("-Q", "unsupported IOzone flag -Q;"),
             ("-M", "unsupported IOzone flag -M;"),
             ("-Z", "unsupported IOzone flag -Z;"),
@@ -1384,7 +1461,7 @@ mod tests {
             assert!(e.contains(want), "{line}: {e}");
             assert!(!e.contains('\n'), "{line}: one line");
         }
-        assert!(err("-k 4").contains("-a -A -b"));
-        assert!(err("-k 4").ends_with("-+p -+u -+x"));
+        assert!(err("-B").contains("-a -A -b"));
+        assert!(err("-B").ends_with("-+p -+u -+x"));
     }
 }

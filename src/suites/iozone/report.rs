@@ -1192,6 +1192,14 @@ fn flag_lines(c: &Config, res: Resolutions, units: Units) -> String {
             s += line;
         }
     }
+    // IOzone's lines, copy or not (iogauge copies in neither)
+    match c.async_io {
+        Some(a) if a.no_copy => {
+            s += &format!("\tPOSIX Async I/O (no bcopy). Depth {} \n", a.depth);
+        }
+        Some(a) => s += &format!("\tPOSIX async I/O (with bcopy). Depth {}\n", a.depth),
+        None => {}
+    }
     if units != Units::KbPerSec {
         s += units.banner();
     }

@@ -108,7 +108,7 @@ use super::remount::Remount;
 use super::report::{self, Column, Row, Table, Units};
 use super::stdio::Stream;
 use super::throughput::{Need, make_io};
-use crate::engine::{self, AlignedBuf, Choice, FileId, OpenHow, Req};
+use crate::engine::{self, AlignedBuf, Choice, Completion, EngineSpec, FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
 use crate::runner::Io;
@@ -185,21 +185,33 @@ pub fn run(
     engine: Choice,
     progress: &dyn Fn(&str),
 ) -> Result<Outcome> {
-    run_live(config, dir, engine, progress, &mut |_| {})
+    run_live(config, dir, engine, None, progress, &mut |_| {})
 }
 
 /// [`run`], handing each cell's row to `on_row` as soon as the cell is
-/// done (IOzone prints its table a line at a time).
+/// done (IOzone prints its table a line at a time). With `-H`/`-k` the
+/// lseek + read/write tests run on `queued` at the config's depth.
 pub fn run_live(
     config: &Config,
     dir: &Path,
     engine: Choice,
+    queued: Option<Choice>,
     progress: &dyn Fn(&str),
     on_row: &mut dyn FnMut(&Row),
 ) -> Result<Outcome> {
     let fake = engine.is_fake();
-    let mut make = |role: Role, need: Need| make_io(engine, role, need);
+    let mut make = |role: Role, need: Need| match (role, queued, config.async_io) {
+        (Role::Main, Some(q), Some(a)) => make_queued(q, a.depth, need),
+        _ => make_io(engine, role, need),
+    };
     run_with(config, dir, fake, &mut make, progress, on_row)
+}
+
+/// The engine of the asynchronous passes (`-H`/`-k`): `choice` keeping
+/// `depth` requests in flight.
+fn make_queued(choice: Choice, depth: u16, need: Need) -> Result<Io> {
+    let spec = EngineSpec::new(choice).direct(need.direct).depth(depth);
+    Ok(Io::new(&spec, depth, need.max_len, 0)?)
 }
 
 /// Checks, before any work, that `-U MOUNTPOINT` can unmount and mount
@@ -390,6 +402,9 @@ struct Plan {
     /// IOzone's untimed read of record 0 first (read and reread), through
     /// a descriptor of its own.
     prime: bool,
+    /// `-H`/`-k`: the records go through the engine's queue, its depth in
+    /// flight (IOzone's asynchronous passes).
+    queued: bool,
 }
 
 struct Runner<'a> {
@@ -524,6 +539,10 @@ impl Runner<'_> {
             close: cfg.include_close,
             post_fsync: true,
             prime: false,
+            // IOzone's lseek + read/write tests go through its AIO library
+            // (random reads, which it gives no read-ahead, are set apart
+            // below)
+            queued: cfg.async_io.is_some(),
         };
         let create_rw = OpenHow {
             truncate: false,
@@ -557,7 +576,12 @@ impl Runner<'_> {
             Test::RandomRw => {
                 let order = Order::List(&offsets::random(c.numrecs));
                 let how = sync(create_rw);
-                let rr = plan(how, false, OpKind::Read);
+                // IOzone's random reads ask its library for no read-ahead
+                // (stride 0): one request at a time, as here
+                let rr = Plan {
+                    queued: false,
+                    ..plan(how, false, OpKind::Read)
+                };
                 go!(self.pass(main, Column::RandRead, c, rr, order, row));
                 let rw = plan(how, false, OpKind::Write);
                 self.pass(main, Column::RandWrite, c, rw, order, row)
@@ -743,7 +767,11 @@ impl Runner<'_> {
             file,
             open: true,
             col,
-            plan: p,
+            plan: Plan {
+                // stdio and pread/pwrite are not IOzone's asynchronous tests
+                queued: p.queued && role == Role::Main,
+                ..p
+            },
             order,
             cell: c,
             purge: self.purge.as_mut(),
@@ -1083,6 +1111,23 @@ impl Worker for Pass<'_> {
             len: reclen,
             slot: 0,
         };
+        if plan.queued {
+            let mut records = Records {
+                req,
+                order: *order,
+                numrecs,
+                issued: 0,
+                col: *col,
+                cell: *cell,
+            };
+            engine.drive(ctx, &mut records)?;
+            if records.issued < numrecs {
+                // stopped
+                return Ok(());
+            }
+            return flush_close(ctx, engine, *file, plan.flush, plan.close, open)
+                .map_err(|e| cell.fail(*col, "fsync/close", e));
+        }
         // a transaction is one record; the pass is timed whole
         let mut i = 0;
         engine.transact(ctx, &mut |tx: &mut Tx| {
@@ -1129,6 +1174,48 @@ impl Worker for Pass<'_> {
         }
         flush_close(ctx, engine, *file, plan.flush, plan.close, open)
             .map_err(|e| cell.fail(*col, "fsync/close", e))
+    }
+}
+
+/// The records of a queued pass (`-H`/`-k`), in the pass's order, for the
+/// runner's driver to keep its depth of them in flight.
+struct Records<'a> {
+    req: Req,
+    order: Order<'a>,
+    numrecs: u64,
+    /// Records handed out so far.
+    issued: u64,
+    col: Column,
+    cell: Cell<'a>,
+}
+
+impl runner::Source for Records<'_> {
+    fn next(&mut self) -> Option<Req> {
+        if self.issued == self.numrecs {
+            return None;
+        }
+        let at = self.order.at(self.issued, self.numrecs);
+        self.issued += 1;
+        Some(Req {
+            offset: at * u64::from(self.req.len),
+            ..self.req
+        })
+    }
+
+    /// A read short of its record is an error, as in the one-at-a-time
+    /// pass (the driver finishes short writes itself).
+    fn done(&mut self, c: &Completion) -> Result<()> {
+        if c.req.kind == OpKind::Read && c.bytes != u64::from(c.req.len) {
+            bail!(
+                "{}: {} of {} bytes at offset {} of {} (short read)",
+                self.col.name(),
+                c.bytes,
+                c.req.len,
+                c.req.offset,
+                self.cell.path.display(),
+            );
+        }
+        Ok(())
     }
 }
 

@@ -28,6 +28,7 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     let x = Exec {
         dir: ctx.dir,
         engine: run::DEFAULT_ENGINE,
+        queued: None,
         settle: Duration::ZERO,
         command_line: how,
         allow_outside: false,

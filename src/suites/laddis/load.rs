@@ -36,6 +36,10 @@ impl LoadPoint for LaddisPoint {
         Ok(())
     }
 
+    fn queues(&self, _max: u16) -> Result<(), String> {
+        Err("waits for each NFS operation before a load-generating process issues its next, as LADDIS defines its load: raise the processes (--procs) or the rate (--rates) instead".into())
+    }
+
     fn measure(&self, r: &Rep) -> Result<Measured> {
         let load = r.load;
         let mut o = self.options.clone();
@@ -45,7 +49,8 @@ impl LoadPoint for LaddisPoint {
             Load::Closed(n) => o.procs = n,
             // LADDIS's rule: the file set grows with the load asked
             Load::Open(rate) if !self.claim_given => o.claim = rate,
-            Load::Open(_) => {}
+            // Open without a claim, or Depth (refused by `queues`)
+            Load::Open(_) | Load::Depth(_) => {}
         }
         let rule = StopRule {
             duration: Some(self.duration),

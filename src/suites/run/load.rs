@@ -1,6 +1,7 @@
 //! The generic workload at one load point (`iogauge scale run`): the load
 //! is its workers, or the requests per second offered.
 
+use crate::engine::EngineSpec;
 use crate::measure::curve::Load;
 use crate::runner::{Pace, StopRule};
 use crate::session::generic::{IoSetup, RunFigures, Target, run_generic};
@@ -34,13 +35,23 @@ impl LoadPoint for GenericPoint {
         }
     }
 
+    fn queues(&self, max: u16) -> Result<(), String> {
+        EngineSpec::new(self.setup.engine)
+            .direct(self.setup.direct)
+            .depth(max)
+            .check()
+    }
+
     fn measure(&self, r: &Rep) -> Result<Measured> {
         let load = r.load;
         // each repetition its own request stream and arrival schedule
         let mut spec = self.spec.clone();
         spec.seed = r.seed(spec.seed);
-        if let Load::Closed(n) = load {
-            spec.processes = n;
+        let mut setup = self.setup.clone();
+        match load {
+            Load::Closed(n) => spec.processes = n,
+            Load::Depth(n) => setup.iodepth = u16::try_from(n)?,
+            Load::Open(_) => {}
         }
         let rule = StopRule {
             duration: Some(self.duration),
@@ -50,7 +61,7 @@ impl LoadPoint for GenericPoint {
         };
         let label = format!("run {}", load.label());
         let r = with_bar(r.bars, &label, rule.duration, None, |p| {
-            run_generic(&spec, &self.setup, rule, &self.target, self.processes, p)
+            run_generic(&spec, &setup, rule, &self.target, self.processes, p)
         })?;
         let throughput = r.figures::<RunFigures>()?.requests_per_s;
         // the requests: its reads and writes

@@ -1,6 +1,7 @@
 //! The generic workload in the survey: a few telling points.
 
 use crate::engine::{Choice, FsyncPolicy};
+use crate::report::RunResult;
 use crate::runner::StopRule;
 use crate::session::generic::{IoSetup, Target, run_generic};
 use crate::suites::survey::{Ctx, DeviceWatch, Row};
@@ -17,10 +18,18 @@ pub fn largest(quick: bool) -> u64 {
     SURVEY_WRITE * if quick { 1 } else { 2 }
 }
 
+/// The depth of the survey's queued random-read row.
+const QUEUED_DEPTH: u16 = 32;
+
+/// The name of the queued random-read row.
+const QUEUED_ROW: &str = "O_DIRECT 4 KiB random read, QD32";
+
 /// The survey's points of the generic workload: cached 4 KiB random reads,
 /// Chen & Patterson's focal mix, a sequential write (O_DIRECT where the
 /// file system takes it, else buffered with an fsync every 16 MiB) and
-/// O_DIRECT 4 KiB random reads.
+/// O_DIRECT 4 KiB random reads, one at a time and 32 in flight (io_uring,
+/// else libaio; where neither works, or O_DIRECT does not, that row says
+/// why instead of a figure).
 pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
     let scale = if ctx.quick { 1 } else { 2 };
     let spec = |unique: u64, mean: u64, cv: f64, read: f64, seq: f64, align: u64| GenericSpec {
@@ -42,6 +51,12 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         fsync,
         fdatasync: false,
         cold: false,
+    };
+    // the queued row's engine, or why it has none here
+    let queued = if ctx.direct_ok {
+        crate::suites::queued::pick(true, QUEUED_DEPTH)
+    } else {
+        Err("the directory refuses O_DIRECT".to_string())
     };
     // each point: its name, and its name when its O_DIRECT I/O turns out
     // not to have reached a disk (decided from the device's counters)
@@ -72,6 +87,18 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
             spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
             setup(true, FsyncPolicy::Never),
         ));
+        if let Ok(engine) = queued {
+            points.push((
+                QUEUED_ROW,
+                "4 KiB reads QD32, not from disk",
+                spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
+                IoSetup {
+                    engine,
+                    iodepth: QUEUED_DEPTH,
+                    ..setup(true, FsyncPolicy::Never)
+                },
+            ));
+        }
     } else {
         points.push((
             "1 MiB seq. write, fsync/16 MiB",
@@ -117,6 +144,23 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         row.note = why;
         emit(row);
     }
+    if let Err(why) = queued
+        && !crate::runner::signals::interrupted()
+    {
+        let asked = serde_json::json!({
+            "engine": "io_uring or libaio",
+            "direct": true,
+            "iodepth": QUEUED_DEPTH,
+        });
+        let mut r = RunResult::new(
+            "run",
+            asked,
+            crate::env::detect(ctx.dir),
+            crate::report::now_rfc3339(),
+        );
+        r.complete = false;
+        emit(Row::not_measured(format!("run: {QUEUED_ROW}"), why, r));
+    }
     Ok(())
 }
 
@@ -146,14 +190,22 @@ mod tests {
         form(&ctx, &mut |r| rows.push(r)).unwrap();
         let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(
-            names[2..],
+            names[2..4],
             [
                 "run: 1 MiB seq. write, not to disk",
                 "run: 4 KiB random read, not from disk"
             ],
             "{names:?}"
         );
-        for r in &rows[2..] {
+        // the depth-32 row, measured (io_uring or libaio) or saying why not
+        let qd32 = &rows[4];
+        if let Some(why) = &qd32.not_measured {
+            assert_eq!(qd32.name, format!("run: {QUEUED_ROW}"));
+            assert!(why.contains("io_uring") && why.contains("libaio"), "{why}");
+        } else {
+            assert_eq!(qd32.name, "run: 4 KiB reads QD32, not from disk");
+        }
+        for r in rows[2..].iter().filter(|r| r.not_measured.is_none()) {
             let note = r.note.as_deref().unwrap();
             assert!(note.contains("tmpfs has no block device"), "{note}");
             assert_eq!(r.result.metrics["not_to_disk"], note);

@@ -2,7 +2,7 @@
 //! as `iogauge scale` searches a load curve, and its report.
 
 use super::run::{self, Figures, Options, PointPlan};
-use crate::measure::curve::{Constraint, Curve, Load, Plan, Point, Sample, UslFit};
+use crate::measure::curve::{Axis, Constraint, Curve, Load, Plan, Point, Sample, UslFit};
 use crate::measure::interval::Stopper;
 use crate::report::RunResult;
 use crate::runner::signals;
@@ -143,6 +143,7 @@ pub fn run(
 ) -> Result<CurveReport> {
     let plan = Plan {
         max_procs: c.max_procs,
+        axis: Axis::Workers,
         rates: Vec::new(),
         open: false,
         first_rate: 0.0,

@@ -24,6 +24,10 @@ impl LoadPoint for TpcbPoint {
         UNITS
     }
 
+    fn queues(&self, _max: u16) -> Result<(), String> {
+        Err("reads each record, changes it and writes it back under its lock before the next, as TPC-B's profile goes: one request in flight per terminal; raise the terminals instead".into())
+    }
+
     fn measure(&self, r: &Rep) -> Result<Measured> {
         let load = r.load;
         let mut o = self.0.clone();

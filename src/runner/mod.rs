@@ -8,6 +8,7 @@
 //! time, turns Ctrl-C into the stop flag, and draws the progress bar from
 //! counters each worker publishes every few hundred ops.
 
+mod fdtable;
 pub mod io;
 pub mod limits;
 pub mod names;
@@ -30,7 +31,7 @@ use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
 use anyhow::Result;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Barrier, OnceLock};
+use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::Duration;
 
 /// When the timed phase ends.
@@ -407,6 +408,7 @@ pub fn run_with<W: Worker>(
         barrier: Barrier::new(n + 1),
         start: OnceLock::new(),
         main_thread: std::thread::current(),
+        orphans: Mutex::new(Vec::new()),
     };
     let ramp = rule.ramp.unwrap_or_default();
     let (t0, cpu_at_t0, results) = std::thread::scope(|s| {
@@ -442,6 +444,12 @@ pub fn run_with<W: Worker>(
         (t0, cpu_at_t0, results)
     });
     let cpu = CpuTimes::now().since(&cpu_at_t0);
+    fdtable::close_orphans(
+        &shared
+            .orphans
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner()),
+    );
     merge_ended(results, t0, cpu)
 }
 
@@ -459,6 +467,9 @@ struct Shared {
     start: OnceLock<u64>,
     /// The last worker to finish wakes it at once.
     main_thread: std::thread::Thread,
+    /// Descriptors the workers closed in their own tables, to close in the
+    /// process's (see [`fdtable`]).
+    orphans: Mutex<Vec<fdtable::Open>>,
 }
 
 /// What a worker hands back: its stats, when its measured phase ended,
@@ -473,6 +484,7 @@ type Ended = (
 /// Worker `i`'s thread: ready before the barrier, run from it on.
 fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared) -> Ended {
     let n = sh.counters.len();
+    let table = fdtable::unshare();
     let stats = WorkerStats::new(w.kinds());
     sh.barrier.wait();
     let began = *sh
@@ -502,6 +514,12 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
     }
     let measured = ctx.measured_end(end);
     let extra = w.finish();
+    drop(w);
+    if let Some(start) = table {
+        let closed = fdtable::closed_since(&start);
+        let mut o = sh.orphans.lock().unwrap_or_else(|p| p.into_inner());
+        o.extend(closed);
+    }
     (ctx.stats, measured, r.err(), extra)
 }
 

@@ -4,9 +4,10 @@
 //! descriptor of a system call on its slow path (`fdget`: a reference taken
 //! and dropped on the file, two atomic operations) that a single-threaded
 //! process skips. On a page-cached 4 KiB pread that is ~60 ns of ~1 µs.
-//! So a worker thread starts with `unshare(CLONE_FILES)`: it gets a copy of
-//! the table with every descriptor the process had open, its own files
-//! among them, and its calls take the fast path.
+//! So a worker that allows it ([`super::Worker::own_fd_table`]) starts its
+//! thread with `unshare(CLONE_FILES)`: it gets a copy of the table with
+//! every descriptor the process had open, its own files among them, and
+//! its calls take the fast path.
 //!
 //! The copy leaves each worker's files open twice: in its own table, where
 //! the worker closes them, and in the process's, where nobody would. So the

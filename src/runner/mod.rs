@@ -332,6 +332,15 @@ pub trait Worker: Send {
     fn finish(&mut self) -> serde_json::Value {
         serde_json::Value::Null
     }
+    /// Whether the worker's thread takes its own copy of the descriptor
+    /// table (see [`fdtable`]): faster system calls, but every descriptor
+    /// open at the start is then held by every worker until it ends. So only
+    /// for a worker whose files' last close means nothing during the run: no
+    /// pipe it waits on for an end of file, no file another worker expects
+    /// freed when it closes its own.
+    fn own_fd_table(&self) -> bool {
+        false
+    }
 }
 
 impl Worker for Box<dyn Worker> {
@@ -343,6 +352,9 @@ impl Worker for Box<dyn Worker> {
     }
     fn finish(&mut self) -> serde_json::Value {
         (**self).finish()
+    }
+    fn own_fd_table(&self) -> bool {
+        (**self).own_fd_table()
     }
 }
 
@@ -484,7 +496,11 @@ type Ended = (
 /// Worker `i`'s thread: ready before the barrier, run from it on.
 fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared) -> Ended {
     let n = sh.counters.len();
-    let table = fdtable::unshare();
+    let table = if w.own_fd_table() {
+        fdtable::unshare()
+    } else {
+        None
+    };
     let stats = WorkerStats::new(w.kinds());
     sh.barrier.wait();
     let began = *sh

@@ -8,6 +8,7 @@
 //! time, turns Ctrl-C into the stop flag, and draws the progress bar from
 //! counters each worker publishes every few hundred ops.
 
+mod fdtable;
 pub mod io;
 pub mod limits;
 pub mod names;
@@ -30,7 +31,7 @@ use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
 use anyhow::Result;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Barrier, OnceLock};
+use std::sync::{Barrier, Mutex, OnceLock};
 use std::time::Duration;
 
 /// When the timed phase ends.
@@ -392,6 +393,15 @@ pub trait Worker: Send {
     fn finish(&mut self) -> serde_json::Value {
         serde_json::Value::Null
     }
+    /// Whether the worker's thread takes its own copy of the descriptor
+    /// table (see [`fdtable`]): faster system calls, but every descriptor
+    /// open at the start is then held by every worker until it ends. So only
+    /// for a worker whose files' last close means nothing during the run: no
+    /// pipe it waits on for an end of file, no file another worker expects
+    /// freed when it closes its own.
+    fn own_fd_table(&self) -> bool {
+        false
+    }
 }
 
 impl Worker for Box<dyn Worker> {
@@ -403,6 +413,9 @@ impl Worker for Box<dyn Worker> {
     }
     fn finish(&mut self) -> serde_json::Value {
         (**self).finish()
+    }
+    fn own_fd_table(&self) -> bool {
+        (**self).own_fd_table()
     }
 }
 
@@ -468,6 +481,7 @@ pub fn run_with<W: Worker>(
         barrier: Barrier::new(n + 1),
         start: OnceLock::new(),
         main_thread: std::thread::current(),
+        orphans: Mutex::new(Vec::new()),
     };
     let ramp = rule.ramp.unwrap_or_default();
     let (t0, cpu_at_t0, results) = std::thread::scope(|s| {
@@ -503,6 +517,12 @@ pub fn run_with<W: Worker>(
         (t0, cpu_at_t0, results)
     });
     let cpu = CpuTimes::now().since(&cpu_at_t0);
+    fdtable::close_orphans(
+        &shared
+            .orphans
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner()),
+    );
     merge_ended(results, t0, cpu)
 }
 
@@ -520,6 +540,9 @@ struct Shared {
     start: OnceLock<u64>,
     /// The last worker to finish wakes it at once.
     main_thread: std::thread::Thread,
+    /// Descriptors the workers closed in their own tables, to close in the
+    /// process's (see [`fdtable`]).
+    orphans: Mutex<Vec<fdtable::Open>>,
 }
 
 /// What a worker hands back: its stats, when its measured phase ended,
@@ -534,6 +557,11 @@ type Ended = (
 /// Worker `i`'s thread: ready before the barrier, run from it on.
 fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared) -> Ended {
     let n = sh.counters.len();
+    let table = if w.own_fd_table() {
+        fdtable::unshare()
+    } else {
+        None
+    };
     let stats = WorkerStats::new(w.kinds());
     sh.barrier.wait();
     let began = *sh
@@ -563,6 +591,12 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
     }
     let measured = ctx.measured_end(end);
     let extra = w.finish();
+    drop(w);
+    if let Some(start) = table {
+        let closed = fdtable::closed_since(&start);
+        let mut o = sh.orphans.lock().unwrap_or_else(|p| p.into_inner());
+        o.extend(closed);
+    }
     (ctx.stats, measured, r.err(), extra)
 }
 

@@ -367,6 +367,11 @@ impl Worker for GenericWorker {
         &[OpKind::Read, OpKind::Write, OpKind::Fsync]
     }
 
+    /// Its engine's data files are all it holds.
+    fn own_fd_table(&self) -> bool {
+        true
+    }
+
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
         self.io.drive(ctx, &mut self.stream)?;
         if self.fsync == FsyncPolicy::End && !runner::signals::interrupted() {

@@ -1,7 +1,6 @@
 //! The generic workload at one load point (`iogauge scale run`): the load
 //! is its workers, or the requests per second offered.
 
-use crate::engine::EngineSpec;
 use crate::measure::curve::Load;
 use crate::runner::{Pace, StopRule};
 use crate::session::generic::{IoSetup, RunFigures, Target, run_generic};
@@ -36,10 +35,7 @@ impl LoadPoint for GenericPoint {
     }
 
     fn queues(&self, max: u16) -> Result<(), String> {
-        EngineSpec::new(self.setup.engine)
-            .direct(self.setup.direct)
-            .depth(max)
-            .check()
+        self.setup.spec().depth(max).check()
     }
 
     fn measure(&self, r: &Rep) -> Result<Measured> {
@@ -50,7 +46,12 @@ impl LoadPoint for GenericPoint {
         let mut setup = self.setup.clone();
         match load {
             Load::Closed(n) => spec.processes = n,
-            Load::Depth(n) => setup.iodepth = u16::try_from(n)?,
+            Load::Depth(n) => {
+                setup.iodepth = u16::try_from(n)?;
+                // a batch never larger than the queue it fills
+                setup.queue.batch = setup.queue.batch.min(setup.iodepth);
+                setup.queue.batch_complete = setup.queue.batch_complete.min(setup.iodepth);
+            }
             Load::Open(_) => {}
         }
         let rule = StopRule {

@@ -51,7 +51,12 @@ pub struct Args {
 common::cmd!(run.out, {
     const DEFAULT_ENGINE: Option<&'static str> = Some("psync");
     // buffered keeps writes from the other terminals, null does no I/O
-    const ENGINES: Option<&'static [Choice]> = Some(&[Choice::PSYNC, Choice::SYNC]);
+    const ENGINES: Option<&'static [Choice]> = Some(&[
+        Choice::PSYNC,
+        Choice::SYNC,
+        Choice::IO_URING,
+        Choice::LIBAIO,
+    ]);
     const LOAD_ABOUT: Option<&'static str> =
         Some("TPC-B (its flags as 'iogauge tpcb'); the load is its terminals.");
     fn load_point(self) -> Option<scale::Point> {

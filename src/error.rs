@@ -73,7 +73,19 @@ fn needs_escape(c: char) -> bool {
 
 /// Whether `e` (or anything in its chain) is a [`UsageError`].
 pub fn is_usage(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| c.downcast_ref::<UsageError>().is_some())
+    e.chain().any(|c| {
+        c.downcast_ref::<UsageError>().is_some()
+            || c.downcast_ref::<std::io::Error>()
+                .and_then(std::io::Error::get_ref)
+                .is_some_and(|inner| inner.downcast_ref::<UsageError>().is_some())
+    })
+}
+
+/// An I/O error that is the user's to fix (a flag the file or its device
+/// cannot honour), raised where only an `io::Error` fits: it still exits
+/// as a usage error.
+pub fn refused(msg: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::Unsupported, UsageError(msg))
 }
 
 /// The one line that says why something failed: the error and its causes

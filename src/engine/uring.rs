@@ -14,6 +14,7 @@
 
 use super::psync::unsupported;
 use super::*;
+use crate::error::refused;
 use io_uring::{EnterFlags, IoUring, opcode, types};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
@@ -572,12 +573,7 @@ fn check_polls(path: &Path, f: &File) -> io::Result<()> {
         st.dev()
     };
     let (major, minor) = (libc::major(dev), libc::minor(dev));
-    let refuse = |why: String| {
-        Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            format!("--hipri: {why}; run without --hipri"),
-        ))
-    };
+    let refuse = |why: String| Err(refused(format!("--hipri: {why}; run without --hipri")));
     if major == 0 {
         return refuse(format!(
             "{} is on a file system without a block device of its own (tmpfs, overlayfs, NFS, btrfs), which cannot poll for completions",
@@ -632,13 +628,10 @@ fn check_uncached(path: &Path, f: &File) -> io::Result<()> {
         errno = File::open(path).ok().and_then(|r| probe(r.as_raw_fd()));
     }
     match errno {
-        Some(libc::EOPNOTSUPP | libc::EINVAL) => Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            format!(
-                "--uncached: the kernel (6.14+) or the file system holding {} does not do uncached buffered I/O (RWF_DONTCACHE); run without --uncached",
-                path.display()
-            ),
-        )),
+        Some(libc::EOPNOTSUPP | libc::EINVAL) => Err(refused(format!(
+            "--uncached: the kernel (6.14+) or the file system holding {} does not do uncached buffered I/O (RWF_DONTCACHE); run without --uncached",
+            path.display()
+        ))),
         _ => Ok(()),
     }
 }

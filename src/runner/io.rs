@@ -208,9 +208,6 @@ impl Io {
                 Ok(c) => c,
                 Err(e) => return Err(self.failed(req, e)),
             };
-            if c.err != 0 {
-                return Err(self.failed(req, io::Error::from_raw_os_error(c.err)));
-            }
             if c.req.kind == OpKind::Write && c.bytes < u64::from(c.req.len) {
                 c = self.finish_one(c)?;
             }

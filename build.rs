@@ -1,4 +1,5 @@
-//! Records the git commit iogauge is built from, for `--version` and every result.
+//! Records the git commit iogauge is built from, for `--version` and every
+//! result, and links the binary at a fixed address.
 use std::process::Command;
 
 fn main() {
@@ -14,4 +15,12 @@ fn main() {
     println!("cargo:rerun-if-changed=.git/HEAD");
     println!("cargo:rerun-if-changed=.git/refs/heads");
     println!("cargo:rerun-if-changed=.git/packed-refs");
+    // A position-independent executable makes the loader apply ~11 000
+    // relocations and copy the pages they touch at every start (~33 page
+    // faults, ~0.3 ms of a 1.3 ms `--version`): a visible share of a short
+    // run such as PostMark's defaults. The libraries stay PIC; only the
+    // final link changes, and the binary's own code gives up ASLR.
+    if std::env::var("TARGET").is_ok_and(|t| t.ends_with("-linux-gnu")) {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
 }

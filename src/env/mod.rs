@@ -17,6 +17,7 @@ use std::ffi::CStr;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use rustix::fs::{Mode, OFlags};
@@ -157,13 +158,27 @@ pub fn detect_on(target: &Path, mount: Option<MountInfo>) -> Environment {
 pub fn mount_for(path: &Path) -> Option<MountInfo> {
     let (_, existing) = resolve(path)?;
     let st = rustix::fs::stat(&existing).ok()?;
-    let text = fs::read_to_string("/proc/self/mountinfo").ok()?;
     pick_mount(
-        &parse_mountinfo(&text),
+        mounts(),
         &existing,
         rustix::fs::major(st.st_dev),
         rustix::fs::minor(st.st_dev),
     )
+}
+
+/// This process's mounts, read from `/proc/self/mountinfo` on the first call
+/// and kept: a run looks up several paths' mounts (checks, environment,
+/// device counters), and a short run such as PostMark's defaults spends a
+/// visible share of its time on the reads. iogauge mounts nothing that these
+/// lookups could miss (IOzone's -U mounts the same device at the same place,
+/// and reads the table afresh itself). Empty when the file cannot be read.
+pub fn mounts() -> &'static [MountInfo] {
+    static MOUNTS: OnceLock<Vec<MountInfo>> = OnceLock::new();
+    MOUNTS.get_or_init(|| {
+        fs::read_to_string("/proc/self/mountinfo")
+            .map(|text| parse_mountinfo(&text))
+            .unwrap_or_default()
+    })
 }
 
 /// Parse the text of `/proc/<pid>/mountinfo` (see proc(5)). Octal escapes

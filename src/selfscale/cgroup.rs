@@ -78,17 +78,16 @@ fn writable(dir: &Path) -> bool {
 /// Find a memory cgroup this process may create a child in: v2 where its
 /// memory controller is delegated, v1 otherwise.
 pub fn probe() -> Probe {
-    let mounts =
-        crate::env::parse_mountinfo(&read(Path::new("/proc/self/mountinfo")).unwrap_or_default());
+    let mounts = crate::env::mounts();
     let own = own_cgroups();
     let mut why_not = Vec::new();
     for version in [Version::V2, Version::V1] {
         let (found, who) = match version {
             Version::V2 => (
-                v2(&mounts, &own),
+                v2(mounts, &own),
                 ("cgroup v2", "run as root or in a delegated cgroup"),
             ),
-            Version::V1 => (v1(&mounts, &own), ("cgroup v1", "run as root")),
+            Version::V1 => (v1(mounts, &own), ("cgroup v1", "run as root")),
         };
         let found = found.and_then(|dir| {
             if writable(&dir) {

@@ -168,6 +168,8 @@ row() {
         [[ $1 == seqwrite-1m ]] && rf=0 rw=write OP=write
         IOG=(--engine io_uring --direct --iodepth 8 --size-mean 1M --size-cv 0 --seq-frac 1
             --read-frac "$rf")
+        # the shared file is the script's own: iogauge may write it
+        [[ $rw == write ]] && has_flag --file && IOG+=(--allow-write)
         PEER_ARGS=(--name=s --ioengine=io_uring --rw="$rw" --bs=1m --filename="$F" --direct=1 --iodepth=8)
         ;;
     tiouring-direct | tiouring-buf)

@@ -5,10 +5,16 @@
 //! events, matched to requests by buffer slot (the iocb's `aio_data`).
 //!
 //! Only O_DIRECT reads and writes are truly asynchronous: buffered ones
-//! are done inside io_submit, so their latency is spent there.
+//! are done inside io_submit, so their latency is spent there (submission).
+//!
+//! Events are read from the kernel's completion ring in user space first,
+//! as fio does (no system call when some are there), and only then waited
+//! for with io_getevents. A request the kernel refuses, at io_submit or in
+//! its event, comes back as a completion with its errno.
 
 use super::psync::unsupported;
 use super::*;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 pub const INFO: EngineInfo = EngineInfo {
     name: "libaio",
@@ -19,6 +25,7 @@ pub const INFO: EngineInfo = EngineInfo {
         direct: true,
         fake: false,
         buffered: false,
+        nowait: true,
         ..Caps::NONE
     },
     make: |o| Ok(Box::new(Aio::new(o)?)),
@@ -75,7 +82,28 @@ const _: () = {
     assert!(std::mem::size_of::<IoEvent>() == 32);
     assert!(std::mem::offset_of!(IoEvent, data) == 0);
     assert!(std::mem::offset_of!(IoEvent, res) == 16);
+    assert!(std::mem::size_of::<AioRing>() == 32);
 };
+
+/// The header of the kernel's completion ring (`struct aio_ring`), at the
+/// context's address; `nr` events follow at `header_length`.
+#[repr(C)]
+struct AioRing {
+    id: u32,
+    nr: u32,
+    /// Next event to read: written by whoever reads (here, or the kernel
+    /// in io_getevents).
+    head: AtomicU32,
+    /// Next event the kernel writes.
+    tail: AtomicU32,
+    magic: u32,
+    compat_features: u32,
+    incompat_features: u32,
+    header_length: u32,
+}
+
+/// The ring layout this reader knows; another means io_getevents only.
+const AIO_RING_MAGIC: u32 = 0xa10a_10a1;
 
 const IOCB_CMD_PREAD: u16 = 0;
 const IOCB_CMD_PWRITE: u16 = 1;
@@ -84,11 +112,13 @@ const IOCB_CMD_FDSYNC: u16 = 3;
 
 const AIO_MAX_NR: &str = "/proc/sys/fs/aio-max-nr";
 
-/// A request handed to the kernel (or about to be), and when it was queued.
+/// A request handed to the kernel (or about to be): when its batch was
+/// queued, and when io_submit took it (0 until then).
 #[derive(Clone, Copy)]
 struct Flight {
     req: Req,
     issued_ns: u64,
+    accepted_ns: u64,
 }
 
 pub struct Aio {
@@ -107,13 +137,19 @@ pub struct Aio {
     ptrs: Vec<*mut Iocb>,
     events: Vec<IoEvent>,
     /// Completions reaped while committing (io_submit found the kernel
-    /// out of room), delivered by the next `reap`.
+    /// out of room) or refused by io_submit, delivered by the next `reap`.
     ready: Vec<Completion>,
+    /// Submitted and not yet reaped.
     in_flight: usize,
     depth: usize,
     direct: bool,
     datasync: bool,
+    /// RWF_NOWAIT on reads and writes (`--nowait`), or 0.
+    rw_flags: i32,
+    /// Whether this batch is timed ([`untimed`] is off), and its issue
+    /// stamp: one clock read at its first request.
     timed: bool,
+    batch_ns: u64,
 }
 
 // SAFETY: the raw pointers in `ptrs` point into `iocbs`, which Aio owns;
@@ -187,79 +223,155 @@ impl Aio {
             depth,
             direct: o.direct,
             datasync: o.datasync,
+            rw_flags: if o.queue.nowait { libc::RWF_NOWAIT } else { 0 },
             timed: true,
+            batch_ns: 0,
         })
     }
 
-    /// `e` as the error of `req`, naming it and its file.
-    fn named(&self, req: Req, e: io::Error) -> io::Error {
-        io::Error::new(
-            e.kind(),
-            format!(
-                "{} of {} B at offset {} in {}: {e}",
-                req.kind.name(),
-                req.len,
-                req.offset,
-                self.files.path(req.file).display()
-            ),
-        )
+    /// The clock now, or 0 when this batch is untimed.
+    fn now(&self) -> u64 {
+        if self.timed { now_ns() } else { 0 }
     }
 
-    /// Wait for at least `min` events and turn them into completions. The
-    /// first failed request is the error, after the others are in `out`.
-    fn get_events(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        let got = loop {
-            // SAFETY: `events` holds `in_flight` (≤ depth = its length)
-            // entries for the kernel to write; a null timeout waits.
-            let r = unsafe {
-                libc::syscall(
-                    libc::SYS_io_getevents,
-                    self.ctx,
-                    min as libc::c_long,
-                    self.in_flight as libc::c_long,
-                    self.events.as_mut_ptr(),
-                    std::ptr::null::<libc::timespec>(),
-                )
-            };
-            match sys(r) {
-                Ok(n) => break n,
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
-                Err(e) => return Err(io::Error::new(e.kind(), format!("io_getevents: {e}"))),
-            }
+    /// Deliver the event of `ev` into `out`; false if its slot has no
+    /// request in flight.
+    fn complete(&mut self, ev: &IoEvent, now: u64, out: &mut Vec<Completion>) -> bool {
+        let Some(f) = self.flight.get_mut(ev.data as usize).and_then(Option::take) else {
+            return false;
         };
-        self.in_flight -= got;
-        let now = if self.timed { now_ns() } else { 0 };
-        let mut failed = None;
+        self.in_flight -= 1;
+        out.push(Completion {
+            req: f.req,
+            bytes: ev.res.max(0) as u64,
+            lat_ns: now.saturating_sub(f.issued_ns),
+            done_ns: now,
+            sub_ns: if f.accepted_ns == 0 {
+                SUB_NONE
+            } else {
+                f.accepted_ns.saturating_sub(f.issued_ns)
+            },
+            err: if ev.res < 0 { -ev.res as i32 } else { 0 },
+        });
+        true
+    }
+
+    fn stray(slot: u64) -> io::Error {
+        io::Error::other(format!(
+            "libaio: an event for buffer slot {slot}, which has no request in flight"
+        ))
+    }
+
+    /// Take the events the kernel has written to the completion ring,
+    /// without a system call (fio's user-space reap).
+    fn user_reap(&mut self, out: &mut Vec<Completion>) -> io::Result<usize> {
+        // SAFETY: `ctx` is the address at which io_setup mapped the
+        // context's ring into this process; it stays mapped until
+        // io_destroy (Drop). The kernel changes only `tail` (atomic) and
+        // the events behind it while we read.
+        let ring = unsafe { &*(self.ctx as *const AioRing) };
+        if ring.magic != AIO_RING_MAGIC || ring.incompat_features != 0 || ring.nr == 0 {
+            return Ok(0);
+        }
+        let mut head = ring.head.load(Ordering::Relaxed);
+        let tail = ring.tail.load(Ordering::Acquire);
+        if head == tail {
+            return Ok(0);
+        }
+        let events = (self.ctx as usize + ring.header_length as usize) as *const IoEvent;
+        let (now, mut n, mut stray) = (self.now(), 0, None);
+        while head != tail {
+            // SAFETY: `head` < `nr`, and the ring holds `nr` events after
+            // its header; the kernel wrote this one before it moved
+            // `tail` past it (read with Acquire).
+            let ev = unsafe { events.add(head as usize).read() };
+            if self.complete(&ev, now, out) {
+                n += 1;
+            } else {
+                stray = Some(ev.data);
+            }
+            head = (head + 1) % ring.nr;
+        }
+        // the kernel reuses the events before `head`
+        ring.head.store(head, Ordering::Release);
+        match stray {
+            Some(slot) => Err(Self::stray(slot)),
+            None => Ok(n),
+        }
+    }
+
+    /// Wait for at least `min` events (until `timeout_ns` at most) and
+    /// deliver them. A signal ends the wait early with none.
+    fn get_events(
+        &mut self,
+        min: usize,
+        timeout_ns: Option<u64>,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<usize> {
+        let ts = timeout_ns.map(|t| libc::timespec {
+            tv_sec: (t / 1_000_000_000) as libc::time_t,
+            tv_nsec: (t % 1_000_000_000) as libc::c_long,
+        });
+        let tsp = ts
+            .as_ref()
+            .map_or(std::ptr::null(), |t| t as *const libc::timespec);
+        // SAFETY: `events` holds `in_flight` (≤ depth = its length)
+        // entries for the kernel to write; `tsp` is null (wait) or points
+        // to `ts`, live across the call.
+        let r = unsafe {
+            libc::syscall(
+                libc::SYS_io_getevents,
+                self.ctx,
+                min as libc::c_long,
+                self.in_flight as libc::c_long,
+                self.events.as_mut_ptr(),
+                tsp,
+            )
+        };
+        let got = match sys(r) {
+            Ok(n) => n,
+            Err(e) if e.raw_os_error() == Some(libc::EINTR) => 0,
+            Err(e) => return Err(io::Error::new(e.kind(), format!("io_getevents: {e}"))),
+        };
+        let now = self.now();
         for i in 0..got {
             let ev = self.events[i];
-            let slot = ev.data as usize;
-            let Some(f) = self.flight.get_mut(slot).and_then(Option::take) else {
-                return Err(io::Error::other(format!(
-                    "io_getevents gave an event for slot {slot}, which has no request in flight"
-                )));
-            };
-            if ev.res < 0 {
-                let e = io::Error::from_raw_os_error(-ev.res as i32);
-                failed.get_or_insert_with(|| self.named(f.req, e));
-                continue;
+            if !self.complete(&ev, now, out) {
+                return Err(Self::stray(ev.data));
             }
-            out.push(Completion {
-                req: f.req,
-                bytes: ev.res as u64,
-                lat_ns: if self.timed {
-                    now.saturating_sub(f.issued_ns)
-                } else {
-                    0
+        }
+        Ok(got)
+    }
+
+    /// Reap at least `min`, or what there is by clock `deadline_ns`.
+    fn reap_by(
+        &mut self,
+        min: usize,
+        deadline_ns: Option<u64>,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<usize> {
+        let mut n = self.ready.len();
+        out.append(&mut self.ready);
+        if min > n + self.in_flight {
+            return Err(io::Error::other(format!(
+                "libaio: asked to reap {min} with {} submitted",
+                n + self.in_flight
+            )));
+        }
+        if self.in_flight > 0 {
+            n += self.user_reap(out)?;
+        }
+        while n < min {
+            let timeout = match deadline_ns {
+                None => None,
+                Some(d) => match d.checked_sub(now_ns()) {
+                    Some(left) if left > 0 => Some(left),
+                    _ => break,
                 },
-                done_ns: now,
-                sub_ns: SUB_NONE,
-                err: 0,
-            });
+            };
+            n += self.get_events(min - n, timeout, out)?;
         }
-        match failed {
-            Some(e) => Err(e),
-            None => Ok(got),
-        }
+        Ok(n)
     }
 }
 
@@ -326,8 +438,11 @@ impl Engine for Aio {
             OpKind::Fsync => (IOCB_CMD_FSYNC, 0, 0, 0),
             k => return Err(unsupported(k)),
         };
+        // the kernel refuses flags on an fsync too
+        let rw_flags = if buf == 0 { 0 } else { self.rw_flags };
         self.iocbs[slot] = Iocb {
             aio_data: u64::from(req.slot),
+            aio_rw_flags: rw_flags,
             aio_lio_opcode: opcode,
             aio_fildes: fd,
             aio_buf: buf,
@@ -337,9 +452,13 @@ impl Engine for Aio {
         };
         if self.pending.is_empty() {
             self.timed = !UNTIMED.get();
+            self.batch_ns = self.now();
         }
-        let issued_ns = if self.timed { now_ns() } else { 0 };
-        self.flight[slot] = Some(Flight { req, issued_ns });
+        self.flight[slot] = Some(Flight {
+            req,
+            issued_ns: self.batch_ns,
+            accepted_ns: 0,
+        });
         self.pending.push(req.slot);
         Ok(Queued::InFlight)
     }
@@ -370,28 +489,42 @@ impl Engine for Aio {
                 // fewer than asked: the next call submits the rest, or
                 // fails with why the first of them was refused
                 Ok(n) => {
+                    // one clock read: the batch was accepted now
+                    let now = self.now();
+                    for &s in &self.pending[done..done + n] {
+                        if let Some(f) = self.flight[usize::from(s)].as_mut() {
+                            f.accepted_ns = now;
+                        }
+                    }
                     done += n;
                     self.in_flight += n;
                 }
                 Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
                 Err(e) if e.raw_os_error() == Some(libc::EAGAIN) && self.in_flight > 0 => {
                     let mut ready = std::mem::take(&mut self.ready);
-                    let r = self.get_events(1, &mut ready);
+                    let r = self.get_events(1, None, &mut ready);
                     self.ready = ready;
                     if let Err(e) = r {
                         self.pending.drain(..done);
                         return Err(e);
                     }
                 }
+                // the first request left was refused: it completes with
+                // the errno, and the rest go on
                 Err(e) => {
                     let slot = self.pending[done];
-                    self.pending.drain(..=done);
-                    let f = self.flight[usize::from(slot)]
-                        .take()
-                        .expect("a pending slot has its request");
-                    return Err(
-                        self.named(f.req, io::Error::new(e.kind(), format!("io_submit: {e}")))
-                    );
+                    done += 1;
+                    if let Some(f) = self.flight[usize::from(slot)].take() {
+                        let now = self.now();
+                        self.ready.push(Completion {
+                            req: f.req,
+                            bytes: 0,
+                            lat_ns: now.saturating_sub(f.issued_ns),
+                            done_ns: now,
+                            sub_ns: SUB_NONE,
+                            err: e.raw_os_error().unwrap_or(libc::EIO),
+                        });
+                    }
                 }
             }
         }
@@ -400,20 +533,20 @@ impl Engine for Aio {
     }
 
     fn reap(&mut self, min: usize, out: &mut Vec<Completion>) -> io::Result<usize> {
-        let mut n = self.ready.len();
-        out.append(&mut self.ready);
-        if n >= min && (n > 0 || self.in_flight == 0) {
-            return Ok(n);
-        }
-        let want = min - n.min(min);
-        if want > self.in_flight {
-            return Err(io::Error::other(format!(
-                "libaio: asked to reap {want} with {} submitted",
-                self.in_flight
-            )));
-        }
-        n += self.get_events(want, out)?;
-        Ok(n)
+        self.reap_by(min, None, out)
+    }
+
+    fn reap_until(
+        &mut self,
+        min: usize,
+        deadline_ns: u64,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<usize> {
+        self.reap_by(min, Some(deadline_ns), out)
+    }
+
+    fn in_flight(&self) -> usize {
+        self.in_flight + self.pending.len() + self.ready.len()
     }
 
     fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
@@ -557,33 +690,182 @@ mod tests {
         }
     }
 
-    /// A request the kernel fails in its event (an O_DIRECT read at an
-    /// offset no block starts at) is the reap's error, named with the
-    /// request; the others of its batch are delivered.
+    /// A directory on a disk file system (O_DIRECT and the page cache
+    /// behave as on a real run).
+    fn disk_dir() -> tempfile::TempDir {
+        tempfile::tempdir_in("/var/tmp").unwrap()
+    }
+
+    fn aio(depth: u16, direct: bool, nowait: bool) -> Aio {
+        Aio::new(&EngineOpts {
+            direct,
+            depth,
+            slots: depth,
+            max_len: 4096,
+            queue: QueueOpts {
+                nowait,
+                ..QueueOpts::default()
+            },
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    /// Requests the kernel fails, at io_submit (a read of a file open for
+    /// writing only) or in the event (an O_DIRECT read at an offset no
+    /// block starts at), come back as completions with their errno,
+    /// their slots free; the one between them is done.
     #[test]
-    fn an_error_in_an_event_names_its_request() {
-        let dir = tempfile::tempdir().unwrap();
+    fn failures_are_completions_with_their_errno_and_slot() {
+        let dir = disk_dir();
         let path = known_file(dir.path(), 4);
-        let mut e = engine(2, true);
-        let f = e.open(&path, OpenHow::READ).unwrap();
-        e.queue(Req::read(f, 0, 4096)).unwrap();
+        let mut e = aio(3, true, false);
+        let write_only = OpenHow {
+            read: false,
+            write: true,
+            ..OpenHow::default()
+        };
+        let wo = e.open(&path, write_only).unwrap();
+        let ro = e.open(&path, OpenHow::READ).unwrap();
+        e.queue(Req::read(wo, 0, 4096)).unwrap();
         e.queue(Req {
             slot: 1,
-            ..Req::read(f, 1, 4096)
+            ..Req::read(ro, 4096, 4096)
+        })
+        .unwrap();
+        e.queue(Req {
+            slot: 2,
+            ..Req::read(ro, 1, 4096)
         })
         .unwrap();
         e.commit().unwrap();
         let mut out = Vec::new();
-        let err = e.reap(2, &mut out).unwrap_err();
-        let msg = err.to_string();
-        assert_eq!(err.raw_os_error(), None, "wrapped with its request");
-        assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{msg}");
-        assert!(
-            msg.contains("read of 4096 B at offset 1 in") && msg.contains("data"),
-            "{msg}"
-        );
-        assert_eq!(out.len(), 1);
-        assert_eq!(out[0].req.offset, 0);
+        let mut n = 0;
+        while n < 3 {
+            n += e.reap(1, &mut out).unwrap();
+        }
+        out.sort_by_key(|c| c.req.slot);
+        let got: Vec<(i32, u64)> = out.iter().map(|c| (c.err, c.bytes)).collect();
+        assert_eq!(got, [(libc::EBADF, 0), (0, 4096), (libc::EINVAL, 0)]);
+        assert_eq!(e.in_flight(), 0);
+        // every slot takes a request again; exec names a failed one
+        assert_eq!(e.exec(Req::read(ro, 0, 4096)).unwrap().bytes, 4096);
+        let err = e.exec(Req::read(ro, 1, 4096)).unwrap_err().to_string();
+        assert!(err.starts_with("read of 4096 B at offset 1 in"), "{err}");
+    }
+
+    /// Submission (issued → io_submit returned) is measured, one issue
+    /// stamp per batch, within the total.
+    #[test]
+    fn submission_is_measured_and_within_the_total() {
+        let dir = disk_dir();
+        let path = known_file(dir.path(), 64);
+        let mut e = aio(16, true, false);
+        let f = e.open(&path, OpenHow::READ).unwrap();
+        for slot in 0..16 {
+            e.queue(Req {
+                slot,
+                ..Req::read(f, u64::from(slot) * 8192, 4096)
+            })
+            .unwrap();
+        }
+        assert_eq!(e.in_flight(), 16);
+        e.commit().unwrap();
+        let mut out = Vec::new();
+        e.reap(16, &mut out).unwrap();
+        for c in &out {
+            assert!(
+                c.sub_ns != SUB_NONE && c.sub_ns > 0 && c.sub_ns <= c.lat_ns,
+                "{c:?}"
+            );
+        }
+        let issued: Vec<u64> = out.iter().map(|c| c.done_ns - c.lat_ns).collect();
+        assert!(issued.iter().all(|&t| t == issued[0]), "{issued:?}");
+        assert_eq!(e.in_flight(), 0);
+    }
+
+    /// Events already in the ring are read without io_getevents.
+    #[test]
+    fn the_user_space_reap_takes_what_the_ring_holds() {
+        let dir = disk_dir();
+        let path = known_file(dir.path(), 64);
+        let mut e = aio(8, true, false);
+        let f = e.open(&path, OpenHow::READ).unwrap();
+        for round in 0..3u64 {
+            for slot in 0..8 {
+                e.queue(Req {
+                    slot,
+                    ..Req::read(f, (round * 8 + u64::from(slot)) * 4096, 4096)
+                })
+                .unwrap();
+            }
+            e.commit().unwrap();
+            let mut out = Vec::new();
+            let deadline = now_ns() + 5_000_000_000;
+            while out.len() < 8 && now_ns() < deadline {
+                e.user_reap(&mut out).unwrap();
+            }
+            assert_eq!(out.len(), 8);
+            for c in &out {
+                let want: Vec<u8> = (c.req.offset..c.req.offset + 4096).map(byte).collect();
+                assert!(e.buf_mut(c.req.slot)[..4096] == want[..]);
+            }
+            assert_eq!(e.in_flight(), 0);
+        }
+    }
+
+    /// `reap_until` returns once `min` are in, before its deadline, and
+    /// at once when the deadline has passed. (No libaio request stays
+    /// pending for sure: a FIFO read is done inside io_submit, and this
+    /// kernel refuses IOCB_CMD_POLL.)
+    #[test]
+    fn reap_until_returns_with_min_or_at_its_deadline() {
+        let dir = disk_dir();
+        let path = known_file(dir.path(), 64);
+        let mut e = aio(16, true, false);
+        let f = e.open(&path, OpenHow::READ).unwrap();
+        let mut out = Vec::new();
+        for slot in 0..16 {
+            e.queue(Req {
+                slot,
+                ..Req::read(f, u64::from(slot) * 4096, 4096)
+            })
+            .unwrap();
+        }
+        e.commit().unwrap();
+        let t0 = now_ns();
+        let past = e.reap_until(16, t0 - 1, &mut out).unwrap();
+        assert!(now_ns() - t0 < 50_000_000, "a past deadline waits not");
+        assert_eq!(past, out.len());
+        let deadline = now_ns() + 10_000_000_000;
+        e.reap_until(16 - past, deadline, &mut out).unwrap();
+        assert!(now_ns() < deadline);
+        assert_eq!(out.len(), 16);
+        assert_eq!(e.in_flight(), 0);
+    }
+
+    /// --nowait: a buffered read that would wait for the disk comes back
+    /// with EAGAIN in its event; one of cached pages is done.
+    #[test]
+    fn nowait_reads_that_would_block_come_back_with_eagain() {
+        use std::os::fd::AsRawFd;
+        let dir = disk_dir();
+        let path = known_file(dir.path(), 16);
+        let file = File::open(&path).unwrap();
+        file.sync_all().unwrap();
+        // SAFETY: a plain call on an open descriptor.
+        let r = unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        assert_eq!(r, 0);
+        let mut e = aio(2, false, true);
+        let f = e.open(&path, OpenHow::READ).unwrap();
+        e.queue(Req::read(f, 32768, 4096)).unwrap();
+        e.commit().unwrap();
+        let mut out = Vec::new();
+        e.reap(1, &mut out).unwrap();
+        assert_eq!((out[0].err, out[0].bytes), (libc::EAGAIN, 0));
+        std::fs::read(&path).unwrap();
+        let c = e.exec(Req::read(f, 32768, 4096)).unwrap();
+        assert_eq!((c.err, c.bytes), (0, 4096));
     }
 
     #[test]

@@ -582,9 +582,33 @@ pub trait Engine: Send {
         self.commit()?;
         let mut out = Vec::with_capacity(1);
         self.reap(1, &mut out)?;
-        out.pop()
-            .ok_or_else(|| io::Error::other("engine reaped no completion"))
+        let c = out
+            .pop()
+            .ok_or_else(|| io::Error::other("engine reaped no completion"))?;
+        if c.err != 0 {
+            return Err(request_failed(&c.req, self.path(c.req.file), c.err));
+        }
+        Ok(c)
     }
+}
+
+/// The error of a request the kernel failed with `errno`, naming the
+/// request and its file.
+#[cold]
+pub(crate) fn request_failed(req: &Req, path: &Path, errno: i32) -> io::Error {
+    let cause = io::Error::from_raw_os_error(errno);
+    let what = if req.kind == OpKind::Fsync {
+        format!("fsync of {}", path.display())
+    } else {
+        format!(
+            "{} of {} B at offset {} in {}",
+            req.kind.name(),
+            req.len,
+            req.offset,
+            path.display()
+        )
+    };
+    io::Error::new(cause.kind(), format!("{what}: {cause}"))
 }
 
 /// Why a write came back short. The system takes part of a write when the

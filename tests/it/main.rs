@@ -21,6 +21,7 @@ mod laddis;
 mod numbers;
 mod postmark;
 mod predict;
+mod queue;
 mod run;
 mod safety;
 mod scale;

@@ -253,7 +253,7 @@ impl Io {
                 };
                 self.put(ctx, src, req, slot)?;
             }
-            if exhausted || self.in_flight() == 0 {
+            if exhausted || self.in_flight() == 0 || ctx.stopped() {
                 return self.settle(ctx, src, true);
             }
             self.commit()?;
@@ -269,6 +269,9 @@ impl Io {
     fn drive_open<S: Source>(&mut self, ctx: &mut Ctx, src: &mut S) -> anyhow::Result<()> {
         let mut woke = 0;
         loop {
+            if ctx.stopped() {
+                return self.settle(ctx, src, true);
+            }
             let mut next_at = None;
             while let Some(&slot) = self.free.last() {
                 let req = match src.owed() {
@@ -394,10 +397,14 @@ impl Io {
         }
     }
 
-    /// Reap at least `min` completions and record them.
+    /// Reap at least `min` completions and record them, or fewer if they
+    /// take long: the caller looks at the run's flags again (requests that
+    /// never complete must not keep a stopped run waiting).
     fn reap<S: Source>(&mut self, ctx: &mut Ctx, src: &mut S, min: usize) -> anyhow::Result<()> {
         let mut out = std::mem::take(&mut self.done);
-        let r = self.engine.reap(min, &mut out);
+        let r = self
+            .engine
+            .reap_until(min, now_ns() + SETTLE_WAIT_NS, &mut out);
         self.finish_reaped(ctx, src, out, r, true)
     }
 
@@ -739,5 +746,60 @@ mod tests {
         assert!(o.complete, "{:?}", o.error);
         let w = o.stats.kind(OpKind::Write).unwrap();
         assert_eq!((w.count, w.bytes), (64, 64_000));
+    }
+}
+
+#[cfg(test)]
+mod stuck_tests {
+    use super::*;
+    use crate::engine::Choice;
+    use crate::runner::{NoProgress, StopRule, Worker};
+    use std::time::Duration;
+
+    /// Reads of a FIFO that nobody writes: they never complete.
+    struct Stuck(FileId);
+
+    impl Source for Stuck {
+        fn next(&mut self) -> Option<Req> {
+            Some(Req::read(self.0, 0, 100))
+        }
+    }
+
+    struct W(Io, Stuck);
+
+    impl Worker for W {
+        fn kinds(&self) -> &[OpKind] {
+            &[OpKind::Read]
+        }
+        fn run(&mut self, ctx: &mut Ctx) -> anyhow::Result<()> {
+            self.0.drive(ctx, &mut self.1)
+        }
+    }
+
+    /// 128 requests that never complete: when the run is hurried (Ctrl-C,
+    /// or the grace after the stop), the driver cancels them, each comes
+    /// back once and is counted, and the worker ends with nothing in
+    /// flight.
+    #[test]
+    fn requests_that_never_complete_are_cancelled_when_the_run_is_hurried() {
+        let dir = tempfile::tempdir_in("/var/tmp").unwrap();
+        let path = dir.path().join("fifo");
+        let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: `c` is a NUL-terminated path that lives across the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let spec = EngineSpec::new(Choice::IO_URING).depth(128);
+        let mut io = Io::new(&spec, 1, 4096, 1).unwrap();
+        let f = io.open(&path, OpenHow::READ_WRITE).unwrap();
+        let rule = StopRule {
+            duration: Some(Duration::from_millis(300)),
+            grace: Some(Duration::from_millis(200)),
+            ..Default::default()
+        };
+        let t = std::time::Instant::now();
+        let o = crate::runner::run(rule, vec![W(io, Stuck(f))], &NoProgress);
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+        assert!(o.error.is_none(), "{:?}", o.error);
+        assert_eq!(o.stats.cancelled, 128);
+        assert!(o.stats.kind(OpKind::Read).is_none());
     }
 }

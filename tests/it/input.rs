@@ -349,7 +349,10 @@ fn help_offers_only_what_the_command_takes() {
     };
     let tpcb = help("tpcb");
     assert!(!tpcb.contains("--direct"), "{tpcb}");
-    assert!(tpcb.contains("I/O engine: psync, sync, io_uring, libaio ("), "{tpcb}");
+    assert!(
+        tpcb.contains("I/O engine: psync, sync, io_uring, libaio ("),
+        "{tpcb}"
+    );
     let ffsb = help("ffsb");
     assert!(
         ffsb.contains("I/O engine: psync, sync, buffered, io_uring, libaio ("),

@@ -360,10 +360,13 @@ fn help_offers_only_what_the_command_takes() {
     );
     // an unknown engine is told the ones the command takes
     let line = assert_usage_error(&["tpcb", "--engine", "warp"]);
-    assert!(line.contains("the engines are: psync, sync ("), "{line}");
+    assert!(
+        line.contains("the engines are: psync, sync, io_uring, libaio ("),
+        "{line}"
+    );
     let line = assert_usage_error(&["ffsb", FFSB_PROFILE, "--engine", "warp"]);
     assert!(
-        line.contains("the engines are: psync, sync, buffered ("),
+        line.contains("the engines are: psync, sync, buffered, io_uring, libaio ("),
         "{line}"
     );
     // what is not offered is still refused with its reason

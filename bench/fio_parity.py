@@ -185,7 +185,7 @@ def print_table(rows, reps):
         short = min(r["reps_ok"].values())
         cells.append((r["goal"] or "-") + ("" if short == reps else f" ({short}/{reps} reps)"))
         lines.append(cells)
-    width = [max(len(head[i]), *(len(c[i]) for c in lines if i < 2 or len(c) == len(head))) for i in range(len(head))]
+    width = [max([len(head[i])] + [len(c[i]) for c in lines if i < 2 or len(c) == len(head)]) for i in range(len(head))]
     left = {0, 1, len(head) - 1}
 
     def fmt(cells):

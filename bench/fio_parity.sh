@@ -312,7 +312,9 @@ out() { echo "$WORK/res/$1.${2//\//_}.$3"; }
 commands() {
     local pin=()
     ((PIN)) && pin=(taskset -c "$CPU")
-    IOG_CMD=("${pin[@]}" "$IOGAUGE" run "${IOG[@]}" "${IOG_FILE[@]}" --duration "$R" --dir "$WORK" -q)
+    local where=(--dir "$WORK")
+    [[ ${IOG_FILE[0]} == --file ]] && where=()
+    IOG_CMD=("${pin[@]}" "$IOGAUGE" run "${IOG[@]}" "${IOG_FILE[@]}" --duration "$R" "${where[@]}" -q)
     if [[ $PEER == fio ]]; then
         PEER_CMD=(fio "${PEER_ARGS[@]}" "${FIO_COMMON[@]}")
     else # one second more: its first line, a partial second, is left out

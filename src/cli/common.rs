@@ -353,7 +353,7 @@ pub struct DepthArgs {
     /// Requests each worker keeps in flight (above 1 needs a queued engine: 'iogauge engines').
     #[arg(long, default_value = "1", value_name = "N", value_parser = depth_arg)]
     pub iodepth: u16,
-    /// Submit once N requests are queued (default: once every free slot is filled).
+    /// Submit once N requests are queued (default: 1 with --direct, else once every free slot is filled).
     #[arg(long, value_name = "N", help_heading = "Queued engines")]
     pub iodepth_batch: Option<u16>,
     /// Reap at least N completions per wait (default 1).

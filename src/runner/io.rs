@@ -94,7 +94,7 @@ impl Io {
     pub fn new(spec: &EngineSpec, slots: u16, max_len: usize, seed: u64) -> Result<Io, UsageError> {
         let engine = spec.make(slots, max_len, seed).map_err(UsageError)?;
         let mut io = Io::with_engine(engine, usize::from(spec.depth));
-        io.batch = usize::from(spec.queue.batch);
+        io.batch = spec.queue.submit_batch(spec.direct);
         io.batch_complete = usize::from(spec.queue.batch_complete);
         io.nowait = spec.queue.nowait;
         Ok(io)

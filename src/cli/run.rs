@@ -58,6 +58,9 @@ pub struct Args {
     /// Drop the files from the page cache after prefill, so the run starts cold.
     #[arg(long)]
     pub cold: bool,
+    /// Open the data files with O_NOATIME: reads leave their access times alone (as t/io_uring does).
+    #[arg(long)]
+    pub noatime: bool,
     /// Run the workers as threads of one process (default) or as processes of their own.
     #[arg(long, value_enum, default_value = "threads", value_name = "HOW")]
     pub workers_as: WorkersAs,
@@ -211,6 +214,7 @@ impl Args {
             fsync: self.sync.fsync,
             fdatasync: self.sync.fdatasync,
             cold: self.cold,
+            noatime: self.noatime,
         })
     }
 

@@ -142,7 +142,8 @@ pub struct Aio {
     /// Submitted and not yet reaped.
     in_flight: usize,
     depth: usize,
-    direct: bool,
+    /// How data files are opened (O_DIRECT, O_NOATIME).
+    mode: FileMode,
     datasync: bool,
     /// RWF_NOWAIT on reads and writes (`--nowait`), or 0.
     rw_flags: i32,
@@ -221,7 +222,7 @@ impl Aio {
             ready: Vec::new(),
             in_flight: 0,
             depth,
-            direct: o.direct,
+            mode: o.file_mode(),
             datasync: o.datasync,
             rw_flags: if o.queue.nowait { libc::RWF_NOWAIT } else { 0 },
             timed: true,
@@ -381,7 +382,7 @@ impl Engine for Aio {
     }
 
     fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
-        let f = open_file(path, how, self.direct)?;
+        let f = open_file_as(path, how, self.mode)?;
         Ok(self.files.insert(f, path))
     }
 

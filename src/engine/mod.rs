@@ -357,6 +357,18 @@ pub struct EngineOpts {
     pub seed: u64,
     /// How a queued engine submits and reaps.
     pub queue: QueueOpts,
+    /// Open data files with O_NOATIME: reads leave access times alone.
+    pub noatime: bool,
+}
+
+impl EngineOpts {
+    /// How the engine opens data files.
+    pub fn file_mode(&self) -> FileMode {
+        FileMode {
+            direct: self.direct,
+            noatime: self.noatime,
+        }
+    }
 }
 
 impl Default for EngineOpts {
@@ -369,6 +381,7 @@ impl Default for EngineOpts {
             datasync: false,
             seed: 0,
             queue: QueueOpts::default(),
+            noatime: false,
         }
     }
 }
@@ -393,6 +406,9 @@ pub struct EngineSpec {
     /// How a queued engine submits and reaps (its flags).
     #[serde(default, skip_serializing_if = "QueueOpts::is_default")]
     pub queue: QueueOpts,
+    /// Open data files with O_NOATIME (`--noatime`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub noatime: bool,
 }
 
 impl EngineSpec {
@@ -404,11 +420,16 @@ impl EngineSpec {
             depth: 1,
             datasync: false,
             queue: QueueOpts::default(),
+            noatime: false,
         }
     }
 
     pub fn direct(self, direct: bool) -> EngineSpec {
         EngineSpec { direct, ..self }
+    }
+
+    pub fn noatime(self, noatime: bool) -> EngineSpec {
+        EngineSpec { noatime, ..self }
     }
 
     pub fn depth(self, depth: u16) -> EngineSpec {
@@ -495,6 +516,7 @@ impl EngineSpec {
             datasync: self.datasync,
             seed,
             queue: self.queue,
+            noatime: self.noatime,
         }
     }
 }
@@ -776,6 +798,29 @@ impl<'de> serde::Deserialize<'de> for Choice {
 /// asks for O_DIRECT and O_SYNC (IOzone's vectored tests, which no engine
 /// has, open theirs here too).
 pub fn open_file(path: &Path, how: OpenHow, direct: bool) -> io::Result<File> {
+    open_file_as(
+        path,
+        how,
+        FileMode {
+            direct,
+            noatime: false,
+        },
+    )
+}
+
+/// How an engine opens data files, beyond what each open asks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileMode {
+    /// O_DIRECT: around the page cache.
+    pub direct: bool,
+    /// O_NOATIME: reads do not update the access time (t/io_uring always
+    /// asks it; the kernel grants it to the file's owner and to root).
+    pub noatime: bool,
+}
+
+/// [`open_file`] with O_NOATIME where `mode` asks it.
+pub fn open_file_as(path: &Path, how: OpenHow, mode: FileMode) -> io::Result<File> {
+    let FileMode { direct, noatime } = mode;
     let mut o = std::fs::OpenOptions::new();
     o.read(how.read)
         .write(how.write || how.append)
@@ -790,9 +835,17 @@ pub fn open_file(path: &Path, how: OpenHow, direct: bool) -> io::Result<File> {
     if how.sync {
         flags |= libc::O_SYNC;
     }
+    if noatime {
+        flags |= libc::O_NOATIME;
+    }
     o.custom_flags(flags);
     o.open(path).map_err(|e| {
-        if direct && e.raw_os_error() == Some(libc::EINVAL) {
+        if noatime && e.raw_os_error() == Some(libc::EPERM) {
+            crate::error::refused(format!(
+                "--noatime: the kernel refused O_NOATIME on {} (EPERM): only the file's owner or root may ask it",
+                crate::error::shown_path(path)
+            ))
+        } else if direct && e.raw_os_error() == Some(libc::EINVAL) {
             io::Error::new(
                 io::ErrorKind::Unsupported,
                 format!(

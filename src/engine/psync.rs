@@ -20,7 +20,8 @@ pub const INFO: EngineInfo = EngineInfo {
 pub struct Psync {
     files: FileTable<File>,
     bufs: Vec<AlignedBuf>,
-    direct: bool,
+    /// How data files are opened (O_DIRECT, O_NOATIME).
+    mode: FileMode,
     datasync: bool,
 }
 
@@ -29,7 +30,7 @@ impl Psync {
         Psync {
             files: FileTable::default(),
             bufs: buffer::slots(o.slots, o.max_len, o.seed),
-            direct: o.direct,
+            mode: o.file_mode(),
             datasync: o.datasync,
         }
     }
@@ -51,7 +52,7 @@ impl Engine for Psync {
     }
 
     fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
-        let f = open_file(path, how, self.direct)?;
+        let f = open_file_as(path, how, self.mode)?;
         Ok(self.files.insert(f, path))
     }
 

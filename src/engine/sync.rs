@@ -25,7 +25,8 @@ pub const INFO: EngineInfo = EngineInfo {
 pub struct Sync {
     files: FileTable<(File, u64)>,
     bufs: Vec<AlignedBuf>,
-    direct: bool,
+    /// How data files are opened (O_DIRECT, O_NOATIME).
+    mode: FileMode,
     datasync: bool,
 }
 
@@ -34,7 +35,7 @@ impl Sync {
         Sync {
             files: FileTable::default(),
             bufs: buffer::slots(o.slots, o.max_len, o.seed),
-            direct: o.direct,
+            mode: o.file_mode(),
             datasync: o.datasync,
         }
     }
@@ -46,7 +47,7 @@ impl Engine for Sync {
     }
 
     fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
-        let f = open_file(path, how, self.direct)?;
+        let f = open_file_as(path, how, self.mode)?;
         Ok(self.files.insert((f, 0), path))
     }
 

@@ -114,7 +114,8 @@ pub struct Uring {
     /// Queued and not yet reaped (submitted or not).
     in_flight: usize,
     depth: usize,
-    direct: bool,
+    /// How data files are opened (O_DIRECT, O_NOATIME).
+    file_mode: FileMode,
     datasync: bool,
     /// Requests name their buffer by index (slot) among the registered.
     fixed_bufs: bool,
@@ -189,7 +190,7 @@ impl Uring {
             pending: VecDeque::with_capacity(depth + 1),
             in_flight: 0,
             depth,
-            direct: o.direct,
+            file_mode: o.file_mode(),
             datasync: o.datasync,
             fixed_bufs: o.queue.fixed_bufs,
             fixed_files,
@@ -675,7 +676,7 @@ impl Engine for Uring {
     }
 
     fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
-        let f = open_file(path, how, self.direct)?;
+        let f = open_file_as(path, how, self.file_mode)?;
         if self.mode.iopoll {
             check_polls(path, &f)?;
         }

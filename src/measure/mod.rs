@@ -446,6 +446,28 @@ impl WorkerStats {
         }
     }
 
+    /// `n` ops of `kind` alike (the same latency, `bytes` in all, done at
+    /// `at_ns`) that added `busy_ns` to the time in I/O between them: a
+    /// queued engine's batch of page-cache hits, submitted by one call and
+    /// reaped by one, is recorded once with its count.
+    pub fn record_busy_n(
+        &mut self,
+        kind: OpKind,
+        lat_ns: u64,
+        n: u64,
+        bytes: u64,
+        at_ns: u64,
+        busy_ns: u64,
+    ) {
+        self.kinds[kind.index()]
+            .get_or_insert_with(|| Box::new(KindStats::new()))
+            .record_n(lat_ns, n, bytes);
+        if kind.is_io() {
+            self.io_ns += busy_ns as u128;
+            self.series.add(at_ns, n, bytes);
+        }
+    }
+
     /// Prepare for an open loop offering `rate` requests per second: a
     /// response-time histogram beside each declared kind's, made before
     /// the timed loop.
@@ -467,15 +489,15 @@ impl WorkerStats {
             .record(resp_ns, 0);
     }
 
-    /// Split a queued request's latency: `sub_ns` from issue to the
-    /// kernel's acceptance, `comp_ns` from there to the reap.
+    /// Split the latency of `n` queued requests alike: `sub_ns` from issue
+    /// to the kernel's acceptance, `comp_ns` from there to the reap.
     #[inline(always)]
-    pub fn record_split(&mut self, kind: OpKind, sub_ns: u64, comp_ns: u64) {
+    pub fn record_split(&mut self, kind: OpKind, sub_ns: u64, comp_ns: u64, n: u64) {
         let i = kind.index();
         let sub = self.submissions[i].get_or_insert_with(|| Box::new(KindStats::new()));
-        sub.record(sub_ns, 0);
+        sub.record_n(sub_ns, n, 0);
         let comp = self.completions[i].get_or_insert_with(|| Box::new(KindStats::new()));
-        comp.record(comp_ns, 0);
+        comp.record_n(comp_ns, n, 0);
     }
 
     /// Submission times of `kind` (queued engines), if any were recorded.

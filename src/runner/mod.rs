@@ -327,17 +327,20 @@ impl<'a> Ctx<'a> {
         self.record_op(c.req.kind, c.lat_ns, c.bytes, c.done_ns);
     }
 
-    /// Record a finished request whose intended start (open loop) was
-    /// `arrival_ns` (0: none), for a driver with several in flight.
-    /// `busy_ns` is what it added to the worker's time in I/O (the part of
-    /// its latency that no earlier request in flight covered).
+    /// Record `n` finished requests alike (the same kind, latency, split,
+    /// bytes each and end, as a batch of page-cache hits submitted by one
+    /// call and reaped by one), whose intended start (open loop) was
+    /// `arrival_ns` (0: none; with one, `n` is 1), for a driver with
+    /// several in flight. `busy_ns` is what they added to the worker's time
+    /// in I/O (the part of their latency no earlier request in flight
+    /// covered).
     #[inline(always)]
-    pub fn record_from(&mut self, c: &Completion, arrival_ns: u64, busy_ns: u64) {
+    pub fn record_from(&mut self, c: &Completion, n: u64, arrival_ns: u64, busy_ns: u64) {
         let current = std::mem::replace(&mut self.arrival_ns, arrival_ns);
-        self.record_busy(c.req.kind, c.lat_ns, c.bytes, c.done_ns, busy_ns);
+        self.record_busy(c.req.kind, c.lat_ns, n, c.bytes * n, c.done_ns, busy_ns);
         if c.sub_ns != crate::engine::SUB_NONE && self.measuring {
             let comp = c.lat_ns.saturating_sub(c.sub_ns);
-            self.stats.record_split(c.req.kind, c.sub_ns, comp);
+            self.stats.record_split(c.req.kind, c.sub_ns, comp, n);
         }
         self.arrival_ns = current;
     }
@@ -345,11 +348,20 @@ impl<'a> Ctx<'a> {
     /// Record an operation timed by the caller (metadata ops, transactions).
     #[inline(always)]
     pub fn record_op(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, done_ns: u64) {
-        self.record_busy(kind, lat_ns, bytes, done_ns, lat_ns);
+        self.record_busy(kind, lat_ns, 1, bytes, done_ns, lat_ns);
     }
 
+    /// `n` ops of `kind`, `bytes` in all.
     #[inline(always)]
-    fn record_busy(&mut self, kind: OpKind, lat_ns: u64, bytes: u64, done_ns: u64, busy_ns: u64) {
+    fn record_busy(
+        &mut self,
+        kind: OpKind,
+        lat_ns: u64,
+        n: u64,
+        bytes: u64,
+        done_ns: u64,
+        busy_ns: u64,
+    ) {
         if !self.measuring {
             if done_ns < self.t0_ns {
                 return;
@@ -359,7 +371,12 @@ impl<'a> Ctx<'a> {
             self.measuring = true;
         }
         let at = done_ns.saturating_sub(self.t0_ns);
-        self.stats.record_busy(kind, lat_ns, bytes, at, busy_ns);
+        if n == 1 {
+            self.stats.record_busy(kind, lat_ns, bytes, at, busy_ns);
+        } else {
+            self.stats
+                .record_busy_n(kind, lat_ns, n, bytes, at, busy_ns);
+        }
         if self.arrival_ns != 0 {
             self.stats
                 .record_response(kind, done_ns.saturating_sub(self.arrival_ns));
@@ -367,9 +384,10 @@ impl<'a> Ctx<'a> {
         // the op budget counts the workload's own ops; syncs and whole
         // transactions come on top (as fio's number_ios counts I/O units)
         if !matches!(kind, OpKind::Transaction | OpKind::Fsync) {
-            self.ops_left = self.ops_left.saturating_sub(1);
-            self.done += 1;
-            if self.done & 255 == 0 {
+            self.ops_left = self.ops_left.saturating_sub(n);
+            let before = self.done;
+            self.done += n;
+            if (before ^ self.done) >> 8 != 0 {
                 self.progress.store(self.done, Ordering::Relaxed);
             }
         }

@@ -582,6 +582,7 @@ mod tests {
                 fsync: FsyncPolicy::Never,
                 fdatasync: false,
                 cold: false,
+                noatime: false,
             },
             size_cv: 0.0,
             seed: 1,

@@ -223,6 +223,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
         fsync: o.fsync,
         fdatasync: o.fdatasync,
         cold: false,
+        noatime: false,
     };
     let settings = Settings {
         engine: o.engine.name().to_string(),
@@ -897,6 +898,7 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
                 fsync,
                 fdatasync: s.fdatasync,
                 cold: false,
+                noatime: false,
             },
             size_cv: s.size_cv,
             seed: s.seed,

@@ -37,6 +37,9 @@ pub struct IoSetup {
     /// Drop the files from the page cache after prefill (posix_fadvise
     /// DONTNEED), so the run starts cold.
     pub cold: bool,
+    /// Open the data files with O_NOATIME.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub noatime: bool,
 }
 
 /// The depth a serialised iodepth takes when absent (and is left out at).
@@ -60,6 +63,7 @@ impl IoSetup {
             .depth(self.iodepth)
             .queue(self.queue)
             .datasync(self.fdatasync)
+            .noatime(self.noatime)
     }
 }
 

@@ -51,6 +51,7 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         fsync,
         fdatasync: false,
         cold: false,
+        noatime: false,
     };
     // the queued row's engine, or why it has none here
     let queued = if ctx.direct_ok {

@@ -16,9 +16,9 @@
 #                         depth 8
 #   tiouring-direct, tiouring-buf
 #                         fio's t/io_uring (depth 128, batches of 32,
-#                         registered buffers and files, no polling) against
-#                         iogauge with the same options, both on one core
-#                         (taskset), O_DIRECT and buffered
+#                         registered buffers and files, O_NOATIME, no
+#                         polling) against iogauge with the same options,
+#                         both on one core (taskset), O_DIRECT and buffered
 #
 # One file of SIZE is laid out once (1 MiB writes and an fsync, as iogauge
 # lays out its own) and read by both tools; buffered rows `cat` it into the
@@ -176,7 +176,7 @@ row() {
         local direct=(--direct) o=1
         [[ $1 == tiouring-buf ]] && direct=() o=0 CACHED=1
         IOG=(--engine io_uring --iodepth 128 --iodepth-batch 32 --iodepth-batch-complete 32
-            --fixedbufs --registerfiles "${direct[@]}" "${RAND[@]}")
+            --fixedbufs --registerfiles --noatime "${direct[@]}" "${RAND[@]}")
         PEER=t/io_uring PIN=1
         PEER_ARGS=(-d128 -s32 -c32 -b4096 -p0 -B1 -F1 -n1 -R1 -X1 -O"$o")
         ;;

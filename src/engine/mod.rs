@@ -572,6 +572,12 @@ pub trait Engine: Send {
         0
     }
 
+    /// How the engine was set up where that can differ from what was asked
+    /// (io_uring: the setup flags the kernel took), for the run's report.
+    fn mode(&self) -> Option<String> {
+        None
+    }
+
     /// The buffer of `slot`, to fill before a write or inspect after a read.
     fn buf_mut(&mut self, slot: u16) -> &mut [u8];
 

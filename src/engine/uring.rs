@@ -5,7 +5,7 @@
 //!
 //! The ring asks for SINGLE_ISSUER, DEFER_TASKRUN (with TASKRUN_FLAG),
 //! COOP_TASKRUN and NO_SQARRAY, and drops them in that order where the
-//! kernel refuses one (EINVAL), as fio does; [`Uring::mode`] says which
+//! kernel refuses one (EINVAL), as fio does; [`Engine::mode`] says which
 //! stuck. It is made on the thread that builds the engine but used on the
 //! worker's, and a SINGLE_ISSUER ring belongs to the thread that enables
 //! it: so it starts disabled (R_DISABLED) and the first request enables it
@@ -204,14 +204,7 @@ impl Uring {
     /// The setup flags that stuck and whether the ring's descriptor is
     /// registered, for the run's report: e.g. `SINGLE_ISSUER|DEFER_TASKRUN|
     /// TASKRUN_FLAG|COOP_TASKRUN|NO_SQARRAY, registered ring`.
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "the run's report shows it once the driver asks engines for their mode"
-        )
-    )]
-    pub fn mode(&self) -> String {
+    fn mode_text(&self) -> String {
         let m = self.mode;
         let flags: Vec<&str> = [
             (m.single_issuer, "SINGLE_ISSUER"),
@@ -878,6 +871,10 @@ impl Engine for Uring {
         self.in_flight
     }
 
+    fn mode(&self) -> Option<String> {
+        Some(self.mode_text())
+    }
+
     fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
         &mut self.bufs[usize::from(slot)]
     }
@@ -1309,7 +1306,7 @@ mod tests {
         let data = pattern(1 << 20);
         let path = file_with(dir.path(), &data);
         let mut e = Uring::new(&opts(8, true)).unwrap();
-        let mode = e.mode();
+        let mode = e.mode_text();
         assert!(
             mode.starts_with("SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG|COOP_TASKRUN|NO_SQARRAY"),
             "{mode}"
@@ -1341,7 +1338,11 @@ mod tests {
         })
         .join()
         .unwrap();
-        assert!(e.mode().ends_with("registered ring"), "{}", e.mode());
+        assert!(
+            e.mode_text().ends_with("registered ring"),
+            "{}",
+            e.mode_text()
+        );
     }
 
     /// SQ polling: a kernel thread takes the requests, so submission is
@@ -1359,7 +1360,7 @@ mod tests {
             ..opts(8, true)
         })
         .unwrap();
-        assert!(e.mode().contains("SQPOLL"), "{}", e.mode());
+        assert!(e.mode_text().contains("SQPOLL"), "{}", e.mode_text());
         let f = e.open(&path, OpenHow::READ).unwrap();
         for slot in 0..8 {
             e.queue(Req {
@@ -1391,7 +1392,7 @@ mod tests {
         };
         let shm = tempfile::tempdir_in("/dev/shm").unwrap();
         let mut e = Uring::new(&polled).unwrap();
-        assert!(e.mode().contains("IOPOLL"), "{}", e.mode());
+        assert!(e.mode_text().contains("IOPOLL"), "{}", e.mode_text());
         let err = e
             .open(&file_with(shm.path(), &[0; 4096]), OpenHow::READ)
             .unwrap_err()

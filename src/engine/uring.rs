@@ -15,7 +15,7 @@
 use super::psync::unsupported;
 use super::*;
 use crate::error::refused;
-use io_uring::{EnterFlags, IoUring, opcode, types};
+use io_uring::{EnterFlags, IoUring, opcode, squeue, types};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -226,6 +226,109 @@ impl Uring {
             [] => format!("no setup flags, {ring}"),
             f => format!("{}, {ring}", f.join("|")),
         }
+    }
+
+    /// The buffer of `req`'s slot, which must exist, be free and hold
+    /// `req.len` bytes.
+    #[inline]
+    fn free_buf(&mut self, req: &Req) -> io::Result<*mut u8> {
+        let slot = usize::from(req.slot);
+        match self.flight.get(slot) {
+            Some(None) => {}
+            Some(Some(_)) => {
+                return Err(io::Error::other(format!(
+                    "io_uring: buffer slot {slot} is queued while still in flight"
+                )));
+            }
+            None => {
+                return Err(io::Error::other(format!(
+                    "io_uring: buffer slot {slot} does not exist ({} slots)",
+                    self.flight.len()
+                )));
+            }
+        }
+        let buf = &mut self.bufs[slot];
+        if req.len as usize > buf.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "io_uring: a request of {} B is larger than its buffer ({} B)",
+                    req.len,
+                    buf.len()
+                ),
+            ));
+        }
+        Ok(buf.as_mut_ptr())
+    }
+
+    /// The submission entry of `req` on file `fd` with buffer `ptr`,
+    /// naming the file by its registered index where it has one.
+    #[inline]
+    fn entry(&self, req: &Req, fd: types::Fd, ptr: *mut u8) -> io::Result<squeue::Entry> {
+        let (fixed_bufs, datasync, rw) = (self.fixed_bufs, self.datasync, self.rw_flags);
+        // one entry for either kind of file (registered or not: two types)
+        macro_rules! entry {
+            ($fd:expr) => {
+                match (req.kind, fixed_bufs) {
+                    (OpKind::Read, false) => opcode::Read::new($fd, ptr, req.len)
+                        .offset(req.offset)
+                        .rw_flags(rw)
+                        .build(),
+                    (OpKind::Read, true) => opcode::ReadFixed::new($fd, ptr, req.len, req.slot)
+                        .offset(req.offset)
+                        .rw_flags(rw)
+                        .build(),
+                    (OpKind::Write | OpKind::Append, false) => {
+                        opcode::Write::new($fd, ptr, req.len)
+                            .offset(req.offset)
+                            .rw_flags(rw)
+                            .build()
+                    }
+                    (OpKind::Write | OpKind::Append, true) => {
+                        opcode::WriteFixed::new($fd, ptr, req.len, req.slot)
+                            .offset(req.offset)
+                            .rw_flags(rw)
+                            .build()
+                    }
+                    (OpKind::Fsync, _) => opcode::Fsync::new($fd)
+                        .flags(if datasync {
+                            types::FsyncFlags::DATASYNC
+                        } else {
+                            types::FsyncFlags::empty()
+                        })
+                        .build(),
+                    (k, _) => return Err(unsupported(k)),
+                }
+            };
+        }
+        let sqe = if req.file.0 < self.fixed_files {
+            entry!(types::Fixed(req.file.0))
+        } else {
+            entry!(fd)
+        };
+        Ok(sqe.user_data(u64::from(req.slot)))
+    }
+
+    /// Count `req`, just pushed to the submission queue, as in flight.
+    #[inline]
+    fn mark_in_flight(&mut self, req: Req) {
+        // one clock read per batch: the first request queued since the
+        // last submit stamps them all
+        if self.pending.is_empty() {
+            self.batch_ns = now_ns();
+        }
+        let accepted_ns = if self.mode.sqpoll {
+            SUB_NONE
+        } else {
+            self.pending.push_back(req.slot);
+            0
+        };
+        self.flight[usize::from(req.slot)] = Some(Flight {
+            req,
+            issued_ns: self.batch_ns,
+            accepted_ns,
+        });
+        self.in_flight += 1;
     }
 
     /// Enable the ring on this thread, which becomes its single issuer,
@@ -711,101 +814,18 @@ impl Engine for Uring {
             return self.fsync_now(req);
         }
         let fd = types::Fd(self.files.get(req.file)?.as_raw_fd());
-        let slot = usize::from(req.slot);
-        match self.flight.get(slot) {
-            Some(None) => {}
-            Some(Some(_)) => {
-                return Err(io::Error::other(format!(
-                    "io_uring: buffer slot {slot} is queued while still in flight"
-                )));
-            }
-            None => {
-                return Err(io::Error::other(format!(
-                    "io_uring: buffer slot {slot} does not exist ({} slots)",
-                    self.flight.len()
-                )));
-            }
-        }
-        let buf = &mut self.bufs[slot];
-        if req.len as usize > buf.len() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "io_uring: a request of {} B is larger than its buffer ({} B)",
-                    req.len,
-                    buf.len()
-                ),
-            ));
-        }
-        let (ptr, fixed_bufs, datasync) = (buf.as_mut_ptr(), self.fixed_bufs, self.datasync);
-        let rw = self.rw_flags;
-        // one entry for either kind of file (registered or not: two types)
-        macro_rules! entry {
-            ($fd:expr) => {
-                match (req.kind, fixed_bufs) {
-                    (OpKind::Read, false) => opcode::Read::new($fd, ptr, req.len)
-                        .offset(req.offset)
-                        .rw_flags(rw)
-                        .build(),
-                    (OpKind::Read, true) => opcode::ReadFixed::new($fd, ptr, req.len, req.slot)
-                        .offset(req.offset)
-                        .rw_flags(rw)
-                        .build(),
-                    (OpKind::Write | OpKind::Append, false) => {
-                        opcode::Write::new($fd, ptr, req.len)
-                            .offset(req.offset)
-                            .rw_flags(rw)
-                            .build()
-                    }
-                    (OpKind::Write | OpKind::Append, true) => {
-                        opcode::WriteFixed::new($fd, ptr, req.len, req.slot)
-                            .offset(req.offset)
-                            .rw_flags(rw)
-                            .build()
-                    }
-                    (OpKind::Fsync, _) => opcode::Fsync::new($fd)
-                        .flags(if datasync {
-                            types::FsyncFlags::DATASYNC
-                        } else {
-                            types::FsyncFlags::empty()
-                        })
-                        .build(),
-                    (k, _) => return Err(unsupported(k)),
-                }
-            };
-        }
-        let sqe = if req.file.0 < self.fixed_files {
-            entry!(types::Fixed(req.file.0))
-        } else {
-            entry!(fd)
-        }
-        .user_data(slot as u64);
-        // SAFETY: the entry points into the buffer of `slot` (checked to
-        // hold `req.len` bytes), a heap allocation that neither moves nor is
-        // freed while the request is in flight: the slot is marked busy
-        // below and not queued again until its completion is reaped, and
-        // Drop reaps every request before the buffers go (or leaks them).
-        // The file stays open as long: `close` refuses a file with
+        let ptr = self.free_buf(&req)?;
+        let sqe = self.entry(&req, fd, ptr)?;
+        // SAFETY: the entry points into the buffer of `req.slot` (checked
+        // to hold `req.len` bytes), a heap allocation that neither moves
+        // nor is freed while the request is in flight: the slot is marked
+        // busy below and not queued again until its completion is reaped,
+        // and Drop reaps every request before the buffers go (or leaks
+        // them). The file stays open as long: `close` refuses a file with
         // requests in flight.
         unsafe { self.ring.submission().push(&sqe) }
             .map_err(|_| io::Error::other("io_uring: the submission queue is full"))?;
-        // one clock read per batch: the first request queued since the
-        // last submit stamps them all
-        if self.pending.is_empty() {
-            self.batch_ns = now_ns();
-        }
-        let accepted_ns = if self.mode.sqpoll {
-            SUB_NONE
-        } else {
-            self.pending.push_back(req.slot);
-            0
-        };
-        self.flight[slot] = Some(Flight {
-            req,
-            issued_ns: self.batch_ns,
-            accepted_ns,
-        });
-        self.in_flight += 1;
+        self.mark_in_flight(req);
         Ok(Queued::InFlight)
     }
 

@@ -20,6 +20,8 @@ mod null;
 mod nullq;
 mod psync;
 mod sync;
+#[cfg(test)]
+mod testkit;
 mod uring;
 
 pub use buffer::AlignedBuf;

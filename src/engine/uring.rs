@@ -951,17 +951,8 @@ impl Drop for Uring {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testkit::{file_with, opts};
     use super::*;
-
-    fn opts(depth: u16, direct: bool) -> EngineOpts {
-        EngineOpts {
-            depth,
-            slots: depth,
-            max_len: 4096,
-            direct,
-            ..Default::default()
-        }
-    }
 
     /// `len` bytes that differ at every offset (up to 2^32), so a block
     /// read from the wrong place or into the wrong slot shows.
@@ -969,12 +960,6 @@ mod tests {
         (0..len as u32)
             .map(|i| (i ^ (i >> 8) ^ (i >> 16).wrapping_mul(31)) as u8)
             .collect()
-    }
-
-    fn file_with(dir: &Path, data: &[u8]) -> PathBuf {
-        let path = dir.join("data");
-        std::fs::write(&path, data).unwrap();
-        path
     }
 
     #[test]

@@ -570,18 +570,13 @@ impl Drop for Aio {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testkit::{file_with, opts};
     use super::*;
 
     fn engine(depth: u16, direct: bool) -> Box<dyn Engine> {
         Choice::parse("libaio")
             .unwrap()
-            .make(&EngineOpts {
-                direct,
-                depth,
-                slots: depth,
-                max_len: 4096,
-                ..Default::default()
-            })
+            .make(&opts(depth, direct))
             .unwrap()
     }
 
@@ -592,10 +587,8 @@ mod tests {
 
     /// A file of `blocks` 4 KiB blocks of known bytes.
     fn known_file(dir: &Path, blocks: u64) -> PathBuf {
-        let path = dir.join("data");
         let data: Vec<u8> = (0..blocks * 4096).map(byte).collect();
-        std::fs::write(&path, data).unwrap();
-        path
+        file_with(dir, &data)
     }
 
     /// At depth 32 with O_DIRECT: 32 reads in flight and a 33rd refused,
@@ -699,15 +692,11 @@ mod tests {
 
     fn aio(depth: u16, direct: bool, nowait: bool) -> Aio {
         Aio::new(&EngineOpts {
-            direct,
-            depth,
-            slots: depth,
-            max_len: 4096,
             queue: QueueOpts {
                 nowait,
                 ..QueueOpts::default()
             },
-            ..Default::default()
+            ..opts(depth, direct)
         })
         .unwrap()
     }

@@ -20,6 +20,8 @@ mod null;
 mod nullq;
 mod psync;
 mod sync;
+#[cfg(test)]
+mod testkit;
 mod uring;
 
 pub use buffer::AlignedBuf;
@@ -592,6 +594,12 @@ pub trait Engine: Send {
     /// Requests queued and not yet reaped, as the engine counts them.
     fn in_flight(&self) -> usize {
         0
+    }
+
+    /// How the engine was set up where that can differ from what was asked
+    /// (io_uring: the setup flags the kernel took), for the run's report.
+    fn mode(&self) -> Option<String> {
+        None
     }
 
     /// The buffer of `slot`, to fill before a write or inspect after a read.

@@ -5,7 +5,7 @@
 //!
 //! The ring asks for SINGLE_ISSUER, DEFER_TASKRUN (with TASKRUN_FLAG),
 //! COOP_TASKRUN and NO_SQARRAY, and drops them in that order where the
-//! kernel refuses one (EINVAL), as fio does; [`Uring::mode`] says which
+//! kernel refuses one (EINVAL), as fio does; [`Engine::mode`] says which
 //! stuck. It is made on the thread that builds the engine but used on the
 //! worker's, and a SINGLE_ISSUER ring belongs to the thread that enables
 //! it: so it starts disabled (R_DISABLED) and the first request enables it
@@ -15,7 +15,7 @@
 use super::psync::unsupported;
 use super::*;
 use crate::error::refused;
-use io_uring::{EnterFlags, IoUring, opcode, types};
+use io_uring::{EnterFlags, IoUring, opcode, squeue, types};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -205,14 +205,7 @@ impl Uring {
     /// The setup flags that stuck and whether the ring's descriptor is
     /// registered, for the run's report: e.g. `SINGLE_ISSUER|DEFER_TASKRUN|
     /// TASKRUN_FLAG|COOP_TASKRUN|NO_SQARRAY, registered ring`.
-    #[cfg_attr(
-        not(test),
-        expect(
-            dead_code,
-            reason = "the run's report shows it once the driver asks engines for their mode"
-        )
-    )]
-    pub fn mode(&self) -> String {
+    fn mode_text(&self) -> String {
         let m = self.mode;
         let flags: Vec<&str> = [
             (m.single_issuer, "SINGLE_ISSUER"),
@@ -234,6 +227,109 @@ impl Uring {
             [] => format!("no setup flags, {ring}"),
             f => format!("{}, {ring}", f.join("|")),
         }
+    }
+
+    /// The buffer of `req`'s slot, which must exist, be free and hold
+    /// `req.len` bytes.
+    #[inline]
+    fn free_buf(&mut self, req: &Req) -> io::Result<*mut u8> {
+        let slot = usize::from(req.slot);
+        match self.flight.get(slot) {
+            Some(None) => {}
+            Some(Some(_)) => {
+                return Err(io::Error::other(format!(
+                    "io_uring: buffer slot {slot} is queued while still in flight"
+                )));
+            }
+            None => {
+                return Err(io::Error::other(format!(
+                    "io_uring: buffer slot {slot} does not exist ({} slots)",
+                    self.flight.len()
+                )));
+            }
+        }
+        let buf = &mut self.bufs[slot];
+        if req.len as usize > buf.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "io_uring: a request of {} B is larger than its buffer ({} B)",
+                    req.len,
+                    buf.len()
+                ),
+            ));
+        }
+        Ok(buf.as_mut_ptr())
+    }
+
+    /// The submission entry of `req` on file `fd` with buffer `ptr`,
+    /// naming the file by its registered index where it has one.
+    #[inline]
+    fn entry(&self, req: &Req, fd: types::Fd, ptr: *mut u8) -> io::Result<squeue::Entry> {
+        let (fixed_bufs, datasync, rw) = (self.fixed_bufs, self.datasync, self.rw_flags);
+        // one entry for either kind of file (registered or not: two types)
+        macro_rules! entry {
+            ($fd:expr) => {
+                match (req.kind, fixed_bufs) {
+                    (OpKind::Read, false) => opcode::Read::new($fd, ptr, req.len)
+                        .offset(req.offset)
+                        .rw_flags(rw)
+                        .build(),
+                    (OpKind::Read, true) => opcode::ReadFixed::new($fd, ptr, req.len, req.slot)
+                        .offset(req.offset)
+                        .rw_flags(rw)
+                        .build(),
+                    (OpKind::Write | OpKind::Append, false) => {
+                        opcode::Write::new($fd, ptr, req.len)
+                            .offset(req.offset)
+                            .rw_flags(rw)
+                            .build()
+                    }
+                    (OpKind::Write | OpKind::Append, true) => {
+                        opcode::WriteFixed::new($fd, ptr, req.len, req.slot)
+                            .offset(req.offset)
+                            .rw_flags(rw)
+                            .build()
+                    }
+                    (OpKind::Fsync, _) => opcode::Fsync::new($fd)
+                        .flags(if datasync {
+                            types::FsyncFlags::DATASYNC
+                        } else {
+                            types::FsyncFlags::empty()
+                        })
+                        .build(),
+                    (k, _) => return Err(unsupported(k)),
+                }
+            };
+        }
+        let sqe = if req.file.0 < self.fixed_files {
+            entry!(types::Fixed(req.file.0))
+        } else {
+            entry!(fd)
+        };
+        Ok(sqe.user_data(u64::from(req.slot)))
+    }
+
+    /// Count `req`, just pushed to the submission queue, as in flight.
+    #[inline]
+    fn mark_in_flight(&mut self, req: Req) {
+        // one clock read per batch: the first request queued since the
+        // last submit stamps them all
+        if self.pending.is_empty() {
+            self.batch_ns = now_ns();
+        }
+        let accepted_ns = if self.mode.sqpoll {
+            SUB_NONE
+        } else {
+            self.pending.push_back(req.slot);
+            0
+        };
+        self.flight[usize::from(req.slot)] = Some(Flight {
+            req,
+            issued_ns: self.batch_ns,
+            accepted_ns,
+        });
+        self.in_flight += 1;
     }
 
     /// Enable the ring on this thread, which becomes its single issuer,
@@ -719,101 +815,18 @@ impl Engine for Uring {
             return self.fsync_now(req);
         }
         let fd = types::Fd(self.files.get(req.file)?.as_raw_fd());
-        let slot = usize::from(req.slot);
-        match self.flight.get(slot) {
-            Some(None) => {}
-            Some(Some(_)) => {
-                return Err(io::Error::other(format!(
-                    "io_uring: buffer slot {slot} is queued while still in flight"
-                )));
-            }
-            None => {
-                return Err(io::Error::other(format!(
-                    "io_uring: buffer slot {slot} does not exist ({} slots)",
-                    self.flight.len()
-                )));
-            }
-        }
-        let buf = &mut self.bufs[slot];
-        if req.len as usize > buf.len() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "io_uring: a request of {} B is larger than its buffer ({} B)",
-                    req.len,
-                    buf.len()
-                ),
-            ));
-        }
-        let (ptr, fixed_bufs, datasync) = (buf.as_mut_ptr(), self.fixed_bufs, self.datasync);
-        let rw = self.rw_flags;
-        // one entry for either kind of file (registered or not: two types)
-        macro_rules! entry {
-            ($fd:expr) => {
-                match (req.kind, fixed_bufs) {
-                    (OpKind::Read, false) => opcode::Read::new($fd, ptr, req.len)
-                        .offset(req.offset)
-                        .rw_flags(rw)
-                        .build(),
-                    (OpKind::Read, true) => opcode::ReadFixed::new($fd, ptr, req.len, req.slot)
-                        .offset(req.offset)
-                        .rw_flags(rw)
-                        .build(),
-                    (OpKind::Write | OpKind::Append, false) => {
-                        opcode::Write::new($fd, ptr, req.len)
-                            .offset(req.offset)
-                            .rw_flags(rw)
-                            .build()
-                    }
-                    (OpKind::Write | OpKind::Append, true) => {
-                        opcode::WriteFixed::new($fd, ptr, req.len, req.slot)
-                            .offset(req.offset)
-                            .rw_flags(rw)
-                            .build()
-                    }
-                    (OpKind::Fsync, _) => opcode::Fsync::new($fd)
-                        .flags(if datasync {
-                            types::FsyncFlags::DATASYNC
-                        } else {
-                            types::FsyncFlags::empty()
-                        })
-                        .build(),
-                    (k, _) => return Err(unsupported(k)),
-                }
-            };
-        }
-        let sqe = if req.file.0 < self.fixed_files {
-            entry!(types::Fixed(req.file.0))
-        } else {
-            entry!(fd)
-        }
-        .user_data(slot as u64);
-        // SAFETY: the entry points into the buffer of `slot` (checked to
-        // hold `req.len` bytes), a heap allocation that neither moves nor is
-        // freed while the request is in flight: the slot is marked busy
-        // below and not queued again until its completion is reaped, and
-        // Drop reaps every request before the buffers go (or leaks them).
-        // The file stays open as long: `close` refuses a file with
+        let ptr = self.free_buf(&req)?;
+        let sqe = self.entry(&req, fd, ptr)?;
+        // SAFETY: the entry points into the buffer of `req.slot` (checked
+        // to hold `req.len` bytes), a heap allocation that neither moves
+        // nor is freed while the request is in flight: the slot is marked
+        // busy below and not queued again until its completion is reaped,
+        // and Drop reaps every request before the buffers go (or leaks
+        // them). The file stays open as long: `close` refuses a file with
         // requests in flight.
         unsafe { self.ring.submission().push(&sqe) }
             .map_err(|_| io::Error::other("io_uring: the submission queue is full"))?;
-        // one clock read per batch: the first request queued since the
-        // last submit stamps them all
-        if self.pending.is_empty() {
-            self.batch_ns = now_ns();
-        }
-        let accepted_ns = if self.mode.sqpoll {
-            SUB_NONE
-        } else {
-            self.pending.push_back(req.slot);
-            0
-        };
-        self.flight[slot] = Some(Flight {
-            req,
-            issued_ns: self.batch_ns,
-            accepted_ns,
-        });
-        self.in_flight += 1;
+        self.mark_in_flight(req);
         Ok(Queued::InFlight)
     }
 
@@ -879,6 +892,10 @@ impl Engine for Uring {
         self.in_flight
     }
 
+    fn mode(&self) -> Option<String> {
+        Some(self.mode_text())
+    }
+
     fn buf_mut(&mut self, slot: u16) -> &mut [u8] {
         &mut self.bufs[usize::from(slot)]
     }
@@ -935,17 +952,8 @@ impl Drop for Uring {
 
 #[cfg(test)]
 mod tests {
+    use super::super::testkit::{file_with, opts};
     use super::*;
-
-    fn opts(depth: u16, direct: bool) -> EngineOpts {
-        EngineOpts {
-            depth,
-            slots: depth,
-            max_len: 4096,
-            direct,
-            ..Default::default()
-        }
-    }
 
     /// `len` bytes that differ at every offset (up to 2^32), so a block
     /// read from the wrong place or into the wrong slot shows.
@@ -953,12 +961,6 @@ mod tests {
         (0..len as u32)
             .map(|i| (i ^ (i >> 8) ^ (i >> 16).wrapping_mul(31)) as u8)
             .collect()
-    }
-
-    fn file_with(dir: &Path, data: &[u8]) -> PathBuf {
-        let path = dir.join("data");
-        std::fs::write(&path, data).unwrap();
-        path
     }
 
     #[test]
@@ -1310,7 +1312,7 @@ mod tests {
         let data = pattern(1 << 20);
         let path = file_with(dir.path(), &data);
         let mut e = Uring::new(&opts(8, true)).unwrap();
-        let mode = e.mode();
+        let mode = e.mode_text();
         assert!(
             mode.starts_with("SINGLE_ISSUER|DEFER_TASKRUN|TASKRUN_FLAG|COOP_TASKRUN|NO_SQARRAY"),
             "{mode}"
@@ -1342,7 +1344,11 @@ mod tests {
         })
         .join()
         .unwrap();
-        assert!(e.mode().ends_with("registered ring"), "{}", e.mode());
+        assert!(
+            e.mode_text().ends_with("registered ring"),
+            "{}",
+            e.mode_text()
+        );
     }
 
     /// SQ polling: a kernel thread takes the requests, so submission is
@@ -1360,7 +1366,7 @@ mod tests {
             ..opts(8, true)
         })
         .unwrap();
-        assert!(e.mode().contains("SQPOLL"), "{}", e.mode());
+        assert!(e.mode_text().contains("SQPOLL"), "{}", e.mode_text());
         let f = e.open(&path, OpenHow::READ).unwrap();
         for slot in 0..8 {
             e.queue(Req {
@@ -1392,7 +1398,7 @@ mod tests {
         };
         let shm = tempfile::tempdir_in("/dev/shm").unwrap();
         let mut e = Uring::new(&polled).unwrap();
-        assert!(e.mode().contains("IOPOLL"), "{}", e.mode());
+        assert!(e.mode_text().contains("IOPOLL"), "{}", e.mode_text());
         let err = e
             .open(&file_with(shm.path(), &[0; 4096]), OpenHow::READ)
             .unwrap_err()

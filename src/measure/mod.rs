@@ -822,6 +822,10 @@ pub struct Outcome {
     /// Why each worker failed, if it did (its error, or how its process
     /// died), in worker order.
     pub failures: Vec<Option<String>>,
+    /// How each worker's engine was set up, where it says
+    /// ([`crate::engine::Engine::mode`]), in worker order; empty when no
+    /// worker was asked.
+    pub engine_modes: Vec<Option<String>>,
 }
 
 impl Outcome {

@@ -157,6 +157,10 @@ pub struct RunResult {
     pub tool: Tool,
     pub benchmark: String,
     pub config: serde_json::Value,
+    /// How the engine was set up, where that can differ from what
+    /// `config` asked (io_uring: the setup flags the kernel took).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<EngineSetup>,
     pub environment: Environment,
     pub started_at: String,
     pub elapsed_s: f64,
@@ -167,6 +171,51 @@ pub struct RunResult {
     pub ops: BTreeMap<String, OpSummary>,
     pub metrics: BTreeMap<String, serde_json::Value>,
     pub timeseries: Series,
+}
+
+/// How the workers' engines were set up ([`crate::engine::Engine::mode`]):
+/// one `mode` when every worker's is the same, else each worker's.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+pub struct EngineSetup {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// In worker order; null for a worker whose engine said nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_worker: Vec<Option<String>>,
+}
+
+impl EngineSetup {
+    /// From each worker's mode: `None` when no engine said anything.
+    pub fn of(modes: &[Option<String>]) -> Option<EngineSetup> {
+        let first = modes.first()?;
+        if modes.iter().all(Option::is_none) {
+            None
+        } else if modes.iter().all(|m| m == first) {
+            Some(EngineSetup {
+                mode: first.clone(),
+                per_worker: Vec::new(),
+            })
+        } else {
+            Some(EngineSetup {
+                mode: None,
+                per_worker: modes.to_vec(),
+            })
+        }
+    }
+
+    /// One line for the text report.
+    pub fn describe(&self) -> String {
+        match &self.mode {
+            Some(m) => m.clone(),
+            None => self
+                .per_worker
+                .iter()
+                .enumerate()
+                .map(|(i, m)| format!("worker {i}: {}", m.as_deref().unwrap_or("-")))
+                .collect::<Vec<_>>()
+                .join("; "),
+        }
+    }
 }
 
 /// Σ I/O latency over the workers' time, both in ns (0 when there was no
@@ -217,6 +266,10 @@ impl RunResult {
         let cpu = o.cpu.user.as_secs_f64() + o.cpu.sys.as_secs_f64();
         self.elapsed_s = secs;
         self.complete = o.complete;
+        // an outcome remade from parts asked no engine: keep what was known
+        if !o.engine_modes.is_empty() {
+            self.engine = EngineSetup::of(&o.engine_modes);
+        }
         self.error = o.error.as_ref().map(crate::error::cause);
         self.summary = Summary {
             ops: st.total_ops(),
@@ -391,4 +444,32 @@ pub fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     let mut text = serde_json::to_vec_pretty(value).context("cannot serialise the result")?;
     text.push(b'\n');
     export::emit(path, &text, "JSON")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Workers that agree give one mode; workers that differ are listed
+    /// each, null where an engine said nothing; no mode at all gives no
+    /// section.
+    #[test]
+    fn engine_setup_is_one_mode_when_the_workers_agree() {
+        let a = Some("SQPOLL, registered ring".to_string());
+        let one = EngineSetup::of(&[a.clone(), a.clone()]).unwrap();
+        assert_eq!(one.mode, a);
+        assert!(one.per_worker.is_empty());
+        assert_eq!(one.describe(), "SQPOLL, registered ring");
+
+        let two = EngineSetup::of(&[a.clone(), None]).unwrap();
+        assert_eq!(two.mode, None);
+        assert_eq!(two.per_worker, vec![a, None]);
+        assert_eq!(
+            two.describe(),
+            "worker 0: SQPOLL, registered ring; worker 1: -"
+        );
+
+        assert_eq!(EngineSetup::of(&[None, None]), None);
+        assert_eq!(EngineSetup::of(&[]), None);
+    }
 }

@@ -40,6 +40,9 @@ pub fn render(r: &RunResult) -> String {
         let why = r.error.as_deref().unwrap_or("interrupted");
         let _ = writeln!(o, "  INCOMPLETE RUN ({why}): figures cover what ran");
     }
+    if let Some(e) = &r.engine {
+        let _ = writeln!(o, "  engine set up: {}", e.describe());
+    }
     let _ = writeln!(
         o,
         "  elapsed {:.3} s, {} worker{}: {} ops, {:.0} IO/s",

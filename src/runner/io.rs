@@ -122,6 +122,11 @@ impl Io {
         self.engine.info()
     }
 
+    /// How the engine was set up ([`Engine::mode`]).
+    pub fn mode(&self) -> Option<String> {
+        self.engine.mode()
+    }
+
     pub fn open(&mut self, path: &Path, how: OpenHow) -> io::Result<FileId> {
         self.engine.open(path, how)
     }

@@ -420,6 +420,11 @@ pub trait Worker: Send {
     fn own_fd_table(&self) -> bool {
         false
     }
+    /// After the run: how the worker's engine was set up
+    /// ([`crate::engine::Engine::mode`]), for the result.
+    fn engine_mode(&self) -> Option<String> {
+        None
+    }
 }
 
 impl Worker for Box<dyn Worker> {
@@ -434,6 +439,9 @@ impl Worker for Box<dyn Worker> {
     }
     fn own_fd_table(&self) -> bool {
         (**self).own_fd_table()
+    }
+    fn engine_mode(&self) -> Option<String> {
+        (**self).engine_mode()
     }
 }
 
@@ -528,6 +536,7 @@ pub fn run_with<W: Worker>(
                         None,
                         Some(anyhow::anyhow!("internal error: {}", panic_text(&*p))),
                         serde_json::Value::Null,
+                        None,
                     )
                 })
             })
@@ -564,12 +573,13 @@ struct Shared {
 }
 
 /// What a worker hands back: its stats, when its measured phase ended,
-/// its error and its extra.
+/// its error, its extra and its engine's mode.
 type Ended = (
     WorkerStats,
     Option<u64>,
     Option<anyhow::Error>,
     serde_json::Value,
+    Option<String>,
 );
 
 /// Worker `i`'s thread: ready before the barrier, run from it on.
@@ -609,13 +619,14 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
     }
     let measured = ctx.measured_end(end);
     let extra = w.finish();
+    let mode = w.engine_mode();
     drop(w);
     if let Some(start) = table {
         let closed = fdtable::closed_since(&start);
         let mut o = sh.orphans.lock().unwrap_or_else(|p| p.into_inner());
         o.extend(closed);
     }
-    (ctx.stats, measured, r.err(), extra)
+    (ctx.stats, measured, r.err(), extra, mode)
 }
 
 /// The controlling thread from the start until every worker has returned:
@@ -681,7 +692,8 @@ fn merge_ended(results: Vec<Ended>, t0: u64, cpu: CpuTimes) -> Outcome {
     let mut error = None;
     let mut extras = Vec::with_capacity(n);
     let mut failures = Vec::with_capacity(n);
-    for (s, _, e, x) in results {
+    let mut modes = Vec::with_capacity(n);
+    for (s, _, e, x, m) in results {
         if n == 1 {
             // one worker: its stats are the whole (no copy of its histograms)
             stats = s;
@@ -691,12 +703,15 @@ fn merge_ended(results: Vec<Ended>, t0: u64, cpu: CpuTimes) -> Outcome {
         }
         failures.push(e.as_ref().map(crate::error::cause));
         extras.push(x);
+        modes.push(m);
         if error.is_none() {
             error = e;
         }
     }
     let elapsed = Duration::from_nanos(end.saturating_sub(t0));
-    outcome(stats, per_worker, n, elapsed, cpu, error, extras, failures)
+    let mut o = outcome(stats, per_worker, n, elapsed, cpu, error, extras, failures);
+    o.engine_modes = modes;
+    o
 }
 
 /// The outcome of a run of `workers` that reached them: complete unless a
@@ -725,6 +740,7 @@ fn outcome(
         error,
         extras,
         failures,
+        engine_modes: Vec::new(),
     }
 }
 
@@ -765,6 +781,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     let interrupted = signals::interrupted();
     let error = r.err();
     let extra = w.finish();
+    let mode = w.engine_mode();
     Outcome {
         stats: ctx.stats,
         per_worker: Vec::new(),
@@ -777,6 +794,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
         failures: vec![error.as_ref().map(crate::error::cause)],
         error,
         extras: vec![extra],
+        engine_modes: vec![mode],
     }
 }
 

@@ -325,6 +325,9 @@ struct Report {
     end_ns: Option<u64>,
     error: Option<String>,
     extra: serde_json::Value,
+    /// How its engine was set up ([`super::Worker::engine_mode`]).
+    #[serde(default)]
+    engine_mode: Option<String>,
 }
 
 /// A pipe, both ends close-on-exec: (read end, write end).
@@ -667,22 +670,24 @@ fn merge_reports(reports: &[Vec<u8>], ended: &Ended, t0: u64, cpu: CpuTimes) -> 
     let mut stats = WorkerStats::default();
     let mut per_worker = Vec::with_capacity(n);
     let (mut extras, mut failures) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    let mut modes = Vec::with_capacity(n);
     let mut end = t0;
     for (i, bytes) in reports.iter().enumerate() {
         let rep: Option<Report> = serde_json::from_slice(bytes).ok();
-        let (s, failure, extra) = match rep {
+        let (s, failure, extra, mode) = match rep {
             Some(r) => {
                 let s = WorkerStats::from_wire(&r.stats)
                     .map_err(|e| anyhow::anyhow!("worker process {i} sent damaged stats: {e}"))?;
                 if let Some(e) = r.end_ns {
                     end = end.max(e);
                 }
-                (s, r.error, r.extra)
+                (s, r.error, r.extra, r.engine_mode)
             }
             None => (
                 WorkerStats::default(),
                 Some(ended.died(i)),
                 serde_json::Value::Null,
+                None,
             ),
         };
         if n == 1 {
@@ -693,15 +698,16 @@ fn merge_reports(reports: &[Vec<u8>], ended: &Ended, t0: u64, cpu: CpuTimes) -> 
         }
         failures.push(failure);
         extras.push(extra);
+        modes.push(mode);
     }
     let error = failures.iter().enumerate().find_map(|(i, f)| {
         f.as_ref()
             .map(|e| anyhow::anyhow!("worker process {i}: {e}"))
     });
     let elapsed = Duration::from_nanos(end.saturating_sub(t0));
-    Ok(super::outcome(
-        stats, per_worker, n, elapsed, cpu, error, extras, failures,
-    ))
+    let mut o = super::outcome(stats, per_worker, n, elapsed, cpu, error, extras, failures);
+    o.engine_modes = modes;
+    Ok(o)
 }
 
 fn interrupted_before_start(n: usize) -> Outcome {
@@ -717,6 +723,7 @@ fn interrupted_before_start(n: usize) -> Outcome {
         error: None,
         extras: vec![serde_json::Value::Null; n],
         failures: vec![None; n],
+        engine_modes: Vec::new(),
     }
 }
 
@@ -774,6 +781,7 @@ impl Report {
             end_ns: None,
             error: Some(crate::error::cause(e)),
             extra: serde_json::Value::Null,
+            engine_mode: None,
         }
     }
 }
@@ -852,6 +860,7 @@ fn work(fd: RawFd, index: usize, build: &Build) -> Result<Option<(Report, bool)>
             end_ns: ctx.measured_end(end),
             error: r.err().map(|e| crate::error::cause(&e)),
             extra,
+            engine_mode: w.engine_mode(),
         },
         ok,
     )

@@ -311,6 +311,7 @@ impl<'a> Bench<'a> {
             error: None,
             extras: Vec::new(),
             failures: Vec::new(),
+            engine_modes: Vec::new(),
         };
         let mut r = RunResult::new(benchmark, config, environment, started).with_outcome(&outcome);
         r.timeseries.interval_s = 1.0;

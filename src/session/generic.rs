@@ -376,6 +376,10 @@ impl Worker for GenericWorker {
         true
     }
 
+    fn engine_mode(&self) -> Option<String> {
+        self.io.mode()
+    }
+
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
         self.io.drive(ctx, &mut self.stream)?;
         if self.fsync == FsyncPolicy::End && !runner::signals::interrupted() {

@@ -488,4 +488,43 @@ fn ctrl_c_with_128_in_flight_on_io_uring_accounts_for_every_request() {
 #[test]
 fn ctrl_c_with_128_in_flight_on_libaio_accounts_for_every_request() {
     ctrl_c_with_128_in_flight("libaio");
+
+/// The result says how the io_uring ring was set up (the flags the kernel
+/// took), once for both workers, and so does the text report; a psync run
+/// has no such section.
+#[test]
+fn the_result_names_the_io_uring_rings_setup_flags() {
+    let dir = work_dir();
+    let run = |engine: &str, depth: &str| {
+        run_json(&[
+            "run",
+            "--dir",
+            p(dir.path()),
+            "--engine",
+            engine,
+            "--iodepth",
+            depth,
+            "--processes",
+            "2",
+            "--ops",
+            "400",
+            "--unique-bytes",
+            "1M",
+        ])
+    };
+    let (v, report) = run("io_uring", "8");
+    check_result(&v);
+    let mode = get(&v, "engine.mode").as_str().unwrap();
+    assert!(mode.contains("SINGLE_ISSUER"), "{mode}");
+    assert!(mode.ends_with(" ring"), "{mode}");
+    assert!(
+        report.contains(&format!("engine set up: {mode}")),
+        "{report}"
+    );
+
+    let (v, report) = run("psync", "1");
+    check_result(&v);
+    assert!(v.get("engine").is_none(), "{}", v["engine"]);
+    assert!(!report.contains("engine set up"), "{report}");
+    assert_untouched(dir.path());
 }

@@ -974,6 +974,7 @@ pub fn test_result(whole: &RunResult, m: &Measured) -> RunResult {
         error: None,
         extras: Vec::new(),
         failures: Vec::new(),
+        engine_modes: Vec::new(),
     };
     let mut r = whole.clone().with_outcome(&o);
     r.error.clone_from(&whole.error);
@@ -1061,6 +1062,7 @@ fn combined(
         error,
         extras: Vec::new(),
         failures: Vec::new(),
+        engine_modes: Vec::new(),
     }
 }
 

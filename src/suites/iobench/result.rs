@@ -402,6 +402,7 @@ pub fn result_of(run: &Run, figures: &Figures, results_file: Option<&Path>) -> R
         error: run.error.as_ref().map(|e| anyhow::anyhow!("{e}")),
         extras: Vec::new(),
         failures: Vec::new(),
+        engine_modes: Vec::new(),
     };
     let mut r = RunResult::new(
         "iobench",

@@ -255,6 +255,7 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
         error: o.error.as_ref().map(|e| anyhow::anyhow!("{e}")),
         extras: vec![Value::Null],
         failures: vec![None],
+        engine_modes: Vec::new(),
     };
     let mut result = session.finish(&merged);
     single_figures(&mut figures, cfg, &o);
@@ -340,6 +341,7 @@ fn merge_throughput(o: &throughput::Outcome, cpu: &CpuTimes) -> Outcome {
         error: o.error.as_ref().map(|e| anyhow::anyhow!("{e}")),
         extras: vec![Value::Null],
         failures: vec![None],
+        engine_modes: Vec::new(),
     }
 }
 
@@ -365,6 +367,7 @@ pub fn column_result(rep: &Report, c: Column) -> RunResult {
         error: None,
         extras: Vec::new(),
         failures: Vec::new(),
+        engine_modes: Vec::new(),
     };
     let mut r = rep.result.clone().with_outcome(&part);
     r.error.clone_from(&rep.result.error);

@@ -816,6 +816,7 @@ pub fn merge(parts: Vec<Outcome>) -> Outcome {
         error,
         extras: vec![serde_json::Value::Null],
         failures: vec![failure],
+        engine_modes: Vec::new(),
     }
 }
 
@@ -946,6 +947,7 @@ mod tests {
             error: None,
             extras: vec![serde_json::Value::Null],
             failures: vec![None],
+            engine_modes: Vec::new(),
         }
     }
 

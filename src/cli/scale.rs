@@ -535,6 +535,24 @@ fn point_line(p: &curve::Point, unit: &str) -> String {
 fn render(a: &Args, point: &dyn LoadPoint, c: &Curve, unit: &str) -> String {
     let mut s = String::new();
     let open = c.points.iter().any(|p| matches!(p.load, Load::Open(_)));
+    title(&mut s, a, c, open);
+    let _ = writeln!(
+        s,
+        "\n  {:<10} {:>12} {:<5} {:>7} {:>10} {:>10} {:>10} {:>7} {:>4}  constraint",
+        "load", "throughput", "", "CI", "mean", "p90", "p99", "io_time", "reps"
+    );
+    for p in &c.points {
+        let _ = writeln!(s, "  {}", point_line(p, unit));
+    }
+    let _ = writeln!(s, "\n  stopped: {}", c.stopped);
+    maxima(&mut s, point, c, unit);
+    usl_lines(&mut s, a, c, unit, open);
+    s
+}
+
+/// The report's first line: the workload, how the load rises, and the
+/// constraint.
+fn title(s: &mut String, a: &Args, c: &Curve, open: bool) {
     let _ = writeln!(
         s,
         "iogauge scale {}: {}{}",
@@ -563,15 +581,11 @@ fn render(a: &Args, point: &dyn LoadPoint, c: &Curve, unit: &str) -> String {
             None => String::new(),
         }
     );
-    let _ = writeln!(
-        s,
-        "\n  {:<10} {:>12} {:<5} {:>7} {:>10} {:>10} {:>10} {:>7} {:>4}  constraint",
-        "load", "throughput", "", "CI", "mean", "p90", "p99", "io_time", "reps"
-    );
-    for p in &c.points {
-        let _ = writeln!(s, "  {}", point_line(p, unit));
-    }
-    let _ = writeln!(s, "\n  stopped: {}", c.stopped);
+}
+
+/// The peak, the maximum under the constraint, and the workload's note on
+/// the better of the two.
+fn maxima(s: &mut String, point: &dyn LoadPoint, c: &Curve, unit: &str) {
     if let Some(i) = c.peak {
         let p = &c.points[i];
         let _ = writeln!(
@@ -593,7 +607,7 @@ fn render(a: &Args, point: &dyn LoadPoint, c: &Curve, unit: &str) -> String {
                 fmt_ns(p.mean.response(k.stat) * 1e9)
             );
         }
-        (Some(_), None) => s += "  maximum under the constraint: none; no point met it\n",
+        (Some(_), None) => *s += "  maximum under the constraint: none; no point met it\n",
         (None, _) => {}
     }
     if let Some(i) = c.best.or(c.peak)
@@ -601,6 +615,11 @@ fn render(a: &Args, point: &dyn LoadPoint, c: &Curve, unit: &str) -> String {
     {
         let _ = writeln!(s, "  note: {note}");
     }
+}
+
+/// The Universal Scalability Law's fit and what it predicts, or why a
+/// closed-loop curve has none.
+fn usl_lines(s: &mut String, a: &Args, c: &Curve, unit: &str, open: bool) {
     match &c.usl {
         Some(f) => {
             // the law's N is the load on the curve's axis
@@ -632,5 +651,4 @@ fn render(a: &Args, point: &dyn LoadPoint, c: &Curve, unit: &str) -> String {
         }
         None => {}
     }
-    s
 }

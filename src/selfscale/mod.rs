@@ -169,13 +169,6 @@ fn cache_prep(
 /// page-cache bound, the sweep, the precision. Bad combinations are usage
 /// errors.
 pub fn choose(o: &Options) -> Result<Setup> {
-    crate::runner::workdir::check_dir(&o.dir).map_err(|e| UsageError::new(e.to_string()))?;
-    crate::engine::EngineSpec::new(o.engine)
-        .direct(o.direct)
-        .depth(o.iodepth)
-        .queue(o.queue)
-        .check()
-        .map_err(UsageError)?;
     check_options(o)?;
     let fake = o.engine.is_fake();
     let environment = crate::env::detect(&o.dir);
@@ -187,14 +180,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
     let no_cache = no_cache(o, memory_fs);
     let memory_limit = memory_limit(o, no_cache, mem, &mut lines)?;
     let limit = memory_limit.map(|m| m.0);
-    let size_max = {
-        let top: u64 = if q { 2 * MIB } else { 4 * MIB };
-        match limit {
-            // 8 workers × 16·sizeMean of buffers stay under half the limit
-            Some(l) => floor_to(top.min(l / 256), align).max(64 << 10),
-            None => top,
-        }
-    };
+    let size_max = size_max(q, limit, align);
     let (min_bytes, max_bytes, why) = sweep_range(o, memory_fs, limit, mem, align)?;
     let precision = precision(o);
     let cpus = environment.cpus.max(1) as u32;
@@ -215,36 +201,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
         seq_frac: [0.0, 1.0],
         process_num: [1, 4 * cpus],
     };
-    let setup = IoSetup {
-        engine: o.engine,
-        direct: o.direct,
-        iodepth: o.iodepth,
-        queue: o.queue,
-        fsync: o.fsync,
-        fdatasync: o.fdatasync,
-        cold: false,
-        noatime: false,
-    };
-    let settings = Settings {
-        engine: o.engine.name().to_string(),
-        direct: o.direct,
-        iodepth: o.iodepth,
-        queue: o.queue,
-        fsync: fsync_name(o.fsync),
-        fdatasync: o.fdatasync,
-        size_cv: o.size_cv,
-        seed: o.seed,
-        align,
-        memory_limit: None,
-        memory_limit_via: None,
-        quick: q,
-        precision: precision.target,
-        point_time_s: precision.cap.as_secs_f64(),
-        batch_s: precision.batch.as_secs_f64(),
-        max_regions,
-        tolerance: plan.tolerance,
-        dir: environment.target_dir.clone(),
-    };
+    let settings = settings(o, &precision, align, max_regions, &plan, &environment);
     lines.insert(0, workload_line(o));
     lines.extend(page_cache_line(memory_limit, no_cache, mem));
     lines.extend(plan_lines(&plan, &ranges, &precision, &why));
@@ -252,7 +209,16 @@ pub fn choose(o: &Options) -> Result<Setup> {
     let (warm_limit, cache_bytes) = cache_prep(o.direct, fake, memory_fs, limit);
     let bench = BenchConfig {
         dir: o.dir.clone(),
-        setup,
+        setup: IoSetup {
+            engine: o.engine,
+            direct: o.direct,
+            iodepth: o.iodepth,
+            queue: o.queue,
+            fsync: o.fsync,
+            fdatasync: o.fdatasync,
+            cold: false,
+            noatime: false,
+        },
         size_cv: o.size_cv,
         seed: o.seed,
         align,
@@ -272,9 +238,60 @@ pub fn choose(o: &Options) -> Result<Setup> {
     })
 }
 
-/// The options that are usage errors: values out of range, and `--direct`
-/// where the file system refuses O_DIRECT.
+/// The settings the model file records: the options and the choices made
+/// (no page-cache bound yet: `run` sets it once the cgroup is entered).
+fn settings(
+    o: &Options,
+    precision: &Precision,
+    align: u64,
+    max_regions: usize,
+    plan: &Plan,
+    environment: &crate::env::Environment,
+) -> Settings {
+    Settings {
+        engine: o.engine.name().to_string(),
+        direct: o.direct,
+        iodepth: o.iodepth,
+        queue: o.queue,
+        fsync: fsync_name(o.fsync),
+        fdatasync: o.fdatasync,
+        size_cv: o.size_cv,
+        seed: o.seed,
+        align,
+        memory_limit: None,
+        memory_limit_via: None,
+        quick: o.quick,
+        precision: precision.target,
+        point_time_s: precision.cap.as_secs_f64(),
+        batch_s: precision.batch.as_secs_f64(),
+        max_regions,
+        tolerance: plan.tolerance,
+        dir: environment.target_dir.clone(),
+    }
+}
+
+/// The largest mean request size of the sweep: 2 MiB quick, else 4 MiB,
+/// less under a page-cache bound.
+fn size_max(quick: bool, limit: Option<u64>, align: u64) -> u64 {
+    let top: u64 = if quick { 2 * MIB } else { 4 * MIB };
+    match limit {
+        // 8 workers × 16·sizeMean of buffers stay under half the limit
+        Some(l) => floor_to(top.min(l / 256), align).max(64 << 10),
+        None => top,
+    }
+}
+
+/// The options that are usage errors: a directory that cannot be worked
+/// in, an engine that cannot run as asked, values out of range, and
+/// `--direct` where the file system refuses O_DIRECT.
 fn check_options(o: &Options) -> Result<()> {
+    crate::runner::workdir::check_dir(&o.dir).map_err(|e| UsageError::new(e.to_string()))?;
+    crate::engine::EngineSpec::new(o.engine)
+        .direct(o.direct)
+        .depth(o.iodepth)
+        .queue(o.queue)
+        .check()
+        .map_err(UsageError)?;
     bench::check_fsync(o.fsync).map_err(UsageError)?;
     if !(o.size_cv.is_finite() && o.size_cv >= 0.0) {
         crate::usage!("--size-cv must be ≥ 0, not {}", o.size_cv);

@@ -28,25 +28,12 @@ fn assert_reached_32_and_no_more(v: &Value) {
     assert!(bounds.iter().all(|&b| b <= 32), "{bounds:?}");
 }
 
-/// `cmd` with `args` in a new work directory on nullq at depth 32: its
+/// `cmd` with `args` in a new work directory on `engine` at depth 32: its
 /// result (checked against the shared contract, the depth reached and
 /// kept) and its report. The directory is left as it was found.
-fn at_depth_32(cmd: &str, args: &[&str]) -> (Value, String) {
-    let dir = work_dir();
-    let mut all = vec![
-        cmd,
-        "--dir",
-        p(dir.path()),
-        "--engine",
-        "nullq",
-        "--iodepth",
-        "32",
-    ];
-    all.extend_from_slice(args);
-    let (v, report) = run_json(&all);
-    check_result(&v);
+fn at_depth_32(cmd: &str, engine: &str, args: &[&str]) -> (Value, String) {
+    let (v, report) = run_queued(cmd, engine, "32", args);
     assert_reached_32_and_no_more(&v);
-    assert_untouched(dir.path());
     (v, report)
 }
 
@@ -54,6 +41,7 @@ fn at_depth_32(cmd: &str, args: &[&str]) -> (Value, String) {
 fn run_keeps_32_in_flight_and_no_more() {
     let (v, _) = at_depth_32(
         "run",
+        "nullq",
         &["--ops", "20000", "-p", "2", "--unique-bytes", "8M"],
     );
     assert_eq!(get(&v, "config.io.iodepth").as_u64(), Some(32));
@@ -65,33 +53,30 @@ fn run_keeps_32_in_flight_and_no_more() {
 /// completes, 32 are in flight at the deepest, and the file goes.
 #[test]
 fn io_uring_keeps_32_in_flight_with_o_direct() {
-    let dir = work_dir();
-    let (v, report) = run_json(&[
+    let (v, report) = at_depth_32(
         "run",
-        "--dir",
-        p(dir.path()),
-        "--engine",
         "io_uring",
-        "--iodepth",
-        "32",
-        "--direct",
-        "--unique-bytes",
-        "4M",
-        "--size-mean",
-        "4K",
-        "--ops",
-        "5000",
-    ]);
-    check_result(&v);
-    assert_reached_32_and_no_more(&v);
+        &[
+            "--direct",
+            "--unique-bytes",
+            "4M",
+            "--size-mean",
+            "4K",
+            "--ops",
+            "5000",
+        ],
+    );
     assert_eq!(op_count(&v, "read") + op_count(&v, "write"), 5000);
     assert!(report.contains("engine io_uring, O_DIRECT"), "{report}");
-    assert_untouched(dir.path());
 }
 
 #[test]
 fn scientific_keeps_32_in_flight_and_no_more() {
-    let (v, report) = at_depth_32("scientific", &["--size", "64M", "--request", "64K"]);
+    let (v, report) = at_depth_32(
+        "scientific",
+        "nullq",
+        &["--size", "64M", "--request", "64K"],
+    );
     assert_eq!(get(&v, "config.iodepth").as_u64(), Some(32));
     // every request of both phases, once
     assert_eq!(op_count(&v, "write"), 1024);
@@ -134,9 +119,7 @@ fn selfscale_explores_at_a_depth_and_its_model_keeps_it() {
     args[3] = "nullq";
     args.extend(["--iodepth", "32"]);
     let (v, report) = run_json(&args);
-    let (max, bounds) = depths(&v);
-    assert_eq!(max, 32);
-    assert!(bounds.iter().all(|&b| b <= 32), "{bounds:?}");
+    assert_reached_32_and_no_more(&v);
     assert!(
         report.contains("32 requests in flight per worker"),
         "{report}"
@@ -151,26 +134,19 @@ fn selfscale_explores_at_a_depth_and_its_model_keeps_it() {
 /// the work directory as it found it.
 #[test]
 fn libaio_keeps_32_direct_requests_in_flight() {
-    let dir = work_dir();
-    let (v, _) = run_json(&[
+    let (v, _) = at_depth_32(
         "run",
-        "--dir",
-        p(dir.path()),
-        "--engine",
         "libaio",
-        "--iodepth",
-        "32",
-        "--direct",
-        "--ops",
-        "4000",
-        "-p",
-        "1",
-        "--unique-bytes",
-        "4M",
-    ]);
-    check_result(&v);
-    assert_reached_32_and_no_more(&v);
+        &[
+            "--direct",
+            "--ops",
+            "4000",
+            "-p",
+            "1",
+            "--unique-bytes",
+            "4M",
+        ],
+    );
     assert_eq!(get(&v, "config.io.iodepth").as_u64(), Some(32));
     assert_eq!(op_count(&v, "read") + op_count(&v, "write"), 4000);
-    assert_untouched(dir.path());
 }

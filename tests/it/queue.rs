@@ -74,43 +74,28 @@ fn without_io_uring(args: &[&str]) -> Output {
 #[test]
 fn io_uring_refused_by_the_kernel_names_the_sysctl_and_libaio_still_runs() {
     let dir = work_dir();
-    let out = without_io_uring(&[
-        "run",
-        "--dir",
-        p(dir.path()),
-        "--engine",
-        "io_uring",
-        "--iodepth",
-        "8",
-        "--ops",
-        "1000",
-    ]);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().collect();
-    assert_eq!(lines.len(), 1, "{stderr}");
-    assert!(lines[0].starts_with("iogauge: "), "{stderr}");
-    assert!(lines[0].contains("kernel.io_uring_disabled"), "{stderr}");
-    assert!(out.stdout.is_empty());
+    let d = p(dir.path());
+    let args = queued_args("run", d, "io_uring", "8", &["--ops", "1000"]);
+    let l = usage_error_line(&args, &without_io_uring(&args));
+    assert!(l.contains("kernel.io_uring_disabled"), "{l}");
     assert_untouched(dir.path());
 
-    let out = without_io_uring(&[
+    let out = without_io_uring(&queued_args(
         "run",
-        "--dir",
-        p(dir.path()),
-        "--engine",
+        d,
         "libaio",
-        "--iodepth",
         "8",
-        "--direct",
-        "--ops",
-        "1000",
-        "--unique-bytes",
-        "4M",
-        "--json",
-        "-",
-        "-q",
-    ]);
+        &[
+            "--direct",
+            "--ops",
+            "1000",
+            "--unique-bytes",
+            "4M",
+            "--json",
+            "-",
+            "-q",
+        ],
+    ));
     assert!(
         out.status.success(),
         "libaio under the filter: {}",
@@ -138,25 +123,9 @@ fn assert_dominates(a: &Value, b: &Value, what: &str) {
 /// for 2 s: the rate issued is within 1 % of it, and each kind's response
 /// (from the intended start) is never below its service time.
 fn open_loop_at_depth_8(engine: &str, args: &[&str]) {
-    let dir = work_dir();
-    let mut all = vec![
-        "run",
-        "--dir",
-        p(dir.path()),
-        "--engine",
-        engine,
-        "--iodepth",
-        "8",
-        "--rate",
-        "2000",
-        "--arrivals",
-        "uniform",
-        "--duration",
-        "2",
-    ];
+    let mut all = vec!["--rate", "2000", "--arrivals", "uniform", "--duration", "2"];
     all.extend_from_slice(args);
-    let (v, report) = run_json(&all);
-    check_result(&v);
+    let (v, report) = run_queued("run", engine, "8", &all);
     let rate = f64_at(&v, "summary.open_loop.rate_issued");
     assert!(
         (rate - 2000.0).abs() <= 20.0,
@@ -170,7 +139,6 @@ fn open_loop_at_depth_8(engine: &str, args: &[&str]) {
         assert_dominates(&o["response_ns"], &o["latency_ns"], kind);
     }
     assert!(report.contains("response (from each request's intended start)"));
-    assert_untouched(dir.path());
 }
 
 #[test]
@@ -201,23 +169,9 @@ fn open_loop_at_depth_8_keeps_the_rate_on_io_uring() {
 /// submission plus the completion of the same requests (so their means
 /// add up), and the text report shows both parts.
 fn assert_split(engine: &str, args: &[&str]) {
-    let dir = work_dir();
-    let mut all = vec![
-        "run",
-        "--dir",
-        p(dir.path()),
-        "--engine",
-        engine,
-        "--iodepth",
-        "8",
-        "--ops",
-        "4000",
-        "--unique-bytes",
-        "4M",
-    ];
+    let mut all = vec!["--ops", "4000", "--unique-bytes", "4M"];
     all.extend_from_slice(args);
-    let (v, report) = run_json(&all);
-    check_result(&v);
+    let (v, report) = run_queued("run", engine, "8", &all);
     let ops = get(&v, "ops").as_object().unwrap();
     assert!(!ops.is_empty());
     for (kind, o) in ops {
@@ -238,7 +192,6 @@ fn assert_split(engine: &str, args: &[&str]) {
     assert!(report.contains("  submission (issued → accepted by the kernel"));
     assert!(report.contains("  completion (accepted by the kernel → reaped)"));
     assert!(report.contains("  total "), "{report}");
-    assert_untouched(dir.path());
 }
 
 #[test]
@@ -280,21 +233,20 @@ fn at_depth_1_on_psync_nothing_is_split() {
 fn queue_options_are_checked_before_the_run() {
     let dir = work_dir();
     let d = p(dir.path());
-    let (v, _) = run_json(&[
+    let (v, _) = run_json(&queued_args(
         "run",
-        "--dir",
         d,
-        "--engine",
         "nullq",
-        "--iodepth",
         "8",
-        "--iodepth-batch",
-        "8",
-        "--iodepth-batch-complete",
-        "4",
-        "--ops",
-        "2000",
-    ]);
+        &[
+            "--iodepth-batch",
+            "8",
+            "--iodepth-batch-complete",
+            "4",
+            "--ops",
+            "2000",
+        ],
+    ));
     check_result(&v);
     assert_eq!(op_count(&v, "read") + op_count(&v, "write"), 2000);
     assert_eq!(u64_at(&v, "summary.io_depth.max"), 8);

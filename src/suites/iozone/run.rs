@@ -386,6 +386,13 @@ impl Cell<'_> {
     }
 }
 
+/// Open for reading and writing, created if missing, never truncated
+/// (the tests that rewrite records in place).
+const CREATE_RW: OpenHow = OpenHow {
+    truncate: false,
+    ..OpenHow::CREATE
+};
+
 /// What IOzone does around a pass's loop.
 #[derive(Clone, Copy)]
 struct Plan {
@@ -526,73 +533,25 @@ impl Runner<'_> {
 
     /// One test: its pass and, unless `-+n`, the re-test's.
     fn test(&mut self, t: Test, c: Cell, row: &mut Row) -> Flow {
-        let cfg = self.cfg;
-        let sync = |mut how: OpenHow| {
-            how.sync = cfg.sync;
-            how
-        };
-        let plan = |how, pre_fsync, kind| Plan {
-            how,
-            pre_fsync,
-            kind,
-            flush: cfg.include_flush,
-            close: cfg.include_close,
-            post_fsync: true,
-            prime: false,
-            // IOzone's lseek + read/write tests go through its AIO library
-            // (random reads, which it gives no read-ahead, are set apart
-            // below)
-            queued: cfg.async_io.is_some(),
-        };
-        let create_rw = OpenHow {
-            truncate: false,
-            ..OpenHow::CREATE
-        };
-        let w = plan(sync(OpenHow::READ_WRITE), true, OpKind::Write);
-        let r = plan(OpenHow::READ, true, OpKind::Read);
+        let w = self.plan(self.synced(OpenHow::READ_WRITE), true, OpKind::Write);
+        let r = self.plan(OpenHow::READ, true, OpKind::Read);
         let (main, stdio, positional) = (Role::Main, Role::Stdio, Role::Positional);
         match t {
-            Test::Write => {
-                if let Err(e) = self.main.unlink(c.path)
-                    && e.kind() != io::ErrorKind::NotFound
-                {
-                    return self.stop(anyhow!("cannot remove {}: {e}", c.path.display()));
-                }
-                let first = Plan {
-                    how: sync(OpenHow::CREATE),
-                    ..w
-                };
-                self.with_retest([Column::Write, Column::Rewrite], |me, col| {
-                    let p = if col == Column::Write { first } else { w };
-                    me.pass(main, col, c, p, Order::Seq, row)
-                })
-            }
+            Test::Write => self.write(c, w, row),
             Test::Read => {
                 let p = Plan { prime: true, ..r };
                 self.with_retest([Column::Read, Column::Reread], |me, col| {
                     me.pass(main, col, c, p, Order::Seq, row)
                 })
             }
-            Test::RandomRw => {
-                let order = Order::List(&offsets::random(c.numrecs));
-                let how = sync(create_rw);
-                // IOzone's random reads ask its library for no read-ahead
-                // (stride 0): one request at a time, as here
-                let rr = Plan {
-                    queued: false,
-                    ..plan(how, false, OpKind::Read)
-                };
-                go!(self.pass(main, Column::RandRead, c, rr, order, row));
-                let rw = plan(how, false, OpKind::Write);
-                self.pass(main, Column::RandWrite, c, rw, order, row)
-            }
+            Test::RandomRw => self.random_rw(c, row),
             Test::Backwards => self.pass(main, Column::BkwdRead, c, r, Order::Back, row),
             Test::RecordRewrite => {
-                let p = plan(sync(create_rw), true, OpKind::Write);
+                let p = self.plan(self.synced(CREATE_RW), true, OpKind::Write);
                 self.pass(main, Column::RecRewrite, c, p, Order::First, row)
             }
             Test::StrideRead => {
-                let order = Order::List(&offsets::stride(c.numrecs, cfg.stride));
+                let order = Order::List(&offsets::stride(c.numrecs, self.cfg.stride));
                 self.pass(main, Column::StrideRead, c, r, order, row)
             }
             Test::Fwrite => self.with_retest([Column::Fwrite, Column::Frewrite], |me, col| {
@@ -611,14 +570,14 @@ impl Runner<'_> {
             }
             Test::RandomMix => Flow::Continue(()),
             Test::Pwrite => {
-                let first = plan(sync(create_rw), true, OpKind::Write);
+                let first = self.plan(self.synced(CREATE_RW), true, OpKind::Write);
                 self.with_retest([Column::Pwrite, Column::Repwrite], |me, col| {
                     let p = if col == Column::Pwrite { first } else { w };
                     me.pass(positional, col, c, p, Order::Seq, row)
                 })
             }
             Test::Pread => {
-                let p = plan(OpenHow::READ, false, OpKind::Read);
+                let p = self.plan(OpenHow::READ, false, OpKind::Read);
                 self.with_retest([Column::Pread, Column::Repread], |me, col| {
                     me.pass(positional, col, c, p, Order::Seq, row)
                 })
@@ -629,6 +588,64 @@ impl Runner<'_> {
             Test::Preadv => self.with_retest([Column::Preadv, Column::Repreadv], |me, col| {
                 me.vectored(col, c, false, row)
             }),
+        }
+    }
+
+    /// Write and rewrite: the file removed first, so that the write
+    /// creates it (`rewrite` is the rewrite's plan).
+    fn write(&mut self, c: Cell, rewrite: Plan, row: &mut Row) -> Flow {
+        if let Err(e) = self.main.unlink(c.path)
+            && e.kind() != io::ErrorKind::NotFound
+        {
+            return self.stop(anyhow!("cannot remove {}: {e}", c.path.display()));
+        }
+        let first = Plan {
+            how: self.synced(OpenHow::CREATE),
+            ..rewrite
+        };
+        self.with_retest([Column::Write, Column::Rewrite], |me, col| {
+            let p = if col == Column::Write { first } else { rewrite };
+            me.pass(Role::Main, col, c, p, Order::Seq, row)
+        })
+    }
+
+    /// Random read, then random write, over the same random order.
+    fn random_rw(&mut self, c: Cell, row: &mut Row) -> Flow {
+        let order = Order::List(&offsets::random(c.numrecs));
+        let how = self.synced(CREATE_RW);
+        // IOzone's random reads ask its library for no read-ahead
+        // (stride 0): one request at a time, as here
+        let rr = Plan {
+            queued: false,
+            ..self.plan(how, false, OpKind::Read)
+        };
+        go!(self.pass(Role::Main, Column::RandRead, c, rr, order, row));
+        let rw = self.plan(how, false, OpKind::Write);
+        self.pass(Role::Main, Column::RandWrite, c, rw, order, row)
+    }
+
+    /// `how` with O_SYNC where the run asks for it (`-o`).
+    fn synced(&self, how: OpenHow) -> OpenHow {
+        OpenHow {
+            sync: self.cfg.sync,
+            ..how
+        }
+    }
+
+    /// A pass's plan, with the run's `-e`, `-c` and `-H`/`-k`.
+    fn plan(&self, how: OpenHow, pre_fsync: bool, kind: OpKind) -> Plan {
+        Plan {
+            how,
+            pre_fsync,
+            kind,
+            flush: self.cfg.include_flush,
+            close: self.cfg.include_close,
+            post_fsync: true,
+            prime: false,
+            // IOzone's lseek + read/write tests go through its AIO library
+            // (random reads, which it gives no read-ahead, are set apart
+            // in `random_rw`)
+            queued: self.cfg.async_io.is_some(),
         }
     }
 

@@ -24,6 +24,16 @@ const QUEUED_DEPTH: u16 = 32;
 /// The name of the queued random-read row.
 const QUEUED_ROW: &str = "O_DIRECT 4 KiB random read, QD32";
 
+/// One point of the survey: its name, its name when its O_DIRECT I/O
+/// turns out not to have reached a disk (decided from the device's
+/// counters), and what it runs.
+struct Point {
+    name: &'static str,
+    elsewhere: &'static str,
+    spec: GenericSpec,
+    setup: IoSetup,
+}
+
 /// The survey's points of the generic workload: cached 4 KiB random reads,
 /// Chen & Patterson's focal mix, a sequential write (O_DIRECT where the
 /// file system takes it, else buffered with an fsync every 16 MiB) and
@@ -31,6 +41,29 @@ const QUEUED_ROW: &str = "O_DIRECT 4 KiB random read, QD32";
 /// else libaio; where neither works, or O_DIRECT does not, that row says
 /// why instead of a figure).
 pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
+    // the queued row's engine, or why it has none here
+    let queued = if ctx.direct_ok {
+        crate::suites::queued::pick(true, QUEUED_DEPTH)
+    } else {
+        Err("the directory refuses O_DIRECT".to_string())
+    };
+    for point in points(ctx, queued.as_ref().ok().copied()) {
+        if crate::runner::signals::interrupted() {
+            break;
+        }
+        emit(measure(ctx, &point)?);
+    }
+    if let Err(why) = queued
+        && !crate::runner::signals::interrupted()
+    {
+        emit(queued_not_measured(ctx, why));
+    }
+    Ok(())
+}
+
+/// The points to run in `ctx`: the O_DIRECT ones where the directory takes
+/// O_DIRECT, the queued one only with an engine (`queued`) for it.
+fn points(ctx: &Ctx, queued: Option<Choice>) -> Vec<Point> {
     let scale = if ctx.quick { 1 } else { 2 };
     let spec = |unique: u64, mean: u64, cv: f64, read: f64, seq: f64, align: u64| GenericSpec {
         unique_bytes: unique * scale,
@@ -53,116 +86,114 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         cold: false,
         noatime: false,
     };
-    // the queued row's engine, or why it has none here
-    let queued = if ctx.direct_ok {
-        crate::suites::queued::pick(true, QUEUED_DEPTH)
-    } else {
-        Err("the directory refuses O_DIRECT".to_string())
-    };
-    // each point: its name, and its name when its O_DIRECT I/O turns out
-    // not to have reached a disk (decided from the device's counters)
     let mut points = vec![
-        (
-            "cached 4 KiB random read",
-            "",
-            spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
-            setup(false, FsyncPolicy::Never),
-        ),
-        (
-            "focal mix (20K, r.5, s.5)",
-            "",
-            spec(32 << 20, 20 << 10, 1.0, 0.5, 0.5, 512),
-            setup(false, FsyncPolicy::Never),
-        ),
+        Point {
+            name: "cached 4 KiB random read",
+            elsewhere: "",
+            spec: spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
+            setup: setup(false, FsyncPolicy::Never),
+        },
+        Point {
+            name: "focal mix (20K, r.5, s.5)",
+            elsewhere: "",
+            spec: spec(32 << 20, 20 << 10, 1.0, 0.5, 0.5, 512),
+            setup: setup(false, FsyncPolicy::Never),
+        },
     ];
-    if ctx.direct_ok {
-        points.push((
-            "O_DIRECT 1 MiB sequential write",
-            "1 MiB seq. write, not to disk",
-            spec(SURVEY_WRITE, 1 << 20, 0.0, 0.0, 1.0, 4096),
-            setup(true, FsyncPolicy::Never),
-        ));
-        points.push((
-            "O_DIRECT 4 KiB random read",
-            "4 KiB random read, not from disk",
-            spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
-            setup(true, FsyncPolicy::Never),
-        ));
-        if let Ok(engine) = queued {
-            points.push((
-                QUEUED_ROW,
-                "4 KiB reads QD32, not from disk",
-                spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
-                IoSetup {
-                    engine,
-                    iodepth: QUEUED_DEPTH,
-                    ..setup(true, FsyncPolicy::Never)
-                },
-            ));
-        }
-    } else {
-        points.push((
-            "1 MiB seq. write, fsync/16 MiB",
-            "",
-            spec(SURVEY_WRITE, 1 << 20, 0.0, 0.0, 1.0, 4096),
-            setup(false, FsyncPolicy::Every(16)),
-        ));
-    }
-    for (name, elsewhere, spec, setup) in points {
-        if crate::runner::signals::interrupted() {
-            break;
-        }
-        let rule = StopRule {
-            duration: Some(ctx.per),
-            ..Default::default()
-        };
-        let watch = setup.direct.then(|| DeviceWatch::start(ctx.dir));
-        let mut r = ctx.with_bar(name, Some(ctx.per), None, |p| {
-            run_generic(
-                &spec,
-                &setup,
-                rule,
-                &Target::Layout(ctx.dir.to_path_buf()),
-                false,
-                p,
-            )
-        })?;
-        let why = watch
-            .and_then(|w| w.not_to_disk(ctx.dir, r.summary.bytes_read, r.summary.bytes_written));
-        let (fig, unit) = if spec.size_mean >= 1 << 20 {
-            (
-                (r.summary.read_bytes_per_s + r.summary.write_bytes_per_s) / 1e6,
-                "MB/s",
-            )
-        } else {
-            (r.summary.ops_per_s, "IO/s")
-        };
-        let name = if why.is_some() { elsewhere } else { name };
-        if let Some(w) = &why {
-            r.metric("not_to_disk", w);
-        }
-        let mut row = Row::new(format!("run: {name}"), fig, unit, r);
-        row.note = why;
-        emit(row);
-    }
-    if let Err(why) = queued
-        && !crate::runner::signals::interrupted()
-    {
-        let asked = serde_json::json!({
-            "engine": "io_uring or libaio",
-            "direct": true,
-            "iodepth": QUEUED_DEPTH,
+    if !ctx.direct_ok {
+        points.push(Point {
+            name: "1 MiB seq. write, fsync/16 MiB",
+            elsewhere: "",
+            spec: spec(SURVEY_WRITE, 1 << 20, 0.0, 0.0, 1.0, 4096),
+            setup: setup(false, FsyncPolicy::Every(16)),
         });
-        let mut r = RunResult::new(
-            "run",
-            asked,
-            crate::env::detect(ctx.dir),
-            crate::report::now_rfc3339(),
-        );
-        r.complete = false;
-        emit(Row::not_measured(format!("run: {QUEUED_ROW}"), why, r));
+        return points;
     }
-    Ok(())
+    points.push(Point {
+        name: "O_DIRECT 1 MiB sequential write",
+        elsewhere: "1 MiB seq. write, not to disk",
+        spec: spec(SURVEY_WRITE, 1 << 20, 0.0, 0.0, 1.0, 4096),
+        setup: setup(true, FsyncPolicy::Never),
+    });
+    points.push(Point {
+        name: "O_DIRECT 4 KiB random read",
+        elsewhere: "4 KiB random read, not from disk",
+        spec: spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
+        setup: setup(true, FsyncPolicy::Never),
+    });
+    if let Some(engine) = queued {
+        points.push(Point {
+            name: QUEUED_ROW,
+            elsewhere: "4 KiB reads QD32, not from disk",
+            spec: spec(128 << 20, 4096, 0.0, 1.0, 0.0, 4096),
+            setup: IoSetup {
+                engine,
+                iodepth: QUEUED_DEPTH,
+                ..setup(true, FsyncPolicy::Never)
+            },
+        });
+    }
+    points
+}
+
+/// Runs one point for `ctx.per` and makes its row: MB/s for 1 MiB
+/// requests, else IO/s; an O_DIRECT point that did not reach the disk is
+/// renamed and says why.
+fn measure(ctx: &Ctx, point: &Point) -> Result<Row> {
+    let rule = StopRule {
+        duration: Some(ctx.per),
+        ..Default::default()
+    };
+    let watch = point.setup.direct.then(|| DeviceWatch::start(ctx.dir));
+    let mut r = ctx.with_bar(point.name, Some(ctx.per), None, |p| {
+        run_generic(
+            &point.spec,
+            &point.setup,
+            rule,
+            &Target::Layout(ctx.dir.to_path_buf()),
+            false,
+            p,
+        )
+    })?;
+    let why =
+        watch.and_then(|w| w.not_to_disk(ctx.dir, r.summary.bytes_read, r.summary.bytes_written));
+    let (fig, unit) = if point.spec.size_mean >= 1 << 20 {
+        (
+            (r.summary.read_bytes_per_s + r.summary.write_bytes_per_s) / 1e6,
+            "MB/s",
+        )
+    } else {
+        (r.summary.ops_per_s, "IO/s")
+    };
+    let name = if why.is_some() {
+        point.elsewhere
+    } else {
+        point.name
+    };
+    if let Some(w) = &why {
+        r.metric("not_to_disk", w);
+    }
+    let mut row = Row::new(format!("run: {name}"), fig, unit, r);
+    row.note = why;
+    Ok(row)
+}
+
+/// The queued row where no engine could run it: what it asked for, and
+/// `why` in place of a figure.
+fn queued_not_measured(ctx: &Ctx, why: String) -> Row {
+    let asked = serde_json::json!({
+        "engine": "io_uring or libaio",
+        "direct": true,
+        "iodepth": QUEUED_DEPTH,
+    });
+    let mut r = RunResult::new(
+        "run",
+        asked,
+        crate::env::detect(ctx.dir),
+        crate::report::now_rfc3339(),
+    );
+    r.complete = false;
+    Row::not_measured(format!("run: {QUEUED_ROW}"), why, r)
 }
 
 #[cfg(test)]

@@ -88,6 +88,31 @@ pub fn run_json(args: &[&str]) -> (Value, String) {
     (v, stderr)
 }
 
+/// The arguments of `cmd` in `dir` on `engine` with `--iodepth depth`,
+/// then `args`.
+pub fn queued_args<'a>(
+    cmd: &'a str,
+    dir: &'a str,
+    engine: &'a str,
+    depth: &'a str,
+    args: &[&'a str],
+) -> Vec<&'a str> {
+    let mut all = vec![cmd, "--dir", dir, "--engine", engine, "--iodepth", depth];
+    all.extend_from_slice(args);
+    all
+}
+
+/// `cmd` in a new [`work_dir`] on `engine` at `depth`, then `args`: its
+/// result, checked against the shared contract, and its report. The
+/// directory must be left as it was found.
+pub fn run_queued(cmd: &str, engine: &str, depth: &str, args: &[&str]) -> (Value, String) {
+    let dir = work_dir();
+    let (v, report) = run_json(&queued_args(cmd, p(dir.path()), engine, depth, args));
+    check_result(&v);
+    assert_untouched(dir.path());
+    (v, report)
+}
+
 /// Run `args` with `--json` to a file, then `iogauge show` that file: it
 /// must print the very report the run printed. Returns the result and the
 /// report.
@@ -124,7 +149,12 @@ pub fn assert_show_repeats(args: &[&str]) -> (Value, String) {
 /// Bad usage or input: exit code 2, exactly one line on stderr starting with
 /// `iogauge:`, no panic, nothing on stdout. Returns that line.
 pub fn assert_usage_error(args: &[&str]) -> String {
-    let out = iogauge().args(args).output().unwrap();
+    usage_error_line(args, &iogauge().args(args).output().unwrap())
+}
+
+/// [`assert_usage_error`] of `out`, the output of `iogauge args` run some
+/// other way (under a seccomp filter, say).
+pub fn usage_error_line(args: &[&str], out: &std::process::Output) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert_eq!(
         out.status.code(),

@@ -474,6 +474,25 @@ impl Uring {
         }
     }
 
+    /// Under SQ polling, wait until the queue has room. The kernel thread
+    /// moves the queue's head only after the batch it took: a page-cache
+    /// hit in that batch completes, and is reaped, before its entry is
+    /// given back, so a free slot does not mean a free entry.
+    fn wait_for_room(&mut self) -> io::Result<()> {
+        while self.ring.submission().is_full() {
+            let mut flags = EnterFlags::SQ_WAIT;
+            if self.ring.submission().need_wakeup() {
+                flags |= EnterFlags::SQ_WAKEUP;
+            }
+            match self.enter(0, 0, flags) {
+                Ok(_) => {}
+                Err(e) if e.raw_os_error() == Some(libc::EINTR) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     /// Whether completions may be waiting in the kernel with none posted:
     /// polled rings post only when polled, and without DEFER_TASKRUN's
     /// flag there is no telling.
@@ -817,6 +836,9 @@ impl Engine for Uring {
         let fd = types::Fd(self.files.get(req.file)?.as_raw_fd());
         let ptr = self.free_buf(&req)?;
         let sqe = self.entry(&req, fd, ptr)?;
+        if self.mode.sqpoll {
+            self.wait_for_room()?;
+        }
         // SAFETY: the entry points into the buffer of `req.slot` (checked
         // to hold `req.len` bytes), a heap allocation that neither moves
         // nor is freed while the request is in flight: the slot is marked

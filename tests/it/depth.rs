@@ -85,6 +85,19 @@ fn scientific_keeps_32_in_flight_and_no_more() {
     assert!(report.contains("32 requests in flight"), "{report}");
 }
 
+/// Both phases run on one io_uring ring per worker; the result says how
+/// the kernel set it up.
+#[test]
+fn scientific_on_io_uring_names_the_rings_setup() {
+    let (v, _) = at_depth_32(
+        "scientific",
+        "io_uring",
+        &["--size", "4M", "--request", "64K"],
+    );
+    let mode = str_at(&v, "engine.mode");
+    assert!(mode.ends_with(" ring"), "{mode}");
+}
+
 #[test]
 fn one_request_at_a_time_writes_no_depth_and_sync_engines_refuse_more() {
     let dir = work_dir();

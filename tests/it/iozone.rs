@@ -202,6 +202,8 @@ fn dash_h_queues_the_passes_at_its_depth() {
     assert_eq!(get(&v, "config.async_io.no_copy").as_bool(), Some(false));
     assert_eq!(str_at(&v, "config.async_engine"), "nullq");
     assert_eq!(get(&v, "summary.io_depth.max").as_u64(), Some(8));
+    // nullq has no setup to tell
+    assert!(v.get("engine").is_none(), "{}", v["engine"]);
     // every record of every pass, at depth as one at a time
     for (t, kind) in [
         ("write", "write"),
@@ -231,6 +233,14 @@ fn dash_k_runs_every_asynchronous_test_on_a_queued_engine() {
     let engine = str_at(&v, "config.async_engine");
     assert!(["io_uring", "libaio"].contains(&engine), "{engine}");
     assert_eq!(str_at(&v, "config.engine"), "sync");
+    if engine == "io_uring" {
+        // the ring's setup, from the asynchronous passes
+        assert!(
+            str_at(&v, "engine.mode").ends_with(" ring"),
+            "{}",
+            v["engine"]
+        );
+    }
     for (t, kind) in [
         ("write", "write"),
         ("rewrite", "write"),

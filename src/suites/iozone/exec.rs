@@ -255,7 +255,7 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
         error: o.error.as_ref().map(|e| anyhow::anyhow!("{e}")),
         extras: vec![Value::Null],
         failures: vec![None],
-        engine_modes: Vec::new(),
+        engine_modes: vec![o.engine_mode.clone()],
     };
     let mut result = session.finish(&merged);
     single_figures(&mut figures, cfg, &o);

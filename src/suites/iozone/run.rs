@@ -156,6 +156,9 @@ pub struct Outcome {
     /// Per column, the timed part of its passes added up (`-p`'s purges
     /// taken out) and the CPU time over them.
     pub timed: BTreeMap<Column, (Duration, CpuTimes)>,
+    /// How the engine of the passes was set up (io_uring's ring under
+    /// `-H`/`-k`), from the first pass that says.
+    pub engine_mode: Option<String>,
 }
 
 /// Which engine a test uses.
@@ -739,6 +742,9 @@ impl Runner<'_> {
         match r {
             Err(e) => self.stop(e),
             Ok((o, after)) => {
+                if self.out.engine_mode.is_none() {
+                    self.out.engine_mode = o.engine_modes.iter().flatten().next().cloned();
+                }
                 if let Err(e) = after
                     && o.error.is_none()
                 {
@@ -911,6 +917,9 @@ impl<W: Worker> Worker for ByRef<'_, W> {
     }
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
         self.0.run(ctx)
+    }
+    fn engine_mode(&self) -> Option<String> {
+        self.0.engine_mode()
     }
 }
 
@@ -1104,6 +1113,10 @@ fn timed_op<T, E>(
 impl Worker for Pass<'_> {
     fn kinds(&self) -> &[OpKind] {
         pass_kinds(self.plan.kind != OpKind::Read)
+    }
+
+    fn engine_mode(&self) -> Option<String> {
+        self.engine.mode()
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {

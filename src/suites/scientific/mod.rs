@@ -455,6 +455,10 @@ impl Worker for Sequential {
         }
     }
 
+    fn engine_mode(&self) -> Option<String> {
+        self.io.mode()
+    }
+
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
         self.io.drive(ctx, &mut self.stream)?;
         // the whole file written: its data to the disk, timed
@@ -789,7 +793,11 @@ pub fn merge(parts: Vec<Outcome>) -> Outcome {
     let mut error = None;
     let mut failure = None;
     let (mut workers, mut worker_ns) = (1, 0u128);
+    let mut engine_modes = Vec::new();
     for p in parts {
+        if engine_modes.is_empty() {
+            engine_modes = p.engine_modes;
+        }
         stats.merge_at(&p.stats, elapsed.as_nanos() as u64);
         workers = workers.max(p.workers);
         worker_ns += p.elapsed.as_nanos() * p.workers.max(1) as u128;
@@ -816,7 +824,7 @@ pub fn merge(parts: Vec<Outcome>) -> Outcome {
         error,
         extras: vec![serde_json::Value::Null],
         failures: vec![failure],
-        engine_modes: Vec::new(),
+        engine_modes,
     }
 }
 

@@ -353,3 +353,20 @@ fn show_prints_the_report_after_the_run_again() {
         assert_untouched(dir.path());
     }
 }
+
+/// On io_uring every thread's ring is set up alike, and the result says
+/// how (a psync run has nothing to say).
+#[test]
+fn io_uring_threads_name_their_rings_setup() {
+    let dir = work_dir();
+    let profile = example("slides-example2.ffsb");
+    let (v, _) = ffsb(
+        &profile,
+        dir.path(),
+        &["--time", "1s", "--engine", "io_uring"],
+    );
+    let mode = str_at(&v, "engine.mode");
+    assert!(mode.ends_with(" ring"), "{mode}");
+    let (v, _) = ffsb(&profile, dir.path(), &["--time", "1s"]);
+    assert!(v.get("engine").is_none(), "{}", v["engine"]);
+}

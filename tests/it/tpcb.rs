@@ -68,6 +68,16 @@ fn a_run_is_consistent_and_leaves_nothing() {
     assert_untouched(dir.path());
 }
 
+/// On io_uring the result says how the terminals' rings were set up.
+#[test]
+fn io_uring_terminals_name_their_rings_setup() {
+    let dir = work_dir();
+    let (v, _) = tpcb(dir.path(), &["--engine", "io_uring"]);
+    assert!(get(&v, "metrics.consistent").as_bool().unwrap());
+    let mode = str_at(&v, "engine.mode");
+    assert!(mode.ends_with(" ring"), "{mode}");
+}
+
 #[test]
 fn commits_without_sync_run_and_say_so() {
     let dir = work_dir();

@@ -295,5 +295,6 @@ fn bench(
     out.interrupted = r.interrupted;
     out.error = r.error.map(|e| crate::error::cause(&e));
     out.complete = r.complete;
+    out.engine_modes = r.engine_modes;
     Ok(())
 }

@@ -223,7 +223,7 @@ pub fn result_of(o: &Options, out: &Outcome, started: String) -> (RunResult, Fig
         error: out.error.as_ref().map(|e| anyhow::anyhow!("{e}")),
         extras: vec![serde_json::Value::Null],
         failures: vec![None],
-        engine_modes: Vec::new(),
+        engine_modes: out.engine_modes.clone(),
     };
     let mut r = begun(o, started).with_outcome(&run);
     let figures = Figures::of(out);

@@ -169,4 +169,6 @@ pub struct Outcome {
     pub complete: bool,
     pub interrupted: bool,
     pub error: Option<String>,
+    /// How each thread's engine was set up (io_uring's ring).
+    pub engine_modes: Vec<Option<String>>,
 }

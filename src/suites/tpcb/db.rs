@@ -490,6 +490,11 @@ struct Open {
 }
 
 impl Terminal {
+    /// How the terminal's engine was set up ([`Io::mode`]).
+    pub fn engine_mode(&self) -> Option<String> {
+        self.engine.mode()
+    }
+
     /// Open the database's files with `engine` (untimed). Refuses an
     /// engine that keeps writes in its own buffer, and one whose buffer
     /// cannot hold a record.

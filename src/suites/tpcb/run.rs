@@ -150,6 +150,10 @@ impl Worker for Driver {
         KINDS
     }
 
+    fn engine_mode(&self) -> Option<String> {
+        self.term.engine_mode()
+    }
+
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
         let Driver {
             term,

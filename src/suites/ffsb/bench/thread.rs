@@ -903,6 +903,10 @@ impl Worker for Thread {
         engine.transact(ctx, work)
     }
 
+    fn engine_mode(&self) -> Option<String> {
+        self.engine.mode()
+    }
+
     fn finish(&mut self) -> serde_json::Value {
         let end = match &self.work.age {
             Some(age) => serde_json::to_value(age.end()),

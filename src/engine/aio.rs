@@ -710,12 +710,7 @@ mod tests {
         let dir = disk_dir();
         let path = known_file(dir.path(), 4);
         let mut e = aio(3, true, false);
-        let write_only = OpenHow {
-            read: false,
-            write: true,
-            ..OpenHow::default()
-        };
-        let wo = e.open(&path, write_only).unwrap();
+        let wo = e.open(&path, OpenHow::WRITE_ONLY).unwrap();
         let ro = e.open(&path, OpenHow::READ).unwrap();
         e.queue(Req::read(wo, 0, 4096)).unwrap();
         e.queue(Req {

@@ -68,6 +68,15 @@ impl OpenHow {
         append: false,
         sync: false,
     };
+    /// O_WRONLY, no truncation.
+    pub const WRITE_ONLY: OpenHow = OpenHow {
+        read: false,
+        write: true,
+        create: false,
+        truncate: false,
+        append: false,
+        sync: false,
+    };
     pub const CREATE: OpenHow = OpenHow {
         read: true,
         write: true,

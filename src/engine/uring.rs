@@ -1202,12 +1202,7 @@ mod tests {
         let dir = disk_dir();
         let path = file_with(dir.path(), &pattern(8192));
         let mut e = Uring::new(&opts(2, false)).unwrap();
-        let write_only = OpenHow {
-            read: false,
-            write: true,
-            ..OpenHow::default()
-        };
-        let wo = e.open(&path, write_only).unwrap();
+        let wo = e.open(&path, OpenHow::WRITE_ONLY).unwrap();
         let ro = e.open(&path, OpenHow::READ).unwrap();
         e.queue(Req::read(wo, 0, 4096)).unwrap();
         e.queue(Req {

@@ -874,23 +874,12 @@ impl Work {
 }
 
 /// O_WRONLY, no truncation (FFSB's write and writeall).
-const WRITE_ONLY: OpenHow = OpenHow {
-    read: false,
-    write: true,
-    create: false,
-    truncate: false,
-    append: false,
-    sync: false,
-};
+const WRITE_ONLY: OpenHow = OpenHow::WRITE_ONLY;
 
 /// O_WRONLY|O_APPEND.
 const APPEND: OpenHow = OpenHow {
-    read: false,
-    write: true,
-    create: false,
-    truncate: false,
     append: true,
-    sync: false,
+    ..OpenHow::WRITE_ONLY
 };
 
 impl Worker for Thread {

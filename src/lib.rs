@@ -6,6 +6,7 @@
 //! and the three tables (engines, benchmarks, exporters).
 
 pub mod cli;
+pub mod cluster;
 pub mod data;
 pub mod engine;
 pub mod env;

@@ -38,7 +38,8 @@ impl OutputArgs {
     /// Print `text` where the report goes (stdout, or stderr when a result
     /// goes to stdout).
     pub fn say(&self, text: &str) {
-        if self.quiet {
+        // an MPI job's report is rank 0's to print
+        if self.quiet || !crate::cluster::is_root() {
             return;
         }
         if self.result_on_stdout() {
@@ -56,7 +57,7 @@ impl OutputArgs {
     /// Whether to draw a progress bar (stderr is a terminal and not --quiet).
     pub fn progress(&self) -> bool {
         use std::io::IsTerminal;
-        !self.quiet && std::io::stderr().is_terminal()
+        !self.quiet && crate::cluster::is_root() && std::io::stderr().is_terminal()
     }
 
     /// Whether any result file is asked for.
@@ -120,6 +121,36 @@ impl OutputArgs {
                 export::write(e, &doc, p)?;
             }
         }
+        Ok(())
+    }
+}
+
+/// The options of a run across MPI ranks (`mpirun -np N iogauge …`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ClusterArgs {
+    /// Under mpirun: stop every rank when the first has done its budget (IOR's stonewalling); each rank's amount is in the result.
+    #[arg(long, help_heading = "Many clients (under mpirun)")]
+    pub stonewall: bool,
+    /// With --stonewall: the other ranks still finish their whole budget (IOR's wear-out); what all had done at the stonewall is reported beside it.
+    #[arg(
+        long,
+        requires = "stonewall",
+        help_heading = "Many clients (under mpirun)"
+    )]
+    pub wear_out: bool,
+}
+
+impl ClusterArgs {
+    /// Check the options against the build and the launcher, and hand them
+    /// to the job.
+    pub fn apply(&self) -> Result<()> {
+        if self.stonewall {
+            crate::cluster::require("--stonewall")?;
+        }
+        crate::cluster::configure(crate::cluster::Opts {
+            stonewall: self.stonewall,
+            wear_out: self.wear_out,
+        });
         Ok(())
     }
 }
@@ -221,7 +252,8 @@ impl JsonArgs {
     }
 
     pub fn say(&self, text: &str) {
-        if self.quiet {
+        // an MPI job's report is rank 0's to print
+        if self.quiet || !crate::cluster::is_root() {
             return;
         }
         if self.json.as_deref() == Some(Path::new("-")) {

@@ -293,7 +293,15 @@ pub fn main() -> ExitCode {
         .iter()
         .find(|e| e.name == name)
         .expect("clap only accepts commands of the table");
-    exit_code((entry.run)(entry.name, sub))
+    // under mpirun: join the job (a worker process is a rank's child)
+    if entry.kind != Kind::Hidden
+        && let Err(e) = crate::cluster::init(entry.name)
+    {
+        return exit_code(Err(e));
+    }
+    let code = exit_code((entry.run)(entry.name, sub));
+    crate::cluster::finish();
+    code
 }
 
 /// A command named without the subcommand it needs (`iogauge scale`):

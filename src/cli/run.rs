@@ -81,6 +81,8 @@ pub struct Args {
     pub sync: SyncArgs,
     #[command(flatten)]
     pub run: common::PointArgs,
+    #[command(flatten)]
+    pub cluster: common::ClusterArgs,
 }
 
 /// How the workers run.
@@ -240,6 +242,7 @@ impl Args {
 
 pub fn main(a: Args) -> Result<Status> {
     a.run.out.check_with(&mut a.inputs())?;
+    a.cluster.apply()?;
     let target = a.target()?;
     let spec = a.spec(&target)?;
     let setup = a.setup()?;

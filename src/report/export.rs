@@ -60,7 +60,23 @@ pub fn find(name: &str) -> Option<&'static dyn Exporter> {
 
 /// Write `doc` with `e` to `path` (`-`: stdout), whole (see [`write_file`]).
 pub fn write(e: &dyn Exporter, doc: &Document, path: &Path) -> Result<()> {
-    let bytes = e.serialize(doc)?;
+    if !crate::cluster::is_root() {
+        return Ok(());
+    }
+    let bytes = match (crate::cluster::section(), doc) {
+        // an MPI job's result carries its ranks' figures
+        (Some(sec), Document::Run(r)) if r.cluster.is_none() => {
+            let mut r = (*r).clone();
+            r.cluster = Some(sec);
+            e.serialize(&Document::Run(&r))?
+        }
+        (Some(sec), Document::Collection(c)) if !c.extra.contains_key("cluster") => {
+            let mut c = (*c).clone();
+            c.set("cluster", sec);
+            e.serialize(&Document::Collection(&c))?
+        }
+        _ => e.serialize(doc)?,
+    };
     emit(path, &bytes, e.name())
 }
 
@@ -84,6 +100,10 @@ pub fn emit(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
 /// something other than a plain file (`/dev/null`, a pipe, a symbolic
 /// link) is written through, never replaced.
 pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    // an MPI job's result and figures are rank 0's to write
+    if !crate::cluster::is_root() {
+        return Ok(());
+    }
     if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {
         return std::fs::write(path, bytes);
     }

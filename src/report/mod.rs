@@ -171,6 +171,10 @@ pub struct RunResult {
     pub ops: BTreeMap<String, OpSummary>,
     pub metrics: BTreeMap<String, serde_json::Value>,
     pub timeseries: Series,
+    /// An MPI job's ranks: each phase's per-rank and per-host figures,
+    /// clocks and stonewall (absent on one machine).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<crate::cluster::Section>,
 }
 
 /// How the workers' engines were set up ([`crate::engine::Engine::mode`]):
@@ -266,6 +270,8 @@ impl RunResult {
         let cpu = o.cpu.user.as_secs_f64() + o.cpu.sys.as_secs_f64();
         self.elapsed_s = secs;
         self.complete = o.complete;
+        // an MPI job's (rank 0): every phase's ranks and hosts
+        self.cluster = crate::cluster::section();
         // an outcome remade from parts asked no engine: keep what was known
         if !o.engine_modes.is_empty() {
             self.engine = EngineSetup::of(&o.engine_modes);

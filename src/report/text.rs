@@ -104,6 +104,9 @@ pub fn render(r: &RunResult) -> String {
     }
     latency_table(&mut o, r);
     per_second(&mut o, &r.timeseries.ops);
+    if let Some(c) = &r.cluster {
+        o += &c.render();
+    }
     o
 }
 

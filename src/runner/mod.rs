@@ -77,6 +77,53 @@ pub trait Watch: Sync {
     fn hurry(&self) {}
     /// Worker `i` died (a process killed or crashed): give back what it held.
     fn dead(&self, _i: usize) {}
+    /// Each turn of the controlling loop (at least every 20 ms), with the
+    /// ops the workers have done: true stops the run as its deadline would
+    /// (another MPI rank finished first, under `--stonewall`).
+    fn poll(&self, _done_ops: u64) -> bool {
+        false
+    }
+    /// Whether [`Watch::poll`] must be called: a run that is polled always
+    /// has a controlling loop, even with one worker.
+    fn polled(&self) -> bool {
+        false
+    }
+}
+
+/// Two watches told everything in turn: a benchmark's and the MPI job's.
+pub struct Both<'a>(pub &'a dyn Watch, pub &'a dyn Watch);
+
+impl Watch for Both<'_> {
+    fn hurry(&self) {
+        self.0.hurry();
+        self.1.hurry();
+    }
+    fn dead(&self, i: usize) {
+        self.0.dead(i);
+        self.1.dead(i);
+    }
+    fn poll(&self, done_ops: u64) -> bool {
+        // both are polled every turn, whatever the first says
+        let a = self.0.poll(done_ops);
+        self.1.poll(done_ops) || a
+    }
+    fn polled(&self) -> bool {
+        self.0.polled() || self.1.polled()
+    }
+}
+
+/// When the last run's measured phase began (clock ns, after its ramp):
+/// where an MPI rank's phase starts on its own clock.
+static LAST_T0: AtomicU64 = AtomicU64::new(0);
+
+/// The start of the measured phase of the last run this process made
+/// (clock ns; 0 before any).
+pub fn last_t0() -> u64 {
+    LAST_T0.load(Ordering::Relaxed)
+}
+
+pub(crate) fn set_last_t0(t0: u64) {
+    LAST_T0.store(t0, Ordering::Relaxed);
 }
 
 /// A watch that needs telling nothing.
@@ -495,6 +542,7 @@ pub fn run_with<W: Worker>(
         && rule.ramp.unwrap_or_default().is_zero()
         && !rule.pace.is_paced()
         && !progress.shown()
+        && !watch.polled()
     {
         let w = workers.pop().expect("one worker");
         return run_here(rule.ops, w);
@@ -526,6 +574,7 @@ pub fn run_with<W: Worker>(
         shared.start.set(began).expect("set once");
         shared.barrier.wait();
         let t0 = began + ramp.as_nanos() as u64;
+        set_last_t0(t0);
         let cpu_at_t0 = oversee(&rule, &shared, t0, cpu_start, progress, watch);
         let results: Vec<Ended> = handles
             .into_iter()
@@ -664,7 +713,12 @@ fn oversee(
         if sh.finished.load(Ordering::Acquire) == n {
             return cpu_at_t0;
         }
-        if signals::interrupted() || deadline.is_some_and(|d| now >= d) {
+        let done: u64 = sh
+            .counters
+            .iter()
+            .map(|c| c.0.load(Ordering::Relaxed))
+            .sum();
+        if signals::interrupted() || deadline.is_some_and(|d| now >= d) || watch.poll(done) {
             sh.stop.store(true, Ordering::Relaxed);
         }
         if sh.stop.load(Ordering::Relaxed) {
@@ -674,11 +728,6 @@ fn oversee(
                 watch.hurry();
             }
         }
-        let done: u64 = sh
-            .counters
-            .iter()
-            .map(|c| c.0.load(Ordering::Relaxed))
-            .sum();
         progress.tick(done, Duration::from_nanos(now.saturating_sub(t0)));
     }
 }
@@ -761,6 +810,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     let stats = WorkerStats::new(w.kinds());
     let cpu_start = CpuTimes::now();
     let t0 = now_ns();
+    set_last_t0(t0);
     let mut ctx = Ctx::new(
         0,
         1,

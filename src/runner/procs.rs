@@ -503,6 +503,7 @@ pub fn run(
     h.t0_ns.store(began, Ordering::Release);
     region.set_gate(GO);
     let t0 = began + h.ramp_ns;
+    super::set_last_t0(t0);
     oversee(&region, &rule, t0, &mut kids, &mut ended, progress, watch);
     let cpu = {
         let own = CpuTimes::now().since(&cpu0);
@@ -623,7 +624,10 @@ fn oversee(
         if ended.status.iter().all(Option::is_some) {
             break;
         }
-        if signals::interrupted() || deadline.is_some_and(|d| now >= d) {
+        let done: u64 = (0..n)
+            .map(|i| region.cell(i).progress.load(Ordering::Relaxed))
+            .sum();
+        if signals::interrupted() || deadline.is_some_and(|d| now >= d) || watch.poll(done) {
             h.stop.store(true, Ordering::Relaxed);
         }
         if h.stop.load(Ordering::Relaxed) {
@@ -639,9 +643,6 @@ fn oversee(
                 break;
             }
         }
-        let done: u64 = (0..n)
-            .map(|i| region.cell(i).progress.load(Ordering::Relaxed))
-            .sum();
         progress.tick(done, Duration::from_nanos(now.saturating_sub(t0)));
     }
 }

@@ -204,10 +204,15 @@ impl WorkDir {
     pub fn create(parent: &Path, tag: &str) -> Result<WorkDir, SetupError> {
         check_dir(parent)?;
         let pid = std::process::id();
+        // an MPI rank's: iogauge-<tag>-<job>r<rank>-<pid>-<n>
+        let rank = crate::cluster::dir_tag();
         for n in 0..1000 {
-            let path = parent.join(format!("iogauge-{tag}-{pid}-{n}"));
+            let path = parent.join(format!("iogauge-{tag}-{rank}{pid}-{n}"));
             match std::fs::create_dir(&path) {
-                Ok(()) => return Ok(WorkDir { path, keep: false }),
+                Ok(()) => {
+                    crate::cluster::note_parent(parent);
+                    return Ok(WorkDir { path, keep: false });
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
                 // the user named this directory: any refusal is theirs to fix
                 Err(e) => {

@@ -68,6 +68,27 @@ pub fn run_workers<W: Workers>(
     progress: &dyn Progress,
     watch: &dyn Watch,
 ) -> Result<Outcome> {
+    crate::cluster::phase(&mut |job| {
+        run_here::<W>(
+            rule,
+            payload,
+            n,
+            placement,
+            progress,
+            &super::Both(watch, job),
+        )
+    })
+}
+
+/// [`run_workers`] on this machine alone (one MPI rank's share).
+fn run_here<W: Workers>(
+    rule: StopRule,
+    payload: &W::Payload,
+    n: usize,
+    placement: Placement,
+    progress: &dyn Progress,
+    watch: &dyn Watch,
+) -> Result<Outcome> {
     match placement {
         Placement::Threads => {
             let workers = W::workers(payload, 0..n)?;

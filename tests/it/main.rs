@@ -18,6 +18,8 @@ mod iobench;
 mod iobench_spectrum;
 mod iozone;
 mod laddis;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod numbers;
 mod postmark;
 mod predict;

@@ -272,12 +272,16 @@ pub fn phase(job: &Job, local: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) ->
     w.barrier();
     let clock_start = clocks(&w, job);
     let coord = Coord::new(job, super::opts());
-    start_together(&w, clock_start);
+    start_together(&w, job.size, clock_start);
     let o = local(&coord)?;
     let start = crate::runner::last_t0();
     // job.hosts[0] is this rank's host on every rank but 0, and rank 0's there
     let mut report = RankReport::of(job.rank, &job.hosts[0], &o, start);
     report.clock_start = clock_start;
+    if PHASE.load(Ordering::Relaxed) == 1 {
+        let dir = super::shared_dir().unwrap_or_else(|| ".".into());
+        report.environment = Some(crate::env::detect(&dir));
+    }
     if !wait_for_end(job, &coord, &o) {
         return Ok(abandon(job, coord, report, o));
     }
@@ -290,6 +294,7 @@ pub fn phase(job: &Job, local: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) ->
     if job.rank != 0 {
         return Ok(o);
     }
+    super::note_environments(&reports);
     let (merged, mut phase) = super::merge::merge(reports, &job.hosts)?;
     phase.gather = Some(gather);
     super::push_phase(phase);
@@ -298,9 +303,10 @@ pub fn phase(job: &Job, local: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) ->
 
 /// Every rank waits for the same instant (rank 0's clock), sleeping, not
 /// spinning in a barrier that would take the CPU from ranks still
-/// arriving: rank 0 names it 2 ms after every rank has its clock.
-fn start_together(w: &SimpleCommunicator, clock: Offset) {
-    let mut go = [now_ns() + 2_000_000];
+/// arriving: rank 0 names it 5 ms (and 20 µs a rank, for the broadcast
+/// to reach them all) after every rank has its clock.
+fn start_together(w: &SimpleCommunicator, size: usize, clock: Offset) {
+    let mut go = [now_ns() + 5_000_000 + 20_000 * size as u64];
     w.process_at_rank(0).broadcast_into(&mut go[..]);
     let at = go[0].saturating_add_signed(-clock.offset_ns);
     loop {
@@ -451,6 +457,7 @@ fn abandon(job: &Job, coord: Coord, report: RankReport, o: Outcome) -> Outcome {
         });
         std::thread::sleep(Duration::from_millis(5));
     }
+    super::note_environments(&reports);
     match super::merge::merge(reports, &job.hosts) {
         Ok((merged, phase)) => {
             if let Some(e) = &merged.error {

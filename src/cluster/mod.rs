@@ -222,7 +222,7 @@ pub fn note_parent(dir: &Path) {
 /// Where rank `rank` leaves its partial report, if the shared directory
 /// is known.
 pub fn partial_path(job: &Job, rank: usize) -> Option<PathBuf> {
-    let dir = SHARED.lock().unwrap_or_else(|p| p.into_inner()).clone()?;
+    let dir = shared_dir()?;
     Some(dir.join(format!(".iogauge-{}-rank{rank}.partial.json", job.id)))
 }
 
@@ -250,5 +250,26 @@ pub fn section() -> Option<Section> {
         return None;
     }
     let phases = PHASES.lock().unwrap_or_else(|p| p.into_inner()).clone();
-    Some(Section::new(job, opts(), phases))
+    let envs = ENVIRONMENTS.lock().unwrap_or_else(|p| p.into_inner());
+    Some(Section::new(job, opts(), phases, &envs))
+}
+
+/// Each host's environment, as the first of its ranks to report it said.
+static ENVIRONMENTS: Mutex<std::collections::BTreeMap<String, crate::env::Environment>> =
+    Mutex::new(std::collections::BTreeMap::new());
+
+/// Keep the hosts' environments the reports carry.
+#[cfg(feature = "mpi")]
+pub(crate) fn note_environments(reports: &[RankReport]) {
+    let mut m = ENVIRONMENTS.lock().unwrap_or_else(|p| p.into_inner());
+    for r in reports {
+        if let Some(e) = &r.environment {
+            m.entry(r.host.clone()).or_insert_with(|| e.clone());
+        }
+    }
+}
+
+/// The shared directory, once a work directory was made there.
+pub(crate) fn shared_dir() -> Option<PathBuf> {
+    SHARED.lock().unwrap_or_else(|p| p.into_inner()).clone()
 }

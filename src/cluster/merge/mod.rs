@@ -8,6 +8,7 @@
 //! so the merged percentiles are those of every sample of every rank.
 
 use super::{Job, Opts};
+use crate::env::Environment;
 use crate::measure::{CpuTimes, KindStats, StatsWire, WorkerStats};
 use crate::runner::Outcome;
 use anyhow::{Context, Result};
@@ -61,6 +62,10 @@ pub struct RankReport {
     pub clock_end: Offset,
     /// Ops it had done when the stonewall came (`--stonewall`).
     pub stonewall_ops: Option<u64>,
+    /// Its machine and the shared directory's mount as it sees them (the
+    /// job's first phase only: clients may differ).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment: Option<Environment>,
 }
 
 impl RankReport {
@@ -88,6 +93,7 @@ impl RankReport {
             clock_start: Offset::default(),
             clock_end: Offset::default(),
             stonewall_ops: None,
+            environment: None,
         }
     }
 
@@ -198,16 +204,39 @@ pub struct Section {
     pub hosts: Vec<String>,
     /// `off`, `stop` or `wear-out`.
     pub stonewall: String,
+    /// Each host's machine and mount of the shared directory, in the
+    /// order of `hosts` (the result's `environment` is rank 0's).
+    #[schemars(schema_with = "environments_schema")]
+    pub environments: Vec<Environment>,
     pub phases: Vec<Phase>,
 }
 
+/// The hosts' environments: the result's own environment schema.
+fn environments_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "items": { "$ref": "#/$defs/environment" }
+    })
+}
+
 impl Section {
-    pub fn new(job: &Job, opts: Opts, phases: Vec<Phase>) -> Section {
+    /// The job's section: `environments` are the hosts' as their ranks
+    /// reported them (by host name).
+    pub fn new(
+        job: &Job,
+        opts: Opts,
+        phases: Vec<Phase>,
+        environments: &BTreeMap<String, Environment>,
+    ) -> Section {
         let mut hosts = job.hosts.clone();
         hosts.sort();
         hosts.dedup();
         Section {
             ranks: job.size,
+            environments: hosts
+                .iter()
+                .filter_map(|h| environments.get(h).cloned())
+                .collect(),
             hosts,
             stonewall: opts.name().into(),
             phases,

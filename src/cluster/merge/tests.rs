@@ -152,7 +152,8 @@ fn ranks_that_did_not_report_are_named_and_the_rest_is_kept() {
                 id: "x".into()
             },
             Opts::default(),
-            vec![p]
+            vec![p],
+            &BTreeMap::new()
         )
         .render()
         .contains("rank 2 on n2: DID NOT REPORT")

@@ -675,7 +675,10 @@ pub fn status_of(out: &OutputArgs, result: &RunResult) -> Result<Status> {
 
 /// Say that the run was interrupted, and whether a partial result was written.
 pub fn interrupted_line(written: bool) {
-    if written {
+    if !crate::cluster::is_root() {
+        // its figures went to rank 0, which writes the result
+        eprintln!("iogauge: rank {}: interrupted", crate::cluster::rank());
+    } else if written {
         eprintln!("iogauge: interrupted; the partial result was written");
     } else {
         eprintln!("iogauge: interrupted");

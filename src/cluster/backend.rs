@@ -90,6 +90,9 @@ pub fn init() -> Result<Job> {
     })
 }
 
+/// Leave MPI. After a signal this waits for the ranks still alive (a rank
+/// that ends first would make mpirun kill the others before rank 0 has
+/// written the result); mpirun's SIGKILL ends a wait on a dead rank.
 pub fn finish() {
     drop(UNIVERSE.lock().unwrap_or_else(|p| p.into_inner()).take());
 }
@@ -301,6 +304,16 @@ pub fn phase(job: &Job, local: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) ->
     Ok(merged)
 }
 
+/// Wait until rank 0 has taken the partial report at `p` (it removes it),
+/// for at most its own wait and a margin: a rank that ends early makes
+/// mpirun kill the rest of the job.
+fn handed_over(p: &std::path::Path) {
+    let deadline = Instant::now() + PARTIAL_WAIT + Duration::from_millis(200);
+    while p.exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Every rank waits for the same instant (rank 0's clock), sleeping, not
 /// spinning in a barrier that would take the CPU from ranks still
 /// arriving: rank 0 names it 5 ms (and 20 µs a rank, for the broadcast
@@ -420,7 +433,7 @@ fn abandon(job: &Job, coord: Coord, report: RankReport, o: Outcome) -> Outcome {
                 .map_err(anyhow::Error::from)
                 .and_then(|b| Ok(std::fs::write(&p, b)?))
             {
-                Ok(()) => {}
+                Ok(()) => handed_over(&p),
                 Err(e) => eprintln!(
                     "iogauge: rank {}: cannot leave its partial report at {}: {e}",
                     job.rank,

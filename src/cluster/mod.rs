@@ -145,6 +145,7 @@ pub fn init(command: &str) -> Result<()> {
 #[cfg(feature = "mpi")]
 fn join(_command: &str, _n: usize) -> Result<()> {
     let job = backend::init()?;
+    crate::runner::signals::soft_second_signal();
     if job.rank != 0 {
         quiet_stdout();
     }

@@ -198,6 +198,10 @@ pub struct Section {
     pub hosts: Vec<String>,
     /// `off`, `stop` or `wear-out`.
     pub stonewall: String,
+    /// The seed each rank drew its requests from, in rank order (rank 0's
+    /// is the one given; rank r's adds r·0x9E3779B97F4A7C15).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seeds: Vec<u64>,
     pub phases: Vec<Phase>,
 }
 
@@ -210,6 +214,7 @@ impl Section {
             ranks: job.size,
             hosts,
             stonewall: opts.name().into(),
+            seeds: super::rank_seeds(job.size),
             phases,
         }
     }

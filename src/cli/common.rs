@@ -651,6 +651,19 @@ pub fn finish_with<B: crate::suites::Benchmark>(
     out: &OutputArgs,
     result: &RunResult,
 ) -> Result<Status> {
+    // an MPI job's figures go in the report too (rank 0's, the job's):
+    // every phase so far, where a result made after the first has fewer
+    let with;
+    let result = match crate::cluster::section() {
+        Some(sec) => {
+            with = RunResult {
+                cluster: Some(sec),
+                ..result.clone()
+            };
+            &with
+        }
+        None => result,
+    };
     match crate::suites::benchmark::classic_of::<B>(result) {
         Ok(report) => finish(out, result, &report),
         Err(e) => {

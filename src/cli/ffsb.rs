@@ -40,6 +40,8 @@ pub struct Args {
     pub engine: Option<Choice>,
     #[command(flatten)]
     pub run: common::PointArgs,
+    #[command(flatten)]
+    pub cluster: common::ClusterArgs,
 }
 
 common::cmd!(run.out, {
@@ -60,6 +62,13 @@ fn load(a: &Args) -> Result<Profile> {
     if let Some(dir) = &a.location {
         p.relocate(dir);
     }
+    if crate::cluster::active() {
+        // each rank's file sets in a directory of its own in each location
+        p.per_rank(&format!(
+            "iogauge-ffsb-{}",
+            crate::cluster::dir_tag().trim_end_matches('-')
+        ));
+    }
     if let Some(t) = a.time {
         p.time = u32::try_from(t.as_secs()).unwrap_or(u32::MAX);
         if p.time == 0 && !t.is_zero() {
@@ -78,6 +87,7 @@ impl Progress for Live<'_> {
 }
 
 pub fn main(a: Args) -> Result<Status> {
+    a.cluster.apply()?;
     if let Some(dir) = &a.location {
         crate::runner::workdir::check_dir(dir)
             .map_err(|e| UsageError::new(e.at(&format!("--location {}", dir.display()))))?;
@@ -102,11 +112,11 @@ pub fn main(a: Args) -> Result<Status> {
         .map_err(UsageError)?;
     let o = Options {
         profile,
-        seed: a.seed,
+        seed: crate::cluster::seed(a.seed),
         max_age_bytes: a.max_age_bytes,
         allow_aging: a.allow_aging,
         engine,
-        pace: a.run.load.pace(a.seed)?,
+        pace: a.run.load.pace(crate::cluster::seed(a.seed))?,
     };
     bench::check(&o).map_err(UsageError)?;
     if a.run.check.check {

@@ -51,6 +51,10 @@ pub struct Opts {
     pub quiet: bool,
     #[command(flatten)]
     pub check: super::common::CheckArgs,
+    // --stonewall is iogauge's, across ranks; IOzone's -x (no stonewall)
+    // is about the children of one rank
+    #[command(flatten)]
+    pub cluster: super::common::ClusterArgs,
 }
 
 /// [`Opts`] with IOzone's flag list as the help's epilogue.
@@ -163,6 +167,8 @@ impl Opts {
         }
         self.quiet |= late_opts.quiet;
         self.check.check |= late_opts.check.check;
+        self.cluster.stonewall |= late_opts.cluster.stonewall;
+        self.cluster.wear_out |= late_opts.cluster.wear_out;
         Ok(self)
     }
 
@@ -234,6 +240,12 @@ pub fn main(a: Opts) -> Result<Status> {
     let parsed = flags::parse(&a.flags).map_err(UsageError)?;
     let a = a.with_late(&parsed.passthrough)?;
     let cfg = parsed.config;
+    a.cluster.apply()?;
+    if crate::cluster::ranks() > 1 && cfg.children.is_empty() {
+        crate::usage!(
+            "iozone runs across MPI ranks in throughput mode only (-t N: each rank its N children); drop mpirun, or give -t"
+        );
+    }
     let out = a.out();
     let mut paths = super::common::Paths::new();
     if let Some(b) = &cfg.workbook {

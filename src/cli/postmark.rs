@@ -36,6 +36,8 @@ pub struct Args {
     /// Only check: execute FILE's commands without running anything ('run' checks the configuration, its locations and their space; '!' is skipped; no file is written; standard input is not read); exit 0, or 2 when a command was refused.
     #[arg(long)]
     pub check: bool,
+    #[command(flatten)]
+    pub cluster: super::common::ClusterArgs,
 }
 
 impl super::Cmd for Args {
@@ -48,6 +50,7 @@ impl super::Cmd for Args {
 
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
+    a.cluster.apply()?;
     if let Some(d) = &a.dir {
         crate::runner::workdir::check_dir(d)
             .map_err(|e| crate::error::UsageError::new(e.at(&format!("--dir {}", d.display()))))?;

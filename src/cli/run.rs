@@ -81,6 +81,13 @@ pub struct Args {
     pub sync: SyncArgs,
     #[command(flatten)]
     pub run: common::PointArgs,
+    /// Under mpirun: the ranks share one file in --dir (IOR's N-to-1), rank r working in bytes [r·U, (r+1)·U) of it, U = --unique-bytes.
+    #[arg(
+        long,
+        conflicts_with = "file",
+        help_heading = "Many clients (under mpirun)"
+    )]
+    pub shared_file: bool,
     #[command(flatten)]
     pub cluster: common::ClusterArgs,
 }
@@ -121,7 +128,7 @@ impl Args {
             setup: self.setup()?,
             duration: scale::repetition(self.duration),
             ramp: self.ramp,
-            pace: self.run.load.pace(self.seed)?,
+            pace: self.run.load.pace(self.seed())?,
             target,
             processes: self.workers_as == WorkersAs::Processes,
         })
@@ -136,9 +143,18 @@ impl Args {
         paths
     }
 
-    /// Where the run does its I/O: the --file, checked, or a work
-    /// directory under --dir.
+    /// This rank's seed (the given one outside an MPI job).
+    fn seed(&self) -> u64 {
+        crate::cluster::seed(self.seed)
+    }
+
+    /// Where the run does its I/O: the --file, checked, a work directory
+    /// under --dir, or the file the ranks share there.
     pub fn target(&self) -> Result<Target> {
+        if self.shared_file {
+            crate::cluster::require("--shared-file")?;
+            return Ok(Target::Shared(self.dir.clone()));
+        }
         match &self.file {
             Some(f) => Ok(Target::File(UserFile::check(
                 f,
@@ -169,7 +185,7 @@ impl Args {
                 }
                 self.unique_bytes.unwrap_or(f.bytes)
             }
-            Target::Layout(_) => self.unique_bytes.unwrap_or(64 << 20),
+            Target::Layout(_) | Target::Shared(_) => self.unique_bytes.unwrap_or(64 << 20),
         };
         let spec = GenericSpec {
             unique_bytes,
@@ -182,7 +198,7 @@ impl Args {
                 crate::error::UsageError::new(format!("--files {} is too many", self.files))
             })?,
             align,
-            seed: self.seed,
+            seed: self.seed(),
         };
         spec.validate().map_err(crate::error::UsageError)?;
         if let Target::File(f) = target
@@ -234,7 +250,7 @@ impl Args {
             ops: self.ops,
             duration,
             ramp: self.ramp,
-            pace: self.run.load.pace(self.seed)?,
+            pace: self.run.load.pace(self.seed())?,
             ..Default::default()
         })
     }

@@ -53,6 +53,8 @@ pub struct Args {
     pub dir: PathBuf,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub cluster: common::ClusterArgs,
 }
 
 common::cmd!(out);
@@ -70,7 +72,7 @@ impl Args {
         Options {
             commands: self.commands,
             cpu_ns_per_byte: self.cpu_ns_per_byte,
-            seed: self.seed,
+            seed: crate::cluster::seed(self.seed),
             processes: !self.threads,
             dir: self.dir.clone(),
         }
@@ -103,6 +105,7 @@ pub fn main(a: Args) -> Result<Status> {
         paths.output(format!("--plot {}", p.display()), p);
     }
     a.out.check_with(&mut paths)?;
+    a.cluster.apply()?;
     let o = a.options();
     o.check().map_err(crate::error::UsageError)?;
     if a.duration.is_zero() {

@@ -46,6 +46,8 @@ pub struct Args {
     pub direct: bool,
     #[command(flatten)]
     pub run: common::PointArgs,
+    #[command(flatten)]
+    pub cluster: common::ClusterArgs,
 }
 
 common::cmd!(run.out, {
@@ -86,16 +88,17 @@ impl Args {
             terminals: self.terminals,
             duration: self.duration.unwrap_or(Duration::from_secs(10)),
             commit_sync: self.commit_sync,
-            seed: self.seed,
+            seed: crate::cluster::seed(self.seed),
             engine: self.engine.unwrap_or(Choice::PSYNC),
             dir: self.dir.clone(),
-            pace: self.run.load.pace(self.seed)?,
+            pace: self.run.load.pace(crate::cluster::seed(self.seed))?,
         })
     }
 }
 
 pub fn main(a: Args) -> Result<Status> {
     a.run.out.check()?;
+    a.cluster.apply()?;
     if a.direct {
         crate::usage!(
             "--direct: TPC-B's 100-byte records cannot be read or written with O_DIRECT (it needs whole 4 KiB blocks)"

@@ -97,6 +97,21 @@ pub fn finish() {
     drop(UNIVERSE.lock().unwrap_or_else(|p| p.into_inner()).take());
 }
 
+/// Rank 0's bytes on every rank: their length, then the bytes.
+pub fn share(value: Vec<u8>) -> Vec<u8> {
+    let w = world();
+    let root = w.process_at_rank(0);
+    let mut len = [value.len() as u64];
+    root.broadcast_into(&mut len[..]);
+    let mut bytes = if w.rank() == 0 {
+        value
+    } else {
+        vec![0u8; len[0] as usize]
+    };
+    root.broadcast_into(&mut bytes[..]);
+    bytes
+}
+
 /// Rank `job.rank`'s clock against rank 0's.
 fn clocks(w: &SimpleCommunicator, job: &Job) -> Offset {
     if job.rank == 0 {

@@ -112,6 +112,12 @@ pub fn ranks() -> usize {
     JOB.get().map_or(1, |j| j.size)
 }
 
+/// How many ranks' workers a timed phase's outcome holds here: every
+/// rank's on rank 0 of a job (merged, in rank order), its own elsewhere.
+pub fn merged_ranks() -> usize {
+    if is_root() { ranks() } else { 1 }
+}
+
 /// Whether this process prints and writes the result: rank 0, or no job.
 pub fn is_root() -> bool {
     rank() == 0
@@ -191,6 +197,64 @@ fn quiet_stdout() {
         use std::os::fd::AsRawFd;
         // SAFETY: dup2 onto stdout of a descriptor we hold open.
         unsafe { libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO) };
+    }
+}
+
+/// Rank 0's `value` on every rank (outside a job, `value`): what rank 0
+/// made and the others must use, such as the bytes of a shared file's
+/// path. Every rank calls it at the same point.
+pub fn share(value: Vec<u8>) -> Vec<u8> {
+    #[cfg(feature = "mpi")]
+    if active() {
+        return backend::share(value);
+    }
+    value
+}
+
+/// Rank 0's `value` on every rank, through [`share`] as JSON: a decision
+/// every rank must take alike (a curve's next load from the job's merged
+/// sample, not each rank's own).
+pub fn share_json<T: serde::Serialize + serde::de::DeserializeOwned>(value: T) -> Result<T> {
+    if !active() {
+        return Ok(value);
+    }
+    let bytes = if is_root() {
+        serde_json::to_vec(&value)?
+    } else {
+        Vec::new()
+    };
+    Ok(serde_json::from_slice(&share(bytes))?)
+}
+
+/// The seed the job's user gave, as [`seed`] last saw it: the result lists
+/// each rank's seed from it.
+static GIVEN_SEED: Mutex<Option<u64>> = Mutex::new(None);
+
+/// This rank's seed for the user's `seed`: every benchmark draws its
+/// requests (and data) from it, so that the ranks of one command line do
+/// not all issue the same stream. Rank 0 keeps the user's seed (a run of one
+/// rank is the run on one machine); rank r adds r·0x9E3779B97F4A7C15
+/// (2^64 over the golden ratio, wrapping), which keeps the ranks' seeds,
+/// and the per-worker seeds derived from them by small offsets, apart.
+/// The same command on the same number of ranks draws the same streams.
+pub fn seed(seed: u64) -> u64 {
+    if active() {
+        *GIVEN_SEED.lock().unwrap_or_else(|p| p.into_inner()) = Some(seed);
+    }
+    seed_of(seed, rank())
+}
+
+/// Rank `rank`'s seed for the user's `seed` (see [`seed`]).
+pub fn seed_of(seed: u64, rank: usize) -> u64 {
+    seed.wrapping_add((rank as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// Each rank's seed, in rank order, once a benchmark asked [`seed`] for
+/// its own (empty before).
+pub fn rank_seeds(size: usize) -> Vec<u64> {
+    match *GIVEN_SEED.lock().unwrap_or_else(|p| p.into_inner()) {
+        Some(s) => (0..size).map(|r| seed_of(s, r)).collect(),
+        None => Vec::new(),
     }
 }
 

@@ -182,6 +182,9 @@ pub enum Target {
     Layout(PathBuf),
     /// The user's file, used as it is.
     File(UserFile),
+    /// One file shared by the ranks of an MPI job (`--shared-file`), in
+    /// rank 0's work directory under this parent (see [`layout_shared`]).
+    Shared(PathBuf),
 }
 
 impl Target {
@@ -189,7 +192,7 @@ impl Target {
     pub fn file(&self) -> Option<&UserFile> {
         match self {
             Target::File(f) => Some(f),
-            Target::Layout(_) => None,
+            Target::Layout(_) | Target::Shared(_) => None,
         }
     }
 }
@@ -218,6 +221,76 @@ pub fn layout(spec: &GenericSpec, setup: &IoSetup, dir: &Path) -> Result<Option<
         }
     }
     Ok(Some(paths))
+}
+
+/// The shared file of `--shared-file`, IOR's segmented N-to-1 layout: rank
+/// 0 creates `shared` in its work directory, R·U bytes long (R ranks, U the
+/// unique bytes), and hands its path to the others; rank r fills its own
+/// region [r·U, (r+1)·U), and its requests stay in it ([`region`]). The
+/// file goes with rank 0's work directory, after its phase, which ends only
+/// once every rank's workers have returned and closed it. `None` when
+/// Ctrl-C arrived meanwhile.
+pub fn layout_shared(spec: &GenericSpec, setup: &IoSetup, dir: &Path) -> Result<Option<PathBuf>> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    use std::os::unix::fs::FileExt;
+    let ranks = crate::cluster::ranks() as u64;
+    let start = region(spec);
+    let size = spec.file_size();
+    let mut made = Vec::new();
+    if crate::cluster::is_root() {
+        let p = dir.join("shared");
+        if !setup.fake() {
+            let f = std::fs::File::create(&p)
+                .with_context(|| format!("cannot create {}", p.display()))?;
+            f.set_len(size * ranks)
+                .with_context(|| format!("cannot size {}", p.display()))?;
+        }
+        made = p.into_os_string().into_vec();
+    }
+    let path = PathBuf::from(std::ffi::OsStr::from_bytes(&crate::cluster::share(made)));
+    if setup.fake() {
+        return Ok(Some(path));
+    }
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open the shared file {}", path.display()))?;
+    const CHUNK: usize = 1 << 20;
+    let mut buf = vec![0u8; CHUNK];
+    crate::data::fill_random(&mut buf, spec.seed);
+    // chunk numbers go on from the regions before, so no two blocks are alike
+    let mut chunk_no = start / CHUNK as u64;
+    let mut at = 0;
+    while at < size {
+        if runner::signals::interrupted() {
+            return Ok(None);
+        }
+        stamp_chunk(&mut buf, chunk_no);
+        chunk_no += 1;
+        let n = (size - at).min(CHUNK as u64) as usize;
+        f.write_all_at(&buf[..n], start + at)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        at += n as u64;
+    }
+    f.sync_all()
+        .with_context(|| format!("cannot fsync {}", path.display()))?;
+    if setup.cold {
+        // SAFETY: a valid open descriptor; advice has no memory effects.
+        unsafe {
+            libc::posix_fadvise(
+                f.as_raw_fd(),
+                start as i64,
+                size as i64,
+                libc::POSIX_FADV_DONTNEED,
+            )
+        };
+    }
+    Ok(Some(path))
+}
+
+/// Where this rank's region of the shared file begins: rank r's is r·U.
+pub fn region(spec: &GenericSpec) -> u64 {
+    crate::cluster::rank() as u64 * spec.file_size()
 }
 
 /// Stamp each 4 KiB block of `buf` with `chunk_no`, so that no two blocks
@@ -267,6 +340,10 @@ pub struct GenericPlan {
     /// How the workers open the files: the user's file without
     /// `--allow-write` is opened read-only.
     pub read_only: bool,
+    /// Where the workers' region of the file begins (this rank's, in a
+    /// shared file; 0 otherwise): every offset drawn is moved by it.
+    #[serde(default)]
+    pub base: u64,
 }
 
 impl runner::Workers for GenericRun {
@@ -281,7 +358,9 @@ impl runner::Workers for GenericRun {
                 } else {
                     OpenHow::READ_WRITE
                 };
-                GenericWorker::new(&p.spec, &p.setup, &p.paths, how, i)
+                let mut w = GenericWorker::new(&p.spec, &p.setup, &p.paths, how, i)?;
+                w.stream.base = p.base;
+                Ok(w)
             })
             .collect()
     }
@@ -303,6 +382,8 @@ struct Stream {
     writes: u64,
     /// The sync owed to the last write (every Nth).
     owed: Option<Req>,
+    /// Added to every offset: the start of the workers' region.
+    base: u64,
 }
 
 impl Source for Stream {
@@ -319,7 +400,7 @@ impl Source for Stream {
         Some(Req {
             kind: r.kind,
             file,
-            offset: r.offset,
+            offset: r.offset + self.base,
             len: r.len as u32,
             slot: 0,
         })
@@ -359,6 +440,7 @@ impl GenericWorker {
                 every,
                 writes: 0,
                 owed: None,
+                base: 0,
             },
             files,
             fsync: setup.fsync,
@@ -410,6 +492,12 @@ fn checks(spec: &GenericSpec, setup: &IoSetup, target: &Target) -> Result<()> {
     spec.validate().map_err(UsageError)?;
     spec.clipped().map_err(UsageError)?;
     setup.spec().check().map_err(UsageError)?;
+    if matches!(target, Target::Shared(_)) && spec.files != 1 {
+        crate::usage!(
+            "--files {}: with --shared-file the ranks share one file; drop --files",
+            spec.files
+        );
+    }
     if let Target::File(f) = target {
         let name = shown_path(&f.path);
         if spec.files != 1 {
@@ -438,7 +526,7 @@ fn checks(spec: &GenericSpec, setup: &IoSetup, target: &Target) -> Result<()> {
 /// The run's set-up: its data, workers and files.
 fn places(spec: &GenericSpec, setup: &IoSetup, target: &Target, processes: bool) -> Setup {
     match target {
-        Target::Layout(parent) => Setup::new("run", parent)
+        Target::Layout(parent) | Target::Shared(parent) => Setup::new("run", parent)
             .data(spec.total_bytes())
             .entries(u64::from(spec.files)),
         Target::File(f) => Setup::on_file("run", &f.path),
@@ -469,9 +557,11 @@ pub fn run_generic(
         workers_as: if processes { "processes" } else { "threads" }.into(),
         pace: rule.pace,
         user_file: target.file().cloned(),
+        shared_file: matches!(target, Target::Shared(_)),
     };
     let plan = places(spec, setup, target, processes).config(config);
     let session = plan.begin()?;
+    let mut base = 0;
     let (paths, read_only) = match target {
         Target::File(f) => {
             if setup.cold && !setup.fake() {
@@ -494,12 +584,28 @@ pub fn run_generic(
             };
             (paths, false)
         }
+        Target::Shared(_) => {
+            if !setup.fake() {
+                progress.status(&format!(
+                    "filling this rank's {} of the shared file (untimed)",
+                    crate::units::fmt_bytes(spec.file_size())
+                ));
+            }
+            let Some(path) = layout_shared(spec, setup, session.dir())? else {
+                let mut result = session.interrupted();
+                result.set_figures(&figures(&result, &WorkerStats::default()));
+                return Ok(result);
+            };
+            base = region(spec);
+            (vec![path], false)
+        }
     };
     let payload = GenericPlan {
         spec: spec.clone(),
         setup: setup.clone(),
         paths,
         read_only,
+        base,
     };
     let (mut result, outcome) = session.run_workers::<GenericRun>(
         rule,
@@ -567,6 +673,10 @@ pub struct RunPlan {
     /// laid out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub user_file: Option<UserFile>,
+    /// The ranks of an MPI job shared one file (`--shared-file`), rank r
+    /// in bytes [r·U, (r+1)·U) of it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shared_file: bool,
 }
 
 /// The generic workload's figures.

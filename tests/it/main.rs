@@ -20,6 +20,8 @@ mod iozone;
 mod laddis;
 #[cfg(feature = "mpi")]
 mod mpi;
+#[cfg(feature = "mpi")]
+mod mpi_benches;
 mod numbers;
 mod postmark;
 mod predict;

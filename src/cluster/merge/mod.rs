@@ -208,6 +208,10 @@ pub struct Section {
     /// order of `hosts` (the result's `environment` is rank 0's).
     #[schemars(schema_with = "environments_schema")]
     pub environments: Vec<Environment>,
+    /// The seed each rank drew its requests from, in rank order (rank 0's
+    /// is the one given; rank r's adds r·0x9E3779B97F4A7C15).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub seeds: Vec<u64>,
     pub phases: Vec<Phase>,
 }
 
@@ -239,6 +243,7 @@ impl Section {
                 .collect(),
             hosts,
             stonewall: opts.name().into(),
+            seeds: super::rank_seeds(job.size),
             phases,
         }
     }

@@ -279,14 +279,17 @@ fn bench(
     sync(tell);
     tell.say(&format!("FFSB benchmark finished   at: {}", ctime_now()));
     tell.say("");
+    // rank 0 of an MPI job has every rank's threads, rank after rank
+    let ranks = crate::cluster::merged_ranks();
     let mut groups: Vec<GroupResult> = p.threadgroups.iter().map(|_| GroupResult::new(0)).collect();
-    for (res, g) in r.records::<GroupResult>().into_iter().zip(owner) {
+    let owners = owner.iter().cycle().take(owner.len() * ranks);
+    for (res, &g) in r.records::<GroupResult>().into_iter().zip(owners) {
         if let Some(res) = res {
             groups[g].merge(&res);
         }
     }
     for (g, tg) in groups.iter_mut().zip(&p.threadgroups) {
-        g.threads = tg.num_threads;
+        g.threads = tg.num_threads * ranks as u32;
     }
     out.groups = groups;
     out.elapsed = r.elapsed;

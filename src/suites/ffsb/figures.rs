@@ -208,13 +208,15 @@ pub fn result_of(o: &Options, out: &Outcome, started: String) -> (RunResult, Fig
     let run = RunOutcome {
         stats: out.stats.clone(),
         per_worker: Vec::new(),
-        // every thread of every thread group
+        // every thread of every thread group (of every rank, on rank 0
+        // of an MPI job)
         workers: o
             .profile
             .threadgroups
             .iter()
             .map(|t| t.num_threads as usize)
-            .sum(),
+            .sum::<usize>()
+            * crate::cluster::merged_ranks(),
         worker_ns: 0,
         elapsed: out.elapsed,
         cpu: out.cpu,

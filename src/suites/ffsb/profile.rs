@@ -295,6 +295,25 @@ impl Profile {
                 .map(|(i, fs)| (fs.location.clone(), dir.join(format!("fs{i}"))))
                 .collect()
         };
+        let several = self.filesystems.len() > 1;
+        self.moved(&moves, several);
+    }
+
+    /// Moves every file system into `sub` of its location, which the run
+    /// makes and removes: an MPI rank's own file sets, apart from the
+    /// other ranks' in the same locations.
+    pub fn per_rank(&mut self, sub: &str) {
+        let moves: Vec<(PathBuf, PathBuf)> = self
+            .filesystems
+            .iter()
+            .map(|fs| (fs.location.clone(), fs.location.join(sub)))
+            .collect();
+        self.moved(&moves, true);
+    }
+
+    /// Each file system's location, and the references to it, moved as
+    /// `moves` (old, new) say, in profile order.
+    fn moved(&mut self, moves: &[(PathBuf, PathBuf)], makes: bool) {
         let map = |p: &mut PathBuf| {
             if let Some((_, new)) = moves.iter().find(|(old, _)| old == p) {
                 *p = new.clone();
@@ -305,10 +324,9 @@ impl Profile {
                 map(b);
             }
         };
-        let several = self.filesystems.len() > 1;
-        for (fs, (_, new)) in self.filesystems.iter_mut().zip(&moves) {
+        for (fs, (_, new)) in self.filesystems.iter_mut().zip(moves) {
             fs.location = new.clone();
-            fs.run_makes_location = several;
+            fs.run_makes_location = makes;
             if let Some(c) = fs.clone_of.as_mut() {
                 map(c);
             }

@@ -401,6 +401,9 @@ pub fn render(o: &Plan, f: &Figures, result: &RunResult) -> String {
             );
         }
         text += &details(f, result);
+        if let Some(c) = &result.cluster {
+            text += &c.render();
+        }
     } else {
         text += "Setup complete, exiting\n";
     }

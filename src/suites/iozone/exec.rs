@@ -324,7 +324,8 @@ fn merge_throughput(o: &throughput::Outcome, cpu: &CpuTimes) -> Outcome {
         for p in &run.phases {
             stats.merge_at(&p.stats, at);
             at += (p.wall_s * 1e9) as u64;
-            let children = run.children.max(1) as usize;
+            // every rank's children, on rank 0 of an MPI job
+            let children = run.children.max(1) as usize * crate::cluster::merged_ranks();
             workers = workers.max(children);
             worker_ns += (p.wall_s * 1e9) as u128 * children as u128;
         }

@@ -487,6 +487,9 @@ pub fn classic(plan: &Plan, f: &Figures, r: &RunResult) -> String {
     }
     let heatmaps = table.as_ref().and_then(|t| f.heatmaps(plan, t));
     s += &details::closing(cfg, plan, f, table.as_ref(), heatmaps.as_ref(), r);
+    if let Some(c) = &r.cluster {
+        s += &c.render();
+    }
     s
 }
 

@@ -554,9 +554,11 @@ impl<K: Engines> Parent<'_, K> {
             children.push(c);
             times.push(ct);
         }
-        if children.len() != n as usize {
+        // rank 0 of an MPI job has every rank's children, in rank order
+        let sent = n as usize * crate::cluster::merged_ranks();
+        if children.len() != sent {
             return Err(Stop::Failed(anyhow!(
-                "{what}: {} of {n} children sent figures",
+                "{what}: {} of {sent} children sent figures",
                 children.len()
             )));
         }

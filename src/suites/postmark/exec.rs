@@ -315,6 +315,11 @@ pub struct Streams {
     /// files...Done`, the dots), open for the whole run (a worker process
     /// must inherit it); `None` for a silent run.
     pub say: Option<RawFd>,
+    /// The job's number of this payload's stream 0: under MPI, rank r's
+    /// streams are r·T … r·T+T−1 of the job's R·T (seeds, reports), as
+    /// `--threads R·T` would number them on one machine; 0 otherwise.
+    #[serde(default)]
+    pub first: usize,
 }
 
 /// Each stream is built alone from the payload: streams share nothing.
@@ -347,7 +352,8 @@ pub fn run(cfg: &Config, opts: &ExecOptions, say: Option<RawFd>) -> Result<RunOu
         &NoWatch,
     )?;
 
-    let streams = stream_reports(&outcome, cfg, threads);
+    // rank 0 of an MPI job reports the job's streams, every rank's
+    let streams = stream_reports(&outcome, cfg, threads * crate::cluster::merged_ranks());
     let summary = aggregate_summary(&streams);
     let marks = aggregate_marks(&streams);
     let finished = streams.iter().all(|s| s.finished);
@@ -406,6 +412,7 @@ fn prepare(
         engine,
         roots: stream_roots(work_dirs, threads)?,
         say,
+        first: crate::cluster::rank() * threads,
     })
 }
 
@@ -709,11 +716,12 @@ impl Stream {
             .roots
             .get(k)
             .with_context(|| format!("no stream {k} in the postmark payload"))?;
-        let cfg = stream_config(&p.config, k);
+        let job_k = p.first + k;
+        let cfg = stream_config(&p.config, job_k);
         let plan = Plan::new(&cfg).map_err(|e| Refused(format!("Error: {e}")))?;
-        let engine = stream_engine(p.engine, layout, &cfg, &plan, k)?;
-        let say = p.say.filter(|_| k == 0);
-        Ok(Stream::new(k, &cfg, plan, engine, roots, say))
+        let engine = stream_engine(p.engine, layout, &cfg, &plan, job_k)?;
+        let say = p.say.filter(|_| job_k == 0);
+        Ok(Stream::new(job_k, &cfg, plan, engine, roots, say))
     }
 
     fn new(

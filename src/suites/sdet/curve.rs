@@ -162,7 +162,10 @@ pub fn run(
             // each repetition its own scripts
             o.seed = o.seed.wrapping_add(rep as u64);
             let r = point(&o, load.value() as usize, c.duration)?;
-            Ok((sample_of(&r), r.result))
+            // under MPI every rank steers by the job's sample (rank 0's,
+            // merged), so that all take the same next point
+            let sample = crate::cluster::share_json(sample_of(&r))?;
+            Ok((sample, r.result))
         },
         seen,
     )?;
@@ -269,6 +272,9 @@ pub fn render(plan: &CurvePlan, f: &CurveFigures, r: &RunResult) -> String {
         && !curve.points.is_empty()
     {
         let _ = writeln!(s, "plot: {path}");
+    }
+    if let Some(c) = &r.cluster {
+        s += &c.render();
     }
     s
 }

@@ -35,7 +35,8 @@ pub mod merge;
 
 pub use merge::{Phase, RankReport, Section};
 
-use crate::runner::{NoWatch, Outcome, Watch};
+#[cfg(feature = "mpi")]
+use crate::runner::{Outcome, Watch};
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -152,10 +153,13 @@ pub fn init(command: &str) -> Result<()> {
 fn join(_command: &str, _n: usize) -> Result<()> {
     let job = backend::init()?;
     crate::runner::signals::soft_second_signal();
-    if job.rank != 0 {
-        quiet_stdout();
-    }
     let _ = JOB.set(job);
+    crate::runner::workdir::set_rank_tag(dir_tag());
+    crate::runner::workers::set_phase(phase);
+    if rank() != 0 {
+        quiet_stdout();
+        crate::report::export::mute();
+    }
     Ok(())
 }
 
@@ -258,40 +262,27 @@ pub fn rank_seeds(size: usize) -> Vec<u64> {
     }
 }
 
-/// One timed phase: `local` runs this rank's workers, polling the watch it
+/// One timed phase of the job, as the runner runs every phase once the
+/// job is joined: `local` runs this rank's workers, polling the watch it
 /// is handed. On rank 0 the outcome is every rank's merged; on the others,
-/// their own. Outside a job it is `local` alone.
-pub fn phase(local: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) -> Result<Outcome> {
-    #[cfg(feature = "mpi")]
-    if let Some(job) = job() {
-        return backend::phase(job, local);
-    }
-    local(&NoWatch)
-}
-
-/// The directory the job's ranks share (the first work directory's
-/// parent): where survivors leave their partial reports for rank 0.
-static SHARED: Mutex<Option<PathBuf>> = Mutex::new(None);
-
-/// Note where a work directory was made; the first is the shared one.
-pub fn note_parent(dir: &Path) {
-    if !active() {
-        return;
-    }
-    let mut s = SHARED.lock().unwrap_or_else(|p| p.into_inner());
-    if s.is_none() {
-        *s = Some(dir.to_path_buf());
+/// their own.
+#[cfg(feature = "mpi")]
+fn phase(local: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) -> Result<Outcome> {
+    match job() {
+        Some(job) => backend::phase(job, local),
+        None => local(&crate::runner::NoWatch),
     }
 }
 
-/// Where rank `rank` leaves its partial report, if the shared directory
-/// is known.
+/// Where rank `rank` leaves its partial report: the job's shared
+/// directory (where the first work directory was made), once known.
 pub fn partial_path(job: &Job, rank: usize) -> Option<PathBuf> {
     let dir = shared_dir()?;
     Some(dir.join(format!(".iogauge-{}-rank{rank}.partial.json", job.id)))
 }
 
-/// The tag work directories of a rank carry: `r3` (empty outside a job).
+/// What a rank's work directories carry after their tag: `<job>r<rank>-`
+/// (empty outside a job).
 pub fn dir_tag() -> String {
     match job() {
         Some(j) => format!("{}r{}-", j.id, j.rank),
@@ -316,7 +307,7 @@ pub fn section() -> Option<Section> {
     }
     let phases = PHASES.lock().unwrap_or_else(|p| p.into_inner()).clone();
     let envs = ENVIRONMENTS.lock().unwrap_or_else(|p| p.into_inner());
-    Some(Section::new(job, opts(), phases, &envs))
+    Some(merge::section(job, opts(), phases, &envs))
 }
 
 /// Each host's environment, as the first of its ranks to report it said.
@@ -336,5 +327,5 @@ pub(crate) fn note_environments(reports: &[RankReport]) {
 
 /// The shared directory, once a work directory was made there.
 pub(crate) fn shared_dir() -> Option<PathBuf> {
-    SHARED.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    crate::runner::workdir::first_parent().map(Path::to_path_buf)
 }

@@ -60,24 +60,21 @@ pub fn find(name: &str) -> Option<&'static dyn Exporter> {
 
 /// Write `doc` with `e` to `path` (`-`: stdout), whole (see [`write_file`]).
 pub fn write(e: &dyn Exporter, doc: &Document, path: &Path) -> Result<()> {
-    if !crate::cluster::is_root() {
-        return Ok(());
-    }
-    let bytes = match (crate::cluster::section(), doc) {
-        // an MPI job's result carries its ranks' figures
-        (Some(sec), Document::Run(r)) if r.cluster.is_none() => {
-            let mut r = (*r).clone();
-            r.cluster = Some(sec);
-            e.serialize(&Document::Run(&r))?
-        }
-        (Some(sec), Document::Collection(c)) if !c.extra.contains_key("cluster") => {
-            let mut c = (*c).clone();
-            c.set("cluster", sec);
-            e.serialize(&Document::Collection(&c))?
-        }
-        _ => e.serialize(doc)?,
-    };
+    let bytes = e.serialize(doc)?;
     emit(path, &bytes, e.name())
+}
+
+/// Whether this process writes no result or figure file: an MPI rank other
+/// than 0, whose share rank 0 writes with the job's result.
+static MUTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Write no result or figure file from now on ([`MUTED`]).
+pub fn mute() {
+    MUTED.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+fn muted() -> bool {
+    MUTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// Write `bytes`, the `what` result, to `path`, or to stdout when `path`
@@ -101,7 +98,7 @@ pub fn emit(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
 /// link) is written through, never replaced.
 pub fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     // an MPI job's result and figures are rank 0's to write
-    if !crate::cluster::is_root() {
+    if muted() {
         return Ok(());
     }
     if std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file()) {

@@ -2,6 +2,7 @@
 //! human text that goes with it. JSON is the canonical form; text, tables
 //! and plots render from it.
 
+pub mod cluster;
 pub mod export;
 pub mod plot;
 pub mod sheet;
@@ -174,7 +175,7 @@ pub struct RunResult {
     /// An MPI job's ranks: each phase's per-rank and per-host figures,
     /// clocks and stonewall (absent on one machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cluster: Option<crate::cluster::Section>,
+    pub cluster: Option<cluster::Section>,
 }
 
 /// How the workers' engines were set up ([`crate::engine::Engine::mode`]):
@@ -270,8 +271,6 @@ impl RunResult {
         let cpu = o.cpu.user.as_secs_f64() + o.cpu.sys.as_secs_f64();
         self.elapsed_s = secs;
         self.complete = o.complete;
-        // an MPI job's (rank 0): every phase's ranks and hosts
-        self.cluster = crate::cluster::section();
         // an outcome remade from parts asked no engine: keep what was known
         if !o.engine_modes.is_empty() {
             self.engine = EngineSetup::of(&o.engine_modes);

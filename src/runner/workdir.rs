@@ -192,6 +192,26 @@ pub fn io_reason(e: &std::io::Error) -> String {
     }
 }
 
+/// What an MPI rank's work directories carry after their tag:
+/// `<job>r<rank>-`.
+static RANK_TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Where the first work directory of this process was made.
+static FIRST_PARENT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Name this process's work directories as an MPI rank's (`tag`:
+/// `<job>r<rank>-`), so that ranks sharing a directory never collide and
+/// each directory says whose it is.
+pub fn set_rank_tag(tag: String) {
+    let _ = RANK_TAG.set(tag);
+}
+
+/// The parent of the first work directory this process made: an MPI
+/// job's shared directory.
+pub fn first_parent() -> Option<&'static Path> {
+    FIRST_PARENT.get().map(PathBuf::as_path)
+}
+
 #[derive(Debug)]
 pub struct WorkDir {
     path: PathBuf,
@@ -205,12 +225,12 @@ impl WorkDir {
         check_dir(parent)?;
         let pid = std::process::id();
         // an MPI rank's: iogauge-<tag>-<job>r<rank>-<pid>-<n>
-        let rank = crate::cluster::dir_tag();
+        let rank = RANK_TAG.get().map_or("", String::as_str);
         for n in 0..1000 {
             let path = parent.join(format!("iogauge-{tag}-{rank}{pid}-{n}"));
             match std::fs::create_dir(&path) {
                 Ok(()) => {
-                    crate::cluster::note_parent(parent);
+                    let _ = FIRST_PARENT.set(parent.to_path_buf());
                     return Ok(WorkDir { path, keep: false });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,

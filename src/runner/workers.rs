@@ -68,7 +68,7 @@ pub fn run_workers<W: Workers>(
     progress: &dyn Progress,
     watch: &dyn Watch,
 ) -> Result<Outcome> {
-    crate::cluster::phase(&mut |job| {
+    let mut here = |job: &dyn Watch| {
         run_here::<W>(
             rule,
             payload,
@@ -77,7 +77,23 @@ pub fn run_workers<W: Workers>(
             progress,
             &super::Both(watch, job),
         )
-    })
+    };
+    match PHASE.get() {
+        Some(phase) => phase(&mut here),
+        None => here(&super::NoWatch),
+    }
+}
+
+/// Runs one timed phase with the workers of this process: `here` runs
+/// them, polling the watch it is handed.
+pub type Phase = fn(here: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) -> Result<Outcome>;
+
+static PHASE: std::sync::OnceLock<Phase> = std::sync::OnceLock::new();
+
+/// Make every timed phase `phase`'s: an MPI rank's phases are the job's
+/// (they start together and rank 0's outcome is every rank's).
+pub fn set_phase(phase: Phase) {
+    let _ = PHASE.set(phase);
 }
 
 /// [`run_workers`] on this machine alone (one MPI rank's share).

@@ -7,12 +7,13 @@
 //! offset. Histograms travel bucket by bucket ([`StatsWire`]) and are added,
 //! so the merged percentiles are those of every sample of every rank.
 
+pub use crate::report::cluster::{Gather, HostFigures, Phase, RankFigures, Section, Stonewall};
+
 use super::{Job, Opts};
 use crate::env::Environment;
 use crate::measure::{CpuTimes, KindStats, StatsWire, WorkerStats};
 use crate::runner::Outcome;
 use anyhow::{Context, Result};
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -106,228 +107,27 @@ impl RankReport {
     }
 }
 
-/// One rank's figures in a phase: the result's `cluster.phases[].ranks`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct RankFigures {
-    pub rank: usize,
-    pub host: String,
-    pub workers: usize,
-    pub ops: u64,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
-    /// Its measured phase, seconds from the job's first start (rank 0's
-    /// clock).
-    pub start_s: f64,
-    pub end_s: f64,
-    pub ops_per_s: f64,
-    pub read_bytes_per_s: f64,
-    pub write_bytes_per_s: f64,
-    /// Latency of all its I/O ops, ns.
-    pub latency_mean_ns: f64,
-    pub latency_p99_ns: u64,
-    pub clock_offset_ns: i64,
-    pub clock_bound_ns: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stonewall_ops: Option<u64>,
-    pub complete: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-/// One host's figures in a phase (its ranks summed).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct HostFigures {
-    pub host: String,
-    pub ranks: Vec<usize>,
-    pub workers: usize,
-    pub ops: u64,
-    pub bytes_read: u64,
-    pub bytes_written: u64,
-    /// Over the phase's elapsed time.
-    pub ops_per_s: f64,
-    pub read_bytes_per_s: f64,
-    pub write_bytes_per_s: f64,
-}
-
-/// What the ranks had done when the first finished (`--stonewall`).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Stonewall {
-    /// Seconds from the first start to the first rank done.
-    pub at_s: f64,
-    pub first_rank: usize,
-    /// Ops all ranks had done by then, and their rate over `at_s`.
-    pub ops: u64,
-    pub ops_per_s: f64,
-}
-
-/// What gathering the reports cost.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Gather {
-    pub bytes: u64,
-    pub max_rank_bytes: u64,
-    pub seconds: f64,
-}
-
-/// One timed phase across the job: the result's `cluster.phases[]`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Phase {
-    /// Ranks that reported.
-    pub ranks: usize,
-    /// Last end − first start, s (rank 0's clock).
-    pub elapsed_s: f64,
-    /// Last start − first start, s.
-    pub start_spread_s: f64,
-    /// When the first and the last rank were done, s from the first start.
-    pub first_done_s: f64,
-    pub last_done_s: f64,
-    pub first_done_rank: usize,
-    /// The largest clock bound of any rank, start or end, ns: times of
-    /// different ranks compare to within it.
-    pub clock_bound_ns: u64,
-    /// The largest change of any rank's offset from start to end, ns.
-    pub clock_drift_ns: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stonewall: Option<Stonewall>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gather: Option<Gather>,
-    /// Ranks that did not report (died, or killed), with their hosts.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub missing: Vec<(usize, String)>,
-    pub per_rank: Vec<RankFigures>,
-    pub per_host: Vec<HostFigures>,
-}
-
-/// The result's `cluster` section.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct Section {
-    pub ranks: usize,
-    pub hosts: Vec<String>,
-    /// `off`, `stop` or `wear-out`.
-    pub stonewall: String,
-    /// Each host's machine and mount of the shared directory, in the
-    /// order of `hosts` (the result's `environment` is rank 0's).
-    #[schemars(schema_with = "environments_schema")]
-    pub environments: Vec<Environment>,
-    /// The seed each rank drew its requests from, in rank order (rank 0's
-    /// is the one given; rank r's adds r·0x9E3779B97F4A7C15).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub seeds: Vec<u64>,
-    pub phases: Vec<Phase>,
-}
-
-/// The hosts' environments: the result's own environment schema.
-fn environments_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({
-        "type": "array",
-        "items": { "$ref": "#/$defs/environment" }
-    })
-}
-
-impl Section {
-    /// The job's section: `environments` are the hosts' as their ranks
-    /// reported them (by host name).
-    pub fn new(
-        job: &Job,
-        opts: Opts,
-        phases: Vec<Phase>,
-        environments: &BTreeMap<String, Environment>,
-    ) -> Section {
-        let mut hosts = job.hosts.clone();
-        hosts.sort();
-        hosts.dedup();
-        Section {
-            ranks: job.size,
-            environments: hosts
-                .iter()
-                .filter_map(|h| environments.get(h).cloned())
-                .collect(),
-            hosts,
-            stonewall: opts.name().into(),
-            seeds: super::rank_seeds(job.size),
-            phases,
-        }
-    }
-}
-
-impl Section {
-    /// The job in a few lines for a text report: each phase's spread,
-    /// first and last done, clock bound, and a line per rank (per host
-    /// when there are more than 16 ranks).
-    pub fn render(&self) -> String {
-        use std::fmt::Write;
-        let mut o = String::new();
-        let _ = writeln!(
-            o,
-            "  MPI: {} rank{} on {} host{}, stonewall {}",
-            self.ranks,
-            if self.ranks == 1 { "" } else { "s" },
-            self.hosts.len(),
-            if self.hosts.len() == 1 { "" } else { "s" },
-            self.stonewall
-        );
-        for (i, p) in self.phases.iter().enumerate() {
-            let tag = if self.phases.len() > 1 {
-                format!("phase {}: ", i + 1)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                o,
-                "  {tag}start spread {:.3} ms, first done {:.3} s (rank {}), last done {:.3} s, clocks within {:.1} µs",
-                p.start_spread_s * 1e3,
-                p.first_done_s,
-                p.first_done_rank,
-                p.last_done_s,
-                p.clock_bound_ns as f64 / 1e3
-            );
-            if let Some(sw) = &p.stonewall {
-                let _ = writeln!(
-                    o,
-                    "  {tag}stonewall at {:.3} s (rank {} done): {} ops, {:.0} ops/s",
-                    sw.at_s, sw.first_rank, sw.ops, sw.ops_per_s
-                );
-            }
-            for (r, h) in &p.missing {
-                let _ = writeln!(o, "  {tag}rank {r} on {h}: DID NOT REPORT");
-            }
-            if p.per_rank.len() <= 16 {
-                let _ = writeln!(
-                    o,
-                    "  {:>6} {:<16} {:>12} {:>12} {:>10} {:>10} {:>12}",
-                    "rank", "host", "ops", "ops/s", "start s", "end s", "p99 lat"
-                );
-                for r in &p.per_rank {
-                    let _ = writeln!(
-                        o,
-                        "  {:>6} {:<16} {:>12} {:>12.0} {:>10.3} {:>10.3} {:>12}",
-                        r.rank,
-                        r.host,
-                        r.ops,
-                        r.ops_per_s,
-                        r.start_s,
-                        r.end_s,
-                        crate::units::fmt_ns(r.latency_p99_ns as f64)
-                    );
-                }
-            } else {
-                let _ = writeln!(
-                    o,
-                    "  {:<16} {:>6} {:>12} {:>12}",
-                    "host", "ranks", "ops", "ops/s"
-                );
-                for h in &p.per_host {
-                    let _ = writeln!(
-                        o,
-                        "  {:<16} {:>6} {:>12} {:>12.0}",
-                        h.host,
-                        h.ranks.len(),
-                        h.ops,
-                        h.ops_per_s
-                    );
-                }
-            }
-        }
-        o
+    /// The job's section of the result: `environments` are the hosts' as their ranks
+/// reported them (by host name).
+pub fn section(
+    job: &Job,
+    opts: Opts,
+    phases: Vec<Phase>,
+    environments: &BTreeMap<String, Environment>,
+) -> Section {
+    let mut hosts = job.hosts.clone();
+    hosts.sort();
+    hosts.dedup();
+    Section {
+        ranks: job.size,
+        environments: hosts
+            .iter()
+            .filter_map(|h| environments.get(h).cloned())
+            .collect(),
+        hosts,
+        stonewall: opts.name().into(),
+        seeds: super::rank_seeds(job.size),
+        phases,
     }
 }
 

@@ -144,7 +144,7 @@ fn ranks_that_did_not_report_are_named_and_the_rest_is_kept() {
     );
     assert_eq!(p.missing, vec![(1, "n1".into()), (2, "n2".into())]);
     assert!(
-        Section::new(
+        section(
             &Job {
                 rank: 0,
                 size: 4,

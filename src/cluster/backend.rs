@@ -452,10 +452,9 @@ fn abandon(job: &Job, coord: Coord, report: RankReport, o: Outcome) -> Outcome {
         std::thread::sleep(Duration::from_millis(5));
     }
     match super::merge::merge(reports, &job.hosts) {
+        // the command prints the merged error, which names the missing ranks
         Ok((merged, phase)) => {
-            if let Some(e) = &merged.error {
-                eprintln!("iogauge: {e}");
-            }
+            super::note_dead(phase.missing.iter().map(|(r, _)| *r));
             super::push_phase(phase);
             merged
         }

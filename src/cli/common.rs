@@ -680,7 +680,8 @@ pub fn status_of(out: &OutputArgs, result: &RunResult) -> Result<Status> {
         return Ok(Status::Failed);
     }
     if !result.complete {
-        interrupted_line(out.any());
+        // an MPI rank other than 0 writes no result
+        interrupted_line(out.any() && crate::cluster::is_root());
         return Ok(Status::Interrupted);
     }
     Ok(Status::Done)

@@ -15,7 +15,7 @@
 use super::merge::{Gather, Offset, RankReport};
 use super::{Job, Opts};
 use crate::measure::clock::now_ns;
-use crate::runner::{Outcome, Watch, signals};
+use crate::runner::{NoWatch, Outcome, Watch, signals};
 use anyhow::{Context, Result};
 use mpi::datatype::PartitionMut;
 use mpi::environment::{Threading, Universe};
@@ -287,7 +287,16 @@ static PHASE: AtomicU64 = AtomicU64::new(0);
 pub fn phase(job: &Job, local: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) -> Result<Outcome> {
     let w = world();
     PHASE.fetch_add(1, Ordering::Relaxed);
-    w.barrier();
+    if !all_here(&w) {
+        // nothing of the phase ran: the workers see the signal and stop at once
+        let mut o = local(&NoWatch)?;
+        o.complete = false;
+        o.error = Some(anyhow::anyhow!(
+            "the job went down before every rank had reached the timed phase (a rank died or was killed; mpirun names it): the figures are rank {}'s alone",
+            job.rank
+        ));
+        return Ok(o);
+    }
     let clock_start = clocks(&w, job);
     let coord = Coord::new(job, super::opts());
     start_together(&w, job.size, clock_start);
@@ -326,6 +335,26 @@ fn handed_over(p: &std::path::Path) {
     let deadline = Instant::now() + PARTIAL_WAIT + Duration::from_millis(200);
     while p.exists() && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Wait at the phase's start for every rank, giving up when a signal
+/// comes: a rank died before the phase, the job is going down, and a
+/// blocking barrier would hold this rank until mpirun's SIGKILL, its work
+/// directory left behind.
+fn all_here(w: &SimpleCommunicator) -> bool {
+    let mut req = w.immediate_barrier();
+    loop {
+        match req.test() {
+            Ok(_) => return true,
+            Err(r) => req = r,
+        }
+        if signals::interrupted() {
+            // MPI still holds the barrier: never complete it
+            std::mem::forget(req);
+            return false;
+        }
+        std::thread::sleep(Duration::from_micros(200));
     }
 }
 
@@ -487,8 +516,9 @@ fn abandon(job: &Job, coord: Coord, report: RankReport, o: Outcome) -> Outcome {
     }
     super::note_environments(&reports);
     match super::merge::merge(reports, &job.hosts) {
+        // the command prints the merged error, which names the missing ranks
         Ok((merged, phase)) => {
-            // the command's last line names the ranks missing
+            super::note_dead(phase.missing.iter().map(|(r, _)| *r));
             super::push_phase(phase);
             merged
         }

@@ -173,10 +173,12 @@ fn join(_command: &str, n: usize) -> Result<()> {
     Ok(())
 }
 
-/// Leave the job (MPI_Finalize), after the command.
+/// Leave the job (MPI_Finalize), after the command: rank 0 first removes
+/// the work directories of ranks that died, once the result is written.
 pub fn finish() {
     #[cfg(feature = "mpi")]
-    if active() {
+    if let Some(job) = job() {
+        remove_dead_dirs(job);
         backend::finish();
     }
 }
@@ -279,6 +281,48 @@ fn phase(local: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) -> Result<Outcome
 pub fn partial_path(job: &Job, rank: usize) -> Option<PathBuf> {
     let dir = shared_dir()?;
     Some(dir.join(format!(".iogauge-{}-rank{rank}.partial.json", job.id)))
+}
+
+/// Ranks that did not report a phase (rank 0).
+static DEAD: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+#[cfg(feature = "mpi")]
+pub(crate) fn note_dead(ranks: impl IntoIterator<Item = usize>) {
+    DEAD.lock().unwrap_or_else(|p| p.into_inner()).extend(ranks);
+}
+
+/// A dead rank cannot remove its work directories; rank 0 removes those
+/// in the shared directory that carry the job's id and the rank
+/// (`iogauge-<tag>-<job>r<rank>-…`: provably the job's). It runs after the
+/// result is written, so that mpirun's SIGKILL, a second after its
+/// SIGTERM, can cut short the removal of a large file set but never the
+/// result.
+#[cfg(feature = "mpi")]
+fn remove_dead_dirs(job: &Job) {
+    let dead = std::mem::take(&mut *DEAD.lock().unwrap_or_else(|p| p.into_inner()));
+    let shared = shared_dir();
+    let (Some(shared), false) = (shared, dead.is_empty()) else {
+        return;
+    };
+    let Ok(entries) = std::fs::read_dir(&shared) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(name) = name.to_str().filter(|n| n.starts_with("iogauge-")) else {
+            continue;
+        };
+        if let Some(r) = dead
+            .iter()
+            .find(|r| name.contains(&format!("-{}r{r}-", job.id)))
+            && let Err(err) = std::fs::remove_dir_all(e.path())
+        {
+            eprintln!(
+                "iogauge: could not remove rank {r}'s work directory {}: {err}",
+                e.path().display()
+            );
+        }
+    }
 }
 
 /// What a rank's work directories carry after their tag: `<job>r<rank>-`

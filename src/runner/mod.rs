@@ -697,13 +697,18 @@ fn oversee(
     let mut ramp_cpu_taken = rule.ramp.unwrap_or_default().is_zero();
     let mut cpu_at_t0 = cpu_start;
     let mut stopped_at: Option<u64> = None;
+    // an MPI stonewall goes through two turns (rank 0's, then the other
+    // rank's) before a rank stops: short turns keep it within 100 ms
+    let turn: u64 = if watch.polled() {
+        5_000_000
+    } else {
+        20_000_000
+    };
     loop {
         // wake at the deadline, not up to a nap after it
         let nap = deadline
             .filter(|_| !sh.stop.load(Ordering::Relaxed))
-            .map_or(20_000_000, |d| {
-                d.saturating_sub(now_ns()).clamp(100_000, 20_000_000)
-            });
+            .map_or(turn, |d| d.saturating_sub(now_ns()).clamp(100_000, turn));
         std::thread::park_timeout(Duration::from_nanos(nap));
         let now = now_ns();
         if !ramp_cpu_taken && now >= t0 {

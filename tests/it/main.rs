@@ -22,6 +22,8 @@ mod laddis;
 mod mpi;
 #[cfg(feature = "mpi")]
 mod mpi_benches;
+#[cfg(feature = "mpi")]
+mod mpi_faults;
 mod numbers;
 mod postmark;
 mod predict;

@@ -296,6 +296,17 @@ pub fn phase(job: &Job, local: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) ->
     Ok(merged)
 }
 
+/// Rank 0's `bytes` on every rank: their length, then them.
+pub fn broadcast(mut bytes: Vec<u8>) -> Vec<u8> {
+    let w = world();
+    let root = w.process_at_rank(0);
+    let mut len = [bytes.len() as u64];
+    root.broadcast_into(&mut len[..]);
+    bytes.resize(len[0] as usize, 0);
+    root.broadcast_into(&mut bytes[..]);
+    bytes
+}
+
 /// Every rank waits for the same instant (rank 0's clock), sleeping, not
 /// spinning in a barrier that would take the CPU from ranks still
 /// arriving: rank 0 names it 2 ms after every rank has its clock.

@@ -36,6 +36,8 @@ pub mod merge;
 pub use merge::{Phase, RankReport, Section};
 
 use crate::runner::{NoWatch, Outcome, Watch};
+#[cfg(feature = "mpi")]
+use anyhow::Context;
 use anyhow::Result;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
@@ -202,6 +204,20 @@ pub fn phase(local: &mut dyn FnMut(&dyn Watch) -> Result<Outcome>) -> Result<Out
         return backend::phase(job, local);
     }
     local(&NoWatch)
+}
+
+/// Rank 0's `value`, on every rank: a collective, called by every rank at
+/// the same point; `value` itself outside a job. What depends on measured
+/// figures (scale's next load) is decided from rank 0's, which are the
+/// job's, so that every rank goes on to the same phases.
+pub fn from_root<T: serde::Serialize + serde::de::DeserializeOwned>(value: T) -> Result<T> {
+    #[cfg(feature = "mpi")]
+    if active() {
+        let bytes = serde_json::to_vec(&value).context("cannot encode rank 0's value")?;
+        let bytes = backend::broadcast(bytes);
+        return serde_json::from_slice(&bytes).context("cannot read rank 0's value");
+    }
+    Ok(value)
 }
 
 /// The directory the job's ranks share (the first work directory's

@@ -20,6 +20,8 @@ mod iozone;
 mod laddis;
 #[cfg(feature = "mpi")]
 mod mpi;
+#[cfg(feature = "mpi")]
+mod mpi_laddis;
 mod numbers;
 mod postmark;
 mod predict;

@@ -400,6 +400,40 @@ mod tests {
         }
     }
 
+    /// Clients of 3, 2 and 2 processes plan the server's set between them:
+    /// each process's files are those of the whole set's plan, the bytes
+    /// add up, the remainder is on the low processes, and each client has
+    /// its own links and non-I/O names.
+    #[test]
+    fn the_clients_parts_make_the_servers_set() {
+        let (total, all) = (10_000_001, 7);
+        let whole = plan(total, all, 5);
+        let parts: Vec<Plan> = [0..3, 3..5, 5..7]
+            .into_iter()
+            .map(|r| plan_client(total, all, r, 5))
+            .collect();
+        assert_eq!(parts.iter().map(Plan::bytes).sum::<u64>(), total);
+        let sizes = |p: &Plan| {
+            p.procs
+                .iter()
+                .map(|pp| pp.sizes.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            parts.iter().flat_map(sizes).collect::<Vec<_>>(),
+            sizes(&whole)
+        );
+        let per_proc: Vec<u64> = parts
+            .iter()
+            .flat_map(|p| p.procs.iter().map(ProcPlan::bytes))
+            .collect();
+        let base = total / all as u64;
+        assert_eq!(per_proc[..4], [base + 1; 4]);
+        assert_eq!(per_proc[4..], [base; 3]);
+        assert_eq!(parts[0].procs[0].symlinks, SYMLINKS_PER_CLIENT / 3 + 1);
+        assert_eq!(parts[1].procs[0].symlinks, SYMLINKS_PER_CLIENT / 2 + 1);
+    }
+
     #[test]
     fn build_makes_the_planned_set() {
         let d = tempfile::tempdir().unwrap();

@@ -75,7 +75,7 @@ fn four_clients_share_the_server_load_and_file_set() {
     // one report, rank 0's, with one table of the clients
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("one load point: 4 clients of 2 processes each, open loop at 400 ops/s"),
+        text.contains("one load point: 4 clients of 2 processes each, open loop at 400 ops/s (poisson), 100.0 ops/s a client"),
         "{text}"
     );
     assert_eq!(text.matches("Per client").count(), 1, "{text}");

@@ -16,9 +16,11 @@ pub fn render(plan: &Plan, f: &Figures, r: &RunResult) -> String {
     s += &per_op(f);
     s += &per_client(f);
     s += &notes(plan, f);
+    let clients = r.cluster.as_ref().map_or(1, |c| c.ranks);
     let details = format!(
-        "laddis, {} processes for {:?}, seed {}",
+        "laddis, {} processes{} for {:?}, seed {}",
         plan.procs,
+        if clients > 1 { " on rank 0" } else { "" },
         plan.duration_s
             .map(Duration::from_secs_f64)
             .unwrap_or_default(),
@@ -49,7 +51,7 @@ fn summary(plan: &Plan, f: &Figures, r: &RunResult) -> String {
         };
         let share = plan
             .rate
-            .map(|rate| format!(" ({:.1} ops/s a client)", rate / clients as f64))
+            .map(|rate| format!(", {:.1} ops/s a client", rate / clients as f64))
             .unwrap_or_default();
         format!("{clients} clients of {procs}, {load}{share}")
     } else {

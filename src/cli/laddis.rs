@@ -19,9 +19,11 @@ use std::time::Duration;
 /// sized 5.4 MiB per NFS op/s claimed. Reports NFS ops/s, the average
 /// response time against LADDIS's 50 ms limit, and a line per operation.
 /// Point --dir at an NFS mount to load an NFS server through its client.
+/// Under mpirun each rank is a client: --rate and the file set are the
+/// server's, split between them; --procs is per client.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Load-generating processes (one thread each), every one with its own share of the file set.
+    /// Load-generating processes (one thread each), every one with its own share of the file set; under mpirun, on each client (rank).
     #[arg(long, default_value = "4", value_name = "N", value_parser = common::count_arg, allow_hyphen_values = true)]
     pub procs: usize,
     /// How long the processes run (e.g. 10s, 2m; a plain number is seconds). Default 10s; under 'iogauge scale', each repetition of a point, default 2s.
@@ -47,6 +49,8 @@ pub struct Args {
     pub dir: PathBuf,
     #[command(flatten)]
     pub run: common::PointArgs,
+    #[command(flatten)]
+    pub cluster: common::ClusterArgs,
 }
 
 common::cmd!(run.out, {
@@ -60,7 +64,8 @@ common::cmd!(run.out, {
             workers: ("--procs", 4, self.procs),
             inputs: self.inputs(),
         };
-        Some(scale::Point::new(flags, self.point()))
+        let point = self.cluster.apply().and_then(|()| self.point());
+        Some(scale::Point::new(flags, point))
     }
 });
 
@@ -114,6 +119,7 @@ impl Args {
         }
         Ok(Options {
             procs: self.procs,
+            spread: None,
             claim: self.claim.or(self.run.load.rate).unwrap_or(DEFAULT_CLAIM),
             fileset: (!self.scaling).then(|| self.fileset.unwrap_or(DEFAULT_FILESET)),
             mix: mix_arg(&self.mix)?,
@@ -125,6 +131,7 @@ impl Args {
 
 pub fn main(a: Args) -> Result<Status> {
     a.run.out.check_with(&mut a.inputs())?;
+    a.cluster.apply()?;
     let o = a.options()?;
     o.check().map_err(crate::error::UsageError)?;
     let duration = a.duration.unwrap_or(Duration::from_secs(10));

@@ -9,7 +9,7 @@ use crate::measure::curve::{self, Axis, Constraint, Curve, Load, Plan, Stat};
 use crate::measure::interval::Stopper;
 use crate::runner::signals;
 use crate::suites::curve::{Searched, curve_result};
-use crate::suites::load::{LoadPoint, Rep};
+use crate::suites::load::{self, LoadPoint, Measured, Rep};
 use crate::suites::survey::Bars;
 use crate::units::fmt_ns;
 use anyhow::Result;
@@ -352,6 +352,14 @@ pub fn main(mut a: Args) -> Result<Status> {
         );
     }
     let open = rates.is_some();
+    let ranks = crate::cluster::ranks();
+    let spans = !open && a.axis == Axis::Workers;
+    if spans && a.max_procs < ranks {
+        crate::usage!(
+            "--max-procs {}: under mpirun a point's workers are shared out between the {ranks} ranks; give {ranks} or more",
+            a.max_procs
+        );
+    }
     if !open && a.axis == Axis::Workers {
         // the closed loop may go up to --max-procs workers
         crate::runner::limits::check(a.max_procs, 1, false)
@@ -365,17 +373,15 @@ pub fn main(mut a: Args) -> Result<Status> {
     let progress = out.progress();
     let bars = progress.then_some(super::survey::bar as Bars);
     let arrivals_seed = 1;
-    let workers = a.workload.concurrency();
+    // the workload's own workers on each rank
+    let workers = a.workload.concurrency() * ranks;
+    let measure = |load: Load, rep: usize| -> Result<Measured> {
+        measure_rep(point.as_ref(), load, rep, arrivals_seed, bars)
+    };
     // open loop, auto: an eighth of what one closed-loop point gets
     let mut first_rate = 0.0;
     if rates.as_ref().is_some_and(Vec::is_empty) {
-        let first = Rep {
-            load: Load::Closed(workers),
-            rep: 0,
-            arrivals_seed,
-            bars,
-        };
-        match probe(point.as_ref(), &first)? {
+        match probe(&measure, Load::Closed(workers))? {
             Some(t) => first_rate = t / 8.0,
             None => {
                 common::interrupted_line(false);
@@ -386,6 +392,7 @@ pub fn main(mut a: Args) -> Result<Status> {
     let units = point.units();
     let plan = Plan {
         max_procs: a.top(),
+        least: if spans { ranks } else { 1 },
         axis: a.axis,
         rates: rates.clone().unwrap_or_default(),
         open,
@@ -396,23 +403,11 @@ pub fn main(mut a: Args) -> Result<Status> {
         flat: 0.05,
         unit: units.unit_name,
     };
-    let searched = crate::suites::curve::search(
-        &plan,
-        name,
-        |load, rep| {
-            point.measure(&Rep {
-                load,
-                rep,
-                arrivals_seed,
-                bars,
-            })
-        },
-        |p| {
-            if progress {
-                eprintln!("  {}", point_line(p, units.unit));
-            }
-        },
-    )?;
+    let searched = crate::suites::curve::search(&plan, name, measure, |p| {
+        if progress {
+            eprintln!("  {}", point_line(p, units.unit));
+        }
+    })?;
     let report = Report {
         point: point.as_ref(),
         unit: units.unit,
@@ -448,6 +443,10 @@ impl Report<'_> {
         if signals::interrupted() {
             result.complete = false;
         }
+        // under mpirun: every repetition's phase, not the chosen one's alone
+        if let Some(job) = crate::cluster::section() {
+            result.cluster = Some(job);
+        }
         let mut report = render(a, self.point, &curve, unit);
         if first_rate > 0.0 {
             let _ = writeln!(
@@ -473,7 +472,7 @@ impl Args {
     /// The curve's `config`: scale's own flags, and where --rates auto
     /// started (`first_rate`, from a closed loop of `workers`).
     fn config(&self, first_rate: f64, workers: usize) -> serde_json::Value {
-        serde_json::json!({
+        let mut c = serde_json::json!({
             "axis": self.axis,
             "max_procs": self.max_procs,
             "max_depth": (self.axis == Axis::Depth).then_some(self.max_depth),
@@ -488,14 +487,43 @@ impl Args {
                 "throughput": first_rate * 8.0,
                 "first_rate": first_rate,
             })),
-        })
+        });
+        let ranks = crate::cluster::ranks();
+        if ranks > 1 {
+            c["mpi_ranks"] = ranks.into();
+            c["loads"] = JOB_WIDE.into();
+        }
+        c
     }
 }
 
-/// `--rates auto`: the throughput of one closed-loop repetition (`first`)
-/// at the workload's own concurrency; `None` when Ctrl-C cut it short.
-fn probe(point: &dyn LoadPoint, first: &Rep) -> Result<Option<f64>> {
-    let (s, _) = point.measure(first)?;
+/// One repetition at `load`, the job's under mpirun: each rank measures its
+/// part ([`load::share`]), and every rank goes on with rank 0's sample and
+/// error, which are the job's, so that all take the same next point.
+fn measure_rep(
+    point: &dyn LoadPoint,
+    load: Load,
+    rep: usize,
+    arrivals_seed: u64,
+    bars: Option<Bars>,
+) -> Result<Measured> {
+    let (rank, ranks) = (crate::cluster::rank(), crate::cluster::ranks());
+    let (sample, mut result) = point.measure(&Rep {
+        load: load::share(load, rank, ranks),
+        job: load,
+        rep,
+        arrivals_seed,
+        bars,
+    })?;
+    let (sample, error) = crate::cluster::share_json((sample, result.error.take()))?;
+    result.error = error;
+    Ok((sample, result))
+}
+
+/// `--rates auto`: the throughput of one closed-loop repetition at the
+/// workload's own concurrency (`first`); `None` when Ctrl-C cut it short.
+fn probe(measure: &dyn Fn(Load, usize) -> Result<Measured>, first: Load) -> Result<Option<f64>> {
+    let (s, _) = measure(first, 0)?;
     if signals::interrupted() {
         return Ok(None);
     }
@@ -550,8 +578,11 @@ fn render(a: &Args, point: &dyn LoadPoint, c: &Curve, unit: &str) -> String {
     s
 }
 
+/// What a load is under mpirun.
+const JOB_WIDE: &str = "job-wide: a point's workers are shared out between the ranks (the remainder to the low ranks), an open loop's rate split evenly; its throughput and response times are all ranks' together";
+
 /// The report's first line: the workload, how the load rises, and the
-/// constraint.
+/// constraint; under mpirun, a line on what the loads are.
 fn title(s: &mut String, a: &Args, c: &Curve, open: bool) {
     let _ = writeln!(
         s,
@@ -581,6 +612,10 @@ fn title(s: &mut String, a: &Args, c: &Curve, open: bool) {
             None => String::new(),
         }
     );
+    let ranks = crate::cluster::ranks();
+    if ranks > 1 {
+        let _ = writeln!(s, "  loads across {ranks} MPI ranks, {JOB_WIDE}");
+    }
 }
 
 /// The peak, the maximum under the constraint, and the workload's note on

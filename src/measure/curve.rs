@@ -252,6 +252,9 @@ pub struct Plan {
     /// Closed loop: the highest concurrency (workers, or depth on the
     /// depth axis) tried.
     pub max_procs: usize,
+    /// Closed loop: the first concurrency tried (1; under mpirun, on the
+    /// workers axis, the ranks: one worker each), doubled at each step.
+    pub least: usize,
     /// Closed loop: what the load raises.
     pub axis: Axis,
     /// Open loop: the rates to step through (increasing), or empty to
@@ -385,7 +388,7 @@ impl Search<'_> {
 
     fn closed<E>(&mut self, take: &mut Take<'_, E>) -> Result<(), E> {
         let max = self.plan.max_procs.max(1);
-        let mut n = 1usize;
+        let mut n = self.plan.least.clamp(1, max);
         loop {
             if !take(self.plan.axis.load(n), "step", self)? {
                 return Ok(());
@@ -670,6 +673,7 @@ mod tests {
     fn plan(max_procs: usize, constraint: Option<Constraint>) -> Plan {
         Plan {
             max_procs,
+            least: 1,
             axis: Axis::Workers,
             rates: Vec::new(),
             open: false,

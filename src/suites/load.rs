@@ -15,7 +15,11 @@ pub type Measured = (Sample, RunResult);
 /// One repetition of a point: its load, and the seeds that give it a
 /// request stream and an open loop's schedule of its own.
 pub struct Rep {
+    /// This process's load: under mpirun, this rank's part of `job`.
     pub load: Load,
+    /// The point's load, across the ranks of an MPI job (else `load`):
+    /// for a benchmark that shares out a job's load itself (LADDIS).
+    pub job: Load,
     /// The repetition's number at its point (0 first).
     pub rep: usize,
     pub arrivals_seed: u64,
@@ -46,6 +50,19 @@ impl Rep {
             rate,
             ..pace
         }
+    }
+}
+
+/// Rank `rank` of `ranks`'s part of a job-wide load: workers shared out,
+/// the remainder to the low ranks (each rank has one at least when the
+/// load is the ranks or more); an open loop's rate split evenly; a queue
+/// depth, which is each worker's, as it is.
+pub fn share(load: Load, rank: usize, ranks: usize) -> Load {
+    let ranks = ranks.max(1);
+    match load {
+        Load::Closed(n) => Load::Closed(n / ranks + usize::from(rank < n % ranks)),
+        Load::Open(rate) => Load::Open(rate / ranks as f64),
+        Load::Depth(d) => Load::Depth(d),
     }
 }
 
@@ -109,5 +126,23 @@ pub fn sample(r: &RunResult, throughput: f64, completed: u64, lat: &LatencySumma
         issued: ol.map_or(0, |o| o.issued),
         missed: ol.map_or(0, |o| o.missed),
         issued_per_s: ol.map_or(0.0, |o| o.rate_issued),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_load_is_shared_out_between_the_ranks() {
+        let parts = |l: Load| (0..4).map(|r| share(l, r, 4)).collect::<Vec<_>>();
+        let closed: Vec<usize> = parts(Load::Closed(6))
+            .into_iter()
+            .map(|l| l.value() as usize)
+            .collect();
+        assert_eq!(closed, [2, 2, 1, 1]);
+        assert_eq!(parts(Load::Open(100.0)), [Load::Open(25.0); 4]);
+        assert_eq!(parts(Load::Depth(8)), [Load::Depth(8); 4]);
+        assert_eq!(share(Load::Closed(5), 0, 1), Load::Closed(5));
     }
 }

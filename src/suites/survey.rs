@@ -212,6 +212,7 @@ pub fn survey_curve(
 ) -> Result<Row> {
     let plan = Plan {
         max_procs: 4,
+        least: 1,
         axis: Axis::Workers,
         rates: Vec::new(),
         open: false,

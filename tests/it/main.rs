@@ -24,6 +24,8 @@ mod mpi;
 mod mpi_benches;
 #[cfg(feature = "mpi")]
 mod mpi_faults;
+#[cfg(feature = "mpi")]
+mod mpi_laddis;
 mod numbers;
 mod postmark;
 mod predict;

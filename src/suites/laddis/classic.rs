@@ -14,10 +14,13 @@ use std::time::Duration;
 pub fn render(plan: &Plan, f: &Figures, r: &RunResult) -> String {
     let mut s = summary(plan, f, r);
     s += &per_op(f);
+    s += &per_client(f);
     s += &notes(plan, f);
+    let clients = r.cluster.as_ref().map_or(1, |c| c.ranks);
     let details = format!(
-        "laddis, {} processes for {:?}, seed {}",
+        "laddis, {} processes{} for {:?}, seed {}",
         plan.procs,
+        if clients > 1 { " on rank 0" } else { "" },
         plan.duration_s
             .map(Duration::from_secs_f64)
             .unwrap_or_default(),
@@ -36,13 +39,25 @@ fn summary(plan: &Plan, f: &Figures, r: &RunResult) -> String {
         (None, Some(t)) => format!("closed loop, think time {:?}", Duration::from_secs_f64(t)),
         (None, None) => "closed loop, no think time".to_string(),
     };
-    let _ = writeln!(
-        s,
-        "LADDIS ({}), one load point: {} process{}, {load}",
-        origin(&plan.mix),
-        plan.procs,
-        if plan.procs == 1 { "" } else { "es" },
-    );
+    let processes = |n: usize| format!("{n} process{}", if n == 1 { "" } else { "es" });
+    let clients = r.cluster.as_ref().map_or(1, |c| c.ranks);
+    let who = if clients > 1 {
+        let each = f.clients.first().map(|c| c.procs);
+        let procs = match each {
+            Some(p) if f.clients.iter().all(|c| c.procs == p) => {
+                format!("{} each", processes(p))
+            }
+            _ => format!("{} in all", processes(f.procs)),
+        };
+        let share = plan
+            .rate
+            .map(|rate| format!(", {:.1} ops/s a client", rate / clients as f64))
+            .unwrap_or_default();
+        format!("{clients} clients of {procs}, {load}{share}")
+    } else {
+        format!("{}, {load}", processes(plan.procs))
+    };
+    let _ = writeln!(s, "LADDIS ({}), one load point: {who}", origin(&plan.mix));
     let _ = writeln!(
         s,
         "  throughput:            {:.1} NFS ops/s ({} ops in {:.2} s)",
@@ -103,6 +118,40 @@ fn per_op(f: &Figures) -> String {
             s,
             "  {:<9} {:>5} {:>8.2} {:>10} {:>8} {:>10.4} {:>10.4}",
             p.op, p.mix_pct, p.actual_pct, p.count, p.failed, p.mean_ms, p.p90_ms
+        );
+    }
+    s += "\n";
+    s
+}
+
+/// On many clients: a line per client (its share of the load and of the
+/// file set, and what it measured), the server's figures being above.
+fn per_client(f: &Figures) -> String {
+    if f.clients.is_empty() {
+        return String::new();
+    }
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Per client (each its share of the server's load and file set; ops/s over its own time):\n  {:>6} {:<16} {:>6} {:>10} {:>10} {:>8} {:>10} {:>10} {:>10}",
+        "rank", "host", "procs", "offered/s", "file set", "files", "ops", "ops/s", "mean ms"
+    );
+    for c in &f.clients {
+        let offered = c
+            .offered_ops_per_s
+            .map_or_else(|| "-".to_string(), |x| format!("{x:.1}"));
+        let _ = writeln!(
+            s,
+            "  {:>6} {:<16} {:>6} {:>10} {:>10} {:>8} {:>10} {:>10.1} {:>10.3}",
+            c.rank,
+            c.host,
+            c.procs,
+            offered,
+            fmt_bytes(c.fileset_bytes),
+            c.files,
+            c.nfs_ops,
+            c.nfs_ops_per_s,
+            c.mean_response_ms
         );
     }
     s += "\n";

@@ -48,6 +48,7 @@ use anyhow::{Context, Result};
 use rand_xoshiro::rand_core::Rng;
 use std::ffi::CString;
 use std::io::Write;
+use std::ops::Range;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
@@ -173,9 +174,18 @@ const PLAN_SALT: u64 = 0x6c61_6464_6973_0001;
 /// Plan a set of `total` bytes over `procs` processes (at least one; each
 /// share at least one byte gives at least one file).
 pub fn plan(total: u64, procs: usize, seed: u64) -> Plan {
-    let procs = procs.max(1);
-    let n = procs as u64;
-    let mut out: Vec<ProcPlan> = (0..procs)
+    plan_client(total, procs.max(1), 0..procs.max(1), seed)
+}
+
+/// Plan one client's part of a server's set of `total` bytes shared out
+/// over `all` processes: the client's are the server's processes `procs`
+/// (each process's bytes and size draws are the same whichever client
+/// runs it; the remainder of the division goes to the low processes, so
+/// to the low clients). Links and non-I/O names are per client, as in SFS.
+pub fn plan_client(total: u64, all: usize, procs: Range<usize>, seed: u64) -> Plan {
+    let n = all.max(1) as u64;
+    let here = procs.len().max(1);
+    let mut out: Vec<ProcPlan> = procs
         .map(|i| {
             let share = total / n + u64::from((i as u64) < total % n);
             let mut rng: Prng = worker_rng(seed ^ PLAN_SALT, i);
@@ -194,7 +204,7 @@ pub fn plan(total: u64, procs: usize, seed: u64) -> Plan {
                 sizes,
                 working,
                 dirs: files / FILES_PER_DIR + 1,
-                symlinks: SYMLINKS_PER_CLIENT / procs + 1,
+                symlinks: SYMLINKS_PER_CLIENT / here + 1,
                 names: 0,
                 empty_dirs: 0,
             }
@@ -203,7 +213,7 @@ pub fn plan(total: u64, procs: usize, seed: u64) -> Plan {
     let files: usize = out.iter().map(|p| p.sizes.len()).sum();
     let non_io = (files * NON_IO_PERCENT / 100).max(NON_IO_MIN);
     for p in &mut out {
-        p.names = non_io / procs + 1;
+        p.names = non_io / here + 1;
         p.empty_dirs = p.dirs.max(2);
     }
     Plan { procs: out }
@@ -388,6 +398,40 @@ mod tests {
             assert_eq!(pp.working.len(), 1);
             assert_eq!(pp.names, NON_IO_MIN / 4 + 1);
         }
+    }
+
+    /// Clients of 3, 2 and 2 processes plan the server's set between them:
+    /// each process's files are those of the whole set's plan, the bytes
+    /// add up, the remainder is on the low processes, and each client has
+    /// its own links and non-I/O names.
+    #[test]
+    fn the_clients_parts_make_the_servers_set() {
+        let (total, all) = (10_000_001, 7);
+        let whole = plan(total, all, 5);
+        let parts: Vec<Plan> = [0..3, 3..5, 5..7]
+            .into_iter()
+            .map(|r| plan_client(total, all, r, 5))
+            .collect();
+        assert_eq!(parts.iter().map(Plan::bytes).sum::<u64>(), total);
+        let sizes = |p: &Plan| {
+            p.procs
+                .iter()
+                .map(|pp| pp.sizes.clone())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            parts.iter().flat_map(sizes).collect::<Vec<_>>(),
+            sizes(&whole)
+        );
+        let per_proc: Vec<u64> = parts
+            .iter()
+            .flat_map(|p| p.procs.iter().map(ProcPlan::bytes))
+            .collect();
+        let base = total / all as u64;
+        assert_eq!(per_proc[..4], [base + 1; 4]);
+        assert_eq!(per_proc[4..], [base; 3]);
+        assert_eq!(parts[0].procs[0].symlinks, SYMLINKS_PER_CLIENT / 3 + 1);
+        assert_eq!(parts[1].procs[0].symlinks, SYMLINKS_PER_CLIENT / 2 + 1);
     }
 
     #[test]

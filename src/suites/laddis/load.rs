@@ -40,12 +40,16 @@ impl LoadPoint for LaddisPoint {
         Err("waits for each NFS operation before a load-generating process issues its next, as LADDIS defines its load: raise the processes (--procs) or the rate (--rates) instead".into())
     }
 
+    /// Under mpirun, the job's load: [`laddis::run`] shares the processes,
+    /// the rate and the file set out between the clients itself.
     fn measure(&self, r: &Rep) -> Result<Measured> {
-        let load = r.load;
+        let load = r.job;
+        let r = &Rep { load, ..*r };
         let mut o = self.options.clone();
         // each repetition its own operations and arrival schedule
         o.seed = r.seed(o.seed);
         match load {
+            Load::Closed(n) if crate::cluster::ranks() > 1 => o.spread = Some(n),
             Load::Closed(n) => o.procs = n,
             // LADDIS's rule: the file set grows with the load asked
             Load::Open(rate) if !self.claim_given => o.claim = rate,

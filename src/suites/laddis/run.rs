@@ -63,8 +63,13 @@ const SPARE_FDS: u64 = 4;
 /// One load point as asked.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Load-generating processes (one thread each).
+    /// Load-generating processes (one thread each); on many clients, on
+    /// each (SPEC's processes per client).
     pub procs: usize,
+    /// On many clients: `Some(n)`, the server's `n` processes shared out
+    /// between the clients, remainders to the low ranks (`iogauge scale`'s
+    /// load across ranks), instead of `procs` on each.
+    pub spread: Option<usize>,
     /// The NFS ops/s the file set is sized for (5.4 MiB each).
     pub claim: f64,
     /// `Some(bytes)`: the set's size, not scaled with the claim
@@ -81,6 +86,7 @@ impl Options {
     pub fn new(dir: &Path) -> Options {
         Options {
             procs: 4,
+            spread: None,
             claim: DEFAULT_CLAIM,
             fileset: None,
             mix: Mix::nhfsstone(),
@@ -94,6 +100,26 @@ impl Options {
         self.fileset.unwrap_or_else(|| fileset_bytes(self.claim))
     }
 
+    /// Each client's processes, in rank order (one client outside an MPI
+    /// job).
+    pub fn layout(&self) -> Vec<usize> {
+        let clients = crate::cluster::ranks();
+        match self.spread {
+            Some(n) => (0..clients)
+                .map(|c| n / clients + usize::from(c < n % clients))
+                .collect(),
+            None => vec![self.procs; clients],
+        }
+    }
+
+    /// This client's processes: the server's processes `first..end`.
+    pub fn mine(&self) -> Range<usize> {
+        let layout = self.layout();
+        let rank = crate::cluster::rank().min(layout.len() - 1);
+        let first = layout[..rank].iter().sum();
+        first..first + layout[rank]
+    }
+
     /// Refuse what cannot run, naming the flag to change.
     pub fn check(&self) -> Result<(), String> {
         if self.procs == 0 || self.procs > MAX_PROCS {
@@ -102,6 +128,16 @@ impl Options {
                 self.procs
             ));
         }
+        let layout = self.layout();
+        if let Some(n) = self.spread
+            && (layout.contains(&0) || layout.iter().any(|&p| p > MAX_PROCS))
+        {
+            return Err(format!(
+                "{n} processes over {} clients: 1 to {MAX_PROCS} on each",
+                layout.len()
+            ));
+        }
+        let all: usize = layout.iter().sum();
         if !(self.claim.is_finite() && self.claim > 0.0) {
             return Err(format!(
                 "--claim {}: give the NFS ops/s the file set is sized for, above 0",
@@ -109,17 +145,22 @@ impl Options {
             ));
         }
         let bytes = self.fileset_bytes();
-        let least = fileset::MIN_BYTES_PER_PROC * self.procs as u64;
+        let clients = layout.len();
+        let least = fileset::MIN_BYTES_PER_PROC * all as u64;
         if bytes < least {
             let what = match self.fileset {
                 Some(_) => "--fileset".to_string(),
                 None => format!("--claim {} (5.4 MiB per op/s)", self.claim),
             };
+            let who = if clients > 1 {
+                format!("{all} processes on {clients} clients")
+            } else {
+                format!("{all} processes")
+            };
             return Err(format!(
-                "{what} gives a file set of {}, less than the {} that {} processes need (64 KiB each); give a larger set or fewer --procs",
+                "{what} gives a file set of {}, less than the {} that {who} need (64 KiB each); give a larger set or fewer --procs",
                 fmt_bytes(bytes),
                 fmt_bytes(least),
-                self.procs
             ));
         }
         Ok(())
@@ -154,6 +195,9 @@ pub struct Clients {
     pub mix: Mix,
     pub sets: Vec<ProcSet>,
     pub seed: u64,
+    /// The server's index of the first process (on many clients, client
+    /// `c`'s first is `c × procs`): process `k` draws stream `first + k`.
+    pub first: usize,
     pub open_loop: bool,
 }
 
@@ -170,8 +214,9 @@ impl runner::Workers for super::Laddis {
                     .sets
                     .get(i)
                     .with_context(|| format!("the file set has no share for process {i}"))?;
-                let rng = worker_rng(p.seed, i);
-                Client::new(set.clone(), &p.mix, rng, p.seed ^ i as u64, p.open_loop)
+                let k = p.first + i;
+                let rng = worker_rng(p.seed, k);
+                Client::new(set.clone(), &p.mix, rng, p.seed ^ k as u64, p.open_loop)
             })
             .collect()
     }
@@ -744,6 +789,7 @@ pub enum Basis {
 /// What a LADDIS result's `config` holds: the load point as run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Plan {
+    /// Load-generating processes (on many clients, the first client's).
     pub procs: usize,
     /// The NFS ops/s the file set is sized for.
     pub claim_ops_per_s: f64,
@@ -766,7 +812,7 @@ pub struct Plan {
 impl Plan {
     fn of(o: &Options, rule: &StopRule) -> Plan {
         Plan {
-            procs: o.procs,
+            procs: o.mine().len(),
             claim_ops_per_s: o.claim,
             scaling: o.fileset.is_none(),
             fileset_bytes: o.fileset_bytes(),
@@ -803,7 +849,7 @@ pub struct Figures {
     pub meets_50ms: bool,
     /// One line per operation of the mix, in NFS procedure order.
     pub per_op: Vec<OpFigure>,
-    /// Load-generating processes.
+    /// Load-generating processes (on many clients, all of them).
     pub procs: usize,
     /// The NFS ops/s the file set is sized for.
     pub claim_ops_per_s: f64,
@@ -823,6 +869,142 @@ pub struct Figures {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(with = "Option<serde_json::Value>")]
     pub request_response_ns: Option<LatencySummary>,
+    /// On many clients (the ranks of an MPI job, more than one): each
+    /// client's part, in rank order; the figures above are the server's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clients: Vec<ClientFigure>,
+}
+
+/// One client's part of a load point run by many clients: a LADDIS
+/// result's `metrics.clients[]`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "laddisClient")]
+pub struct ClientFigure {
+    /// Its MPI rank.
+    pub rank: usize,
+    pub host: String,
+    /// Its load-generating processes.
+    pub procs: usize,
+    /// Open loop: its share of the NFS ops/s offered to the server.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offered_ops_per_s: Option<f64>,
+    /// Its part of the file set: bytes, files, and files in its working set.
+    pub fileset_bytes: u64,
+    pub files: usize,
+    pub working_set_files: usize,
+    /// NFS operations it issued.
+    pub nfs_ops: u64,
+    /// Its NFS operations over its own measured time.
+    pub nfs_ops_per_s: f64,
+    /// Its average response time, ms (as the server's).
+    pub mean_response_ms: f64,
+}
+
+/// A client's part of the file set, as planned.
+#[derive(Clone, Copy, Debug)]
+struct Part {
+    bytes: u64,
+    files: usize,
+    working: usize,
+}
+
+impl Part {
+    fn of(p: &fileset::Plan) -> Part {
+        Part {
+            bytes: p.bytes(),
+            files: p.files(),
+            working: p.working_files(),
+        }
+    }
+}
+
+/// Every client's part of the file set, in rank order, given this one's
+/// (`own`): on rank 0 of a job, the others' planned again (their sizes
+/// only); elsewhere, `own` alone.
+fn parts(o: &Options, own: &fileset::Plan) -> Vec<Part> {
+    let (rank, clients) = (crate::cluster::rank(), crate::cluster::ranks());
+    if clients == 1 || rank != 0 {
+        return vec![Part::of(own)];
+    }
+    let layout = o.layout();
+    let all = layout.iter().sum();
+    let mut first = 0;
+    layout
+        .iter()
+        .enumerate()
+        .map(|(c, &n)| {
+            let procs = first..first + n;
+            first += n;
+            match c {
+                0 => Part::of(own),
+                _ => Part::of(&fileset::plan_client(o.fileset_bytes(), all, procs, o.seed)),
+            }
+        })
+        .collect()
+}
+
+/// The average time of the NFS operations of `ops`, ns, and their count
+/// (response times in an open loop, else service times).
+fn mean_of(ops: &[OpWire], open: bool) -> (f64, u64) {
+    let (mut sum, mut n) = (0.0, 0u64);
+    for w in ops {
+        let k = match (&w.response, open) {
+            (Some(r), true) => r,
+            _ => &w.service,
+        };
+        sum += k.mean_ns() * k.count as f64;
+        n += w.service.count;
+    }
+    (if n > 0 { sum / n as f64 } else { 0.0 }, n)
+}
+
+/// Each client's figures, from the job's phase in `result` (rank 0 of a
+/// job of more than one rank; empty otherwise): its processes' records
+/// are the merged outcome's, in rank order, so many to a rank as it had
+/// workers.
+fn client_figures(
+    parts: &[Part],
+    rate: Option<f64>,
+    result: &RunResult,
+    outcome: &runner::Outcome,
+) -> Vec<ClientFigure> {
+    let Some(phase) = result.cluster.as_ref().and_then(|c| c.phases.last()) else {
+        return Vec::new();
+    };
+    if parts.len() < 2 {
+        return Vec::new();
+    }
+    let open = result.summary.open_loop.is_some();
+    let records = outcome.records::<Vec<OpWire>>();
+    let mut next = 0;
+    phase
+        .per_rank
+        .iter()
+        .map(|r| {
+            let mine = records.get(next..next + r.workers).unwrap_or_default();
+            next += r.workers;
+            let ops: Vec<OpWire> = mine.iter().flatten().flatten().cloned().collect();
+            let (mean_ns, nfs_ops) = mean_of(&ops, open);
+            let part = parts.get(r.rank);
+            let secs = r.end_s - r.start_s;
+            ClientFigure {
+                rank: r.rank,
+                host: r.host.clone(),
+                procs: r.workers,
+                offered_ops_per_s: rate.map(|x| x / parts.len() as f64),
+                fileset_bytes: part.map_or(0, |p| p.bytes),
+                files: part.map_or(0, |p| p.files),
+                working_set_files: part.map_or(0, |p| p.working),
+                nfs_ops,
+                nfs_ops_per_s: if secs > 0.0 {
+                    nfs_ops as f64 / secs
+                } else {
+                    0.0
+                },
+                mean_response_ms: mean_ns / 1e6,
+            }
+        })
+        .collect()
 }
 
 /// Merge what the processes handed back, per NFS operation.
@@ -850,29 +1032,32 @@ fn merge_ops(outcome: &runner::Outcome) -> Vec<(NfsOp, KindStats, Option<KindSta
 }
 
 impl Figures {
-    /// The figures before anything ran: the load point and its file set.
-    fn of_set(o: &Options, set: &fileset::Plan, open: bool) -> Figures {
+    /// The figures before anything ran: the load point and its file set
+    /// (every client's part).
+    fn of_set(o: &Options, parts: &[Part], open: bool) -> Figures {
         Figures {
             response_basis: if open {
                 Basis::Response
             } else {
                 Basis::Service
             },
-            procs: o.procs,
+            procs: o.layout().iter().sum(),
             claim_ops_per_s: o.claim,
             fileset_bytes: o.fileset_bytes(),
-            files: set.files(),
-            working_set_files: set.working_files(),
+            files: parts.iter().map(|p| p.files).sum(),
+            working_set_files: parts.iter().map(|p| p.working).sum(),
             mix: o.mix.name().to_string(),
             ..Figures::default()
         }
     }
 
-    /// The figures of a run over `set`: what the processes handed back
-    /// and the runner recorded.
+    /// The figures of a run over the file set's `parts`: what the
+    /// processes handed back and the runner recorded (every client's, on
+    /// rank 0 of a job).
     fn of(
         o: &Options,
-        set: &fileset::Plan,
+        parts: &[Part],
+        rate: Option<f64>,
         result: &RunResult,
         outcome: &runner::Outcome,
     ) -> Figures {
@@ -935,7 +1120,8 @@ impl Figures {
             per_op,
             request_latency_ns: service.summary(),
             request_response_ns: (response.count > 0).then(|| response.summary()),
-            ..Figures::of_set(o, set, open)
+            clients: client_figures(parts, rate, result, outcome),
+            ..Figures::of_set(o, parts, open)
         }
     }
 }
@@ -951,16 +1137,18 @@ pub struct Report {
 /// Check a load point as [`run`] does before it draws the file set's plan
 /// (which for a large --claim takes seconds and much memory): the options,
 /// the pace, then the space, inodes and descriptors the set needs, from
-/// its size alone.
+/// its size alone (on many clients, this client's part).
 pub fn check(o: &Options, rule: &StopRule) -> Result<()> {
     o.check().map_err(UsageError)?;
     rule.pace.check().map_err(UsageError)?;
-    let bytes = o.fileset_bytes();
-    let (files, working) = fileset::floors(bytes / o.procs.max(1) as u64);
+    let (all, mine) = (o.layout().iter().sum::<usize>(), o.mine().len());
+    let per_proc = o.fileset_bytes() / all.max(1) as u64 + 1;
+    let bytes = per_proc * mine as u64;
+    let (files, working) = fileset::floors(per_proc);
     Setup::new("laddis", &o.dir)
         .data(bytes + bytes * fileset::DELTA_PERCENT / 100)
-        .entries(files * o.procs as u64)
-        .workers(o.procs, working + SPARE_FDS, false)
+        .entries(files * mine as u64)
+        .workers(mine, working + SPARE_FDS, false)
         .check()
 }
 
@@ -979,33 +1167,55 @@ pub fn prepare(
         mix: o.mix.clone(),
         sets,
         seed: o.seed,
+        first: o.mine().start,
         open_loop,
     }))
 }
 
+/// Client `client` of `clients`'s rule: its share of the rate offered to
+/// the server (split evenly), and arrival streams of its own (client 0
+/// keeps the seed's).
+fn client_rule(mut rule: StopRule, client: usize, clients: usize) -> StopRule {
+    if let Some(rate) = rule.pace.rate {
+        rule.pace.rate = Some(rate / clients as f64);
+    }
+    rule.pace.seed ^= 0xd1b5_4a32_d192_ed03u64.wrapping_mul(client as u64);
+    rule
+}
+
 /// Run one load point as `o` says, under `rule` (its duration and pace:
 /// back to back, with think time, or at a rate). Nothing is left behind.
+///
+/// On many clients (the ranks of an MPI job, as LADDIS ran on several
+/// machines) `o` and `rule` are the server's: each client runs its
+/// processes ([`Options::layout`]) over its part of the file set ([`fileset::plan_client`]) at
+/// its share of the rate, and rank 0's figures are the server's, with a
+/// line per client.
 pub fn run(o: &Options, rule: StopRule, progress: &dyn Progress) -> Result<Report> {
     check(o, &rule)?;
     let bytes = o.fileset_bytes();
-    let set: fileset::Plan = fileset::plan(bytes, o.procs, o.seed);
+    let (client, ranks) = (crate::cluster::rank(), crate::cluster::ranks());
+    let (all, mine) = (o.layout().iter().sum(), o.mine());
+    let procs = mine.len();
+    let set = fileset::plan_client(bytes, all, mine, o.seed);
+    let part = set.bytes();
     // the set, its growth, and a 4 KiB block for every other entry
-    let data = bytes + bytes * fileset::DELTA_PERCENT / 100 + set.other_entries() as u64 * 4096;
+    let data = part + part * fileset::DELTA_PERCENT / 100 + set.other_entries() as u64 * 4096;
     let session = Setup::new("laddis", &o.dir)
         .data(data)
         .entries((set.files() + set.other_entries()) as u64)
-        .workers(o.procs, set.max_working() as u64 + SPARE_FDS, false)
+        .workers(procs, set.max_working() as u64 + SPARE_FDS, false)
         .config(Plan::of(o, &rule))
         .begin()?;
     progress.status(&format!(
         "creating the file set: {} in {} files (untimed)",
-        fmt_bytes(bytes),
+        fmt_bytes(part),
         set.files()
     ));
     let open_loop = rule.pace.is_open();
     // interrupted before the run: the load point and its set, nothing measured
     let empty = |session: crate::session::Session| {
-        let figures = Figures::of_set(o, &set, open_loop);
+        let figures = Figures::of_set(o, &parts(o, &set), open_loop);
         let mut result = session.interrupted();
         result.set_figures(&figures);
         Report { result, figures }
@@ -1013,17 +1223,17 @@ pub fn run(o: &Options, rule: StopRule, progress: &dyn Progress) -> Result<Repor
     let Some(clients) = prepare(o, &set, session.dir(), open_loop)? else {
         return Ok(empty(session));
     };
-    progress.status(&format!("{} processes", o.procs));
+    progress.status(&format!("{procs} processes"));
     let outcome = runner::run_workers::<super::Laddis>(
-        rule,
+        client_rule(rule, client, ranks),
         &clients,
-        o.procs,
+        procs,
         Placement::Threads,
         progress,
         &NoWatch,
     )?;
     let mut result = session.finish(&outcome);
-    let figures = Figures::of(o, &set, &result, &outcome);
+    let figures = Figures::of(o, &parts(o, &set), rule.pace.rate, &result, &outcome);
     result.set_figures(&figures);
     Ok(Report { result, figures })
 }

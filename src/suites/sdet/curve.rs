@@ -143,6 +143,7 @@ pub fn run(
 ) -> Result<CurveReport> {
     let plan = Plan {
         max_procs: c.max_procs,
+        least: 1,
         axis: Axis::Workers,
         rates: Vec::new(),
         open: false,

@@ -6,30 +6,46 @@ use crate::env::Environment;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// One rank's figures in a phase: the result's `cluster.phases[].ranks`.
+/// One rank's figures in a phase: the result's `cluster.phases[].per_rank`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct RankFigures {
+    /// The rank (MPI_COMM_WORLD).
     pub rank: usize,
+    /// Its host (MPI's processor name).
     pub host: String,
+    /// Its workers (threads or processes).
     pub workers: usize,
+    /// Its I/O ops (reads and writes; fsyncs and metadata ops are in the result's `ops`).
     pub ops: u64,
+    /// Bytes it read.
     pub bytes_read: u64,
+    /// Bytes it wrote.
     pub bytes_written: u64,
     /// Its measured phase, seconds from the job's first start (rank 0's
     /// clock).
     pub start_s: f64,
+    /// The end of its measured phase, seconds from the job's first start.
     pub end_s: f64,
+    /// `ops` over its own measured phase (end_s − start_s).
     pub ops_per_s: f64,
+    /// `bytes_read` over its own measured phase, bytes per second.
     pub read_bytes_per_s: f64,
+    /// `bytes_written` over its own measured phase, bytes per second.
     pub write_bytes_per_s: f64,
-    /// Latency of all its I/O ops, ns.
+    /// Mean latency of all its I/O ops, ns.
     pub latency_mean_ns: f64,
+    /// 99th percentile latency of all its I/O ops, ns (HDR histogram).
     pub latency_p99_ns: u64,
+    /// Added to a time of this rank's clock, gives rank 0's (measured at the phase's start), ns.
     pub clock_offset_ns: i64,
+    /// How far off the offset may be (half the best round trip), start or end, ns.
     pub clock_bound_ns: u64,
+    /// Ops it had done when the stonewall came (`--stonewall`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stonewall_ops: Option<u64>,
+    /// False when a signal or an error cut its run short.
     pub complete: bool,
+    /// Its error, if it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -37,15 +53,23 @@ pub struct RankFigures {
 /// One host's figures in a phase (its ranks summed).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HostFigures {
+    /// The host's name.
     pub host: String,
+    /// Its ranks.
     pub ranks: Vec<usize>,
+    /// Its ranks' workers.
     pub workers: usize,
+    /// Its ranks' I/O ops.
     pub ops: u64,
+    /// Bytes its ranks read.
     pub bytes_read: u64,
+    /// Bytes its ranks wrote.
     pub bytes_written: u64,
-    /// Over the phase's elapsed time.
+    /// `ops` over the phase's elapsed time.
     pub ops_per_s: f64,
+    /// `bytes_read` over the phase's elapsed time, bytes per second.
     pub read_bytes_per_s: f64,
+    /// `bytes_written` over the phase's elapsed time, bytes per second.
     pub write_bytes_per_s: f64,
 }
 
@@ -54,17 +78,22 @@ pub struct HostFigures {
 pub struct Stonewall {
     /// Seconds from the first start to the first rank done.
     pub at_s: f64,
+    /// The rank that was done first.
     pub first_rank: usize,
-    /// Ops all ranks had done by then, and their rate over `at_s`.
+    /// Ops all ranks had done by then.
     pub ops: u64,
+    /// `ops` over `at_s`.
     pub ops_per_s: f64,
 }
 
 /// What gathering the reports cost.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Gather {
+    /// Bytes of every rank's report, rank 0's own included.
     pub bytes: u64,
+    /// The largest one rank sent.
     pub max_rank_bytes: u64,
+    /// Rank 0's time in the gather (the lengths, then the reports), s.
     pub seconds: f64,
 }
 
@@ -77,30 +106,38 @@ pub struct Phase {
     pub elapsed_s: f64,
     /// Last start − first start, s.
     pub start_spread_s: f64,
-    /// When the first and the last rank were done, s from the first start.
+    /// When the first rank was done, s from the first start.
     pub first_done_s: f64,
+    /// When the last rank was done, s from the first start (= elapsed_s).
     pub last_done_s: f64,
+    /// The rank done first.
     pub first_done_rank: usize,
     /// The largest clock bound of any rank, start or end, ns: times of
     /// different ranks compare to within it.
     pub clock_bound_ns: u64,
     /// The largest change of any rank's offset from start to end, ns.
     pub clock_drift_ns: u64,
+    /// What the ranks had done when the first was done (`--stonewall`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stonewall: Option<Stonewall>,
+    /// What gathering the ranks' reports cost (absent when the job went down).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gather: Option<Gather>,
     /// Ranks that did not report (died, or killed), with their hosts.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub missing: Vec<(usize, String)>,
+    /// Each rank's figures, in rank order.
     pub per_rank: Vec<RankFigures>,
+    /// Each host's figures (its ranks summed), by host name.
     pub per_host: Vec<HostFigures>,
 }
 
 /// The result's `cluster` section.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Section {
+    /// Ranks of the job (mpirun -np).
     pub ranks: usize,
+    /// Its hosts, sorted.
     pub hosts: Vec<String>,
     /// `off`, `stop` or `wear-out`.
     pub stonewall: String,
@@ -112,6 +149,7 @@ pub struct Section {
     /// is the one given; rank r's adds r·0x9E3779B97F4A7C15).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub seeds: Vec<u64>,
+    /// Each timed phase of the benchmark, in order.
     pub phases: Vec<Phase>,
 }
 
@@ -204,4 +242,3 @@ impl Section {
         o
     }
 }
-

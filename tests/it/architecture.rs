@@ -27,7 +27,10 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
     m.insert("runner", with(&["engine", "measure", "env"]));
     // an MPI job: the runner's phases across ranks, merged into plain data
     // the report holds
-    m.insert("cluster", with(&["runner", "engine", "measure", "env", "report"]));
+    m.insert(
+        "cluster",
+        with(&["runner", "engine", "measure", "env", "report"]),
+    );
     // the run path: the runner's outcome into a result, and the generic
     // workload's workers
     m.insert(

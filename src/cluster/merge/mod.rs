@@ -107,7 +107,7 @@ impl RankReport {
     }
 }
 
-    /// The job's section of the result: `environments` are the hosts' as their ranks
+/// The job's section of the result: `environments` are the hosts' as their ranks
 /// reported them (by host name).
 pub fn section(
     job: &Job,

@@ -882,15 +882,18 @@ pub struct Figures {
 pub struct ClientFigure {
     /// Its MPI rank.
     pub rank: usize,
+    /// Its host.
     pub host: String,
     /// Its load-generating processes.
     pub procs: usize,
     /// Open loop: its share of the NFS ops/s offered to the server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offered_ops_per_s: Option<f64>,
-    /// Its part of the file set: bytes, files, and files in its working set.
+    /// Its part of the file set, bytes.
     pub fileset_bytes: u64,
+    /// Files in its part of the file set.
     pub files: usize,
+    /// Files in its working set.
     pub working_set_files: usize,
     /// NFS operations it issued.
     pub nfs_ops: u64,

@@ -284,6 +284,7 @@ pub fn partial_path(job: &Job, rank: usize) -> Option<PathBuf> {
 }
 
 /// Ranks that did not report a phase (rank 0).
+#[cfg(feature = "mpi")]
 static DEAD: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 #[cfg(feature = "mpi")]

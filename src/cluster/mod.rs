@@ -156,6 +156,7 @@ fn join(_command: &str, _n: usize) -> Result<()> {
     let _ = JOB.set(job);
     crate::runner::workdir::set_rank_tag(dir_tag());
     crate::runner::workers::set_phase(phase);
+    crate::report::cluster::set_source(section);
     if rank() != 0 {
         quiet_stdout();
         crate::report::export::mute();

@@ -153,6 +153,21 @@ pub struct Section {
     pub phases: Vec<Phase>,
 }
 
+/// Where a result made from an outcome finds the job's section: set by an
+/// MPI job once joined (on rank 0), so that every result made there carries
+/// the phases merged so far.
+static SOURCE: std::sync::OnceLock<fn() -> Option<Section>> = std::sync::OnceLock::new();
+
+/// Make `source` the job's section for results ([`SOURCE`]).
+pub fn set_source(source: fn() -> Option<Section>) {
+    let _ = SOURCE.set(source);
+}
+
+/// The job's section now, if this process is rank 0 of one.
+pub fn current() -> Option<Section> {
+    SOURCE.get().and_then(|f| f())
+}
+
 /// The hosts' environments: the result's own environment schema.
 fn environments_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({

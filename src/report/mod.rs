@@ -271,6 +271,8 @@ impl RunResult {
         let cpu = o.cpu.user.as_secs_f64() + o.cpu.sys.as_secs_f64();
         self.elapsed_s = secs;
         self.complete = o.complete;
+        // an MPI job's (rank 0): every phase's ranks and hosts so far
+        self.cluster = cluster::current();
         // an outcome remade from parts asked no engine: keep what was known
         if !o.engine_modes.is_empty() {
             self.engine = EngineSetup::of(&o.engine_modes);

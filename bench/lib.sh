@@ -52,14 +52,17 @@ EOF
     fi
 }
 
-# iogauge_binary: IOGAUGE as given, or built from this tree (built=yes).
+# iogauge_binary [FEATURES]: IOGAUGE as given, or built from this tree
+# (built=yes), with the cargo features named (e.g. mpi).
 iogauge_binary() {
     built=
+    local features=()
+    [[ -n ${1:-} ]] && features=(--features "$1")
     if [[ -z ${IOGAUGE:-} ]]; then
         built=yes
         export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/tmp/bench-target}
-        say "building iogauge: cargo build --release in $repo (CARGO_TARGET_DIR=$CARGO_TARGET_DIR)"
-        (cd "$repo" && cargo build --release --quiet) || die "cargo build failed"
+        say "building iogauge: cargo build --release ${features[*]} in $repo (CARGO_TARGET_DIR=$CARGO_TARGET_DIR)"
+        (cd "$repo" && cargo build --release "${features[@]}" --quiet) || die "cargo build failed"
         IOGAUGE=$CARGO_TARGET_DIR/release/iogauge
     fi
     [[ -x $IOGAUGE ]] || die "IOGAUGE=$IOGAUGE is not an executable"

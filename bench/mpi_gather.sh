@@ -32,15 +32,7 @@ TIME=${TIME:-2s}
 [[ -x /usr/bin/time ]] || ensure /usr/bin/time time || die "GNU time (/usr/bin/time) is needed"
 command -v mpirun >/dev/null || die "mpirun not found (Debian: apt-get install openmpi-bin libopenmpi-dev)"
 json_reader
-built=
-if [[ -z ${IOGAUGE:-} ]]; then
-    built=yes
-    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/tmp/bench-target}
-    say "building iogauge: cargo build --release --features mpi in $repo"
-    (cd "$repo" && cargo build --release --features mpi --quiet) || die "cargo build failed"
-    IOGAUGE=$CARGO_TARGET_DIR/release/iogauge
-fi
-[[ -x $IOGAUGE ]] || die "IOGAUGE=$IOGAUGE is not an executable"
+iogauge_binary mpi
 make_workdir mpi_gather
 
 say "# mpi_gather.sh: $(date -u +%FT%TZ), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -33,15 +33,7 @@ TIME=${TIME:-5s}
 [[ $REPS =~ ^[0-9]+$ && $REPS -gt 0 ]] || die "REPS must be a whole number > 0"
 command -v mpirun >/dev/null || die "mpirun not found (Debian: apt-get install openmpi-bin libopenmpi-dev)"
 json_reader
-built=
-if [[ -z ${IOGAUGE:-} ]]; then
-    built=yes
-    export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-/tmp/bench-target}
-    say "building iogauge: cargo build --release --features mpi in $repo"
-    (cd "$repo" && cargo build --release --features mpi --quiet) || die "cargo build failed"
-    IOGAUGE=$CARGO_TARGET_DIR/release/iogauge
-fi
-[[ -x $IOGAUGE ]] || die "IOGAUGE=$IOGAUGE is not an executable"
+iogauge_binary mpi
 make_workdir mpi_null
 
 # one run of configuration $1 (mpi or local) into $2; prints ops/s per worker

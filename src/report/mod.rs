@@ -4,6 +4,7 @@
 
 pub mod cluster;
 pub mod export;
+pub mod hist;
 pub mod plot;
 pub mod sheet;
 pub mod text;
@@ -138,6 +139,20 @@ pub struct OpSummary {
     /// clat). `latency_ns` is then the total, issue to reap (fio's lat).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completion_ns: Option<LatencySummary>,
+    /// Every latency of `latency_ns`, in ns, as HdrHistogram's compressed
+    /// V2 encoding in base64 (3 significant digits): any percentile can be
+    /// recomputed from it, and the histograms of several runs add exactly.
+    /// HdrHistogram's libraries read it; `iogauge report` and `iogauge
+    /// compare` use it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<String>,
+}
+
+impl OpSummary {
+    /// The latency histogram kept in the result, if any.
+    pub fn latency_histogram(&self) -> Option<Result<hdrhistogram::Histogram<u64>>> {
+        self.histogram.as_deref().map(hist::decode)
+    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
@@ -327,6 +342,7 @@ impl RunResult {
                         response_ns: st.response(k).map(KindStats::summary),
                         submission_ns: st.submission(k).map(KindStats::summary),
                         completion_ns: st.completion(k).map(KindStats::summary),
+                        histogram: (s.count > 0).then(|| hist::encode(&s.hist).ok()).flatten(),
                     },
                 )
             })

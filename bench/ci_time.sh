@@ -4,12 +4,13 @@
 # Clones this repository into a temporary directory with an empty target
 # directory and runs .ci/run's steps one at a time, timing each:
 #   fmt        cargo fmt --check
-#   clippy     cargo clippy --all-targets -- -D warnings (debug profile: it
-#              only checks, no code is generated)
-#   test-build cargo test --release --no-run --timings (the dependencies,
+#   clippy     cargo clippy --release --all-targets --features mpi -- -D
+#              warnings (only checks; in the release profile its build
+#              scripts and procedural macros are the tests' own)
+#   test-build cargo test --release --features mpi --no-run --timings (the dependencies,
 #              the library, its unit tests, the binary and the one
 #              integration-test binary; cargo's timings name the slowest)
-#   test-run   cargo test --release (compiled already: only the tests)
+#   test-run   cargo test --release --features mpi (compiled already: only the tests)
 # then the slowest compilation units, and the test binaries that link the
 # whole crate. The sum of the steps is .ci/run's time (the same commands,
 # split). Then, apart and not in the sum, what a user's first command
@@ -48,9 +49,9 @@ step() {
 }
 
 step fmt cargo fmt --check
-step clippy cargo clippy --all-targets -- -D warnings
-step test-build cargo test --release --no-run --timings
-step test-run cargo test --release
+step clippy cargo clippy --release --all-targets --features mpi -- -D warnings
+step test-build cargo test --release --features mpi --no-run --timings
+step test-run cargo test --release --features mpi
 printf '%-11s %7.1f s   (.ci/run)\n' total "$total" | tee -a "$out.tmp"
 CARGO_TARGET_DIR=$work/target-build step build cargo build --release --timings
 

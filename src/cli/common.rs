@@ -32,6 +32,39 @@ pub struct OutputArgs {
     /// Print no report (errors still go to stderr; --json and --csv are still written).
     #[arg(long, short)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub repeat: RepeatArgs,
+}
+
+/// Repeat a benchmark to see its run-to-run spread (docs/measurement.md).
+#[derive(clap::Args, Debug, Clone)]
+pub struct RepeatArgs {
+    /// Run the benchmark N times, each with its own seed (the given one, then one more each time), print each report and a summary (mean, standard deviation, 95 % interval, CV of each headline metric); --json/--csv get one document of every run and the summary.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=10000), help_heading = "Repetitions")]
+    pub repeat: Option<u32>,
+    /// With --repeat: warn about each headline metric whose coefficient of variation (stddev/mean) passes PCT percent (default 5 %).
+    #[arg(long, value_name = "PCT", default_value = "5", value_parser = percent_arg, requires = "repeat", help_heading = "Repetitions")]
+    pub cv_warn: f64,
+}
+
+impl Default for RepeatArgs {
+    fn default() -> Self {
+        RepeatArgs {
+            repeat: None,
+            cv_warn: 5.0,
+        }
+    }
+}
+
+/// A percentage: `5`, `5%` or `0.5`; 0 or more.
+pub fn percent_arg(s: &str) -> Result<f64, String> {
+    let t = s.trim();
+    let t = t.strip_suffix('%').unwrap_or(t).trim();
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Ok(v) => Err(format!("must be a percentage of 0 or more, not {v}")),
+        Err(_) => Err(format!("'{s}' is not a percentage (e.g. 5 or 5%)")),
+    }
 }
 
 impl OutputArgs {
@@ -105,6 +138,9 @@ impl OutputArgs {
     pub fn write<'a>(&self, doc: impl Into<Document<'a>>) -> Result<()> {
         let doc = doc.into();
         keep(&doc, self.result_on_stdout());
+        if export::capture(&doc)? {
+            return Ok(());
+        }
         for (e, p) in self.targets() {
             export::write(e, &doc, p)?;
         }
@@ -116,6 +152,9 @@ impl OutputArgs {
     pub fn write_files<'a>(&self, doc: impl Into<Document<'a>>) -> Result<()> {
         let doc = doc.into();
         keep(&doc, false);
+        if export::capture(&doc)? {
+            return Ok(());
+        }
         for (e, p) in self.targets() {
             if p.as_os_str() != "-" {
                 export::write(e, &doc, p)?;
@@ -176,6 +215,14 @@ fn keep(doc: &Document, to_stdout: bool) {
     }
 }
 
+/// Forget the document last written: the next run of a series starts
+/// with none (see [`write_failure`]).
+pub fn forget_written() {
+    if let Ok(mut w) = WRITTEN.lock() {
+        *w = None;
+    }
+}
+
 /// A command failed at run time (`e`, not bad usage): write its result all
 /// the same, `complete: false` with the cause, to every output asked for.
 /// That is the document it last wrote, if any (a collection keeps the
@@ -183,7 +230,7 @@ fn keep(doc: &Document, to_stdout: bool) {
 /// benchmark, configuration and environment); else an empty result of
 /// `benchmark`. Writing is best effort: the cause is reported either way.
 pub fn write_failure(out: &OutputArgs, benchmark: &str, e: &anyhow::Error) {
-    if !out.any() {
+    if !out.any() && !export::capturing() {
         return;
     }
     let cause = crate::error::cause(e);
@@ -204,6 +251,9 @@ pub fn write_failure(out: &OutputArgs, benchmark: &str, e: &anyhow::Error) {
             Document::Collection(c)
         }
     };
+    if export::capture(&doc).unwrap_or(false) {
+        return;
+    }
     for (x, p) in out.targets() {
         if p.as_os_str() == "-" && on_stdout {
             continue;

@@ -50,6 +50,8 @@ pub struct Opts {
     #[arg(long)]
     pub quiet: bool,
     #[command(flatten)]
+    pub repeat: super::common::RepeatArgs,
+    #[command(flatten)]
     pub check: super::common::CheckArgs,
     // --stonewall is iogauge's, across ranks; IOzone's -x (no stonewall)
     // is about the children of one rank
@@ -166,6 +168,12 @@ impl Opts {
             self.csv = late_opts.csv.take();
         }
         self.quiet |= late_opts.quiet;
+        if given("repeat") {
+            self.repeat.repeat = late_opts.repeat.repeat;
+        }
+        if given("cv_warn") {
+            self.repeat.cv_warn = late_opts.repeat.cv_warn;
+        }
         self.check.check |= late_opts.check.check;
         self.cluster.stonewall |= late_opts.cluster.stonewall;
         self.cluster.wear_out |= late_opts.cluster.wear_out;
@@ -177,6 +185,7 @@ impl Opts {
             json: self.json.clone(),
             csv: self.csv.clone(),
             quiet: self.quiet,
+            repeat: self.repeat.clone(),
         }
     }
 }

@@ -10,6 +10,7 @@
 mod andrew;
 mod bonnie;
 mod common;
+mod compare;
 mod engines;
 mod ffsb;
 mod iobench;
@@ -18,6 +19,7 @@ mod iozone;
 mod laddis;
 mod postmark;
 mod progress;
+mod repeat;
 mod run;
 mod scale;
 mod scientific;
@@ -53,6 +55,7 @@ pub const COMMANDS: &[Entry] = &[
     tool::<scale::Args>("scale", "Throughput against response time: a workload (any with a load point: run, tpcb, laddis) at rising load, closed or open loop, its knee, the best throughput under a response-time constraint, the Universal Scalability Law.", "docs/scale.md"),
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", survey_of("selfscale")),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
+    tool::<compare::Args>("compare", "Compare two results or two --repeat series metric by metric: change, significance (Welch's t-test or a block bootstrap), and an exit code for CI (--fail-if-slower).", "docs/compare.md"),
     tool::<show::Args>("show", "Print a saved result's report again (from --json), as the benchmark printed it.", "docs/measurement.md"),
     tool::<engines::Args>("engines", "List the I/O engines and what each does.", "docs/measurement.md"),
     hidden::<worker::Args>("worker", "One worker process of a run (started by iogauge itself, not by hand)."),
@@ -120,6 +123,13 @@ impl Entry {
         let mut c = (self.command)().name(self.name).about(self.about);
         if self.kind == Kind::Hidden {
             c = c.hide(true);
+        }
+        // repetitions are for benchmarks; tools that share their output
+        // flags refuse them (cli/repeat.rs)
+        if self.kind != Kind::Benchmark && c.get_arguments().any(|a| a.get_id() == "repeat") {
+            c = c
+                .mut_arg("repeat", |a| a.hide(true))
+                .mut_arg("cv_warn", |a| a.hide(true));
         }
         c
     }
@@ -195,6 +205,13 @@ fn load_of<A: Cmd>(m: &ArgMatches) -> Result<scale::Point, clap::Error> {
 fn run_of<A: Cmd>(name: &'static str, m: &ArgMatches) -> anyhow::Result<Status> {
     let a = A::from_arg_matches(m).map_err(|e| crate::error::UsageError::new(e.to_string()))?;
     let out = a.output();
+    // --repeat N: the command N times, one document for the series
+    if let Some(o) = &out
+        && let Some(n) = o.repeat.repeat
+    {
+        let entry = COMMANDS.iter().find(|e| e.name == name);
+        return repeat::run::<A>(entry.expect("run_of runs commands of the table"), m, o, n);
+    }
     let r = a.main();
     if let (Err(e), Some(out)) = (&r, out)
         && !crate::error::is_usage(e)

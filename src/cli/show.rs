@@ -33,6 +33,8 @@ impl super::Cmd for Args {
             serde_json::from_value(doc)
                 .map_err(anyhow::Error::from)
                 .and_then(|c| super::survey::scorecard(&c))
+        } else if doc["schema"] == crate::report::repeats::SCHEMA {
+            super::repeat::show(doc)
         } else {
             crate::suites::benchmark::show(doc)
         }

@@ -115,6 +115,25 @@ pub fn t_critical(confidence: f64, df: f64) -> f64 {
     }
 }
 
+/// The two-sided tail of Student's t with `df` degrees of freedom:
+/// P(|T| ≥ |t|) = I_{ν/(ν+t²)}(ν/2, 1/2), the p-value of a t statistic.
+/// `t_two_sided_p(2.776, 4.0)` ≈ 0.05; an infinite `t` gives 0.
+///
+/// # Panics
+///
+/// When `df` is not positive.
+pub fn t_two_sided_p(t: f64, df: f64) -> f64 {
+    assert!(df > 0.0, "degrees of freedom must be positive, not {df}");
+    if t.is_infinite() {
+        return 0.0;
+    }
+    if df.is_infinite() {
+        // the normal tail, through the same function at a large ν
+        return reg_inc_beta(0.5e7, 0.5, 1e7 / (1e7 + t * t));
+    }
+    reg_inc_beta(df / 2.0, 0.5, df / (df + t * t)).clamp(0.0, 1.0)
+}
+
 fn check_confidence(confidence: f64) {
     assert!(
         confidence > 0.0 && confidence < 1.0,

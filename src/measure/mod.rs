@@ -18,6 +18,7 @@ pub mod curve;
 pub mod depth;
 pub mod interval;
 mod series;
+pub mod significance;
 pub mod usl;
 
 pub use cpu::CpuTimes;

@@ -60,8 +60,52 @@ pub fn find(name: &str) -> Option<&'static dyn Exporter> {
 
 /// Write `doc` with `e` to `path` (`-`: stdout), whole (see [`write_file`]).
 pub fn write(e: &dyn Exporter, doc: &Document, path: &Path) -> Result<()> {
+    if capture(doc)? {
+        return Ok(());
+    }
     let bytes = e.serialize(doc)?;
     emit(path, &bytes, e.name())
+}
+
+/// Capture mode (`--repeat`): while on, [`write`] keeps the document it is
+/// given (the last one, as JSON) instead of writing it, so that one run of
+/// a series can be gathered into the series' own document. `None`: off;
+/// `Some(None)`: on, nothing written yet.
+static CAPTURE: std::sync::Mutex<Option<Option<serde_json::Value>>> = std::sync::Mutex::new(None);
+
+/// Start capturing result documents ([`CAPTURE`]), forgetting any kept.
+pub fn capture_begin() {
+    if let Ok(mut c) = CAPTURE.lock() {
+        *c = Some(None);
+    }
+}
+
+/// Stop capturing; the last document written since [`capture_begin`].
+pub fn capture_end() -> Option<serde_json::Value> {
+    CAPTURE.lock().ok().and_then(|mut c| c.take()).flatten()
+}
+
+/// Keep `doc` when capturing; whether it was kept (then write nothing).
+pub fn capture(doc: &Document) -> Result<bool> {
+    let Ok(mut c) = CAPTURE.lock() else {
+        return Ok(false);
+    };
+    let Some(slot) = c.as_mut() else {
+        return Ok(false);
+    };
+    *slot = Some(
+        match doc {
+            Document::Run(r) => serde_json::to_value(r),
+            Document::Collection(c) => serde_json::to_value(c),
+        }
+        .context("cannot serialise the result")?,
+    );
+    Ok(true)
+}
+
+/// Whether result documents are being captured.
+pub fn capturing() -> bool {
+    CAPTURE.lock().is_ok_and(|c| c.is_some())
 }
 
 /// Whether this process writes no result or figure file: an MPI rank other

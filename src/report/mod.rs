@@ -6,6 +6,7 @@ pub mod cluster;
 pub mod export;
 pub mod hist;
 pub mod plot;
+pub mod repeats;
 pub mod sheet;
 pub mod text;
 #[cfg(feature = "xlsx")]

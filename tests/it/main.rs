@@ -8,6 +8,7 @@ mod andrew;
 mod architecture;
 mod bonnie;
 mod cli;
+mod compare;
 mod depth;
 mod docs;
 mod faults;

@@ -492,6 +492,13 @@ impl<'a> Session<'a> {
     /// run). A file is rewritten after each run; `-` (stdout) is written
     /// once, at the end (`last`), even when no run was made.
     pub fn write_json(&self, last: bool) -> Result<()> {
+        // a run of a series (--repeat): the series keeps the document
+        if export::capturing() && !self.results.is_empty() {
+            return match self.results.len() {
+                1 => export::capture(&Document::from(&self.results[0])).map(drop),
+                _ => export::capture(&Document::from(&self.collection())).map(drop),
+            };
+        }
         for (e, path) in &self.outputs {
             let stdout = path == Path::new("-");
             if !last && (stdout || self.results.is_empty()) {
@@ -500,17 +507,21 @@ impl<'a> Session<'a> {
             if self.results.len() == 1 {
                 export::write(*e, &Document::from(&self.results[0]), path)?;
             } else {
-                let entries = self
-                    .results
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| Entry::new(format!("run {}", i + 1), r.clone()))
-                    .collect();
-                let c = Collection::new("iogauge/postmark-session/v1", entries);
-                export::write(*e, &Document::from(&c), path)?;
+                export::write(*e, &Document::from(&self.collection()), path)?;
             }
         }
         Ok(())
+    }
+
+    /// The session's runs as one collection, one entry per run.
+    fn collection(&self) -> Collection {
+        let entries = self
+            .results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| Entry::new(format!("run {}", i + 1), r.clone()))
+            .collect();
+        Collection::new("iogauge/postmark-session/v1", entries)
     }
 }
 

@@ -169,6 +169,7 @@ impl Args {
             json: self.json.clone(),
             csv: self.csv.clone(),
             quiet: false,
+            live: Default::default(),
         }
     }
 }

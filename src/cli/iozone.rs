@@ -177,6 +177,7 @@ impl Opts {
             json: self.json.clone(),
             csv: self.csv.clone(),
             quiet: self.quiet,
+            live: Default::default(),
         }
     }
 }

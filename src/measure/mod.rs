@@ -18,6 +18,7 @@ pub mod curve;
 pub mod depth;
 pub mod interval;
 mod series;
+pub mod steady;
 pub mod usl;
 
 pub use cpu::CpuTimes;

@@ -83,6 +83,13 @@ impl LiveArgs {
         if self.status_interval.is_none() && self.steady_state.is_none() {
             return Ok(());
         }
+        // their measurements are not the runner's timed phases (selfscale
+        // times its own), or are many benchmarks' (survey)
+        if ["selfscale", "survey"].contains(&benchmark) {
+            crate::usage!(
+                "--status-interval and --steady-state are not available in '{benchmark}'"
+            );
+        }
         if let Some(t) = self.status_interval
             && t < Duration::from_millis(10)
         {

@@ -199,6 +199,10 @@ fn run_of<A: Cmd>(name: &'static str, m: &ArgMatches) -> anyhow::Result<Status> 
         o.live.apply(name, o)?;
     }
     let r = a.main();
+    // a verdict the command's result did not carry is not lost
+    if let Some(v) = crate::runner::live::take_verdict().filter(|v| !v.phases.is_empty()) {
+        eprint!("{}", v.describe());
+    }
     if let (Err(e), Some(out)) = (&r, out)
         && !crate::error::is_usage(e)
         && !is_broken_pipe(e)

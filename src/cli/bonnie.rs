@@ -172,6 +172,7 @@ impl Args {
             csv: self.csv.clone(),
             quiet: false,
             repeat: self.repeat.clone(),
+            live: Default::default(),
         }
     }
 }

@@ -34,6 +34,8 @@ pub struct OutputArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub repeat: RepeatArgs,
+    #[command(flatten)]
+    pub live: LiveArgs,
 }
 
 /// Repeat a benchmark to see its run-to-run spread (docs/measurement.md).
@@ -67,6 +69,104 @@ pub fn percent_arg(s: &str) -> Result<f64, String> {
     }
 }
 
+/// Live figures while a benchmark runs (docs/measurement.md, "Live status
+/// lines" and "Steady state").
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct LiveArgs {
+    /// Every TIME of each timed phase, print a JSON line of live figures on stdout (ops, bytes, and their rates over the interval); stdout then holds nothing but JSON lines: the report goes to stderr, and --json - writes the result as one last line.
+    #[arg(long, value_name = "TIME", value_parser = duration_arg, help_heading = "Live figures")]
+    pub status_interval: Option<Duration>,
+    /// Stop each timed phase once its per-second IOPS or throughput is steady, with fio's criteria: iops:L, iops_slope:L, bw:L or bw_slope:L, L a percentage of the window's mean (10%) or absolute (ops/s, bytes/s such as 50M; per second for a slope).
+    #[arg(long, value_name = "SPEC", value_parser = steady_arg, help_heading = "Live figures")]
+    pub steady_state: Option<crate::measure::steady::Spec>,
+    /// The rolling window judged by --steady-state, in whole seconds (at least 2). Default: 30s.
+    #[arg(long, value_name = "TIME", value_parser = duration_arg, requires = "steady_state", help_heading = "Live figures")]
+    pub steady_state_window: Option<Duration>,
+    /// Seconds at the start of each timed phase that --steady-state does not look at (whole seconds). Default: 0.
+    #[arg(long, value_name = "TIME", value_parser = duration_arg, requires = "steady_state", help_heading = "Live figures")]
+    pub steady_state_ramp: Option<Duration>,
+    /// With --steady-state: do not stop once steady; run to the end and report each time steady state is reached and left (the window's mean moved by more than the limit from the steady level).
+    #[arg(long, requires = "steady_state", help_heading = "Live figures")]
+    pub steady_state_hold: bool,
+}
+
+/// The steady-state window when none is given: 30 one-second samples, as
+/// fio's own steady-state example uses (ss_dur=30s).
+pub const STEADY_WINDOW: Duration = Duration::from_secs(30);
+
+fn steady_arg(s: &str) -> Result<crate::measure::steady::Spec, String> {
+    crate::measure::steady::Spec::parse(s)
+}
+
+/// `d` in whole seconds, for `flag`.
+fn whole_seconds(flag: &str, d: Duration) -> Result<u32> {
+    if d.subsec_nanos() != 0 || d.as_secs() > u64::from(u32::MAX) {
+        crate::usage!(
+            "{flag} {}: give whole seconds (steady state is sampled once a second)",
+            humantime::format_duration(d)
+        );
+    }
+    Ok(d.as_secs() as u32)
+}
+
+impl LiveArgs {
+    /// Check the flags and make them every timed phase's (`benchmark`
+    /// names the status lines).
+    pub fn apply(&self, benchmark: &'static str, out: &OutputArgs) -> Result<()> {
+        if self.status_interval.is_none() && self.steady_state.is_none() {
+            return Ok(());
+        }
+        // their measurements are not the runner's timed phases (selfscale
+        // times its own), or are many benchmarks' (survey)
+        if ["selfscale", "survey"].contains(&benchmark) {
+            crate::usage!(
+                "--status-interval and --steady-state are not available in '{benchmark}'"
+            );
+        }
+        if let Some(t) = self.status_interval
+            && t < Duration::from_millis(10)
+        {
+            crate::usage!("--status-interval must be at least 10ms");
+        }
+        if self.status_interval.is_some() && out.csv.as_deref() == Some(Path::new("-")) {
+            crate::usage!(
+                "--csv - cannot share stdout with --status-interval's JSON lines; write the CSV to a file"
+            );
+        }
+        if crate::cluster::launched_ranks().is_some_and(|n| n > 1) {
+            crate::usage!(
+                "--status-interval and --steady-state do not run under mpirun yet (each rank sees only its own counts)"
+            );
+        }
+        let steady = match self.steady_state {
+            Some(spec) => {
+                let window = self.steady_state_window.unwrap_or(STEADY_WINDOW);
+                let window_s = whole_seconds("--steady-state-window", window)?;
+                if window_s < 2 {
+                    crate::usage!("--steady-state-window must be at least 2s (two samples)");
+                }
+                let ramp_s = match self.steady_state_ramp {
+                    Some(r) => whole_seconds("--steady-state-ramp", r)?,
+                    None => 0,
+                };
+                Some(crate::measure::steady::Settings {
+                    spec,
+                    window_s,
+                    ramp_s,
+                    hold: self.steady_state_hold,
+                })
+            }
+            None => None,
+        };
+        crate::runner::live::set(crate::runner::live::Opts {
+            benchmark,
+            status: self.status_interval,
+            steady,
+        });
+        Ok(())
+    }
+}
+
 impl OutputArgs {
     /// Print `text` where the report goes (stdout, or stderr when a result
     /// goes to stdout).
@@ -75,7 +175,7 @@ impl OutputArgs {
         if self.quiet || !crate::cluster::is_root() {
             return;
         }
-        if self.result_on_stdout() {
+        if self.result_on_stdout() || self.live.status_interval.is_some() {
             eprint!("{text}");
         } else {
             print!("{text}");
@@ -689,7 +789,21 @@ pub fn checked(what: &str) -> Status {
 
 /// Print the report, write the result files, and turn the result into a status.
 pub fn finish(out: &OutputArgs, result: &RunResult, report: &str) -> Result<Status> {
-    out.say(report);
+    // with --steady-state, each phase's verdict, in the result and after
+    // the classic report
+    let with;
+    let (result, report) = match crate::runner::live::take_verdict() {
+        Some(v) => {
+            let lines = v.describe();
+            with = RunResult {
+                steady_state: Some(v),
+                ..result.clone()
+            };
+            (&with, format!("{report}{lines}"))
+        }
+        None => (result, report.to_string()),
+    };
+    out.say(&report);
     out.write(result)?;
     status_of(out, result)
 }

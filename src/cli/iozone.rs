@@ -186,6 +186,7 @@ impl Opts {
             csv: self.csv.clone(),
             quiet: self.quiet,
             repeat: self.repeat.clone(),
+            live: Default::default(),
         }
     }
 }

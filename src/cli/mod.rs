@@ -205,14 +205,19 @@ fn load_of<A: Cmd>(m: &ArgMatches) -> Result<scale::Point, clap::Error> {
 fn run_of<A: Cmd>(name: &'static str, m: &ArgMatches) -> anyhow::Result<Status> {
     let a = A::from_arg_matches(m).map_err(|e| crate::error::UsageError::new(e.to_string()))?;
     let out = a.output();
-    // --repeat N: the command N times, one document for the series
-    if let Some(o) = &out
-        && let Some(n) = o.repeat.repeat
-    {
-        let entry = COMMANDS.iter().find(|e| e.name == name);
-        return repeat::run::<A>(entry.expect("run_of runs commands of the table"), m, o, n);
+    if let Some(o) = &out {
+        o.live.apply(name, o)?;
+        // --repeat N: the command N times, one document for the series
+        if let Some(n) = o.repeat.repeat {
+            let entry = COMMANDS.iter().find(|e| e.name == name);
+            return repeat::run::<A>(entry.expect("run_of runs commands of the table"), m, o, n);
+        }
     }
     let r = a.main();
+    // a verdict the command's result did not carry is not lost
+    if let Some(v) = crate::runner::live::take_verdict().filter(|v| !v.phases.is_empty()) {
+        eprint!("{}", v.describe());
+    }
     if let (Err(e), Some(out)) = (&r, out)
         && !crate::error::is_usage(e)
         && !is_broken_pipe(e)

@@ -19,6 +19,7 @@ pub mod depth;
 pub mod interval;
 mod series;
 pub mod significance;
+pub mod steady;
 pub mod usl;
 
 pub use cpu::CpuTimes;

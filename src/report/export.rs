@@ -125,6 +125,15 @@ fn muted() -> bool {
 /// is `-`; a file whole (see [`write_file`]).
 pub fn emit(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
     if path == Path::new("-") {
+        // beside live status lines, the result is one more line of JSON
+        let compact;
+        let bytes = match serde_json::from_slice::<serde_json::Value>(bytes) {
+            Ok(v) if crate::runner::live::lines_on_stdout() => {
+                compact = format!("{v}\n");
+                compact.as_bytes()
+            }
+            _ => bytes,
+        };
         let mut out = std::io::stdout().lock();
         out.write_all(bytes)
             .and_then(|_| out.flush())

@@ -192,6 +192,10 @@ pub struct RunResult {
     /// clocks and stonewall (absent on one machine).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<cluster::Section>,
+    /// `--steady-state`: when each timed phase reached steady state (and
+    /// left it, with `--steady-state-hold`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<crate::runner::live::SteadyState>,
 }
 
 /// How the workers' engines were set up ([`crate::engine::Engine::mode`]):

@@ -11,6 +11,7 @@
 mod fdtable;
 pub mod io;
 pub mod limits;
+pub mod live;
 pub mod names;
 pub mod pace;
 pub mod procs;
@@ -83,6 +84,11 @@ pub trait Watch: Sync {
     fn poll(&self, _done_ops: u64) -> bool {
         false
     }
+    /// [`Watch::poll`] with the bytes done as well: what the controlling
+    /// loop calls. A watch that needs only the ops implements `poll`.
+    fn poll_done(&self, done: Done) -> bool {
+        self.poll(done.ops)
+    }
     /// Whether [`Watch::poll`] must be called: a run that is polled always
     /// has a controlling loop, even with one worker.
     fn polled(&self) -> bool {
@@ -103,9 +109,15 @@ impl Watch for Both<'_> {
         self.1.dead(i);
     }
     fn poll(&self, done_ops: u64) -> bool {
+        self.poll_done(Done {
+            ops: done_ops,
+            bytes: 0,
+        })
+    }
+    fn poll_done(&self, done: Done) -> bool {
         // both are polled every turn, whatever the first says
-        let a = self.0.poll(done_ops);
-        self.1.poll(done_ops) || a
+        let a = self.0.poll_done(done);
+        self.1.poll_done(done) || a
     }
     fn polled(&self) -> bool {
         self.0.polled() || self.1.polled()
@@ -124,6 +136,45 @@ pub fn last_t0() -> u64 {
 
 pub(crate) fn set_last_t0(t0: u64) {
     LAST_T0.store(t0, Ordering::Relaxed);
+}
+
+/// What the workers of a run have done in its measured phase, as last
+/// published (every 256 ops each).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Done {
+    pub ops: u64,
+    pub bytes: u64,
+}
+
+/// The longest a worker goes without publishing while it completes ops.
+const PUBLISH_NS: u64 = 10_000_000;
+
+/// What one worker publishes for the controlling thread: its ops and bytes
+/// in the measured phase, two relaxed stores every 256 ops.
+#[derive(Debug, Default)]
+pub(crate) struct Published {
+    ops: AtomicU64,
+    bytes: AtomicU64,
+}
+
+impl Published {
+    pub(crate) fn load(&self) -> Done {
+        Done {
+            ops: self.ops.load(Ordering::Relaxed),
+            bytes: self.bytes.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The sum of what `cells` published.
+pub(crate) fn total<'a>(cells: impl Iterator<Item = &'a Published>) -> Done {
+    cells.fold(Done::default(), |a, c| {
+        let d = c.load();
+        Done {
+            ops: a.ops + d.ops,
+            bytes: a.bytes + d.bytes,
+        }
+    })
 }
 
 /// A watch that needs telling nothing.
@@ -147,12 +198,16 @@ pub struct Ctx<'a> {
     pub stats: WorkerStats,
     stop: &'a AtomicBool,
     hurry: &'a AtomicBool,
-    progress: &'a AtomicU64,
+    progress: &'a Published,
     /// Start of measurement (the end of the ramp), in clock ns.
     t0_ns: u64,
     measuring: bool,
     ops_left: u64,
     done: u64,
+    /// Bytes of the measured phase (published with `done`).
+    bytes_done: u64,
+    /// Publish at the first op done after this (clock ns).
+    publish_ns: u64,
     pacer: Option<pace::Pacer>,
     /// Intended start of the request under way (open loop), clock ns; 0
     /// when there is none.
@@ -169,7 +224,7 @@ impl<'a> Ctx<'a> {
         workers: usize,
         mut stats: WorkerStats,
         flags: (&'a AtomicBool, &'a AtomicBool),
-        progress: &'a AtomicU64,
+        progress: &'a Published,
         began_ns: u64,
         ramp_ns: u64,
         budget: u64,
@@ -198,6 +253,8 @@ impl<'a> Ctx<'a> {
             measuring: ramp_ns == 0,
             ops_left: budget,
             done: 0,
+            bytes_done: 0,
+            publish_ns: 0,
             pacer,
             arrival_ns: 0,
             end_ns: 0,
@@ -365,7 +422,7 @@ impl<'a> Ctx<'a> {
     /// transactions) rather than through [`Ctx::record_op`].
     #[inline]
     pub fn publish(&mut self, done: u64) {
-        self.progress.store(done, Ordering::Relaxed);
+        self.progress.ops.store(done, Ordering::Relaxed);
     }
 
     /// Record a finished engine operation.
@@ -434,8 +491,16 @@ impl<'a> Ctx<'a> {
             self.ops_left = self.ops_left.saturating_sub(n);
             let before = self.done;
             self.done += n;
-            if (before ^ self.done) >> 8 != 0 {
-                self.progress.store(self.done, Ordering::Relaxed);
+            self.bytes_done += bytes;
+            // every 256 ops, and at least every 10 ms of a slow run (large
+            // blocks, a disk seeking) so that per-second samples hold more
+            // than one publication
+            if (before ^ self.done) >> 8 != 0 || done_ns >= self.publish_ns {
+                self.progress.ops.store(self.done, Ordering::Relaxed);
+                self.progress
+                    .bytes
+                    .store(self.bytes_done, Ordering::Relaxed);
+                self.publish_ns = done_ns + PUBLISH_NS;
             }
         }
     }
@@ -718,12 +783,8 @@ fn oversee(
         if sh.finished.load(Ordering::Acquire) == n {
             return cpu_at_t0;
         }
-        let done: u64 = sh
-            .counters
-            .iter()
-            .map(|c| c.0.load(Ordering::Relaxed))
-            .sum();
-        if signals::interrupted() || deadline.is_some_and(|d| now >= d) || watch.poll(done) {
+        let done = total(sh.counters.iter().map(|c| &c.0));
+        if signals::interrupted() || deadline.is_some_and(|d| now >= d) || watch.poll_done(done) {
             sh.stop.store(true, Ordering::Relaxed);
         }
         if sh.stop.load(Ordering::Relaxed) {
@@ -733,7 +794,7 @@ fn oversee(
                 watch.hurry();
             }
         }
-        progress.tick(done, Duration::from_nanos(now.saturating_sub(t0)));
+        progress.tick(done.ops, Duration::from_nanos(now.saturating_sub(t0)));
     }
 }
 
@@ -811,7 +872,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     let local = AtomicBool::new(false);
     let stop = signals::flag().unwrap_or(&local);
     // Ctrl-C is the only stop here, and it means at once
-    let counter = AtomicU64::new(0);
+    let counter = Published::default();
     let stats = WorkerStats::new(w.kinds());
     let cpu_start = CpuTimes::now();
     let t0 = now_ns();
@@ -856,7 +917,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
 /// A counter on its own cache line, so workers never share one.
 #[derive(Default)]
 #[repr(align(128))]
-struct Padded(AtomicU64);
+struct Padded(Published);
 
 #[cfg(test)]
 mod tests {

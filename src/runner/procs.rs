@@ -83,7 +83,7 @@ struct Header {
 #[repr(C, align(128))]
 struct Cell {
     state: AtomicU32,
-    progress: AtomicU64,
+    progress: super::Published,
 }
 
 /// Shared memory for cooperating processes: an anonymous memory file
@@ -624,10 +624,8 @@ fn oversee(
         if ended.status.iter().all(Option::is_some) {
             break;
         }
-        let done: u64 = (0..n)
-            .map(|i| region.cell(i).progress.load(Ordering::Relaxed))
-            .sum();
-        if signals::interrupted() || deadline.is_some_and(|d| now >= d) || watch.poll(done) {
+        let done = super::total((0..n).map(|i| &region.cell(i).progress));
+        if signals::interrupted() || deadline.is_some_and(|d| now >= d) || watch.poll_done(done) {
             h.stop.store(true, Ordering::Relaxed);
         }
         if h.stop.load(Ordering::Relaxed) {
@@ -643,7 +641,7 @@ fn oversee(
                 break;
             }
         }
-        progress.tick(done, Duration::from_nanos(now.saturating_sub(t0)));
+        progress.tick(done.ops, Duration::from_nanos(now.saturating_sub(t0)));
     }
 }
 

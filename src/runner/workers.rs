@@ -68,6 +68,11 @@ pub fn run_workers<W: Workers>(
     progress: &dyn Progress,
     watch: &dyn Watch,
 ) -> Result<Outcome> {
+    let live = super::live::begin(&rule)?;
+    let live: &dyn Watch = match &live {
+        Some(l) => l,
+        None => &super::NoWatch,
+    };
     let mut here = |job: &dyn Watch| {
         run_here::<W>(
             rule,
@@ -75,7 +80,7 @@ pub fn run_workers<W: Workers>(
             n,
             placement,
             progress,
-            &super::Both(watch, job),
+            &super::Both(watch, &super::Both(live, job)),
         )
     };
     match PHASE.get() {

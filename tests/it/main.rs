@@ -19,6 +19,7 @@ mod iobench;
 mod iobench_spectrum;
 mod iozone;
 mod laddis;
+mod live;
 #[cfg(feature = "mpi")]
 mod mpi;
 #[cfg(feature = "mpi")]

@@ -205,9 +205,12 @@ struct SideDoc<'a> {
 }
 
 /// A metric's values in each run of a side, in order first seen.
-fn values(side: &Side) -> Result<(Vec<Metric>, BTreeMap<String, Vec<f64>>)> {
+/// Each metric's values, by name.
+type Values = BTreeMap<String, Vec<f64>>;
+
+fn values(side: &Side) -> Result<(Vec<Metric>, Values)> {
     let mut order: Vec<Metric> = Vec::new();
-    let mut vals: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    let mut vals: Values = BTreeMap::new();
     for d in &side.docs {
         for m in repeats::headline(d)? {
             let v = vals.entry(m.name.clone()).or_default();

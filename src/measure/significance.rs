@@ -166,7 +166,7 @@ pub fn bootstrap_mean_diff(
     seed: u64,
 ) -> Option<BootDiff> {
     let ok = |x: &[f64]| x.len() >= 2 && x.iter().all(|v| v.is_finite());
-    if !ok(base) || !ok(new) || resamples == 0 || !(confidence > 0.0 && confidence < 1.0) {
+    if !(ok(base) && ok(new) && resamples != 0 && confidence > 0.0 && confidence < 1.0) {
         return None;
     }
     let (ba, bb) = (block_len(base.len()), block_len(new.len()));

@@ -76,6 +76,7 @@ pub struct SteadyState {
     /// The limit: a percentage of the window's mean when `limit_percent`,
     /// else in the metric's unit (per second for a slope).
     pub limit: f64,
+    /// Whether `limit` (and each criterion) is a percentage of the mean.
     pub limit_percent: bool,
     /// The rolling window, in one-second samples.
     pub window_s: u32,

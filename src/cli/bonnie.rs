@@ -224,6 +224,7 @@ pub fn main(a: Args) -> Result<Status> {
         };
         text(&report, true);
         text(&csv, false);
+        text(&crate::report::warn::render(&r), true);
         if a.runs.is_some() {
             entries.push(Entry {
                 name: format!("run {}", i + 1),

@@ -343,6 +343,12 @@ pub fn write_failure(out: &OutputArgs, benchmark: &str, e: &anyhow::Error) {
         Kept::Run(r) => {
             r.complete = false;
             r.error.get_or_insert(cause);
+            if let Some(d) = crate::engine::DirectRefused::in_chain(e) {
+                r.warn(crate::report::warn::Warning::new(
+                    "direct_refused",
+                    d.to_string(),
+                ));
+            }
             Document::Run(r)
         }
         Kept::Collection(c) => {
@@ -804,6 +810,8 @@ pub fn finish(out: &OutputArgs, result: &RunResult, report: &str) -> Result<Stat
         None => (result, report.to_string()),
     };
     out.say(&report);
+    // after the classic report, on its stream
+    out.say(&crate::report::warn::render(result));
     out.write(result)?;
     status_of(out, result)
 }

@@ -336,6 +336,7 @@ pub fn main(a: Opts) -> Result<Status> {
         );
     };
     out.say(rest);
+    out.say(&crate::report::warn::render(&rep.result));
     out.write(&rep.result)?;
     super::common::status_of(&out, &rep.result)
 }

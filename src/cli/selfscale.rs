@@ -321,6 +321,7 @@ pub fn main(a: Args) -> Result<Status> {
     // them out, so that they are printed once.
     let shown_already = a.output.result_on_stdout() || same_file_out_err();
     let report = |text: &str, brief: &str| a.output.say(if shown_already { brief } else { text });
+    let warnings = |r: &crate::report::RunResult| a.output.say(&crate::report::warn::render(r));
 
     // the model: loaded or built
     let (model, model_path) = match &a.model {
@@ -346,10 +347,12 @@ pub fn main(a: Args) -> Result<Status> {
             if a.validate.is_none() {
                 drop(progress);
                 report(&built.text, &built.brief);
+                warnings(&built.result);
                 a.output.write(&built.result)?;
                 return finish(built.error, built.model.complete);
             }
             report(&built.text, &built.brief);
+            warnings(&built.result);
             let st = status_of(&built.error, built.model.complete);
             if let Some(e) = &built.error {
                 eprintln!("iogauge: {}", crate::error::cause(e));

@@ -262,6 +262,10 @@ fn entry_line(name: &str, figure: f64, unit: &str, r: &RunResult, note: Option<&
     if let Some(n) = note {
         s += &format!("  {:<NAME_W$} {n}\n", "");
     }
+    // the row's warnings under it, one labelled line each
+    for w in crate::report::warn::render(r).lines() {
+        s += &format!("  {:<NAME_W$} {w}\n", "");
+    }
     s
 }
 

@@ -865,15 +865,43 @@ pub fn open_file_as(path: &Path, how: OpenHow, mode: FileMode) -> io::Result<Fil
         } else if direct && e.raw_os_error() == Some(libc::EINVAL) {
             io::Error::new(
                 io::ErrorKind::Unsupported,
-                format!(
-                    "the file system holding {} refuses O_DIRECT (as tmpfs did before Linux 6.6); run without --direct or pick another --dir",
-                    path.display()
-                ),
+                DirectRefused(path.to_path_buf()),
             )
         } else {
             io::Error::new(e.kind(), format!("{}: {e}", path.display()))
         }
     })
+}
+
+/// The file system refused to open a file with O_DIRECT (EINVAL): the
+/// cause inside the `io::Error` an open returns, which a command finds
+/// again ([`DirectRefused::in_chain`]) to say so in its result.
+#[derive(Debug)]
+pub struct DirectRefused(pub PathBuf);
+
+impl std::fmt::Display for DirectRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the file system holding {} refuses O_DIRECT (as tmpfs did before Linux 6.6); run without --direct or pick another --dir",
+            self.0.display()
+        )
+    }
+}
+
+impl std::error::Error for DirectRefused {}
+
+impl DirectRefused {
+    /// The refusal in an error's chain, if it holds one.
+    pub fn in_chain(e: &anyhow::Error) -> Option<&DirectRefused> {
+        e.chain().find_map(|c| {
+            c.downcast_ref::<DirectRefused>().or_else(|| {
+                c.downcast_ref::<io::Error>()
+                    .and_then(|io| io.get_ref())
+                    .and_then(|i| i.downcast_ref::<DirectRefused>())
+            })
+        })
+    }
 }
 
 /// A table of open files shared by the kernel-backed engines. A slot's

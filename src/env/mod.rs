@@ -472,6 +472,53 @@ pub fn mem_available() -> u64 {
     meminfo("MemAvailable:")
 }
 
+/// Memory the page cache could take now: available memory
+/// (`MemAvailable`), or the memory limit of this process's control group
+/// where that is lower (cgroup v2 `memory.max`, v1
+/// `memory.limit_in_bytes`); 0 when unknown.
+pub fn cache_room() -> u64 {
+    let avail = mem_available();
+    let text = fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
+    match cgroup_memory_files(&text)
+        .into_iter()
+        .filter_map(|f| cgroup_limit(&fs::read_to_string(f).ok()?))
+        .min()
+    {
+        Some(limit) if avail == 0 || limit < avail => limit,
+        _ => avail,
+    }
+}
+
+/// The files that may hold this process's memory limit, from
+/// `/proc/self/cgroup`: the v2 group's `memory.max` and the v1 memory
+/// group's `memory.limit_in_bytes` (at its path, and at the root of the
+/// hierarchy, which a container sees as its own group).
+fn cgroup_memory_files(proc_cgroup: &str) -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for line in proc_cgroup.lines() {
+        let mut f = line.splitn(3, ':');
+        let (Some(_), Some(ctrl), Some(path)) = (f.next(), f.next(), f.next()) else {
+            continue;
+        };
+        let path = path.trim_start_matches('/');
+        if ctrl.is_empty() {
+            v.push(Path::new("/sys/fs/cgroup").join(path).join("memory.max"));
+        } else if ctrl.split(',').any(|c| c == "memory") {
+            let root = Path::new("/sys/fs/cgroup/memory");
+            v.push(root.join(path).join("memory.limit_in_bytes"));
+            v.push(root.join("memory.limit_in_bytes"));
+        }
+    }
+    v
+}
+
+/// A cgroup memory limit file's value in bytes; `None` for no limit
+/// (`max`, or v1's page-rounded 2^63).
+fn cgroup_limit(text: &str) -> Option<u64> {
+    let n: u64 = text.trim().parse().ok()?;
+    (n < 1 << 60).then_some(n)
+}
+
 fn meminfo(key: &str) -> u64 {
     let text = fs::read_to_string("/proc/meminfo").unwrap_or_default();
     text.lines()
@@ -577,6 +624,28 @@ fn active_scheduler(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cgroup_memory_limits_are_found_and_read() {
+        let v2 = cgroup_memory_files("0::/user.slice/a\n");
+        assert_eq!(
+            v2,
+            [PathBuf::from("/sys/fs/cgroup/user.slice/a/memory.max")]
+        );
+        let v1 = cgroup_memory_files("4:memory:/x/y\n3:cpuset:/\n1:cpu,cpuacct:/\n");
+        assert_eq!(
+            v1,
+            [
+                PathBuf::from("/sys/fs/cgroup/memory/x/y/memory.limit_in_bytes"),
+                PathBuf::from("/sys/fs/cgroup/memory/memory.limit_in_bytes")
+            ]
+        );
+        assert!(cgroup_memory_files("garbage\n").is_empty());
+        assert_eq!(cgroup_limit("max\n"), None);
+        assert_eq!(cgroup_limit("9223372036854771712\n"), None);
+        assert_eq!(cgroup_limit("1073741824\n"), Some(1 << 30));
+        assert!(cache_room() > 0);
+    }
 
     #[test]
     fn cpu_model_from_each_layout() {

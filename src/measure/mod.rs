@@ -17,6 +17,7 @@ mod cpu;
 pub mod curve;
 pub mod depth;
 pub mod interval;
+pub mod machine;
 mod series;
 pub mod significance;
 pub mod steady;
@@ -828,6 +829,9 @@ pub struct Outcome {
     /// ([`crate::engine::Engine::mode`]), in worker order; empty when no
     /// worker was asked.
     pub engine_modes: Vec<Option<String>>,
+    /// How busy the machine was over the measured phase (other processes,
+    /// steal, load average); empty when not measured.
+    pub machine: machine::MachineLoad,
 }
 
 impl Outcome {

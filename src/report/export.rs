@@ -218,6 +218,7 @@ pub const CSV_COLUMNS: &[&str] = &[
     "lat_p999_ns",
     "lat_p9999_ns",
     "lat_max_ns",
+    "warnings",
 ];
 
 /// A CSV field: quoted when it holds a comma, quote or line break.
@@ -268,6 +269,14 @@ impl Exporter for Csv {
                 s.cpu_user_s.to_string(),
                 s.cpu_sys_s.to_string(),
             ];
+            // the run's warning codes, `;` between them
+            let warnings = field(
+                &r.warnings
+                    .iter()
+                    .map(|w| w.code.as_str())
+                    .collect::<Vec<_>>()
+                    .join(";"),
+            );
             let tail: Vec<String> = metrics
                 .iter()
                 .map(|m| {
@@ -304,6 +313,7 @@ impl Exporter for Csv {
                         l.p999.to_string(),
                         l.p9999.to_string(),
                         l.max.to_string(),
+                        warnings.clone(),
                     ])
                     .chain(tail.iter().cloned())
                     .collect();

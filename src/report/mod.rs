@@ -9,6 +9,7 @@ pub mod plot;
 pub mod repeats;
 pub mod sheet;
 pub mod text;
+pub mod warn;
 #[cfg(feature = "xlsx")]
 pub mod xlsx;
 #[cfg(not(feature = "xlsx"))]
@@ -81,6 +82,10 @@ pub struct Summary {
     /// not in any count or latency.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub would_block: u64,
+    /// How busy the machine was while the run was measured: other
+    /// processes' CPU, steal, load average (absent where not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<crate::measure::machine::MachineLoad>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -196,6 +201,15 @@ pub struct RunResult {
     /// left it, with `--steady-state-hold`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_state: Option<crate::runner::live::SteadyState>,
+    /// The data the run touches against the memory the page cache could
+    /// hold, where the benchmark says it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub working_set: Option<warn::WorkingSet>,
+    /// What makes the figures say less than they seem to (`warn::assess`):
+    /// a working set in the page cache, O_DIRECT refused, a CPU-bound or
+    /// short run, a busy machine.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<warn::Warning>,
 }
 
 /// How the workers' engines were set up ([`crate::engine::Engine::mode`]):
@@ -298,6 +312,12 @@ impl RunResult {
             self.engine = EngineSetup::of(&o.engine_modes);
         }
         self.error = o.error.as_ref().map(crate::error::cause);
+        // measured by the runner, else what the session saw around the run
+        let machine = if o.machine.is_empty() {
+            self.summary.machine.take()
+        } else {
+            Some(o.machine.clone())
+        };
         self.summary = Summary {
             ops: st.total_ops(),
             ops_per_s: per_s(st.total_ops() as f64),
@@ -334,6 +354,7 @@ impl RunResult {
             }),
             cancelled: st.cancelled,
             would_block: st.would_block,
+            machine,
         };
         self.ops = st
             .kinds()
@@ -356,7 +377,25 @@ impl RunResult {
         self.timeseries.bytes = st.series.bytes().to_vec();
         let full = self.timeseries.ops.len().saturating_sub(1) as f64;
         self.timeseries.last_interval_s = (secs - full).clamp(0.0, 1.0);
+        self.warnings = warn::assess(&self);
         self
+    }
+
+    /// Say the data the run touched, where the benchmark knows it better
+    /// than its set-up did, and look at the warnings again.
+    pub fn set_working_set(&mut self, bytes: u64) {
+        if let Some(ws) = &mut self.working_set {
+            ws.bytes = bytes;
+            self.warnings = warn::assess(self);
+        }
+    }
+
+    /// Add a warning found outside [`warn::assess`] (an O_DIRECT refusal),
+    /// once.
+    pub fn warn(&mut self, w: warn::Warning) {
+        if !self.warnings.iter().any(|x| x.code == w.code) {
+            self.warnings.push(w);
+        }
     }
 
     /// Put a benchmark's typed figures ([`crate::suites::Benchmark::Figures`])

@@ -29,6 +29,7 @@ pub use workers::{Placement, Workers, run_workers};
 use crate::engine::Completion;
 pub use crate::measure::Outcome;
 use crate::measure::clock::now_ns;
+use crate::measure::machine::{MachineLoad, Snapshot};
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
 use anyhow::Result;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -623,7 +624,7 @@ pub fn run_with<W: Worker>(
         orphans: Mutex::new(Vec::new()),
     };
     let ramp = rule.ramp.unwrap_or_default();
-    let (t0, cpu_at_t0, results) = std::thread::scope(|s| {
+    let (t0, (cpu_at_t0, machine_at_t0), results) = std::thread::scope(|s| {
         let handles: Vec<_> = workers
             .into_iter()
             .enumerate()
@@ -634,7 +635,7 @@ pub fn run_with<W: Worker>(
             })
             .collect();
 
-        let cpu_start = CpuTimes::now();
+        let cpu_start = (CpuTimes::now(), Snapshot::now());
         let began = now_ns();
         shared.start.set(began).expect("set once");
         shared.barrier.wait();
@@ -658,13 +659,16 @@ pub fn run_with<W: Worker>(
         (t0, cpu_at_t0, results)
     });
     let cpu = CpuTimes::now().since(&cpu_at_t0);
+    let machine = machine_at_t0.end(&cpu);
     fdtable::close_orphans(
         &shared
             .orphans
             .into_inner()
             .unwrap_or_else(|p| p.into_inner()),
     );
-    merge_ended(results, t0, cpu)
+    let mut o = merge_ended(results, t0, cpu);
+    o.machine = machine;
+    o
 }
 
 /// What the workers of a threaded run share with the controlling thread.
@@ -746,15 +750,16 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
 /// The controlling thread from the start until every worker has returned:
 /// stop the run at the deadline (`t0`, after the ramp, plus the duration)
 /// or on Ctrl-C, hurry it after the grace, show progress. Returns the CPU
-/// times at `t0` (`cpu_start`'s when there is no ramp).
+/// times and the machine's snapshot at `t0` (`cpu_start`'s when there is
+/// no ramp).
 fn oversee(
     rule: &StopRule,
     sh: &Shared,
     t0: u64,
-    cpu_start: CpuTimes,
+    cpu_start: (CpuTimes, Snapshot),
     progress: &dyn Progress,
     watch: &dyn Watch,
-) -> CpuTimes {
+) -> (CpuTimes, Snapshot) {
     let n = sh.counters.len();
     let deadline = rule
         .duration
@@ -777,7 +782,7 @@ fn oversee(
         std::thread::park_timeout(Duration::from_nanos(nap));
         let now = now_ns();
         if !ramp_cpu_taken && now >= t0 {
-            cpu_at_t0 = CpuTimes::now();
+            cpu_at_t0 = (CpuTimes::now(), Snapshot::now());
             ramp_cpu_taken = true;
         }
         if sh.finished.load(Ordering::Acquire) == n {
@@ -856,6 +861,7 @@ fn outcome(
         extras,
         failures,
         engine_modes: Vec::new(),
+        machine: MachineLoad::default(),
     }
 }
 
@@ -875,6 +881,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     let counter = Published::default();
     let stats = WorkerStats::new(w.kinds());
     let cpu_start = CpuTimes::now();
+    let machine_start = Snapshot::now();
     let t0 = now_ns();
     set_last_t0(t0);
     let mut ctx = Ctx::new(
@@ -894,6 +901,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
         .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));
     let end = now_ns();
     let cpu = CpuTimes::now().since(&cpu_start);
+    let machine = machine_start.end(&cpu);
     let interrupted = signals::interrupted();
     let error = r.err();
     let extra = w.finish();
@@ -911,6 +919,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
         error,
         extras: vec![extra],
         engine_modes: vec![mode],
+        machine,
     }
 }
 

@@ -499,6 +499,7 @@ pub fn run(
     }
     let cpu0 = CpuTimes::now();
     let kids0 = CpuTimes::children();
+    let machine0 = crate::measure::machine::Snapshot::now();
     let began = now_ns();
     h.t0_ns.store(began, Ordering::Release);
     region.set_gate(GO);
@@ -514,11 +515,14 @@ pub fn run(
             max_rss_kib: own.max_rss_kib.max(kids.max_rss_kib),
         }
     };
+    let machine = machine0.end(&cpu);
     // every child has ended or was killed: every pipe is closed
     let reports = mail.join().map_err(|_| {
         anyhow::anyhow!("internal error: the reader of the workers' reports panicked")
     })?;
-    merge_reports(&reports, &ended, t0, cpu)
+    let mut o = merge_reports(&reports, &ended, t0, cpu)?;
+    o.machine = machine;
+    Ok(o)
 }
 
 /// How each child ended: its exit status once reaped, and why the parent
@@ -723,6 +727,7 @@ fn interrupted_before_start(n: usize) -> Outcome {
         extras: vec![serde_json::Value::Null; n],
         failures: vec![None; n],
         engine_modes: Vec::new(),
+        machine: Default::default(),
     }
 }
 

@@ -135,6 +135,8 @@ pub struct Bench<'a> {
     measured_ns: u128,
     worker_ns: u128,
     cpu: CpuTimes,
+    /// How busy the machine was over the counted batches.
+    machine: crate::measure::machine::MachineLoad,
     /// Per second of counted time, the counted batches of all points laid
     /// end to end.
     series: TimeSeries,
@@ -182,6 +184,7 @@ impl<'a> Bench<'a> {
             measured_ns: 0,
             worker_ns: 0,
             cpu: CpuTimes::default(),
+            machine: Default::default(),
             series: TimeSeries::default(),
             max_workers: 1,
             work,
@@ -312,6 +315,7 @@ impl<'a> Bench<'a> {
             extras: Vec::new(),
             failures: Vec::new(),
             engine_modes: Vec::new(),
+            machine: self.machine.clone(),
         };
         let mut r = RunResult::new(benchmark, config, environment, started).with_outcome(&outcome);
         r.timeseries.interval_s = 1.0;
@@ -346,6 +350,7 @@ impl<'a> Bench<'a> {
         self.cpu.user += o.cpu.user;
         self.cpu.sys += o.cpu.sys;
         self.cpu.max_rss_kib = self.cpu.max_rss_kib.max(o.cpu.max_rss_kib);
+        self.machine.add(&o.machine);
         self.max_workers = self.max_workers.max(processes);
     }
 

@@ -250,11 +250,25 @@ impl Setup {
             // the work directory is on its parent's file system
             None => crate::env::detect_on(work[0].path(), mounts[0].clone()),
         };
-        let result = RunResult::new(&self.benchmark, self.config, environment, started);
+        let mut result = RunResult::new(&self.benchmark, self.config, environment, started);
+        // the data laid out in the work directories: what the run touches,
+        // unless the benchmark says better (RunResult::set_working_set)
+        let data: u64 = self.places.iter().map(|p| p.data).sum();
+        if !self.fake && data > 0 {
+            result.working_set = Some(crate::report::warn::WorkingSet {
+                bytes: data,
+                cache_bytes: crate::env::cache_room(),
+                in_memory: mounts
+                    .iter()
+                    .flatten()
+                    .any(|m| matches!(m.fs_type.as_str(), "tmpfs" | "ramfs")),
+            });
+        }
         Ok(Session {
             result,
             work,
             closed: false,
+            began: Began::now(),
         })
     }
 }
@@ -313,6 +327,38 @@ pub struct Session {
     work: Vec<WorkDir>,
     /// Finished or interrupted: the result was handed on.
     closed: bool,
+    /// The machine and iogauge's CPU when the session began.
+    began: Began,
+}
+
+/// The machine's and this process's CPU times at a moment.
+struct Began {
+    machine: crate::measure::machine::Snapshot,
+    own: crate::measure::CpuTimes,
+    children: crate::measure::CpuTimes,
+}
+
+impl Began {
+    fn now() -> Began {
+        Began {
+            machine: crate::measure::machine::Snapshot::now(),
+            own: crate::measure::CpuTimes::now(),
+            children: crate::measure::CpuTimes::children(),
+        }
+    }
+
+    /// How busy the machine was since, against iogauge's own CPU.
+    fn machine_since(&self) -> crate::measure::machine::MachineLoad {
+        use crate::measure::CpuTimes;
+        let own = CpuTimes::now().since(&self.own);
+        let kids = CpuTimes::children().since(&self.children);
+        let both = CpuTimes {
+            user: own.user + kids.user,
+            sys: own.sys + kids.sys,
+            max_rss_kib: 0,
+        };
+        self.machine.end(&both)
+    }
 }
 
 impl Drop for Session {
@@ -394,8 +440,18 @@ impl Session {
 
     /// Close the run with an outcome measured another way (process users
     /// of their own, batches): the work directory goes, the result is filled.
+    ///
+    /// A run measured outside the runner brings no figures of how busy
+    /// the machine was: the session's, from its start to now, stand in.
     pub fn finish(mut self, outcome: &Outcome) -> RunResult {
-        let result = self.close();
+        let whole = outcome
+            .machine
+            .is_empty()
+            .then(|| self.began.machine_since());
+        let mut result = self.close();
+        if let Some(m) = whole.filter(|m| !m.is_empty()) {
+            result.summary.machine = Some(m);
+        }
         result.with_outcome(outcome)
     }
 

@@ -268,11 +268,13 @@ pub fn show(doc: serde_json::Value) -> Result<String> {
             }
             out += &format!("== {} ==\n", e.name);
             out += &show_result(&e.result).with_context(|| format!("entry '{}'", e.name))?;
+            out += &crate::report::warn::render(&e.result);
         }
         return Ok(out);
     }
     let r: RunResult = serde_json::from_value(doc).context("not an iogauge result")?;
-    show_result(&r)
+    // the warnings after the classic report, as the run printed them
+    Ok(show_result(&r)? + &crate::report::warn::render(&r))
 }
 
 /// The classic report of one result, by its benchmark.

@@ -55,6 +55,18 @@ impl<'a> Ctx<'a> {
     ) -> T {
         with_bar(self.bars, label, duration, ops, f)
     }
+
+    /// A row of a form that uses O_DIRECT where the directory takes it:
+    /// when it does not, the row went through the page cache instead, and
+    /// its result says so (`direct_fallback`).
+    pub fn fell_back(&self, row: &mut Row) {
+        if !self.direct_ok {
+            row.result.warn(crate::report::warn::Warning::new(
+                "direct_fallback",
+                "the directory refuses O_DIRECT, so this ran through the page cache instead: its figures may be memory's, not the disk's",
+            ));
+        }
+    }
 }
 
 /// Makes a progress bar: its label, the length of the measured phase (by

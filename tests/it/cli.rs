@@ -998,6 +998,8 @@ fn layout(report: &str) -> String {
     mask(report)
         .lines()
         .filter(|l| !l.trim_start().starts_with("IO/s per second over"))
+        // warnings follow the report and hang on the machine (its memory, its load)
+        .filter(|l| !l.starts_with("warning: "))
         .map(|l| format!("{l}\n"))
         .collect()
 }

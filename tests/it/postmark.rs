@@ -78,7 +78,8 @@ fn postmark_part(text: &str) -> String {
             }
             continue;
         }
-        if !lines[i].starts_with("iogauge: ") {
+        // iogauge's warnings (volatile: the machine's memory and load) are not PostMark's
+        if !lines[i].starts_with("iogauge: ") && !lines[i].starts_with("warning: ") {
             out.push_str(lines[i]);
             out.push('\n');
         }

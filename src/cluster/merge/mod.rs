@@ -238,6 +238,7 @@ pub fn merge(mut reports: Vec<RankReport>, hosts: &[String]) -> Result<(Outcome,
         extras,
         failures,
         engine_modes: modes,
+        machine: Default::default(),
     };
     Ok((outcome, phase))
 }

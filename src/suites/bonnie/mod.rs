@@ -975,6 +975,7 @@ pub fn test_result(whole: &RunResult, m: &Measured) -> RunResult {
         extras: Vec::new(),
         failures: Vec::new(),
         engine_modes: Vec::new(),
+        machine: Default::default(),
     };
     let mut r = whole.clone().with_outcome(&o);
     r.error.clone_from(&whole.error);
@@ -1063,6 +1064,7 @@ fn combined(
         extras: Vec::new(),
         failures: Vec::new(),
         engine_modes: Vec::new(),
+        machine: Default::default(),
     }
 }
 

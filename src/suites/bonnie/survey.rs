@@ -44,6 +44,7 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
                 row.result.metric("not_to_disk", w);
                 row.note = Some(w.clone());
             }
+            ctx.fell_back(&mut row);
             emit(row);
         }
     }

@@ -294,6 +294,7 @@ fn bench(
     out.groups = groups;
     out.elapsed = r.elapsed;
     out.cpu = r.cpu;
+    out.machine = r.machine;
     out.stats = r.stats;
     out.interrupted = r.interrupted;
     out.error = r.error.map(|e| crate::error::cause(&e));

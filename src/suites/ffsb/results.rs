@@ -171,4 +171,6 @@ pub struct Outcome {
     pub error: Option<String>,
     /// How each thread's engine was set up (io_uring's ring).
     pub engine_modes: Vec<Option<String>>,
+    /// How busy the machine was over the run.
+    pub machine: crate::measure::machine::MachineLoad,
 }

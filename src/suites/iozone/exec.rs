@@ -256,6 +256,7 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
         extras: vec![Value::Null],
         failures: vec![None],
         engine_modes: vec![o.engine_mode.clone()],
+        machine: Default::default(),
     };
     let mut result = session.finish(&merged);
     single_figures(&mut figures, cfg, &o);
@@ -343,6 +344,7 @@ fn merge_throughput(o: &throughput::Outcome, cpu: &CpuTimes) -> Outcome {
         extras: vec![Value::Null],
         failures: vec![None],
         engine_modes: Vec::new(),
+        machine: Default::default(),
     }
 }
 
@@ -369,6 +371,7 @@ pub fn column_result(rep: &Report, c: Column) -> RunResult {
         extras: Vec::new(),
         failures: Vec::new(),
         engine_modes: Vec::new(),
+        machine: Default::default(),
     };
     let mut r = rep.result.clone().with_outcome(&part);
     r.error.clone_from(&rep.result.error);

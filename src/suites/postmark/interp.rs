@@ -416,6 +416,7 @@ impl<'a> Session<'a> {
             }
         }
         self.sink.out(&additions);
+        self.sink.out(&crate::report::warn::render(&out.result));
         let complete = out.result.complete;
         let error = out.result.error.clone();
         self.results.push(out.result);

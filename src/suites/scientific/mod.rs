@@ -794,7 +794,9 @@ pub fn merge(parts: Vec<Outcome>) -> Outcome {
     let mut failure = None;
     let (mut workers, mut worker_ns) = (1, 0u128);
     let mut engine_modes = Vec::new();
+    let mut machine = crate::measure::machine::MachineLoad::default();
     for p in parts {
+        machine.add(&p.machine);
         if engine_modes.is_empty() {
             engine_modes = p.engine_modes;
         }
@@ -825,6 +827,7 @@ pub fn merge(parts: Vec<Outcome>) -> Outcome {
         extras: vec![serde_json::Value::Null],
         failures: vec![failure],
         engine_modes,
+        machine,
     }
 }
 
@@ -956,6 +959,7 @@ mod tests {
             extras: vec![serde_json::Value::Null],
             failures: vec![None],
             engine_modes: Vec::new(),
+            machine: Default::default(),
         }
     }
 

@@ -25,6 +25,7 @@ mod scale;
 mod scientific;
 mod sdet;
 mod selfscale;
+mod shell;
 mod show;
 pub mod survey;
 mod tpcb;
@@ -57,6 +58,8 @@ pub const COMMANDS: &[Entry] = &[
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
     tool::<compare::Args>("compare", "Compare two results or two --repeat series metric by metric: change, significance (Welch's t-test or a block bootstrap), and an exit code for CI (--fail-if-slower).", "docs/compare.md"),
     tool::<show::Args>("show", "Print a saved result's report again (from --json), as the benchmark printed it.", "docs/measurement.md"),
+    tool::<shell::Completions>("completions", "Print a completion script for bash, zsh, fish, elvish or powershell.", "docs/shell.md"),
+    tool::<shell::Man>("man", "Print iogauge's manual page, or a command's, or write every page (--dir).", "docs/shell.md"),
     tool::<engines::Args>("engines", "List the I/O engines and what each does.", "docs/measurement.md"),
     hidden::<worker::Args>("worker", "One worker process of a run (started by iogauge itself, not by hand)."),
 ];

@@ -39,5 +39,6 @@ mod schema;
 mod scientific;
 mod sdet;
 mod selfscale;
+mod shell;
 mod show;
 mod tpcb;

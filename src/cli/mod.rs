@@ -18,6 +18,7 @@ mod iozone;
 mod laddis;
 mod postmark;
 mod progress;
+mod report;
 mod run;
 mod scale;
 mod scientific;
@@ -53,6 +54,7 @@ pub const COMMANDS: &[Entry] = &[
     tool::<scale::Args>("scale", "Throughput against response time: a workload (any with a load point: run, tpcb, laddis) at rising load, closed or open loop, its knee, the best throughput under a response-time constraint, the Universal Scalability Law.", "docs/scale.md"),
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", survey_of("selfscale")),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
+    tool::<report::Args>("report", "Make one self-contained HTML page of saved results (and fio's JSON output): headline figures, classic reports, latency percentiles, throughput over time, graphs; several runs side by side.", "docs/report.md"),
     tool::<show::Args>("show", "Print a saved result's report again (from --json), as the benchmark printed it.", "docs/measurement.md"),
     tool::<engines::Args>("engines", "List the I/O engines and what each does.", "docs/measurement.md"),
     hidden::<worker::Args>("worker", "One worker process of a run (started by iogauge itself, not by hand)."),

@@ -20,6 +20,7 @@ mod laddis;
 mod postmark;
 mod progress;
 mod repeat;
+mod report;
 mod run;
 mod scale;
 mod scientific;
@@ -57,6 +58,7 @@ pub const COMMANDS: &[Entry] = &[
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", survey_of("selfscale")),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
     tool::<compare::Args>("compare", "Compare two results or two --repeat series metric by metric: change, significance (Welch's t-test or a block bootstrap), and an exit code for CI (--fail-if-slower).", "docs/compare.md"),
+    tool::<report::Args>("report", "Make one self-contained HTML page of saved results (and fio's JSON output): headline figures, classic reports, latency percentiles, throughput over time, graphs; several runs side by side.", "docs/report.md"),
     tool::<show::Args>("show", "Print a saved result's report again (from --json), as the benchmark printed it.", "docs/measurement.md"),
     tool::<shell::Completions>("completions", "Print a completion script for bash, zsh, fish, elvish or powershell.", "docs/shell.md"),
     tool::<shell::Man>("man", "Print iogauge's manual page, or a command's, or write every page (--dir).", "docs/shell.md"),

@@ -5,6 +5,7 @@
 pub mod cluster;
 pub mod export;
 pub mod hist;
+pub mod html;
 pub mod plot;
 pub mod repeats;
 pub mod sheet;

@@ -32,6 +32,8 @@ mod numbers;
 mod postmark;
 mod predict;
 mod queue;
+mod report;
+mod report_html;
 mod run;
 mod safety;
 mod scale;

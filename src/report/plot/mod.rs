@@ -4,11 +4,14 @@
 //! measured it: [`curve`] the throughput-versus-response-time curve,
 //! [`workload`] the self-scaling benchmark's curves, sweep and scatter,
 //! [`heatmap`] IOzone's grid of figures, [`spectrum`] IOBENCH's run
-//! profile and results.
+//! profile and results, [`latency`] latency percentile curves and
+//! [`timeline`] throughput over time (both for `iogauge report`).
 
 pub mod curve;
 pub mod heatmap;
+pub mod latency;
 pub mod spectrum;
+pub mod timeline;
 pub mod workload;
 
 use plotters::chart::SeriesLabelStyle;

@@ -71,6 +71,8 @@ pub struct Args {
     /// Write iogauge's CSV to PATH (one row per op kind; bonnie++'s own CSV line is printed on stdout).
     #[arg(long, value_name = "PATH")]
     pub csv: Option<PathBuf>,
+    #[command(flatten)]
+    pub hist: common::LogHistArgs,
 }
 
 impl super::Cmd for Args {
@@ -169,6 +171,7 @@ impl Args {
             json: self.json.clone(),
             csv: self.csv.clone(),
             quiet: false,
+            hist: self.hist.clone(),
         }
     }
 }

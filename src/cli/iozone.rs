@@ -50,6 +50,8 @@ pub struct Opts {
     #[arg(long)]
     pub quiet: bool,
     #[command(flatten)]
+    pub hist: super::common::LogHistArgs,
+    #[command(flatten)]
     pub check: super::common::CheckArgs,
     // --stonewall is iogauge's, across ranks; IOzone's -x (no stonewall)
     // is about the children of one rank
@@ -105,6 +107,7 @@ impl super::Cmd for Args {
             json: self.0.json.clone(),
             csv: self.0.csv.clone(),
             quiet: self.0.quiet,
+            hist: self.0.hist.clone(),
             ..Default::default()
         };
         Some(given.with_late(&parsed.passthrough).ok()?.out())
@@ -165,6 +168,12 @@ impl Opts {
         if given("csv") {
             self.csv = late_opts.csv.take();
         }
+        if given("log_hist") {
+            self.hist.log_hist = late_opts.hist.log_hist.take();
+        }
+        if given("log_hist_interval") {
+            self.hist.log_hist_interval = late_opts.hist.log_hist_interval.take();
+        }
         self.quiet |= late_opts.quiet;
         self.check.check |= late_opts.check.check;
         self.cluster.stonewall |= late_opts.cluster.stonewall;
@@ -177,6 +186,7 @@ impl Opts {
             json: self.json.clone(),
             csv: self.csv.clone(),
             quiet: self.quiet,
+            hist: self.hist.clone(),
         }
     }
 }

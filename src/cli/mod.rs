@@ -195,6 +195,9 @@ fn load_of<A: Cmd>(m: &ArgMatches) -> Result<scale::Point, clap::Error> {
 fn run_of<A: Cmd>(name: &'static str, m: &ArgMatches) -> anyhow::Result<Status> {
     let a = A::from_arg_matches(m).map_err(|e| crate::error::UsageError::new(e.to_string()))?;
     let out = a.output();
+    if let Some(o) = &out {
+        o.start_hist_log()?;
+    }
     let r = a.main();
     if let (Err(e), Some(out)) = (&r, out)
         && !crate::error::is_usage(e)

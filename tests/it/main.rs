@@ -18,6 +18,7 @@ mod iobench;
 mod iobench_spectrum;
 mod iozone;
 mod laddis;
+mod log_hist;
 #[cfg(feature = "mpi")]
 mod mpi;
 #[cfg(feature = "mpi")]

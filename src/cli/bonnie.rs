@@ -73,6 +73,8 @@ pub struct Args {
     pub csv: Option<PathBuf>,
     #[command(flatten)]
     pub repeat: super::common::RepeatArgs,
+    #[command(flatten)]
+    pub hist: common::LogHistArgs,
 }
 
 impl super::Cmd for Args {
@@ -173,6 +175,7 @@ impl Args {
             quiet: false,
             repeat: self.repeat.clone(),
             live: Default::default(),
+            hist: self.hist.clone(),
         }
     }
 }

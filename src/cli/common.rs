@@ -6,7 +6,7 @@ use crate::report::export::{self, Document};
 use crate::report::{Collection, RunResult};
 pub use crate::runner::names::Paths;
 use crate::units;
-use anyhow::Result;
+use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -36,6 +36,8 @@ pub struct OutputArgs {
     pub repeat: RepeatArgs,
     #[command(flatten)]
     pub live: LiveArgs,
+    #[command(flatten)]
+    pub hist: LogHistArgs,
 }
 
 /// Repeat a benchmark to see its run-to-run spread (docs/measurement.md).
@@ -167,6 +169,31 @@ impl LiveArgs {
     }
 }
 
+/// `--log-hist`: interval histograms in HdrHistogram's log format. Part of
+/// [`OutputArgs`]; a command with output flags of its own (bonnie, IOzone)
+/// flattens it beside them.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct LogHistArgs {
+    /// Write latency histograms per interval and op kind to FILE, in HdrHistogram's interval log format (one tag per op kind, values in ns), for HdrHistogram's tools (HistogramLogProcessor, HistogramLogAnalyzer).
+    #[arg(long, value_name = "FILE")]
+    pub log_hist: Option<PathBuf>,
+    /// The interval of --log-hist's histograms (default 1s; at least 1ms), fio's log_hist_msec.
+    #[arg(long, value_name = "TIME", requires = "log_hist", value_parser = log_hist_interval_arg)]
+    pub log_hist_interval: Option<Duration>,
+}
+
+/// `--log-hist-interval`: a time of at least 1 ms.
+pub fn log_hist_interval_arg(s: &str) -> Result<Duration, String> {
+    let d = duration_arg(s)?;
+    if d < Duration::from_millis(1) {
+        return Err(format!(
+            "'{}' is shorter than the shortest interval, 1ms",
+            crate::error::shown(s)
+        ));
+    }
+    Ok(d)
+}
+
 impl OutputArgs {
     /// Print `text` where the report goes (stdout, or stderr when a result
     /// goes to stdout).
@@ -230,14 +257,23 @@ impl OutputArgs {
             check_output(&flag, p)?;
             paths.output(format!("{flag} {}", p.display()), p);
         }
+        if let Some(p) = &self.hist.log_hist {
+            if p.as_os_str() == "-" {
+                crate::usage!("--log-hist takes a file, not '-' (stdout)");
+            }
+            check_output("--log-hist", p)?;
+            paths.output(format!("--log-hist {}", p.display()), p);
+        }
         paths.check().map_err(UsageError)?;
         Ok(())
     }
 
-    /// Write `doc` with every exporter asked for.
+    /// Write `doc` with every exporter asked for (and the interval
+    /// histograms so far, with `--log-hist`).
     pub fn write<'a>(&self, doc: impl Into<Document<'a>>) -> Result<()> {
         let doc = doc.into();
         keep(&doc, self.result_on_stdout());
+        self.write_hist_log()?;
         if export::capture(&doc)? {
             return Ok(());
         }
@@ -247,11 +283,47 @@ impl OutputArgs {
         Ok(())
     }
 
+    /// Before the command runs: with `--log-hist`, have every run keep
+    /// interval histograms. Refused under mpirun (each rank's would be its
+    /// own, and only rank 0 writes).
+    pub fn start_hist_log(&self) -> Result<()> {
+        if self.hist.log_hist.is_none() {
+            return Ok(());
+        }
+        if crate::cluster::launched_ranks().is_some() {
+            crate::usage!(
+                "--log-hist is not available under mpirun; run without it, or log each machine on its own without mpirun"
+            );
+        }
+        crate::runner::histlog::enable(
+            self.hist
+                .log_hist_interval
+                .unwrap_or(Duration::from_secs(1)),
+        );
+        Ok(())
+    }
+
+    /// With `--log-hist`: write the interval histograms of the phases run
+    /// so far (the whole log again, each time a result is written).
+    pub fn write_hist_log(&self) -> Result<()> {
+        let Some(p) = &self.hist.log_hist else {
+            return Ok(());
+        };
+        let command = std::env::args().collect::<Vec<_>>().join(" ");
+        let mut bytes = Vec::new();
+        crate::runner::histlog::with_phases(|phases| {
+            crate::measure::histlog::write_log(phases, &crate::error::shown(&command), &mut bytes)
+        })
+        .context("cannot write the --log-hist log")?;
+        export::emit(p, &bytes, "--log-hist")
+    }
+
     /// Write `doc` to the files asked for, not to stdout: for a document
     /// rewritten as it grows (stdout gets it once, at the end).
     pub fn write_files<'a>(&self, doc: impl Into<Document<'a>>) -> Result<()> {
         let doc = doc.into();
         keep(&doc, false);
+        self.write_hist_log()?;
         if export::capture(&doc)? {
             return Ok(());
         }
@@ -330,6 +402,7 @@ pub fn forget_written() {
 /// benchmark, configuration and environment); else an empty result of
 /// `benchmark`. Writing is best effort: the cause is reported either way.
 pub fn write_failure(out: &OutputArgs, benchmark: &str, e: &anyhow::Error) {
+    let _ = out.write_hist_log();
     if !out.any() && !export::capturing() {
         return;
     }

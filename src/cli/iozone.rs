@@ -52,6 +52,8 @@ pub struct Opts {
     #[command(flatten)]
     pub repeat: super::common::RepeatArgs,
     #[command(flatten)]
+    pub hist: super::common::LogHistArgs,
+    #[command(flatten)]
     pub check: super::common::CheckArgs,
     // --stonewall is iogauge's, across ranks; IOzone's -x (no stonewall)
     // is about the children of one rank
@@ -107,6 +109,7 @@ impl super::Cmd for Args {
             json: self.0.json.clone(),
             csv: self.0.csv.clone(),
             quiet: self.0.quiet,
+            hist: self.0.hist.clone(),
             ..Default::default()
         };
         Some(given.with_late(&parsed.passthrough).ok()?.out())
@@ -167,6 +170,12 @@ impl Opts {
         if given("csv") {
             self.csv = late_opts.csv.take();
         }
+        if given("log_hist") {
+            self.hist.log_hist = late_opts.hist.log_hist.take();
+        }
+        if given("log_hist_interval") {
+            self.hist.log_hist_interval = late_opts.hist.log_hist_interval.take();
+        }
         self.quiet |= late_opts.quiet;
         if given("repeat") {
             self.repeat.repeat = late_opts.repeat.repeat;
@@ -187,6 +196,7 @@ impl Opts {
             quiet: self.quiet,
             repeat: self.repeat.clone(),
             live: Default::default(),
+            hist: self.hist.clone(),
         }
     }
 }

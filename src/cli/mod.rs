@@ -212,6 +212,7 @@ fn run_of<A: Cmd>(name: &'static str, m: &ArgMatches) -> anyhow::Result<Status> 
     let out = a.output();
     if let Some(o) = &out {
         o.live.apply(name, o)?;
+        o.start_hist_log()?;
         // --repeat N: the command N times, one document for the series
         if let Some(n) = o.repeat.repeat {
             let entry = COMMANDS.iter().find(|e| e.name == name);

@@ -75,7 +75,16 @@ pub fn main(a: Args) -> Result<Status> {
         .map(|(e, p)| (e, p.to_path_buf()))
         .collect();
     let mut stdin = || Box::new(StdinInput::new()) as Box<dyn Input>;
-    let end = interp::session(a.file.as_deref(), &sink, exec, outputs, &mut stdin)?;
+    // the session writes its own result files; the log goes beside them
+    a.out.start_hist_log()?;
+    let end = interp::session(a.file.as_deref(), &sink, exec, outputs, &mut stdin);
+    if !a.check {
+        let logged = a.out.write_hist_log();
+        if end.is_ok() {
+            logged?;
+        }
+    }
+    let end = end?;
     if end.interrupted {
         super::common::interrupted_line(end.runs > 0 && a.out.any());
         return Ok(Status::Interrupted);

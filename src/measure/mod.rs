@@ -16,6 +16,7 @@ pub mod compact;
 mod cpu;
 pub mod curve;
 pub mod depth;
+pub mod histlog;
 pub mod interval;
 pub mod machine;
 mod series;
@@ -382,6 +383,11 @@ pub struct WorkerStats {
     pub arrivals: Arrivals,
     /// How many requests were in flight at each issue.
     pub depths: depth::Depths,
+    /// Latency histograms per interval and kind (`--log-hist`), only when
+    /// asked for ([`WorkerStats::log_intervals`]). Not merged by
+    /// [`WorkerStats::merge`]: the runner takes each worker's and merges
+    /// them by interval per timed phase.
+    pub intervals: Option<Box<histlog::IntervalHists>>,
 }
 
 /// What an open loop offered and issued. Zero in a closed loop.
@@ -417,11 +423,22 @@ impl WorkerStats {
             series: TimeSeries::with_capacity(3600),
             arrivals: Arrivals::default(),
             depths: depth::Depths::default(),
+            intervals: None,
         };
         for &k in kinds {
             s.kinds[k.index()] = Some(Box::new(KindStats::new()));
         }
         s
+    }
+
+    /// Keep latency histograms per interval of `interval_ns` too (made
+    /// ahead for the kinds declared so far).
+    pub fn log_intervals(&mut self, interval_ns: u64) {
+        let kinds: Vec<OpKind> = OpKind::ALL
+            .into_iter()
+            .filter(|k| self.kinds[k.index()].is_some())
+            .collect();
+        self.intervals = Some(Box::new(histlog::IntervalHists::new(interval_ns, &kinds)));
     }
 
     /// Record one completed op of `kind` that took `lat_ns` and moved
@@ -442,6 +459,9 @@ impl WorkerStats {
             slot => slot
                 .insert(Box::new(KindStats::new()))
                 .record(lat_ns, bytes),
+        }
+        if let Some(iv) = &mut self.intervals {
+            iv.record(kind, lat_ns, 1, at_ns);
         }
         if kind.is_io() {
             self.io_ns += busy_ns as u128;
@@ -465,6 +485,9 @@ impl WorkerStats {
         self.kinds[kind.index()]
             .get_or_insert_with(|| Box::new(KindStats::new()))
             .record_n(lat_ns, n, bytes);
+        if let Some(iv) = &mut self.intervals {
+            iv.record(kind, lat_ns, n, at_ns);
+        }
         if kind.is_io() {
             self.io_ns += busy_ns as u128;
             self.series.add(at_ns, n, bytes);
@@ -531,6 +554,11 @@ impl WorkerStats {
         self.kinds[kind.index()]
             .get_or_insert_with(|| Box::new(KindStats::new()))
             .record_n(lat_ns, n, bytes);
+        if n > 0
+            && let Some(iv) = &mut self.intervals
+        {
+            iv.record(kind, lat_ns, n, at_ns);
+        }
         if kind.is_io() {
             self.io_ns += lat_ns as u128 * n as u128;
             self.series.add(at_ns, n, bytes);
@@ -567,6 +595,9 @@ impl WorkerStats {
         self.arrivals.issued = 0;
         self.arrivals.missed = 0;
         self.depths = depth::Depths::default();
+        if let Some(iv) = &mut self.intervals {
+            iv.reset();
+        }
     }
 
     pub fn merge(&mut self, other: &WorkerStats) {
@@ -666,6 +697,12 @@ pub struct StatsWire {
     pub arrivals: Arrivals,
     #[serde(default)]
     pub depths: depth::Depths,
+    /// `--log-hist`: the interval (ns; 0 when none were kept) and the
+    /// interval histograms.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub interval_ns: u64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub intervals: Vec<histlog::Packed>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -751,6 +788,12 @@ impl WorkerStats {
             series_bytes: self.series.bytes().to_vec(),
             arrivals: self.arrivals,
             depths: self.depths,
+            interval_ns: self.intervals.as_ref().map_or(0, |i| i.interval_ns()),
+            intervals: self
+                .intervals
+                .as_ref()
+                .map(|i| i.packed())
+                .unwrap_or_default(),
         }
     }
 
@@ -773,6 +816,12 @@ impl WorkerStats {
         st.cancelled = w.cancelled;
         st.would_block = w.would_block;
         st.io_ns = count(&w.io_ns)?;
+        if w.interval_ns > 0 {
+            st.intervals = Some(Box::new(histlog::IntervalHists::from_packed(
+                w.interval_ns,
+                w.intervals.clone(),
+            )));
+        }
         for (i, (&o, &b)) in w.series_ops.iter().zip(&w.series_bytes).enumerate() {
             if o > 0 || b > 0 {
                 st.series.add(i as u64 * series::INTERVAL_NS, o, b);

@@ -9,6 +9,7 @@
 //! counters each worker publishes every few hundred ops.
 
 mod fdtable;
+pub mod histlog;
 pub mod io;
 pub mod limits;
 pub mod live;
@@ -243,6 +244,9 @@ impl<'a> Ctx<'a> {
         }
         if pacer.as_ref().is_some_and(pace::Pacer::is_open) {
             stats.expect_responses(pace.rate.unwrap_or(0.0) / workers.max(1) as f64);
+        }
+        if let Some(ns) = histlog::interval_ns() {
+            stats.log_intervals(ns);
         }
         Ctx {
             index,
@@ -804,9 +808,11 @@ fn oversee(
 }
 
 /// The outcome from what the workers handed back, timed from `t0`.
-fn merge_ended(results: Vec<Ended>, t0: u64, cpu: CpuTimes) -> Outcome {
+fn merge_ended(mut results: Vec<Ended>, t0: u64, cpu: CpuTimes) -> Outcome {
     let n = results.len();
     let end = results.iter().filter_map(|r| r.1).max().unwrap_or(t0);
+    let elapsed = Duration::from_nanos(end.saturating_sub(t0));
+    histlog::collect(results.iter_mut().map(|r| &mut r.0), t0, elapsed);
     let mut stats = WorkerStats::default();
     let mut per_worker = Vec::with_capacity(n);
     let mut error = None;
@@ -828,7 +834,6 @@ fn merge_ended(results: Vec<Ended>, t0: u64, cpu: CpuTimes) -> Outcome {
             error = e;
         }
     }
-    let elapsed = Duration::from_nanos(end.saturating_sub(t0));
     let mut o = outcome(stats, per_worker, n, elapsed, cpu, error, extras, failures);
     o.engine_modes = modes;
     o
@@ -906,12 +911,14 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     let error = r.err();
     let extra = w.finish();
     let mode = w.engine_mode();
+    let elapsed = Duration::from_nanos(end.saturating_sub(t0));
+    histlog::collect([&mut ctx.stats], t0, elapsed);
     Outcome {
         stats: ctx.stats,
         per_worker: Vec::new(),
         workers: 1,
         worker_ns: 0,
-        elapsed: Duration::from_nanos(end.saturating_sub(t0)),
+        elapsed,
         cpu,
         complete: !interrupted && error.is_none(),
         interrupted,

@@ -73,6 +73,8 @@ struct Header {
     pace_seed: u64,
     /// The measured phase's length in ns (0: none).
     duration_ns: u64,
+    /// `--log-hist`'s interval in ns (0: no interval histograms).
+    log_interval_ns: u64,
     gate: AtomicU32,
     _pad: u32,
     t0_ns: AtomicU64,
@@ -219,6 +221,7 @@ impl Region {
             h.think_ns = rule.pace.think.map_or(0, |t| t.as_nanos() as u64);
             h.pace_seed = rule.pace.seed;
             h.duration_ns = rule.duration.map_or(0, |d| d.as_nanos() as u64);
+            h.log_interval_ns = super::histlog::interval_ns().unwrap_or(0);
             let mut at = ptr.add(payload_off);
             for part in [kind.as_bytes(), payload] {
                 std::ptr::copy_nonoverlapping(part.as_ptr(), at, part.len());
@@ -670,6 +673,7 @@ fn kill_the_rest(kids: &mut Children, ended: &mut Ended, watch: &dyn Watch) {
 /// child that sent none failed as `ended` says), timed from `t0`.
 fn merge_reports(reports: &[Vec<u8>], ended: &Ended, t0: u64, cpu: CpuTimes) -> Result<Outcome> {
     let n = reports.len();
+    let mut all = Vec::with_capacity(n);
     let mut stats = WorkerStats::default();
     let mut per_worker = Vec::with_capacity(n);
     let (mut extras, mut failures) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -693,21 +697,25 @@ fn merge_reports(reports: &[Vec<u8>], ended: &Ended, t0: u64, cpu: CpuTimes) -> 
                 None,
             ),
         };
+        all.push(s);
+        failures.push(failure);
+        extras.push(extra);
+        modes.push(mode);
+    }
+    let elapsed = Duration::from_nanos(end.saturating_sub(t0));
+    super::histlog::collect(all.iter_mut(), t0, elapsed);
+    for s in all {
         if n == 1 {
             stats = s;
         } else {
             stats.merge(&s);
             per_worker.push(s);
         }
-        failures.push(failure);
-        extras.push(extra);
-        modes.push(mode);
     }
     let error = failures.iter().enumerate().find_map(|(i, f)| {
         f.as_ref()
             .map(|e| anyhow::anyhow!("worker process {i}: {e}"))
     });
-    let elapsed = Duration::from_nanos(end.saturating_sub(t0));
     let mut o = super::outcome(stats, per_worker, n, elapsed, cpu, error, extras, failures);
     o.engine_modes = modes;
     Ok(o)
@@ -849,6 +857,9 @@ fn work(fd: RawFd, index: usize, build: &Build) -> Result<Option<(Report, bool)>
         &pace,
         (h.duration_ns != 0).then(|| Duration::from_nanos(h.duration_ns)),
     );
+    if h.log_interval_ns != 0 {
+        ctx.stats.log_intervals(h.log_interval_ns);
+    }
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(&mut ctx)))
         .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));
     let end = now_ns();

@@ -20,6 +20,7 @@ mod iobench_spectrum;
 mod iozone;
 mod laddis;
 mod live;
+mod log_hist;
 #[cfg(feature = "mpi")]
 mod mpi;
 #[cfg(feature = "mpi")]

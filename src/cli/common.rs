@@ -160,6 +160,9 @@ impl LiveArgs {
             }
             None => None,
         };
+        if self.status_interval.is_some() {
+            crate::report::export::compact_stdout();
+        }
         crate::runner::live::set(crate::runner::live::Opts {
             benchmark,
             status: self.status_interval,

@@ -247,6 +247,16 @@ Every command times each operation in nanoseconds into HDR histograms, records C
 
 /// The whole command line, built from the table.
 pub fn command() -> clap::Command {
+    command_of_entries(COMMANDS.iter())
+}
+
+/// [`command`] without the hidden commands (the worker iogauge starts
+/// itself): what completion scripts and manual pages offer.
+pub fn visible_command() -> clap::Command {
+    command_of_entries(COMMANDS.iter().filter(|e| e.kind != Kind::Hidden))
+}
+
+fn command_of_entries<'a>(entries: impl Iterator<Item = &'a Entry>) -> clap::Command {
     clap::Command::new("iogauge")
         .version(LONG_VERSION)
         .about(ABOUT)
@@ -254,7 +264,7 @@ pub fn command() -> clap::Command {
         .propagate_version(true)
         .subcommand_required(true)
         .arg_required_else_help(true)
-        .subcommands(COMMANDS.iter().map(Entry::command))
+        .subcommands(entries.map(Entry::command))
 }
 
 /// The commands a user sees, one per line, for `iogauge` with no command.

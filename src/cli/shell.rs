@@ -19,7 +19,7 @@ pub struct Completions {
 
 impl super::Cmd for Completions {
     fn main(self) -> Result<Status> {
-        let mut cmd = super::command();
+        let mut cmd = super::visible_command();
         let mut out = Vec::new();
         clap_complete::generate(self.shell, &mut cmd, "iogauge", &mut out);
         write_stdout(&out)?;
@@ -40,7 +40,7 @@ pub struct Man {
 
 impl super::Cmd for Man {
     fn main(self) -> Result<Status> {
-        let top = super::command();
+        let top = super::visible_command();
         if let Some(dir) = &self.dir {
             if !dir.is_dir() {
                 return Err(UsageError::new(format!(
@@ -123,7 +123,7 @@ mod tests {
     /// each command's page is its own, with its flags.
     #[test]
     fn pages_come_from_the_table() {
-        let top = super::super::command();
+        let top = super::super::visible_command();
         let main = String::from_utf8(render(&top).unwrap()).unwrap();
         assert!(main.contains(".SH NAME") && main.contains(".SH SYNOPSIS"));
         for e in super::super::COMMANDS {

@@ -30,9 +30,10 @@ impl super::Cmd for Args {
         let doc: serde_json::Value = serde_json::from_str(&text)
             .map_err(|e| crate::error::UsageError::new(format!("{name}: not JSON ({e})")))?;
         // a run with --steady-state printed its verdict after the report
-        let steady =
-            serde_json::from_value::<crate::runner::live::SteadyState>(doc["steady_state"].clone())
-                .ok();
+        let steady = serde_json::from_value::<crate::measure::steady::SteadyState>(
+            doc["steady_state"].clone(),
+        )
+        .ok();
         let report = if doc["schema"] == "iogauge/survey/v1" {
             serde_json::from_value(doc)
                 .map_err(anyhow::Error::from)

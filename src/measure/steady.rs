@@ -318,6 +318,131 @@ pub fn slope(w: &VecDeque<f64>) -> f64 {
     sxy / sxx
 }
 
+/// A phase's steady-state verdict.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PhaseVerdict {
+    /// The timed phase, counted from 1 in the order the benchmark ran them.
+    pub phase: usize,
+    /// Whether steady state was reached at all (fio's `attained`).
+    pub attained: bool,
+    /// Whether the phase was steady when it ended.
+    pub steady_at_end: bool,
+    /// Whether reaching it stopped the phase (without `--steady-state-hold`).
+    pub stopped_run: bool,
+    /// Seconds sampled (ramp included).
+    pub seconds: u32,
+    /// The criterion of the last full window, in the limit's units
+    /// (absent when the window never filled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_criterion: Option<f64>,
+    /// Each change, in order: reached, left, reached again.
+    pub events: Vec<Event>,
+}
+
+/// The `steady_state` section of a result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SteadyState {
+    /// The criterion as given: iops:L, iops_slope:L, bw:L or bw_slope:L.
+    pub spec: String,
+    /// `iops` (ops/s) or `bw` (bytes/s): the unit of every level and mean.
+    pub metric: Metric,
+    pub criterion: Criterion,
+    /// The limit: a percentage of the window's mean when `limit_percent`,
+    /// else in the metric's unit (per second for a slope).
+    pub limit: f64,
+    /// Whether `limit` (and each criterion) is a percentage of the mean.
+    pub limit_percent: bool,
+    /// The rolling window, in one-second samples.
+    pub window_s: u32,
+    /// Seconds at the start of each phase not looked at.
+    pub ramp_s: u32,
+    /// Whether the run kept going after steady state (`--steady-state-hold`).
+    pub hold: bool,
+    pub phases: Vec<PhaseVerdict>,
+}
+
+impl SteadyState {
+    /// The lines after the classic report, one per phase.
+    pub fn describe(&self) -> String {
+        let level = |v: f64| match self.metric {
+            Metric::Iops => format!("{v:.0} ops/s"),
+            Metric::Bw => format!("{}/s", crate::units::fmt_bytes(v as u64)),
+        };
+        let crit = |v: f64| {
+            if self.limit_percent {
+                format!("{v:.2}% (limit {}%)", self.limit)
+            } else {
+                format!("{v:.2} (limit {})", self.limit)
+            }
+        };
+        let head = format!(
+            "Steady state ({}, window {} s{}):",
+            self.spec,
+            self.window_s,
+            if self.ramp_s > 0 {
+                format!(", ramp {} s", self.ramp_s)
+            } else {
+                String::new()
+            }
+        );
+        let mut out = String::new();
+        if self.phases.is_empty() {
+            out.push_str(&format!("{head} no timed phase was sampled\n"));
+        }
+        for p in &self.phases {
+            let label = if self.phases.len() > 1 {
+                format!("{head} phase {}:", p.phase)
+            } else {
+                head.clone()
+            };
+            let mut parts = Vec::new();
+            for e in &p.events {
+                parts.push(match e {
+                    Event::Reached {
+                        t_s,
+                        mean,
+                        criterion,
+                    } => format!(
+                        "reached at {t_s} s, mean {}, criterion {}",
+                        level(*mean),
+                        crit(*criterion)
+                    ),
+                    Event::Left {
+                        t_s,
+                        level: l,
+                        mean,
+                    } => format!(
+                        "left at {t_s} s: mean {} from steady {}",
+                        level(*mean),
+                        level(*l)
+                    ),
+                });
+            }
+            if !p.attained {
+                parts.push(match p.last_criterion {
+                    Some(c) => format!(
+                        "NOT reached in {} s; last window's criterion {}",
+                        p.seconds,
+                        crit(c)
+                    ),
+                    None => format!(
+                        "NOT reached: the phase lasted {} s, short of the ramp and a full window",
+                        p.seconds
+                    ),
+                });
+            } else if p.stopped_run {
+                parts.push("the run stopped there".into());
+            } else if p.steady_at_end {
+                parts.push("steady at the end".into());
+            } else {
+                parts.push("NOT steady at the end".into());
+            }
+            out.push_str(&format!("{label} {}\n", parts.join("; ")));
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

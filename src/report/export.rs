@@ -121,6 +121,16 @@ fn muted() -> bool {
     MUTED.load(std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Whether a result written to stdout is one line of JSON: live status
+/// lines (`--status-interval`) share stdout, and every line must be JSON.
+static COMPACT_STDOUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Write results to stdout as one line of JSON from now on
+/// ([`COMPACT_STDOUT`]).
+pub fn compact_stdout() {
+    COMPACT_STDOUT.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Write `bytes`, the `what` result, to `path`, or to stdout when `path`
 /// is `-`; a file whole (see [`write_file`]).
 pub fn emit(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
@@ -128,7 +138,7 @@ pub fn emit(path: &Path, bytes: &[u8], what: &str) -> Result<()> {
         // beside live status lines, the result is one more line of JSON
         let compact;
         let bytes = match serde_json::from_slice::<serde_json::Value>(bytes) {
-            Ok(v) if crate::runner::live::lines_on_stdout() => {
+            Ok(v) if COMPACT_STDOUT.load(std::sync::atomic::Ordering::Relaxed) => {
                 compact = format!("{v}\n");
                 compact.as_bytes()
             }

@@ -3,6 +3,7 @@
 //! and plots render from it.
 
 pub mod cluster;
+pub mod compare;
 pub mod export;
 pub mod hist;
 pub mod html;
@@ -201,7 +202,7 @@ pub struct RunResult {
     /// `--steady-state`: when each timed phase reached steady state (and
     /// left it, with `--steady-state-hold`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub steady_state: Option<crate::runner::live::SteadyState>,
+    pub steady_state: Option<crate::measure::steady::SteadyState>,
     /// The data the run touches against the memory the page cache could
     /// hold, where the benchmark says it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -557,10 +557,10 @@ fn show_prints_each_run_of_x_again() {
         .output()
         .unwrap();
     assert!(run.status.success());
-    let printed = String::from_utf8(run.stdout).unwrap();
+    let printed = strip_warnings(&String::from_utf8(run.stdout).unwrap());
     let shown = iogauge().arg("show").arg(&json).output().unwrap();
     assert!(shown.status.success());
-    let shown = String::from_utf8(shown.stdout).unwrap();
+    let shown = strip_warnings(&String::from_utf8(shown.stdout).unwrap());
     let lines: Vec<&str> = printed.lines().collect();
     assert_eq!(
         shown,

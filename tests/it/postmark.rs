@@ -1017,7 +1017,14 @@ fn assert_shown_as_printed(printed: &str, json: &Path) -> String {
     let runs: Vec<&str> = printed
         .split("Deleting files...Done\n")
         .skip(1)
-        .map(|r| &r[..r.find(end).expect("iogauge's block") + end.len()])
+        .map(|r| {
+            // the block, then the warnings iogauge printed after it
+            let mut n = r.find(end).expect("iogauge's block") + end.len();
+            while r[n..].starts_with("warning: ") {
+                n += r[n..].find('\n').map_or(r.len() - n, |i| i + 1);
+            }
+            &r[..n]
+        })
         .collect();
     let want = match runs[..] {
         [one] => one.to_string(),

@@ -97,7 +97,7 @@ fn quick_model_graphs_prediction_validation_and_refinement_on_tmpfs() {
     assert!(stdout.contains("tmpfs"), "{stdout}");
     assert_eq!(
         std::fs::read_to_string(out.join("summary.txt")).unwrap(),
-        stdout
+        strip_warnings(&stdout)
     );
     // the model
     let m = read_json(&out.join("model.json"));
@@ -556,7 +556,7 @@ fn the_setup_block_is_printed_once_when_stdout_and_stderr_are_one() {
     assert_eq!(setup_blocks(&stdout), (1, 1), "{stdout}");
     assert_eq!(setup_blocks(&stderr), (1, 1), "{stderr}");
     assert_eq!(
-        stdout,
+        strip_warnings(&stdout),
         std::fs::read_to_string(out.join("summary.txt")).unwrap()
     );
     assert_untouched(dir.path());

@@ -12,7 +12,7 @@
 # 1/√(RATE × DURATION)). Run it when nothing else is building.
 #
 # usage: bench/compare_power.sh [RATE] [DURATION] [TRIALS_A]
-# writes bench/compare_power.md
+# writes bench/results-compare_power.txt
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=${IOGAUGE:-$here/../target/release/iogauge}
@@ -58,4 +58,4 @@ cv=$("$bin" show "$tmp/same1.json" | awk '/^summary.ops_per_s /{ print $(NF-1), 
     echo "- run-to-run CV of ops/s in one series: $cv"
     echo "- (a) true 5 % slowdown flagged: $flagged of $trials_a (goal: all)"
     echo "- (b) false alarms, same against same: $alarms of $n_b (goal: at most 1)"
-} | tee "$here/compare_power.md"
+} | tee "$here/results-compare_power.txt"

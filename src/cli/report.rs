@@ -10,7 +10,7 @@ use super::common::Status;
 use crate::error::{UsageError, shown};
 use crate::report::html::{self, Doc, Figure, Page, Run};
 use crate::report::{Collection, RunResult};
-use anyhow::Result;
+use anyhow::{Context, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -136,6 +136,31 @@ fn classify(file: &str, label: &str, doc: Value) -> Result<Doc> {
                 format!("'{}'", shown(&schema))
             }
         );
+    }
+    // --repeat's series: each repetition's document in turn, its runs
+    // side by side in the table across runs
+    if schema == crate::report::repeats::SCHEMA {
+        let docs = doc["runs"].as_array().cloned().unwrap_or_default();
+        if docs.is_empty() {
+            anyhow::bail!("a --repeat series with no run");
+        }
+        let mut runs = Vec::new();
+        for (i, mut d) in docs.into_iter().enumerate() {
+            let k = d["index"].as_u64().unwrap_or(i as u64 + 1);
+            let one = classify(file, &format!("{label}: repeat {k}"), d["document"].take())
+                .with_context(|| format!("repeat {k}"))?;
+            runs.extend(one.runs);
+        }
+        return Ok(Doc {
+            file: file.to_string(),
+            kind: format!("--repeat series of {} runs", runs.len()),
+            collection: Some((
+                doc["complete"].as_bool().unwrap_or(false),
+                doc["error"].as_str().map(str::to_string),
+            )),
+            figures: Vec::new(),
+            runs,
+        });
     }
     if doc.get("entries").is_some() {
         let raws: Vec<Value> = doc["entries"]

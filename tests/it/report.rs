@@ -206,3 +206,28 @@ fn report_refuses_bad_input_and_writes_nothing() {
         assert_eq!(std::fs::read_dir(&ro).unwrap().count(), 0);
     }
 }
+
+/// A `--repeat` series is read too: each repetition is a run of the page,
+/// named by its number, side by side in the table across runs.
+#[test]
+fn a_repeat_series_is_one_run_per_repetition() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = work_dir();
+    let json = dir.path().join("rep.json");
+    let out = iogauge()
+        .args(["run", "--engine", "null", "--ops", "20000", "--repeat", "3"])
+        .args(["--dir", p(data.path()), "-q", "--json", p(&json)])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let page = report(&[json], &dir.path().join("rep.html"));
+    for k in 1..=3 {
+        assert!(page.contains(&format!("repeat {k}")), "repeat {k}");
+    }
+    assert!(!page.contains("repeat 4"));
+    assert_untouched(data.path());
+}

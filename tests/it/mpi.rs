@@ -6,11 +6,26 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
-/// `mpirun -np n iogauge args…`, as root if need be, ranks oversubscribing
-/// the cores.
+/// `mpirun`, as root if need be, ranks oversubscribing the cores, with a
+/// session directory of its own: Open MPI makes its session directory
+/// under /tmp, and two jobs that start at once race to create it ("A call
+/// to mkdir was unable to create the desired directory ... File exists").
+/// Keep the directory until the job has ended.
+pub fn mpirun_command() -> (Command, tempfile::TempDir) {
+    let session = tempfile::Builder::new()
+        .prefix("iogauge-ompi")
+        .tempdir()
+        .unwrap();
+    let mut c = Command::new("mpirun");
+    c.args(["--allow-run-as-root", "--oversubscribe"])
+        .env("OMPI_MCA_orte_tmpdir_base", session.path());
+    (c, session)
+}
+
+/// `mpirun -np n iogauge args…` ([`mpirun_command`]).
 pub fn mpirun(n: usize, args: &[&str]) -> Output {
-    Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np"])
+    let (mut c, _session) = mpirun_command();
+    c.arg("-np")
         .arg(n.to_string())
         .arg(bin_path())
         .args(args)
@@ -73,7 +88,9 @@ fn four_ranks_of_run_merge_into_one_result() {
     assert_eq!(u64_at(&v, "summary.workers"), 4);
     // the ranks started together and their clocks agree on one machine
     assert!(f64_at(ph, "start_spread_s") < 0.05, "{ph}");
-    assert!(u64_at(ph, "clock_bound_ns") < 1_000_000, "{ph}");
+    // (half the best of 8 round trips: tens of µs on a quiet machine, a
+    // few ms when the test's neighbours keep both cores busy)
+    assert!(u64_at(ph, "clock_bound_ns") < 20_000_000, "{ph}");
     // one report, rank 0's, with the job's lines
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(text.matches("elapsed").count(), 1, "{text}");

@@ -7,7 +7,6 @@ use crate::mpi::{mpirun, result_of};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;
-use std::process::Command;
 
 /// The sum of `key` over every rank of every phase of the job.
 fn ranks_sum(v: &Value, key: &str) -> u64 {
@@ -61,8 +60,9 @@ fn run_shared_file_keeps_each_rank_in_its_own_region() {
     let traces = out_dir.path().join("trace");
     const U: u64 = 1 << 20;
     // each rank under strace, its trace named by its rank
-    let out = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "4"])
+    let (mut mpirun, _session) = crate::mpi::mpirun_command();
+    let out = mpirun
+        .args(["-np", "4"])
         .args(["sh", "-c"])
         .arg(
             r#"exec strace -f -qq -y -e trace=pread64,pwrite64 -o "$0.$OMPI_COMM_WORLD_RANK" "$@""#,

@@ -6,7 +6,7 @@ use crate::common::*;
 use crate::mpi::result_of;
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -21,8 +21,7 @@ fn one_job() -> std::sync::MutexGuard<'static, ()> {
 /// `mpirun` in its MPMD form: one rank per budget in `ops`, in rank order,
 /// every rank with the same `args` (the same --dir and --json).
 fn mpirun_budgets(ops: &[&str], args: &[&str]) -> Output {
-    let mut c = Command::new("mpirun");
-    c.args(["--allow-run-as-root", "--oversubscribe"]);
+    let (mut c, _session) = crate::mpi::mpirun_command();
     for (i, n) in ops.iter().enumerate() {
         if i > 0 {
             c.arg(":");
@@ -170,8 +169,9 @@ fn a_rank_killed_mid_run_ends_the_job_with_the_survivors_result() {
     let out_dir = tempfile::tempdir().unwrap();
     let json = out_dir.path().join("r.json");
     let (stdout, stderr) = (out_dir.path().join("out"), out_dir.path().join("err"));
-    let mut child = Command::new("mpirun")
-        .args(["--allow-run-as-root", "--oversubscribe", "-np", "4"])
+    let (mut mpirun, _session) = crate::mpi::mpirun_command();
+    let mut child = mpirun
+        .args(["-np", "4"])
         .arg(bin_path())
         .args(run_args(p(d.path()), p(&json), &["--duration", "30s"]))
         .stdout(Stdio::from(std::fs::File::create(&stdout).unwrap()))

@@ -262,9 +262,44 @@ fn entry_line(name: &str, figure: f64, unit: &str, r: &RunResult, note: Option<&
     if let Some(n) = note {
         s += &format!("  {:<NAME_W$} {n}\n", "");
     }
-    // the row's warnings under it, one labelled line each
-    for w in crate::report::warn::render(r).lines() {
-        s += &format!("  {:<NAME_W$} {w}\n", "");
+    // the row's warnings under it, by code (explained once at the end; the
+    // JSON and `iogauge show` of the row's result give each in full)
+    if !r.warnings.is_empty() {
+        let codes: Vec<&str> = r.warnings.iter().map(|w| w.code.as_str()).collect();
+        s += &format!("  {:<NAME_W$} warning: {}\n", "", codes.join(", "));
+    }
+    s
+}
+
+/// What each warning code of the scorecard's rows means, once.
+fn warning_legend(codes: &[String]) -> String {
+    let mut seen: Vec<&str> = codes.iter().map(String::as_str).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    if seen.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from("  warnings (each row's own figures are in its JSON result):\n");
+    for code in seen {
+        let what = match code {
+            "fits_page_cache" => {
+                "its data fit in the page cache: reads may have come from memory, not the disk"
+            }
+            "short_run" => {
+                "measured for under 1 s: start-up weighs on the figure (the quick forms are short by design)"
+            }
+            "cpu_bound" => {
+                "under half of the workers' time was in I/O: the figure measures CPU as much as storage"
+            }
+            "busy_machine" => {
+                "other processes or the hypervisor (steal) took CPU while it was measured"
+            }
+            "direct_refused" | "direct_fallback" => {
+                "O_DIRECT was refused: it ran through the page cache"
+            }
+            _ => "see docs/measurement.md",
+        };
+        s += &format!("    {code:<16} {what}\n");
     }
     s
 }
@@ -292,8 +327,9 @@ fn not_in_survey() -> Vec<&'static str> {
 }
 
 /// The closing lines: the legend and the benchmarks left out.
-fn closing(units: &[&str], skipped: &[&str]) -> String {
+fn closing(units: &[&str], codes: &[String], skipped: &[&str]) -> String {
     let mut s = legend(units);
+    s += &warning_legend(codes);
     if !skipped.is_empty() {
         s += &format!(
             "  not in the survey (no short form): {}\n",
@@ -320,6 +356,11 @@ pub fn scorecard(c: &Collection) -> Result<String> {
         .unwrap_or(false);
     let mut s = title(&env, quick);
     let mut units = Vec::new();
+    let codes: Vec<String> = c
+        .entries
+        .iter()
+        .flat_map(|e| e.result.warnings.iter().map(|w| w.code.clone()))
+        .collect();
     for e in &c.entries {
         match (e.figure, &e.unit) {
             (Some(figure), Some(unit)) => {
@@ -332,7 +373,7 @@ pub fn scorecard(c: &Collection) -> Result<String> {
             _ => s += &failed_line(&e.name, e.result.error.as_deref().unwrap_or("no figure")),
         }
     }
-    Ok(s + &closing(&units, &not_in_survey()))
+    Ok(s + &closing(&units, &codes, &not_in_survey()))
 }
 
 /// Where the self-scaling pass writes: `--out`, else beside the JSON
@@ -502,7 +543,13 @@ impl Tally {
                 n => format!("{n} benchmarks failed; the first, {first}"),
             });
         }
-        a.output.say(&closing(&self.units, &not_in_survey()));
+        let codes: Vec<String> = survey
+            .entries
+            .iter()
+            .flat_map(|e| e.result.warnings.iter().map(|w| w.code.clone()))
+            .collect();
+        a.output
+            .say(&closing(&self.units, &codes, &not_in_survey()));
         a.output.write(&*survey)?;
         for (_, p) in a.output.targets() {
             if p.as_os_str() != "-" {

@@ -18,4 +18,5 @@ pub mod selfscale;
 pub mod session;
 pub mod suites;
 pub mod units;
+pub mod verify;
 pub mod workload;

@@ -187,16 +187,23 @@ fn check(input: &[u8]) -> Result<Verdict, String> {
         Err(e) => return refusal(&e.to_string(), Some(super::FILE)),
         Ok(m) => m,
     };
+    // `predict` asks for each workload as the command does
+    let mut verdict = Verdict::Accepted;
     for w in workloads(&m) {
         let _ = m.ranges.extrapolations(&w);
-        if let Some(p) = m.predict(&w)
-            && !(p.mb_per_s.is_finite() && p.iops.is_finite())
-        {
-            return Err(format!(
-                "accepted, then predicts {} MB/s, {} IO/s for {w:?}",
-                p.mb_per_s, p.iops
-            ));
+        match m.prediction(&w) {
+            Ok(p) if p.mb_per_s.is_finite() && p.iops.is_finite() => {}
+            Ok(p) => {
+                return Err(format!(
+                    "predicts {} MB/s, {} IO/s for {w:?}",
+                    p.mb_per_s, p.iops
+                ));
+            }
+            Err(e) => {
+                refusal(&crate::error::shown(&e), None)?;
+                verdict = Verdict::Refused;
+            }
         }
     }
-    Ok(Verdict::Accepted)
+    Ok(verdict)
 }

@@ -1,6 +1,20 @@
 #!/usr/bin/env bash
-# fuzz.sh — a mutation fuzz of every parser of iogauge's input.
+# fuzz.sh — a mutation fuzz (MODE=mutation, the default) or a
+# structure-aware fuzz (MODE=structured) of every parser of iogauge's input.
 #
+# MODE=structured runs the in-process harness of src/fuzz/ (one generator
+# per parser that knows its grammar; see docs/architecture.md, "Bad input"):
+# each parser for SECS seconds (default 600), rounds of 256 inputs with a
+# fresh seed each (SEED: the first seed, default the clock), every broken
+# property (a panic, a hang, an accepted value beyond its maximum, a refusal
+# that is not one clean line naming where, a round trip that does not read
+# back) shrunk to a minimal input and saved under tests/fuzz-corpus/<parser>/
+# (SAVE=0: not saved), which `cargo test` replays in process and through
+# the binary. One line of counts per parser, then each failure.
+#   MODE=structured SECS=600 bash bench/fuzz.sh
+#   MODE=structured SECS=60 PARSERS="ffsb iozone" bash bench/fuzz.sh
+#
+# The mutation mode:
 # Each parser gets N mutated inputs (default 1000): the shipped and fixture
 # inputs (PostMark configuration files, IOBENCH control and spectrum files,
 # FFSB profiles, IOzone flag lines, LADDIS mix files, a selfscale model)
@@ -41,6 +55,23 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=bench/lib.sh
 source "$repo/bench/lib.sh"
+
+case ${MODE:=mutation} in
+mutation) ;;
+structured)
+    # the harness is test code: built as the tests are, then run alone
+    say "fuzz.sh: MODE=structured, SECS=${SECS:=600} per parser, PARSERS=${PARSERS:-all}, SEED=${SEED:-clock}"
+    say "iogauge: repo HEAD is $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    cd "$repo"
+    cargo test --release --lib --quiet --no-run 2>&1 | grep -v '^ *Executable' >&2 || true
+    env IOGAUGE_FUZZ_SECS="$SECS" IOGAUGE_FUZZ_PARSERS="${PARSERS:-}" IOGAUGE_FUZZ_SAVE="${SAVE:-1}" \
+        ${SEED:+IOGAUGE_FUZZ_SEED="$SEED"} \
+        cargo test --release --lib --quiet fuzz::tests::long_run -- --ignored --nocapture \
+        --test-threads 1 2>&1 | grep -v -e '^running [0-9]* test' -e '^test result:' -e '^$' -e '^\.$'
+    exit 0
+    ;;
+*) die "MODE is mutation or structured, not '$MODE'" ;;
+esac
 
 command -v python3 >/dev/null || die "python3 is needed"
 iogauge_binary

@@ -32,9 +32,54 @@ macro_rules! usage {
 /// shows it: control characters, line and paragraph separators and the
 /// marks that reorder text escaped (`\r`, `\x1b`, `\0`, `\u{2028}`), so
 /// that a message stays on one line and shows what was typed rather than
-/// doing it to the terminal. Text without them comes back unchanged, and
-/// escaping twice changes nothing more.
+/// doing it to the terminal. A word (a run without spaces) longer than
+/// [`LONGEST_WORD`] characters is cut to its start and its length, so that
+/// a message quoting a line of junk stays readable. Other text comes back
+/// unchanged, and showing twice changes nothing more.
 pub fn shown(text: &str) -> String {
+    cut_long_words(escaped(text))
+}
+
+/// The longest word [`shown`] shows whole, in characters: longer than any
+/// path a message names in practice, short enough that a message of a few
+/// such words still fits a screen.
+pub const LONGEST_WORD: usize = 200;
+
+/// `text` with each word of more than [`LONGEST_WORD`] characters cut to
+/// its first 160 and a count: `aaaa… (5000 characters)`.
+fn cut_long_words(text: String) -> String {
+    if text.len() <= LONGEST_WORD {
+        return text;
+    }
+    let long = |w: &str| w.chars().count() > LONGEST_WORD;
+    if !text.split(' ').any(long) {
+        return text;
+    }
+    text.split(' ')
+        .map(|w| {
+            if long(w) {
+                let head: String = w.chars().take(160).collect();
+                format!("{head}… ({} characters)", w.chars().count())
+            } else {
+                w.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// [`shown`] of at most the first `most` characters of `text`, with `…`
+/// when it goes on: for a message that quotes a whole line of input.
+pub fn shown_start(text: &str, most: usize) -> String {
+    if text.chars().count() <= most {
+        return shown(text);
+    }
+    let head: String = text.chars().take(most).collect();
+    format!("{}…", shown(&head))
+}
+
+/// [`shown`] without the cut: the escapes alone.
+fn escaped(text: &str) -> String {
     if !text.chars().any(needs_escape) {
         return text.to_string();
     }
@@ -120,6 +165,30 @@ mod tests {
             assert_eq!(shown(&shown(t)), shown(t));
             assert!(!shown(t).chars().any(needs_escape));
         }
+    }
+
+    /// A line of junk quoted in a message is cut to its start and length;
+    /// paths and ordinary words are left whole.
+    #[test]
+    fn shown_cuts_long_words() {
+        let junk = "ab".repeat(1000);
+        let s = shown(&format!("unknown option '{junk}' in [stats]"));
+        assert_eq!(
+            s,
+            format!(
+                "unknown option '{}… (2002 characters) in [stats]",
+                &junk[..159]
+            )
+        );
+        assert_eq!(shown(&s), s);
+        let path = format!("/{}", "d/".repeat(99));
+        assert_eq!(shown(&path), path);
+        assert_eq!(
+            shown(&"x".repeat(201)).chars().count(),
+            160 + "… (201 characters)".chars().count()
+        );
+        assert_eq!(shown_start("a b\rc d", 5), "a b\\rc…");
+        assert_eq!(shown_start("a b", 5), "a b");
     }
 
     #[test]

@@ -11,6 +11,8 @@ pub mod data;
 pub mod engine;
 pub mod env;
 pub mod error;
+#[cfg(test)]
+mod fuzz;
 pub mod measure;
 pub mod report;
 pub mod runner;

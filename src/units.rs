@@ -137,7 +137,7 @@ impl SizeSyntax<'_> {
 /// at most [`MAX_SIZE`].
 pub fn parse_size(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let shown = crate::error::shown(s);
+    let shown = crate::error::shown_start(s, 100);
     if t.starts_with('-') {
         return Err(format!("'{shown}' is negative: a size must be positive"));
     }
@@ -156,7 +156,7 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// [`MAX_DURATION`].
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let t = s.trim();
-    let shown = crate::error::shown(s);
+    let shown = crate::error::shown_start(s, 100);
     if t.starts_with('-') {
         return Err(format!(
             "'{shown}' is negative: a duration must be positive"
@@ -203,7 +203,7 @@ fn too_long() -> String {
 
 /// A rate in requests per second: above 0, at most [`MAX_RATE`].
 pub fn parse_rate(s: &str) -> Result<f64, String> {
-    let shown = crate::error::shown(s);
+    let shown = crate::error::shown_start(s, 100);
     match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 && v <= MAX_RATE => Ok(v),
         Ok(v) if v > MAX_RATE => Err(format!(

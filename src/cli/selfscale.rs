@@ -691,9 +691,7 @@ fn predictions(model: &Model, partials: &[Partial]) -> Result<Vec<Predicted>> {
     let mut out = Vec::new();
     for w in partials {
         let w = complete(model, w);
-        let p = model
-            .predict(&w)
-            .ok_or_else(|| UsageError::new("the model has no measured region"))?;
+        let p = model.prediction(&w).map_err(UsageError)?;
         out.push(Predicted {
             workload: w,
             region: p.region,

@@ -31,7 +31,7 @@ pub mod summary;
 pub mod validate;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use bench::{Observer, Quiet};
 pub use model::{Model, Param, Point, Workload};

@@ -548,7 +548,12 @@ impl Model {
         let text = std::fs::read_to_string(path).map_err(|e| {
             crate::error::UsageError::new(format!("cannot read the model {}: {e}", path.display()))
         })?;
-        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        Model::parse(&text, path)
+    }
+
+    /// A model file's text (`path` names it in errors): as [`Model::load`].
+    pub fn parse(text: &str, path: &Path) -> Result<Model> {
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             crate::error::UsageError::new(format!("{}: not JSON ({e})", path.display()))
         })?;
         if v.get("schema").and_then(|s| s.as_str()) != Some(MODEL_SCHEMA) {

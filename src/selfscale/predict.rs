@@ -339,6 +339,26 @@ impl Model {
         (lmb, lio)
     }
 
+    /// [`Model::predict`] for a workload a user asks about: an error to
+    /// show as it is when the model has no region for it, or when its
+    /// figures give no finite, non-negative prediction (a model file changed
+    /// by hand: a figure of 1e308 or 1e-308 overflows the product of ratios).
+    pub fn prediction(&self, w: &Workload) -> Result<Prediction, String> {
+        let p = self
+            .predict(w)
+            .ok_or_else(|| "the model has no measured region".to_string())?;
+        let fine = |x: f64| x.is_finite() && x >= 0.0;
+        if !(fine(p.mb_per_s) && fine(p.iops)) {
+            return Err(format!(
+                "the model predicts {} MB/s and {} IO/s for {}: its figures are damaged; use the model.json that 'iogauge selfscale' wrote",
+                p.mb_per_s,
+                p.iops,
+                w.describe()
+            ));
+        }
+        Ok(p)
+    }
+
     /// Predict one workload; `None` when the model has no usable region.
     pub fn predict(&self, w: &Workload) -> Option<Prediction> {
         let i = self.region_index(w.unique_bytes)?;

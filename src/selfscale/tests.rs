@@ -102,7 +102,7 @@ fn empty_model(p: &Plan) -> Model {
 /// Two plateaus in uniqueBytes (a 16 MiB cache ten times faster than what
 /// lies beyond), and factors that are piecewise linear in each parameter's
 /// interpolation coordinate with kinks only at grid points.
-fn separable(w: &Workload) -> f64 {
+pub(crate) fn separable(w: &Workload) -> f64 {
     let u = if w.unique_bytes <= 16 << 20 {
         1000.0
     } else {
@@ -115,7 +115,7 @@ fn separable(w: &Workload) -> f64 {
     u * s * r * q * p
 }
 
-fn build<F: Fn(&Workload) -> f64>(f: F) -> Model {
+pub(crate) fn build<F: Fn(&Workload) -> f64>(f: F) -> Model {
     build_with(&plan(), f)
 }
 

@@ -62,6 +62,8 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
             "session", "cluster", "runner", "engine", "measure", "workload", "report", "env",
         ]),
     );
+    // test code: the structure-aware fuzz of the parsers it reaches
+    m.insert("fuzz", with(&["suites", "selfscale"]));
     m.insert(
         "cli",
         with(&[

@@ -389,7 +389,7 @@ impl fmt::Display for MixError {
             MixErrorKind::Syntax(text) => write!(
                 f,
                 "expected an operation and its percentage, such as `lookup 34`, found `{}`",
-                shown(text)
+                crate::error::shown_start(text, 80)
             ),
             MixErrorKind::UnknownOp(name) => {
                 write!(

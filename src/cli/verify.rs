@@ -39,6 +39,15 @@ impl VerifyArgs {
         })
     }
 
+    /// Refuse an interval `--verify` cannot use, before anything else
+    /// looks at the alignment it raises.
+    pub fn check(&self) -> Result<()> {
+        if self.verify {
+            crate::session::generic::check_interval(self.unit())?;
+        }
+        Ok(())
+    }
+
     /// The alignment requests need: raised to the unit under --verify.
     pub fn align(&self, align: u64) -> u64 {
         if self.verify {
@@ -66,9 +75,8 @@ pub fn verify_only(dir: &Path, out: &OutputArgs) -> Result<Status> {
     let mut result = RunResult::new("verify", config, env, started);
     result.elapsed_s = t0.elapsed().as_secs_f64();
     result.complete = true;
-    result.summary.bytes_read =
-        (section.units_checked + section.not_checked.raced + section.not_checked.unknown)
-            * section.unit_bytes;
+    // one reader: this process
+    result.summary.workers = 1;
     add_metrics(&mut result, &section);
     result.verify = Some(section);
     let report = format!(

@@ -14,7 +14,7 @@ use crate::runner::pace::Pace;
 use crate::runner::{self, Ctx, Io, Progress, Source, StopRule, Worker};
 use crate::session::Setup;
 use crate::verify::Pattern;
-use crate::verify::track::{Geometry, Manifest, Section, Tracker, WorkerReport};
+use crate::verify::track::{CheckedSource, Geometry, Manifest, Section, Tracker, WorkerReport};
 use crate::workload::generic::{Generator, GenericSpec};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -429,44 +429,6 @@ pub struct GenericWorker {
     verify: Option<(Box<Tracker>, bool)>,
 }
 
-/// The stream of a verifying worker: every write made of checked units,
-/// every read checked ([`Tracker`]).
-struct Checked<'a> {
-    stream: &'a mut Stream,
-    tracker: &'a mut Tracker,
-}
-
-impl Source for Checked<'_> {
-    const FILLS: bool = true;
-    const CHECKS: bool = true;
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<Req> {
-        self.stream.next()
-    }
-
-    #[inline(always)]
-    fn owed(&mut self) -> Option<Req> {
-        self.stream.owed()
-    }
-
-    #[inline]
-    fn fill(&mut self, req: &Req, buf: &mut [u8]) {
-        self.tracker.fill(req, buf);
-    }
-
-    #[inline]
-    fn done(&mut self, c: &crate::engine::Completion) -> Result<()> {
-        self.tracker.done(c);
-        Ok(())
-    }
-
-    #[inline]
-    fn check(&mut self, c: &crate::engine::Completion, buf: &[u8]) -> Result<()> {
-        self.tracker.check(c, buf)
-    }
-}
-
 /// The workload's requests, as the driver asks for them.
 struct Stream {
     generator: Generator,
@@ -589,8 +551,8 @@ impl Worker for GenericWorker {
         match &mut self.verify {
             Some((t, _)) => self.io.drive(
                 ctx,
-                &mut Checked {
-                    stream: &mut self.stream,
+                &mut CheckedSource {
+                    inner: &mut self.stream,
                     tracker: t,
                 },
             )?,
@@ -846,9 +808,11 @@ fn gather_verified(
     let mut section = Section::new(v.unit);
     let mut written = Vec::new();
     let mut unknown = Vec::new();
-    for x in extras {
+    let mut lost_workers = Vec::new();
+    for (i, x) in extras.iter().enumerate() {
         // a worker that died sends nothing: what it owned is unknown
         let Ok(r) = serde_json::from_value::<WorkerReport>(x.clone()) else {
+            lost_workers.push(i as u32);
             continue;
         };
         section.merge(&r.counts);
@@ -864,6 +828,7 @@ fn gather_verified(
             files: (0..spec.files).map(|i| format!("data.{i}")).collect(),
             written,
             unknown,
+            lost_workers,
             run: section.clone(),
         };
         m.write(dir)?;
@@ -882,31 +847,12 @@ pub fn layout_verified(
 ) -> Result<Option<Vec<PathBuf>>> {
     let (_, geo) = v.slice(spec).map_err(UsageError)?;
     let pattern = Pattern::new(spec.seed, v.unit as usize);
-    let unit = v.unit as usize;
-    let chunk = unit * ((1usize << 20) / unit).max(1);
-    let mut buf = vec![0u8; chunk];
-    let size = spec.file_size();
     let mut paths = Vec::with_capacity(spec.files as usize);
     for i in 0..spec.files {
         let p = dir.join(format!("data.{i}"));
-        let mut f =
-            std::fs::File::create(&p).with_context(|| format!("cannot create {}", p.display()))?;
-        let mut at = 0u64;
-        while at < size {
-            if runner::signals::interrupted() {
-                return Ok(None);
-            }
-            let n = (size - at).min(chunk as u64) as usize;
-            for (k, u) in buf[..n].chunks_exact_mut(unit).enumerate() {
-                let offset = at + (k * unit) as u64;
-                pattern.write_units(u, u64::from(i), offset, geo.owner(offset), |_| 0);
-            }
-            f.write_all(&buf[..n])
-                .with_context(|| format!("cannot write {}", p.display()))?;
-            at += n as u64;
-        }
-        f.sync_all()
-            .with_context(|| format!("cannot fsync {}", p.display()))?;
+        let Some(f) = crate::verify::track::write_file(&p, u64::from(i), &geo, &pattern)? else {
+            return Ok(None);
+        };
         if setup.cold {
             // SAFETY: a valid open descriptor; advice has no memory effects.
             unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };

@@ -407,7 +407,9 @@ impl fmt::Display for Kind {
 /// The generations a reader would have accepted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Expected {
+    /// The oldest generation accepted.
     pub lo: u64,
+    /// The newest generation accepted.
     pub hi: u64,
 }
 
@@ -415,9 +417,13 @@ pub struct Expected {
 /// found, and what kind of damage it is.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Mismatch {
+    /// What kind of damage it is.
     pub kind: Kind,
+    /// The file's number in the run's file set.
     pub file: u64,
+    /// The unit's byte offset in its file.
     pub offset: u64,
+    /// The generations that would have been accepted.
     pub expected: Expected,
     /// The header found there, if it had iogauge's magic.
     pub found: Option<Stamp>,
@@ -427,8 +433,9 @@ pub struct Mismatch {
     pub first_bad: u32,
     /// Bits that differ from the closest expected unit.
     pub flipped_bits: u32,
-    /// A torn write: sectors of the newest write, and of the one before.
+    /// A torn write: sectors of the newest write ...
     pub new_sectors: u32,
+    /// ... and of the write before it.
     pub old_sectors: u32,
 }
 

@@ -94,13 +94,21 @@ pub struct NotChecked {
 /// Mismatches of each kind.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct KindCounts {
+    /// A few bits differ from the expected unit.
     pub bit_flip: u64,
+    /// Some sectors hold the newest write, the rest the write before it.
     pub torn: u64,
+    /// A whole unit of an older generation: the newest write was lost.
     pub stale: u64,
+    /// Zeros where a unit was written.
     pub lost: u64,
+    /// A whole unit that belongs at another offset or file.
     pub misdirected: u64,
+    /// A whole unit of a generation newer than any written there.
     pub future: u64,
+    /// Bytes that are not iogauge's, or another run's unit.
     pub foreign: u64,
+    /// iogauge's header, damaged beyond the kinds above.
     pub corrupt: u64,
 }
 
@@ -335,6 +343,14 @@ impl Tracker {
         }
     }
 
+    /// Every unit at generation `g` (a phase that reads what an earlier
+    /// phase wrote once).
+    pub fn set_all(&mut self, g: u32) {
+        for st in &mut self.state {
+            st.hi = g;
+        }
+    }
+
     /// Keep the units each completed sync made durable ([`Tracker::take_durable`]).
     pub fn track_durable(&mut self) {
         let files = self.geo.files as usize;
@@ -536,6 +552,79 @@ impl Tracker {
     }
 }
 
+/// A source whose writes are made of checked units and whose reads are
+/// checked: `inner`'s requests, with `tracker` filling and checking them.
+pub struct CheckedSource<'a, S> {
+    pub inner: &'a mut S,
+    pub tracker: &'a mut Tracker,
+}
+
+impl<S: crate::runner::Source> crate::runner::Source for CheckedSource<'_, S> {
+    const FILLS: bool = true;
+    const CHECKS: bool = true;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Req> {
+        self.inner.next()
+    }
+
+    #[inline(always)]
+    fn owed(&mut self) -> Option<Req> {
+        self.inner.owed()
+    }
+
+    #[inline]
+    fn fill(&mut self, req: &Req, buf: &mut [u8]) {
+        self.tracker.fill(req, buf);
+    }
+
+    #[inline]
+    fn done(&mut self, c: &Completion) -> anyhow::Result<()> {
+        self.tracker.done(c);
+        self.inner.done(c)
+    }
+
+    #[inline]
+    fn check(&mut self, c: &Completion, buf: &[u8]) -> anyhow::Result<()> {
+        self.tracker.check(c, buf)
+    }
+}
+
+/// Write a new file of `geo.file_size` bytes, every unit generation 0 of
+/// the worker that owns it, and sync it (untimed). `None` when Ctrl-C
+/// arrived meanwhile.
+pub fn write_file(
+    path: &Path,
+    file: u64,
+    geo: &Geometry,
+    pattern: &Pattern,
+) -> anyhow::Result<Option<std::fs::File>> {
+    use anyhow::Context;
+    use std::io::Write;
+    let unit = geo.unit as usize;
+    let chunk = unit * ((1usize << 20) / unit).max(1);
+    let mut buf = vec![0u8; chunk];
+    let mut f =
+        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
+    let mut at = 0u64;
+    while at < geo.file_size {
+        if crate::runner::signals::interrupted() {
+            return Ok(None);
+        }
+        let n = (geo.file_size - at).min(chunk as u64) as usize;
+        for (k, u) in buf[..n].chunks_exact_mut(unit).enumerate() {
+            let offset = at + (k * unit) as u64;
+            pattern.write_units(u, file, offset, geo.owner(offset), |_| 0);
+        }
+        f.write_all(&buf[..n])
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        at += n as u64;
+    }
+    f.sync_all()
+        .with_context(|| format!("cannot fsync {}", path.display()))?;
+    Ok(Some(f))
+}
+
 /// What a worker hands back after a run with `--verify`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct WorkerReport {
@@ -584,6 +673,10 @@ pub struct Manifest {
     /// Units whose last write was in flight when the run stopped: not
     /// checked.
     pub unknown: Vec<(u32, u64, u64, u64)>,
+    /// Workers that handed nothing back (a killed process): what their
+    /// slices hold is not known, and not checked.
+    #[serde(default)]
+    pub lost_workers: Vec<u32>,
     /// The run's own counts, for the record.
     pub run: Section,
 }
@@ -693,7 +786,7 @@ pub fn verify_dir(dir: &Path) -> anyhow::Result<Section> {
                     .get(&(i as u32, offset))
                     .copied()
                     .unwrap_or((0, 0, false));
-                if unknown {
+                if unknown || m.lost_workers.contains(&g.owner(offset)) {
                     s.not_checked.unknown += 1;
                     continue;
                 }

@@ -179,7 +179,7 @@ fn every_injected_corruption_is_found_with_its_kind_and_offset() {
     want.insert((f, o), "misdirected");
     // 5. random bytes
     let (f, o, _) = pick[4];
-    let noise: Vec<u8> = (0..UNIT).map(|i| (i * 2654435761 >> 13) as u8).collect();
+    let noise: Vec<u8> = (0..UNIT).map(|i| ((i * 2654435761) >> 13) as u8).collect();
     write(f, o, &noise);
     want.insert((f, o), "foreign");
     // 6. zeros (pick[5] itself, after it was copied)
@@ -328,4 +328,58 @@ fn randomized_runs_at_depth_find_no_false_positives() {
         assert_untouched(d.path());
     }
     assert!(checked > 10_000, "{checked} units checked in all");
+}
+
+/// `scientific --verify`: the write phase is made of checked units and the
+/// read phase checks every one of them, at depth, and the read-only phase
+/// checks the layout's.
+#[test]
+fn scientific_checks_every_unit_it_wrote() {
+    let d = work_dir();
+    let (v, text) = run_json(&[
+        "scientific",
+        "--dir",
+        p(d.path()),
+        "--verify",
+        "--size",
+        "4M",
+        "--request",
+        "64K",
+        "--engine",
+        "io_uring",
+        "--iodepth",
+        "32",
+    ]);
+    check_result(&v);
+    let units = (4 << 20) / 4096;
+    assert_eq!(u64_at(&v, "verify.units_written"), units);
+    assert_eq!(u64_at(&v, "verify.units_checked"), units);
+    assert_eq!(u64_at(&v, "verify.mismatches"), 0);
+    assert!(
+        text.contains("Verify\n  unit 4096 B: 1024 written, 1024 checked, 0 mismatched"),
+        "{text}"
+    );
+    let (v, _) = run_json(&[
+        "scientific",
+        "--dir",
+        p(d.path()),
+        "--verify",
+        "--size",
+        "1M",
+        "--phase",
+        "read",
+    ]);
+    assert_eq!(u64_at(&v, "verify.units_checked"), 256);
+    assert_untouched(d.path());
+    let line = assert_usage_error(&[
+        "scientific",
+        "--dir",
+        p(d.path()),
+        "--verify",
+        "--size",
+        "1M",
+        "--request",
+        "1000",
+    ]);
+    assert!(line.contains("whole units"), "{line}");
 }

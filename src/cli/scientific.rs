@@ -38,6 +38,8 @@ pub struct Args {
     pub depth: common::DepthArgs,
     #[command(flatten)]
     pub out: OutputArgs,
+    #[command(flatten)]
+    pub verify: super::verify::VerifyArgs,
 }
 
 common::cmd!(out, {
@@ -57,12 +59,14 @@ impl Args {
             queue: self.depth.queue(),
             fsync: !self.no_fsync,
             drop_caches: self.drop_caches,
+            verify: self.verify.plan(),
         }
     }
 }
 
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
+    a.verify.check()?;
     let o = a.options();
     o.check().map_err(crate::error::UsageError)?;
     let (requests, _) = scientific::split(o.size.max(1), o.request.max(1));

@@ -30,7 +30,10 @@
 //! Generation 0 is the unit as the layout wrote it; each later write of
 //! the unit has the next generation. All integers are little-endian.
 
-use serde::Serialize;
+pub mod track;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::RangeInclusive;
 
@@ -47,7 +50,7 @@ const MAGIC: [u8; 4] = *b"iogv";
 const CRC_AT: usize = 56;
 
 /// What a unit says it is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Stamp {
     /// The file's number in the run's file set.
     pub file: u64,
@@ -303,6 +306,35 @@ impl Pattern {
     }
 }
 
+impl Pattern {
+    /// Whether every sector of `got` is the same sector of one of the
+    /// generations `want` accepts (each its own): what two writes of the
+    /// unit in flight at once may legally leave with O_DIRECT, when the
+    /// device took them sector by sector. Cold: only for a unit that
+    /// failed its check after such a race.
+    #[cold]
+    pub fn is_mix(&self, got: &[u8], want: &Want) -> bool {
+        let units: Vec<Vec<u8>> = want
+            .generations
+            .clone()
+            .map(|g| {
+                self.expected(&Stamp {
+                    file: want.file,
+                    offset: want.offset,
+                    generation: g,
+                    writer: want.writer,
+                    seed: self.seed,
+                })
+            })
+            .collect();
+        got.chunks(SECTOR).enumerate().all(|(i, s)| {
+            units
+                .iter()
+                .any(|u| &u[i * SECTOR..i * SECTOR + s.len()] == s)
+        })
+    }
+}
+
 /// What a reader expects in one unit: its place and the generations that
 /// may be there (more than one where writes to it raced).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -315,7 +347,7 @@ pub struct Want {
 }
 
 /// What was wrong with a unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// A few bits differ from the expected unit.
@@ -373,19 +405,25 @@ impl fmt::Display for Kind {
 }
 
 /// The generations a reader would have accepted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Expected {
+    /// The oldest generation accepted.
     pub lo: u64,
+    /// The newest generation accepted.
     pub hi: u64,
 }
 
 /// One unit that failed its check: where, what was expected, what was
 /// found, and what kind of damage it is.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Mismatch {
+    /// What kind of damage it is.
     pub kind: Kind,
+    /// The file's number in the run's file set.
     pub file: u64,
+    /// The unit's byte offset in its file.
     pub offset: u64,
+    /// The generations that would have been accepted.
     pub expected: Expected,
     /// The header found there, if it had iogauge's magic.
     pub found: Option<Stamp>,
@@ -395,8 +433,9 @@ pub struct Mismatch {
     pub first_bad: u32,
     /// Bits that differ from the closest expected unit.
     pub flipped_bits: u32,
-    /// A torn write: sectors of the newest write, and of the one before.
+    /// A torn write: sectors of the newest write ...
     pub new_sectors: u32,
+    /// ... and of the write before it.
     pub old_sectors: u32,
 }
 

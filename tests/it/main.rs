@@ -45,3 +45,4 @@ mod selfscale;
 mod shell;
 mod show;
 mod tpcb;
+mod verify;

@@ -36,6 +36,8 @@ use crate::runner::{self, Ctx, Io, Placement, Progress, Source, StopRule, Worker
 use crate::session::Setup;
 use crate::session::generic::{is_one, one_in_flight};
 use crate::units::fmt_bytes;
+use crate::verify::Pattern;
+use crate::verify::track::{CheckedSource, Geometry, Section, Tracker, WorkerReport};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -172,6 +174,9 @@ pub struct Options {
     pub fsync: bool,
     /// Sync and drop the page cache before each phase.
     pub drop_caches: bool,
+    /// `--verify`: the write phase made of checked units, the read phase
+    /// checked (docs/verify.md).
+    pub verify: Option<crate::session::generic::VerifyPlan>,
 }
 
 impl Options {
@@ -189,6 +194,7 @@ impl Options {
             queue: QueueOpts::default(),
             fsync: true,
             drop_caches: false,
+            verify: None,
         }
     }
 
@@ -215,6 +221,25 @@ impl Options {
                 fmt_bytes(MAX_REQUEST)
             ));
         }
+        if let Some(v) = &self.verify {
+            if v.keep {
+                return Err("--keep: scientific removes its file at the end; keep a file set with 'iogauge run --verify --keep'".into());
+            }
+            if self.engine.is_fake() {
+                return Err(format!(
+                    "--verify: engine '{}' does no I/O, so there is nothing to check; use psync, io_uring or libaio",
+                    self.engine
+                ));
+            }
+            if !size.is_multiple_of(v.unit) || !request.is_multiple_of(v.unit) {
+                return Err(format!(
+                    "--verify: --size {} and --request {} must be whole units of --verify-interval {}",
+                    fmt_bytes(size),
+                    fmt_bytes(request),
+                    fmt_bytes(v.unit)
+                ));
+            }
+        }
         let spec = self.spec();
         spec.aligned("--direct: --size", size)?;
         spec.aligned("--direct: --request", request)?;
@@ -240,6 +265,7 @@ impl Options {
             drop_caches: self.drop_caches,
             cache: self.cache(),
             iodepth: self.iodepth,
+            verify: self.verify,
         }
     }
 
@@ -252,6 +278,11 @@ impl Options {
             size: self.size,
             request: self.request,
             fsync: self.fsync,
+            verify: self.verify.map(|v| VerifyPhase {
+                plan: v,
+                // the read phase after the write phase reads generation 1
+                generation: u32::from(phase == Phase::Read && self.phases != Phases::Read),
+            }),
         }
     }
 
@@ -329,6 +360,9 @@ fn layout(path: &Path, size: u64) -> Result<Option<()>> {
     Ok(crate::session::generic::fill_file(path, size, &mut buf, &mut 0)?.map(|_| ()))
 }
 
+/// The seed of the unit pattern under `--verify` (the workload has none).
+const VERIFY_SEED: u64 = 0x5c1e;
+
 const WRITE_KINDS: &[OpKind] = &[OpKind::Write, OpKind::Fsync];
 const READ_KINDS: &[OpKind] = &[OpKind::Read];
 
@@ -341,6 +375,8 @@ pub struct Sequential {
     size: u64,
     fsync: bool,
     stream: Stream,
+    /// `--verify`: what the phase knows of every unit.
+    tracker: Option<Box<Tracker>>,
 }
 
 /// The phase's requests, in file order.
@@ -401,6 +437,29 @@ pub struct Payload {
     pub request: u64,
     /// Time one fsync at the end (the write phase).
     pub fsync: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyPhase>,
+}
+
+/// `--verify` in one phase: the plan, and the generation every unit holds
+/// when the phase starts (0 as laid out, 1 once the write phase wrote it).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+pub struct VerifyPhase {
+    pub plan: crate::session::generic::VerifyPlan,
+    pub generation: u32,
+}
+
+impl VerifyPhase {
+    /// The file as one worker's: one file, every unit its own.
+    fn geometry(&self, size: u64) -> Geometry {
+        Geometry {
+            unit: self.plan.unit,
+            files: 1,
+            file_size: size,
+            workers: 1,
+            share: size,
+        }
+    }
 }
 
 /// Each phase has one worker, which shares nothing.
@@ -428,7 +487,15 @@ impl Sequential {
             Phase::Read => OpenHow::READ,
         };
         let file = io.open(&p.path, how).context("cannot open")?;
+        let tracker = p.verify.map(|v| {
+            let pattern = Pattern::new(VERIFY_SEED, v.plan.unit as usize);
+            let slots = usize::from(p.spec.depth.max(1));
+            let mut t = Tracker::new(v.geometry(p.size), pattern, 0, &[file], slots, v.plan.fatal);
+            t.set_all(v.generation);
+            Box::new(t)
+        });
         Ok(Sequential {
+            tracker,
             io,
             file,
             phase: p.phase,
@@ -459,8 +526,26 @@ impl Worker for Sequential {
         self.io.mode()
     }
 
+    fn finish(&mut self) -> serde_json::Value {
+        match &self.tracker {
+            Some(t) => {
+                serde_json::to_value(WorkerReport::of(t, false)).unwrap_or(serde_json::Value::Null)
+            }
+            None => serde_json::Value::Null,
+        }
+    }
+
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        self.io.drive(ctx, &mut self.stream)?;
+        match &mut self.tracker {
+            Some(t) => self.io.drive(
+                ctx,
+                &mut CheckedSource {
+                    inner: &mut self.stream,
+                    tracker: t,
+                },
+            )?,
+            None => self.io.drive(ctx, &mut self.stream)?,
+        }
         // the whole file written: its data to the disk, timed
         if self.fsync && self.stream.done == self.size {
             let c = self.io.exec_named(Req::fsync(self.file))?;
@@ -505,7 +590,17 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     let path = session.dir().join(FILE_NAME);
     if o.phases == Phases::Read && !fake {
         progress.status(&format!("laying out {} (untimed)", fmt_bytes(o.size)));
-        if layout(&path, o.size)?.is_none() {
+        let laid = match o.payload(Phase::Read, &path).verify {
+            Some(v) => crate::verify::track::write_file(
+                &path,
+                0,
+                &v.geometry(o.size),
+                &Pattern::new(VERIFY_SEED, v.plan.unit as usize),
+            )?
+            .map(|_| ()),
+            None => layout(&path, o.size)?,
+        };
+        if laid.is_none() {
             let mut result = session.interrupted();
             result.set_figures(&figures(o, &[]));
             return Ok(Report {
@@ -516,6 +611,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     }
     let mut phases = Vec::new();
     let mut outcomes = Vec::new();
+    let mut verified = o.verify.map(|v| Section::new(v.unit));
     let mut cut_short = false;
     for &phase in o.phases.list() {
         if runner::signals::interrupted() || outcomes.iter().any(|done: &Outcome| !done.complete) {
@@ -541,13 +637,23 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
             phases: Phases::of(phase),
             ..o.clone()
         };
-        let r = RunResult::new(
+        let mut r = RunResult::new(
             "scientific",
             alone.plan(),
             session.environment().clone(),
             started,
         )
         .with_outcome(&outcome);
+        if let Some(all) = &mut verified {
+            let mut own = Section::new(all.unit_bytes);
+            for x in &outcome.extras {
+                if let Ok(w) = serde_json::from_value::<WorkerReport>(x.clone()) {
+                    own.merge(&w.counts);
+                }
+            }
+            all.merge(&own);
+            r.verify = Some(own);
+        }
         let bytes = if phase == Phase::Write {
             r.summary.bytes_written
         } else {
@@ -569,6 +675,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     }
     let mut result = session.finish(&merged);
     result.set_figures(&figures(o, &phases));
+    result.verify = verified;
     Ok(Report { result, phases })
 }
 
@@ -610,6 +717,9 @@ pub struct Plan {
     /// Requests in flight (absent for 1).
     #[serde(default = "one_in_flight", skip_serializing_if = "is_one")]
     pub iodepth: u16,
+    /// `--verify`: the unit, and whether a mismatch stops the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::session::generic::VerifyPlan>,
 }
 
 /// The scientific workloads' figures.

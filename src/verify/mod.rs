@@ -30,6 +30,8 @@
 //! Generation 0 is the unit as the layout wrote it; each later write of
 //! the unit has the next generation. All integers are little-endian.
 
+pub mod crash;
+
 use serde::Serialize;
 use std::fmt;
 use std::ops::RangeInclusive;

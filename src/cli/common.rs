@@ -19,6 +19,9 @@ pub enum Status {
     Failed,
     /// Ctrl-C or SIGTERM, after cleaning up and writing the partial result.
     Interrupted,
+    /// `--verify` found a unit that does not hold what was written (exit
+    /// code 3), after writing the result.
+    Mismatch,
 }
 
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -887,6 +890,9 @@ pub fn finish(out: &OutputArgs, result: &RunResult, report: &str) -> Result<Stat
     };
     out.say(&report);
     // after the classic report, on its stream
+    if let Some(v) = &result.verify {
+        out.say(&v.render());
+    }
     out.say(&crate::report::warn::render(result));
     out.write(result)?;
     status_of(out, result)
@@ -923,6 +929,21 @@ pub fn finish_with<B: crate::suites::Benchmark>(
 
 /// The status of a written result, with the one line that explains it.
 pub fn status_of(out: &OutputArgs, result: &RunResult) -> Result<Status> {
+    // wrong data outranks every other ending: it is what the user must see
+    if let Some(v) = &result.verify
+        && v.mismatches > 0
+    {
+        eprintln!(
+            "iogauge: --verify found {} unit(s) that do not hold what was written{}",
+            v.mismatches,
+            if v.stopped_at_first {
+                " (stopped at the first, --verify-fatal)"
+            } else {
+                ""
+            }
+        );
+        return Ok(Status::Mismatch);
+    }
     if let Some(e) = &result.error {
         eprintln!("iogauge: {}", crate::error::shown(e));
         return Ok(Status::Failed);

@@ -1,6 +1,7 @@
 //! The command line: one file per subcommand, one table of them
 //! ([`COMMANDS`]), the flags they share, and how errors become exit codes
-//! (0 done; 1 the run failed; 2 bad usage or input; 130 interrupted).
+//! (0 done; 1 the run failed; 2 bad usage or input; 3 --verify found a
+//! wrong unit; 130 interrupted).
 //!
 //! The table drives everything that lists commands: the subcommands clap
 //! parses, `iogauge` with no command, `--help`, the survey (each benchmark's
@@ -30,6 +31,7 @@ mod shell;
 mod show;
 pub mod survey;
 mod tpcb;
+mod verify;
 mod worker;
 
 pub use common::{EngineArgs, OutputArgs, Status, SyncArgs};
@@ -393,6 +395,7 @@ fn exit_code(result: anyhow::Result<Status>) -> ExitCode {
         Ok(Status::Done) => ExitCode::SUCCESS,
         Ok(Status::Failed) => ExitCode::from(1),
         Ok(Status::Interrupted) => ExitCode::from(130),
+        Ok(Status::Mismatch) => ExitCode::from(3),
         Err(e) => {
             if is_broken_pipe(&e) {
                 return ExitCode::SUCCESS;

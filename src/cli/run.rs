@@ -5,7 +5,7 @@ use super::progress::{self, Bar};
 use super::scale;
 use crate::engine::Choice;
 use crate::runner::StopRule;
-use crate::session::generic::{GenericRun, IoSetup, Target, UserFile, describe, run_generic};
+use crate::session::generic::{GenericRun, IoSetup, Target, UserFile, describe};
 use crate::suites::run::load::GenericPoint;
 use crate::workload::generic::GenericSpec;
 use anyhow::Result;
@@ -90,6 +90,11 @@ pub struct Args {
     pub shared_file: bool,
     #[command(flatten)]
     pub cluster: common::ClusterArgs,
+    #[command(flatten)]
+    pub verify: super::verify::VerifyArgs,
+    /// Check every unit of a file set kept by --verify --keep against its manifest, change nothing, and report (exit code 3 when a unit is wrong).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["verify", "file", "shared_file"], help_heading = "Verification")]
+    pub verify_only: Option<PathBuf>,
 }
 
 /// How the workers run.
@@ -169,7 +174,9 @@ impl Args {
 impl Args {
     pub fn spec(&self, target: &Target) -> Result<GenericSpec> {
         let engine = self.engine.spec(Choice::PSYNC)?;
-        let align = self.align.unwrap_or(512.max(engine.align()));
+        let align = self
+            .verify
+            .align(self.align.unwrap_or(512.max(engine.align())));
         engine
             .aligned("--direct: --align", align)
             .map_err(crate::error::UsageError)?;
@@ -257,6 +264,9 @@ impl Args {
 }
 
 pub fn main(a: Args) -> Result<Status> {
+    if let Some(dir) = &a.verify_only {
+        return super::verify::verify_only(dir, &a.run.out);
+    }
     a.run.out.check_with(&mut a.inputs())?;
     a.cluster.apply()?;
     let target = a.target()?;
@@ -264,15 +274,30 @@ pub fn main(a: Args) -> Result<Status> {
     let setup = a.setup()?;
     let rule = a.rule()?;
     let procs = a.workers_as == WorkersAs::Processes;
+    let verify = a.verify.plan();
     if a.run.check.check {
         crate::session::generic::check_generic(&spec, &setup, &target, procs)?;
+        if let Some(v) = &verify {
+            crate::session::generic::check_verify(&spec, &setup, &target, v)?;
+        }
         return Ok(common::checked(&format!(
             "iogauge run: {}",
             describe(&spec, &setup, target.file())
         )));
     }
     let bar = Bar::new("run", rule.duration, rule.ops, a.run.out.progress());
-    let result = run_generic(&spec, &setup, rule, &target, procs, progress::sink(&bar))?;
+    let mut result = crate::session::generic::run_generic_verified(
+        &spec,
+        &setup,
+        rule,
+        &target,
+        procs,
+        progress::sink(&bar),
+        verify,
+    )?;
     drop(bar);
+    if let Some(v) = result.verify.clone() {
+        super::verify::add_metrics(&mut result, &v);
+    }
     common::finish_with::<GenericRun>(&a.run.out, &result)
 }

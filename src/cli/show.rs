@@ -34,6 +34,7 @@ impl super::Cmd for Args {
             doc["steady_state"].clone(),
         )
         .ok();
+        let verify = doc["verify"].clone();
         let report = if doc["schema"] == "iogauge/survey/v1" {
             serde_json::from_value(doc)
                 .map_err(anyhow::Error::from)
@@ -45,6 +46,9 @@ impl super::Cmd for Args {
         }
         .map_err(|e| crate::error::UsageError::new(format!("{name}: {e:#}")))?;
         print!("{report}");
+        if let Ok(v) = serde_json::from_value::<crate::verify::track::Section>(verify) {
+            print!("{}", v.render());
+        }
         if let Some(v) = steady {
             print!("{}", v.describe());
         }

@@ -212,6 +212,10 @@ pub struct RunResult {
     /// short run, a busy machine.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<warn::Warning>,
+    /// `--verify` or `--verify-only`: the units written and checked, and
+    /// every mismatch found (docs/verify.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::verify::track::Section>,
 }
 
 /// How the workers' engines were set up ([`crate::engine::Engine::mode`]):

@@ -55,8 +55,19 @@ pub trait Source {
     }
 
     /// A request completed (after the driver recorded it): a source that
-    /// checks what it read, or counts, looks here.
+    /// counts looks here.
     fn done(&mut self, _c: &Completion) -> anyhow::Result<()> {
+        Ok(())
+    }
+
+    /// Whether the source checks what its reads bring back
+    /// ([`Source::check`]); a source that does not pays nothing for it.
+    const CHECKS: bool = false;
+
+    /// A read completed: `buf` is its whole buffer slot (the first
+    /// `c.bytes` bytes were read), handed over before the slot is reused
+    /// and before [`Source::done`] (when [`Source::CHECKS`]).
+    fn check(&mut self, _c: &Completion, _buf: &[u8]) -> anyhow::Result<()> {
         Ok(())
     }
 }
@@ -217,6 +228,9 @@ impl Io {
                 c = self.finish_one(c)?;
             }
             ctx.record(&c);
+            if S::CHECKS && c.req.kind == OpKind::Read {
+                src.check(&c, self.engine.buf_mut(c.req.slot))?;
+            }
             src.done(&c)?;
         }
     }
@@ -534,6 +548,11 @@ impl Io {
                         self.record(ctx, &c, 1);
                     }
                 }
+            }
+            if S::CHECKS && c.req.kind == OpKind::Read && r.is_ok() {
+                // the slot is free again, but nothing reuses it before
+                // this loop ends
+                r = src.check(&c, self.engine.buf_mut(c.req.slot));
             }
             if r.is_ok() {
                 r = src.done(&c);

@@ -13,6 +13,8 @@ use crate::report::RunResult;
 use crate::runner::pace::Pace;
 use crate::runner::{self, Ctx, Io, Progress, Source, StopRule, Worker};
 use crate::session::Setup;
+use crate::verify::Pattern;
+use crate::verify::track::{Geometry, Manifest, Section, Tracker, WorkerReport};
 use crate::workload::generic::{Generator, GenericSpec};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -344,6 +346,53 @@ pub struct GenericPlan {
     /// shared file; 0 otherwise): every offset drawn is moved by it.
     #[serde(default)]
     pub base: u64,
+    /// `--verify`: every write made of checked units, every read checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyPlan>,
+}
+
+/// What `--verify` asks of a run of the generic workload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct VerifyPlan {
+    /// Bytes per checked unit (`--verify-interval`).
+    pub unit: u64,
+    /// Stop at the first mismatch (`--verify-fatal`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fatal: bool,
+    /// Keep the files and a manifest of them (`--keep`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep: bool,
+}
+
+impl VerifyPlan {
+    /// How the files are shared out: each of the P workers owns the same
+    /// slice of every file, `share` bytes (a whole number of --align
+    /// blocks), and the spec one worker's generator draws from (its slice
+    /// of each file as if it were the whole file).
+    pub fn slice(&self, spec: &GenericSpec) -> Result<(GenericSpec, Geometry), String> {
+        let p = spec.processes as u64;
+        let per = spec.file_size() / p;
+        let share = per - per % spec.align;
+        if share < spec.align || share < self.unit {
+            return Err(format!(
+                "--verify: each of the {p} workers owns its own 1/{p} of every file, and {} per file leaves less than one {}-byte block each; give more --unique-bytes or fewer --processes",
+                crate::units::fmt_bytes(spec.file_size()),
+                spec.align.max(self.unit)
+            ));
+        }
+        let slice = GenericSpec {
+            unique_bytes: share * u64::from(spec.files),
+            ..spec.clone()
+        };
+        let geo = Geometry {
+            unit: self.unit,
+            files: spec.files,
+            file_size: spec.file_size(),
+            workers: spec.processes as u32,
+            share,
+        };
+        Ok((slice, geo))
+    }
 }
 
 impl runner::Workers for GenericRun {
@@ -358,6 +407,9 @@ impl runner::Workers for GenericRun {
                 } else {
                     OpenHow::READ_WRITE
                 };
+                if let Some(v) = &p.verify {
+                    return GenericWorker::verified(&p.spec, &p.setup, &p.paths, how, i, v);
+                }
                 let mut w = GenericWorker::new(&p.spec, &p.setup, &p.paths, how, i)?;
                 w.stream.base = p.base;
                 Ok(w)
@@ -372,6 +424,47 @@ pub struct GenericWorker {
     files: Vec<FileId>,
     stream: Stream,
     fsync: FsyncPolicy,
+    /// `--verify`: what the worker knows of the units it owns, and whether
+    /// it hands them back for the manifest (`--keep`).
+    verify: Option<(Box<Tracker>, bool)>,
+}
+
+/// The stream of a verifying worker: every write made of checked units,
+/// every read checked ([`Tracker`]).
+struct Checked<'a> {
+    stream: &'a mut Stream,
+    tracker: &'a mut Tracker,
+}
+
+impl Source for Checked<'_> {
+    const FILLS: bool = true;
+    const CHECKS: bool = true;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Req> {
+        self.stream.next()
+    }
+
+    #[inline(always)]
+    fn owed(&mut self) -> Option<Req> {
+        self.stream.owed()
+    }
+
+    #[inline]
+    fn fill(&mut self, req: &Req, buf: &mut [u8]) {
+        self.tracker.fill(req, buf);
+    }
+
+    #[inline]
+    fn done(&mut self, c: &crate::engine::Completion) -> Result<()> {
+        self.tracker.done(c);
+        Ok(())
+    }
+
+    #[inline]
+    fn check(&mut self, c: &crate::engine::Completion, buf: &[u8]) -> Result<()> {
+        self.tracker.check(c, buf)
+    }
 }
 
 /// The workload's requests, as the driver asks for them.
@@ -444,7 +537,28 @@ impl GenericWorker {
             },
             files,
             fsync: setup.fsync,
+            verify: None,
         })
+    }
+
+    /// Worker `index` of a run with `--verify`: it reads and writes only
+    /// its own slice of every file ([`VerifyPlan::slice`]).
+    pub fn verified(
+        spec: &GenericSpec,
+        setup: &IoSetup,
+        paths: &[PathBuf],
+        how: OpenHow,
+        index: usize,
+        v: &VerifyPlan,
+    ) -> Result<Self> {
+        let (slice, geo) = v.slice(spec).map_err(UsageError)?;
+        let mut w = GenericWorker::new(&slice, setup, paths, how, index)?;
+        w.stream.base = index as u64 * geo.share;
+        let pattern = Pattern::new(spec.seed, v.unit as usize);
+        let slots = usize::from(setup.iodepth.max(1));
+        let tracker = Tracker::new(geo, pattern, index as u32, &w.files, slots, v.fatal);
+        w.verify = Some((Box::new(tracker), v.keep));
+        Ok(w)
     }
 }
 
@@ -462,8 +576,26 @@ impl Worker for GenericWorker {
         self.io.mode()
     }
 
+    fn finish(&mut self) -> serde_json::Value {
+        match &self.verify {
+            Some((t, keep)) => {
+                serde_json::to_value(WorkerReport::of(t, *keep)).unwrap_or(serde_json::Value::Null)
+            }
+            None => serde_json::Value::Null,
+        }
+    }
+
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
-        self.io.drive(ctx, &mut self.stream)?;
+        match &mut self.verify {
+            Some((t, _)) => self.io.drive(
+                ctx,
+                &mut Checked {
+                    stream: &mut self.stream,
+                    tracker: t,
+                },
+            )?,
+            None => self.io.drive(ctx, &mut self.stream)?,
+        }
         if self.fsync == FsyncPolicy::End && !runner::signals::interrupted() {
             for &f in &self.files {
                 let c = self.io.exec_named(Req::fsync(f))?;
@@ -546,7 +678,67 @@ pub fn run_generic(
     processes: bool,
     progress: &dyn Progress,
 ) -> Result<RunResult> {
+    run_generic_verified(spec, setup, rule, target, processes, progress, None)
+}
+
+/// What `--verify` refuses: what it cannot check soundly.
+pub fn check_verify(
+    spec: &GenericSpec,
+    setup: &IoSetup,
+    target: &Target,
+    v: &VerifyPlan,
+) -> Result<()> {
+    crate::verify::check_unit(v.unit).map_err(|e| UsageError(format!("--verify-interval: {e}")))?;
+    if !v.unit.is_power_of_two() {
+        crate::usage!(
+            "--verify-interval {} B: requests are aligned to powers of two, so the interval must be one (512 B, 4 KiB, 64 KiB, …)",
+            v.unit
+        );
+    }
+    if setup.fake() {
+        crate::usage!(
+            "--verify: engine '{}' does no I/O, so there is nothing to check; use psync, io_uring or libaio",
+            setup.engine
+        );
+    }
+    match target {
+        Target::File(_) => crate::usage!(
+            "--verify writes and checks files it lays out itself; drop --file (or --verify)"
+        ),
+        Target::Shared(_) => crate::usage!(
+            "--verify gives every unit one writer, which a file shared by the ranks cannot; drop --shared-file (or --verify)"
+        ),
+        Target::Layout(_) => {}
+    }
+    if !spec.align.is_multiple_of(v.unit) {
+        crate::usage!(
+            "--verify: --align {} is not a multiple of --verify-interval {}; requests must be whole units",
+            spec.align,
+            v.unit
+        );
+    }
+    v.slice(spec).map_err(UsageError)?;
+    Ok(())
+}
+
+/// [`run_generic`], with `--verify` when `verify` says so: the layout is
+/// made of checked units (generation 0), every write of the run of the
+/// next generations, and every read is checked; the result gets a
+/// `verify` section; with `--keep` the work directory stays, with a
+/// manifest of what each unit must hold.
+pub fn run_generic_verified(
+    spec: &GenericSpec,
+    setup: &IoSetup,
+    rule: StopRule,
+    target: &Target,
+    processes: bool,
+    progress: &dyn Progress,
+    verify: Option<VerifyPlan>,
+) -> Result<RunResult> {
     checks(spec, setup, target)?;
+    if let Some(v) = &verify {
+        check_verify(spec, setup, target, v)?;
+    }
     let config = RunPlan {
         workload: spec.clone(),
         io: setup.clone(),
@@ -558,9 +750,13 @@ pub fn run_generic(
         pace: rule.pace,
         user_file: target.file().cloned(),
         shared_file: matches!(target, Target::Shared(_)),
+        verify,
     };
     let plan = places(spec, setup, target, processes).config(config);
-    let session = plan.begin()?;
+    let mut session = plan.begin()?;
+    if verify.is_some_and(|v| v.keep) {
+        session.keep_dir();
+    }
     let mut base = 0;
     let (paths, read_only) = match target {
         Target::File(f) => {
@@ -576,7 +772,11 @@ pub fn run_generic(
                     crate::units::fmt_bytes(spec.total_bytes())
                 ));
             }
-            let Some(paths) = layout(spec, setup, session.dir())? else {
+            let laid = match &verify {
+                Some(v) => layout_verified(spec, setup, session.dir(), v)?,
+                None => layout(spec, setup, session.dir())?,
+            };
+            let Some(paths) = laid else {
                 // nothing measured: the figures of no request
                 let mut result = session.interrupted();
                 result.set_figures(&figures(&result, &WorkerStats::default()));
@@ -606,7 +806,9 @@ pub fn run_generic(
         paths,
         read_only,
         base,
+        verify,
     };
+    let dir = session.dir().to_path_buf();
     let (mut result, outcome) = session.run_workers::<GenericRun>(
         rule,
         &payload,
@@ -615,7 +817,91 @@ pub fn run_generic(
         progress,
     )?;
     result.set_figures(&figures(&result, &outcome.stats));
+    if let Some(v) = &verify {
+        result.verify = Some(gather_verified(spec, v, &dir, &outcome.extras)?);
+    }
     Ok(result)
+}
+
+/// The workers' verify reports as one section; with `--keep`, the
+/// manifest written beside the files.
+fn gather_verified(
+    spec: &GenericSpec,
+    v: &VerifyPlan,
+    dir: &Path,
+    extras: &[serde_json::Value],
+) -> Result<Section> {
+    let mut section = Section::new(v.unit);
+    let mut written = Vec::new();
+    let mut unknown = Vec::new();
+    for x in extras {
+        // a worker that died sends nothing: what it owned is unknown
+        let Ok(r) = serde_json::from_value::<WorkerReport>(x.clone()) else {
+            continue;
+        };
+        section.merge(&r.counts);
+        written.extend(r.written);
+        unknown.extend(r.unknown);
+    }
+    if v.keep {
+        let (_, geo) = v.slice(spec).map_err(UsageError)?;
+        let m = Manifest {
+            format: crate::verify::track::MANIFEST_FORMAT.into(),
+            seed: spec.seed,
+            geometry: geo,
+            files: (0..spec.files).map(|i| format!("data.{i}")).collect(),
+            written,
+            unknown,
+            run: section.clone(),
+        };
+        m.write(dir)?;
+        section.kept = Some(shown_path(dir));
+    }
+    Ok(section)
+}
+
+/// [`layout`] for `--verify`: every unit of every file written by
+/// [`Pattern::write_units`] as generation 0, by the worker that owns it.
+pub fn layout_verified(
+    spec: &GenericSpec,
+    setup: &IoSetup,
+    dir: &Path,
+    v: &VerifyPlan,
+) -> Result<Option<Vec<PathBuf>>> {
+    let (_, geo) = v.slice(spec).map_err(UsageError)?;
+    let pattern = Pattern::new(spec.seed, v.unit as usize);
+    let unit = v.unit as usize;
+    let chunk = unit * ((1usize << 20) / unit).max(1);
+    let mut buf = vec![0u8; chunk];
+    let size = spec.file_size();
+    let mut paths = Vec::with_capacity(spec.files as usize);
+    for i in 0..spec.files {
+        let p = dir.join(format!("data.{i}"));
+        let mut f =
+            std::fs::File::create(&p).with_context(|| format!("cannot create {}", p.display()))?;
+        let mut at = 0u64;
+        while at < size {
+            if runner::signals::interrupted() {
+                return Ok(None);
+            }
+            let n = (size - at).min(chunk as u64) as usize;
+            for (k, u) in buf[..n].chunks_exact_mut(unit).enumerate() {
+                let offset = at + (k * unit) as u64;
+                pattern.write_units(u, u64::from(i), offset, geo.owner(offset), |_| 0);
+            }
+            f.write_all(&buf[..n])
+                .with_context(|| format!("cannot write {}", p.display()))?;
+            at += n as u64;
+        }
+        f.sync_all()
+            .with_context(|| format!("cannot fsync {}", p.display()))?;
+        if setup.cold {
+            // SAFETY: a valid open descriptor; advice has no memory effects.
+            unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+        }
+        paths.push(p);
+    }
+    Ok(Some(paths))
 }
 
 /// Drop the user's file from the page cache (`--cold`), opened read-only:
@@ -677,6 +963,10 @@ pub struct RunPlan {
     /// in bytes [r·U, (r+1)·U) of it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub shared_file: bool,
+    /// `--verify`: the unit, and whether a mismatch stops the run and the
+    /// files are kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyPlan>,
 }
 
 /// The generic workload's figures.

@@ -378,6 +378,14 @@ impl Session {
         self.work[0].path()
     }
 
+    /// Leave the work directory in place at the end (`--keep`): its files
+    /// are for a later `--verify-only`.
+    pub fn keep_dir(&mut self) {
+        if let Some(w) = self.work.first_mut() {
+            w.keep();
+        }
+    }
+
     /// Every work directory, in the order the set-up named them.
     pub fn dirs(&self) -> Vec<&Path> {
         self.work.iter().map(|w| w.path()).collect()

@@ -31,8 +31,10 @@
 //! the unit has the next generation. All integers are little-endian.
 
 pub mod crash;
+pub mod track;
 
-use serde::Serialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::ops::RangeInclusive;
 
@@ -49,7 +51,7 @@ const MAGIC: [u8; 4] = *b"iogv";
 const CRC_AT: usize = 56;
 
 /// What a unit says it is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Stamp {
     /// The file's number in the run's file set.
     pub file: u64,
@@ -305,6 +307,35 @@ impl Pattern {
     }
 }
 
+impl Pattern {
+    /// Whether every sector of `got` is the same sector of one of the
+    /// generations `want` accepts (each its own): what two writes of the
+    /// unit in flight at once may legally leave with O_DIRECT, when the
+    /// device took them sector by sector. Cold: only for a unit that
+    /// failed its check after such a race.
+    #[cold]
+    pub fn is_mix(&self, got: &[u8], want: &Want) -> bool {
+        let units: Vec<Vec<u8>> = want
+            .generations
+            .clone()
+            .map(|g| {
+                self.expected(&Stamp {
+                    file: want.file,
+                    offset: want.offset,
+                    generation: g,
+                    writer: want.writer,
+                    seed: self.seed,
+                })
+            })
+            .collect();
+        got.chunks(SECTOR).enumerate().all(|(i, s)| {
+            units
+                .iter()
+                .any(|u| &u[i * SECTOR..i * SECTOR + s.len()] == s)
+        })
+    }
+}
+
 /// What a reader expects in one unit: its place and the generations that
 /// may be there (more than one where writes to it raced).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -317,7 +348,7 @@ pub struct Want {
 }
 
 /// What was wrong with a unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// A few bits differ from the expected unit.
@@ -375,7 +406,7 @@ impl fmt::Display for Kind {
 }
 
 /// The generations a reader would have accepted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Expected {
     pub lo: u64,
     pub hi: u64,
@@ -383,7 +414,7 @@ pub struct Expected {
 
 /// One unit that failed its check: where, what was expected, what was
 /// found, and what kind of damage it is.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Mismatch {
     pub kind: Kind,
     pub file: u64,

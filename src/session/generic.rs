@@ -14,6 +14,7 @@ use crate::runner::pace::Pace;
 use crate::runner::{self, Ctx, Io, Progress, Source, StopRule, Worker};
 use crate::session::Setup;
 use crate::verify::Pattern;
+use crate::verify::crash::{Head, Journal};
 use crate::verify::track::{Geometry, Manifest, Section, Tracker, WorkerReport};
 use crate::workload::generic::{Generator, GenericSpec};
 use anyhow::{Context, Result};
@@ -362,6 +363,10 @@ pub struct VerifyPlan {
     /// Keep the files and a manifest of them (`--keep`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep: bool,
+    /// `--verify-crash`: a journal of what every sync made durable, and a
+    /// head that keeps a killed run's directory for `--verify-only`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub crash: bool,
 }
 
 impl VerifyPlan {
@@ -427,6 +432,8 @@ pub struct GenericWorker {
     /// `--verify`: what the worker knows of the units it owns, and whether
     /// it hands them back for the manifest (`--keep`).
     verify: Option<(Box<Tracker>, bool)>,
+    /// `--verify-crash`: the worker's journal, and the unit.
+    journal: Option<(Journal, u64)>,
 }
 
 /// The stream of a verifying worker: every write made of checked units,
@@ -434,6 +441,27 @@ pub struct GenericWorker {
 struct Checked<'a> {
     stream: &'a mut Stream,
     tracker: &'a mut Tracker,
+    journal: Option<&'a mut (Journal, u64)>,
+}
+
+/// After a sync completed (`c`), record durably what it covered
+/// (`--verify-crash`).
+fn journal_sync(
+    tracker: &mut Tracker,
+    journal: Option<&mut (Journal, u64)>,
+    c: &crate::engine::Completion,
+) -> Result<()> {
+    if let Some((j, unit)) = journal
+        && c.req.kind == OpKind::Fsync
+    {
+        let units = tracker
+            .take_durable()
+            .into_iter()
+            .map(|d| (d.file, d.offset, d.lo, d.hi))
+            .collect();
+        j.append(&crate::verify::crash::ranges(*unit, units))?;
+    }
+    Ok(())
 }
 
 impl Source for Checked<'_> {
@@ -458,7 +486,7 @@ impl Source for Checked<'_> {
     #[inline]
     fn done(&mut self, c: &crate::engine::Completion) -> Result<()> {
         self.tracker.done(c);
-        Ok(())
+        journal_sync(self.tracker, self.journal.as_deref_mut(), c)
     }
 
     #[inline]
@@ -538,6 +566,7 @@ impl GenericWorker {
             files,
             fsync: setup.fsync,
             verify: None,
+            journal: None,
         })
     }
 
@@ -556,7 +585,15 @@ impl GenericWorker {
         w.stream.base = index as u64 * geo.share;
         let pattern = Pattern::new(spec.seed, v.unit as usize);
         let slots = usize::from(setup.iodepth.max(1));
-        let tracker = Tracker::new(geo, pattern, index as u32, &w.files, slots, v.fatal);
+        let mut tracker = Tracker::new(geo, pattern, index as u32, &w.files, slots, v.fatal);
+        if v.crash {
+            tracker.track_durable();
+            let dir = paths
+                .first()
+                .and_then(|p| p.parent())
+                .context("--verify-crash: no file to journal")?;
+            w.journal = Some((Journal::create(dir, index as u32)?, v.unit));
+        }
         w.verify = Some((Box::new(tracker), v.keep));
         Ok(w)
     }
@@ -592,14 +629,23 @@ impl Worker for GenericWorker {
                 &mut Checked {
                     stream: &mut self.stream,
                     tracker: t,
+                    journal: self.journal.as_mut(),
                 },
             )?,
             None => self.io.drive(ctx, &mut self.stream)?,
         }
         if self.fsync == FsyncPolicy::End && !runner::signals::interrupted() {
             for &f in &self.files {
-                let c = self.io.exec_named(Req::fsync(f))?;
+                let req = Req::fsync(f);
+                if let Some((t, _)) = &mut self.verify {
+                    t.fill(&req, &mut []);
+                }
+                let c = self.io.exec_named(req)?;
                 ctx.record(&c);
+                if let Some((t, _)) = &mut self.verify {
+                    t.done(&c);
+                    journal_sync(t, self.journal.as_mut(), &c)?;
+                }
             }
         }
         Ok(())
@@ -718,6 +764,11 @@ pub fn check_verify(
         );
     }
     v.slice(spec).map_err(UsageError)?;
+    if v.crash && setup.fsync == FsyncPolicy::Never {
+        crate::usage!(
+            "--verify-crash judges only the writes a sync made durable, and --fsync is never: add --fsync every=N (or --fsync end)"
+        );
+    }
     Ok(())
 }
 
@@ -782,6 +833,9 @@ pub fn run_generic_verified(
                 result.set_figures(&figures(&result, &WorkerStats::default()));
                 return Ok(result);
             };
+            if let Some(v) = verify.filter(|v| v.crash) {
+                crash_head(spec, setup, session.dir(), &v)?;
+            }
             (paths, false)
         }
         Target::Shared(_) => {
@@ -858,6 +912,33 @@ fn gather_verified(
         section.kept = Some(shown_path(dir));
     }
     Ok(section)
+}
+
+/// `--verify-crash`: the head of the work directory, written once the
+/// layout is synced and before any worker starts; from now on the
+/// directory is evidence a killed run leaves for `--verify-only`.
+fn crash_head(spec: &GenericSpec, setup: &IoSetup, dir: &Path, v: &VerifyPlan) -> Result<()> {
+    let (_, geo) = v.slice(spec).map_err(UsageError)?;
+    Head {
+        format: crate::verify::crash::HEAD_FORMAT.into(),
+        seed: spec.seed,
+        unit: geo.unit,
+        files: (0..spec.files).map(|i| format!("data.{i}")).collect(),
+        file_size: geo.file_size,
+        workers: geo.workers,
+        share: geo.share,
+        sync: format!(
+            "{}{}",
+            match setup.fsync {
+                FsyncPolicy::Never => "never".to_string(),
+                FsyncPolicy::End => "end".to_string(),
+                FsyncPolicy::Every(n) => format!("every={n}"),
+            },
+            if setup.fdatasync { " (fdatasync)" } else { "" }
+        ),
+        layout_synced: true,
+    }
+    .write(dir)
 }
 
 /// [`layout`] for `--verify`: every unit of every file written by

@@ -130,9 +130,9 @@ impl Head {
             );
         }
         if super::check_unit(h.unit).is_err()
-            || h.file_size % h.unit != 0
+            || !h.file_size.is_multiple_of(h.unit)
             || h.workers == 0
-            || h.share % h.unit != 0
+            || !h.share.is_multiple_of(h.unit)
             || h.files.iter().any(|f| f.contains('/') || f == "..")
         {
             crate::usage!(

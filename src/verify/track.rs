@@ -45,10 +45,11 @@ pub const MANIFEST: &str = "iogauge-verify.json";
 /// The manifest's format name.
 pub const MANIFEST_FORMAT: &str = "iogauge-verify/1";
 
-/// Whether `dir` is a file set kept by `--keep` (it holds a manifest): a
-/// run that cleans up abandoned work directories leaves it alone.
+/// Whether `dir` is a file set kept by `--keep` (it holds a manifest) or
+/// left by a `--verify-crash` run (it holds a crash head): a run that
+/// cleans up abandoned work directories leaves it alone.
 pub fn is_kept(dir: &Path) -> bool {
-    dir.join(MANIFEST).is_file()
+    dir.join(MANIFEST).is_file() || super::crash::is_crash_dir(dir)
 }
 
 /// How a verified file set is cut up: units, files, and which worker owns
@@ -162,6 +163,10 @@ pub struct Section {
     /// `--keep`: the directory that holds the files and their manifest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept: Option<String>,
+    /// `--verify-only` of a directory a killed `--verify-crash` run left:
+    /// what its journals claimed and what was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash: Option<super::crash::CrashSummary>,
 }
 
 impl Section {
@@ -217,6 +222,9 @@ impl Section {
                 n.raced, n.short_read, n.unknown
             );
         }
+        if let Some(c) = &self.crash {
+            s.push_str(&c.render());
+        }
         if self.mismatches > 0 {
             let kinds: Vec<String> = Kind::ALL
                 .iter()
@@ -224,8 +232,13 @@ impl Section {
                 .map(|&k| format!("{k} {}", self.by_kind.get(k)))
                 .collect();
             let _ = writeln!(s, "  by kind: {}", kinds.join(", "));
+            let lost = if self.crash.is_some() {
+                "lost after fsync: "
+            } else {
+                ""
+            };
             for m in &self.first {
-                let _ = writeln!(s, "  {m}");
+                let _ = writeln!(s, "  {lost}{m}");
             }
             if self.mismatches > self.first.len() as u64 {
                 let _ = writeln!(

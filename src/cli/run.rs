@@ -173,6 +173,7 @@ impl Args {
 
 impl Args {
     pub fn spec(&self, target: &Target) -> Result<GenericSpec> {
+        self.verify.check()?;
         let engine = self.engine.spec(Choice::PSYNC)?;
         let align = self
             .verify

@@ -50,6 +50,15 @@ impl VerifyArgs {
         })
     }
 
+    /// Refuse an interval `--verify` cannot use, before anything else
+    /// looks at the alignment it raises.
+    pub fn check(&self) -> Result<()> {
+        if self.verify {
+            crate::session::generic::check_interval(self.unit())?;
+        }
+        Ok(())
+    }
+
     /// The alignment requests need: raised to the unit under --verify.
     pub fn align(&self, align: u64) -> u64 {
         if self.on() {
@@ -76,9 +85,8 @@ pub fn verify_only(dir: &Path, out: &OutputArgs) -> Result<Status> {
     // removed it, or wrote a manifest with --keep)
     let crash = !dir.join(crate::verify::track::MANIFEST).is_file()
         && crate::verify::crash::is_crash_dir(dir);
-    let mut crash_read = 0;
     let section = if crash {
-        crash_section(dir, &mut crash_read)?
+        crash_section(dir)?
     } else {
         crate::verify::track::verify_dir(dir)?
     };
@@ -87,12 +95,8 @@ pub fn verify_only(dir: &Path, out: &OutputArgs) -> Result<Status> {
     let mut result = RunResult::new("verify", config, env, started);
     result.elapsed_s = t0.elapsed().as_secs_f64();
     result.complete = true;
-    result.summary.bytes_read = if crash {
-        crash_read
-    } else {
-        (section.units_checked + section.not_checked.raced + section.not_checked.unknown)
-            * section.unit_bytes
-    };
+    // one reader: this process
+    result.summary.workers = 1;
     add_metrics(&mut result, &section);
     result.verify = Some(section);
     let report = format!(
@@ -106,10 +110,10 @@ pub fn verify_only(dir: &Path, out: &OutputArgs) -> Result<Status> {
 /// `--verify-crash` run left: every unit a sync covered (or the layout's
 /// sync) judged against its journal; units lost after fsync are the
 /// mismatches.
-fn crash_section(dir: &Path, read: &mut u64) -> Result<crate::verify::track::Section> {
+fn crash_section(dir: &Path) -> Result<crate::verify::track::Section> {
     let head = crate::verify::crash::Head::read(dir)?;
     let mut s = crate::verify::track::Section::new(head.unit);
-    let c = crate::verify::crash::verify_dir(dir, |m| s.mismatch(m), read)?;
+    let c = crate::verify::crash::verify_dir(dir, |m| s.mismatch(m), &mut 0)?;
     s.units_checked = c.units_synced + c.units_laid_out - c.units_torn_unsynced;
     s.not_checked.unknown = c.units_torn_unsynced;
     s.crash = Some(c);

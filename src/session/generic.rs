@@ -727,6 +727,18 @@ pub fn run_generic(
     run_generic_verified(spec, setup, rule, target, processes, progress, None)
 }
 
+/// The unit of `--verify-interval`, as requests can be made of it: a
+/// power of two from 512 B to 1 MiB.
+pub fn check_interval(unit: u64) -> Result<()> {
+    crate::verify::check_unit(unit).map_err(|e| UsageError(format!("--verify-interval: {e}")))?;
+    if !unit.is_power_of_two() {
+        crate::usage!(
+            "--verify-interval {unit} B: requests are aligned to powers of two, so the interval must be one (512 B, 4 KiB, 64 KiB, …)"
+        );
+    }
+    Ok(())
+}
+
 /// What `--verify` refuses: what it cannot check soundly.
 pub fn check_verify(
     spec: &GenericSpec,

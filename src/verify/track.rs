@@ -983,3 +983,35 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+
+    /// docs/result-schema.json holds the `verify` section as the types say;
+    /// `IOGAUGE_BLESS=1` writes it.
+    #[test]
+    fn the_result_schema_holds_the_verify_section() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/result-schema.json");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut settings = schemars::generate::SchemaSettings::draft2020_12();
+        settings.definitions_path = "/$defs/verify/$defs".into();
+        let mut g = settings.into_generator();
+        let section = g.subschema_for::<Section>();
+        doc["$defs"]["verify"] = serde_json::json!({
+            "description": "The `verify` section of a result (--verify, --verify-only; docs/verify.md); written from the types that hold it.",
+            "$defs": g.take_definitions(true),
+        });
+        doc["$defs"]["result"]["properties"]["verify"] = serde_json::to_value(&section).unwrap();
+        if std::env::var_os("IOGAUGE_BLESS").is_some_and(|v| v == "1") {
+            std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
+            return;
+        }
+        let have: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(
+            have == doc,
+            "docs/result-schema.json does not hold the verify section as the types say (IOGAUGE_BLESS=1 cargo test --release --lib the_result_schema rewrites it)"
+        );
+    }
+}

@@ -46,3 +46,4 @@ mod selfscale;
 mod shell;
 mod show;
 mod tpcb;
+mod verify;

@@ -116,6 +116,7 @@ fn a_killed_run_leaves_a_directory_whose_synced_units_are_intact() {
     assert!(u64_at(c, "units_synced") > 0, "{c}");
     assert_eq!(u64_at(c, "lost_after_fsync"), 0, "{c}");
     assert_eq!(u64_at(&v, "verify.mismatches"), 0);
+    crate::schema::assert_valid("run --verify-only (crash)", &v);
     // every unit of the 8 MiB file set is judged
     assert_eq!(
         u64_at(c, "units_synced") + u64_at(c, "units_laid_out"),
@@ -312,6 +313,7 @@ fn a_crash_image_keeps_every_synced_unit_and_a_stale_one_is_found() {
     let (code, v, stderr) = verify_only(&w);
     assert_eq!(code, 3, "{stderr}\n{v}");
     assert_eq!(u64_at(&v, "verify.crash.lost_after_fsync"), 1);
+    crate::schema::assert_valid("run --verify-only (crash, a unit lost)", &v);
     let m = &get(&v, "verify.first")[0];
     assert_eq!(str_at(m, "kind"), "stale", "{m}");
     assert_eq!(

@@ -179,7 +179,7 @@ fn every_injected_corruption_is_found_with_its_kind_and_offset() {
     want.insert((f, o), "misdirected");
     // 5. random bytes
     let (f, o, _) = pick[4];
-    let noise: Vec<u8> = (0..UNIT).map(|i| (i * 2654435761 >> 13) as u8).collect();
+    let noise: Vec<u8> = (0..UNIT).map(|i| ((i * 2654435761) >> 13) as u8).collect();
     write(f, o, &noise);
     want.insert((f, o), "foreign");
     // 6. zeros (pick[5] itself, after it was copied)

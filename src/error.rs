@@ -147,6 +147,15 @@ pub fn cause(e: &anyhow::Error) -> String {
     s
 }
 
+/// An I/O error's text without Rust's "(os error N)".
+pub fn io_reason(e: &std::io::Error) -> String {
+    let s = e.to_string();
+    match s.find(" (os error") {
+        Some(at) => s[..at].to_string(),
+        None => s,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -92,8 +92,8 @@ pub struct Args {
     pub cluster: common::ClusterArgs,
     #[command(flatten)]
     pub verify: super::verify::VerifyArgs,
-    /// Check every unit of a file set kept by --verify --keep against its manifest, change nothing, and report (exit code 3 when a unit is wrong).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["verify", "file", "shared_file"], help_heading = "Verification")]
+    /// Check every unit of a file set kept by --verify --keep against its manifest, or of a directory a killed --verify-crash run left against its journal; change nothing, and report (exit code 3 when a unit is wrong).
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["verify", "verify_crash", "file", "shared_file"], help_heading = "Verification")]
     pub verify_only: Option<PathBuf>,
 }
 

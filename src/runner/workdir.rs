@@ -183,14 +183,7 @@ pub fn check_space(dir: &Path, data: u64) -> Result<(), SetupError> {
     Ok(())
 }
 
-/// An I/O error's text without Rust's "(os error N)".
-pub fn io_reason(e: &std::io::Error) -> String {
-    let s = e.to_string();
-    match s.find(" (os error") {
-        Some(at) => s[..at].to_string(),
-        None => s,
-    }
-}
+pub use crate::error::io_reason;
 
 /// What an MPI rank's work directories carry after their tag:
 /// `<job>r<rank>-`.

@@ -13,8 +13,10 @@ use crate::report::RunResult;
 use crate::runner::pace::Pace;
 use crate::runner::{self, Ctx, Io, Progress, Source, StopRule, Worker};
 use crate::session::Setup;
+use crate::session::verified::{CheckedSource, journal_sync};
 use crate::verify::Pattern;
-use crate::verify::track::{CheckedSource, Geometry, Manifest, Section, Tracker, WorkerReport};
+use crate::verify::crash::{Head, Journal};
+use crate::verify::track::{Geometry, Manifest, Section, Tracker, WorkerReport};
 use crate::workload::generic::{Generator, GenericSpec};
 use anyhow::{Context, Result};
 use serde::Serialize;
@@ -362,6 +364,10 @@ pub struct VerifyPlan {
     /// Keep the files and a manifest of them (`--keep`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep: bool,
+    /// `--verify-crash`: a journal of what every sync made durable, and a
+    /// head that keeps a killed run's directory for `--verify-only`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub crash: bool,
 }
 
 impl VerifyPlan {
@@ -427,6 +433,8 @@ pub struct GenericWorker {
     /// `--verify`: what the worker knows of the units it owns, and whether
     /// it hands them back for the manifest (`--keep`).
     verify: Option<(Box<Tracker>, bool)>,
+    /// `--verify-crash`: the worker's journal, and the unit.
+    journal: Option<(Journal, u64)>,
 }
 
 /// The workload's requests, as the driver asks for them.
@@ -500,6 +508,7 @@ impl GenericWorker {
             files,
             fsync: setup.fsync,
             verify: None,
+            journal: None,
         })
     }
 
@@ -518,7 +527,15 @@ impl GenericWorker {
         w.stream.base = index as u64 * geo.share;
         let pattern = Pattern::new(spec.seed, v.unit as usize);
         let slots = usize::from(setup.iodepth.max(1));
-        let tracker = Tracker::new(geo, pattern, index as u32, &w.files, slots, v.fatal);
+        let mut tracker = Tracker::new(geo, pattern, index as u32, &w.files, slots, v.fatal);
+        if v.crash {
+            tracker.track_durable();
+            let dir = paths
+                .first()
+                .and_then(|p| p.parent())
+                .context("--verify-crash: no file to journal")?;
+            w.journal = Some((Journal::create(dir, index as u32)?, v.unit));
+        }
         w.verify = Some((Box::new(tracker), v.keep));
         Ok(w)
     }
@@ -554,14 +571,23 @@ impl Worker for GenericWorker {
                 &mut CheckedSource {
                     inner: &mut self.stream,
                     tracker: t,
+                    journal: self.journal.as_mut(),
                 },
             )?,
             None => self.io.drive(ctx, &mut self.stream)?,
         }
         if self.fsync == FsyncPolicy::End && !runner::signals::interrupted() {
             for &f in &self.files {
-                let c = self.io.exec_named(Req::fsync(f))?;
+                let req = Req::fsync(f);
+                if let Some((t, _)) = &mut self.verify {
+                    t.fill(&req, &mut []);
+                }
+                let c = self.io.exec_named(req)?;
                 ctx.record(&c);
+                if let Some((t, _)) = &mut self.verify {
+                    t.done(&c);
+                    journal_sync(t, self.journal.as_mut(), &c)?;
+                }
             }
         }
         Ok(())
@@ -692,6 +718,11 @@ pub fn check_verify(
         );
     }
     v.slice(spec).map_err(UsageError)?;
+    if v.crash && setup.fsync == FsyncPolicy::Never {
+        crate::usage!(
+            "--verify-crash judges only the writes a sync made durable, and --fsync is never: add --fsync every=N (or --fsync end)"
+        );
+    }
     Ok(())
 }
 
@@ -756,6 +787,9 @@ pub fn run_generic_verified(
                 result.set_figures(&figures(&result, &WorkerStats::default()));
                 return Ok(result);
             };
+            if let Some(v) = verify.filter(|v| v.crash) {
+                crash_head(spec, setup, session.dir(), &v)?;
+            }
             (paths, false)
         }
         Target::Shared(_) => {
@@ -837,6 +871,33 @@ fn gather_verified(
     Ok(section)
 }
 
+/// `--verify-crash`: the head of the work directory, written once the
+/// layout is synced and before any worker starts; from now on the
+/// directory is evidence a killed run leaves for `--verify-only`.
+fn crash_head(spec: &GenericSpec, setup: &IoSetup, dir: &Path, v: &VerifyPlan) -> Result<()> {
+    let (_, geo) = v.slice(spec).map_err(UsageError)?;
+    Head {
+        format: crate::verify::crash::HEAD_FORMAT.into(),
+        seed: spec.seed,
+        unit: geo.unit,
+        files: (0..spec.files).map(|i| format!("data.{i}")).collect(),
+        file_size: geo.file_size,
+        workers: geo.workers,
+        share: geo.share,
+        sync: format!(
+            "{}{}",
+            match setup.fsync {
+                FsyncPolicy::Never => "never".to_string(),
+                FsyncPolicy::End => "end".to_string(),
+                FsyncPolicy::Every(n) => format!("every={n}"),
+            },
+            if setup.fdatasync { " (fdatasync)" } else { "" }
+        ),
+        layout_synced: true,
+    }
+    .write(dir)
+}
+
 /// [`layout`] for `--verify`: every unit of every file written by
 /// [`Pattern::write_units`] as generation 0, by the worker that owns it.
 pub fn layout_verified(
@@ -850,7 +911,8 @@ pub fn layout_verified(
     let mut paths = Vec::with_capacity(spec.files as usize);
     for i in 0..spec.files {
         let p = dir.join(format!("data.{i}"));
-        let Some(f) = crate::verify::track::write_file(&p, u64::from(i), &geo, &pattern)? else {
+        let Some(f) = crate::session::verified::write_file(&p, u64::from(i), &geo, &pattern)?
+        else {
             return Ok(None);
         };
         if setup.cold {

@@ -22,6 +22,7 @@
 //! classic text; nothing else of the path is written twice.
 
 pub mod generic;
+pub mod verified;
 
 use crate::env::Environment;
 use crate::error::UsageError;

@@ -30,6 +30,7 @@
 //! Generation 0 is the unit as the layout wrote it; each later write of
 //! the unit has the next generation. All integers are little-endian.
 
+pub mod crash;
 pub mod track;
 
 use schemars::JsonSchema;

@@ -45,10 +45,11 @@ pub const MANIFEST: &str = "iogauge-verify.json";
 /// The manifest's format name.
 pub const MANIFEST_FORMAT: &str = "iogauge-verify/1";
 
-/// Whether `dir` is a file set kept by `--keep` (it holds a manifest): a
-/// run that cleans up abandoned work directories leaves it alone.
+/// Whether `dir` is a file set kept by `--keep` (it holds a manifest) or
+/// left by a `--verify-crash` run (it holds a crash head): a run that
+/// cleans up abandoned work directories leaves it alone.
 pub fn is_kept(dir: &Path) -> bool {
-    dir.join(MANIFEST).is_file()
+    dir.join(MANIFEST).is_file() || super::crash::is_crash_dir(dir)
 }
 
 /// How a verified file set is cut up: units, files, and which worker owns
@@ -170,6 +171,10 @@ pub struct Section {
     /// `--keep`: the directory that holds the files and their manifest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept: Option<String>,
+    /// `--verify-only` of a directory a killed `--verify-crash` run left:
+    /// what its journals claimed and what was found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crash: Option<super::crash::CrashSummary>,
 }
 
 impl Section {
@@ -225,6 +230,9 @@ impl Section {
                 n.raced, n.short_read, n.unknown
             );
         }
+        if let Some(c) = &self.crash {
+            s.push_str(&c.render());
+        }
         if self.mismatches > 0 {
             let kinds: Vec<String> = Kind::ALL
                 .iter()
@@ -232,8 +240,13 @@ impl Section {
                 .map(|&k| format!("{k} {}", self.by_kind.get(k)))
                 .collect();
             let _ = writeln!(s, "  by kind: {}", kinds.join(", "));
+            let lost = if self.crash.is_some() {
+                "lost after fsync: "
+            } else {
+                ""
+            };
             for m in &self.first {
-                let _ = writeln!(s, "  {m}");
+                let _ = writeln!(s, "  {lost}{m}");
             }
             if self.mismatches > self.first.len() as u64 {
                 let _ = writeln!(
@@ -552,79 +565,6 @@ impl Tracker {
     }
 }
 
-/// A source whose writes are made of checked units and whose reads are
-/// checked: `inner`'s requests, with `tracker` filling and checking them.
-pub struct CheckedSource<'a, S> {
-    pub inner: &'a mut S,
-    pub tracker: &'a mut Tracker,
-}
-
-impl<S: crate::runner::Source> crate::runner::Source for CheckedSource<'_, S> {
-    const FILLS: bool = true;
-    const CHECKS: bool = true;
-
-    #[inline(always)]
-    fn next(&mut self) -> Option<Req> {
-        self.inner.next()
-    }
-
-    #[inline(always)]
-    fn owed(&mut self) -> Option<Req> {
-        self.inner.owed()
-    }
-
-    #[inline]
-    fn fill(&mut self, req: &Req, buf: &mut [u8]) {
-        self.tracker.fill(req, buf);
-    }
-
-    #[inline]
-    fn done(&mut self, c: &Completion) -> anyhow::Result<()> {
-        self.tracker.done(c);
-        self.inner.done(c)
-    }
-
-    #[inline]
-    fn check(&mut self, c: &Completion, buf: &[u8]) -> anyhow::Result<()> {
-        self.tracker.check(c, buf)
-    }
-}
-
-/// Write a new file of `geo.file_size` bytes, every unit generation 0 of
-/// the worker that owns it, and sync it (untimed). `None` when Ctrl-C
-/// arrived meanwhile.
-pub fn write_file(
-    path: &Path,
-    file: u64,
-    geo: &Geometry,
-    pattern: &Pattern,
-) -> anyhow::Result<Option<std::fs::File>> {
-    use anyhow::Context;
-    use std::io::Write;
-    let unit = geo.unit as usize;
-    let chunk = unit * ((1usize << 20) / unit).max(1);
-    let mut buf = vec![0u8; chunk];
-    let mut f =
-        std::fs::File::create(path).with_context(|| format!("cannot create {}", path.display()))?;
-    let mut at = 0u64;
-    while at < geo.file_size {
-        if crate::runner::signals::interrupted() {
-            return Ok(None);
-        }
-        let n = (geo.file_size - at).min(chunk as u64) as usize;
-        for (k, u) in buf[..n].chunks_exact_mut(unit).enumerate() {
-            let offset = at + (k * unit) as u64;
-            pattern.write_units(u, file, offset, geo.owner(offset), |_| 0);
-        }
-        f.write_all(&buf[..n])
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        at += n as u64;
-    }
-    f.sync_all()
-        .with_context(|| format!("cannot fsync {}", path.display()))?;
-    Ok(Some(f))
-}
-
 /// What a worker hands back after a run with `--verify`.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct WorkerReport {
@@ -701,7 +641,7 @@ impl Manifest {
             ),
             Err(e) => crate::usage!(
                 "--verify-only {shown}: cannot read its {MANIFEST} ({})",
-                crate::runner::workdir::io_reason(&e)
+                crate::error::io_reason(&e)
             ),
         };
         let m: Manifest = match serde_json::from_str(&text) {
@@ -761,7 +701,7 @@ pub fn verify_dir(dir: &Path) -> anyhow::Result<Section> {
             crate::error::UsageError::new(format!(
                 "--verify-only {}: cannot open {name} ({})",
                 crate::error::shown_path(dir),
-                crate::runner::workdir::io_reason(&e)
+                crate::error::io_reason(&e)
             ))
         })?;
         // SAFETY: a valid open descriptor; advice has no memory effects.

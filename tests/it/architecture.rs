@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// Each top-level module and the modules it may import (besides itself).
 fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
-    let base = ["error", "units", "data", "verify"];
+    let base = ["error", "units", "data"];
     let with = |extra: &[&'static str]| -> Vec<&'static str> {
         base.iter().chain(extra.iter()).copied().collect()
     };
@@ -18,12 +18,14 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
     // units shows the text of a value it refuses through error::shown
     m.insert("units", vec!["error"]);
     m.insert("data", vec![]);
-    // verifiable blocks: their payload is the data module's random fill
-    m.insert("verify", vec!["data"]);
+    // --verify: the block format, the per-unit tracker of a worker's
+    // requests and completions, the crash journal; plain data for the result
+    m.insert("verify", with(&["engine", "measure"]));
     m.insert("measure", with(&[]));
     m.insert("env", with(&[]));
     m.insert("engine", with(&["measure"]));
-    m.insert("report", with(&["measure", "env"]));
+    // the result's verify section is the verify module's plain data
+    m.insert("report", with(&["measure", "env", "verify"]));
     m.insert("workload", with(&["engine", "measure"]));
     // the runner runs workers; it knows no workload and no result
     m.insert("runner", with(&["engine", "measure", "env"]));
@@ -38,7 +40,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
     m.insert(
         "session",
         with(&[
-            "cluster", "runner", "engine", "measure", "workload", "report", "env",
+            "cluster", "runner", "engine", "measure", "workload", "report", "env", "verify",
         ]),
     );
     // the benchmark table lists selfscale too
@@ -54,6 +56,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
             "workload",
             "report",
             "env",
+            "verify",
         ]),
     );
     m.insert(
@@ -75,6 +78,7 @@ fn allowed() -> BTreeMap<&'static str, Vec<&'static str>> {
             "workload",
             "report",
             "env",
+            "verify",
             "suites",
             "selfscale",
         ]),

@@ -9,6 +9,7 @@ mod architecture;
 mod bonnie;
 mod cli;
 mod compare;
+mod crash;
 mod depth;
 mod docs;
 mod faults;

@@ -35,9 +35,10 @@ use crate::report::{OpSummary, RunResult, Series, Summary, now_rfc3339};
 use crate::runner::{self, Ctx, Io, Placement, Progress, Source, StopRule, Worker};
 use crate::session::Setup;
 use crate::session::generic::{is_one, one_in_flight};
+use crate::session::verified::CheckedSource;
 use crate::units::fmt_bytes;
 use crate::verify::Pattern;
-use crate::verify::track::{CheckedSource, Geometry, Section, Tracker, WorkerReport};
+use crate::verify::track::{Geometry, Section, Tracker, WorkerReport};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -542,6 +543,7 @@ impl Worker for Sequential {
                 &mut CheckedSource {
                     inner: &mut self.stream,
                     tracker: t,
+                    journal: None,
                 },
             )?,
             None => self.io.drive(ctx, &mut self.stream)?,
@@ -591,7 +593,7 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     if o.phases == Phases::Read && !fake {
         progress.status(&format!("laying out {} (untimed)", fmt_bytes(o.size)));
         let laid = match o.payload(Phase::Read, &path).verify {
-            Some(v) => crate::verify::track::write_file(
+            Some(v) => crate::session::verified::write_file(
                 &path,
                 0,
                 &v.geometry(o.size),

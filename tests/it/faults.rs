@@ -153,10 +153,10 @@ fn worker_processes_report_past_a_full_file_system() {
         (2, &["iobench", "ctl", "--ignore-env", "--duration", "0.3s"]),
     ];
     for (files, args) in cases {
-        // the root, the work directory and the run's own files
+        // the root, the work directory, its owner marker and the run's own files
         let fs = small_fs!(
             "worker_processes_report_past_a_full_file_system",
-            &format!("size=64m,nr_inodes={}", 2 + files)
+            &format!("size=64m,nr_inodes={}", 3 + files)
         );
         let mut all = args.to_vec();
         let dir_flag = if args[0] == "bonnie" { "-d" } else { "--dir" };
@@ -192,7 +192,7 @@ fn a_worker_process_names_its_own_error() {
     for (files, args, file) in cases {
         let fs = small_fs!(
             "a_worker_process_names_its_own_error",
-            &format!("size=64m,nr_inodes={}", 2 + files)
+            &format!("size=64m,nr_inodes={}", 3 + files)
         );
         let mut all = args.to_vec();
         all.extend(["--dir", fs.path()]);

@@ -11,6 +11,7 @@ mod cli;
 mod compare;
 mod depth;
 mod docs;
+mod faultfs;
 mod faults;
 mod ffsb;
 mod given_file;

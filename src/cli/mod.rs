@@ -221,6 +221,9 @@ fn run_of<A: Cmd>(name: &'static str, m: &ArgMatches) -> anyhow::Result<Status> 
             return repeat::run::<A>(entry.expect("run_of runs commands of the table"), m, o, n);
         }
     }
+    if let Some(p) = out.as_ref().and_then(|o| o.json.as_deref()) {
+        crate::report::export::expect_provisional(p);
+    }
     let r = a.main();
     // a verdict the command's result did not carry is not lost
     if let Some(v) = crate::runner::live::take_verdict().filter(|v| !v.phases.is_empty()) {
@@ -232,6 +235,7 @@ fn run_of<A: Cmd>(name: &'static str, m: &ArgMatches) -> anyhow::Result<Status> 
     {
         common::write_failure(&out, name, e);
     }
+    crate::report::export::end_provisional();
     r
 }
 
@@ -392,6 +396,8 @@ fn clap_line(e: &clap::Error) -> String {
 
 fn exit_code(result: anyhow::Result<Status>) -> ExitCode {
     match result {
+        // a work directory it could not remove was named on stderr
+        Ok(Status::Done) if crate::runner::workdir::left_behind() > 0 => ExitCode::from(1),
         Ok(Status::Done) => ExitCode::SUCCESS,
         Ok(Status::Failed) => ExitCode::from(1),
         Ok(Status::Interrupted) => ExitCode::from(130),

@@ -63,8 +63,89 @@ pub fn write(e: &dyn Exporter, doc: &Document, path: &Path) -> Result<()> {
     if capture(doc)? {
         return Ok(());
     }
+    settle_provisional(path);
     let bytes = e.serialize(doc)?;
     emit(path, &bytes, e.name())
+}
+
+/// The provisional result: where `--json` goes, and whether the file
+/// there is still the provisional document (not yet replaced by a real
+/// one). See [`write_provisional`].
+#[derive(Debug)]
+struct Provisional {
+    path: std::path::PathBuf,
+    /// Written and not yet replaced.
+    pending: bool,
+    /// A real document was written: later runs of the command (phases,
+    /// series) write no provisional one over it.
+    settled: bool,
+}
+
+static PROVISIONAL: std::sync::Mutex<Option<Provisional>> = std::sync::Mutex::new(None);
+
+/// What a provisional result says until the real one replaces it.
+pub const KILLED_CAUSE: &str = "the run was killed before it ended (SIGKILL, power loss or the out-of-memory killer): no figures";
+
+/// A command that writes `--json path` (not stdout) is about to run: its
+/// first run writes a provisional result there before it lays out its files
+/// ([`write_provisional`]).
+pub fn expect_provisional(path: &Path) {
+    if path.as_os_str() == "-" {
+        return;
+    }
+    if let Ok(mut p) = PROVISIONAL.lock() {
+        *p = Some(Provisional {
+            path: path.to_path_buf(),
+            pending: false,
+            settled: false,
+        });
+    }
+}
+
+/// Write `result` as a provisional document, `complete: false` with
+/// [`KILLED_CAUSE`]: a process killed with SIGKILL runs no code, so the
+/// file must say so before the run starts. The real document replaces it
+/// (atomically, [`write_file`]) however the run ends, unless the process
+/// is killed. Best effort: a provisional file that cannot be written is
+/// not an error (the real one will say why).
+pub fn write_provisional(result: &RunResult) {
+    let Ok(mut guard) = PROVISIONAL.lock() else {
+        return;
+    };
+    let Some(p) = guard.as_mut().filter(|p| !p.settled && !p.pending) else {
+        return;
+    };
+    let mut r = result.clone();
+    r.complete = false;
+    r.error = Some(KILLED_CAUSE.to_string());
+    let Ok(bytes) = Json.serialize(&Document::Run(&r)) else {
+        return;
+    };
+    if write_file(&p.path, &bytes).is_ok() {
+        p.pending = true;
+    }
+}
+
+/// A real document goes to `path`: the provisional one there is replaced.
+fn settle_provisional(path: &Path) {
+    if let Ok(mut guard) = PROVISIONAL.lock()
+        && let Some(p) = guard.as_mut().filter(|p| p.path == path)
+    {
+        p.pending = false;
+        p.settled = true;
+    }
+}
+
+/// The command has ended: a provisional result nothing replaced (the
+/// command was refused after its set-up began) is removed, so that no file
+/// claims a run was killed when it was not.
+pub fn end_provisional() {
+    let Some(p) = PROVISIONAL.lock().ok().and_then(|mut g| g.take()) else {
+        return;
+    };
+    if p.pending {
+        let _ = std::fs::remove_file(&p.path);
+    }
 }
 
 /// Capture mode (`--repeat`): while on, [`write`] keeps the document it is

@@ -540,12 +540,30 @@ impl Ended {
     fn died(&self, i: usize) -> String {
         let how = match self.status[i] {
             Some(st) => match st.signal() {
-                Some(sig) => format!("killed by signal {sig}"),
+                Some(sig) => format!("killed by signal {sig}{}", signal_name(sig)),
                 None => format!("exited with status {}", st.code().unwrap_or(-1)),
             },
             None => "did not end".to_string(),
         };
         self.killed[i].clone().unwrap_or(how)
+    }
+}
+
+/// What a signal that ends a process is, for the message: " (SIGKILL:
+/// ...)" and the like, or nothing for others.
+fn signal_name(sig: i32) -> &'static str {
+    match sig {
+        libc::SIGKILL => " (SIGKILL: by another process or the out-of-memory killer)",
+        libc::SIGTERM => " (SIGTERM)",
+        libc::SIGSEGV => " (SIGSEGV: a crash)",
+        libc::SIGBUS => " (SIGBUS: a mapped file could not be read or written)",
+        libc::SIGABRT => " (SIGABRT: it aborted)",
+        libc::SIGILL => " (SIGILL: an instruction this CPU lacks)",
+        libc::SIGFPE => " (SIGFPE)",
+        libc::SIGHUP => " (SIGHUP)",
+        libc::SIGINT => " (SIGINT)",
+        libc::SIGPIPE => " (SIGPIPE)",
+        _ => "",
     }
 }
 
@@ -632,7 +650,14 @@ fn oversee(
             break;
         }
         let done = super::total((0..n).map(|i| &region.cell(i).progress));
-        if signals::interrupted() || deadline.is_some_and(|d| now >= d) || watch.poll_done(done) {
+        // a child that died (killed, crashed) stops the others at once, as
+        // a worker's error does: the run has failed
+        let died = ended.status.iter().flatten().any(|st| !st.success());
+        if died
+            || signals::interrupted()
+            || deadline.is_some_and(|d| now >= d)
+            || watch.poll_done(done)
+        {
             h.stop.store(true, Ordering::Relaxed);
         }
         if h.stop.load(Ordering::Relaxed) {
@@ -692,7 +717,10 @@ fn merge_reports(reports: &[Vec<u8>], ended: &Ended, t0: u64, cpu: CpuTimes) -> 
             }
             None => (
                 WorkerStats::default(),
-                Some(ended.died(i)),
+                Some(match n {
+                    1 => ended.died(i),
+                    _ => format!("{}; the other workers were stopped", ended.died(i)),
+                }),
                 serde_json::Value::Null,
                 None,
             ),

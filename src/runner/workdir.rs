@@ -216,6 +216,7 @@ impl WorkDir {
     /// writable directory.
     pub fn create(parent: &Path, tag: &str) -> Result<WorkDir, SetupError> {
         check_dir(parent)?;
+        clear_dead(parent);
         let pid = std::process::id();
         // an MPI rank's: iogauge-<tag>-<job>r<rank>-<pid>-<n>
         let rank = RANK_TAG.get().map_or("", String::as_str);
@@ -224,6 +225,9 @@ impl WorkDir {
             match std::fs::create_dir(&path) {
                 Ok(()) => {
                     let _ = FIRST_PARENT.set(parent.to_path_buf());
+                    // best effort: a directory without its marker is
+                    // only never cleared by a later run
+                    let _ = std::fs::write(path.join(MARKER), Owner::me().to_text());
                     return Ok(WorkDir { path, keep: false });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
@@ -263,7 +267,210 @@ impl Drop for WorkDir {
         if let Err(e) = std::fs::remove_dir_all(&self.path)
             && e.kind() != std::io::ErrorKind::NotFound
         {
-            eprintln!("iogauge: could not remove {}: {e}", self.path.display());
+            LEFT_BEHIND.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            eprintln!(
+                "iogauge: could not remove {}",
+                left_behind_text(&self.path, &e)
+            );
+        }
+    }
+}
+
+/// Work directories this process could not remove.
+static LEFT_BEHIND: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// How many work directories this process could not remove (each was
+/// named on stderr): a command that otherwise succeeded then exits 1.
+pub fn left_behind() -> usize {
+    LEFT_BEHIND.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// `dir`, which `e` kept from being removed, and what is still in it.
+fn left_behind_text(dir: &Path, e: &std::io::Error) -> String {
+    let mut left = Vec::new();
+    collect_left(dir, dir, &mut left);
+    let shown = match left.len() {
+        0 => String::new(),
+        n => {
+            let some: Vec<String> = left.iter().take(5).cloned().collect();
+            let more = if n > 5 {
+                format!(" and {} more", n - 5)
+            } else {
+                String::new()
+            };
+            format!("; still there: {}{more}", some.join(", "))
+        }
+    };
+    format!(
+        "the work directory {} ({}){shown}; remove it by hand",
+        dir.display(),
+        io_reason(e)
+    )
+}
+
+/// What is left under `dir` (relative to `root`), leaves first: files and
+/// empty directories, never following links.
+fn collect_left(root: &Path, dir: &Path, out: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            collect_left(root, &p, out);
+        } else if e.file_name() != MARKER {
+            out.push(p.strip_prefix(root).unwrap_or(&p).display().to_string());
+        }
+    }
+}
+
+/// The file in every work directory that says which process owns it.
+pub const MARKER: &str = ".iogauge-owner";
+
+/// The process that made a work directory: what its [`MARKER`] holds. A
+/// pid alone can be reused; with its start time (clock ticks after boot,
+/// field 22 of /proc/PID/stat) and the boot it was measured in, it names
+/// one process for good. The host keeps a directory shared over the
+/// network from being judged by another machine's processes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    pub host: String,
+    pub boot: String,
+    pub pid: u32,
+    pub start: u64,
+}
+
+const MARKER_HEAD: &str = "iogauge work directory";
+
+impl Owner {
+    /// This process.
+    pub fn me() -> Owner {
+        let pid = std::process::id();
+        Owner {
+            host: host(),
+            boot: boot_id(),
+            pid,
+            start: start_ticks(pid).unwrap_or(0),
+        }
+    }
+
+    pub fn to_text(&self) -> String {
+        format!(
+            "{MARKER_HEAD}\nhost {}\nboot {}\npid {}\nstart {}\n",
+            self.host, self.boot, self.pid, self.start
+        )
+    }
+
+    /// A marker's text, or `None` where it is not one iogauge wrote.
+    pub fn parse(text: &str) -> Option<Owner> {
+        let mut lines = text.lines();
+        if lines.next()? != MARKER_HEAD {
+            return None;
+        }
+        let mut field = |key: &str| {
+            lines
+                .next()?
+                .strip_prefix(key)?
+                .strip_prefix(' ')
+                .map(str::to_string)
+        };
+        let host = field("host")?;
+        let boot = field("boot")?;
+        let pid = field("pid")?.parse().ok()?;
+        let start = field("start")?.parse().ok()?;
+        Some(Owner {
+            host,
+            boot,
+            pid,
+            start,
+        })
+    }
+
+    /// Whether the owner has ended, as seen from this machine: `None` when
+    /// it cannot be told (another host's directory).
+    pub fn dead(&self) -> Option<bool> {
+        if self.host != host() {
+            return None;
+        }
+        if self.boot != boot_id() {
+            return Some(true);
+        }
+        Some(start_ticks(self.pid) != Some(self.start))
+    }
+}
+
+/// Field 22 of /proc/PID/stat: when the process started, in clock ticks
+/// after boot; `None` when there is no such process (or it is a zombie's
+/// last trace, which has no start to compare).
+pub fn start_ticks(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    parse_start_ticks(&stat)
+}
+
+/// The start time in a /proc/PID/stat line: after the command name in
+/// parentheses (which may hold spaces and parentheses itself), the 20th
+/// field; a dead process (state Z or X) has none.
+fn parse_start_ticks(stat: &str) -> Option<u64> {
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    if matches!(fields.first(), Some(&"Z") | Some(&"X")) {
+        return None;
+    }
+    fields.get(19)?.parse().ok()
+}
+
+fn host() -> String {
+    rustix::system::uname()
+        .nodename()
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn boot_id() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_default()
+}
+
+/// Remove the work directories in `parent` left by iogauge processes that
+/// have died (killed with SIGKILL, by the out-of-memory killer, or by a
+/// power loss), one line each: only directories named as iogauge names
+/// them that hold a [`MARKER`] naming a dead owner. A live owner's, another
+/// machine's, and everything else are left alone.
+pub fn clear_dead(parent: &Path) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        if !name.to_str().is_some_and(|n| n.starts_with("iogauge-"))
+            || !e.file_type().is_ok_and(|t| t.is_dir())
+        {
+            continue;
+        }
+        let dir = e.path();
+        let Some(owner) = std::fs::read_to_string(dir.join(MARKER))
+            .ok()
+            .and_then(|t| Owner::parse(&t))
+        else {
+            continue;
+        };
+        if owner.dead() != Some(true) {
+            continue;
+        }
+        match std::fs::remove_dir_all(&dir) {
+            Ok(()) => eprintln!(
+                "iogauge: removed {}, left by an earlier run (pid {}) that was killed before it could clean up",
+                dir.display(),
+                owner.pid
+            ),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => eprintln!(
+                "iogauge: could not remove {}, left by an earlier run (pid {}) that was killed: {}",
+                dir.display(),
+                owner.pid,
+                io_reason(&err)
+            ),
         }
     }
 }
@@ -271,6 +478,96 @@ impl Drop for WorkDir {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_start_time_is_read_past_any_command_name() {
+        // fields 3..: state ppid pgrp session tty tpgid flags minflt
+        // cminflt majflt cmajflt utime stime cutime cstime priority nice
+        // threads itrealvalue starttime
+        let tail = "S 1 1 1 0 -1 4194560 10 0 0 0 5 6 0 0 20 0 1 0 8812345 1000 20";
+        assert_eq!(
+            parse_start_ticks(&format!("42 (iogauge) {tail}")),
+            Some(8812345)
+        );
+        assert_eq!(
+            parse_start_ticks(&format!("42 (a) b) (c d) {tail}")),
+            Some(8812345)
+        );
+        let zombie = tail.replacen('S', "Z", 1);
+        assert_eq!(parse_start_ticks(&format!("42 (x) {zombie}")), None);
+        assert_eq!(parse_start_ticks("42 (x) S 1"), None);
+        assert_eq!(parse_start_ticks("garbage"), None);
+        let me = start_ticks(std::process::id()).unwrap();
+        assert!(me > 0);
+    }
+
+    #[test]
+    fn a_marker_round_trips_and_names_a_live_or_dead_owner() {
+        let me = Owner::me();
+        assert_eq!(Owner::parse(&me.to_text()), Some(me.clone()));
+        assert_eq!(me.dead(), Some(false));
+        // the same pid, started at another time: reused
+        let reused = Owner {
+            start: me.start + 1,
+            ..me.clone()
+        };
+        assert_eq!(reused.dead(), Some(true));
+        // another boot
+        let rebooted = Owner {
+            boot: "x".into(),
+            ..me.clone()
+        };
+        assert_eq!(rebooted.dead(), Some(true));
+        // another machine's: cannot be told
+        let elsewhere = Owner {
+            host: format!("{}-not", me.host),
+            start: 1,
+            ..me.clone()
+        };
+        assert_eq!(elsewhere.dead(), None);
+        for bad in [
+            "",
+            "hello\n",
+            "iogauge work directory\nhost h\n",
+            &me.to_text().replace("pid ", "pid x"),
+        ] {
+            assert_eq!(Owner::parse(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn only_dead_owners_marked_directories_are_cleared() {
+        let parent = tempfile::tempdir().unwrap();
+        let p = parent.path();
+        let dead = Owner {
+            start: Owner::me().start + 7,
+            ..Owner::me()
+        };
+        let mk = |name: &str, marker: Option<String>| {
+            std::fs::create_dir(p.join(name)).unwrap();
+            std::fs::write(p.join(name).join("data"), b"x").unwrap();
+            if let Some(m) = marker {
+                std::fs::write(p.join(name).join(MARKER), m).unwrap();
+            }
+        };
+        mk("iogauge-run-1-0", Some(dead.to_text()));
+        mk("iogauge-run-2-0", Some(Owner::me().to_text()));
+        mk("iogauge-run-3-0", None);
+        mk("iogauge-run-4-0", Some("not a marker".into()));
+        mk("theirs", Some(dead.to_text()));
+        std::fs::write(p.join("iogauge-file"), dead.to_text()).unwrap();
+        clear_dead(p);
+        assert!(!p.join("iogauge-run-1-0").exists());
+        for kept in [
+            "iogauge-run-2-0",
+            "iogauge-run-3-0",
+            "iogauge-run-4-0",
+            "theirs",
+            "iogauge-file",
+        ] {
+            assert!(p.join(kept).exists(), "{kept}");
+        }
+    }
 
     #[test]
     fn removes_only_what_it_made() {

@@ -219,8 +219,8 @@ impl Setup {
                     .map_err(|e| UsageError::new(e.at(&p.label)))?;
             }
             for p in &self.places {
-                // the work directory itself is one more
-                workdir::check_inodes(&p.parent, p.entries + 1)
+                // the work directory and its owner marker are two more
+                workdir::check_inodes(&p.parent, p.entries + 2)
                     .map_err(|e| UsageError::new(e.at(&p.label)))?;
             }
             for (d, n) in &self.elsewhere {
@@ -265,6 +265,8 @@ impl Setup {
                     .any(|m| matches!(m.fs_type.as_str(), "tmpfs" | "ramfs")),
             });
         }
+        // a process killed from here on still leaves a result that says so
+        crate::report::export::write_provisional(&result);
         Ok(Session {
             result,
             work,

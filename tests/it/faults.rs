@@ -153,10 +153,10 @@ fn worker_processes_report_past_a_full_file_system() {
         (2, &["iobench", "ctl", "--ignore-env", "--duration", "0.3s"]),
     ];
     for (files, args) in cases {
-        // the root, the work directory and the run's own files
+        // the root, the work directory, its owner marker and the run's own files
         let fs = small_fs!(
             "worker_processes_report_past_a_full_file_system",
-            &format!("size=64m,nr_inodes={}", 2 + files)
+            &format!("size=64m,nr_inodes={}", 3 + files)
         );
         let mut all = args.to_vec();
         let dir_flag = if args[0] == "bonnie" { "-d" } else { "--dir" };
@@ -192,7 +192,7 @@ fn a_worker_process_names_its_own_error() {
     for (files, args, file) in cases {
         let fs = small_fs!(
             "a_worker_process_names_its_own_error",
-            &format!("size=64m,nr_inodes={}", 2 + files)
+            &format!("size=64m,nr_inodes={}", 3 + files)
         );
         let mut all = args.to_vec();
         all.extend(["--dir", fs.path()]);
@@ -654,6 +654,23 @@ fn every_command_writes_a_failed_result_on_a_full_file_system() {
             r.json.as_ref().map_or(Value::Null, |v| v["error"].clone())
         );
         assert_failed_with_json(&all, &r, &["No space left on device", "not enough space"]);
+        // the space freed, the same run on the same file system passes
+        // (the survey's is the one long run: its rows are the commands
+        // above)
+        if args[0] != "survey" {
+            std::fs::remove_file(fs.mnt.join("filler")).unwrap();
+            let again = run_with_json(cwd.path(), &all);
+            assert_eq!(
+                again.code,
+                Some(0),
+                "the next iogauge {all:?}: {}",
+                again.stderr
+            );
+            let v = again.json.expect("a JSON result");
+            assert_eq!(v["complete"], true, "the next iogauge {all:?}: {v}");
+            let left: Vec<_> = std::fs::read_dir(&fs.mnt).unwrap().collect();
+            assert!(left.is_empty(), "the next iogauge {all:?} left {left:?}");
+        }
     }
 }
 
@@ -769,9 +786,9 @@ fn a_survey_that_runs_out_of_space_part_way_is_incomplete() {
         "size=300m"
     );
     let all = with_dir(&["survey", "--quick"], fs.path());
-    // the O_DIRECT probe and the first row's layout go through; its
-    // worker's open fills the file system
-    let r = match run_filled(cwd.path(), &fs, &all, When::Open(2)) {
+    // the O_DIRECT probe, the first row's owner marker and its layout go
+    // through; its worker's open fills the file system
+    let r = match run_filled(cwd.path(), &fs, &all, When::Open(3)) {
         Ok(r) => r,
         Err(why) => {
             eprintln!("SKIPPED a_survey_that_runs_out_of_space_part_way_is_incomplete: {why}");

@@ -12,6 +12,7 @@ mod compare;
 mod crash;
 mod depth;
 mod docs;
+mod faultfs;
 mod faults;
 mod ffsb;
 mod given_file;

@@ -3,6 +3,8 @@
 //! checking the result schema and its internal consistency, directory
 //! snapshots, and golden files with the volatile numbers masked.
 
+pub mod faultfs;
+
 use assert_cmd::Command;
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -327,6 +327,12 @@ fn collect_left(root: &Path, dir: &Path, out: &mut Vec<String>) {
 /// The file in every work directory that says which process owns it.
 pub const MARKER: &str = ".iogauge-owner";
 
+/// Files that mark a work directory as kept on purpose: a file set of
+/// `--verify --keep` (its manifest) and the directory of a `--verify-crash`
+/// run (its head), which the next run must leave for `--verify-only`.
+/// (The verify module names the same files; a test checks they agree.)
+pub const KEPT: [&str; 2] = ["iogauge-verify.json", "iogauge-crash.json"];
+
 /// The process that made a work directory: what its [`MARKER`] holds. A
 /// pid alone can be reused; with its start time (clock ticks after boot,
 /// field 22 of /proc/PID/stat) and the boot it was measured in, it names
@@ -449,6 +455,9 @@ pub fn clear_dead(parent: &Path) {
             continue;
         }
         let dir = e.path();
+        if KEPT.iter().any(|k| dir.join(k).exists()) {
+            continue;
+        }
         let Some(owner) = std::fs::read_to_string(dir.join(MARKER))
             .ok()
             .and_then(|t| Owner::parse(&t))

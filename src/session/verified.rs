@@ -107,3 +107,13 @@ pub fn write_file(
         .with_context(|| format!("cannot fsync {}", path.display()))?;
     Ok(Some(f))
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_runner_leaves_kept_directories_by_these_names() {
+        // runner::workdir cannot import the verify module; it lists the names
+        let names = [crate::verify::track::MANIFEST, crate::verify::crash::HEAD];
+        assert_eq!(names, crate::runner::workdir::KEPT);
+    }
+}

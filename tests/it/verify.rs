@@ -101,6 +101,29 @@ fn every_injected_corruption_is_found_with_its_kind_and_offset() {
     );
     assert_eq!(contents(&dir), before, "--verify-only changed the files");
 
+    // the next run in the same place leaves the kept set alone (its owner
+    // is gone, but the manifest says it was kept on purpose)
+    let out = iogauge()
+        .args([
+            "run",
+            "--dir",
+            p(d.path()),
+            "--ops",
+            "100",
+            "--unique-bytes",
+            "1M",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(kept(d.path()), dir);
+    assert_eq!(contents(&dir), before, "the next run touched the kept set");
+
     // the units' generations, from the manifest
     let m: Value =
         serde_json::from_slice(&std::fs::read(dir.join("iogauge-verify.json")).unwrap()).unwrap();

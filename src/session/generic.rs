@@ -816,7 +816,8 @@ pub fn run_generic_verified(
         base,
         verify,
     };
-    let dir = session.dir().to_path_buf();
+    // a run on the user's --file has no work directory (and no --verify)
+    let dir = verify.map(|_| session.dir().to_path_buf());
     let (mut result, outcome) = session.run_workers::<GenericRun>(
         rule,
         &payload,
@@ -825,8 +826,8 @@ pub fn run_generic_verified(
         progress,
     )?;
     result.set_figures(&figures(&result, &outcome.stats));
-    if let Some(v) = &verify {
-        result.verify = Some(gather_verified(spec, v, &dir, &outcome.extras)?);
+    if let (Some(v), Some(dir)) = (&verify, &dir) {
+        result.verify = Some(gather_verified(spec, v, dir, &outcome.extras)?);
     }
     Ok(result)
 }

@@ -168,6 +168,13 @@ impl Passthrough {
         s.paths.get(&ino.0).cloned().ok_or(Errno::ENOENT)
     }
 
+    /// The path of an open file, for the faults keyed on names; an open
+    /// file that was unlinked since (bonnie++ unlinks what its seekers
+    /// still use) has none, and its handle still works.
+    fn open_path(&self, ino: INodeNo) -> Result<PathBuf, Errno> {
+        Ok(self.path(ino).unwrap_or_default())
+    }
+
     fn ino(&self, path: &Path) -> u64 {
         let mut s = self.state.lock().unwrap();
         if let Some(&i) = s.inos.get(path) {
@@ -455,7 +462,7 @@ impl Filesystem for Passthrough {
         _lock_owner: Option<LockOwner>,
         reply: ReplyData,
     ) {
-        let r = self.path(ino).and_then(|p| {
+        let r = self.open_path(ino).and_then(|p| {
             if let Some(e) = self.fault(Op::Read, &p, Some((offset, u64::from(size)))) {
                 return Err(e);
             }
@@ -490,7 +497,7 @@ impl Filesystem for Passthrough {
         _lock_owner: Option<LockOwner>,
         reply: ReplyWrite,
     ) {
-        let r = self.path(ino).and_then(|p| {
+        let r = self.open_path(ino).and_then(|p| {
             if let Some(e) = self.fault(Op::Write, &p, Some((offset, data.len() as u64))) {
                 return Err(e);
             }
@@ -510,7 +517,7 @@ impl Filesystem for Passthrough {
         _lock_owner: LockOwner,
         reply: ReplyEmpty,
     ) {
-        match self.path(ino).map(|p| self.fault(Op::Flush, &p, None)) {
+        match self.open_path(ino).map(|p| self.fault(Op::Flush, &p, None)) {
             Ok(Some(e)) | Err(e) => reply.error(e),
             Ok(None) => reply.ok(),
         }
@@ -538,7 +545,7 @@ impl Filesystem for Passthrough {
         datasync: bool,
         reply: ReplyEmpty,
     ) {
-        let r = self.path(ino).and_then(|p| {
+        let r = self.open_path(ino).and_then(|p| {
             if let Some(e) = self.fault(Op::Fsync, &p, None) {
                 return Err(e);
             }

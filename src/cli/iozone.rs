@@ -59,6 +59,8 @@ pub struct Opts {
     // is about the children of one rank
     #[command(flatten)]
     pub cluster: super::common::ClusterArgs,
+    #[command(flatten)]
+    pub verify: super::verify::VerifyArgs,
 }
 
 /// [`Opts`] with IOzone's flag list as the help's epilogue.
@@ -184,6 +186,13 @@ impl Opts {
             self.repeat.cv_warn = late_opts.repeat.cv_warn;
         }
         self.check.check |= late_opts.check.check;
+        self.verify.verify |= late_opts.verify.verify;
+        self.verify.verify_crash |= late_opts.verify.verify_crash;
+        self.verify.verify_fatal |= late_opts.verify.verify_fatal;
+        self.verify.keep |= late_opts.verify.keep;
+        if given("verify_interval") {
+            self.verify.verify_interval = late_opts.verify.verify_interval;
+        }
         self.cluster.stonewall |= late_opts.cluster.stonewall;
         self.cluster.wear_out |= late_opts.cluster.wear_out;
         Ok(self)
@@ -311,6 +320,7 @@ pub fn main(a: Opts) -> Result<Status> {
         command_line: command_line(),
         allow_outside: a.allow_outside,
         plot: a.plot.clone(),
+        verify: a.verify.plan(),
     };
     run::check_remount(&cfg, &a.dir).map_err(UsageError)?;
     if a.check.check {
@@ -327,7 +337,10 @@ pub fn main(a: Opts) -> Result<Status> {
             .collect(),
         printed: Mutex::new(String::new()),
     };
-    let rep = exec::execute(&cfg, &x, &live)?;
+    let mut rep = exec::execute(&cfg, &x, &live)?;
+    if let Some(v) = rep.result.verify.clone() {
+        super::verify::add_metrics(&mut rep.result, &v);
+    }
     write_files(&a, &cfg, &rep, &x.command_line)?;
     // the report from the result: what was printed as the run went, and
     // the rest
@@ -346,6 +359,9 @@ pub fn main(a: Opts) -> Result<Status> {
         );
     };
     out.say(rest);
+    if let Some(v) = &rep.result.verify {
+        out.say(&v.render());
+    }
     out.say(&crate::report::warn::render(&rep.result));
     out.write(&rep.result)?;
     super::common::status_of(&out, &rep.result)

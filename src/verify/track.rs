@@ -332,15 +332,7 @@ impl Tracker {
         fatal: bool,
     ) -> Tracker {
         let per_file = geo.share / geo.unit;
-        let mut file_of = Vec::new();
-        for (i, f) in files.iter().enumerate() {
-            let n = f.0 as usize;
-            if file_of.len() <= n {
-                file_of.resize(n + 1, u32::MAX);
-            }
-            file_of[n] = i as u32;
-        }
-        Tracker {
+        let mut t = Tracker {
             counts: Section::new(geo.unit),
             pattern,
             geo,
@@ -348,11 +340,26 @@ impl Tracker {
             base: u64::from(writer) * geo.share,
             per_file,
             state: vec![UnitState::default(); (per_file * u64::from(geo.files)) as usize],
-            file_of,
+            file_of: Vec::new(),
             seq: 0,
             read_seq: vec![0; slots.max(1)],
             fatal,
             durable: None,
+        };
+        t.bind(files);
+        t
+    }
+
+    /// The files' ids, in file order, after they were opened again (a
+    /// benchmark that opens its file anew for each pass: IOzone).
+    pub fn bind(&mut self, files: &[FileId]) {
+        self.file_of.clear();
+        for (i, f) in files.iter().enumerate() {
+            let n = f.0 as usize;
+            if self.file_of.len() <= n {
+                self.file_of.resize(n + 1, u32::MAX);
+            }
+            self.file_of[n] = i as u32;
         }
     }
 

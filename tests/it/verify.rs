@@ -406,3 +406,95 @@ fn scientific_checks_every_unit_it_wrote() {
     ]);
     assert!(line.contains("whole units"), "{line}");
 }
+
+#[test]
+fn iozone_checks_every_record_of_every_pass() {
+    let d = work_dir();
+    // write, rewrite, read, reread, random read and write, backwards,
+    // record rewrite, stride, fread, pwrite and pread with their re-tests;
+    // --verify after IOzone's flags, as users put long options
+    let (v, text) = run_json(&[
+        "iozone",
+        "--dir",
+        p(d.path()),
+        "-i",
+        "0",
+        "-i",
+        "1",
+        "-i",
+        "2",
+        "-i",
+        "3",
+        "-i",
+        "4",
+        "-i",
+        "5",
+        "-i",
+        "7",
+        "-i",
+        "9",
+        "-i",
+        "10",
+        "-E",
+        "-s",
+        "1m",
+        "-r",
+        "64k",
+        "--verify",
+    ]);
+    check_result(&v);
+    let units = (1 << 20) / 4096;
+    // six write passes (write, rewrite, random write, record rewrite,
+    // pwrite, repwrite) and nine read passes, every record whole
+    assert_eq!(u64_at(&v, "verify.units_written"), 6 * units);
+    assert_eq!(u64_at(&v, "verify.units_checked"), 9 * units);
+    assert_eq!(u64_at(&v, "verify.mismatches"), 0);
+    assert_eq!(u64_at(&v, "metrics.verify_units_checked"), 9 * units);
+    assert!(
+        text.contains("Verify\n  unit 4096 B: 1536 written, 2304 checked, 0 mismatched"),
+        "{text}"
+    );
+    // at depth, O_DIRECT, with a unit of 8 KiB and the layout's file
+    let (v, _) = run_json(&[
+        "iozone",
+        "--dir",
+        p(d.path()),
+        "-i",
+        "1",
+        "-i",
+        "2",
+        "-s",
+        "1m",
+        "-r",
+        "16k",
+        "-I",
+        "-k",
+        "8",
+        "--verify",
+        "--verify-interval",
+        "8k",
+    ]);
+    assert_eq!(
+        u64_at(&v, "verify.units_written"),
+        2 * 128,
+        "layout and random write"
+    );
+    assert_eq!(u64_at(&v, "verify.units_checked"), 3 * 128);
+    assert_untouched(d.path());
+    for (args, says) in [
+        (&["-a"][..], "with -a, name the tests"),
+        (&["-i", "0", "-i", "6", "-s", "1m"][..], "leave out -i 6"),
+        (&["-t", "2", "-i", "0", "-s", "1m"][..], "throughput mode"),
+        (
+            &["-i", "0", "-s", "1m", "-r", "2k"][..],
+            "whole number of --verify-interval",
+        ),
+    ] {
+        let mut a = vec!["iozone", "--dir", p(d.path())];
+        a.extend_from_slice(args);
+        a.push("--verify");
+        let line = assert_usage_error(&a);
+        assert!(line.contains(says), "{args:?}: {line}");
+    }
+    assert_untouched(d.path());
+}

@@ -47,6 +47,9 @@ pub struct Exec<'a> {
     pub allow_outside: bool,
     /// `--plot`: where the heatmaps go (the plan records it).
     pub plot: Option<PathBuf>,
+    /// `--verify`: records written are made of checked units, records
+    /// read are checked.
+    pub verify: Option<crate::session::generic::VerifyPlan>,
 }
 
 /// What the caller hears while the run goes on (untimed): the run's
@@ -138,8 +141,18 @@ pub fn check(cfg: &Config, x: &Exec) -> Result<()> {
     setup_of(cfg, x)?.check()
 }
 
+/// What `--verify` refuses ([`run::check_verify`]), as a usage error.
+fn check_verify(cfg: &Config, x: &Exec) -> Result<()> {
+    if let Some(v) = &x.verify {
+        crate::session::generic::check_interval(v.unit)?;
+        run::check_verify(cfg, x.engine, v).map_err(UsageError)?;
+    }
+    Ok(())
+}
+
 /// What a run refuses of the files and the engine, then its set-up.
 fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
+    check_verify(cfg, x)?;
     let files = check_files(cfg, x.allow_outside).map_err(UsageError)?;
     let fake = x.engine.is_fake();
     EngineSpec::new(x.engine)
@@ -164,14 +177,17 @@ fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
         .data(inside)
         .fake(fake)
         .workers(workers, 2, throughput && !cfg.threads)
-        .config(Plan::new(
-            cfg,
-            &x.command_line,
-            x.engine,
-            x.queued.filter(|_| cfg.async_io.is_some()),
-            x.settle.as_secs_f64(),
-            x.plot.clone(),
-        ));
+        .config(Plan {
+            verify: x.verify,
+            ..Plan::new(
+                cfg,
+                &x.command_line,
+                x.engine,
+                x.queued.filter(|_| cfg.async_io.is_some()),
+                x.settle.as_secs_f64(),
+                x.plot.clone(),
+            )
+        });
     for (d, n) in outside {
         setup = setup.also(&d, n);
     }
@@ -233,7 +249,7 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
         });
     }
     let status = |s: &str| hooks.status(s);
-    let o = run::run_live(cfg, &dir, x.engine, x.queued, &status, &mut |r| {
+    let o = run::run_live(cfg, &dir, x.engine, x.queued, x.verify, &status, &mut |r| {
         hooks.row(r)
     })?;
     let mut whole = WorkerStats::default();
@@ -259,6 +275,7 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
         machine: Default::default(),
     };
     let mut result = session.finish(&merged);
+    result.verify = o.verify.clone();
     single_figures(&mut figures, cfg, &o);
     result.set_figures(&figures);
     Ok(Report {

@@ -47,6 +47,9 @@ pub struct Plan {
     pub settle_s: f64,
     /// `--plot`: where the heatmaps go.
     pub plot: Option<PathBuf>,
+    /// `--verify`: the unit, and whether a mismatch stops the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<crate::session::generic::VerifyPlan>,
 }
 
 impl Plan {
@@ -67,6 +70,7 @@ impl Plan {
             async_engine,
             settle_s,
             plot,
+            verify: None,
         }
     }
 }

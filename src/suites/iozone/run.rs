@@ -113,6 +113,10 @@ use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind, WorkerStats};
 use crate::runner::Io;
 use crate::runner::{self, Ctx, NoProgress, StopRule, Tx, Worker, signals};
+use crate::session::generic::VerifyPlan;
+use crate::session::verified::CheckedSource;
+use crate::verify::Pattern;
+use crate::verify::track::{Geometry, Section, Tracker};
 use crate::workload::mt64::Mt64;
 
 /// The engine of IOzone's lseek + read/write tests.
@@ -159,6 +163,8 @@ pub struct Outcome {
     /// How the engine of the passes was set up (io_uring's ring under
     /// `-H`/`-k`), from the first pass that says.
     pub engine_mode: Option<String>,
+    /// `--verify`: what was written and checked over every cell.
+    pub verify: Option<Section>,
 }
 
 /// Which engine a test uses.
@@ -188,26 +194,82 @@ pub fn run(
     engine: Choice,
     progress: &dyn Fn(&str),
 ) -> Result<Outcome> {
-    run_live(config, dir, engine, None, progress, &mut |_| {})
+    run_live(config, dir, engine, None, None, progress, &mut |_| {})
 }
 
 /// [`run`], handing each cell's row to `on_row` as soon as the cell is
 /// done (IOzone prints its table a line at a time). With `-H`/`-k` the
-/// lseek + read/write tests run on `queued` at the config's depth.
+/// lseek + read/write tests run on `queued` at the config's depth. With
+/// `verify` (`--verify`, refused where [`check_verify`] says) every
+/// record written is made of checked units and every record read is
+/// checked.
 pub fn run_live(
     config: &Config,
     dir: &Path,
     engine: Choice,
     queued: Option<Choice>,
+    verify: Option<VerifyPlan>,
     progress: &dyn Fn(&str),
     on_row: &mut dyn FnMut(&Row),
 ) -> Result<Outcome> {
+    if let Some(v) = &verify {
+        check_verify(config, engine, v).map_err(|e| anyhow!(e))?;
+    }
     let fake = engine.is_fake();
     let mut make = |role: Role, need: Need| match (role, queued, config.async_io) {
         (Role::Main, Some(q), Some(a)) => make_queued(q, a.depth, need),
         _ => make_io(engine, role, need),
     };
-    run_with(config, dir, fake, &mut make, progress, on_row)
+    run_with(config, dir, fake, verify, &mut make, progress, on_row)
+}
+
+/// The pattern seed of `--verify` (IOzone's run has no seed of its own).
+const VERIFY_SEED: u64 = 0x10_2011e;
+
+/// What `--verify` cannot check in an IOzone run, refused before it
+/// starts: the message names what to change.
+pub fn check_verify(config: &Config, engine: Choice, v: &VerifyPlan) -> Result<(), String> {
+    if v.keep {
+        return Err("--keep: iozone removes its files (IOzone's -w keeps them); keep a verified file set with 'iogauge run --verify --keep'".into());
+    }
+    if v.crash {
+        return Err("--verify-crash works on 'iogauge run' only; use --verify here".into());
+    }
+    if engine.is_fake() {
+        return Err(format!(
+            "--verify: engine '{}' does no I/O, so there is nothing to check",
+            engine.name()
+        ));
+    }
+    if config.mode() == Mode::Throughput {
+        return Err("--verify: throughput mode (-t) is not verified yet; run the same tests without -t, or verify with 'iogauge run --verify -p N'".into());
+    }
+    for t in config.tests_to_run() {
+        if let Test::Fwrite | Test::Pwritev | Test::Preadv = t {
+            return Err(format!(
+                "--verify: test {} ({}) writes or reads through buffers of its own, which are not verified; {}",
+                t.number(),
+                t.name(),
+                if config.mode() == Mode::Auto {
+                    "with -a, name the tests to run (e.g. -a -i 0 -i 1 -i 2 -i 3 -i 4 -i 5 -i 7 -i 9 -i 10)".to_string()
+                } else {
+                    format!("leave out -i {}", t.number())
+                }
+            ));
+        }
+    }
+    for rec_kb in grid::runs(config)
+        .iter()
+        .flat_map(|r| r.records_kb.iter().copied())
+    {
+        if (rec_kb * 1024) % v.unit != 0 {
+            return Err(format!(
+                "--verify: records of {rec_kb} kB are not a whole number of --verify-interval units ({} B); give a smaller --verify-interval or larger records (-r, -y)",
+                v.unit
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The engine of the asynchronous passes (`-H`/`-k`): `choice` keeping
@@ -238,6 +300,7 @@ fn run_with(
     config: &Config,
     dir: &Path,
     fake: bool,
+    verify: Option<VerifyPlan>,
     make: &mut Make,
     progress: &dyn Fn(&str),
     on_row: &mut dyn FnMut(&Row),
@@ -297,8 +360,11 @@ fn run_with(
         },
         out: Outcome {
             table: table_of(config),
+            verify: verify.map(|v| Section::new(v.unit)),
             ..Outcome::default()
         },
+        verify,
+        tracker: None,
         progress,
         on_row,
     };
@@ -434,6 +500,10 @@ struct Runner<'a> {
     /// `cputime_res`).
     cpu_res_s: f64,
     out: Outcome,
+    /// `--verify`: the plan, and what is known of every unit of the
+    /// cell's file (a new tracker for each cell).
+    verify: Option<VerifyPlan>,
+    tracker: Option<Box<Tracker>>,
     progress: &'a dyn Fn(&str),
     on_row: &'a mut dyn FnMut(&Row),
 }
@@ -497,12 +567,24 @@ impl Runner<'_> {
             // IOzone: sync(); sync(); before each cell
             rustix::fs::sync();
         }
+        self.tracker = self.verify.map(|v| {
+            let geo = Geometry {
+                unit: v.unit,
+                files: 1,
+                file_size: cell.bytes(),
+                workers: 1,
+                share: cell.bytes(),
+            };
+            let pattern = Pattern::new(VERIFY_SEED, v.unit as usize);
+            let slots = self.cfg.async_io.map_or(1, |a| usize::from(a.depth));
+            Box::new(Tracker::new(geo, pattern, 0, &[], slots, v.fatal))
+        });
         let mut flow = Flow::Continue(());
         if !tests.contains(&Test::Write) {
             (self.progress)(&format!(
                 "{file_kb} kB file, {rec_kb} kB records: writing the file (untimed)"
             ));
-            if let Err(e) = layout(&mut self.main, cell) {
+            if let Err(e) = layout(&mut self.main, cell, self.tracker.as_deref_mut()) {
                 flow = self.stop(e);
             }
         }
@@ -522,6 +604,9 @@ impl Runner<'_> {
                     break;
                 }
             }
+        }
+        if let (Some(t), Some(all)) = (self.tracker.take(), self.out.verify.as_mut()) {
+            all.merge(&t.counts);
         }
         if !self.cfg.keep_files {
             match self.main.unlink(cell.path) {
@@ -778,6 +863,10 @@ impl Runner<'_> {
         let file = engine
             .open(c.path, p.how)
             .with_context(|| format!("{}: cannot open", col.name()))?;
+        if let Some(t) = self.tracker.as_deref_mut() {
+            t.bind(&[file]);
+        }
+        let tracker = self.tracker.as_deref_mut();
         if p.pre_fsync
             && let Err(e) = engine::untimed(|| engine.exec(Req::fsync(file)))
         {
@@ -799,6 +888,7 @@ impl Runner<'_> {
             cell: c,
             purge: self.purge.as_mut(),
             buf,
+            tracker,
         };
         let o = runner::run(StopRule::default(), vec![ByRef(&mut w)], &NoProgress);
         let after = w.finish_untimed();
@@ -932,32 +1022,47 @@ pub(super) fn pass_kinds(write: bool) -> &'static [OpKind] {
     }
 }
 
-/// Write the cell's file untimed, for tests run without `-i 0`.
-fn layout(e: &mut Io, c: Cell) -> Result<()> {
+/// Write the cell's file untimed, for tests run without `-i 0` (with
+/// `--verify`, of checked units).
+fn layout(e: &mut Io, c: Cell, tracker: Option<&mut Tracker>) -> Result<()> {
     match e.unlink(c.path) {
         Err(err) if err.kind() != io::ErrorKind::NotFound => {
             bail!("writing {} (untimed): unlink: {err}", c.path.display())
         }
         _ => {}
     }
-    write_untimed(e, c, OpenHow::CREATE)
+    write_untimed(e, c, OpenHow::CREATE, tracker)
 }
 
-/// Open the cell's file `how`, write its records, fsync and close it,
-/// all untimed.
-pub(super) fn write_untimed(e: &mut Io, c: Cell, how: OpenHow) -> Result<()> {
+/// Open the cell's file `how`, write its records (with a tracker, made of
+/// its checked units), fsync and close it, all untimed.
+pub(super) fn write_untimed(
+    e: &mut Io,
+    c: Cell,
+    how: OpenHow,
+    mut tracker: Option<&mut Tracker>,
+) -> Result<()> {
     let ctx = |what: &str, err: io::Error| {
         anyhow!("writing {} (untimed): {what}: {err}", c.path.display())
     };
     let f = e.open(c.path, how).map_err(|err| ctx("open", err))?;
+    if let Some(t) = tracker.as_deref_mut() {
+        t.bind(&[f]);
+    }
     let r = engine::untimed(|| -> Result<()> {
         for i in 0..c.numrecs {
             let off = i * u64::from(c.reclen);
             let req = Req::write(f, off, c.reclen);
+            if let Some(t) = tracker.as_deref_mut() {
+                t.fill(&req, e.buf_mut(0));
+            }
             let done = e.exec(req).map_err(|err| ctx("write", err))?;
             if done.bytes != u64::from(c.reclen) {
                 e.finish_write(req, done.bytes)
                     .map_err(|err| ctx("write", err))?;
+            }
+            if let Some(t) = tracker.as_deref_mut() {
+                t.done(&done);
             }
         }
         e.exec(Req::fsync(f)).map_err(|err| ctx("fsync", err))?;
@@ -1049,6 +1154,9 @@ struct Pass<'a> {
     purge: Option<&'a mut Purge>,
     /// The engine's record buffer (slot 0), for the purge.
     buf: usize,
+    /// `--verify`: records written are made of checked units, records
+    /// read are checked.
+    tracker: Option<&'a mut Tracker>,
 }
 
 impl Pass<'_> {
@@ -1130,6 +1238,7 @@ impl Worker for Pass<'_> {
             cell,
             purge,
             buf,
+            tracker,
         } = self;
         let Cell {
             reclen, numrecs, ..
@@ -1150,7 +1259,17 @@ impl Worker for Pass<'_> {
                 col: *col,
                 cell: *cell,
             };
-            engine.drive(ctx, &mut records)?;
+            match tracker.as_deref_mut() {
+                Some(t) => engine.drive(
+                    ctx,
+                    &mut CheckedSource {
+                        inner: &mut records,
+                        tracker: t,
+                        journal: None,
+                    },
+                )?,
+                None => engine.drive(ctx, &mut records)?,
+            }
             if records.issued < numrecs {
                 // stopped
                 return Ok(());
@@ -1168,6 +1287,9 @@ impl Worker for Pass<'_> {
             i += 1;
             if let Some(p) = purge.as_deref_mut() {
                 p.evict(*buf, reclen);
+            }
+            if let Some(t) = tracker.as_deref_mut() {
+                t.fill(&req, tx.io.buf_mut(0));
             }
             let c = match tx.exec_unrecorded(req) {
                 Ok(c) => c,
@@ -1195,6 +1317,12 @@ impl Worker for Pass<'_> {
                 tx.io
                     .finish_write(req, c.bytes)
                     .map_err(|e| cell.fail(*col, "writing", e))?;
+            }
+            if let Some(t) = tracker.as_deref_mut() {
+                t.done(&c);
+                if req.kind == OpKind::Read {
+                    t.check(&c, tx.io.buf_mut(0))?;
+                }
             }
             Ok(true)
         })?;
@@ -1561,7 +1689,16 @@ mod tests {
                 )
             }))
         };
-        let out = run_with(&cfg, dir.path(), false, &mut make, &|_| {}, &mut |_| {}).unwrap();
+        let out = run_with(
+            &cfg,
+            dir.path(),
+            false,
+            None,
+            &mut make,
+            &|_| {},
+            &mut |_| {},
+        )
+        .unwrap();
         assert!(out.complete, "{line}: {:?}", out.error);
         let log = log.lock().unwrap().clone();
         Ran { out, log, dir }
@@ -1607,6 +1744,83 @@ mod tests {
     }
 
     const SMALL: &str = "-s 64k -r 4k";
+
+    /// `--verify` through every engine path of a pass (one at a time,
+    /// and -H's queue): a write the device drops is found stale, a read
+    /// it sends to the wrong record is found misdirected, each at its
+    /// offset, and nothing else is reported.
+    #[test]
+    fn verify_finds_a_lost_write_and_a_misdirected_read() {
+        use crate::verify::Kind;
+        for line in ["-i 0 -i 1 -s 256k -r 16k", "-i 0 -i 1 -s 256k -r 16k -H 4"] {
+            let cfg = config(line);
+            let dir = tempfile::tempdir().unwrap();
+            let plan = VerifyPlan {
+                unit: 4096,
+                fatal: false,
+                keep: false,
+                crash: false,
+            };
+            let writes = Arc::new(Mutex::new(0u32));
+            let mut make = |role: Role, need: Need| -> Result<Io> {
+                let writes = Arc::clone(&writes);
+                let io = match (role, cfg.async_io) {
+                    (Role::Main, Some(a)) => make_queued(Choice::LIBAIO, a.depth, need)?,
+                    _ => make_io(Choice::SYNC, role, need)?,
+                };
+                Ok(io.wrap(move |inner| {
+                    Box::new(Intercept::new(inner, move |mut req: Req| {
+                        match req.kind {
+                            OpKind::Write => {
+                                let mut n = writes.lock().unwrap();
+                                *n += 1;
+                                // the rewrite's record 3 never reaches the
+                                // disk: the file keeps the write pass's
+                                if *n == 16 + 4 {
+                                    req.kind = OpKind::Read;
+                                }
+                            }
+                            // the reread's record 9 comes from record 10
+                            OpKind::Read if req.offset == 9 * 16384 => {
+                                let n = writes.lock().unwrap();
+                                if *n == 32 {
+                                    drop(n);
+                                    req.offset = 10 * 16384;
+                                }
+                            }
+                            _ => {}
+                        }
+                        Ok(req)
+                    }))
+                }))
+            };
+            let out = run_with(
+                &cfg,
+                dir.path(),
+                false,
+                Some(plan),
+                &mut make,
+                &|_| {},
+                &mut |_| {},
+            )
+            .unwrap();
+            assert!(out.complete, "{line}: {:?}", out.error);
+            let v = out.verify.unwrap();
+            assert_eq!(v.units_written, 2 * 64, "{line}");
+            // four units of record 3 stale in the read and the reread, four
+            // of record 9 misdirected in one of them
+            assert_eq!(v.by_kind.get(Kind::Stale), 8, "{line}: {v:?}");
+            assert!(v.by_kind.get(Kind::Misdirected) >= 4, "{line}: {v:?}");
+            for m in &v.first {
+                let rec = m.offset / 16384;
+                match m.kind {
+                    Kind::Stale => assert_eq!(rec, 3, "{line}: {m}"),
+                    Kind::Misdirected => assert_eq!(rec, 9, "{line}: {m}"),
+                    _ => panic!("{line}: {m}"),
+                }
+            }
+        }
+    }
 
     #[test]
     fn write_and_rewrite_issue_a_write_per_record() {

@@ -480,7 +480,7 @@ impl<K: Engines> Parent<'_, K> {
                 truncate: false,
                 ..OpenHow::CREATE
             };
-            write_untimed(&mut e, cell, how)?;
+            write_untimed(&mut e, cell, how, None)?;
         }
         Ok(())
     }

@@ -229,6 +229,14 @@ impl Section {
                 "  not checked: {} raced with a write in flight, {} past a short read, {} unknown (a write in flight when the run stopped)",
                 n.raced, n.short_read, n.unknown
             );
+            let read = self.units_checked + n.raced + n.short_read;
+            if read > 0 {
+                let _ = writeln!(
+                    s,
+                    "  judged: {:.1} % of the units read",
+                    100.0 * self.units_checked as f64 / read as f64
+                );
+            }
         }
         if let Some(c) = &self.crash {
             s.push_str(&c.render());
@@ -777,6 +785,29 @@ mod tests {
             workers: 2,
             share: 8 * U,
         }
+    }
+
+    #[test]
+    fn the_text_says_what_share_of_the_units_read_was_judged() {
+        let mut s = Section::new(U);
+        s.units_written = 10;
+        s.units_checked = 75;
+        s.not_checked.raced = 20;
+        s.not_checked.short_read = 5;
+        let text = s.render();
+        assert!(
+            text.contains(
+                "  not checked: 20 raced with a write in flight, 5 past a short read, 0 unknown"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("  judged: 75.0 % of the units read\n"),
+            "{text}"
+        );
+        // all judged: no line of either
+        s.not_checked = NotChecked::default();
+        assert!(!s.render().contains("judged"));
     }
 
     fn tracker(writer: u32) -> Tracker {

@@ -487,7 +487,7 @@ impl GenericWorker {
         let mut io = Io::new(&setup.spec(), 1, max, spec.seed ^ index as u64)?;
         let mut files = Vec::with_capacity(paths.len());
         for p in paths {
-            files.push(io.open(p, how)?);
+            files.push(io.open(p, how).context("cannot open")?);
         }
         let mut generator = Generator::new(spec, index).map_err(UsageError)?;
         generator.set_sizes(spec.clipped().map_err(UsageError)?);

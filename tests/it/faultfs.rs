@@ -113,6 +113,10 @@ fn op_words(op: Op) -> &'static [&'static str] {
         Op::Read => &["read"],
         Op::Write => &["write", "writing", "closing"],
         Op::Fsync => &["fsync", "sync of"],
+        Op::Open => &["open"],
+        Op::Create => &["creat", "open"],
+        Op::Mkdir => &["mkdir", "director"],
+        Op::Rename => &["rename"],
         _ => &[],
     }
 }
@@ -258,6 +262,45 @@ fn enospc_mid_write_at_depth_8_fails_cleanly() {
     // it had measured writes before the failure
     assert!(u64_at(v, "summary.ops") > 0, "{v}");
     assert_next_run_passes(&fs, cwd.path(), &args);
+}
+
+/// Failures of the name space, each where a benchmark meets it in its
+/// run: an open of a laid-out file (run's worker), a create among
+/// PostMark's transactions, a mkdir of FFSB's file set, a rename of FFSB's
+/// metaop. Each fails cleanly and the next run passes.
+#[test]
+fn open_create_mkdir_and_rename_failures_fail_cleanly() {
+    let fs = fault_fs!("open_create_mkdir_and_rename_failures_fail_cleanly");
+    let cwd = tempfile::tempdir().unwrap();
+    inputs(cwd.path(), fs.path());
+    let meta = "time=1\n[filesystem0]\n\tlocation = /mnt/ffsb\n\tnum_files = 10\n\
+                \tmin_filesize = 4k\n\tmax_filesize = 4k\n[end0]\n[threadgroup0]\n\
+                \tnum_threads = 1\n\tmetaop_weight = 1\n\tread_weight = 1\n\
+                \tread_size = 4k\n\tread_blocksize = 4k\n[end0]\n";
+    std::fs::write(cwd.path().join("meta.prof"), meta).unwrap();
+    let cases: [(&[&str], Fault); 4] = [
+        (
+            &["run", "--unique-bytes", "1M", "--duration", "0.3s"],
+            Fault::new(Op::Open, libc::EIO),
+        ),
+        (
+            &["postmark", "pm.pmrc"],
+            Fault::new(Op::Create, libc::EIO).after(60),
+        ),
+        (
+            &["ffsb", "ffsb.prof", "--time", "1s"],
+            Fault::new(Op::Mkdir, libc::EIO).named("meta"),
+        ),
+        (&["ffsb", "meta.prof"], Fault::new(Op::Rename, libc::EIO)),
+    ];
+    for (args, fault) in cases {
+        let op = fault.op;
+        fs.clear();
+        fs.arm(fault);
+        let r = run_in(cwd.path(), args, fs.path());
+        assert_failed_cleanly(&fs, args, op, "Input/output error", &r);
+        assert_next_run_passes(&fs, cwd.path(), args);
+    }
 }
 
 /// The work directory cannot be removed (every unlink fails): the run says

@@ -866,16 +866,16 @@ fn fresh(fs: &FileSystem, st: &FsState) -> Result<(), Halt> {
     )
     .map_err(|e| failed("write", &marker, e))?;
     let data = loc.join("data");
-    std::fs::create_dir(&data).map_err(|e| failed("create", &data, e))?;
+    std::fs::create_dir(&data).map_err(|e| failed("create directory", &data, e))?;
     let mut buf = Vec::new();
     for k in 0..fs.num_dirs {
         st.data.dir_path(&mut buf, k);
         let d = Path::new(OsStr::from_bytes(&buf));
-        std::fs::create_dir(d).map_err(|e| failed("create", d, e))?;
+        std::fs::create_dir(d).map_err(|e| failed("create directory", d, e))?;
     }
     st.data.set_dirs(fs.num_dirs);
     let meta = loc.join("meta");
-    std::fs::create_dir(&meta).map_err(|e| failed("create", &meta, e))?;
+    std::fs::create_dir(&meta).map_err(|e| failed("create directory", &meta, e))?;
     Ok(())
 }
 

@@ -17,7 +17,7 @@
 # The mutation mode:
 # Each parser gets N mutated inputs (default 1000): the shipped and fixture
 # inputs (PostMark configuration files, IOBENCH control and spectrum files,
-# FFSB profiles, IOzone flag lines, LADDIS mix files, a selfscale model)
+# FFSB profiles, fio job files (`fio --parse-only`), IOzone flag lines, LADDIS mix files, a selfscale model)
 # and typical size, duration and rate values, each changed one to four
 # times at random: bits flipped, control bytes inserted (CR, LF, ESC, NUL,
 # DEL, U+2028, U+202E, bytes that are not UTF-8), numbers replaced by huge,
@@ -161,6 +161,13 @@ def parsers():
                    "write_size=", "read_blocksize=", "size_weight 4k", "msec_range 1 2",
                    "directio=1", "bindfs=", "op_delay=", "alignio=1", "k", "MB", "g"],
             cmd=lambda f, d: [BIN, "ffsb", f, "--location", d, "--check"]),
+        "fio-job": dict(
+            seeds=files("tests/fixtures/fio/parse/*.fio"), ext="fio",
+            words=["[global]", "[job]", "include", "bs=", "rw=randread", "size=", "numjobs=",
+                   "ioengine=", "iodepth=", "runtime=", "time_based", "stonewall", "new_group",
+                   "wait_for=", "bssplit=", "bsrange=", "rate=", "${HOME}", "$ncpus",
+                   "$pagesize", "(2*1024)", "k", "KiB", "m", "%", "ms", ":", ",", "-", ";", "#"],
+            cmd=lambda f, d: [BIN, "fio", "--parse-only", f]),
         "iozone": dict(
             seeds=[[a.encode() for a in l.split()] for l in IOZONE_LINES], ext=None,
             words=["-a", "-A", "-i", "-s", "-r", "-t", "-T", "-F", "-f", "-R", "-b", "-e", "-I",

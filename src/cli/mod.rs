@@ -14,6 +14,7 @@ mod common;
 mod compare;
 mod engines;
 mod ffsb;
+mod fio;
 mod iobench;
 mod iostone;
 mod iozone;
@@ -59,6 +60,7 @@ pub const COMMANDS: &[Entry] = &[
     tool::<scale::Args>("scale", "Throughput against response time: a workload (any with a load point: run, tpcb, laddis) at rising load, closed or open loop, its knee, the best throughput under a response-time constraint, the Universal Scalability Law.", "docs/scale.md"),
     bench::<selfscale::Args>("selfscale", "Chen & Patterson's self-scaling benchmark: finds the performance regions and focal points by itself and models throughput.", "docs/selfscale.md", survey_of("selfscale")),
     tool::<selfscale::PredictArgs>("predict", "Predict the throughput of workloads from a selfscale model (the product of its single-parameter curves).", "docs/selfscale.md"),
+    tool::<fio::Args>("fio", "fio's job files and --name=… --rw=… command lines, read as fio reads them; --parse-only shows each job resolved, with where every value came from.", "docs/fio.md"),
     tool::<compare::Args>("compare", "Compare two results or two --repeat series metric by metric: change, significance (Welch's t-test or a block bootstrap), and an exit code for CI (--fail-if-slower).", "docs/compare.md"),
     tool::<report::Args>("report", "Make one self-contained HTML page of saved results (and fio's JSON output): headline figures, classic reports, latency percentiles, throughput over time, graphs; several runs side by side.", "docs/report.md"),
     tool::<show::Args>("show", "Print a saved result's report again (from --json), as the benchmark printed it.", "docs/measurement.md"),

@@ -23,6 +23,7 @@
 //! - [`corpus_replays`]: every file in that corpus, on every `cargo test`.
 
 pub mod ffsb;
+pub mod fio;
 pub mod iobench;
 pub mod iozone;
 pub mod laddis;
@@ -59,6 +60,7 @@ pub const TARGETS: &[Target] = &[
     iobench::CONTROL,
     iobench::SPECTRUM,
     ffsb::TARGET,
+    fio::TARGET,
     iozone::TARGET,
     laddis::TARGET,
     model::TARGET,
@@ -406,6 +408,10 @@ mod tests {
     #[test]
     fn short_ffsb() {
         short("ffsb", 300);
+    }
+    #[test]
+    fn short_fio_job() {
+        short("fio-job", 300);
     }
     #[test]
     fn short_iozone() {

@@ -9,6 +9,7 @@ pub mod bonnie;
 pub mod classic;
 pub mod curve;
 pub mod ffsb;
+pub mod fio;
 pub mod iobench;
 pub mod iozone;
 pub mod laddis;

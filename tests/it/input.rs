@@ -487,6 +487,7 @@ fn corpus_command(parser: &str, case: &Path, dir: &Path) -> Vec<String> {
         "iobench-control" => s(&["iobench", &f, "--check", "--ignore-env", "--dir", &d]),
         "iobench-spectrum" => s(&["iobench", "--spectrum", &f, "--check", "--ignore-env"]),
         "ffsb" => s(&["ffsb", &f, "--location", &d, "--check"]),
+        "fio-job" => s(&["fio", "--parse-only", &f]),
         "iozone" => s(&["iozone", "--dir", &d, "--check"]),
         "laddis-mix" => s(&["laddis", "--mix", &f, "--check", "--dir", &d]),
         "model" => s(&["predict", &f, "--workload", "uniqueBytes=2M"]),

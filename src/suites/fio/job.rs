@@ -1,0 +1,1189 @@
+//! One fio job, typed: each option of a job file or command line that
+//! iogauge takes, read into its value (sizes in bytes, times in
+//! nanoseconds, enums for `rw` and `ioengine`, rates per direction) with
+//! the place it was set, and fio's default where it was not.
+//!
+//! [`Job::apply`] takes one `name[=value]` as fio's option table would;
+//! the job-file reader ([`super::jobfile`]) calls it in the order fio
+//! does and turns its refusals into `FILE:LINE:` messages.
+
+use super::names;
+use super::value::{self, KB_BASE, SizeOrPct, TimeUnit};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Where a value was set: a line of a job file, or an argument of the
+/// command line (`line` is then its position, from 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Place {
+    pub file: String,
+    pub line: usize,
+}
+
+/// The `file` of a value given on the command line.
+pub const COMMAND_LINE: &str = "command line";
+
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.file == COMMAND_LINE {
+            write!(f, "command line, argument {}", self.line)
+        } else {
+            write!(f, "{}:{}", self.file, self.line)
+        }
+    }
+}
+
+impl Serialize for Place {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// A value per data direction, in fio's order: read, write, trim.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Dir<T> {
+    pub read: T,
+    pub write: T,
+    pub trim: T,
+}
+
+impl<T: Clone> Dir<T> {
+    pub fn all(v: T) -> Self {
+        Dir {
+            read: v.clone(),
+            write: v.clone(),
+            trim: v,
+        }
+    }
+    fn set(&mut self, d: usize, v: T) {
+        match d {
+            0 => self.read = v,
+            1 => self.write = v,
+            _ => self.trim = v,
+        }
+    }
+}
+
+/// fio's `rw`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RwKind {
+    Read,
+    Write,
+    Trim,
+    RandRead,
+    RandWrite,
+    RandTrim,
+    /// `rw` or `readwrite`: mixed sequential reads and writes.
+    ReadWrite,
+    RandRw,
+    /// Sequential trims, each followed by a write of the same blocks.
+    TrimWrite,
+}
+
+impl RwKind {
+    const ALL: [(&'static str, RwKind); 10] = [
+        ("read", RwKind::Read),
+        ("write", RwKind::Write),
+        ("trim", RwKind::Trim),
+        ("randread", RwKind::RandRead),
+        ("randwrite", RwKind::RandWrite),
+        ("randtrim", RwKind::RandTrim),
+        ("rw", RwKind::ReadWrite),
+        ("readwrite", RwKind::ReadWrite),
+        ("randrw", RwKind::RandRw),
+        ("trimwrite", RwKind::TrimWrite),
+    ];
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("read", |(n, _)| n)
+    }
+    pub fn is_random(self) -> bool {
+        matches!(
+            self,
+            RwKind::RandRead | RwKind::RandWrite | RwKind::RandTrim | RwKind::RandRw
+        )
+    }
+}
+
+/// `rw` with its `:N` suffix: on a random pattern, the number of I/Os
+/// before a new random offset (fio's `ddir_seq_nr`, 1 by default); on a
+/// sequential one, the bytes skipped after each I/O (`ddir_seq_add`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Rw {
+    pub kind: RwKind,
+    pub seq_nr: u32,
+    /// Negative: backwards (`rw=read:-8k`).
+    pub seq_add: i64,
+}
+
+impl fmt::Display for Rw {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.kind.name())?;
+        if self.kind.is_random() && self.seq_nr != 1 {
+            write!(f, ":{}", self.seq_nr)?;
+        } else if !self.kind.is_random() && self.seq_add != 0 {
+            write!(f, ":{}", self.seq_add)?;
+        }
+        Ok(())
+    }
+}
+
+/// The engines a job file may name that iogauge runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IoEngine {
+    Psync,
+    Sync,
+    Pvsync,
+    Pvsync2,
+    #[serde(rename = "io_uring")]
+    IoUring,
+    Libaio,
+    Mmap,
+    Null,
+}
+
+impl IoEngine {
+    const ALL: [(&'static str, IoEngine); 8] = [
+        ("psync", IoEngine::Psync),
+        ("sync", IoEngine::Sync),
+        ("pvsync", IoEngine::Pvsync),
+        ("pvsync2", IoEngine::Pvsync2),
+        ("io_uring", IoEngine::IoUring),
+        ("libaio", IoEngine::Libaio),
+        ("mmap", IoEngine::Mmap),
+        ("null", IoEngine::Null),
+    ];
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("psync", |(n, _)| n)
+    }
+    /// The engines that keep several I/Os in flight (iodepth > 1 counts).
+    pub fn is_async(self) -> bool {
+        matches!(self, IoEngine::IoUring | IoEngine::Libaio)
+    }
+}
+
+/// `rate_process`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RateProcess {
+    Linear,
+    Poisson,
+}
+
+/// One block size of a `bssplit` and its share in percent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct BsShare {
+    pub bs: u64,
+    pub percent: u32,
+}
+
+/// fio's `verify` methods.
+pub const VERIFY_METHODS: &[&str] = &[
+    "0",
+    "md5",
+    "crc64",
+    "crc32",
+    "crc32c-intel",
+    "crc32c",
+    "crc16",
+    "crc7",
+    "sha1",
+    "sha256",
+    "sha512",
+    "sha3-224",
+    "sha3-256",
+    "sha3-384",
+    "sha3-512",
+    "xxhash",
+    "meta",
+    "pattern",
+    "pattern_hdr",
+    "null",
+];
+
+/// Options whose name is another's (fio's aliases), and the option they
+/// are.
+const ALIASES: &[(&str, &str)] = &[
+    ("readwrite", "rw"),
+    ("blocksize", "bs"),
+    ("blocksize_range", "bsrange"),
+    ("fileoffset", "offset"),
+    ("iodepth_batch_submit", "iodepth_batch"),
+    ("iodepth_batch_complete", "iodepth_batch_complete_min"),
+    ("nr_files", "nrfiles"),
+    ("timeout", "runtime"),
+    ("allrandrepeat", "randrepeat"),
+    ("wait_for_previous", "stonewall"),
+];
+
+/// Every option iogauge takes, by its fio name (aliases in [`ALIASES`];
+/// `buffered` sets `direct`). The order is the one `--parse-only` prints.
+pub const SUPPORTED: &[&str] = &[
+    "description",
+    "kb_base",
+    "rw",
+    "rwmixread",
+    "rwmixwrite",
+    "bs",
+    "bsrange",
+    "bssplit",
+    "size",
+    "filesize",
+    "nrfiles",
+    "filename",
+    "directory",
+    "offset",
+    "offset_increment",
+    "ioengine",
+    "iodepth",
+    "iodepth_batch",
+    "iodepth_batch_complete_min",
+    "iodepth_batch_complete_max",
+    "iodepth_low",
+    "direct",
+    "buffered",
+    "thread",
+    "numjobs",
+    "runtime",
+    "time_based",
+    "ramp_time",
+    "loops",
+    "rate",
+    "rate_iops",
+    "rate_process",
+    "thinktime",
+    "thinktime_spin",
+    "thinktime_blocks",
+    "fsync",
+    "fdatasync",
+    "end_fsync",
+    "random_distribution",
+    "norandommap",
+    "randrepeat",
+    "randseed",
+    "verify",
+    "group_reporting",
+    "stonewall",
+    "new_group",
+    "wait_for",
+];
+
+/// The options that take no value (fio's `FIO_OPT_STR_SET`): named alone
+/// they mean 1.
+const FLAGS: &[&str] = &[
+    "time_based",
+    "norandommap",
+    "group_reporting",
+    "stonewall",
+    "new_group",
+    "thread",
+];
+
+/// The name `name` is known by in [`SUPPORTED`], if iogauge takes it.
+pub fn canonical(name: &str) -> Option<&'static str> {
+    let n = ALIASES
+        .iter()
+        .find(|(a, _)| *a == name)
+        .map_or(name, |(_, c)| c);
+    SUPPORTED.iter().copied().find(|s| *s == n)
+}
+
+/// Whether `name` takes no value.
+pub fn is_flag(name: &str) -> bool {
+    canonical(name).is_some_and(|c| FLAGS.contains(&c))
+}
+
+/// What is wrong with an option name iogauge does not take.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotTaken {
+    /// fio knows it; iogauge does not run it.
+    Unsupported,
+    /// fio does not know it either.
+    Unknown,
+}
+
+/// Whether `name` is taken, a fio option iogauge does not support, or no
+/// fio option at all.
+pub fn classify(name: &str) -> Result<&'static str, NotTaken> {
+    match canonical(name) {
+        Some(c) => Ok(c),
+        None if names::is_fio_option(name) => Err(NotTaken::Unsupported),
+        None => Err(NotTaken::Unknown),
+    }
+}
+
+/// A fio job, typed. Fields hold fio's defaults until an option sets them;
+/// [`Job::origin`] says where each set option came from.
+#[derive(Clone, Debug, Serialize)]
+pub struct Job {
+    /// The section's name (`[name]`, `--name=name`); clones keep it.
+    pub name: String,
+    /// 0 for the job itself, 1.. for its `numjobs` clones (fio's `$jobnum`).
+    pub clone: u32,
+    /// The reporting group (fio's `groupid`): a new one starts at a job
+    /// with `stonewall` or `new_group` after other jobs.
+    pub group: u32,
+    /// Where the job starts: its section header or `--name`.
+    pub at: Place,
+    pub description: Option<String>,
+    pub kb_base: u64,
+    pub rw: Rw,
+    /// The share of reads in a mixed pattern, percent (`rwmixwrite` is
+    /// 100 minus it).
+    pub rwmixread: u32,
+    pub bs: Dir<u64>,
+    /// `bsrange`: the smallest and largest block per direction.
+    pub bsrange: Option<Dir<(u64, u64)>>,
+    pub bssplit: Option<Dir<Vec<BsShare>>>,
+    pub size: Option<SizeOrPct>,
+    /// `filesize`: the smallest and largest file, bytes.
+    pub filesize: Option<(u64, u64)>,
+    pub nrfiles: u32,
+    /// `filename` as written (fio's `:`-separated list, `\:` a colon).
+    pub filename: Option<String>,
+    pub directory: Option<String>,
+    pub offset: SizeOrPct,
+    pub offset_increment: SizeOrPct,
+    pub ioengine: IoEngine,
+    pub iodepth: u32,
+    pub iodepth_batch: u32,
+    pub iodepth_batch_complete_min: u32,
+    /// 0: as iodepth_batch_complete_min (fio's default).
+    pub iodepth_batch_complete_max: u32,
+    /// 0: as iodepth (fio's default).
+    pub iodepth_low: u32,
+    pub direct: bool,
+    pub thread: bool,
+    pub numjobs: u32,
+    /// 0: no time limit.
+    pub runtime_ns: u64,
+    pub time_based: bool,
+    pub ramp_time_ns: u64,
+    pub loops: u32,
+    /// Bytes per second per direction; 0: no cap.
+    pub rate: Dir<u64>,
+    /// I/Os per second per direction; 0: no cap.
+    pub rate_iops: Dir<u64>,
+    pub rate_process: RateProcess,
+    pub thinktime_ns: u64,
+    pub thinktime_spin_ns: u64,
+    pub thinktime_blocks: u32,
+    pub fsync: u32,
+    pub fdatasync: u32,
+    pub end_fsync: bool,
+    /// As written; read by the workload's distribution parser.
+    pub random_distribution: String,
+    pub norandommap: bool,
+    pub randrepeat: bool,
+    pub randseed: u64,
+    pub verify: String,
+    pub group_reporting: bool,
+    pub stonewall: bool,
+    pub new_group: bool,
+    pub wait_for: Option<String>,
+    /// Where each option that was set came from, and its text (by the
+    /// name in [`SUPPORTED`]).
+    pub origin: BTreeMap<&'static str, (Place, String)>,
+}
+
+/// The most files a job may have (`nrfiles`).
+pub const MAX_FILES: u32 = 1 << 20;
+
+/// The largest count an `int` option of fio takes.
+const INT_MAX: u64 = i32::MAX as u64;
+
+impl Job {
+    /// A job with fio's defaults.
+    pub fn new(name: &str, at: Place) -> Job {
+        Job {
+            name: name.to_string(),
+            clone: 0,
+            group: 0,
+            at,
+            description: None,
+            kb_base: KB_BASE,
+            rw: Rw {
+                kind: RwKind::Read,
+                seq_nr: 1,
+                seq_add: 0,
+            },
+            rwmixread: 50,
+            bs: Dir::all(4096),
+            bsrange: None,
+            bssplit: None,
+            size: None,
+            filesize: None,
+            nrfiles: 1,
+            filename: None,
+            directory: None,
+            offset: SizeOrPct::Bytes(0),
+            offset_increment: SizeOrPct::Bytes(0),
+            ioengine: IoEngine::Psync,
+            iodepth: 1,
+            iodepth_batch: 1,
+            iodepth_batch_complete_min: 1,
+            iodepth_batch_complete_max: 0,
+            iodepth_low: 0,
+            direct: false,
+            thread: false,
+            numjobs: 1,
+            runtime_ns: 0,
+            time_based: false,
+            ramp_time_ns: 0,
+            loops: 1,
+            rate: Dir::all(0),
+            rate_iops: Dir::all(0),
+            rate_process: RateProcess::Linear,
+            thinktime_ns: 0,
+            thinktime_spin_ns: 0,
+            thinktime_blocks: 1,
+            fsync: 0,
+            fdatasync: 0,
+            end_fsync: false,
+            random_distribution: "random".into(),
+            norandommap: false,
+            randrepeat: true,
+            randseed: 0x89,
+            verify: "0".into(),
+            group_reporting: false,
+            stonewall: false,
+            new_group: false,
+            wait_for: None,
+            origin: BTreeMap::new(),
+        }
+    }
+
+    /// Set option `name` (a name of [`SUPPORTED`] or an alias) from
+    /// `value` (`None`: named alone). The error is the reason, without
+    /// the place.
+    pub fn apply(&mut self, name: &str, value: Option<&str>, at: &Place) -> Result<(), String> {
+        let c =
+            canonical(name).ok_or_else(|| format!("'{name}' is not an option iogauge takes"))?;
+        let v = match value {
+            Some(v) if v.trim().is_empty() && !FLAGS.contains(&c) => {
+                return Err("an empty value (an unset ${VAR} becomes nothing, as in fio)".into());
+            }
+            Some(v) => v,
+            None if FLAGS.contains(&c) => "1",
+            None => return Err(format!("{name} needs a value ({name}=…)")),
+        };
+        let kb = self.kb_base;
+        let int = |s: &str| value::int(s, kb, INT_MAX).map(|n| n as u32);
+        match c {
+            "description" => self.description = Some(v.to_string()),
+            "kb_base" => {
+                self.kb_base = match v.trim() {
+                    "1024" => 1024,
+                    "1000" => 1000,
+                    t => return Err(format!("'{t}': kb_base is 1024 or 1000")),
+                }
+            }
+            "rw" => self.rw = rw(v, kb)?,
+            "rwmixread" | "rwmixwrite" => {
+                let p = value::int(v, kb, 100)
+                    .map_err(|e| format!("{e} (a percentage, 0 to 100)"))?
+                    as u32;
+                self.rwmixread = if c == "rwmixread" { p } else { 100 - p };
+            }
+            "bs" => {
+                let pieces = pieces(v, false, |s| {
+                    let b = value::size(s, kb)?;
+                    if b == 0 {
+                        return Err(format!("'{s}': a block size is at least 1 byte"));
+                    }
+                    Ok(b)
+                })?;
+                for (d, p) in value::per_direction(&pieces).into_iter().enumerate() {
+                    if let Some(b) = p {
+                        self.bs.set(d, b);
+                    }
+                }
+            }
+            "bsrange" => {
+                let pieces = pieces(v, true, |s| range(s, kb))?;
+                let mut r = self
+                    .bsrange
+                    .clone()
+                    .unwrap_or(Dir::all((self.bs.read, self.bs.read)));
+                for (d, p) in value::per_direction(&pieces).into_iter().enumerate() {
+                    if let Some(x) = p {
+                        r.set(d, x);
+                    }
+                }
+                self.bsrange = Some(r);
+            }
+            "bssplit" => self.bssplit = Some(bssplit(v, kb)?),
+            "size" => {
+                let s = value::size_or_pct(v, kb)?;
+                if s == SizeOrPct::Percent(0) {
+                    return Err("a size of 0% is no size".into());
+                }
+                self.size = Some(s);
+            }
+            "filesize" => {
+                let p = pieces(v, false, |s| value::size(s, kb))?;
+                let lo = p.first().copied().flatten();
+                let hi = p.get(1).copied().flatten().or(lo);
+                match (lo, hi) {
+                    (Some(lo), Some(hi)) if lo >= 1 && hi >= lo => self.filesize = Some((lo, hi)),
+                    (Some(_), Some(_)) => {
+                        return Err(format!(
+                            "'{v}': a file size is at least 1 byte, the largest last"
+                        ));
+                    }
+                    _ => return Err(format!("'{v}' is not a file size")),
+                }
+            }
+            "nrfiles" => {
+                self.nrfiles = at_least(int(v)?, 1, "nrfiles")?;
+                if self.nrfiles > MAX_FILES {
+                    return Err(format!("iogauge takes at most {MAX_FILES} files per job"));
+                }
+            }
+            "filename" => self.filename = Some(nonempty(v)?),
+            "directory" => self.directory = Some(nonempty(v)?),
+            "offset" => self.offset = value::size_or_pct(v, kb)?,
+            "offset_increment" => self.offset_increment = value::size_or_pct(v, kb)?,
+            "ioengine" => self.ioengine = engine(v)?,
+            "iodepth" => self.iodepth = at_least(int(v)?, 1, "iodepth")?,
+            "iodepth_batch" => self.iodepth_batch = int(v)?,
+            "iodepth_batch_complete_min" => self.iodepth_batch_complete_min = int(v)?,
+            "iodepth_batch_complete_max" => self.iodepth_batch_complete_max = int(v)?,
+            "iodepth_low" => self.iodepth_low = int(v)?,
+            "direct" => self.direct = value::boolean(v)?,
+            "buffered" => self.direct = !value::boolean(v)?,
+            "thread" => self.thread = value::boolean(v)?,
+            "numjobs" => self.numjobs = at_least(int(v)?, 1, "numjobs")?,
+            "runtime" => self.runtime_ns = time(v, TimeUnit::Seconds)?,
+            "time_based" => self.time_based = value::boolean(v)?,
+            "ramp_time" => self.ramp_time_ns = time(v, TimeUnit::Seconds)?,
+            "loops" => self.loops = at_least(int(v)?, 1, "loops")?,
+            "rate" | "rate_iops" => {
+                let pieces = pieces(v, false, |s| value::size(s, kb))?;
+                let dir = if c == "rate" {
+                    &mut self.rate
+                } else {
+                    &mut self.rate_iops
+                };
+                for (d, p) in value::per_direction(&pieces).into_iter().enumerate() {
+                    if let Some(x) = p {
+                        dir.set(d, x);
+                    }
+                }
+            }
+            "rate_process" => {
+                self.rate_process = match v.trim() {
+                    "linear" => RateProcess::Linear,
+                    "poisson" => RateProcess::Poisson,
+                    t => return Err(format!("'{t}': rate_process is linear or poisson")),
+                }
+            }
+            "thinktime" => self.thinktime_ns = time(v, TimeUnit::Micros)?,
+            "thinktime_spin" => self.thinktime_spin_ns = time(v, TimeUnit::Micros)?,
+            "thinktime_blocks" => self.thinktime_blocks = at_least(int(v)?, 1, "thinktime_blocks")?,
+            "fsync" => self.fsync = int(v)?,
+            "fdatasync" => self.fdatasync = int(v)?,
+            "end_fsync" => self.end_fsync = value::boolean(v)?,
+            "random_distribution" => self.random_distribution = nonempty(v)?.trim().to_string(),
+            "norandommap" => self.norandommap = value::boolean(v)?,
+            "randrepeat" => self.randrepeat = value::boolean(v)?,
+            "randseed" => {
+                self.randseed = value::size(v, kb).map_err(|e| format!("{e} (a seed)"))?;
+            }
+            "verify" => {
+                let t = v.trim();
+                if !VERIFY_METHODS.contains(&t) {
+                    return Err(format!(
+                        "'{t}' is not a verify method of fio ({})",
+                        VERIFY_METHODS.join(", ")
+                    ));
+                }
+                self.verify = t.to_string();
+            }
+            "group_reporting" => self.group_reporting = value::boolean(v)?,
+            "stonewall" => self.stonewall = value::boolean(v)?,
+            "new_group" => self.new_group = value::boolean(v)?,
+            "wait_for" => self.wait_for = Some(nonempty(v)?),
+            _ => unreachable!("every name of SUPPORTED is handled"),
+        }
+        let key = if c == "buffered" { "direct" } else { c };
+        let text = match value {
+            Some(v) => format!("{name}={v}"),
+            None => name.to_string(),
+        };
+        // the pair is one setting: each is where the last of them was set
+        if c == "rwmixread" || c == "rwmixwrite" {
+            self.origin.insert("rwmixread", (at.clone(), text.clone()));
+            self.origin.insert("rwmixwrite", (at.clone(), text));
+        } else {
+            self.origin.insert(key, (at.clone(), text));
+        }
+        Ok(())
+    }
+
+    /// Each option's value as `--parse-only` prints it, in [`SUPPORTED`]'s
+    /// order (`buffered` is shown as `direct`).
+    pub fn values(&self) -> Vec<(&'static str, String)> {
+        let dir = |d: &Dir<u64>| {
+            if d.read == d.write && d.write == d.trim {
+                d.read.to_string()
+            } else {
+                format!("{},{},{}", d.read, d.write, d.trim)
+            }
+        };
+        let b = |x: bool| if x { "1" } else { "0" }.to_string();
+        let ns = |n: u64| format!("{n} ns");
+        let opt = |o: &Option<String>| o.clone().unwrap_or_else(|| "(none)".into());
+        let mut out = Vec::new();
+        for &name in SUPPORTED {
+            let v = match name {
+                "description" => opt(&self.description),
+                "kb_base" => self.kb_base.to_string(),
+                "rw" => self.rw.to_string(),
+                "rwmixread" => self.rwmixread.to_string(),
+                "rwmixwrite" => (100 - self.rwmixread).to_string(),
+                "bs" => dir(&self.bs),
+                "bsrange" => match &self.bsrange {
+                    None => "(none)".into(),
+                    Some(r) => [r.read, r.write, r.trim]
+                        .iter()
+                        .map(|(a, b)| format!("{a}-{b}"))
+                        .collect::<Vec<_>>()
+                        .join(","),
+                },
+                "bssplit" => match &self.bssplit {
+                    None => "(none)".into(),
+                    Some(s) => [&s.read, &s.write, &s.trim]
+                        .iter()
+                        .map(|v| {
+                            v.iter()
+                                .map(|x| format!("{}/{}", x.bs, x.percent))
+                                .collect::<Vec<_>>()
+                                .join(":")
+                        })
+                        .collect::<Vec<_>>()
+                        .join(","),
+                },
+                "size" => self.size.map_or("(none)".into(), |s| s.to_string()),
+                "filesize" => self
+                    .filesize
+                    .map_or("(none)".into(), |(a, b)| format!("{a}-{b}")),
+                "nrfiles" => self.nrfiles.to_string(),
+                "filename" => opt(&self.filename),
+                "directory" => opt(&self.directory),
+                "offset" => self.offset.to_string(),
+                "offset_increment" => self.offset_increment.to_string(),
+                "ioengine" => self.ioengine.name().into(),
+                "iodepth" => self.iodepth.to_string(),
+                "iodepth_batch" => self.iodepth_batch.to_string(),
+                "iodepth_batch_complete_min" => self.iodepth_batch_complete_min.to_string(),
+                "iodepth_batch_complete_max" => self.iodepth_batch_complete_max.to_string(),
+                "iodepth_low" => self.iodepth_low.to_string(),
+                "direct" => b(self.direct),
+                "buffered" => continue,
+                "thread" => b(self.thread),
+                "numjobs" => self.numjobs.to_string(),
+                "runtime" => ns(self.runtime_ns),
+                "time_based" => b(self.time_based),
+                "ramp_time" => ns(self.ramp_time_ns),
+                "loops" => self.loops.to_string(),
+                "rate" => dir(&self.rate),
+                "rate_iops" => dir(&self.rate_iops),
+                "rate_process" => match self.rate_process {
+                    RateProcess::Linear => "linear".into(),
+                    RateProcess::Poisson => "poisson".into(),
+                },
+                "thinktime" => ns(self.thinktime_ns),
+                "thinktime_spin" => ns(self.thinktime_spin_ns),
+                "thinktime_blocks" => self.thinktime_blocks.to_string(),
+                "fsync" => self.fsync.to_string(),
+                "fdatasync" => self.fdatasync.to_string(),
+                "end_fsync" => b(self.end_fsync),
+                "random_distribution" => self.random_distribution.clone(),
+                "norandommap" => b(self.norandommap),
+                "randrepeat" => b(self.randrepeat),
+                "randseed" => self.randseed.to_string(),
+                "verify" => self.verify.clone(),
+                "group_reporting" => b(self.group_reporting),
+                "stonewall" => b(self.stonewall),
+                "new_group" => b(self.new_group),
+                "wait_for" => opt(&self.wait_for),
+                _ => unreachable!("every name of SUPPORTED is shown"),
+            };
+            out.push((name, v));
+        }
+        out
+    }
+
+    /// The files the job uses, as fio names them: `filename`'s list
+    /// (`:`-separated, `\:` a colon in a name), or else
+    /// `jobname.jobnum.filenum` for each of `nrfiles`; under `directory`
+    /// when given and the name is relative.
+    pub fn file_names(&self) -> Vec<String> {
+        self.file_names_head(usize::MAX).0
+    }
+
+    /// The first `most` of [`Job::file_names`], and how many there are.
+    pub fn file_names_head(&self, most: usize) -> (Vec<String>, usize) {
+        let total = match &self.filename {
+            Some(_) => None,
+            None => Some(self.nrfiles as usize),
+        };
+        let names: Vec<String> = match &self.filename {
+            Some(list) => {
+                let mut out = vec![String::new()];
+                let mut chars = list.chars().peekable();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\\' if chars.peek() == Some(&':') => {
+                            out.last_mut().expect("one").push(':');
+                            chars.next();
+                        }
+                        ':' => out.push(String::new()),
+                        c => out.last_mut().expect("one").push(c),
+                    }
+                }
+                out.into_iter().filter(|s| !s.is_empty()).collect()
+            }
+            None => (0..self.nrfiles)
+                .take(most)
+                .map(|i| format!("{}.{}.{i}", self.name, self.clone))
+                .collect(),
+        };
+        let total = total.unwrap_or(names.len());
+        let names = names.into_iter().take(most);
+        let names = match &self.directory {
+            Some(d) => names
+                .into_iter()
+                .map(|n| {
+                    if n.starts_with('/') {
+                        n
+                    } else {
+                        format!("{}/{n}", d.split(':').next().unwrap_or(d))
+                    }
+                })
+                .collect(),
+            None => names.collect(),
+        };
+        (names, total)
+    }
+}
+
+fn nonempty(v: &str) -> Result<String, String> {
+    if v.trim().is_empty() {
+        return Err("an empty value".into());
+    }
+    Ok(v.to_string())
+}
+
+fn at_least(n: u32, min: u32, what: &str) -> Result<u32, String> {
+    if n < min {
+        return Err(format!("{what} is at least {min}"));
+    }
+    Ok(n)
+}
+
+fn time(v: &str, unit: TimeUnit) -> Result<u64, String> {
+    value::time_ns(v, unit)
+}
+
+/// Each piece of `v` read by `f`; an empty piece is `None`.
+fn pieces<T>(
+    v: &str,
+    only_comma: bool,
+    f: impl Fn(&str) -> Result<T, String>,
+) -> Result<Vec<Option<T>>, String> {
+    let ps = value::split_pieces(v, only_comma);
+    if ps.len() > 3 {
+        return Err(format!("'{v}': at most three values (read, write, trim)"));
+    }
+    let out: Vec<Option<T>> = ps
+        .iter()
+        .map(|p| {
+            if p.trim().is_empty() {
+                Ok(None)
+            } else {
+                f(p).map(Some)
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    if out.iter().all(Option::is_none) {
+        return Err(format!("'{v}' gives no value"));
+    }
+    Ok(out)
+}
+
+/// `lo-hi` or `lo:hi`, swapped when given the other way round (fio's
+/// `FIO_OPT_RANGE`).
+fn range(s: &str, kb: u64) -> Result<(u64, u64), String> {
+    let (a, b) = s
+        .split_once('-')
+        .or_else(|| s.split_once(':'))
+        .ok_or_else(|| format!("'{s}' is not a range (lo-hi, e.g. 4k-16k)"))?;
+    let (a, b) = (value::size(a, kb)?, value::size(b, kb)?);
+    if a == 0 || b == 0 {
+        return Err(format!("'{s}': a block size is at least 1 byte"));
+    }
+    Ok((a.min(b), a.max(b)))
+}
+
+/// `rw=kind[:N]`, fio's `str_rw_cb`: the name must be one of fio's in
+/// full; the suffix after `:` is a count on a random pattern, a size to
+/// skip on a sequential one.
+fn rw(v: &str, kb: u64) -> Result<Rw, String> {
+    let (name, suffix) = match v.split_once(':') {
+        Some((n, s)) => (n, Some(s.trim())),
+        None => (v, None),
+    };
+    let name = name.split(',').next().unwrap_or(name).trim();
+    let kind = match RwKind::ALL.iter().find(|(n, _)| *n == name) {
+        Some((_, k)) => *k,
+        None if name == "randtrimwrite" => {
+            return Err("rw=randtrimwrite is not supported by iogauge".into());
+        }
+        None => {
+            return Err(format!(
+                "'{name}' is not a pattern of fio (read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite)"
+            ));
+        }
+    };
+    let mut r = Rw {
+        kind,
+        seq_nr: 1,
+        seq_add: 0,
+    };
+    if let Some(s) = suffix {
+        if kind.is_random() {
+            let n = value::size(s, kb)?;
+            if n == 0 || n > u64::from(u32::MAX) {
+                return Err(format!(
+                    "'{s}': the I/Os per random offset are 1 to {}",
+                    u32::MAX
+                ));
+            }
+            r.seq_nr = n as u32;
+        } else {
+            let (neg, mag) = match s.strip_prefix('-') {
+                Some(m) => (true, m),
+                None => (false, s),
+            };
+            let n = value::size(mag, kb)? as i64;
+            r.seq_add = if neg { -n } else { n };
+        }
+    }
+    Ok(r)
+}
+
+/// `ioengine=name`: an engine iogauge runs, one of fio's it does not, or
+/// no engine fio has.
+fn engine(v: &str) -> Result<IoEngine, String> {
+    let t = v.trim();
+    if let Some((_, e)) = IoEngine::ALL.iter().find(|(n, _)| *n == t) {
+        return Ok(*e);
+    }
+    if names::ENGINES.contains(&t) || t.starts_with("external:") {
+        return Err(format!(
+            "ioengine={t} is not supported by iogauge (it runs {})",
+            IoEngine::ALL.map(|(n, _)| n).join(", ")
+        ));
+    }
+    Err(format!("'{t}' is not an I/O engine of fio"))
+}
+
+/// `bssplit=bs/pct:bs/pct,…` per direction, fio's `str_split_parse` and
+/// `bssplit_ddir`: one list for all directions, two for read and
+/// write+trim, three for each; a share left out (or 0) takes an equal part
+/// of what the others leave; at most 64 sizes.
+fn bssplit(v: &str, kb: u64) -> Result<Dir<Vec<BsShare>>, String> {
+    let lists: Vec<&str> = v.splitn(3, ',').collect();
+    let one = |s: &str| -> Result<Vec<BsShare>, String> {
+        let mut items = Vec::new();
+        for piece in s.split(':') {
+            if piece.is_empty() {
+                break;
+            }
+            let (b, p) = match piece.split_once('/') {
+                Some((b, p)) => {
+                    let p = p.trim();
+                    let n: u64 = p
+                        .parse()
+                        .map_err(|_| format!("'{piece}': '{p}' is not a percentage"))?;
+                    (
+                        b,
+                        if n == 0 {
+                            None
+                        } else {
+                            Some(n.min(100) as u32)
+                        },
+                    )
+                }
+                None => (piece, None),
+            };
+            let bs = value::size(b, kb)?;
+            if bs == 0 {
+                return Err(format!("'{piece}': a block size is at least 1 byte"));
+            }
+            items.push((bs, p));
+            if items.len() > 64 {
+                return Err("bssplit takes at most 64 block sizes".into());
+            }
+        }
+        if items.is_empty() {
+            return Err(format!("'{v}' names no block size"));
+        }
+        let given: u32 = items.iter().filter_map(|(_, p)| *p).sum();
+        let missing = items.iter().filter(|(_, p)| p.is_none()).count() as u32;
+        if given > 100 {
+            return Err(format!(
+                "'{s}': the shares add up to {given} %, more than 100"
+            ));
+        }
+        let mut out: Vec<BsShare> = items
+            .into_iter()
+            .map(|(bs, p)| BsShare {
+                bs,
+                percent: p.unwrap_or_else(|| (100 - given) / missing.max(1)),
+            })
+            .collect();
+        // fio sorts by share, for its lookup
+        out.sort_by_key(|s| s.percent);
+        Ok(out)
+    };
+    Ok(match lists.as_slice() {
+        [a] => Dir::all(one(a)?),
+        [a, b] => {
+            let w = one(b)?;
+            Dir {
+                read: one(a)?,
+                write: w.clone(),
+                trim: w,
+            }
+        }
+        [a, b, c] => Dir {
+            read: one(a)?,
+            write: one(b)?,
+            trim: one(c)?,
+        },
+        _ => unreachable!("splitn(3) gives one to three"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at() -> Place {
+        Place {
+            file: "t.fio".into(),
+            line: 1,
+        }
+    }
+
+    fn job(opts: &[&str]) -> Result<Job, String> {
+        let mut j = Job::new("j", at());
+        for o in opts {
+            let (n, v) = match o.split_once('=') {
+                Some((n, v)) => (n, Some(v)),
+                None => (*o, None),
+            };
+            j.apply(n, v, &at())?;
+        }
+        Ok(j)
+    }
+
+    #[test]
+    fn defaults_are_fios() {
+        let j = job(&[]).unwrap();
+        assert_eq!(j.bs, Dir::all(4096));
+        assert_eq!(j.rw.kind, RwKind::Read);
+        assert_eq!(j.ioengine, IoEngine::Psync);
+        assert_eq!(j.iodepth, 1);
+        assert_eq!(j.randseed, 0x89);
+        assert_eq!(j.rwmixread, 50);
+        assert!(j.randrepeat);
+        assert_eq!(j.file_names(), vec!["j.0.0"]);
+    }
+
+    #[test]
+    fn block_sizes_per_direction() {
+        assert_eq!(job(&["bs=8k"]).unwrap().bs, Dir::all(8192));
+        let j = job(&["bs=4k,8k"]).unwrap();
+        assert_eq!((j.bs.read, j.bs.write, j.bs.trim), (4096, 8192, 8192));
+        let j = job(&["bs=4k,8k,16k"]).unwrap();
+        assert_eq!((j.bs.read, j.bs.write, j.bs.trim), (4096, 8192, 16384));
+        let j = job(&["bs=,8k"]).unwrap();
+        assert_eq!((j.bs.read, j.bs.write, j.bs.trim), (4096, 8192, 8192));
+        assert!(job(&["bs=0"]).is_err());
+        assert!(job(&["bs=4k,8k,1k,2k"]).is_err());
+        let j = job(&["bsrange=16k-4k"]).unwrap();
+        assert_eq!(j.bsrange.unwrap(), Dir::all((4096, 16384)));
+        let j = job(&["bsrange=1k-4k,2k:8k"]).unwrap();
+        let r = j.bsrange.unwrap();
+        assert_eq!(
+            (r.read, r.write, r.trim),
+            ((1024, 4096), (2048, 8192), (2048, 8192))
+        );
+        assert!(job(&["bsrange=4k"]).is_err());
+    }
+
+    #[test]
+    fn bssplit_as_fio() {
+        let j = job(&["bssplit=4k/10:64k/50:32k/40"]).unwrap();
+        let s = j.bssplit.unwrap();
+        let want = vec![
+            BsShare {
+                bs: 4096,
+                percent: 10,
+            },
+            BsShare {
+                bs: 32768,
+                percent: 40,
+            },
+            BsShare {
+                bs: 65536,
+                percent: 50,
+            },
+        ];
+        assert_eq!(s.read, want);
+        assert_eq!(s.trim, want);
+        // shares left out split what remains
+        let j = job(&["bssplit=4k:8k/50:16k"]).unwrap();
+        let p: Vec<u32> = j.bssplit.unwrap().read.iter().map(|s| s.percent).collect();
+        assert_eq!(p, vec![25, 25, 50]);
+        let j = job(&["bssplit=2k/50:4k/50,4k/90:8k/10"]).unwrap();
+        let s = j.bssplit.unwrap();
+        assert_eq!(s.read.len(), 2);
+        assert_eq!(s.write, s.trim);
+        assert_eq!(
+            s.write[0],
+            BsShare {
+                bs: 8192,
+                percent: 10
+            }
+        );
+        assert!(job(&["bssplit=4k/60:8k/60"]).is_err());
+        assert!(job(&["bssplit=x/10"]).is_err());
+    }
+
+    #[test]
+    fn patterns() {
+        let j = job(&["rw=randread:8"]).unwrap();
+        assert_eq!((j.rw.kind, j.rw.seq_nr), (RwKind::RandRead, 8));
+        let j = job(&["readwrite=write:4k"]).unwrap();
+        assert_eq!((j.rw.kind, j.rw.seq_add), (RwKind::Write, 4096));
+        let j = job(&["rw=read:-8k"]).unwrap();
+        assert_eq!((j.rw.kind, j.rw.seq_add), (RwKind::Read, -8192));
+        assert!(job(&["bs="]).unwrap_err().contains("empty"));
+        assert_eq!(job(&["rw=rw"]).unwrap().rw.kind, RwKind::ReadWrite);
+        assert_eq!(job(&["rw=trimwrite"]).unwrap().rw.kind, RwKind::TrimWrite);
+        assert!(job(&["rw=randread:0"]).is_err());
+        assert!(job(&["rw=rand"]).is_err());
+        assert!(
+            job(&["rw=randtrimwrite"])
+                .unwrap_err()
+                .contains("not supported")
+        );
+        assert_eq!(job(&["rwmixwrite=30"]).unwrap().rwmixread, 70);
+        assert!(job(&["rwmixread=101"]).is_err());
+    }
+
+    #[test]
+    fn engines() {
+        assert_eq!(
+            job(&["ioengine=io_uring"]).unwrap().ioengine,
+            IoEngine::IoUring
+        );
+        assert_eq!(
+            job(&["ioengine=pvsync2"]).unwrap().ioengine,
+            IoEngine::Pvsync2
+        );
+        assert!(
+            job(&["ioengine=posixaio"])
+                .unwrap_err()
+                .contains("not supported")
+        );
+        assert!(
+            job(&["ioengine=nope"])
+                .unwrap_err()
+                .contains("not an I/O engine")
+        );
+    }
+
+    #[test]
+    fn times_sizes_and_flags() {
+        let j = job(&["runtime=30", "ramp_time=2s", "thinktime=50", "time_based"]).unwrap();
+        assert_eq!(j.runtime_ns, 30_000_000_000);
+        assert_eq!(j.ramp_time_ns, 2_000_000_000);
+        assert_eq!(j.thinktime_ns, 50_000);
+        assert!(j.time_based);
+        assert_eq!(job(&["timeout=1m"]).unwrap().runtime_ns, 60_000_000_000);
+        assert_eq!(
+            job(&["size=50%"]).unwrap().size,
+            Some(SizeOrPct::Percent(50))
+        );
+        assert_eq!(
+            job(&["filesize=1m-4m"]).unwrap().filesize,
+            Some((1 << 20, 4 << 20))
+        );
+        assert_eq!(
+            job(&["filesize=1m"]).unwrap().filesize,
+            Some((1 << 20, 1 << 20))
+        );
+        assert!(job(&["direct=1"]).unwrap().direct);
+        assert!(!job(&["direct=1", "buffered=1"]).unwrap().direct);
+        assert!(job(&["direct"]).is_err());
+        assert!(job(&["direct=2"]).is_err());
+        assert_eq!(job(&["iodepth=1k"]).unwrap().iodepth, 1024);
+        assert!(job(&["iodepth=0"]).is_err());
+        let j = job(&["rate=1m,500k"]).unwrap();
+        assert_eq!(
+            (j.rate.read, j.rate.write, j.rate.trim),
+            (1 << 20, 512_000, 512_000)
+        );
+        let j = job(&["rate_iops=100"]).unwrap();
+        assert_eq!(j.rate_iops, Dir::all(100));
+        // kb_base changes what follows it
+        let j = job(&["kb_base=1000", "bs=4k"]).unwrap();
+        assert_eq!(j.bs.read, 4000);
+        assert!(job(&["verify=crc32c"]).is_ok());
+        assert!(job(&["verify=crc99"]).is_err());
+    }
+
+    #[test]
+    fn names_are_classified() {
+        assert_eq!(classify("bs"), Ok("bs"));
+        assert_eq!(classify("blocksize"), Ok("bs"));
+        assert_eq!(classify("cpus_allowed"), Err(NotTaken::Unsupported));
+        assert_eq!(classify("hipri"), Err(NotTaken::Unsupported));
+        assert_eq!(classify("blocksz"), Err(NotTaken::Unknown));
+        // every option iogauge takes is one of fio's
+        for s in SUPPORTED {
+            assert!(names::is_fio_option(s), "{s}");
+        }
+        for (a, c) in ALIASES {
+            assert!(names::is_fio_option(a) && SUPPORTED.contains(c), "{a}");
+        }
+    }
+
+    #[test]
+    fn file_names_as_fio() {
+        let mut j = job(&["nrfiles=2", "directory=/d"]).unwrap();
+        j.clone = 3;
+        assert_eq!(j.file_names(), vec!["/d/j.3.0", "/d/j.3.1"]);
+        let j = job(&["nrfiles=1000000"]).unwrap();
+        let (names, total) = j.file_names_head(2);
+        assert_eq!(names, vec!["j.0.0", "j.0.1"]);
+        assert_eq!(total, 1_000_000);
+        assert!(job(&["nrfiles=2000000"]).is_err());
+        let j = job(&["filename=a\\:b:c:/x"]).unwrap();
+        assert_eq!(j.file_names(), vec!["a:b", "c", "/x"]);
+    }
+}

@@ -15,6 +15,7 @@ mod docs;
 mod faultfs;
 mod faults;
 mod ffsb;
+mod fio_out;
 mod given_file;
 mod input;
 mod iobench;

@@ -172,6 +172,8 @@ impl Args {
         OutputArgs {
             json: self.json.clone(),
             csv: self.csv.clone(),
+            fio: None,
+            fio_json: None,
             quiet: false,
             repeat: self.repeat.clone(),
             live: Default::default(),

@@ -32,6 +32,12 @@ pub struct OutputArgs {
     /// Write the result as CSV to PATH ('-' for stdout): one row per op kind per run, with the headline figures (docs/measurement.md lists the columns).
     #[arg(long, value_name = "PATH")]
     pub csv: Option<PathBuf>,
+    /// Write the result as fio's text report to PATH ('-' for stdout), one job per run (docs/fio-output.md).
+    #[arg(long, value_name = "PATH")]
+    pub fio: Option<PathBuf>,
+    /// Write the result as fio's JSON (--output-format=json) to PATH ('-' for stdout), for fio's readers such as fio-plot (docs/fio-output.md).
+    #[arg(long, value_name = "PATH")]
+    pub fio_json: Option<PathBuf>,
     /// Print no report (errors still go to stderr; --json and --csv are still written).
     #[arg(long, short)]
     pub quiet: bool,
@@ -133,10 +139,17 @@ impl LiveArgs {
         {
             crate::usage!("--status-interval must be at least 10ms");
         }
-        if self.status_interval.is_some() && out.csv.as_deref() == Some(Path::new("-")) {
-            crate::usage!(
-                "--csv - cannot share stdout with --status-interval's JSON lines; write the CSV to a file"
-            );
+        let stdout = Some(Path::new("-"));
+        for (flag, p) in [
+            ("--csv", &out.csv),
+            ("--fio", &out.fio),
+            ("--fio-json", &out.fio_json),
+        ] {
+            if self.status_interval.is_some() && p.as_deref() == stdout {
+                crate::usage!(
+                    "{flag} - cannot share stdout with --status-interval's JSON lines; write it to a file"
+                );
+            }
         }
         if crate::cluster::launched_ranks().is_some_and(|n| n > 1) {
             crate::usage!(
@@ -234,7 +247,12 @@ impl OutputArgs {
     /// Each exporter asked for, with its path.
     pub fn targets(&self) -> Vec<(&'static dyn export::Exporter, &Path)> {
         let mut v = Vec::new();
-        for (flag, p) in [("json", &self.json), ("csv", &self.csv)] {
+        for (flag, p) in [
+            ("json", &self.json),
+            ("csv", &self.csv),
+            ("fio", &self.fio),
+            ("fio-json", &self.fio_json),
+        ] {
             if let Some(p) = p {
                 let e = export::find(flag).expect("every output flag has an exporter");
                 v.push((e, p.as_path()));
@@ -256,7 +274,7 @@ impl OutputArgs {
         let targets = self.targets();
         let stdout = targets.iter().filter(|(_, p)| p.as_os_str() == "-").count();
         if stdout > 1 {
-            crate::usage!("only one of --json and --csv can go to stdout ('-')");
+            crate::usage!("only one of --json, --csv, --fio and --fio-json can go to stdout ('-')");
         }
         for (e, p) in targets {
             let flag = format!("--{}", e.name());

@@ -202,6 +202,8 @@ impl Opts {
         OutputArgs {
             json: self.json.clone(),
             csv: self.csv.clone(),
+            fio: None,
+            fio_json: None,
             quiet: self.quiet,
             repeat: self.repeat.clone(),
             live: Default::default(),

@@ -52,7 +52,12 @@ pub trait Exporter: Sync {
 }
 
 /// Every format iogauge writes.
-pub const EXPORTERS: &[&dyn Exporter] = &[&Json, &Csv];
+pub const EXPORTERS: &[&dyn Exporter] = &[
+    &Json,
+    &Csv,
+    &super::fio::exporter::FioText,
+    &super::fio::exporter::FioJson,
+];
 
 pub fn find(name: &str) -> Option<&'static dyn Exporter> {
     EXPORTERS.iter().copied().find(|e| e.name() == name)

@@ -5,6 +5,7 @@
 pub mod cluster;
 pub mod compare;
 pub mod export;
+pub mod fio;
 pub mod hist;
 pub mod html;
 pub mod plot;

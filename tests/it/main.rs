@@ -16,6 +16,7 @@ mod faultfs;
 mod faults;
 mod ffsb;
 mod fio;
+mod fio_out;
 mod given_file;
 mod input;
 mod iobench;

@@ -1,0 +1,450 @@
+//! fio's normal text report (`show_thread_status_normal`, `show_ddir_status`,
+//! `show_clat_percentiles`, `show_latencies`, `show_group_stats` in fio 3.33's
+//! stat.c), line for line.
+
+use super::num::{Unit, fixed, num2str};
+use super::{DirReport, DiskUtil, FioJobReport, LatStat, PercentilesOf, ctime};
+use std::fmt::Write;
+
+/// fio's defaults: 4 significant figures, KiB (1024) and bytes.
+const SIG_FIGS: usize = 4;
+
+/// The figures of one reporting group, per direction (fio's
+/// `group_run_stats`).
+#[derive(Clone, Debug, Default)]
+pub struct Group {
+    pub id: u32,
+    /// Bytes moved, per read, write, trim.
+    pub iobytes: [u64; 3],
+    /// Aggregate bandwidth, bytes/s: the bytes over the longest runtime.
+    pub agg: [u64; 3],
+    pub min_bw: [u64; 3],
+    pub max_bw: [u64; 3],
+    pub min_run: [u64; 3],
+    pub max_run: [u64; 3],
+}
+
+impl Group {
+    /// Group `id` of `jobs` (fio's `__show_run_stats` sums).
+    pub fn of(id: u32, jobs: &[&FioJobReport]) -> Group {
+        let mut g = Group {
+            id,
+            min_bw: [u64::MAX; 3],
+            ..Default::default()
+        };
+        for j in jobs {
+            for (i, d) in j.dirs().into_iter().enumerate() {
+                let Some(d) = d.filter(|d| d.runtime_ms > 0) else {
+                    continue;
+                };
+                if d.runtime_ms < g.min_run[i] || g.min_run[i] == 0 {
+                    g.min_run[i] = d.runtime_ms;
+                }
+                g.max_run[i] = g.max_run[i].max(d.runtime_ms);
+                let bw = d.bw_bytes();
+                g.min_bw[i] = g.min_bw[i].min(bw);
+                g.max_bw[i] = g.max_bw[i].max(bw);
+                g.iobytes[i] += d.io_bytes;
+            }
+        }
+        for i in 0..3 {
+            if g.max_run[i] > 0 {
+                g.agg[i] = (g.iobytes[i] as u128 * 1000 / g.max_run[i] as u128) as u64;
+            } else {
+                g.min_bw[i] = 0;
+            }
+        }
+        g
+    }
+
+    /// A job's share of the group's bandwidth, percent (fio's
+    /// `convert_agg_kbytes_percent`, capped at 100).
+    pub fn share(&self, dir: usize, mean_kib: f64) -> f64 {
+        if self.agg[dir] > 1024 {
+            (mean_kib * 100.0 / (self.agg[dir] as f64 / 1024.0)).min(100.0)
+        } else {
+            100.0
+        }
+    }
+}
+
+/// The groups of `jobs`, in order of first appearance.
+pub fn groups(jobs: &[FioJobReport]) -> Vec<(Group, Vec<&FioJobReport>)> {
+    let mut ids: Vec<u32> = Vec::new();
+    for j in jobs {
+        if !ids.contains(&j.groupid) {
+            ids.push(j.groupid);
+        }
+    }
+    ids.into_iter()
+        .map(|id| {
+            let members: Vec<&FioJobReport> = jobs.iter().filter(|j| j.groupid == id).collect();
+            (Group::of(id, &members), members)
+        })
+        .collect()
+}
+
+/// The lines fio prints before a run: each job's set-up, the version and
+/// how many workers start.
+pub fn header(jobs: &[FioJobReport], version: &str) -> String {
+    let mut out = String::new();
+    for j in jobs {
+        let b = |v: u64| num2str(v, SIG_FIGS, 1, true, Unit::Byte);
+        let _ = writeln!(
+            out,
+            "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}",
+            j.name,
+            j.groupid,
+            j.rw,
+            b(j.bs[0].0),
+            b(j.bs[0].1),
+            b(j.bs[1].0),
+            b(j.bs[1].1),
+            b(j.bs[2].0),
+            b(j.bs[2].1),
+            j.ioengine,
+            j.iodepth
+        );
+    }
+    let _ = writeln!(out, "{version}");
+    let n: u32 = jobs.iter().map(|j| j.members).sum();
+    let _ = writeln!(out, "Starting {n} thread{}", if n > 1 { "s" } else { "" });
+    out
+}
+
+/// The whole report after a run: each job, each group's summary, and the
+/// disk figures where they were measured.
+pub fn render(jobs: &[FioJobReport], disks: &[DiskUtil]) -> String {
+    let mut out = String::new();
+    let groups = groups(jobs);
+    if jobs.iter().any(FioJobReport::did_io) {
+        out.push('\n');
+    }
+    for (g, members) in &groups {
+        for j in members {
+            job(&mut out, j, g);
+        }
+    }
+    for (g, _) in &groups {
+        group(&mut out, g);
+    }
+    if !disks.is_empty() {
+        let _ = writeln!(out, "\nDisk stats (read/write):");
+        for d in disks {
+            let _ = writeln!(
+                out,
+                "  {}: ios={}/{}, merge={}/{}, ticks={}/{}, in_queue={}, util={}%",
+                d.name,
+                d.read_ios,
+                d.write_ios,
+                d.read_merges,
+                d.write_merges,
+                d.read_ticks,
+                d.write_ticks,
+                d.in_queue,
+                fixed(d.util, 2)
+            );
+        }
+    }
+    out
+}
+
+/// One job (fio's `show_thread_status_normal`).
+pub fn job(out: &mut String, j: &FioJobReport, g: &Group) {
+    if !j.did_io() {
+        return;
+    }
+    let when = ctime(j.ended_ms / 1000);
+    match (&j.error, &j.error_text) {
+        (0, _) => {
+            let _ = writeln!(
+                out,
+                "{}: (groupid={}, jobs={}): err= 0: pid={}: {when}",
+                j.name, j.groupid, j.members, j.pid
+            );
+        }
+        (e, t) => {
+            let _ = writeln!(
+                out,
+                "{}: (groupid={}, jobs={}): err={e:2} ({}): pid={}: {when}",
+                j.name,
+                j.groupid,
+                j.members,
+                t.as_deref().unwrap_or(""),
+                j.pid
+            );
+        }
+    }
+    for (i, d) in j.dirs().into_iter().enumerate() {
+        if let Some(d) = d.filter(|d| d.io_bytes > 0) {
+            ddir(out, i, d, g);
+        }
+    }
+    let (n, u, m) = j.latency_buckets();
+    lat_lines(out, &n, &RANGES[..10], "nsec");
+    lat_lines(out, &u, &RANGES[..10], "usec");
+    lat_lines(out, &m, &RANGES, "msec");
+    if let Some(s) = j.sync.as_ref().filter(|s| s.n > 0) {
+        let _ = writeln!(out, "  fsync/fdatasync/sync_file_range:");
+        display_lat(out, "sync", s);
+        if let Some(p) = s.percentiles() {
+            percentiles(out, "sync", &p);
+        }
+    }
+    let _ = writeln!(
+        out,
+        "  cpu          : usr={}%, sys={}%, ctx=0, majf=0, minf=0",
+        fixed(j.usr_cpu(), 2),
+        fixed(j.sys_cpu(), 2)
+    );
+    let d = j.depth_dist();
+    let _ = writeln!(
+        out,
+        "  IO depths    : 1={}%, 2={}%, 4={}%, 8={}%, 16={}%, 32={}%, >=64={}%",
+        fixed(d[0], 1),
+        fixed(d[1], 1),
+        fixed(d[2], 1),
+        fixed(d[3], 1),
+        fixed(d[4], 1),
+        fixed(d[5], 1),
+        fixed(d[6], 1)
+    );
+    let s = j.submit_dist();
+    for what in ["submit    ", "complete  "] {
+        let _ = writeln!(
+            out,
+            "     {what}: 0={}%, 4={}%, 8={}%, 16={}%, 32={}%, 64={}%, >=64={}%",
+            fixed(s[0], 1),
+            fixed(s[1], 1),
+            fixed(s[2], 1),
+            fixed(s[3], 1),
+            fixed(s[4], 1),
+            fixed(s[5], 1),
+            fixed(s[6], 1)
+        );
+    }
+    let ios = |d: Option<&DirReport>| d.map_or(0, |d| d.total_ios);
+    let [r, w, t] = j.dirs();
+    let _ = writeln!(
+        out,
+        "     issued rwts: total={},{},{},{} short=0,0,0,0 dropped=0,0,0,0",
+        ios(r),
+        ios(w),
+        ios(t),
+        j.sync.as_ref().map_or(0, |s| s.n)
+    );
+    let _ = writeln!(
+        out,
+        "     latency   : target=0, window=0, percentile=100.00%, depth={}",
+        j.iodepth
+    );
+}
+
+const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
+const RANGES: [&str; 12] = [
+    "2=", "4=", "10=", "20=", "50=", "100=", "250=", "500=", "750=", "1000=", "2000=", ">=2000=",
+];
+
+/// One direction of a job (fio's `show_ddir_status`).
+fn ddir(out: &mut String, i: usize, d: &DirReport, g: &Group) {
+    if d.runtime_ms == 0 {
+        return;
+    }
+    let bw = d.bw_bytes();
+    let iops = (1000 * d.total_ios as u128 / d.runtime_ms as u128) as u64;
+    let _ = writeln!(
+        out,
+        "  {}: IOPS={}, BW={} ({})({}/{}msec){}",
+        DIR_NAMES[i],
+        num2str(iops, SIG_FIGS, 1, false, Unit::None),
+        num2str(bw, SIG_FIGS, 1, true, Unit::BytePerSec),
+        num2str(bw, SIG_FIGS, 1, false, Unit::BytePerSec),
+        num2str(d.io_bytes, SIG_FIGS, 1, true, Unit::Byte),
+        d.runtime_ms,
+        if i == 1 { "; 0 zone resets" } else { "" }
+    );
+    if let Some(s) = d.slat.as_ref().filter(|s| s.n > 0) {
+        display_lat(out, "slat", s);
+    }
+    if let Some(c) = d.clat.as_ref().filter(|c| c.n > 0) {
+        display_lat(out, "clat", c);
+    }
+    if d.lat.n > 0 {
+        display_lat(out, " lat", &d.lat);
+    }
+    if let (of, Some(src)) = d.percentile_source()
+        && let Some(p) = src.percentiles()
+    {
+        let pre = match of {
+            PercentilesOf::Clat => "clat",
+            PercentilesOf::Lat => "lat",
+        };
+        percentiles(out, pre, &p);
+    }
+    if let Some((min, max, mean, dev)) = moments(&d.bw_samples) {
+        let share = g.share(i, mean);
+        let (mut min, mut max, mut mean, mut dev) = (min, max, mean, dev);
+        let mut unit = "KiB";
+        if mean > 1024.0 * 1024.0 {
+            (min, max, mean, dev) = (min / 1024.0, max / 1024.0, mean / 1024.0, dev / 1024.0);
+            unit = "MiB";
+        }
+        let _ = writeln!(
+            out,
+            "   bw ({unit:>5}/s): min={:5}, max={:5}, per={}%, avg={:>5}, stdev={:>5}, samples={}",
+            min as u64,
+            max as u64,
+            fixed(share, 2),
+            fixed(mean, 2),
+            fixed(dev, 2),
+            d.bw_samples.len()
+        );
+    }
+    if let Some((min, max, mean, dev)) = moments(&d.iops_samples) {
+        let _ = writeln!(
+            out,
+            "   iops        : min={:5}, max={:5}, avg={:>5}, stdev={:>5}, samples={}",
+            min as u64,
+            max as u64,
+            fixed(mean, 2),
+            fixed(dev, 2),
+            d.iops_samples.len()
+        );
+    }
+}
+
+/// Min, max, mean and sample standard deviation of samples (fio's
+/// `calc_lat` over its `bw_stat`/`iops_stat`); `None` without samples.
+pub fn moments(xs: &[f64]) -> Option<(f64, f64, f64, f64)> {
+    if xs.is_empty() {
+        return None;
+    }
+    let n = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / n;
+    let dev = if xs.len() > 1 {
+        (xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)).sqrt()
+    } else {
+        0.0
+    };
+    let min = xs.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = xs.iter().copied().fold(0.0, f64::max);
+    Some((min, max, mean, dev))
+}
+
+/// A latency line (fio's `display_lat`): ns, or µs / ms when the figures
+/// are large enough (`nsec_to_usec`, `nsec_to_msec`).
+fn display_lat(out: &mut String, name: &str, s: &LatStat) {
+    let (mut min, mut max, mut mean, mut dev) = (s.min, s.max, s.mean, s.stddev);
+    let base = if min > 2_000_000 && max > 99_999_999 && dev > 1_000_000.0 {
+        (min, max, mean, dev) = (min / 1_000_000, max / 1_000_000, mean / 1e6, dev / 1e6);
+        "(msec)"
+    } else if min > 2000 && max > 99_999 && dev > 1000.0 {
+        (min, max, mean, dev) = (min / 1000, max / 1000, mean / 1e3, dev / 1e3);
+        "(usec)"
+    } else {
+        "(nsec)"
+    };
+    let _ = writeln!(
+        out,
+        "    {name} {base}: min={}, max={}, avg={:>5}, stdev={:>5}",
+        num2str(min, 6, 1, false, Unit::None),
+        num2str(max, 6, 1, false, Unit::None),
+        fixed(mean, 2),
+        fixed(dev, 2)
+    );
+}
+
+/// The percentile block (fio's `show_clat_percentiles`, precision 2).
+pub fn percentiles(out: &mut String, pre: &str, p: &[(f64, u64)]) {
+    let minv = p.iter().map(|x| x.1).min().unwrap_or(0);
+    let maxv = p.iter().map(|x| x.1).max().unwrap_or(0);
+    let (scale, divisor, unit) = if minv > 2_000_000 && maxv > 99_999_999 {
+        (2, 1_000_000u64, "msec")
+    } else if minv > 2000 && maxv > 99_999 {
+        (1, 1000, "usec")
+    } else {
+        (0, 1, "nsec")
+    };
+    let _ = write!(out, "    {pre} percentiles ({unit}):\n     |");
+    let q = maxv / divisor;
+    let width = 5.max(if q == 0 { 0 } else { q.ilog10() as usize + 1 });
+    let precision = 2;
+    let per_line = (80 - 7) / (precision + 10 + width);
+    for (j, &(pct, v)) in p.iter().enumerate() {
+        if j != 0 && j % per_line == 0 {
+            out.push_str("     |");
+        }
+        let last = j == p.len() - 1;
+        let mut v = v;
+        for _ in 0..scale {
+            v = v.div_ceil(1000);
+        }
+        let _ = write!(
+            out,
+            " {:>5}th=[{v:>width$}]{}",
+            fixed(pct, 2),
+            if last { '\n' } else { ',' }
+        );
+        if last {
+            break;
+        }
+        if j % per_line == per_line - 1 {
+            out.push('\n');
+        }
+    }
+}
+
+/// fio's `show_lat`: the buckets that have any, five to a line.
+fn lat_lines(out: &mut String, shares: &[f64], ranges: &[&str], unit: &str) {
+    let mut line = 0;
+    let mut shown = false;
+    for (s, r) in shares.iter().zip(ranges) {
+        if *s <= 0.0 {
+            continue;
+        }
+        if line == 0 {
+            if shown {
+                out.push('\n');
+            }
+            let _ = write!(out, "  lat ({unit})   : ");
+        } else {
+            out.push_str(", ");
+        }
+        shown = true;
+        let _ = write!(out, "{r}{}%", fixed(*s, 2));
+        line += 1;
+        if line == 5 {
+            line = 0;
+        }
+    }
+    if shown {
+        out.push('\n');
+    }
+}
+
+/// One group's summary (fio's `show_group_stats`).
+pub fn group(out: &mut String, g: &Group) {
+    const NAMES: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
+    let _ = writeln!(out, "\nRun status group {} (all jobs):", g.id);
+    for (i, name) in NAMES.iter().enumerate() {
+        if g.max_run[i] == 0 {
+            continue;
+        }
+        let b = |v: u64, p2: bool| num2str(v, SIG_FIGS, 1, p2, Unit::BytePerSec);
+        let _ = writeln!(
+            out,
+            "{}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+            name,
+            b(g.agg[i], true),
+            b(g.agg[i], false),
+            b(g.min_bw[i], true),
+            b(g.max_bw[i], true),
+            b(g.min_bw[i], false),
+            b(g.max_bw[i], false),
+            num2str(g.iobytes[i], SIG_FIGS, 1, true, Unit::Byte),
+            num2str(g.iobytes[i], SIG_FIGS, 1, false, Unit::Byte),
+            g.min_run[i],
+            g.max_run[i]
+        );
+    }
+}

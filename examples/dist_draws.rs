@@ -24,7 +24,7 @@ fn main() {
         std::process::exit(2)
     });
     let (blocks, n) = (num(&a[1]), num(&a[2]));
-    let mut rng = worker_rng(a.get(3).map_or(1, |s| num(s)), 0);
+    let mut rng = worker_rng(a.get(3).map_or(1, |s| num(s.as_str())), 0);
     let mut s = Sampler::new(&d, blocks, 4096, &mut rng).unwrap_or_else(|e| {
         eprintln!("dist_draws: {e}");
         std::process::exit(2)

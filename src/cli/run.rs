@@ -37,6 +37,9 @@ pub struct Args {
     /// Share of requests that start where the worker's previous request ended.
     #[arg(long, default_value = "0.5", value_name = "F", value_parser = common::fraction_arg)]
     pub seq_frac: f64,
+    /// Where random (non-sequential) requests go, in fio's random_distribution syntax: random (uniform), zipf:θ[:centre], pareto:h[:centre], normal:σ[:centre], zoned:a/s:…, zoned_abs:a/SIZE:… (docs/run.md).
+    #[arg(long, default_value = "random", value_name = "SPEC", value_parser = crate::workload::dist::parse)]
+    pub distribution: crate::workload::dist::Dist,
     /// Concurrent workers (threads), each with its own sequential stream.
     #[arg(long, short = 'p', default_value = "1", value_name = "N", value_parser = common::count_arg)]
     pub processes: usize,
@@ -207,6 +210,7 @@ impl Args {
             })?,
             align,
             seed: self.seed(),
+            distribution: self.distribution.clone(),
         };
         spec.validate().map_err(crate::error::UsageError)?;
         if let Target::File(f) = target

@@ -48,6 +48,9 @@ pub struct Args {
     /// Seed of the request streams; with --validate, also of the random workloads.
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = seed_arg, allow_hyphen_values = true)]
     pub seed: u64,
+    /// Extension, off by default: every point's random requests draw their block from this distribution (fio's random_distribution syntax: zipf:1.2, pareto:0.2, normal:10, zoned:60/10:40/90, …); recorded in the model, and predict refuses to mix models of different skews.
+    #[arg(long, value_name = "SPEC", value_parser = crate::workload::dist::parse)]
+    pub distribution: Option<crate::workload::dist::Dist>,
     /// Stop a point once its 95 % confidence interval is within ±F of the estimate (default 0.03; 0.05 with --quick).
     #[arg(long, value_name = "F", value_parser = common::fraction_arg)]
     pub precision: Option<f64>,
@@ -225,6 +228,7 @@ impl Args {
         o.fdatasync = self.sync.fdatasync;
         o.size_cv = self.size_cv.unwrap_or(1.0);
         o.seed = self.seed;
+        o.distribution = self.distribution.clone().unwrap_or_default();
         o.precision = self.precision;
         o.point_time = self.point_time;
         o.max_regions = self.max_regions;
@@ -244,6 +248,7 @@ impl Args {
         add(self.min_bytes.is_some(), "--min-bytes");
         add(self.memory_limit.is_some(), "--memory-limit");
         add(self.size_cv.is_some(), "--size-cv");
+        add(self.distribution.is_some(), "--distribution");
         add(self.precision.is_some(), "--precision");
         add(self.point_time.is_some(), "--point-time");
         add(self.max_regions.is_some(), "--max-regions");
@@ -503,6 +508,9 @@ pub struct PredictArgs {
     /// Workloads from a CSV file: a header naming the parameters (uniqueBytes,sizeMean,...), then one workload a line (parameters left out as for --workload).
     #[arg(long, value_name = "FILE")]
     pub csv: Option<PathBuf>,
+    /// The random-offset distribution of the workloads (default random, uniform): a model predicts only workloads of the distribution it was measured with (selfscale --distribution), and any other is refused.
+    #[arg(long, value_name = "SPEC", value_parser = crate::workload::dist::parse)]
+    pub distribution: Option<crate::workload::dist::Dist>,
     #[command(flatten)]
     pub out: common::JsonArgs,
 }
@@ -646,6 +654,7 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
     }
     a.out.check_with(&mut paths)?;
     let model = Model::load(&a.model)?;
+    same_skew(&model, a.distribution.clone().unwrap_or_default())?;
     let partials = workloads(&a)?;
     let out = predictions(&model, &partials)?;
     // on stderr, where --json - leaves the text too; --quiet keeps them
@@ -664,6 +673,18 @@ pub fn predict_main(a: PredictArgs) -> Result<Status> {
     a.out.say(&prediction_text(&a.model, &model, &out));
     a.out.write(&out)?;
     Ok(Status::Done)
+}
+
+/// A model measured with one random-offset distribution (`selfscale
+/// --distribution`) says nothing of workloads of another: refuse the mix.
+fn same_skew(model: &Model, asked: crate::workload::dist::Dist) -> Result<()> {
+    let measured = &model.settings.distribution;
+    if *measured != asked {
+        crate::usage!(
+            "the model was measured with random offsets {measured}, the workloads asked for have {asked}; a model predicts only its own distribution (give predict --distribution {measured}, or measure a model with selfscale --distribution {asked})"
+        );
+    }
+    Ok(())
 }
 
 /// The workloads `--workload` and `--csv` name, as given (what they leave
@@ -715,9 +736,13 @@ fn prediction_text(path: &Path, model: &Model, out: &[Predicted]) -> String {
         model.settings.dir,
         model.started_at,
         if model.complete {
-            ""
+            String::new()
         } else {
-            "; an INCOMPLETE model"
+            "; an INCOMPLETE model".to_string()
+        } + &if model.settings.distribution.is_random() {
+            String::new()
+        } else {
+            format!("; random offsets {}", model.settings.distribution)
         },
         "uniqueBytes",
         "sizeMean",

@@ -87,6 +87,9 @@ pub struct BenchConfig {
     pub size_cv: f64,
     pub seed: u64,
     pub align: u64,
+    /// Where every point's random requests go (`--distribution`, an
+    /// extension of the method; uniform by default).
+    pub distribution: crate::workload::dist::Dist,
     /// The largest uniqueBytes any point will use.
     pub max_bytes: u64,
     pub precision: Precision,
@@ -159,6 +162,7 @@ impl<'a> Bench<'a> {
             files: 1,
             align: cfg.align,
             seed: cfg.seed,
+            distribution: Default::default(),
         };
         spec.validate().map_err(crate::error::UsageError)?;
         let work = crate::session::Setup::new("selfscale", &cfg.dir)
@@ -209,6 +213,7 @@ impl<'a> Bench<'a> {
             files: 1,
             align: a,
             seed: self.cfg.seed,
+            distribution: self.cfg.distribution.clone(),
         }
     }
 
@@ -593,6 +598,7 @@ mod tests {
             size_cv: 0.0,
             seed: 1,
             align: 512,
+            distribution: Default::default(),
             max_bytes: 32 * MIB,
             precision: Precision {
                 target: 0.5,

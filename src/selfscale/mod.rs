@@ -83,6 +83,9 @@ pub struct Options {
     pub fdatasync: bool,
     pub size_cv: f64,
     pub seed: u64,
+    /// An extension of the method: every point's random requests draw
+    /// their block from this distribution (uniform by default).
+    pub distribution: crate::workload::dist::Dist,
     pub precision: Option<f64>,
     pub point_time: Option<Duration>,
     pub max_regions: Option<usize>,
@@ -110,6 +113,7 @@ impl Options {
             queue: Default::default(),
             size_cv: 1.0,
             seed: 1,
+            distribution: Default::default(),
             precision: None,
             point_time: None,
             max_regions: None,
@@ -222,6 +226,7 @@ pub fn choose(o: &Options) -> Result<Setup> {
         size_cv: o.size_cv,
         seed: o.seed,
         align,
+        distribution: o.distribution.clone(),
         max_bytes,
         precision,
         warm_limit,
@@ -258,6 +263,7 @@ fn settings(
         size_cv: o.size_cv,
         seed: o.seed,
         align,
+        distribution: o.distribution.clone(),
         memory_limit: None,
         memory_limit_via: None,
         quick: o.quick,
@@ -570,7 +576,7 @@ fn plan(
 /// The set-up's first line: the engine and how requests are made.
 fn workload_line(o: &Options) -> String {
     format!(
-        "workload: engine {}{}, {}, fsync {}, size cv {}, seed {}",
+        "workload: engine {}{}, {}, fsync {}, size cv {}, seed {}{}",
         o.engine,
         if o.iodepth > 1 {
             format!(" ({} requests in flight per worker)", o.iodepth)
@@ -580,7 +586,15 @@ fn workload_line(o: &Options) -> String {
         if o.direct { "O_DIRECT" } else { "buffered I/O" },
         fsync_name(o.fsync),
         o.size_cv,
-        o.seed
+        o.seed,
+        if o.distribution.is_random() {
+            String::new()
+        } else {
+            format!(
+                ", random offsets {} (an extension: the method draws them uniformly)",
+                o.distribution
+            )
+        }
     )
 }
 
@@ -920,6 +934,7 @@ fn bench_for(model: &Model, dir: &Path) -> Result<(BenchConfig, bool)> {
             size_cv: s.size_cv,
             seed: s.seed,
             align: s.align,
+            distribution: s.distribution.clone(),
             max_bytes: model.ranges.unique_bytes[1],
             precision,
             // validation enters the model's bound or stops

@@ -394,6 +394,13 @@ pub struct Settings {
     pub size_cv: f64,
     pub seed: u64,
     pub align: u64,
+    /// Where random requests went (an extension of the method; absent:
+    /// uniform, as the method has it).
+    #[serde(
+        default,
+        skip_serializing_if = "crate::workload::dist::Dist::is_random"
+    )]
+    pub distribution: crate::workload::dist::Dist,
     /// The page-cache bound, when the workers ran in a memory cgroup.
     pub memory_limit: Option<u64>,
     /// "cgroup v2 memory.max", "cgroup v1 memory.limit_in_bytes" or none.

@@ -79,6 +79,7 @@ fn empty_model(p: &Plan) -> Model {
         size_cv: 1.0,
         seed: 1,
         align: p.align,
+        distribution: Default::default(),
         memory_limit: None,
         memory_limit_via: None,
         quick: false,

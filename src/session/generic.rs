@@ -1054,12 +1054,17 @@ pub fn describe(spec: &GenericSpec, setup: &IoSetup, file: Option<&UserFile>) ->
         ),
     };
     format!(
-        "uniqueBytes {} in {files}, sizeMean {} (cv {}), readFrac {}, seqFrac {}, processNum {}; engine {}{}",
+        "uniqueBytes {} in {files}, sizeMean {} (cv {}), readFrac {}, seqFrac {}{}, processNum {}; engine {}{}",
         fmt_bytes(spec.unique_bytes),
         fmt_bytes(spec.size_mean),
         spec.size_cv,
         spec.read_frac,
         spec.seq_frac,
+        if spec.distribution.is_random() {
+            String::new()
+        } else {
+            format!(" (random offsets {})", spec.distribution)
+        },
         spec.processes,
         setup.engine,
         if setup.direct { ", O_DIRECT" } else { "" }

@@ -14,7 +14,14 @@
 //! the beginning of the next file instead (the stream wraps around the data
 //! set). Worker w's stream starts w/P of the way through the data set, so
 //! that sequential workers do not read each other's blocks in lockstep.
+//!
+//! With a skewed `distribution` (fio's `random_distribution`, see
+//! [`super::dist`]), a random request draws its block from it instead: the
+//! files are one address space of blocks of `size_mean` (rounded down to
+//! the alignment), numbered file after file; a request longer than what is
+//! left of its file after the block's start ends at the file's end.
 
+use super::dist::{Dir, Dist, Sampler};
 use super::sizes::SizeDist;
 use super::{Prng, below, unit_f64, worker_rng};
 use crate::measure::OpKind;
@@ -32,6 +39,9 @@ pub struct GenericSpec {
     pub files: u32,
     pub align: u64,
     pub seed: u64,
+    /// Where random requests go (`--distribution`; uniform by default).
+    #[serde(default)]
+    pub distribution: Dist,
 }
 
 impl GenericSpec {
@@ -70,7 +80,34 @@ impl GenericSpec {
         if !(self.size_cv.is_finite() && self.size_cv >= 0.0) {
             return Err(format!("--size-cv must be ≥ 0, not {}", self.size_cv));
         }
+        if let Dist::Zoned {
+            absolute: true,
+            zones,
+        } = &self.distribution
+        {
+            let most = zones
+                .iter()
+                .map(|z| z.iter().map(|z| z.size).sum::<u64>())
+                .max()
+                .unwrap_or(0);
+            if most > self.total_bytes() {
+                return Err(format!(
+                    "--distribution {}: the zones hold {}, more than the {} the workload touches",
+                    self.distribution,
+                    crate::units::fmt_bytes(most),
+                    crate::units::fmt_bytes(self.total_bytes())
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// Bytes per block of a skewed distribution: the mean request size,
+    /// rounded down to the alignment (at least one aligned unit, at most a
+    /// file).
+    pub fn block(&self) -> u64 {
+        let b = self.size_mean - self.size_mean % self.align;
+        b.max(self.align).min(self.file_size())
     }
 
     /// Bytes in each file: unique_bytes / files, rounded down to the alignment.
@@ -111,6 +148,9 @@ pub struct Generator {
     align: u64,
     file: u32,
     next: u64,
+    /// A skewed distribution's sampler, its block size and blocks per
+    /// file; None draws uniformly as before.
+    skew: Option<(Sampler, u64, u64)>,
 }
 
 impl Generator {
@@ -120,8 +160,18 @@ impl Generator {
         // start w/P of the way through the data set, aligned
         let start = (spec.total_bytes() as u128 * worker as u128 / spec.processes as u128) as u64;
         let start = start - start % spec.align;
+        let mut rng = worker_rng(spec.seed, worker);
+        let skew = match spec.distribution {
+            Dist::Random => None,
+            ref d => {
+                let block = spec.block();
+                let per_file = file_size / block;
+                let n = per_file * u64::from(spec.files);
+                Some((Sampler::new(d, n, block, &mut rng)?, block, per_file))
+            }
+        };
         Ok(Generator {
-            rng: worker_rng(spec.seed, worker),
+            rng,
             sizes: spec.sizes()?,
             read_frac: spec.read_frac,
             seq_frac: spec.seq_frac,
@@ -130,6 +180,7 @@ impl Generator {
             align: spec.align,
             file: (start / file_size) as u32 % spec.files,
             next: start % file_size,
+            skew,
         })
     }
 
@@ -153,6 +204,18 @@ impl Generator {
             } else {
                 (self.file, self.next)
             }
+        } else if let Some((sampler, block, per_file)) = self.skew.as_mut() {
+            let dir = match kind {
+                OpKind::Read => Dir::Read,
+                _ => Dir::Write,
+            };
+            let b = sampler.next(&mut self.rng, dir);
+            let file = (b / *per_file) as u32;
+            let mut offset = (b % *per_file) * *block;
+            if offset + len > self.file_size {
+                offset = (self.file_size - len) / self.align * self.align;
+            }
+            (file, offset)
         } else {
             let file = if self.files == 1 {
                 0
@@ -189,6 +252,7 @@ mod tests {
             files: 3,
             align: 512,
             seed: 1,
+            distribution: Dist::Random,
         }
     }
 
@@ -274,5 +338,72 @@ mod tests {
             ..spec()
         };
         assert!(bad.validate().unwrap_err().contains("--size-mean"));
+    }
+
+    /// A digest of the first 10 000 requests of worker 1.
+    fn digest(s: &GenericSpec) -> u64 {
+        let mut g = Generator::new(s, 1).unwrap();
+        (0..10_000).fold(0xcbf2_9ce4_8422_2325u64, |h, _| {
+            let r = g.next_request();
+            let v = (r.kind == OpKind::Read) as u64
+                ^ (u64::from(r.file) << 1)
+                ^ (r.offset << 8)
+                ^ (r.len << 40)
+                ^ ((r.sequential as u64) << 63);
+            (h ^ v).wrapping_mul(0x100_0000_01b3)
+        })
+    }
+
+    #[test]
+    fn uniform_stream_is_the_one_before_distributions() {
+        // the digest the generator gave before --distribution existed
+        assert_eq!(
+            digest(&spec()),
+            0x8b94_9108_e332_5256,
+            "{:#x}",
+            digest(&spec())
+        );
+    }
+
+    #[test]
+    fn skewed_requests_stay_in_the_files_and_concentrate() {
+        let s = GenericSpec {
+            seq_frac: 0.0,
+            size_cv: 0.0,
+            distribution: super::super::dist::parse("zipf:1.2").unwrap(),
+            ..spec()
+        };
+        let block = s.block();
+        assert_eq!(block, 16 << 10);
+        let per_file = s.file_size() / block;
+        let mut g = Generator::new(&s, 0).unwrap();
+        let mut hits = std::collections::HashMap::new();
+        let n = 100_000;
+        for _ in 0..n {
+            let r = g.next_request();
+            assert!(r.offset + r.len <= s.file_size() && r.file < 3, "{r:?}");
+            assert!(r.offset.is_multiple_of(block));
+            *hits.entry((r.file, r.offset)).or_insert(0u32) += 1;
+        }
+        // all three files are used, and the top 1 % of blocks take most hits
+        assert!((0..3).all(|f| hits.keys().any(|k| k.0 == f)));
+        let mut h: Vec<u32> = hits.into_values().collect();
+        h.sort_unstable_by(|a, b| b.cmp(a));
+        let top = (per_file * 3 / 100) as usize;
+        let share = h[..top].iter().sum::<u32>() as f64 / n as f64;
+        assert!(share > 0.6, "{share}");
+        // zoned: 90 % of requests in the first 10 % of the address space (file 0)
+        let s = GenericSpec {
+            distribution: super::super::dist::parse("zoned:90/10:10/90").unwrap(),
+            ..s
+        };
+        let mut g = Generator::new(&s, 0).unwrap();
+        let low = (0..n)
+            .filter(|_| {
+                let r = g.next_request();
+                r.file == 0 && r.offset < s.file_size() * 3 / 10
+            })
+            .count();
+        assert!((low as f64 / n as f64 - 0.9).abs() < 0.01, "{low}");
     }
 }

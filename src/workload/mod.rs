@@ -5,6 +5,7 @@
 //! (the runner drives them through an engine).
 
 pub mod bsd_random;
+pub mod dist;
 pub mod generic;
 pub mod mt64;
 pub mod sizes;

@@ -75,6 +75,7 @@ fn points(ctx: &Ctx, queued: Option<Choice>) -> Vec<Point> {
         files: 1,
         align,
         seed: 1,
+        distribution: crate::workload::dist::Dist::Random,
     };
     let setup = |direct: bool, fsync: FsyncPolicy| IoSetup {
         engine: Choice::PSYNC,

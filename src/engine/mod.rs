@@ -116,6 +116,13 @@ impl Req {
         }
     }
 
+    pub fn trim(file: FileId, offset: u64, len: u32) -> Req {
+        Req {
+            kind: OpKind::Trim,
+            ..Req::read(file, offset, len)
+        }
+    }
+
     pub fn fsync(file: FileId) -> Req {
         Req {
             kind: OpKind::Fsync,
@@ -651,6 +658,17 @@ pub trait Engine: Send {
 #[cold]
 pub(crate) fn request_failed(req: &Req, path: &Path, errno: i32) -> io::Error {
     let cause = io::Error::from_raw_os_error(errno);
+    if req.kind == OpKind::Trim && errno == libc::EOPNOTSUPP {
+        return io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!(
+                "trim of {} B at offset {} in {}: the file system cannot punch holes (EOPNOTSUPP); run on one that can (ext4, xfs, btrfs, tmpfs) or leave trims out",
+                req.len,
+                req.offset,
+                path.display()
+            ),
+        );
+    }
     let what = if req.kind == OpKind::Fsync {
         format!("fsync of {}", path.display())
     } else {
@@ -663,6 +681,62 @@ pub(crate) fn request_failed(req: &Req, path: &Path, errno: i32) -> io::Error {
         )
     };
     io::Error::new(cause.kind(), format!("{what}: {cause}"))
+}
+
+/// BLKDISCARD, `_IO(0x12, 119)` in linux/fs.h: discard a byte range of a
+/// block device (its argument is `[offset, length]`).
+const BLKDISCARD: libc::c_ulong = 0x1277;
+
+/// How a file takes a trim: a hole punched in a regular file, or a
+/// discard of a block device's range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TrimBy {
+    Punch,
+    Discard,
+}
+
+impl TrimBy {
+    /// How `f` is trimmed: BLKDISCARD when it is a block device (S_ISBLK),
+    /// else a punched hole. Asked before the trim's clock starts.
+    pub(crate) fn of(f: &File) -> io::Result<TrimBy> {
+        use std::os::unix::fs::FileTypeExt;
+        Ok(if f.metadata()?.file_type().is_block_device() {
+            TrimBy::Discard
+        } else {
+            TrimBy::Punch
+        })
+    }
+}
+
+/// Discard `len` bytes at `offset` of `fd`, which then read as zeros:
+/// fallocate(2) with FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE on a
+/// regular file (the size stays), the BLKDISCARD ioctl on a block device.
+/// The length trimmed, as a transfer's is.
+pub(crate) fn trim_fd(fd: std::os::fd::RawFd, by: TrimBy, offset: u64, len: u32) -> io::Result<usize> {
+    let r = match by {
+        TrimBy::Punch => {
+            // SAFETY: fallocate on a descriptor the caller holds open; it
+            // touches no memory of ours.
+            unsafe {
+                libc::fallocate(
+                    fd,
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    offset as libc::off_t,
+                    libc::off_t::from(len),
+                )
+            }
+        }
+        TrimBy::Discard => {
+            let range: [u64; 2] = [offset, u64::from(len)];
+            // SAFETY: BLKDISCARD reads two u64s from the pointer, which
+            // points at `range`, alive for the call.
+            unsafe { libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) }
+        }
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(len as usize)
 }
 
 /// Why a write came back short. The system takes part of a write when the

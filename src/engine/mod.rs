@@ -16,6 +16,7 @@
 mod aio;
 mod buffer;
 mod buffered;
+mod mmap;
 mod null;
 mod nullq;
 mod psync;
@@ -356,6 +357,38 @@ impl QueueOpts {
     }
 }
 
+/// How a workload walks its files, for engines that can tell the kernel
+/// (madvise(2) on a mapping, as fio's mmap engine does by `rw=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// A mix, or not known: no advice.
+    #[default]
+    Normal,
+    /// Every request follows the one before.
+    Sequential,
+    /// Every request goes to a random offset.
+    Random,
+}
+
+impl Access {
+    /// The pattern of a workload whose requests are sequential with
+    /// chance `seq_frac`: all, none, or a mix.
+    pub fn of_seq_frac(seq_frac: f64) -> Access {
+        if seq_frac >= 1.0 {
+            Access::Sequential
+        } else if seq_frac <= 0.0 {
+            Access::Random
+        } else {
+            Access::Normal
+        }
+    }
+
+    pub fn is_normal(&self) -> bool {
+        *self == Access::Normal
+    }
+}
+
 /// How the engine is made: an [`EngineSpec`] and what the worker needs
 /// of its buffers. Only the runner makes engines ([`crate::runner::Io`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -377,6 +410,8 @@ pub struct EngineOpts {
     pub queue: QueueOpts,
     /// Open data files with O_NOATIME: reads leave access times alone.
     pub noatime: bool,
+    /// How the workload walks its files (advice to the kernel).
+    pub access: Access,
 }
 
 impl EngineOpts {
@@ -400,6 +435,7 @@ impl Default for EngineOpts {
             seed: 0,
             queue: QueueOpts::default(),
             noatime: false,
+            access: Access::Normal,
         }
     }
 }
@@ -427,6 +463,10 @@ pub struct EngineSpec {
     /// Open data files with O_NOATIME (`--noatime`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub noatime: bool,
+    /// How the workload walks its files, told to engines that advise the
+    /// kernel (mmap).
+    #[serde(default, skip_serializing_if = "Access::is_normal")]
+    pub access: Access,
 }
 
 impl EngineSpec {
@@ -439,7 +479,12 @@ impl EngineSpec {
             datasync: false,
             queue: QueueOpts::default(),
             noatime: false,
+            access: Access::Normal,
         }
+    }
+
+    pub fn access(self, access: Access) -> EngineSpec {
+        EngineSpec { access, ..self }
     }
 
     pub fn direct(self, direct: bool) -> EngineSpec {
@@ -535,6 +580,7 @@ impl EngineSpec {
             seed,
             queue: self.queue,
             noatime: self.noatime,
+            access: self.access,
         }
     }
 }
@@ -793,6 +839,7 @@ pub const ENGINES: &[EngineInfo] = &[
     nullq::INFO,
     uring::INFO,
     aio::INFO,
+    mmap::INFO,
 ];
 
 fn find(name: &str) -> Option<&'static EngineInfo> {
@@ -822,6 +869,7 @@ impl Choice {
     pub const NULLQ: Choice = Choice(&ENGINES[4]);
     pub const IO_URING: Choice = Choice(&ENGINES[5]);
     pub const LIBAIO: Choice = Choice(&ENGINES[6]);
+    pub const MMAP: Choice = Choice(&ENGINES[7]);
 
     /// The engine called `name`; the one place that knows the names.
     pub fn parse(name: &str) -> Result<Choice, String> {

@@ -6,7 +6,9 @@
 //! ([`UserFile`]): nothing is laid out, and the file is never truncated,
 //! renamed or removed.
 
-use crate::engine::{Choice, EngineSpec, FileId, FsyncPolicy, OpenHow, QueueOpts, Req};
+use crate::engine::{
+    Access, Choice, EngineSpec, FileId, FsyncPolicy, OpenHow, QueueOpts, Req,
+};
 use crate::error::{UsageError, shown_path};
 use crate::measure::{LatencySummary, OpKind, WorkerStats};
 use crate::report::RunResult;
@@ -493,7 +495,8 @@ impl GenericWorker {
         index: usize,
     ) -> Result<Self> {
         let max = max_request(spec) as usize;
-        let mut io = Io::new(&setup.spec(), 1, max, spec.seed ^ index as u64)?;
+        let engine = setup.spec().access(Access::of_seq_frac(spec.seq_frac));
+        let mut io = Io::new(&engine, 1, max, spec.seed ^ index as u64)?;
         let mut files = Vec::with_capacity(paths.len());
         for p in paths {
             files.push(io.open(p, how)?);

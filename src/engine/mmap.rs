@@ -109,7 +109,8 @@ impl Mapped {
     /// whole file, or a window where that fails).
     fn window(&mut self, offset: u64, len: usize, access: Access) -> io::Result<*mut u8> {
         let end = offset + len as u64;
-        let covers = |m: &Mapped| !m.ptr.is_null() && offset >= m.off && end <= m.off + m.len as u64;
+        let covers =
+            |m: &Mapped| !m.ptr.is_null() && offset >= m.off && end <= m.off + m.len as u64;
         if !covers(self) {
             self.size = self.file.metadata()?.len();
             // fio's: the whole file first, a window where that fails
@@ -217,10 +218,7 @@ impl Engine for Mmap {
         }
         // a shared writable mapping needs the file open for reading too
         let writable = how.write;
-        let how = OpenHow {
-            read: true,
-            ..how
-        };
+        let how = OpenHow { read: true, ..how };
         let file = open_file_as(path, how, self.mode)?;
         let size = file.metadata()?.len();
         let m = Mapped {

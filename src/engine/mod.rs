@@ -758,7 +758,12 @@ impl TrimBy {
 /// fallocate(2) with FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE on a
 /// regular file (the size stays), the BLKDISCARD ioctl on a block device.
 /// The length trimmed, as a transfer's is.
-pub(crate) fn trim_fd(fd: std::os::fd::RawFd, by: TrimBy, offset: u64, len: u32) -> io::Result<usize> {
+pub(crate) fn trim_fd(
+    fd: std::os::fd::RawFd,
+    by: TrimBy,
+    offset: u64,
+    len: u32,
+) -> io::Result<usize> {
     let r = match by {
         TrimBy::Punch => {
             // SAFETY: fallocate on a descriptor the caller holds open; it

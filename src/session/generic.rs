@@ -6,9 +6,7 @@
 //! ([`UserFile`]): nothing is laid out, and the file is never truncated,
 //! renamed or removed.
 
-use crate::engine::{
-    Access, Choice, EngineSpec, FileId, FsyncPolicy, OpenHow, QueueOpts, Req,
-};
+use crate::engine::{Access, Choice, EngineSpec, FileId, FsyncPolicy, OpenHow, QueueOpts, Req};
 use crate::error::{UsageError, shown_path};
 use crate::measure::{LatencySummary, OpKind, WorkerStats};
 use crate::report::RunResult;
@@ -954,9 +952,8 @@ fn drop_cached(path: &Path) -> Result<()> {
 /// The figures of a run from what its workers measured.
 fn figures(result: &RunResult, stats: &WorkerStats) -> RunFigures {
     // reads and writes together: the requests of the workload
-    let (service, response) = stats.combined(|k| {
-        matches!(k, OpKind::Read | OpKind::Write | OpKind::Trim)
-    });
+    let (service, response) =
+        stats.combined(|k| matches!(k, OpKind::Read | OpKind::Write | OpKind::Trim));
     let mean = stats
         .kinds()
         .filter(|(k, _)| k.direction().is_some())

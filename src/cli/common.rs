@@ -766,6 +766,26 @@ pub struct LoadArgs {
     /// Closed loop: each worker pauses this long (mean) before each request; the pause is not counted in any time.
     #[arg(long, value_name = "TIME", value_parser = duration_arg, allow_hyphen_values = true)]
     pub thinktime: Option<Duration>,
+    /// Bandwidth cap in bytes per second, all workers together (each holds its even share): RATE caps reads, writes and trims together, READ,WRITE[,TRIM] each direction (fio's rate=); a worker ahead of its cap waits, latency still runs from issue.
+    #[arg(long, value_name = "BYTES/s", value_parser = crate::runner::ByteCap::parse)]
+    pub rate_bytes: Option<crate::runner::ByteCap>,
+    /// How a capped worker spaces its requests: linear (each request's bytes take their time at the cap) or poisson (exponential gaps with that mean), as fio's rate_process.
+    #[arg(
+        long,
+        value_enum,
+        default_value = "linear",
+        value_name = "HOW",
+        requires = "rate_bytes"
+    )]
+    pub rate_process: RateProcessArg,
+}
+
+/// `--rate-process`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum RateProcessArg {
+    #[default]
+    Linear,
+    Poisson,
 }
 
 /// `--arrivals`.
@@ -787,6 +807,16 @@ impl LoadArgs {
             },
             think: self.thinktime.filter(|t| !t.is_zero()),
             seed,
+            cap: self
+                .rate_bytes
+                .map(|c| crate::runner::ByteCap {
+                    process: match self.rate_process {
+                        RateProcessArg::Linear => crate::runner::CapProcess::Linear,
+                        RateProcessArg::Poisson => crate::runner::CapProcess::Poisson,
+                    },
+                    ..c
+                })
+                .unwrap_or_default(),
         };
         pace.check().map_err(crate::error::UsageError)?;
         Ok(pace)

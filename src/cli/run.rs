@@ -34,6 +34,9 @@ pub struct Args {
     /// Share of requests that read (the rest write).
     #[arg(long, default_value = "0.5", value_name = "F", value_parser = common::fraction_arg)]
     pub read_frac: f64,
+    /// Share of requests that trim: discard their range (a hole punched in the file, BLKDISCARD on a device), so it reads as zeros; --read-frac plus this is at most 1, writes are the rest.
+    #[arg(long, default_value = "0", value_name = "F", value_parser = common::fraction_arg)]
+    pub trim_frac: f64,
     /// Share of requests that start where the worker's previous request ended.
     #[arg(long, default_value = "0.5", value_name = "F", value_parser = common::fraction_arg)]
     pub seq_frac: f64,
@@ -177,6 +180,12 @@ impl Args {
 impl Args {
     pub fn spec(&self, target: &Target) -> Result<GenericSpec> {
         self.verify.check()?;
+        if self.verify.on() && self.trim_frac > 0.0 {
+            crate::usage!(
+                "--verify with --trim-frac {}: the checker does not know that trimmed blocks read as zeros; verify without trims",
+                self.trim_frac
+            );
+        }
         let engine = self.engine.spec(Choice::PSYNC)?;
         let align = self
             .verify
@@ -203,6 +212,7 @@ impl Args {
             size_mean: self.size_mean,
             size_cv: self.size_cv,
             read_frac: self.read_frac,
+            trim_frac: self.trim_frac,
             seq_frac: self.seq_frac,
             processes: self.processes,
             files: u32::try_from(self.files).map_err(|_| {

@@ -376,6 +376,25 @@ impl Aio {
     }
 }
 
+impl Aio {
+    /// A trim, done at once inside `queue`: the kernel's AIO has no
+    /// discard or fallocate command, so the request is a plain
+    /// fallocate(2) or BLKDISCARD call and completes as a synchronous
+    /// engine's would (what is in flight stays in flight).
+    fn trim_now(&mut self, req: Req) -> io::Result<Queued> {
+        use std::os::fd::AsRawFd;
+        let f = self.files.get(req.file)?;
+        let by = TrimBy::of(f)?;
+        let fd = f.as_raw_fd();
+        timed(req, || trim_fd(fd, by, req.offset, req.len))
+            .map(Queued::Done)
+            .map_err(|e| {
+                let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                request_failed(&req, self.files.path(req.file), errno)
+            })
+    }
+}
+
 impl Engine for Aio {
     fn info(&self) -> &'static EngineInfo {
         &INFO
@@ -409,6 +428,9 @@ impl Engine for Aio {
                     self.flight.len()
                 )));
             }
+        }
+        if req.kind == OpKind::Trim {
+            return self.trim_now(req);
         }
         let fd = self.files.get(req.file)?.as_raw_fd() as u32;
         let (opcode, buf, nbytes, offset) = match req.kind {

@@ -12,6 +12,7 @@
 use super::psync::{sync_file, unsupported};
 use super::*;
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
 
 pub const INFO: EngineInfo = EngineInfo {
     name: "buffered",
@@ -228,6 +229,15 @@ impl Engine for Buffered {
                 s.flush()?;
                 sync_file(&s.file, datasync)
             }),
+            // what the buffer holds goes to the file first, so that no
+            // later flush writes over the hole
+            OpKind::Trim => {
+                let by = TrimBy::of(&s.file)?;
+                timed(req, || {
+                    s.flush()?;
+                    trim_fd(s.file.as_raw_fd(), by, req.offset, req.len)
+                })
+            }
             k => return Err(unsupported(k)),
         };
         c.map(Queued::Done)

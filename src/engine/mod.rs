@@ -16,6 +16,7 @@
 mod aio;
 mod buffer;
 mod buffered;
+mod mmap;
 mod null;
 mod nullq;
 mod psync;
@@ -112,6 +113,13 @@ impl Req {
     pub fn write(file: FileId, offset: u64, len: u32) -> Req {
         Req {
             kind: OpKind::Write,
+            ..Req::read(file, offset, len)
+        }
+    }
+
+    pub fn trim(file: FileId, offset: u64, len: u32) -> Req {
+        Req {
+            kind: OpKind::Trim,
             ..Req::read(file, offset, len)
         }
     }
@@ -349,6 +357,38 @@ impl QueueOpts {
     }
 }
 
+/// How a workload walks its files, for engines that can tell the kernel
+/// (madvise(2) on a mapping, as fio's mmap engine does by `rw=`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// A mix, or not known: no advice.
+    #[default]
+    Normal,
+    /// Every request follows the one before.
+    Sequential,
+    /// Every request goes to a random offset.
+    Random,
+}
+
+impl Access {
+    /// The pattern of a workload whose requests are sequential with
+    /// chance `seq_frac`: all, none, or a mix.
+    pub fn of_seq_frac(seq_frac: f64) -> Access {
+        if seq_frac >= 1.0 {
+            Access::Sequential
+        } else if seq_frac <= 0.0 {
+            Access::Random
+        } else {
+            Access::Normal
+        }
+    }
+
+    pub fn is_normal(&self) -> bool {
+        *self == Access::Normal
+    }
+}
+
 /// How the engine is made: an [`EngineSpec`] and what the worker needs
 /// of its buffers. Only the runner makes engines ([`crate::runner::Io`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -370,6 +410,8 @@ pub struct EngineOpts {
     pub queue: QueueOpts,
     /// Open data files with O_NOATIME: reads leave access times alone.
     pub noatime: bool,
+    /// How the workload walks its files (advice to the kernel).
+    pub access: Access,
 }
 
 impl EngineOpts {
@@ -393,6 +435,7 @@ impl Default for EngineOpts {
             seed: 0,
             queue: QueueOpts::default(),
             noatime: false,
+            access: Access::Normal,
         }
     }
 }
@@ -420,6 +463,10 @@ pub struct EngineSpec {
     /// Open data files with O_NOATIME (`--noatime`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub noatime: bool,
+    /// How the workload walks its files, told to engines that advise the
+    /// kernel (mmap).
+    #[serde(default, skip_serializing_if = "Access::is_normal")]
+    pub access: Access,
 }
 
 impl EngineSpec {
@@ -432,7 +479,12 @@ impl EngineSpec {
             datasync: false,
             queue: QueueOpts::default(),
             noatime: false,
+            access: Access::Normal,
         }
+    }
+
+    pub fn access(self, access: Access) -> EngineSpec {
+        EngineSpec { access, ..self }
     }
 
     pub fn direct(self, direct: bool) -> EngineSpec {
@@ -528,6 +580,7 @@ impl EngineSpec {
             seed,
             queue: self.queue,
             noatime: self.noatime,
+            access: self.access,
         }
     }
 }
@@ -651,6 +704,17 @@ pub trait Engine: Send {
 #[cold]
 pub(crate) fn request_failed(req: &Req, path: &Path, errno: i32) -> io::Error {
     let cause = io::Error::from_raw_os_error(errno);
+    if req.kind == OpKind::Trim && errno == libc::EOPNOTSUPP {
+        return io::Error::new(
+            io::ErrorKind::Unsupported,
+            format!(
+                "trim of {} B at offset {} in {}: the file system cannot punch holes (EOPNOTSUPP); run on one that can (ext4, xfs, btrfs, tmpfs) or leave trims out",
+                req.len,
+                req.offset,
+                path.display()
+            ),
+        );
+    }
     let what = if req.kind == OpKind::Fsync {
         format!("fsync of {}", path.display())
     } else {
@@ -663,6 +727,67 @@ pub(crate) fn request_failed(req: &Req, path: &Path, errno: i32) -> io::Error {
         )
     };
     io::Error::new(cause.kind(), format!("{what}: {cause}"))
+}
+
+/// BLKDISCARD, `_IO(0x12, 119)` in linux/fs.h: discard a byte range of a
+/// block device (its argument is `[offset, length]`).
+const BLKDISCARD: libc::c_ulong = 0x1277;
+
+/// How a file takes a trim: a hole punched in a regular file, or a
+/// discard of a block device's range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TrimBy {
+    Punch,
+    Discard,
+}
+
+impl TrimBy {
+    /// How `f` is trimmed: BLKDISCARD when it is a block device (S_ISBLK),
+    /// else a punched hole. Asked before the trim's clock starts.
+    pub(crate) fn of(f: &File) -> io::Result<TrimBy> {
+        use std::os::unix::fs::FileTypeExt;
+        Ok(if f.metadata()?.file_type().is_block_device() {
+            TrimBy::Discard
+        } else {
+            TrimBy::Punch
+        })
+    }
+}
+
+/// Discard `len` bytes at `offset` of `fd`, which then read as zeros:
+/// fallocate(2) with FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE on a
+/// regular file (the size stays), the BLKDISCARD ioctl on a block device.
+/// The length trimmed, as a transfer's is.
+pub(crate) fn trim_fd(
+    fd: std::os::fd::RawFd,
+    by: TrimBy,
+    offset: u64,
+    len: u32,
+) -> io::Result<usize> {
+    let r = match by {
+        TrimBy::Punch => {
+            // SAFETY: fallocate on a descriptor the caller holds open; it
+            // touches no memory of ours.
+            unsafe {
+                libc::fallocate(
+                    fd,
+                    libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE,
+                    offset as libc::off_t,
+                    libc::off_t::from(len),
+                )
+            }
+        }
+        TrimBy::Discard => {
+            let range: [u64; 2] = [offset, u64::from(len)];
+            // SAFETY: BLKDISCARD reads two u64s from the pointer, which
+            // points at `range`, alive for the call.
+            unsafe { libc::ioctl(fd, BLKDISCARD as _, range.as_ptr()) }
+        }
+    };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(len as usize)
 }
 
 /// Why a write came back short. The system takes part of a write when the
@@ -719,6 +844,7 @@ pub const ENGINES: &[EngineInfo] = &[
     nullq::INFO,
     uring::INFO,
     aio::INFO,
+    mmap::INFO,
 ];
 
 fn find(name: &str) -> Option<&'static EngineInfo> {
@@ -748,6 +874,7 @@ impl Choice {
     pub const NULLQ: Choice = Choice(&ENGINES[4]);
     pub const IO_URING: Choice = Choice(&ENGINES[5]);
     pub const LIBAIO: Choice = Choice(&ENGINES[6]);
+    pub const MMAP: Choice = Choice(&ENGINES[7]);
 
     /// The engine called `name`; the one place that knows the names.
     pub fn parse(name: &str) -> Result<Choice, String> {

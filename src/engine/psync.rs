@@ -1,6 +1,7 @@
 //! `psync`: one pread(2) or pwrite(2) per operation.
 
 use super::*;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::FileExt;
 
 pub const INFO: EngineInfo = EngineInfo {
@@ -69,6 +70,10 @@ impl Engine for Psync {
             OpKind::Read => timed(req, || f.read_at(buf, req.offset)),
             OpKind::Write | OpKind::Append => timed(req, || f.write_at(buf, req.offset)),
             OpKind::Fsync => timed(req, || sync_file(f, datasync)),
+            OpKind::Trim => {
+                let by = TrimBy::of(f)?;
+                timed(req, || trim_fd(f.as_raw_fd(), by, req.offset, req.len))
+            }
             k => return Err(unsupported(k)),
         };
         c.map(Queued::Done)

@@ -7,6 +7,7 @@
 use super::psync::{sync_file, unsupported};
 use super::*;
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::os::fd::AsRawFd;
 
 pub const INFO: EngineInfo = EngineInfo {
     name: "sync",
@@ -88,6 +89,11 @@ impl Engine for Sync {
                 Ok(n)
             }),
             OpKind::Fsync => timed(req, || sync_file(f, datasync)),
+            // no file position moves: a discard at the request's range
+            OpKind::Trim => {
+                let by = TrimBy::of(f)?;
+                timed(req, || trim_fd(f.as_raw_fd(), by, req.offset, req.len))
+            }
             k => return Err(unsupported(k)),
         };
         c.map(Queued::Done)

@@ -49,6 +49,9 @@ pub enum OpKind {
     Read,
     Write,
     Append,
+    /// Discard a range: its blocks are freed (a hole punched in a file,
+    /// BLKDISCARD on a block device) and read back as zeros. fio's trim.
+    Trim,
     Create,
     Delete,
     Open,
@@ -70,10 +73,11 @@ pub enum OpKind {
 }
 
 impl OpKind {
-    pub const ALL: [OpKind; 17] = [
+    pub const ALL: [OpKind; 18] = [
         OpKind::Read,
         OpKind::Write,
         OpKind::Append,
+        OpKind::Trim,
         OpKind::Create,
         OpKind::Delete,
         OpKind::Open,
@@ -96,6 +100,7 @@ impl OpKind {
             OpKind::Read => "read",
             OpKind::Write => "write",
             OpKind::Append => "append",
+            OpKind::Trim => "trim",
             OpKind::Create => "create",
             OpKind::Delete => "delete",
             OpKind::Open => "open",

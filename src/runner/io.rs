@@ -217,6 +217,9 @@ impl Io {
                     None => return Ok(()),
                 },
             };
+            if ctx.is_capped() && !ctx.cap_wait(req.kind, u64::from(req.len)) {
+                return Ok(());
+            }
             if S::FILLS {
                 src.fill(&req, self.engine.buf_mut(0));
             }
@@ -338,6 +341,9 @@ impl Io {
         slot: u16,
     ) -> anyhow::Result<()> {
         req.slot = slot;
+        if ctx.is_capped() {
+            self.wait_cap(ctx, src, &req)?;
+        }
         if S::FILLS {
             src.fill(&req, self.engine.buf_mut(slot));
         }
@@ -348,6 +354,28 @@ impl Io {
         if self.batch > 0 && self.uncommitted >= self.batch {
             self.commit()?;
         }
+        Ok(())
+    }
+
+    /// Hold `req` back until its bandwidth cap lets it go, reaping what
+    /// completes meanwhile (so that completions are stamped when they
+    /// come), then take its turn. A stop ends the wait: the request still
+    /// goes, and the driver then sees the stop.
+    #[cold]
+    fn wait_cap<S: Source>(&mut self, ctx: &mut Ctx, src: &mut S, req: &Req) -> anyhow::Result<()> {
+        loop {
+            let at = ctx.cap_due(req.kind);
+            if now_ns() >= at || ctx.stopped() {
+                break;
+            }
+            if self.in_flight() == 0 {
+                ctx.sleep_until(at);
+            } else {
+                self.commit()?;
+                self.reap_until(ctx, src, at)?;
+            }
+        }
+        ctx.cap_take(req.kind, u64::from(req.len));
         Ok(())
     }
 

@@ -22,7 +22,7 @@ pub mod workdir;
 pub mod workers;
 
 pub use io::{Io, Source};
-pub use pace::{Arrivals, Pace};
+pub use pace::{Arrivals, ByteCap, CapProcess, Pace};
 pub use tx::{Transactions, Tx};
 pub use workdir::WorkDir;
 pub use workers::{Placement, Workers, run_workers};
@@ -216,6 +216,8 @@ pub struct Ctx<'a> {
     arrival_ns: u64,
     /// When a paced worker found the run over (clock ns; 0 before).
     end_ns: u64,
+    /// The bandwidth caps ([`Pace::cap`]), if any.
+    capper: Option<pace::Capper>,
 }
 
 impl<'a> Ctx<'a> {
@@ -248,6 +250,10 @@ impl<'a> Ctx<'a> {
         if let Some(ns) = histlog::interval_ns() {
             stats.log_intervals(ns);
         }
+        let capper = pace.cap.capper(index, workers, pace.seed, began_ns);
+        if capper.is_some() {
+            pace::tight_timers();
+        }
         Ctx {
             index,
             stats,
@@ -263,7 +269,39 @@ impl<'a> Ctx<'a> {
             pacer,
             arrival_ns: 0,
             end_ns: 0,
+            capper,
         }
+    }
+
+    /// Whether a bandwidth cap holds this worker back.
+    #[inline]
+    pub(crate) fn is_capped(&self) -> bool {
+        self.capper.is_some()
+    }
+
+    /// Bandwidth cap: when a request of `kind` may go (clock ns), at
+    /// once when none holds it back.
+    pub(crate) fn cap_due(&self, kind: OpKind) -> u64 {
+        let now = now_ns();
+        self.capper.as_ref().map_or(now, |c| c.due(kind, now))
+    }
+
+    /// Bandwidth cap: a request of `kind` moving `len` bytes goes now.
+    pub(crate) fn cap_take(&mut self, kind: OpKind, len: u64) {
+        if let Some(c) = self.capper.as_mut() {
+            c.take(kind, len, now_ns());
+        }
+    }
+
+    /// Bandwidth cap: wait until a request of `kind` moving `len` bytes
+    /// may go, and take its turn; false when the run stopped meanwhile.
+    pub(crate) fn cap_wait(&mut self, kind: OpKind, len: u64) -> bool {
+        let at = self.cap_due(kind);
+        if pace::sleep_until(at, self.stop).is_err() {
+            return false;
+        }
+        self.cap_take(kind, len);
+        true
     }
 
     /// Whether the worker should issue another request, after waiting for

@@ -61,6 +61,214 @@ pub struct Pace {
     pub think: Option<Duration>,
     /// Seed of the arrival streams (worker `i` draws stream `i`).
     pub seed: u64,
+    /// A bandwidth cap (closed loop; fio's `rate`): none by default.
+    #[serde(default, skip_serializing_if = "ByteCap::is_none")]
+    pub cap: ByteCap,
+}
+
+/// A bandwidth cap, in bytes per second of all workers together (each
+/// worker holds its even share): fio's `rate`. Not an open loop: requests
+/// still go out as soon as the storage and the cap allow, and their
+/// latency runs from their issue. A worker about to issue a request of a
+/// capped direction waits until the bytes it issued before in that
+/// direction are due at the cap; `total` caps reads, writes and trims
+/// together, the others one direction each (fio's `rate=r,w,t`), and a
+/// request waits for every cap it falls under.
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ByteCap {
+    /// Bytes per second of every direction together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    /// Bytes per second of reads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<f64>,
+    /// Bytes per second of writes (appends and creates too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<f64>,
+    /// Bytes per second of trims.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<f64>,
+    /// How the requests are spaced under the cap.
+    #[serde(default)]
+    pub process: CapProcess,
+}
+
+/// How a capped worker spaces its requests (fio's `rate_process`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CapProcess {
+    /// Each request's bytes take their exact time at the cap.
+    #[default]
+    Linear,
+    /// Exponential gaps with that mean: a Poisson process of requests.
+    Poisson,
+}
+
+/// How far behind its cap a worker may fall and still catch up: a worker
+/// that was held back longer (the storage was slower than the cap) goes
+/// on from this far behind, so that a stall is followed by a burst of at
+/// most this long above the cap.
+pub const CAP_SLACK_NS: u64 = 50_000_000;
+
+impl ByteCap {
+    /// No cap at all.
+    pub fn is_none(&self) -> bool {
+        self.total.is_none() && self.read.is_none() && self.write.is_none() && self.trim.is_none()
+    }
+
+    /// The caps by lane: total, read, write, trim.
+    fn lanes(&self) -> [Option<f64>; 4] {
+        [self.total, self.read, self.write, self.trim]
+    }
+
+    /// What is wrong with the cap, if anything (`flag` names it).
+    pub fn check(&self, flag: &str) -> Result<(), String> {
+        for r in self.lanes().into_iter().flatten() {
+            if !(r.is_finite() && r >= 1.0) {
+                return Err(format!("{flag} {r}: a cap is at least 1 byte per second"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Parse a cap as given on the command line: `RATE` caps every
+    /// direction together, `R,W[,T]` each direction on its own (fio's
+    /// syntax, a part left empty leaves that direction alone). A rate is
+    /// a size per second: `50M`, `1.5G`, `4096`.
+    pub fn parse(s: &str) -> Result<ByteCap, String> {
+        let one = |p: &str| -> Result<Option<f64>, String> {
+            let p = p.trim();
+            if p.is_empty() {
+                return Ok(None);
+            }
+            let p = p.strip_suffix("/s").unwrap_or(p);
+            let v = crate::units::parse_size(p).map_err(|e| {
+                format!("'{p}' is not a byte rate (a size per second, e.g. 50M): {e}")
+            })?;
+            if v == 0 {
+                return Err(
+                    "a cap of 0 bytes per second stops every request; give at least 1".into(),
+                );
+            }
+            Ok(Some(v as f64))
+        };
+        let parts: Vec<&str> = s.split(',').collect();
+        let cap = match parts.as_slice() {
+            [t] => ByteCap {
+                total: one(t)?,
+                ..ByteCap::default()
+            },
+            [r, w] => ByteCap {
+                read: one(r)?,
+                write: one(w)?,
+                ..ByteCap::default()
+            },
+            [r, w, t] => ByteCap {
+                read: one(r)?,
+                write: one(w)?,
+                trim: one(t)?,
+                ..ByteCap::default()
+            },
+            _ => {
+                return Err(format!(
+                    "'{s}': give one rate (all directions together) or READ,WRITE[,TRIM]"
+                ));
+            }
+        };
+        if cap.is_none() {
+            return Err(format!("'{s}' caps nothing: give at least one rate"));
+        }
+        Ok(cap)
+    }
+
+    /// The capper of one worker of `workers`, from clock `start_ns`.
+    pub fn capper(&self, index: usize, workers: usize, seed: u64, start_ns: u64) -> Option<Capper> {
+        if self.is_none() {
+            return None;
+        }
+        let share = workers.max(1) as f64;
+        Some(Capper {
+            lanes: self.lanes().map(|r| {
+                r.map(|r| Lane {
+                    ns_per_byte: 1e9 * share / r,
+                    next_ns: start_ns,
+                    carry: 0.0,
+                })
+            }),
+            poisson: self.process == CapProcess::Poisson,
+            rng: Xoshiro256PlusPlus::seed_from_u64(
+                seed ^ 0x6a09_e667_f3bc_c909u64.wrapping_mul(index as u64 + 1),
+            ),
+        })
+    }
+}
+
+/// One cap's schedule in a worker.
+#[derive(Clone, Copy, Debug)]
+struct Lane {
+    ns_per_byte: f64,
+    /// When the next request under this cap may go (clock ns).
+    next_ns: u64,
+    /// The fraction of a nanosecond owed to `next_ns`.
+    carry: f64,
+}
+
+/// One worker's bandwidth caps ([`ByteCap`]).
+#[derive(Clone, Debug)]
+pub struct Capper {
+    /// total, read, write, trim
+    lanes: [Option<Lane>; 4],
+    poisson: bool,
+    rng: Xoshiro256PlusPlus,
+}
+
+impl Capper {
+    /// The lanes a request of `kind` falls under: total and its direction.
+    fn lanes_of(kind: crate::measure::OpKind) -> Option<[usize; 2]> {
+        use crate::measure::OpKind;
+        match kind {
+            OpKind::Read => Some([0, 1]),
+            OpKind::Write | OpKind::Append | OpKind::Create => Some([0, 2]),
+            OpKind::Trim => Some([0, 3]),
+            _ => None,
+        }
+    }
+
+    /// When a request of `kind` may go, seen at clock `now`: `now` if it
+    /// may go at once (it moves no bytes, or is under no cap).
+    pub fn due(&self, kind: crate::measure::OpKind, now: u64) -> u64 {
+        let Some(ls) = Self::lanes_of(kind) else {
+            return now;
+        };
+        ls.iter()
+            .filter_map(|&i| self.lanes[i].as_ref())
+            .map(|l| l.next_ns)
+            .fold(now, u64::max)
+    }
+
+    /// A request of `kind` moving `len` bytes goes at clock `now`: move
+    /// its caps' schedules on by its time at each cap.
+    pub fn take(&mut self, kind: crate::measure::OpKind, len: u64, now: u64) {
+        let Some(ls) = Self::lanes_of(kind) else {
+            return;
+        };
+        let draw = if self.poisson {
+            // u in (0, 1]: -ln u is exponential with mean 1
+            let u = ((self.rng.next_u64() >> 11) + 1) as f64 * (1.0 / (1u64 << 53) as f64);
+            -u.ln()
+        } else {
+            1.0
+        };
+        for i in ls {
+            if let Some(l) = self.lanes[i].as_mut() {
+                let from = l.next_ns.max(now.saturating_sub(CAP_SLACK_NS));
+                let g = len as f64 * l.ns_per_byte * draw + l.carry;
+                let whole = g.floor();
+                l.carry = g - whole;
+                l.next_ns = from.saturating_add(whole as u64);
+            }
+        }
+    }
 }
 
 /// The highest rate an open loop takes, requests per second: one request
@@ -98,6 +306,12 @@ impl Pace {
             return Err(format!(
                 "--rate {r}: at most {MAX_RATE:e} requests per second (the schedule counts whole nanoseconds); leave --rate out to issue requests back to back"
             ));
+        }
+        self.cap.check("--rate-bytes")?;
+        if self.rate.is_some() && !self.cap.is_none() {
+            return Err(
+                "--rate and --rate-bytes exclude each other: an open loop offers its requests whatever the storage does; a cap holds a closed loop back".into(),
+            );
         }
         if self.rate.is_some() && self.think.is_some() {
             return Err(

@@ -71,6 +71,10 @@ struct Header {
     arrivals: u64,
     think_ns: u64,
     pace_seed: u64,
+    /// The bandwidth caps (total, read, write, trim) as f64 bits (0: none),
+    /// and their process (0 linear, 1 Poisson).
+    cap_bits: [u64; 4],
+    cap_poisson: u64,
     /// The measured phase's length in ns (0: none).
     duration_ns: u64,
     /// `--log-hist`'s interval in ns (0: no interval histograms).
@@ -220,6 +224,9 @@ impl Region {
             h.arrivals = u64::from(rule.pace.arrivals == super::Arrivals::Uniform);
             h.think_ns = rule.pace.think.map_or(0, |t| t.as_nanos() as u64);
             h.pace_seed = rule.pace.seed;
+            let c = rule.pace.cap;
+            h.cap_bits = [c.total, c.read, c.write, c.trim].map(|r| r.map_or(0, f64::to_bits));
+            h.cap_poisson = u64::from(c.process == super::CapProcess::Poisson);
             h.duration_ns = rule.duration.map_or(0, |d| d.as_nanos() as u64);
             h.log_interval_ns = super::histlog::interval_ns().unwrap_or(0);
             let mut at = ptr.add(payload_off);
@@ -872,6 +879,21 @@ fn work(fd: RawFd, index: usize, build: &Build) -> Result<Option<(Report, bool)>
         },
         think: (h.think_ns != 0).then(|| Duration::from_nanos(h.think_ns)),
         seed: h.pace_seed,
+        cap: {
+            let [total, read, write, trim] =
+                h.cap_bits.map(|b| (b != 0).then(|| f64::from_bits(b)));
+            super::ByteCap {
+                total,
+                read,
+                write,
+                trim,
+                process: if h.cap_poisson == 1 {
+                    super::CapProcess::Poisson
+                } else {
+                    super::CapProcess::Linear
+                },
+            }
+        },
     };
     let mut ctx = Ctx::new(
         index,

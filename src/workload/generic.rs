@@ -5,6 +5,8 @@
 //!   `files` files;
 //! - `size_mean` (with `size_cv`): request sizes, see [`SizeDist`];
 //! - `read_frac`: the chance that a request reads;
+//! - `trim_frac` (an extension, 0 by default): the chance that it trims
+//!   (discards its range); the rest write;
 //! - `seq_frac`: the chance that a request starts where this worker's
 //!   previous request ended (its own sequential stream); otherwise it goes to
 //!   a uniformly random aligned offset of a uniformly chosen file;
@@ -34,6 +36,10 @@ pub struct GenericSpec {
     pub size_mean: u64,
     pub size_cv: f64,
     pub read_frac: f64,
+    /// The chance that a request trims (discards its range); reads and
+    /// trims together at most 1, writes the rest.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub trim_frac: f64,
     pub seq_frac: f64,
     pub processes: usize,
     pub files: u32,
@@ -55,6 +61,14 @@ impl GenericSpec {
             }
         };
         frac("read-frac", self.read_frac)?;
+        frac("trim-frac", self.trim_frac)?;
+        // a little slack for fractions given in decimal (0.7 + 0.3)
+        if self.read_frac + self.trim_frac > 1.0 + 1e-9 {
+            return Err(format!(
+                "--read-frac {} and --trim-frac {} add up to more than 1; writes are the rest",
+                self.read_frac, self.trim_frac
+            ));
+        }
         frac("seq-frac", self.seq_frac)?;
         if self.processes == 0 {
             return Err("--processes must be at least 1".into());
@@ -126,6 +140,10 @@ impl GenericSpec {
     }
 }
 
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
+}
+
 /// One request of the generic workload.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Request {
@@ -142,6 +160,9 @@ pub struct Generator {
     rng: Prng,
     sizes: SizeDist,
     read_frac: f64,
+    /// `read_frac + trim_frac`: a draw below it (and not below
+    /// `read_frac`) trims.
+    trim_below: f64,
     seq_frac: f64,
     file_size: u64,
     files: u32,
@@ -174,6 +195,7 @@ impl Generator {
             rng,
             sizes: spec.sizes()?,
             read_frac: spec.read_frac,
+            trim_below: spec.read_frac + spec.trim_frac,
             seq_frac: spec.seq_frac,
             file_size,
             files: spec.files,
@@ -192,8 +214,13 @@ impl Generator {
     #[inline]
     pub fn next_request(&mut self) -> Request {
         let len = self.sizes.sample(&mut self.rng);
-        let kind = if unit_f64(&mut self.rng) < self.read_frac {
+        // one draw decides the kind: without trims the stream is the
+        // same as before they existed
+        let u = unit_f64(&mut self.rng);
+        let kind = if u < self.read_frac {
             OpKind::Read
+        } else if u < self.trim_below {
+            OpKind::Trim
         } else {
             OpKind::Write
         };
@@ -247,6 +274,7 @@ mod tests {
             size_mean: 16 << 10,
             size_cv: 1.0,
             read_frac: 0.7,
+            trim_frac: 0.0,
             seq_frac: 0.3,
             processes: 2,
             files: 3,

@@ -70,6 +70,7 @@ fn points(ctx: &Ctx, queued: Option<Choice>) -> Vec<Point> {
         size_mean: mean,
         size_cv: cv,
         read_frac: read,
+        trim_frac: 0.0,
         seq_frac: seq,
         processes: 1,
         files: 1,

@@ -821,6 +821,18 @@ impl LoadArgs {
         pace.check().map_err(crate::error::UsageError)?;
         Ok(pace)
     }
+
+    /// [`LoadArgs::pace`] for a benchmark whose operations do not go
+    /// through the runner's queue, where a bandwidth cap cannot be kept:
+    /// `--rate-bytes` is refused there rather than ignored.
+    pub fn pace_uncapped(&self, seed: u64, command: &str) -> Result<crate::runner::Pace> {
+        if self.rate_bytes.is_some() {
+            crate::usage!(
+                "--rate-bytes: {command} issues its operations one at a time outside the runner's queue, where a bandwidth cap is not kept; cap requests with --rate (ops/s), or bandwidth with 'iogauge run'"
+            );
+        }
+        self.pace(seed)
+    }
 }
 
 /// A rate in requests per second, above 0 (at most [`units::MAX_RATE`]).

@@ -94,7 +94,7 @@ impl Args {
         Ok(LaddisPoint {
             options: self.options()?,
             duration: scale::repetition(self.duration),
-            pace: self.run.load.pace(self.seed)?,
+            pace: self.run.load.pace_uncapped(self.seed, "laddis")?,
             claim_given: self.claim.is_some(),
         })
     }
@@ -137,7 +137,7 @@ pub fn main(a: Args) -> Result<Status> {
     let duration = a.duration.unwrap_or(Duration::from_secs(10));
     let rule = StopRule {
         duration: Some(duration),
-        pace: a.run.load.pace(a.seed)?,
+        pace: a.run.load.pace_uncapped(a.seed, "laddis")?,
         ..Default::default()
     };
     if a.run.check.check {

@@ -91,7 +91,7 @@ impl Args {
             seed: crate::cluster::seed(self.seed),
             engine: self.engine.unwrap_or(Choice::PSYNC),
             dir: self.dir.clone(),
-            pace: self.run.load.pace(crate::cluster::seed(self.seed))?,
+            pace: self.run.load.pace_uncapped(crate::cluster::seed(self.seed), "tpcb")?,
         })
     }
 }

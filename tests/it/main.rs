@@ -11,6 +11,7 @@ mod cli;
 mod compare;
 mod crash;
 mod depth;
+mod device;
 mod docs;
 mod faultfs;
 mod faults;

@@ -33,6 +33,7 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         command_line: how,
         allow_outside: false,
         plot: None,
+        device: None,
     };
     let watch = ctx.direct_ok.then(|| DeviceWatch::start(ctx.dir));
     let rep = exec::execute(&cfg, &x, &exec::Quiet)?;

@@ -26,11 +26,18 @@ pub struct Opts {
     #[arg(value_name = "IOZONE_FLAGS", num_args = 0.., allow_hyphen_values = true, trailing_var_arg = true)]
     pub flags: Vec<String>,
     /// Parent of the run's work directory, where the test files go (-f and -F name files inside it).
-    #[arg(long, default_value = ".", value_name = "DIR")]
+    #[arg(
+        long,
+        default_value = ".",
+        value_name = "DIR",
+        conflicts_with = "device"
+    )]
     pub dir: PathBuf,
     /// Let an absolute -f or -F name make its file at that path, outside the work directory (the path must not exist; the file is removed at the end).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "device")]
     pub allow_outside: bool,
+    #[command(flatten)]
+    pub device: super::device::DeviceArgs,
     /// I/O engine ('iogauge engines' describes each); with -H/-k, that of the asynchronous passes too (default io_uring, else libaio).
     #[arg(long, value_name = "NAME", value_parser = Choice::parse)]
     pub engine: Option<Choice>,
@@ -160,6 +167,16 @@ impl Opts {
             self.engine = late_opts.engine.take();
         }
         self.allow_outside |= late_opts.allow_outside;
+        if given("device") {
+            self.device.device = late_opts.device.device.take();
+        }
+        self.device.allow_destroy |= late_opts.device.allow_destroy;
+        self.device.force |= late_opts.device.force;
+        if self.device.device.is_some() && (self.allow_outside || given("dir")) {
+            crate::usage!(
+                "--device: the device is the test file; --dir and --allow-outside place files, so drop them"
+            );
+        }
         if given("plot") {
             self.plot = late_opts.plot.take();
         }
@@ -270,7 +287,8 @@ impl Hooks for Live<'_> {
 pub fn main(a: Opts) -> Result<Status> {
     let parsed = flags::parse(&a.flags).map_err(UsageError)?;
     let a = a.with_late(&parsed.passthrough)?;
-    let cfg = parsed.config;
+    let mut cfg = parsed.config;
+    let device = on_device(&a, &mut cfg)?;
     a.cluster.apply()?;
     if crate::cluster::ranks() > 1 && cfg.children.is_empty() {
         crate::usage!(
@@ -298,7 +316,17 @@ pub fn main(a: Opts) -> Result<Status> {
             paths.output(format!("--plot {}", f.display()), &f);
         }
     }
-    for (what, place) in exec::check_files(&cfg, a.allow_outside).map_err(UsageError)? {
+    if device.is_some() {
+        paths.input(
+            format!("--device {}", cfg.file.display()),
+            &cfg.file.clone(),
+        );
+    }
+    let files = match device {
+        Some(_) => Vec::new(),
+        None => exec::check_files(&cfg, a.allow_outside).map_err(UsageError)?,
+    };
+    for (what, place) in files {
         if let crate::runner::names::Place::Outside { path, .. } = place {
             paths.output(what, &path);
         }
@@ -323,6 +351,7 @@ pub fn main(a: Opts) -> Result<Status> {
         allow_outside: a.allow_outside,
         plot: a.plot.clone(),
         verify: a.verify.plan(),
+        device,
     };
     run::check_remount(&cfg, &a.dir).map_err(UsageError)?;
     if a.check.check {
@@ -361,12 +390,94 @@ pub fn main(a: Opts) -> Result<Status> {
         );
     };
     out.say(rest);
+    if let Some(d) = &rep.result.environment.block_device {
+        out.say(&format!("iogauge: on block device {}\n", d.describe()));
+    }
     if let Some(v) = &rep.result.verify {
         out.say(&v.render());
     }
     out.say(&crate::report::warn::render(&rep.result));
     out.write(&rep.result)?;
     super::common::status_of(&out, &rep.result)
+}
+
+/// `--device`: the device checked for the tests `cfg` runs (writing ones
+/// need --allow-destroy), made the test file; `None` without it. Refused:
+/// throughput mode (a file per child), -f, -w, -U, a file larger than the
+/// device, and under -I a record that is not whole logical blocks.
+fn on_device(a: &Opts, cfg: &mut Config) -> Result<Option<crate::env::device::BlockDevice>> {
+    use crate::suites::iozone::flags::{DEFAULT_FILE, Mode, Test};
+    let Some(path) = &a.device.device else {
+        return Ok(None);
+    };
+    let name = crate::error::shown_path(path);
+    if cfg.mode() == Mode::Throughput {
+        crate::usage!(
+            "--device {name}: throughput mode (-t) gives every child a file of its own, and a device is one; run -t on files in --dir, or drop -t"
+        );
+    }
+    if cfg.file != std::path::Path::new(DEFAULT_FILE) {
+        crate::usage!(
+            "-f {} with --device {name}: the device is the test file; drop -f",
+            cfg.file.display()
+        );
+    }
+    if cfg.keep_files {
+        crate::usage!(
+            "-w with --device {name}: a device is never removed, so there is nothing to keep; drop -w"
+        );
+    }
+    if let Some(m) = &cfg.remount {
+        crate::usage!(
+            "-U {} with --device {name}: the test runs on the raw device, under no mount; drop -U",
+            m.display()
+        );
+    }
+    let writes = cfg.tests.iter().any(|t| {
+        matches!(
+            t,
+            Test::Write
+                | Test::RandomRw
+                | Test::RecordRewrite
+                | Test::Fwrite
+                | Test::RandomMix
+                | Test::Pwrite
+                | Test::Pwritev
+        )
+    });
+    let Some(dev) = a.device.check(
+        writes,
+        cfg.direct,
+        "run only the tests that read (-i 1, 3, 5, 7, and 10 and 12 with -E)",
+    )?
+    else {
+        return Ok(None);
+    };
+    let rows = crate::suites::iozone::grid::runs(cfg);
+    let largest = rows.iter().map(|r| r.file_kb).max().unwrap_or(0) * 1024;
+    if largest > dev.bytes {
+        crate::usage!(
+            "--device {name} holds {}, less than the largest file the run tests ({}); give -s (or -g in auto mode) of at most {} kB",
+            crate::units::fmt_bytes(dev.bytes),
+            crate::units::fmt_bytes(largest),
+            dev.bytes / 1024
+        );
+    }
+    if cfg.direct
+        && let Some(r) = rows
+            .iter()
+            .flat_map(|r| r.records_kb.iter())
+            .find(|&&r| !dev.direct_fits(r * 1024))
+    {
+        crate::usage!(
+            "-I: a record of {r} kB is not whole logical blocks of --device {name} ({} B); give -r of a multiple of {} kB",
+            dev.logical_block_bytes,
+            (dev.logical_block_bytes / 1024).max(1)
+        );
+    }
+    cfg.file = dev.path.clone();
+    cfg.device = true;
+    Ok(Some(dev))
 }
 
 /// After the run: IOzone's -b workbook and iogauge's heatmaps (single and

@@ -12,6 +12,7 @@ mod andrew;
 mod bonnie;
 mod common;
 mod compare;
+mod device;
 mod engines;
 mod ffsb;
 mod fio;

@@ -19,7 +19,7 @@ use std::time::Duration;
 #[derive(clap::Args, Debug)]
 #[command(allow_negative_numbers = true)]
 pub struct Args {
-    /// Total bytes the workload touches, spread over --files files (default 64M; with --file, the file's size).
+    /// Total bytes the workload touches, spread over --files files (default 64M; with --file or --device, its size).
     #[arg(long, value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
     pub unique_bytes: Option<u64>,
     /// Mean request size; sizes are gamma-distributed around it (see --size-cv).
@@ -74,8 +74,10 @@ pub struct Args {
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub dir: PathBuf,
     /// Work on this existing regular file instead of laying out files: no prefill, never truncated or removed; read-only unless --allow-write.
-    #[arg(long, value_name = "PATH", conflicts_with = "dir")]
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["dir", "device"])]
     pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub device: super::device::DeviceArgs,
     /// Let the run write to the --file (--read-frac below 1 overwrites its bytes).
     #[arg(long, requires = "file")]
     pub allow_write: bool,
@@ -90,7 +92,7 @@ pub struct Args {
     /// Under mpirun: the ranks share one file in --dir (IOR's N-to-1), rank r working in bytes [r·U, (r+1)·U) of it, U = --unique-bytes.
     #[arg(
         long,
-        conflicts_with = "file",
+        conflicts_with_all = ["file", "device"],
         help_heading = "Many clients (under mpirun)"
     )]
     pub shared_file: bool,
@@ -99,7 +101,7 @@ pub struct Args {
     #[command(flatten)]
     pub verify: super::verify::VerifyArgs,
     /// Check every unit of a file set kept by --verify --keep against its manifest, or of a directory a killed --verify-crash run left against its journal; change nothing, and report (exit code 3 when a unit is wrong).
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["verify", "verify_crash", "file", "shared_file"], help_heading = "Verification")]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["verify", "verify_crash", "file", "device", "shared_file"], help_heading = "Verification")]
     pub verify_only: Option<PathBuf>,
 }
 
@@ -151,6 +153,9 @@ impl Args {
         if let Some(f) = &self.file {
             paths.input(format!("--file {}", f.display()), f);
         }
+        if let Some(d) = &self.device.device {
+            paths.input(format!("--device {}", d.display()), d);
+        }
         paths
     }
 
@@ -165,6 +170,13 @@ impl Args {
         if self.shared_file {
             crate::cluster::require("--shared-file")?;
             return Ok(Target::Shared(self.dir.clone()));
+        }
+        if let Some(dev) = self.device.check(
+            self.read_frac < 1.0,
+            self.engine.direct,
+            "give --read-frac 1 to read only",
+        )? {
+            return Ok(Target::File(UserFile::on_device(dev)));
         }
         match &self.file {
             Some(f) => Ok(Target::File(UserFile::check(
@@ -197,7 +209,8 @@ impl Args {
             Target::File(f) => {
                 if f.bytes < align {
                     crate::usage!(
-                        "--file {} holds {}, less than one request (--align {})",
+                        "{} {} holds {}, less than one request (--align {})",
+                        f.flag(),
                         crate::error::shown_path(&f.path),
                         crate::units::fmt_bytes(f.bytes),
                         crate::units::fmt_bytes(align)
@@ -227,9 +240,10 @@ impl Args {
             && self.size_mean > spec.file_size()
         {
             crate::usage!(
-                "--size-mean {} is larger than the {} of --file {} the run may use; requests cannot be larger than the file",
+                "--size-mean {} is larger than the {} of {} {} the run may use; requests cannot be larger than that",
                 crate::units::fmt_bytes(self.size_mean),
                 crate::units::fmt_bytes(spec.file_size()),
+                f.flag(),
                 crate::error::shown_path(&f.path)
             );
         }

@@ -14,9 +14,9 @@ use std::path::PathBuf;
 /// requests. The report says whether the read came from the page cache.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Size of the file (K, M, G are powers of 1024: the default 100M is 100 MiB). When it is not a multiple of --request, the last request is shorter.
-    #[arg(long, default_value = "100M", value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
-    pub size: u64,
+    /// Size of the file (K, M, G are powers of 1024: the default 100M is 100 MiB; with --device, the device's size). When it is not a multiple of --request, the last request is shorter.
+    #[arg(long, value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
+    pub size: Option<u64>,
     /// Bytes per request.
     #[arg(long, default_value = "128K", value_name = "SIZE", value_parser = common::size_arg, allow_hyphen_values = true)]
     pub request: u64,
@@ -30,8 +30,15 @@ pub struct Args {
     #[arg(long)]
     pub drop_caches: bool,
     /// Parent of the run's work directory (created and removed by the run).
-    #[arg(long, default_value = ".", value_name = "DIR")]
+    #[arg(
+        long,
+        default_value = ".",
+        value_name = "DIR",
+        conflicts_with = "device"
+    )]
     pub dir: PathBuf,
+    #[command(flatten)]
+    pub device: super::device::DeviceArgs,
     #[command(flatten)]
     pub engine: EngineArgs,
     #[command(flatten)]
@@ -47,9 +54,17 @@ common::cmd!(out, {
 });
 
 impl Args {
-    fn options(&self) -> Options {
-        Options {
-            size: self.size,
+    fn options(&self) -> Result<Options> {
+        let device = self.device.check(
+            self.phase != Phases::Read,
+            self.engine.direct,
+            "give --phase read to read only",
+        )?;
+        Ok(Options {
+            size: self
+                .size
+                .or(device.as_ref().map(|d| d.bytes))
+                .unwrap_or(scientific::DEFAULT_SIZE),
             request: self.request,
             phases: self.phase,
             dir: self.dir.clone(),
@@ -60,14 +75,15 @@ impl Args {
             fsync: !self.no_fsync,
             drop_caches: self.drop_caches,
             verify: self.verify.plan(),
-        }
+            device,
+        })
     }
 }
 
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
     a.verify.check()?;
-    let o = a.options();
+    let o = a.options()?;
     o.check().map_err(crate::error::UsageError)?;
     let (requests, _) = scientific::split(o.size.max(1), o.request.max(1));
     let rep = progress::with_bar("scientific", None, Some(requests), a.out.progress(), |p| {

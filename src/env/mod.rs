@@ -13,6 +13,8 @@
 //! helpers [`free_bytes`] and [`supports_direct`] let a run check, before it
 //! writes, that it has room and that the `direct` engine can work there.
 
+pub mod device;
+
 use std::ffi::CStr;
 use std::fs;
 use std::io;
@@ -65,6 +67,10 @@ pub struct Environment {
     /// Active I/O scheduler of the backing block device (e.g. `mq-deadline`,
     /// `none`); empty if there is no block device (tmpfs, NFS, ...).
     pub io_scheduler: String,
+    /// The raw block device the run worked on (`--device`), in place of a
+    /// file system: then `fs_type`, `mount_*` and `target_dir` are empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_device: Option<device::BlockDevice>,
 }
 
 /// One line of `/proc/self/mountinfo`.
@@ -144,6 +150,27 @@ pub fn detect_on(target: &Path, mount: Option<MountInfo>) -> Environment {
         env.device = m.source.clone();
         env.io_scheduler = io_scheduler(&m);
     }
+    env
+}
+
+/// [`detect`] for a run on the raw block device `dev`: the machine, the
+/// device as its source and its scheduler, no file system.
+pub fn detect_device(dev: &device::BlockDevice) -> Environment {
+    let mut env = detect_on(&dev.path, None);
+    env.target_dir.clear();
+    env.device = dev.path.to_string_lossy().into_owned();
+    let (major, minor) = dev
+        .dev
+        .split_once(':')
+        .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
+        .unwrap_or((0, 0));
+    env.io_scheduler = io_scheduler(&MountInfo {
+        source: env.device.clone(),
+        major,
+        minor,
+        ..MountInfo::default()
+    });
+    env.block_device = Some(dev.clone());
     env
 }
 

@@ -43,6 +43,9 @@ pub fn render(r: &RunResult) -> String {
     if let Some(e) = &r.engine {
         let _ = writeln!(o, "  engine set up: {}", e.describe());
     }
+    if let Some(d) = &r.environment.block_device {
+        let _ = writeln!(o, "  on block device {}", d.describe());
+    }
     let _ = writeln!(
         o,
         "  elapsed {:.3} s, {} worker{}: {} ops, {:.0} IO/s",

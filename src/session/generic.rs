@@ -106,6 +106,10 @@ pub struct UserFile {
     /// The user allowed writes (`--allow-write`); without, the workers
     /// open it read-only.
     pub writes: bool,
+    /// It is a raw block device (`--device`), as checked: `path` is the
+    /// device and `bytes` its size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<crate::env::device::BlockDevice>,
 }
 
 impl UserFile {
@@ -174,7 +178,28 @@ impl UserFile {
             path,
             bytes: md.len(),
             writes,
+            device: None,
         })
+    }
+
+    /// The block device `dev` ([`crate::env::device::check`] passed it)
+    /// as the run's one file.
+    pub fn on_device(dev: crate::env::device::BlockDevice) -> UserFile {
+        UserFile {
+            path: dev.path.clone(),
+            bytes: dev.bytes,
+            writes: dev.writes,
+            device: Some(dev),
+        }
+    }
+
+    /// The flag that named it, for messages: `--file` or `--device`.
+    pub fn flag(&self) -> &'static str {
+        if self.device.is_some() {
+            "--device"
+        } else {
+            "--file"
+        }
     }
 }
 
@@ -634,23 +659,40 @@ fn checks(spec: &GenericSpec, setup: &IoSetup, target: &Target) -> Result<()> {
         );
     }
     if let Target::File(f) = target {
-        let name = shown_path(&f.path);
+        let name = format!("{} {}", f.flag(), shown_path(&f.path));
+        let what = if f.device.is_some() { "device" } else { "file" };
         if spec.files != 1 {
             crate::usage!(
-                "--files {}: a run on --file {name} has that one file; drop --files",
+                "--files {}: a run on {name} has that one {what}; drop --files",
                 spec.files
             );
         }
         if spec.unique_bytes > f.bytes {
             crate::usage!(
-                "--unique-bytes {} is larger than --file {name} ({}): requests stay inside the file; give at most its size or drop --unique-bytes",
+                "--unique-bytes {} is larger than {name} ({}): requests stay inside the {what}; give at most its size or drop --unique-bytes",
                 crate::units::fmt_bytes(spec.unique_bytes),
                 crate::units::fmt_bytes(f.bytes)
             );
         }
-        if spec.read_frac < 1.0 && !f.writes {
+        if let Some(d) = &f.device
+            && setup.direct
+            && !d.direct_fits(spec.align)
+        {
             crate::usage!(
-                "--read-frac {} would write to --file {name}, which is yours; give --read-frac 1, or --allow-write to let the run overwrite its bytes",
+                "--direct: --align {} is not a multiple of {name}'s logical block size ({} B); O_DIRECT requests must be whole blocks",
+                spec.align,
+                d.logical_block_bytes
+            );
+        }
+        if spec.read_frac < 1.0 && !f.writes {
+            if f.device.is_some() {
+                crate::usage!(
+                    "--read-frac {} would write to {name} and destroy what it holds; give --read-frac 1, or --allow-destroy",
+                    spec.read_frac
+                );
+            }
+            crate::usage!(
+                "--read-frac {} would write to {name}, which is yours; give --read-frac 1, or --allow-write to let the run overwrite its bytes",
                 spec.read_frac
             );
         }
@@ -664,7 +706,10 @@ fn places(spec: &GenericSpec, setup: &IoSetup, target: &Target, processes: bool)
         Target::Layout(parent) | Target::Shared(parent) => Setup::new("run", parent)
             .data(spec.total_bytes())
             .entries(u64::from(spec.files)),
-        Target::File(f) => Setup::on_file("run", &f.path),
+        Target::File(f) => match &f.device {
+            Some(d) => Setup::on_device("run", d),
+            None => Setup::on_file("run", &f.path),
+        },
     }
     .fake(setup.fake())
     .workers(spec.processes, u64::from(spec.files), processes)
@@ -717,6 +762,9 @@ pub fn check_verify(
         );
     }
     match target {
+        Target::File(f) if f.device.is_some() => crate::usage!(
+            "--verify on --device: what the device holds before the run is unknown (nothing is laid out on it), so no read could be checked; drop --verify, or use 'iogauge scientific --device … --verify', which writes every unit before it reads"
+        ),
         Target::File(_) => crate::usage!(
             "--verify writes and checks files it lays out itself; drop --file (or --verify)"
         ),
@@ -1055,12 +1103,13 @@ pub fn describe(spec: &GenericSpec, setup: &IoSetup, file: Option<&UserFile>) ->
     use crate::units::fmt_bytes;
     let files = match file {
         Some(f) => format!(
-            "the given file {} ({})",
+            "the given {} {} ({})",
+            if f.device.is_some() { "device" } else { "file" },
             shown_path(&f.path),
-            if f.writes {
-                "writes allowed"
-            } else {
-                "read-only"
+            match (f.writes, f.device.is_some()) {
+                (true, true) => "writes allowed: its contents are destroyed",
+                (true, false) => "writes allowed",
+                (false, _) => "read-only",
             }
         ),
         None => format!(

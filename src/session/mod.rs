@@ -60,6 +60,8 @@ pub struct Setup {
     processes: bool,
     /// The existing file the run works on instead of a work directory.
     file: Option<PathBuf>,
+    /// The block device the run works on (`--device`).
+    device: Option<crate::env::device::BlockDevice>,
 }
 
 /// Directories a command took as something else than `--dir` (the
@@ -107,6 +109,7 @@ impl Setup {
             fds_per_worker: 1,
             processes: false,
             file: None,
+            device: None,
         }
     }
 
@@ -118,6 +121,15 @@ impl Setup {
         let mut s = Setup::new(benchmark, file.parent().unwrap_or(file));
         s.places.clear();
         s.file = Some(file.to_path_buf());
+        s
+    }
+
+    /// A run of `benchmark` on a raw block device ([`crate::env::device::check`]
+    /// passed it): as [`Setup::on_file`], and the environment is the
+    /// device's, with no file system.
+    pub fn on_device(benchmark: &str, dev: &crate::env::device::BlockDevice) -> Setup {
+        let mut s = Setup::on_file(benchmark, &dev.path);
+        s.device = Some(dev.clone());
         s
     }
 
@@ -247,6 +259,7 @@ impl Setup {
             work.push(w);
         }
         let environment = match &self.file {
+            Some(_) if let Some(d) = &self.device => crate::env::detect_device(d),
             Some(f) => crate::env::detect_on(f.parent().unwrap_or(f), crate::env::mount_for(f)),
             // the work directory is on its parent's file system
             None => crate::env::detect_on(work[0].path(), mounts[0].clone()),

@@ -12,6 +12,7 @@ mod compare;
 mod crash;
 mod depth;
 mod dist;
+mod device;
 mod docs;
 mod faultfs;
 mod faults;

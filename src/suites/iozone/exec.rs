@@ -50,6 +50,9 @@ pub struct Exec<'a> {
     /// `--verify`: records written are made of checked units, records
     /// read are checked.
     pub verify: Option<crate::session::generic::VerifyPlan>,
+    /// `--device`: the raw block device the test file is (the config's
+    /// `file` is its path, and `device` is set).
+    pub device: Option<crate::env::device::BlockDevice>,
 }
 
 /// What the caller hears while the run goes on (untimed): the run's
@@ -153,7 +156,10 @@ fn check_verify(cfg: &Config, x: &Exec) -> Result<()> {
 /// What a run refuses of the files and the engine, then its set-up.
 fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
     check_verify(cfg, x)?;
-    let files = check_files(cfg, x.allow_outside).map_err(UsageError)?;
+    let files = match x.device {
+        Some(_) => Vec::new(),
+        None => check_files(cfg, x.allow_outside).map_err(UsageError)?,
+    };
     let fake = x.engine.is_fake();
     EngineSpec::new(x.engine)
         .direct(cfg.direct)
@@ -173,21 +179,23 @@ fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
     } else {
         1
     };
-    let mut setup = Setup::new("iozone", x.dir)
-        .data(inside)
-        .fake(fake)
-        .workers(workers, 2, throughput && !cfg.threads)
-        .config(Plan {
-            verify: x.verify,
-            ..Plan::new(
-                cfg,
-                &x.command_line,
-                x.engine,
-                x.queued.filter(|_| cfg.async_io.is_some()),
-                x.settle.as_secs_f64(),
-                x.plot.clone(),
-            )
-        });
+    let mut setup = match &x.device {
+        Some(d) => Setup::on_device("iozone", d),
+        None => Setup::new("iozone", x.dir).data(inside),
+    }
+    .fake(fake)
+    .workers(workers, 2, throughput && !cfg.threads)
+    .config(Plan {
+        verify: x.verify,
+        ..Plan::new(
+            cfg,
+            &x.command_line,
+            x.engine,
+            x.queued.filter(|_| cfg.async_io.is_some()),
+            x.settle.as_secs_f64(),
+            x.plot.clone(),
+        )
+    });
     for (d, n) in outside {
         setup = setup.also(&d, n);
     }
@@ -226,7 +234,11 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
     let cpu0 = CpuTimes::now();
     let cpu0_children = CpuTimes::children();
     let t0 = Instant::now();
-    let dir = session.dir().to_path_buf();
+    // a device's path is absolute: the directory it is joined to is moot
+    let dir = match &x.device {
+        Some(d) => d.path.parent().unwrap_or(Path::new("/")).to_path_buf(),
+        None => session.dir().to_path_buf(),
+    };
     if throughput {
         let mut begun = 0;
         let mut on_event = |e: throughput::Event| {

@@ -241,6 +241,10 @@ pub struct Config {
     /// `-H N` or `-k N`: asynchronous I/O, N requests in flight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub async_io: Option<AsyncIo>,
+    /// `--device`: `file` is a raw block device, used as it is: never
+    /// unlinked, created or laid out.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub device: bool,
 }
 
 /// IOzone's asynchronous I/O (`-H N`, `-k N`): the passes that IOzone
@@ -331,6 +335,7 @@ impl Default for Config {
             unit: Unit::KbPerSec,
             cpu_util: false,
             async_io: None,
+            device: false,
         }
     }
 }
@@ -909,6 +914,7 @@ impl Raw {
                 depth,
                 no_copy: self.no_copy,
             }),
+            device: false,
         };
         check_sizes(&config)?;
         Ok(config)

@@ -580,7 +580,8 @@ impl Runner<'_> {
             Box::new(Tracker::new(geo, pattern, 0, &[], slots, v.fatal))
         });
         let mut flow = Flow::Continue(());
-        if !tests.contains(&Test::Write) {
+        // a device holds its bytes already: its tests read what is there
+        if !tests.contains(&Test::Write) && !self.cfg.device {
             (self.progress)(&format!(
                 "{file_kb} kB file, {rec_kb} kB records: writing the file (untimed)"
             ));
@@ -608,7 +609,7 @@ impl Runner<'_> {
         if let (Some(t), Some(all)) = (self.tracker.take(), self.out.verify.as_mut()) {
             all.merge(&t.counts);
         }
-        if !self.cfg.keep_files {
+        if !self.cfg.keep_files && !self.cfg.device {
             match self.main.unlink(cell.path) {
                 Err(e) if e.kind() != io::ErrorKind::NotFound && flow.is_continue() => {
                     return self.stop(anyhow!("cannot remove {}: {e}", cell.path.display()));
@@ -682,7 +683,9 @@ impl Runner<'_> {
     /// Write and rewrite: the file removed first, so that the write
     /// creates it (`rewrite` is the rewrite's plan).
     fn write(&mut self, c: Cell, rewrite: Plan, row: &mut Row) -> Flow {
-        if let Err(e) = self.main.unlink(c.path)
+        // a device is never unlinked (O_TRUNC leaves one alone)
+        if !self.cfg.device
+            && let Err(e) = self.main.unlink(c.path)
             && e.kind() != io::ErrorKind::NotFound
         {
             return self.stop(anyhow!("cannot remove {}: {e}", c.path.display()));
@@ -716,6 +719,9 @@ impl Runner<'_> {
     fn synced(&self, how: OpenHow) -> OpenHow {
         OpenHow {
             sync: self.cfg.sync,
+            // a device is opened as it is
+            create: how.create && !self.cfg.device,
+            truncate: how.truncate && !self.cfg.device,
             ..how
         }
     }

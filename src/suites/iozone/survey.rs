@@ -34,6 +34,7 @@ pub fn form(ctx: &Ctx, emit: &mut dyn FnMut(Row)) -> Result<()> {
         allow_outside: false,
         plot: None,
         verify: None,
+        device: None,
     };
     let watch = ctx.direct_ok.then(|| DeviceWatch::start(ctx.dir));
     let rep = exec::execute(&cfg, &x, &exec::Quiet)?;

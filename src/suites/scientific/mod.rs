@@ -178,6 +178,9 @@ pub struct Options {
     /// `--verify`: the write phase made of checked units, the read phase
     /// checked (docs/verify.md).
     pub verify: Option<crate::session::generic::VerifyPlan>,
+    /// `--device`: the raw block device the phases run on, from its first
+    /// byte, in place of a file in a work directory (`dir` unused).
+    pub device: Option<crate::env::device::BlockDevice>,
 }
 
 impl Options {
@@ -196,6 +199,7 @@ impl Options {
             fsync: true,
             drop_caches: false,
             verify: None,
+            device: None,
         }
     }
 
@@ -241,6 +245,37 @@ impl Options {
                 ));
             }
         }
+        if let Some(d) = &self.device {
+            let name = crate::error::shown_path(&d.path);
+            if size > d.bytes {
+                return Err(format!(
+                    "--size {} is larger than --device {name} ({}): give at most its size, or drop --size",
+                    fmt_bytes(size),
+                    fmt_bytes(d.bytes)
+                ));
+            }
+            if self.phases.list().contains(&Phase::Write) && !d.writes {
+                return Err(format!(
+                    "--phase {}: the write phase would write to --device {name} and destroy what it holds; pass --allow-destroy, or --phase read",
+                    if self.phases == Phases::Both {
+                        "both"
+                    } else {
+                        "write"
+                    }
+                ));
+            }
+            if self.verify.is_some() && self.phases == Phases::Read {
+                return Err(format!(
+                    "--verify --phase read on --device {name}: what the device holds was not written by iogauge, so no unit can be checked; use --phase both, whose write phase writes every unit the read phase checks"
+                ));
+            }
+            if self.direct && !(d.direct_fits(request) && d.direct_fits(size)) {
+                return Err(format!(
+                    "--direct: --size and --request must be multiples of --device {name}'s logical block size ({} B)",
+                    d.logical_block_bytes
+                ));
+            }
+        }
         let spec = self.spec();
         spec.aligned("--direct: --size", size)?;
         spec.aligned("--direct: --request", request)?;
@@ -276,6 +311,7 @@ impl Options {
             spec: self.spec(),
             phase,
             path: path.to_path_buf(),
+            device: self.device.is_some(),
             size: self.size,
             request: self.request,
             fsync: self.fsync,
@@ -434,6 +470,9 @@ pub struct Payload {
     pub spec: EngineSpec,
     pub phase: Phase,
     pub path: PathBuf,
+    /// `path` is a raw block device: opened as it is, never created.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub device: bool,
     pub size: u64,
     pub request: u64,
     /// Time one fsync at the end (the write phase).
@@ -484,6 +523,8 @@ impl Sequential {
     pub fn new(p: &Payload) -> Result<Sequential> {
         let mut io = Io::new(&p.spec, 1, p.request as usize, 0)?;
         let how = match p.phase {
+            // a device is there already: O_WRONLY, no O_CREAT or O_TRUNC
+            Phase::Write if p.device => OpenHow::WRITE_ONLY,
             Phase::Write => OpenHow::CREATE,
             Phase::Read => OpenHow::READ,
         };
@@ -583,14 +624,20 @@ pub fn run(o: &Options, progress: &dyn Progress) -> Result<Report> {
     }
     let fake = o.engine.is_fake();
     let config = o.plan();
-    let setup = Setup::new("scientific", &o.dir)
-        .data(o.size)
-        .fake(fake)
-        .workers(1, 1, false)
-        .config(&config);
+    let setup = match &o.device {
+        Some(d) => Setup::on_device("scientific", d),
+        None => Setup::new("scientific", &o.dir).data(o.size),
+    }
+    .fake(fake)
+    .workers(1, 1, false)
+    .config(&config);
     let session = setup.begin()?;
-    let path = session.dir().join(FILE_NAME);
-    if o.phases == Phases::Read && !fake {
+    let path = match &o.device {
+        Some(d) => d.path.clone(),
+        None => session.dir().join(FILE_NAME),
+    };
+    // a device's read phase reads what the device holds: no layout
+    if o.phases == Phases::Read && !fake && o.device.is_none() {
         progress.status(&format!("laying out {} (untimed)", fmt_bytes(o.size)));
         let laid = match o.payload(Phase::Read, &path).verify {
             Some(v) => crate::session::verified::write_file(

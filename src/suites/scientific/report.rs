@@ -13,13 +13,17 @@ pub fn render(o: &Plan, f: &Figures, r: &RunResult) -> String {
     let last = o.last_request_bytes;
     let _ = writeln!(
         s,
-        "\niogauge details: scientific, engine {}{}{}, file {} in requests of {}{}, final fsync of the write {}, cache {}",
+        "\niogauge details: scientific, engine {}{}{}, {} {} in requests of {}{}, final fsync of the write {}, cache {}",
         o.engine,
         if o.direct { " (O_DIRECT)" } else { "" },
         if o.iodepth > 1 {
             format!(", {} requests in flight", o.iodepth)
         } else {
             String::new()
+        },
+        match &r.environment.block_device {
+            Some(d) => format!("device {}, its first", d.describe()),
+            None => "file".to_string(),
         },
         fmt_bytes(o.size_bytes),
         fmt_bytes(o.request_bytes),

@@ -116,7 +116,10 @@ pub fn main(a: Args) -> Result<Status> {
         max_age_bytes: a.max_age_bytes,
         allow_aging: a.allow_aging,
         engine,
-        pace: a.run.load.pace_uncapped(crate::cluster::seed(a.seed), "ffsb")?,
+        pace: a
+            .run
+            .load
+            .pace_uncapped(crate::cluster::seed(a.seed), "ffsb")?,
     };
     bench::check(&o).map_err(UsageError)?;
     if a.run.check.check {

@@ -91,7 +91,10 @@ impl Args {
             seed: crate::cluster::seed(self.seed),
             engine: self.engine.unwrap_or(Choice::PSYNC),
             dir: self.dir.clone(),
-            pace: self.run.load.pace_uncapped(crate::cluster::seed(self.seed), "tpcb")?,
+            pace: self
+                .run
+                .load
+                .pace_uncapped(crate::cluster::seed(self.seed), "tpcb")?,
         })
     }
 }

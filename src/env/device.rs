@@ -165,7 +165,7 @@ pub fn check(path: &Path, access: Access) -> Result<BlockDevice, Refusal> {
     let md = fs::metadata(path).map_err(|e| {
         Unusable(match e.kind() {
             std::io::ErrorKind::NotFound => "does not exist".to_string(),
-            _ => crate::runner::workdir::io_reason(&e),
+            _ => crate::error::io_reason(&e),
         })
     })?;
     let kind = md.file_type();
@@ -182,8 +182,7 @@ pub fn check(path: &Path, access: Access) -> Result<BlockDevice, Refusal> {
     if !kind.is_block_device() {
         return Err(Unusable("is not a block device".to_string()));
     }
-    let canonical =
-        fs::canonicalize(path).map_err(|e| Unusable(crate::runner::workdir::io_reason(&e)))?;
+    let canonical = fs::canonicalize(path).map_err(|e| Unusable(crate::error::io_reason(&e)))?;
     let rdev = md.rdev();
     let (major, minor) = (libc::major(rdev), libc::minor(rdev));
     let mut how = fs::OpenOptions::new();
@@ -191,7 +190,7 @@ pub fn check(path: &Path, access: Access) -> Result<BlockDevice, Refusal> {
     let file = how.open(path).map_err(|e| {
         Unusable(format!(
             "cannot be opened for reading ({})",
-            crate::runner::workdir::io_reason(&e)
+            crate::error::io_reason(&e)
         ))
     })?;
     let bytes = {
@@ -302,7 +301,7 @@ pub fn check(path: &Path, access: Access) -> Result<BlockDevice, Refusal> {
                 } else {
                     "reading"
                 },
-                crate::runner::workdir::io_reason(&e)
+                crate::error::io_reason(&e)
             ),
         })
     })?;

@@ -94,6 +94,9 @@ impl Options {
                 self.terminals
             ));
         }
+        if self.engine.name() == crate::engine::Choice::MMAP.name() {
+            return Err("engine 'mmap' cannot grow a file through its mapping, and TPC-B's history file grows with every transaction; use psync or io_uring".into());
+        }
         if self.duration.is_zero() {
             return Err("--duration must be longer than 0".into());
         }

@@ -305,6 +305,9 @@ pub(super) fn check(o: &Options) -> Result<(), String> {
             o.engine
         ));
     }
+    if o.engine.name() == crate::engine::Choice::MMAP.name() {
+        return Err("engine 'mmap' cannot grow a file through its mapping, and FFSB's creates and appends grow files; use psync, sync or buffered".into());
+    }
     if p.directio {
         EngineSpec::new(o.engine)
             .direct(true)

@@ -7,6 +7,7 @@ mod common;
 mod andrew;
 mod architecture;
 mod bonnie;
+mod caps;
 mod cli;
 mod compare;
 mod crash;

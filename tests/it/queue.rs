@@ -132,7 +132,12 @@ fn open_loop_at_depth_8(engine: &str, args: &[&str]) {
         "rate issued {rate}: {report}"
     );
     assert_eq!(f64_at(&v, "summary.open_loop.rate_offered"), 2000.0);
-    assert!(u64_at(&v, "summary.io_depth.max") <= 8);
+    // The result leaves io_depth out when no more than one request was
+    // ever in flight: cached reads on io_uring often complete inline.
+    let depth = v["summary"]
+        .get("io_depth")
+        .map_or(1, |d| d["max"].as_u64().unwrap());
+    assert!((1..=8).contains(&depth), "depth {depth}: {report}");
     let ops = get(&v, "ops").as_object().unwrap();
     assert!(!ops.is_empty());
     for (kind, o) in ops {

@@ -48,6 +48,8 @@ pub struct Args {
     /// Write to a device even when it is mounted, in use or holds a file system or partition table.
     #[arg(long)]
     pub force: bool,
+    #[command(flatten)]
+    pub check: super::common::CheckArgs,
     /// Keep the files the jobs created (fio keeps them; iogauge removes them by default).
     #[arg(long = "keep-files")]
     pub keep_files: bool,
@@ -118,6 +120,7 @@ pub struct Split {
     pub allow_destroy: bool,
     pub force: bool,
     pub keep_files: bool,
+    pub check: bool,
 }
 
 /// Sort `rest` (its first word at position `first`) as fio's getopt does.
@@ -151,7 +154,7 @@ pub fn split(rest: &[String], first: usize) -> Result<Split, String> {
         };
         match name {
             "parse-only" | "ignore-unsupported" | "allow-write" | "allow-destroy" | "force"
-            | "keep-files"
+            | "keep-files" | "check"
                 if inline.is_some() =>
             {
                 return Err(format!("--{name} takes no value"));
@@ -162,6 +165,7 @@ pub fn split(rest: &[String], first: usize) -> Result<Split, String> {
             "allow-destroy" => s.allow_destroy = true,
             "force" => s.force = true,
             "keep-files" => s.keep_files = true,
+            "check" => s.check = true,
             "output-format" => {
                 for f in value("a format (normal, json, json+, terse)")?.split(',') {
                     s.output_format.push(output_format(f)?);
@@ -240,6 +244,7 @@ fn main(a: Args) -> Result<Status> {
             output: output.as_deref(),
             json: json.as_deref(),
             keep_files: s.keep_files || a.keep_files,
+            check: s.check || a.check.check,
         };
         return run_jobs(&parsed, allow, &how);
     }
@@ -278,6 +283,8 @@ struct How<'a> {
     output: Option<&'a Path>,
     json: Option<&'a Path>,
     keep_files: bool,
+    /// Only plan the jobs (`--check`).
+    check: bool,
 }
 
 /// Run the jobs stage by stage and report as fio does.
@@ -288,6 +295,15 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
         );
     }
     let plan = plan::plan(&parsed.jobs, allow).map_err(UsageError::new)?;
+    if how.check {
+        let jobs: usize = plan.stages.iter().map(Vec::len).sum();
+        return Ok(super::common::checked(&format!(
+            "{jobs} job{} in {} stage{}",
+            if jobs == 1 { "" } else { "s" },
+            plan.stages.len(),
+            if plan.stages.len() == 1 { "" } else { "s" }
+        )));
+    }
     for n in &plan.notes {
         eprintln!("iogauge: note: {n}");
     }
@@ -424,9 +440,15 @@ fn head_of(p: &JobPlan) -> FioJobReport {
     let mut opts: Vec<(&Place, &str, &String)> =
         j.origin.iter().map(|(k, (at, v))| (at, *k, v)).collect();
     opts.sort_by(|a, b| (&a.0.file, a.0.line).cmp(&(&b.0.file, b.0.line)));
+    // each option as given, by the name it was given under (an option set
+    // by another, as rwmixwrite by rwmixread, is not listed again)
     r.options = opts
         .into_iter()
-        .map(|(_, k, v)| (k.to_string(), v.clone()))
+        .filter_map(|(_, k, text)| {
+            let (name, value) = text.split_once('=').unwrap_or((text.as_str(), ""));
+            (job::canonical(name.trim()) == Some(k))
+                .then(|| (name.trim().to_string(), value.trim().to_string()))
+        })
         .collect();
     r
 }

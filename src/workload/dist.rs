@@ -313,6 +313,9 @@ fn zone_set(s: &str, absolute: bool) -> Result<Vec<Zone>, String> {
         let access: u32 = a.parse().ok().filter(|a| *a <= 100).ok_or_else(|| {
             format!("zone '{z}': the access share '{a}' is not a whole percentage (0 to 100)")
         })?;
+        // `a/` with nothing after the slash is a zone without a size, as
+        // fio's atoi of the empty text gives 0, "missing"
+        let size = size.filter(|sz| !(sz.is_empty() && !absolute));
         let size = match (size, absolute) {
             (None, false) => {
                 missing.push(zones.len());
@@ -796,6 +799,11 @@ mod tests {
             [10, 45, 45]
         );
         assert_eq!(d.to_string(), "zoned:50/10:30/45:20/45");
+        // so does a size left empty after its slash (fio's examples/rand-zones.fio)
+        assert_eq!(
+            parse("zoned:50/5:30/15:20/").unwrap().to_string(),
+            "zoned:50/5:30/15:20/80"
+        );
         let d = parse("zoned_abs:60/20G:30/100G:10/500g").unwrap();
         let Dist::Zoned {
             absolute: true,

@@ -20,6 +20,7 @@ mod faults;
 mod ffsb;
 mod fio;
 mod fio_out;
+mod fio_run;
 mod given_file;
 mod input;
 mod iobench;

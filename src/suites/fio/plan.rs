@@ -144,7 +144,8 @@ pub struct JobPlan {
     /// A sync after every N writes (fdatasync with the engine's datasync).
     pub sync_every: Option<u64>,
     pub dist: Dist,
-    /// Each block once per pass before any twice (fio's random map).
+    /// Each block once per pass before any twice (fio's random map, in
+    /// blocks of the smallest request).
     pub random_map: bool,
     /// The seed of its offsets and sizes.
     pub seed: u64,
@@ -284,8 +285,8 @@ fn defaults_only(job: &Job) -> Result<(), String> {
             job,
             "rw",
             format!(
-                "rw={}: going backwards is not supported",
-                job.origin.get("rw").map_or("", |o| o.1.as_str())
+                "{}: going backwards is not supported",
+                job.origin.get("rw").map_or("rw", |o| o.1.as_str())
             ),
         ));
     }
@@ -470,7 +471,23 @@ impl Files {
                     format!("{name} is neither a regular file nor a block device"),
                 ));
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (0, Origin::Create),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let parent = match path.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p,
+                    _ => Path::new("."),
+                };
+                if !parent.is_dir() {
+                    return Err(refuse(
+                        job,
+                        at,
+                        format!(
+                            "cannot create {name}: its directory {} does not exist",
+                            shown_path(parent)
+                        ),
+                    ));
+                }
+                (0, Origin::Create)
+            }
             Err(e) => {
                 return Err(refuse(
                     job,
@@ -708,16 +725,9 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
         let budget = (!j.time_based).then(|| io_size.saturating_mul(u64::from(j.loops.max(1))));
         let dist =
             dist::parse(&j.random_distribution).map_err(|e| refuse(j, "random_distribution", e))?;
-        let fixed = (0..3)
-            .filter(|&x| d[x])
-            .map(|x| match bs[x] {
-                BsDraw::Fixed(b) => Some(b),
-                _ => None,
-            })
-            .collect::<Vec<_>>();
-        let one_bs = fixed.iter().all(|b| b.is_some() && *b == fixed[0]);
-        let random_map =
-            j.rw.kind.is_random() && !j.norandommap && one_bs && matches!(dist, Dist::Random);
+        // fio's random map covers any block sizes (in blocks of the
+        // smallest); a skewed distribution draws without it
+        let random_map = j.rw.kind.is_random() && !j.norandommap && matches!(dist, Dist::Random);
         let seed = if j.randrepeat {
             j.randseed
         } else {
@@ -876,7 +886,7 @@ mod tests {
         let cap = p.stages[0][0].pace.unwrap().cap;
         assert_eq!(cap.read, Some(409_600.0));
         assert_eq!(cap.write, Some(409_600.0));
-        assert!(!p.stages[0][0].random_map, "two block sizes: no map");
+        assert!(p.stages[0][0].random_map, "the map is in 4 KiB blocks");
     }
 
     #[test]

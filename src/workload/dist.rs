@@ -315,7 +315,7 @@ fn zone_set(s: &str, absolute: bool) -> Result<Vec<Zone>, String> {
         })?;
         // `a/` with nothing after the slash is a zone without a size, as
         // fio's atoi of the empty text gives 0, "missing"
-        let size = size.filter(|sz| !(sz.is_empty() && !absolute));
+        let size = size.filter(|sz| !sz.is_empty() || absolute);
         let size = match (size, absolute) {
             (None, false) => {
                 missing.push(zones.len());

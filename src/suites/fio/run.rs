@@ -54,7 +54,7 @@ impl RandMap {
             if k == 0 {
                 free &= !0u64 << bit0;
             }
-            if w == words - 1 && self.n % 64 != 0 {
+            if w == words - 1 && !self.n.is_multiple_of(64) {
                 free &= (1u64 << (self.n % 64)) - 1;
             }
             if free != 0 {

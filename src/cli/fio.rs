@@ -328,6 +328,7 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
             })
             .collect();
         text.push_str(&fio_text::header(&heads, &exporter::version()));
+        text.push_str(&layout_lines(&plan));
         if how.output.is_none() {
             let mut out = std::io::stdout().lock();
             out.write_all(text.as_bytes())?;
@@ -423,6 +424,36 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
         return Ok(Status::Failed);
     }
     Ok(Status::Done)
+}
+
+/// fio's line for each job whose files the run makes first (as fio
+/// extends files that are missing or short): `NAME: Laying out IO file (1
+/// file / 64MiB)`.
+fn layout_lines(plan: &Plan) -> String {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = String::new();
+    for p in plan.stages.iter().flatten() {
+        let (mut n, mut bytes) = (0u32, 0u64);
+        for r in &p.regions {
+            let f = &plan.files[r.file];
+            if matches!(f.origin, Origin::Create) && seen.insert(r.file) {
+                n += 1;
+                bytes += f.size;
+            }
+        }
+        if n > 0 {
+            let many = n > 1;
+            out.push_str(&format!(
+                "{}: Laying out IO file{} ({n} file{} / {}{}MiB)\n",
+                p.job.name,
+                if many { "s" } else { "" },
+                if many { "s" } else { "" },
+                if many { "total " } else { "" },
+                bytes >> 20
+            ));
+        }
+    }
+    out
 }
 
 /// A job's report before figures: its name, group, pattern, engine, depth

@@ -67,7 +67,12 @@ fn a_size_bound_job_does_size_over_bs_requests_and_leaves_nothing() {
         ),
         "{out}"
     );
-    assert!(out.contains("\nStarting 2 threads\n"), "{out}");
+    assert!(
+        out.contains(
+            "\nStarting 2 threads\nseq: Laying out IO file (1 file / 2MiB)\nrand: Laying out IO file (1 file / 2MiB)\n"
+        ),
+        "{out}"
+    );
     assert_eq!(
         out.matches("issued rwts: total=128,0,0,0").count(),
         2,

@@ -17,19 +17,24 @@ n=${N:-200000}
 draws="${CARGO_TARGET_DIR:-$repo/target}/release/examples/dist_draws"
 truncate -s 64M "$work/file"
 shares() { # block numbers on stdin → the shares of the top 1/5/10/25 % of all blocks
-    sort -n | uniq -c | awk -v B=$blocks '{h[NR]=$1; t+=$1} END {
-        n=asort(h, s, "@val_num_desc");
+    # hottest first; plain POSIX awk (no gawk asort)
+    sort -n | uniq -c | sort -rn | awk -v B=$blocks '{h[NR]=$1; t+=$1} END {
         split("1 5 10 25", p, " ");
-        for (i=1;i<=4;i++) { k=int(B*p[i]/100); c=0; for (j=1;j<=k && j<=n;j++) c+=s[j]; printf " %6.2f", 100*c/t }
+        for (i=1;i<=4;i++) { k=int(B*p[i]/100); c=0; for (j=1;j<=k && j<=NR;j++) c+=h[j]; printf " %6.2f", 100*c/t }
     }'
 }
 say "fio $(fio --version), $n random 4 KiB reads over $blocks blocks; % of requests on the hottest 1/5/10/25 % of blocks"
 printf '%-22s %-8s %6s %6s %6s %6s\n' distribution tool 1% 5% 10% 25%
 for d in zipf:1.2 zipf:0.8 pareto:0.2 normal:5 zoned:60/10:30/20:8/30:2/40; do
+    rm -f "$work/log"   # fio appends to an existing iolog
     fio --name=d --filename="$work/file" --size=64M --bs=4k --rw=randread --ioengine=null \
-        --norandommap --random_distribution="$d" --number_ios=$n --write_iolog="$work/log" \
+        --norandommap --random_distribution="$d" --number_ios=$n --io_size=$((n * 4096)) \
+        --write_iolog="$work/log" \
         --output=/dev/null
-    fio_s=$(awk '$2=="read" {print int($3/4096)}' "$work/log" | shares)
+    # iolog v2: "file read OFFSET LEN"; v3 (fio 3.31 on): "TIME file read OFFSET LEN"
+    got=$(awk '$2=="read" || $3=="read"' "$work/log" | wc -l)
+    [ "$got" -eq "$n" ] || die "fio logged $got reads of $n"
+    fio_s=$(awk '$2=="read" {print int($3/4096)} $3=="read" {print int($4/4096)}' "$work/log" | shares)
     ig_s=$("$draws" "$d" $blocks $n | shares)
     printf '%-22s %-8s%s\n' "$d" fio "$fio_s"
     printf '%-22s %-8s%s\n' "" iogauge "$ig_s"

@@ -25,6 +25,9 @@ impl super::Cmd for Args {
             if e.caps.buffered {
                 can.push("user-space buffer");
             }
+            if !e.caps.grows_files {
+                can.push("writes inside a file's size only");
+            }
             let can = if can.is_empty() {
                 String::new()
             } else {

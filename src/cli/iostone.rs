@@ -35,6 +35,16 @@ pub struct Args {
 
 common::cmd!(out, {
     const DEFAULT_ENGINE: Option<&'static str> = Some("sync");
+    // IOStone writes its files from empty: not mmap
+    const ENGINES: Option<&'static [Choice]> = Some(&[
+        Choice::PSYNC,
+        Choice::SYNC,
+        Choice::BUFFERED,
+        Choice::NULL,
+        Choice::NULLQ,
+        Choice::IO_URING,
+        Choice::LIBAIO,
+    ]);
 });
 
 impl Args {

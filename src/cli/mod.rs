@@ -530,13 +530,25 @@ mod tests {
             }
             .check()
         };
+        let iostone = |engine| {
+            crate::suites::iostone::Options {
+                engine,
+                ..crate::suites::iostone::Options::new(
+                    crate::suites::iostone::Variant::C1,
+                    std::path::Path::new("."),
+                )
+            }
+            .check()
+        };
         for entry in COMMANDS.iter().filter(|e| e.engines.is_some()) {
             for info in crate::engine::ENGINES {
                 let c = Choice::parse(info.name).unwrap();
                 let offered = entry.engines.unwrap().iter().any(|o| o.name() == c.name());
                 let refused = match entry.name {
                     "tpcb" => tpcb(c).is_err(),
-                    "ffsb" => c.is_fake() || c.name() == Choice::MMAP.name(),
+                    "ffsb" => c.is_fake() || !c.caps().grows_files,
+                    "postmark" => postmark::check_engine(c).is_err(),
+                    "iostone" => iostone(c).is_err(),
                     other => panic!("{other}: say here how it refuses engines"),
                 };
                 assert_eq!(offered, !refused, "{} --engine {}", entry.name, c.name());

@@ -43,6 +43,16 @@ pub struct Args {
 impl super::Cmd for Args {
     const DEFAULT_ENGINE: Option<&'static str> =
         Some("buffered with 'set buffering true', sync with false (the default)");
+    // PostMark's creates and appends grow files: not mmap
+    const ENGINES: Option<&'static [Choice]> = Some(&[
+        Choice::PSYNC,
+        Choice::SYNC,
+        Choice::BUFFERED,
+        Choice::NULL,
+        Choice::NULLQ,
+        Choice::IO_URING,
+        Choice::LIBAIO,
+    ]);
     fn main(self) -> Result<Status> {
         main(self)
     }
@@ -51,8 +61,20 @@ impl super::Cmd for Args {
     }
 }
 
+/// Refuse an engine PostMark cannot run on, in one line: its creates and
+/// appends grow files.
+pub(super) fn check_engine(c: Choice) -> Result<(), String> {
+    c.check_grows(
+        "PostMark's creates and appends grow files",
+        "sync or buffered (as 'set buffering' picks), or psync",
+    )
+}
+
 pub fn main(a: Args) -> Result<Status> {
     a.out.check()?;
+    if let Some(e) = a.engine {
+        check_engine(e).map_err(crate::error::UsageError)?;
+    }
     a.cluster.apply()?;
     if let Some(d) = &a.dir {
         crate::runner::workdir::check_dir(d)

@@ -26,6 +26,7 @@ pub const INFO: EngineInfo = EngineInfo {
         fake: false,
         buffered: false,
         nowait: true,
+        grows_files: true,
         ..Caps::NONE
     },
     make: |o| Ok(Box::new(Aio::new(o)?)),

@@ -23,6 +23,7 @@ pub const INFO: EngineInfo = EngineInfo {
         direct: false,
         fake: false,
         buffered: true,
+        grows_files: true,
         ..Caps::NONE
     },
     make: |o| Ok(Box::new(Buffered::new(o))),

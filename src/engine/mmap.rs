@@ -12,7 +12,9 @@
 //!
 //! A mapping cannot grow its file: a read past the end is short (as
 //! pread(2) is) and a write past the end is refused, where fio's engine
-//! would take a SIGBUS. Its latency is the copy, page faults included:
+//! would take a SIGBUS; the engine's [`Caps::grows_files`] is false, so
+//! workloads that grow files refuse it before they start. A block device
+//! is mapped as a file of its size. Its latency is the copy, page faults included:
 //! the first touch of a page reads it in (or allocates it) inside the
 //! request's time.
 
@@ -38,6 +40,20 @@ fn page() -> u64 {
     // SAFETY: sysconf has no memory effects.
     let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     if p > 0 { p as u64 } else { 4096 }
+}
+
+/// The bytes `f` holds: its length, or a block device's size (whose
+/// metadata says 0), found by seeking to its end; the engine keeps no
+/// file position, so the seek moves nothing it uses.
+fn size_of(f: &File) -> io::Result<u64> {
+    use std::io::Seek;
+    use std::os::unix::fs::FileTypeExt;
+    let md = f.metadata()?;
+    if md.file_type().is_block_device() {
+        let mut f = f;
+        return f.seek(io::SeekFrom::End(0));
+    }
+    Ok(md.len())
 }
 
 /// One open file and what of it is mapped.
@@ -112,7 +128,7 @@ impl Mapped {
         let covers =
             |m: &Mapped| !m.ptr.is_null() && offset >= m.off && end <= m.off + m.len as u64;
         if !covers(self) {
-            self.size = self.file.metadata()?.len();
+            self.size = size_of(&self.file)?;
             // fio's: the whole file first, a window where that fails
             let whole = usize::try_from(self.size)
                 .map_err(|_| io::Error::from_raw_os_error(libc::ENOMEM))
@@ -134,7 +150,7 @@ impl Mapped {
     /// last seen (another writer may have grown it).
     fn size_for(&mut self, end: u64) -> io::Result<u64> {
         if end > self.size {
-            self.size = self.file.metadata()?.len();
+            self.size = size_of(&self.file)?;
         }
         Ok(self.size)
     }
@@ -220,7 +236,7 @@ impl Engine for Mmap {
         let writable = how.write;
         let how = OpenHow { read: true, ..how };
         let file = open_file_as(path, how, self.mode)?;
-        let size = file.metadata()?.len();
+        let size = size_of(&file)?;
         let m = Mapped {
             file,
             size,

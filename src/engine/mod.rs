@@ -208,6 +208,11 @@ pub struct Caps {
     pub nowait: bool,
     /// Can do uncached buffered I/O (`--uncached`, RWF_DONTCACHE).
     pub uncached: bool,
+    /// Can write past the end of a file, growing it (fio's engines without
+    /// FIO_NOEXTEND). A mapping cannot: the mmap engine writes only inside
+    /// a file's size, so a workload that creates, appends to or extends
+    /// files asks this first ([`Choice::check_grows`]).
+    pub grows_files: bool,
 }
 
 impl Caps {
@@ -223,6 +228,7 @@ impl Caps {
         polled: false,
         nowait: false,
         uncached: false,
+        grows_files: false,
     };
 }
 
@@ -920,6 +926,19 @@ impl Choice {
         self.0.caps.fake
     }
 
+    /// Refuse an engine that cannot write past the end of a file for a
+    /// workload that must: `why` says what grows files there ("PostMark's
+    /// creates and appends grow files"), `instead` what to use. One line.
+    pub fn check_grows(self, why: &str, instead: &str) -> Result<(), String> {
+        if self.0.caps.grows_files {
+            return Ok(());
+        }
+        Err(format!(
+            "engine '{}' cannot write past the end of a file, and {why}; use {instead}",
+            self.0.name
+        ))
+    }
+
     /// Make the engine with `opts` (the runner's [`EngineSpec::make`]).
     fn make(self, opts: &EngineOpts) -> Result<Box<dyn Engine>, String> {
         (self.0.make)(opts).map_err(|e| format!("cannot set up engine '{}': {e}", self.0.name))
@@ -1318,6 +1337,52 @@ mod tests {
             e.close(f).unwrap();
             assert_eq!(std::fs::metadata(&path).unwrap().len(), 8292, "{name}");
         }
+    }
+
+    /// The table says which engines grow files, and they do: a write past
+    /// the end of a new, empty file extends it through every engine that
+    /// claims `grows_files` and is refused by the others, whose
+    /// `check_grows` refuses them in one line.
+    #[test]
+    fn grows_files_says_what_a_write_past_the_end_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut refused = 0;
+        for info in ENGINES {
+            let c = Choice(info);
+            let mut e = match c.make(&EngineOpts::default()) {
+                Ok(e) => e,
+                Err(why) => {
+                    println!("skipped {}: {why}", info.name);
+                    continue;
+                }
+            };
+            let path = dir.path().join(info.name);
+            let f = e.open(&path, OpenHow::CREATE).unwrap();
+            let r = e.exec(Req::write(f, 0, 4096));
+            e.close(f).unwrap();
+            let grows = info.caps.grows_files;
+            assert_eq!(r.is_ok(), grows, "{}: {r:?}", info.name);
+            if grows && !info.caps.fake {
+                assert_eq!(std::fs::metadata(&path).unwrap().len(), 4096);
+            }
+            match c.check_grows("its files grow", "psync") {
+                Ok(()) => assert!(grows, "{}", info.name),
+                Err(e) => {
+                    assert!(!grows, "{}", info.name);
+                    assert!(!e.contains('\n'), "{e}");
+                    assert_eq!(
+                        e,
+                        format!(
+                            "engine '{}' cannot write past the end of a file, and its files grow; use psync",
+                            info.name
+                        )
+                    );
+                    refused += 1;
+                }
+            }
+        }
+        assert_eq!(refused, 1, "mmap is the one engine that cannot");
+        assert!(!Choice::MMAP.caps().grows_files);
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub const INFO: EngineInfo = EngineInfo {
         direct: true,
         fake: true,
         buffered: false,
+        grows_files: true,
         ..Caps::NONE
     },
     make: |o| Ok(Box::new(NullQ::new(o))),

@@ -18,6 +18,7 @@ pub const INFO: EngineInfo = EngineInfo {
         direct: true,
         fake: false,
         buffered: false,
+        grows_files: true,
         ..Caps::NONE
     },
     make: |o| Ok(Box::new(Sync::new(o))),

@@ -34,6 +34,7 @@ pub const INFO: EngineInfo = EngineInfo {
         polled: true,
         nowait: true,
         uncached: true,
+        grows_files: true,
     },
     make: |o| Ok(Box::new(Uring::new(o)?)),
 };

@@ -104,6 +104,15 @@ pub enum CapProcess {
     Poisson,
 }
 
+impl CapProcess {
+    pub fn name(self) -> &'static str {
+        match self {
+            CapProcess::Linear => "linear",
+            CapProcess::Poisson => "poisson",
+        }
+    }
+}
+
 /// How far behind its cap a worker may fall and still catch up: a worker
 /// that was held back longer (the storage was slower than the cap) goes
 /// on from this far behind, so that a stall is followed by a burst of at
@@ -114,6 +123,30 @@ impl ByteCap {
     /// No cap at all.
     pub fn is_none(&self) -> bool {
         self.total.is_none() && self.read.is_none() && self.write.is_none() && self.trim.is_none()
+    }
+
+    /// The caps in one line, for reports: `8.00 MiB/s of reads, 2.00
+    /// MiB/s of writes (all workers together, linear)`.
+    pub fn describe(&self) -> String {
+        let rate = |v: f64| format!("{}/s", crate::units::fmt_bytes(v.round() as u64));
+        let mut parts = Vec::new();
+        if let Some(t) = self.total {
+            parts.push(format!("{} of reads, writes and trims together", rate(t)));
+        }
+        for (v, what) in [
+            (self.read, "reads"),
+            (self.write, "writes"),
+            (self.trim, "trims"),
+        ] {
+            if let Some(v) = v {
+                parts.push(format!("{} of {what}", rate(v)));
+            }
+        }
+        format!(
+            "{} (all workers together, {})",
+            parts.join(", "),
+            self.process.name()
+        )
     }
 
     /// The caps by lane: total, read, write, trim.
@@ -609,5 +642,129 @@ mod tests {
                 assert_eq!(missed, 10_000_000_000);
             }
         }
+    }
+
+    #[test]
+    fn byte_caps_parse_as_fio_writes_them() {
+        let c = ByteCap::parse("50M").unwrap();
+        assert_eq!(c.total, Some(f64::from(50u32 << 20)));
+        assert_eq!((c.read, c.write, c.trim), (None, None, None));
+        let c = ByteCap::parse("8M,2M").unwrap();
+        assert_eq!(
+            (c.read, c.write),
+            (Some(8.0 * 1048576.0), Some(2.0 * 1048576.0))
+        );
+        assert_eq!((c.total, c.trim), (None, None));
+        // an empty part leaves its direction alone; "/s" may follow
+        let c = ByteCap::parse(",4096/s,1K").unwrap();
+        assert_eq!(
+            (c.read, c.write, c.trim),
+            (None, Some(4096.0), Some(1024.0))
+        );
+        assert_eq!(c.process, CapProcess::Linear);
+        for (bad, says) in [
+            ("0", "stops every request"),
+            (",", "caps nothing"),
+            ("1M,2M,3M,4M", "READ,WRITE[,TRIM]"),
+            ("fast", "not a byte rate"),
+        ] {
+            let e = ByteCap::parse(bad).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
+        assert!(ByteCap::default().is_none());
+        assert!(ByteCap::default().capper(0, 1, 0, 0).is_none());
+    }
+
+    #[test]
+    fn a_cap_is_described_in_one_line() {
+        let c = ByteCap::parse("8M,2M").unwrap();
+        assert_eq!(
+            c.describe(),
+            "8.00 MiB/s of reads, 2.00 MiB/s of writes (all workers together, linear)"
+        );
+        let c = ByteCap {
+            process: CapProcess::Poisson,
+            ..ByteCap::parse("100G").unwrap()
+        };
+        assert_eq!(
+            c.describe(),
+            "100.00 GiB/s of reads, writes and trims together (all workers together, poisson)"
+        );
+    }
+
+    /// The linear schedule: each request's bytes take their time at the
+    /// worker's share of the cap, a request waits only for the caps it
+    /// falls under, and a worker far behind goes on from 50 ms back.
+    #[test]
+    fn a_linear_cap_spaces_requests_by_their_bytes() {
+        use crate::measure::OpKind::{Fsync, Read, Trim, Write};
+        let start = 1_000_000_000u64;
+        // 1000 B/s shared by 2 workers: 500 B/s each, 2 ms a byte
+        let cap = ByteCap::parse("1000").unwrap();
+        let mut c = cap.capper(0, 2, 1, start).unwrap();
+        assert_eq!(c.due(Read, start), start);
+        c.take(Read, 100, start);
+        assert_eq!(c.due(Write, start), start + 200_000_000);
+        assert_eq!(c.due(Trim, start), start + 200_000_000);
+        // an fsync moves no bytes: never held back
+        assert_eq!(c.due(Fsync, start + 1), start + 1);
+        // issued late, at 250 ms: due from its turn, 200 ms + 2 ms
+        c.take(Write, 1, start + 250_000_000);
+        assert_eq!(c.due(Read, start), start + 202_000_000);
+        // per direction: a read waits for reads only
+        let mut c = ByteCap::parse("1000,10")
+            .unwrap()
+            .capper(0, 1, 1, start)
+            .unwrap();
+        c.take(Write, 10, start);
+        assert_eq!(c.due(Write, start), start + 1_000_000_000);
+        assert_eq!(c.due(Read, start), start);
+        c.take(Read, 500, start);
+        assert_eq!(c.due(Read, start), start + 500_000_000);
+        assert_eq!(c.due(Trim, start), start, "no trim cap");
+        // a worker held back by slow storage goes on from 50 ms behind
+        let mut c = cap.capper(0, 1, 1, start).unwrap();
+        let late = start + 10_000_000_000;
+        c.take(Read, 100, late);
+        assert_eq!(c.due(Read, late), late - CAP_SLACK_NS + 100_000_000);
+        // fractions of a nanosecond carry: 3 B/s is 333333333.33 ns a byte
+        let mut c = ByteCap::parse("3").unwrap().capper(0, 1, 1, 0).unwrap();
+        for _ in 0..3 {
+            c.take(Read, 1, 0);
+        }
+        assert_eq!(c.due(Read, 0), 999_999_999);
+    }
+
+    /// The poisson process: exponential gaps of the linear one's mean, so
+    /// over many requests the same bytes per second, with a spread.
+    #[test]
+    fn a_poisson_cap_keeps_the_mean_with_exponential_gaps() {
+        use crate::measure::OpKind::Read;
+        let cap = ByteCap {
+            process: CapProcess::Poisson,
+            ..ByteCap::parse("1000000").unwrap()
+        };
+        let mut c = cap.capper(0, 1, 42, 0).unwrap();
+        let n = 100_000u64;
+        let mut gaps = Vec::with_capacity(n as usize);
+        let mut last = 0;
+        for _ in 0..n {
+            let at = c.due(Read, 0);
+            c.take(Read, 1000, at);
+            let next = c.due(Read, 0);
+            gaps.push((next - last) as f64);
+            last = next;
+        }
+        // 1000 B at 1 MB/s: 1 ms mean; exponential: sd = mean
+        let mean = gaps.iter().sum::<f64>() / n as f64;
+        let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+        assert!((mean / 1e6 - 1.0).abs() < 0.01, "{mean}");
+        assert!((sd / mean - 1.0).abs() < 0.02, "{sd} {mean}");
+        // the same seed draws the same gaps
+        let mut a = cap.capper(3, 4, 42, 0).unwrap();
+        let mut b = cap.capper(3, 4, 42, 0).unwrap();
+        a.take(Read, 1000, 0);
+        b.take(Read, 1000, 0);
+        assert_eq!(a.due(Read, 0), b.due(Read, 0));
     }
 }

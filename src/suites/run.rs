@@ -13,8 +13,13 @@ impl super::Benchmark for GenericRun {
     type Plan = RunPlan;
     type Figures = RunFigures;
     fn classic(plan: &RunPlan, _: &RunFigures, result: &RunResult) -> String {
+        let cap = if plan.pace.cap.is_none() {
+            String::new()
+        } else {
+            format!("  bandwidth cap: {}\n", plan.pace.cap.describe())
+        };
         format!(
-            "iogauge run: {}\n{}",
+            "iogauge run: {}\n{cap}{}",
             describe(&plan.workload, &plan.io, plan.user_file.as_ref()),
             crate::report::text::render(result)
         )

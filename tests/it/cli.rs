@@ -132,9 +132,17 @@ fn engines_lists_every_engine() {
         .lines()
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    for e in ["psync", "sync", "buffered", "null"] {
+    for e in ["psync", "sync", "buffered", "null", "mmap"] {
         assert!(names.contains(&e), "engine {e} missing from {text}");
     }
+    // the one engine that cannot grow a file says so
+    let mmap = text.lines().find(|l| l.starts_with("mmap ")).unwrap();
+    assert!(mmap.contains("writes inside a file's size only"), "{mmap}");
+    assert!(
+        !text
+            .lines()
+            .any(|l| l.starts_with("psync ") && l.contains("inside a file's size"))
+    );
 }
 
 #[test]

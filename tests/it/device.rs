@@ -11,9 +11,9 @@ use std::process::Command;
 
 /// A loop device over an image of `size` bytes in a temporary directory,
 /// detached (and unmounted) when dropped, whatever the test did.
-struct LoopDev {
-    dev: String,
-    image: PathBuf,
+pub(crate) struct LoopDev {
+    pub(crate) dev: String,
+    pub(crate) image: PathBuf,
     mnt: Option<PathBuf>,
     dir: tempfile::TempDir,
 }
@@ -21,7 +21,7 @@ struct LoopDev {
 impl LoopDev {
     /// A new one, or `None` (having printed why) where this machine cannot
     /// make one.
-    fn new(test: &str, bytes: u64, tools: &[&str]) -> Option<LoopDev> {
+    pub(crate) fn new(test: &str, bytes: u64, tools: &[&str]) -> Option<LoopDev> {
         if let Err(why) = ready(tools) {
             println!("skipped {test}: {why}");
             return None;
@@ -65,13 +65,13 @@ impl LoopDev {
         self.mnt = Some(mnt);
     }
 
-    fn image_bytes(&self) -> Vec<u8> {
+    pub(crate) fn image_bytes(&self) -> Vec<u8> {
         std::fs::read(&self.image).unwrap()
     }
 
     /// The device node is still a block device, and the image directory
     /// holds only the image (and the mount point, when there was one).
-    fn assert_intact(&self) {
+    pub(crate) fn assert_intact(&self) {
         let md = std::fs::metadata(&self.dev).unwrap();
         assert!(md.file_type().is_block_device(), "{} went", self.dev);
         let mut left = tree(self.dir.path());
@@ -433,5 +433,70 @@ fn iozone_on_a_device_runs_its_tests_there() {
     assert_eq!(op_count(&v, "write"), 0);
     assert!(op_count(&v, "read") >= 48, "{v}");
     assert_eq!(l.image_bytes(), before);
+    l.assert_intact();
+}
+
+/// The mmap engine maps a device as a file of the device's size (its
+/// metadata says 0 bytes): reads move their bytes and writes inside the
+/// device go through, on run, scientific and iozone, where on files the
+/// latter two refuse mmap (their files grow).
+#[test]
+fn mmap_maps_a_device_at_its_size() {
+    let Some(l) = LoopDev::new("device mmap", 8 << 20, &[]) else {
+        return;
+    };
+    let before = l.image_bytes();
+    let (v, _) = json_in_workdir(&[
+        "run",
+        "--device",
+        &l.dev,
+        "--engine",
+        "mmap",
+        "--allow-destroy",
+        "--read-frac",
+        "0.5",
+        "--size-mean",
+        "4k",
+        "--size-cv",
+        "0",
+        "--ops",
+        "200",
+    ]);
+    let (reads, writes) = (op_count(&v, "read"), op_count(&v, "write"));
+    assert_eq!(reads + writes, 200);
+    assert_eq!(u64_at(&v, "summary.bytes_read"), reads * 4096);
+    assert_eq!(u64_at(&v, "summary.bytes_written"), writes * 4096);
+    assert_ne!(l.image_bytes(), before, "the writes reached the device");
+    let (v, _) = json_in_workdir(&[
+        "scientific",
+        "--device",
+        &l.dev,
+        "--engine",
+        "mmap",
+        "--allow-destroy",
+        "--size",
+        "2M",
+        "--request",
+        "64K",
+    ]);
+    assert_eq!(u64_at(&v, "summary.bytes_written"), 2 << 20);
+    assert_eq!(u64_at(&v, "summary.bytes_read"), 2 << 20);
+    let (v, _) = json_in_workdir(&[
+        "iozone",
+        "--device",
+        &l.dev,
+        "--engine",
+        "mmap",
+        "--allow-destroy",
+        "-s",
+        "1m",
+        "-r",
+        "64k",
+        "-i",
+        "0",
+        "-i",
+        "1",
+    ]);
+    assert!(u64_at(&v, "summary.bytes_read") >= 1 << 20, "{v}");
     l.assert_intact();
 }

@@ -391,6 +391,19 @@ impl Options {
                     .into(),
             );
         }
+        if self.size_mib > 0 {
+            self.engine
+                .check_grows("Bonnie writes its file from empty (-s)", "sync or psync")?;
+        }
+        if let Some(f) = self.files.filter(|f| f.max > 0) {
+            self.engine.check_grows(
+                &format!(
+                    "the small-file tests write up to {} B into each new file (-n)",
+                    f.max
+                ),
+                "sync or psync, or -n NUM:0 for empty files",
+            )?;
+        }
         if self.direct {
             crate::engine::EngineSpec::new(self.engine)
                 .direct(true)

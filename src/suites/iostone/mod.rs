@@ -81,6 +81,15 @@ impl Options {
         }
     }
 
+    /// What the engine cannot do of the run, in one line: IOStone writes
+    /// its files from empty, so an engine that cannot grow a file is
+    /// refused, as is one the flags ask too much of.
+    pub fn check(&self) -> Result<(), String> {
+        self.engine
+            .check_grows("IOStone writes its files from empty", "sync or psync")?;
+        EngineSpec::new(self.engine).direct(self.direct).check()
+    }
+
     /// The bytes the run writes.
     pub fn data_bytes(&self) -> u64 {
         match self.variant {
@@ -95,8 +104,8 @@ impl Options {
 pub fn run(o: &Options, progress: &dyn Progress) -> Result<RunResult> {
     // one request at a time: IOStone's stream is a program's sequence of
     // calls, each waiting for the last
+    o.check().map_err(UsageError)?;
     let spec = EngineSpec::new(o.engine).direct(o.direct);
-    spec.check().map_err(UsageError)?;
     let config = Plan {
         variant: o.variant,
         seeding: o.seeding,

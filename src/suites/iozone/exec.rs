@@ -161,6 +161,16 @@ fn setup_of(cfg: &Config, x: &Exec) -> Result<Setup> {
         None => check_files(cfg, x.allow_outside).map_err(UsageError)?,
     };
     let fake = x.engine.is_fake();
+    // on a device the tests write inside it; on a file, the write test
+    // (always the first) writes it from empty
+    if x.device.is_none() {
+        x.engine
+            .check_grows(
+                "IOzone's write test writes its file from empty",
+                "sync or psync, or --device",
+            )
+            .map_err(UsageError)?;
+    }
     EngineSpec::new(x.engine)
         .direct(cfg.direct)
         .check()

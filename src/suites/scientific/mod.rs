@@ -276,6 +276,14 @@ impl Options {
                 ));
             }
         }
+        // on a device the write phase writes inside it; on a file it
+        // writes the file from empty
+        if self.device.is_none() && self.phases.list().contains(&Phase::Write) {
+            self.engine.check_grows(
+                "the write phase writes its file from empty",
+                "psync, or --phase read (the file is laid out first), or --device",
+            )?;
+        }
         let spec = self.spec();
         spec.aligned("--direct: --size", size)?;
         spec.aligned("--direct: --request", request)?;

@@ -94,9 +94,10 @@ impl Options {
                 self.terminals
             ));
         }
-        if self.engine.name() == crate::engine::Choice::MMAP.name() {
-            return Err("engine 'mmap' cannot grow a file through its mapping, and TPC-B's history file grows with every transaction; use psync or io_uring".into());
-        }
+        self.engine.check_grows(
+            "TPC-B's history file grows with every transaction",
+            "psync or io_uring",
+        )?;
         if self.duration.is_zero() {
             return Err("--duration must be longer than 0".into());
         }

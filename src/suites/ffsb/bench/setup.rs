@@ -305,9 +305,10 @@ pub(super) fn check(o: &Options) -> Result<(), String> {
             o.engine
         ));
     }
-    if o.engine.name() == crate::engine::Choice::MMAP.name() {
-        return Err("engine 'mmap' cannot grow a file through its mapping, and FFSB's creates and appends grow files; use psync, sync or buffered".into());
-    }
+    o.engine.check_grows(
+        "FFSB's creates and appends grow files",
+        "psync, sync or buffered",
+    )?;
     if p.directio {
         EngineSpec::new(o.engine)
             .direct(true)

@@ -22,6 +22,7 @@ mod fio;
 mod fio_out;
 mod given_file;
 mod input;
+mod io_logs;
 mod iobench;
 mod iobench_spectrum;
 mod iozone;

@@ -7,12 +7,19 @@
 //! without `--` are job files).
 
 use super::common::Status;
-use crate::error::{UsageError, shown};
-use crate::suites::fio::job;
-use crate::suites::fio::jobfile::{self, Machine, Settings};
-use anyhow::Result;
+use crate::error::{UsageError, shown, shown_path};
+use crate::measure::{CpuTimes, Outcome, WorkerStats};
+use crate::report::fio::{
+    DiskUtil, FioJobReport, disk, exporter, json as fio_json, text as fio_text,
+};
+use crate::report::{Collection, Entry, RunResult};
+use crate::suites::fio::job::{self, Place};
+use crate::suites::fio::jobfile::{self, Machine, Parsed, Settings};
+use crate::suites::fio::plan::{self, Allow, JobPlan, Origin, Plan};
+use crate::suites::fio::run::{self, Made, Span, StageOutcome};
+use anyhow::{Context, Result};
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// fio's job files (and fio's --name=… --rw=… command-line form), read as fio reads them: sections, [global], include, ${ENV}, $ncpus, size and time suffixes, expressions, stonewall, new_group, wait_for, numjobs. Every fio option iogauge does not run is named with its file:line and refused (or listed, with --ignore-unsupported).
 #[derive(clap::Args, Debug)]
@@ -32,6 +39,18 @@ pub struct Args {
     /// List the fio options iogauge does not support (with their file:line) and go on without them, instead of refusing the jobs.
     #[arg(long = "ignore-unsupported")]
     pub ignore_unsupported: bool,
+    /// Let jobs write to regular files that exist already (a job's `filename=` of yours); without it such a job is refused. iogauge never extends, truncates or removes a file it did not create.
+    #[arg(long = "allow-write")]
+    pub allow_write: bool,
+    /// Let jobs write to the block devices they name (`filename=/dev/…`), destroying what they hold.
+    #[arg(long = "allow-destroy")]
+    pub allow_destroy: bool,
+    /// Write to a device even when it is mounted, in use or holds a file system or partition table.
+    #[arg(long)]
+    pub force: bool,
+    /// Keep the files the jobs created (fio keeps them; iogauge removes them by default).
+    #[arg(long = "keep-files")]
+    pub keep_files: bool,
     /// Write iogauge's own result as JSON to PATH; with --parse-only, the resolved jobs.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
@@ -95,6 +114,10 @@ pub struct Split {
     pub output: Option<PathBuf>,
     pub sections: Vec<String>,
     pub json: Option<PathBuf>,
+    pub allow_write: bool,
+    pub allow_destroy: bool,
+    pub force: bool,
+    pub keep_files: bool,
 }
 
 /// Sort `rest` (its first word at position `first`) as fio's getopt does.
@@ -127,11 +150,18 @@ pub fn split(rest: &[String], first: usize) -> Result<Split, String> {
             }
         };
         match name {
-            "parse-only" | "ignore-unsupported" if inline.is_some() => {
+            "parse-only" | "ignore-unsupported" | "allow-write" | "allow-destroy" | "force"
+            | "keep-files"
+                if inline.is_some() =>
+            {
                 return Err(format!("--{name} takes no value"));
             }
             "parse-only" => s.parse_only = true,
             "ignore-unsupported" => s.ignore_unsupported = true,
+            "allow-write" => s.allow_write = true,
+            "allow-destroy" => s.allow_destroy = true,
+            "force" => s.force = true,
+            "keep-files" => s.keep_files = true,
             "output-format" => {
                 for f in value("a format (normal, json, json+, terse)")?.split(',') {
                     s.output_format.push(output_format(f)?);
@@ -200,9 +230,18 @@ fn main(a: Args) -> Result<Status> {
         crate::usage!("no jobs to run: the job files define none (or --section chose none)");
     }
     if !s.parse_only {
-        crate::usage!(
-            "iogauge fio reads the jobs but does not run them yet; --parse-only shows them"
-        );
+        let allow = Allow {
+            write: s.allow_write || a.allow_write,
+            destroy: s.allow_destroy || a.allow_destroy,
+            force: s.force || a.force,
+        };
+        let how = How {
+            formats: &formats,
+            output: output.as_deref(),
+            json: json.as_deref(),
+            keep_files: s.keep_files || a.keep_files,
+        };
+        return run_jobs(&parsed, allow, &how);
     }
     let text = crate::suites::fio::show::parse_report(&parsed);
     match &output {
@@ -231,6 +270,306 @@ fn main(a: Args) -> Result<Status> {
         }
     }
     Ok(Status::Done)
+}
+
+/// Where and how the run's reports go.
+struct How<'a> {
+    formats: &'a [OutputFormat],
+    output: Option<&'a Path>,
+    json: Option<&'a Path>,
+    keep_files: bool,
+}
+
+/// Run the jobs stage by stage and report as fio does.
+fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
+    if how.formats.contains(&OutputFormat::Terse) {
+        crate::usage!(
+            "--output-format=terse is not supported: give normal, json or json+ (iogauge's own result: --json)"
+        );
+    }
+    let plan = plan::plan(&parsed.jobs, allow).map_err(UsageError::new)?;
+    for n in &plan.notes {
+        eprintln!("iogauge: note: {n}");
+    }
+    for ig in &parsed.ignored {
+        eprintln!(
+            "iogauge: note: {}: {} is not supported by iogauge; the job runs without it (--ignore-unsupported)",
+            ig.at, ig.option
+        );
+    }
+    let normal = how.formats.contains(&OutputFormat::Normal);
+    let mut text = String::new();
+    if normal {
+        let heads: Vec<FioJobReport> = plan
+            .stages
+            .iter()
+            .flatten()
+            .filter(|p| p.job.clone == 0)
+            .map(|p| {
+                let mut r = head_of(p);
+                r.members = p.job.numjobs.max(1);
+                r
+            })
+            .collect();
+        text.push_str(&fio_text::header(&heads, &exporter::version()));
+        if how.output.is_none() {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+            text.clear();
+        }
+    }
+    let started = crate::report::now_rfc3339();
+    let mut made = Made {
+        paths: Vec::new(),
+        keep: how.keep_files,
+    };
+    let bar = super::progress::Bar::new(
+        "fio",
+        None,
+        None,
+        std::io::IsTerminal::is_terminal(&std::io::stderr()),
+    );
+    let progress = super::progress::sink(&bar);
+    let watched = plan.files.first().and_then(|f| match &f.origin {
+        Origin::Device(d) => disk::Watch::start(&d.path),
+        _ => disk::Watch::start(f.path.parent().unwrap_or(Path::new("."))),
+    });
+    let mut done: Vec<(Vec<JobPlan>, StageOutcome)> = Vec::new();
+    let mut failure: Option<anyhow::Error> = None;
+    match run::make_files(&plan, &mut made, progress) {
+        Err(e) => failure = Some(e),
+        Ok(()) => {
+            for stage in &plan.stages {
+                if crate::runner::signals::interrupted() {
+                    break;
+                }
+                match run::run_stage(&plan, stage, progress) {
+                    Ok(so) => {
+                        let stop = so.outcome.error.is_some() || so.outcome.interrupted;
+                        done.push((stage.clone(), so));
+                        if stop {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    drop(bar);
+    let disks: Vec<DiskUtil> = watched.and_then(|w| w.finish()).into_iter().collect();
+    let reports = reports_of(&done);
+    for f in how.formats {
+        match f {
+            OutputFormat::Normal => text.push_str(&fio_text::render(&reports, &disks)),
+            OutputFormat::Json | OutputFormat::JsonPlus => {
+                let v = exporter::version();
+                let doc = fio_json::Doc {
+                    version: &v,
+                    plus: *f == OutputFormat::JsonPlus,
+                    disks: &disks,
+                    ..Default::default()
+                };
+                text.push_str(&fio_json::render(&reports, &doc));
+            }
+            OutputFormat::Terse => {}
+        }
+    }
+    match how.output {
+        Some(p) => {
+            std::fs::write(p, &text).with_context(|| format!("cannot write {}", shown_path(p)))?
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+    }
+    if let Some(p) = how.json {
+        let doc = collection(&plan, &done, &started, failure.as_ref());
+        crate::report::write_json(p, &doc)?;
+    }
+    drop(made);
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let interrupted =
+        done.iter().any(|(_, so)| so.outcome.interrupted) || crate::runner::signals::interrupted();
+    if interrupted {
+        return Ok(Status::Interrupted);
+    }
+    if let Some(e) = done.iter().find_map(|(_, so)| so.outcome.error.as_ref()) {
+        eprintln!("iogauge: {}", crate::error::cause(e));
+        return Ok(Status::Failed);
+    }
+    Ok(Status::Done)
+}
+
+/// A job's report before figures: its name, group, pattern, engine, depth
+/// and block sizes.
+fn head_of(p: &JobPlan) -> FioJobReport {
+    let j = &p.job;
+    let mut r = FioJobReport::new(
+        &j.name,
+        j.group,
+        &plan::rw_text(j),
+        j.ioengine.name(),
+        j.iodepth,
+    );
+    r.bs = plan::bs_pairs(p);
+    let mut opts: Vec<(&Place, &str, &String)> =
+        j.origin.iter().map(|(k, (at, v))| (at, *k, v)).collect();
+    opts.sort_by(|a, b| (&a.0.file, a.0.line).cmp(&(&b.0.file, b.0.line)));
+    r.options = opts
+        .into_iter()
+        .map(|(_, k, v)| (k.to_string(), v.clone()))
+        .collect();
+    r
+}
+
+/// A reporting group merged: its id, its report's index, its members.
+type Merged = (u32, usize, Vec<(WorkerStats, Span)>);
+
+/// One report per job, or per reporting group where a job of the group
+/// asked for `group_reporting`.
+fn reports_of(done: &[(Vec<JobPlan>, StageOutcome)]) -> Vec<FioJobReport> {
+    let mut out: Vec<FioJobReport> = Vec::new();
+    // (group, report index, members so far) of merged groups
+    let mut merged: Vec<Merged> = Vec::new();
+    let grouped: std::collections::BTreeSet<u32> = done
+        .iter()
+        .flat_map(|(s, _)| s.iter())
+        .filter(|p| p.job.group_reporting)
+        .map(|p| p.job.group)
+        .collect();
+    for (stage, so) in done {
+        let o = &so.outcome;
+        for (i, p) in stage.iter().enumerate() {
+            let stats = if o.per_worker.is_empty() {
+                o.stats.clone()
+            } else {
+                o.per_worker.get(i).cloned().unwrap_or_default()
+            };
+            let span = so.spans.get(i).copied().unwrap_or_default();
+            if grouped.contains(&p.job.group) {
+                match merged.iter_mut().find(|m| m.0 == p.job.group) {
+                    Some(m) => m.2.push((stats, span)),
+                    None => {
+                        out.push(head_of(p));
+                        merged.push((p.job.group, out.len() - 1, vec![(stats, span)]));
+                    }
+                }
+                continue;
+            }
+            let mut r = head_of(p).from_stats(&stats, 1, dur(span.runtime_ns), &cpu_of(&[span]));
+            if let Some(Some(why)) = o.failures.get(i) {
+                r.error = o
+                    .error
+                    .as_ref()
+                    .map_or(libc::EIO, crate::report::fio::errno_of);
+                r.error_text = Some(why.clone());
+            }
+            out.push(r);
+        }
+    }
+    for (_, at, members) in merged {
+        let mut st = WorkerStats::default();
+        for (s, _) in &members {
+            st.merge(s);
+        }
+        let spans: Vec<Span> = members.iter().map(|m| m.1).collect();
+        let runtime = spans.iter().map(|s| s.runtime_ns).max().unwrap_or(0);
+        let head = out[at].clone();
+        out[at] = head.from_stats(&st, members.len(), dur(runtime), &cpu_of(&spans));
+    }
+    out
+}
+
+fn dur(ns: u64) -> std::time::Duration {
+    std::time::Duration::from_nanos(ns)
+}
+
+fn cpu_of(spans: &[Span]) -> CpuTimes {
+    CpuTimes {
+        user: dur(spans.iter().map(|s| s.user_ns).sum()),
+        sys: dur(spans.iter().map(|s| s.sys_ns).sum()),
+        max_rss_kib: 0,
+    }
+}
+
+/// iogauge's own result: one entry per job, each a result as `run` writes.
+fn collection(
+    plan: &Plan,
+    done: &[(Vec<JobPlan>, StageOutcome)],
+    started: &str,
+    failure: Option<&anyhow::Error>,
+) -> Collection {
+    let env = match plan.files.first().map(|f| &f.origin) {
+        Some(Origin::Device(d)) => crate::env::detect_device(d),
+        _ => crate::env::detect(
+            plan.files
+                .first()
+                .and_then(|f| f.path.parent())
+                .unwrap_or(Path::new(".")),
+        ),
+    };
+    let mut c = Collection::new("iogauge/fio/v1", Vec::new());
+    c.started_at = started.to_string();
+    for (stage, so) in done {
+        let o = &so.outcome;
+        for (i, p) in stage.iter().enumerate() {
+            let stats = if o.per_worker.is_empty() {
+                o.stats.clone()
+            } else {
+                o.per_worker.get(i).cloned().unwrap_or_default()
+            };
+            let span = so.spans.get(i).copied().unwrap_or_default();
+            let failed = o.failures.get(i).cloned().flatten();
+            let one = Outcome {
+                stats,
+                per_worker: Vec::new(),
+                workers: 1,
+                worker_ns: 0,
+                elapsed: dur(span.runtime_ns),
+                cpu: cpu_of(&[span]),
+                complete: o.complete && failed.is_none(),
+                interrupted: o.interrupted,
+                error: failed.as_ref().map(|w| anyhow::anyhow!("{w}")),
+                extras: Vec::new(),
+                failures: vec![failed],
+                engine_modes: o.engine_modes.get(i).cloned().into_iter().collect(),
+                machine: o.machine.clone(),
+            };
+            let config = serde_json::json!({
+                "job": p.job,
+                "engine": p.engine,
+                "stage": plan.stages.iter().position(|s| s.iter().any(|q| q.index == p.index)),
+                "files": p.regions.iter().map(|r| serde_json::json!({
+                    "path": plan.files[r.file].path,
+                    "offset": r.start,
+                    "bytes": r.len,
+                })).collect::<Vec<_>>(),
+                "budget_bytes": p.budget,
+            });
+            let name = if p.job.clone == 0 {
+                p.job.name.clone()
+            } else {
+                format!("{}.{}", p.job.name, p.job.clone)
+            };
+            let r =
+                RunResult::new("fio", config, env.clone(), started.to_string()).with_outcome(&one);
+            c.push(Entry::new(name, r));
+        }
+    }
+    if let Some(e) = failure {
+        c.complete = false;
+        c.error = Some(crate::error::cause(e));
+    }
+    c
 }
 
 #[cfg(test)]

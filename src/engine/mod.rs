@@ -412,6 +412,9 @@ pub struct EngineOpts {
     pub noatime: bool,
     /// How the workload walks its files (advice to the kernel).
     pub access: Access,
+    /// Tell the kernel `access` for every data file opened
+    /// (posix_fadvise, fio's `fadvise_hint`).
+    pub fadvise: bool,
 }
 
 impl EngineOpts {
@@ -420,6 +423,11 @@ impl EngineOpts {
         FileMode {
             direct: self.direct,
             noatime: self.noatime,
+            advise: if self.fadvise {
+                self.access
+            } else {
+                Access::Normal
+            },
         }
     }
 }
@@ -436,6 +444,7 @@ impl Default for EngineOpts {
             queue: QueueOpts::default(),
             noatime: false,
             access: Access::Normal,
+            fadvise: false,
         }
     }
 }
@@ -467,6 +476,10 @@ pub struct EngineSpec {
     /// kernel (mmap).
     #[serde(default, skip_serializing_if = "Access::is_normal")]
     pub access: Access,
+    /// Advise the kernel of `access` on every data file opened
+    /// (posix_fadvise RANDOM or SEQUENTIAL: fio's `fadvise_hint`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub fadvise: bool,
 }
 
 impl EngineSpec {
@@ -480,11 +493,17 @@ impl EngineSpec {
             queue: QueueOpts::default(),
             noatime: false,
             access: Access::Normal,
+            fadvise: false,
         }
     }
 
     pub fn access(self, access: Access) -> EngineSpec {
         EngineSpec { access, ..self }
+    }
+
+    /// Advise the kernel of the access pattern on open (fio's default).
+    pub fn fadvise(self, fadvise: bool) -> EngineSpec {
+        EngineSpec { fadvise, ..self }
     }
 
     pub fn direct(self, direct: bool) -> EngineSpec {
@@ -581,6 +600,7 @@ impl EngineSpec {
             queue: self.queue,
             noatime: self.noatime,
             access: self.access,
+            fadvise: self.fadvise,
         }
     }
 }
@@ -948,6 +968,7 @@ pub fn open_file(path: &Path, how: OpenHow, direct: bool) -> io::Result<File> {
         FileMode {
             direct,
             noatime: false,
+            advise: Access::Normal,
         },
     )
 }
@@ -960,11 +981,32 @@ pub struct FileMode {
     /// O_NOATIME: reads do not update the access time (t/io_uring always
     /// asks it; the kernel grants it to the file's owner and to root).
     pub noatime: bool,
+    /// Advise the kernel of this pattern on open (Normal: no advice).
+    pub advise: Access,
 }
 
-/// [`open_file`] with O_NOATIME where `mode` asks it.
+/// [`open_file`] with O_NOATIME where `mode` asks it, and the access
+/// pattern advised.
 pub fn open_file_as(path: &Path, how: OpenHow, mode: FileMode) -> io::Result<File> {
-    let FileMode { direct, noatime } = mode;
+    let f = open_plain(path, how, mode)?;
+    let advice = match mode.advise {
+        Access::Normal => None,
+        Access::Random => Some(libc::POSIX_FADV_RANDOM),
+        Access::Sequential => Some(libc::POSIX_FADV_SEQUENTIAL),
+    };
+    if let Some(a) = advice {
+        use std::os::unix::io::AsRawFd;
+        // SAFETY: advice on an open descriptor; a failure changes nothing
+        // but the kernel's readahead, as without it.
+        unsafe { libc::posix_fadvise(f.as_raw_fd(), 0, 0, a) };
+    }
+    Ok(f)
+}
+
+fn open_plain(path: &Path, how: OpenHow, mode: FileMode) -> io::Result<File> {
+    let FileMode {
+        direct, noatime, ..
+    } = mode;
     let mut o = std::fs::OpenOptions::new();
     o.read(how.read)
         .write(how.write || how.append)

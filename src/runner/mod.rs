@@ -224,21 +224,24 @@ pub struct Ctx<'a> {
 }
 
 impl<'a> Ctx<'a> {
-    /// Worker `index` of `workers`, whose run began at `began_ns` (clock).
+    /// Worker `index`, whose run began at `began_ns` (clock); `pace` is the
+    /// pace it follows with the share (i of n) of it the worker holds.
     #[allow(clippy::too_many_arguments)]
     fn new(
         index: usize,
-        workers: usize,
         mut stats: WorkerStats,
         flags: (&'a AtomicBool, &'a AtomicBool),
         progress: &'a Published,
         began_ns: u64,
         ramp_ns: u64,
         budget: u64,
-        pace: &Pace,
+        pace: (&Pace, usize, usize),
         duration: Option<Duration>,
     ) -> Ctx<'a> {
-        let mut pacer = pace.pacer(index, workers, began_ns);
+        // the pace, and which share of it this worker holds: (i, n) of the
+        // run's, or (0, 1) of a pace of the worker's own
+        let (pace, share_i, share_n) = pace;
+        let mut pacer = pace.pacer(share_i, share_n, began_ns);
         if let (Some(p), Some(d)) = (pacer.as_mut(), duration) {
             // saturating: a schedule that ends past the clock's range never ends
             let d = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
@@ -248,12 +251,12 @@ impl<'a> Ctx<'a> {
             pace::tight_timers();
         }
         if pacer.as_ref().is_some_and(pace::Pacer::is_open) {
-            stats.expect_responses(pace.rate.unwrap_or(0.0) / workers.max(1) as f64);
+            stats.expect_responses(pace.rate.unwrap_or(0.0) / share_n.max(1) as f64);
         }
         if let Some(ns) = histlog::interval_ns() {
             stats.log_intervals(ns);
         }
-        let capper = pace.cap.capper(index, workers, pace.seed, began_ns);
+        let capper = pace.cap.capper(share_i, share_n, pace.seed, began_ns);
         if capper.is_some() {
             pace::tight_timers();
         }
@@ -618,6 +621,12 @@ pub trait Worker: Send {
     fn engine_mode(&self) -> Option<String> {
         None
     }
+    /// A pace of the worker's own (fio's per-job `rate`, `rate_iops`,
+    /// `thinktime`), held whole by this worker, instead of its share of
+    /// [`StopRule::pace`]. Threads only: process workers take the run's.
+    fn pace(&self) -> Option<Pace> {
+        None
+    }
     /// Before the run (untimed): the fio logs worker `index` keeps
     /// ([`iolog`]), `None` for none. By default, what [`iolog::enable`]
     /// asked of every worker; a suite with logs of its own per worker (a
@@ -643,6 +652,9 @@ impl Worker for Box<dyn Worker> {
     }
     fn engine_mode(&self) -> Option<String> {
         (**self).engine_mode()
+    }
+    fn pace(&self) -> Option<Pace> {
+        (**self).pace()
     }
     fn io_log(&self, index: usize) -> Option<iolog::LogSpec> {
         (**self).io_log(index)
@@ -698,6 +710,7 @@ pub fn run_with<W: Worker>(
         && rule.duration.is_none()
         && rule.ramp.unwrap_or_default().is_zero()
         && !rule.pace.is_paced()
+        && workers[0].pace().is_none()
         && !progress.shown()
         && !watch.polled()
     {
@@ -800,6 +813,7 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
         None
     };
     let stats = WorkerStats::new(w.kinds());
+    let own_pace = w.pace();
     let log = w.io_log(i).map(|s| Box::new(iolog::IoLog::new(s, budget)));
     sh.barrier.wait();
     let began = *sh
@@ -808,14 +822,16 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
         .expect("start is set before the barrier opens");
     let mut ctx = Ctx::new(
         i,
-        n,
         stats,
         (&sh.stop, &sh.hurry),
         &sh.counters[i].0,
         began,
         rule.ramp.unwrap_or_default().as_nanos() as u64,
         budget,
-        &rule.pace,
+        match &own_pace {
+            Some(p) => (p, 0, 1),
+            None => (&rule.pace, i, n),
+        },
         rule.duration,
     );
     ctx.log = log;
@@ -983,14 +999,13 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     set_last_t0(t0);
     let mut ctx = Ctx::new(
         0,
-        1,
         stats,
         (stop, stop),
         &counter,
         t0,
         0,
         budget,
-        &Pace::default(),
+        (&Pace::default(), 0, 1),
         None,
     );
     ctx.log = log;

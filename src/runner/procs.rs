@@ -897,14 +897,13 @@ fn work(fd: RawFd, index: usize, build: &Build) -> Result<Option<(Report, bool)>
     };
     let mut ctx = Ctx::new(
         index,
-        n,
         stats,
         (&h.stop, &h.hurry),
         &cell.progress,
         began,
         h.ramp_ns,
         rule.budget(index, n),
-        &pace,
+        (&pace, index, n),
         (h.duration_ns != 0).then(|| Duration::from_nanos(h.duration_ns)),
     );
     if h.log_interval_ns != 0 {

@@ -73,9 +73,12 @@ fn unsupported_and_unknown_options_are_named_with_their_place() {
         e.starts_with("iogauge: absent.fio: cannot read the job file"),
         "{e}"
     );
-    // without --parse-only: nothing runs yet
-    let e = refused(&["basic.fio"]);
-    assert!(e.contains("does not run them yet"), "{e}");
+    // what a run cannot do is refused before anything is made
+    let e = refused(&["--name=a", "--size=1m", "--verify=md5"]);
+    assert!(
+        e.starts_with("iogauge: command line, argument ") && e.contains("verify=md5"),
+        "{e}"
+    );
     let e = refused(&[]);
     assert!(e.contains("no jobs"), "{e}");
 }

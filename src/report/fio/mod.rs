@@ -641,7 +641,7 @@ fn dir_of_summaries(ops: &[&OpSummary], runtime_ms: u64) -> Option<DirReport> {
 
 /// The errno behind a failure, where there is one (else EIO, as fio
 /// reports an I/O error it has no number for).
-fn errno_of(e: &anyhow::Error) -> i32 {
+pub fn errno_of(e: &anyhow::Error) -> i32 {
     e.chain()
         .find_map(|c| c.downcast_ref::<std::io::Error>())
         .and_then(std::io::Error::raw_os_error)

@@ -6,6 +6,8 @@
 pub mod job;
 pub mod jobfile;
 pub mod names;
+pub mod plan;
+pub mod run;
 pub mod show;
 pub mod value;
 

@@ -1,0 +1,928 @@
+//! What fio's jobs do, decided before anything is opened: each job's
+//! files and the part of each it works in, its engine, block sizes, byte
+//! budget, pace and syncs, and the stages the jobs run in (docs/fio.md,
+//! "How a job runs"). Every refusal names the option's file:line.
+//!
+//! - **Files.** Without `filename`, a job has `nrfiles` files of its own,
+//!   `NAME.CLONE.N` in `directory` (the current directory by default),
+//!   each of `filesize` or `size / nrfiles` bytes. `filename` names files
+//!   (`:`-separated) that every clone shares; a name under `/dev` is a
+//!   block device, checked as `--device` is. A file that does not exist is
+//!   created by the run (with `O_EXCL`) and removed after it, unless
+//!   `--keep-files`; one that exists is the user's: read as it is, written
+//!   only with `--allow-write`, never extended, truncated or removed.
+//! - **Where.** Each file's region starts at `offset` (bytes, or a share
+//!   of the file) plus `offset_increment` times the clone's number, and is
+//!   the file's share of `size` long (to the end of an existing file
+//!   without `size`).
+//! - **How much.** Without `time_based`, a job moves `size` bytes
+//!   `loops` times (reads and writes together), or stops at `runtime`
+//!   first; with it, it runs `runtime` wrapping around its regions.
+//! - **Stages.** Jobs run together until one has `stonewall` (or
+//!   `wait_for`, which iogauge takes as a stonewall when it names the only
+//!   job running before it): that job starts once all before it ended.
+
+use super::job::{IoEngine, Job, Place, RateProcess, RwKind};
+use super::value::SizeOrPct;
+use crate::engine::{Access, Choice, EngineSpec, QueueOpts};
+use crate::env::device::{self, BlockDevice};
+use crate::error::shown_path;
+use crate::runner::{Arrivals, ByteCap, CapProcess, Pace};
+use crate::workload::dist::{self, Dist};
+use crate::workload::{Prng, below};
+use std::collections::HashMap;
+use std::os::unix::fs::FileTypeExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// What the user allows beside the jobs (iogauge's own flags).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Allow {
+    /// Write to regular files that exist already (`--allow-write`).
+    pub write: bool,
+    /// Write to block devices (`--allow-destroy`).
+    pub destroy: bool,
+    /// Use a device that is mounted or holds a signature (`--force`).
+    pub force: bool,
+}
+
+/// Where a data file comes from.
+#[derive(Clone, Debug)]
+pub enum Origin {
+    /// The run creates it, and removes it after (unless kept).
+    Create,
+    /// A regular file that exists: the user's.
+    Existing,
+    /// A block device, checked.
+    Device(BlockDevice),
+}
+
+/// A data file of the run, shared by every job that names it.
+#[derive(Clone, Debug)]
+pub struct FileEntry {
+    pub path: PathBuf,
+    /// Bytes it holds (or, created, must hold).
+    pub size: u64,
+    pub origin: Origin,
+    /// Some job reads it: a created file is filled with data first.
+    pub read: bool,
+    /// Some job writes or trims it.
+    pub write: bool,
+}
+
+/// A job's part of one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Region {
+    /// Index in [`Plan::files`].
+    pub file: usize,
+    pub start: u64,
+    pub len: u64,
+}
+
+/// How a direction's request sizes are drawn.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BsDraw {
+    Fixed(u64),
+    /// fio's `bsrange`: uniform in [lo, hi], rounded down to a multiple of
+    /// lo when lo is a power of two.
+    Range(u64, u64),
+    /// fio's `bssplit`: each size with its cumulative share, percent.
+    Split(Vec<(u64, u32)>),
+}
+
+impl BsDraw {
+    pub fn min(&self) -> u64 {
+        match self {
+            BsDraw::Fixed(b) | BsDraw::Range(b, _) => *b,
+            BsDraw::Split(v) => v.iter().map(|s| s.0).min().unwrap_or(1),
+        }
+    }
+
+    pub fn max(&self) -> u64 {
+        match self {
+            BsDraw::Fixed(b) | BsDraw::Range(_, b) => *b,
+            BsDraw::Split(v) => v.iter().map(|s| s.0).max().unwrap_or(1),
+        }
+    }
+
+    /// One size, as fio's `get_next_buflen` draws it.
+    #[inline]
+    pub fn draw(&self, rng: &mut Prng) -> u64 {
+        match self {
+            BsDraw::Fixed(b) => *b,
+            BsDraw::Range(lo, hi) => {
+                let b = lo + below(rng, hi - lo + 1);
+                if lo.is_power_of_two() {
+                    b & !(lo - 1)
+                } else {
+                    b
+                }
+            }
+            BsDraw::Split(v) => {
+                let p = 1 + below(rng, 100) as u32;
+                v.iter().find(|s| p <= s.1).or(v.last()).map_or(1, |s| s.0)
+            }
+        }
+    }
+}
+
+/// One job (or clone) as it will run.
+#[derive(Clone, Debug)]
+pub struct JobPlan {
+    pub job: Job,
+    /// fio's thread number less one: the job's place among all jobs run.
+    pub index: usize,
+    pub regions: Vec<Region>,
+    pub engine: EngineSpec,
+    /// Per direction (read, write, trim).
+    pub bs: [BsDraw; 3],
+    /// Bytes to move in all (`size` × `loops`); `None`: time-based.
+    pub budget: Option<u64>,
+    /// The job's own runtime limit; `None`: none.
+    pub runtime: Option<Duration>,
+    pub pace: Option<Pace>,
+    /// A sync after every N writes (fdatasync with the engine's datasync).
+    pub sync_every: Option<u64>,
+    pub dist: Dist,
+    /// Each block once per pass before any twice (fio's random map).
+    pub random_map: bool,
+    /// The seed of its offsets and sizes.
+    pub seed: u64,
+}
+
+impl JobPlan {
+    /// Whether the job reads, writes, trims.
+    pub fn dirs(&self) -> [bool; 3] {
+        dirs_of(self.job.rw.kind, self.job.rwmixread)
+    }
+
+    /// The largest request it issues.
+    pub fn max_len(&self) -> u64 {
+        let d = self.dirs();
+        (0..3)
+            .filter(|&i| d[i])
+            .map(|i| self.bs[i].max())
+            .max()
+            .unwrap_or(4096)
+    }
+}
+
+/// Which directions a pattern issues.
+pub fn dirs_of(kind: RwKind, rwmixread: u32) -> [bool; 3] {
+    match kind {
+        RwKind::Read | RwKind::RandRead => [true, false, false],
+        RwKind::Write | RwKind::RandWrite => [false, true, false],
+        RwKind::Trim | RwKind::RandTrim => [false, false, true],
+        RwKind::ReadWrite | RwKind::RandRw => [rwmixread > 0, rwmixread < 100, false],
+        RwKind::TrimWrite => [false, true, true],
+    }
+}
+
+/// Everything a run of the jobs needs.
+#[derive(Clone, Debug, Default)]
+pub struct Plan {
+    pub files: Vec<FileEntry>,
+    /// Jobs that run together, stage after stage.
+    pub stages: Vec<Vec<JobPlan>>,
+    /// What iogauge does otherwise than fio would, said before the run.
+    pub notes: Vec<String>,
+}
+
+/// Where option `opt` of `job` was set, or the job's header.
+pub fn place(job: &Job, opt: &str) -> Place {
+    job.origin
+        .get(opt)
+        .map_or_else(|| job.at.clone(), |(p, _)| p.clone())
+}
+
+/// A refusal at `opt` of `job`.
+fn refuse(job: &Job, opt: &str, why: impl std::fmt::Display) -> String {
+    format!("{}: {why}", place(job, opt))
+}
+
+/// fio's `filename` list: `:` separates, `\:` is a colon.
+pub fn split_names(s: &str) -> Vec<String> {
+    let mut out = vec![String::new()];
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        match c {
+            '\\' if it.peek() == Some(&':') => {
+                it.next();
+                out.last_mut().expect("one").push(':');
+            }
+            ':' => out.push(String::new()),
+            c => out.last_mut().expect("one").push(c),
+        }
+    }
+    out.retain(|s| !s.is_empty());
+    out
+}
+
+/// The engine fio's `ioengine` names, and a note when iogauge runs it as
+/// another.
+fn engine_of(job: &Job) -> (Choice, Option<String>) {
+    let queued = job.iodepth > 1;
+    match job.ioengine {
+        IoEngine::Psync => (Choice::PSYNC, None),
+        IoEngine::Sync => (Choice::SYNC, None),
+        IoEngine::Pvsync | IoEngine::Pvsync2 => (
+            Choice::PSYNC,
+            Some(format!(
+                "{}: ioengine={} runs as psync (pread/pwrite of one buffer, as preadv/pwritev of one vector)",
+                place(job, "ioengine"),
+                job.ioengine.name()
+            )),
+        ),
+        IoEngine::IoUring => (Choice::IO_URING, None),
+        IoEngine::Libaio => (Choice::LIBAIO, None),
+        IoEngine::Mmap => (Choice::MMAP, None),
+        IoEngine::Null if queued => (Choice::NULLQ, None),
+        IoEngine::Null => (Choice::NULL, None),
+    }
+}
+
+/// The options iogauge reads but runs only at fio's default: a job that
+/// sets another value is refused there.
+fn defaults_only(job: &Job) -> Result<(), String> {
+    let depth = job.iodepth;
+    if job.iodepth_low != 0 && job.iodepth_low != depth {
+        return Err(refuse(
+            job,
+            "iodepth_low",
+            format!(
+                "iodepth_low={} is not supported: iogauge refills the queue as soon as a request completes (fio's iodepth_low=iodepth)",
+                job.iodepth_low
+            ),
+        ));
+    }
+    if job.iodepth_batch_complete_max != 0
+        && job.iodepth_batch_complete_max != job.iodepth_batch_complete_min
+        && job.iodepth_batch_complete_max < depth
+    {
+        return Err(refuse(
+            job,
+            "iodepth_batch_complete_max",
+            "iodepth_batch_complete_max below iodepth is not supported: iogauge reaps every completion that is there",
+        ));
+    }
+    if job.thinktime_spin_ns != 0 {
+        return Err(refuse(
+            job,
+            "thinktime_spin",
+            "thinktime_spin is not supported: iogauge sleeps the whole think time",
+        ));
+    }
+    if job.thinktime_blocks != 1 && job.thinktime_ns != 0 {
+        return Err(refuse(
+            job,
+            "thinktime_blocks",
+            "thinktime_blocks other than 1 is not supported: iogauge thinks before every request",
+        ));
+    }
+    if job.rw.seq_add < 0 {
+        return Err(refuse(
+            job,
+            "rw",
+            format!(
+                "rw={}: going backwards is not supported",
+                job.origin.get("rw").map_or("", |o| o.1.as_str())
+            ),
+        ));
+    }
+    if job.rw.kind == RwKind::TrimWrite {
+        return Err(refuse(job, "rw", "rw=trimwrite is not supported"));
+    }
+    if job.fsync != 0 && job.fdatasync != 0 {
+        return Err(refuse(
+            job,
+            "fdatasync",
+            "fsync and fdatasync together are not supported: give one",
+        ));
+    }
+    if job.verify != "0" {
+        return Err(refuse(
+            job,
+            "verify",
+            format!(
+                "verify={} is not run by iogauge fio yet; iogauge run --verify checks every block it wrote",
+                job.verify
+            ),
+        ));
+    }
+    if job
+        .directory
+        .as_deref()
+        .is_some_and(|d| split_names(d).len() > 1)
+    {
+        return Err(refuse(
+            job,
+            "directory",
+            "several directories (':'-separated) are not supported",
+        ));
+    }
+    if job.time_based && job.runtime_ns == 0 {
+        return Err(refuse(
+            job,
+            "time_based",
+            "time_based needs a runtime: give runtime=",
+        ));
+    }
+    Ok(())
+}
+
+/// The pace of a job's own: `rate` and `rate_iops` as a byte cap per
+/// direction (fio turns IOPS into bytes with the smallest block), or
+/// `thinktime` before each request.
+fn pace_of(job: &Job, bs: &[BsDraw; 3]) -> Result<Option<Pace>, String> {
+    let mut cap = ByteCap {
+        process: match job.rate_process {
+            RateProcess::Linear => CapProcess::Linear,
+            RateProcess::Poisson => CapProcess::Poisson,
+        },
+        ..Default::default()
+    };
+    let lanes = [&mut cap.read, &mut cap.write, &mut cap.trim];
+    let rate = [job.rate.read, job.rate.write, job.rate.trim];
+    let iops = [job.rate_iops.read, job.rate_iops.write, job.rate_iops.trim];
+    for (d, lane) in lanes.into_iter().enumerate() {
+        if rate[d] != 0 && iops[d] != 0 {
+            return Err(refuse(
+                job,
+                "rate_iops",
+                "rate and rate_iops of the same direction together: give one",
+            ));
+        }
+        if rate[d] != 0 {
+            *lane = Some(rate[d] as f64);
+        } else if iops[d] != 0 {
+            *lane = Some(iops[d] as f64 * bs[d].min() as f64);
+        }
+    }
+    let think = (job.thinktime_ns != 0).then(|| Duration::from_nanos(job.thinktime_ns));
+    if think.is_some() && !cap.is_none() {
+        return Err(refuse(
+            job,
+            "thinktime",
+            "thinktime with rate or rate_iops is not supported: give one",
+        ));
+    }
+    if cap.is_none() && think.is_none() {
+        return Ok(None);
+    }
+    let pace = Pace {
+        rate: None,
+        arrivals: Arrivals::Uniform,
+        think,
+        seed: job.randseed,
+        cap,
+    };
+    pace.check().map_err(|e| refuse(job, "rate", e))?;
+    Ok(Some(pace))
+}
+
+/// Block sizes per direction.
+fn bs_of(job: &Job) -> [BsDraw; 3] {
+    let pick = |d: usize| -> BsDraw {
+        if let Some(s) = &job.bssplit {
+            let list = [&s.read, &s.write, &s.trim][d];
+            let mut sum = 0;
+            return BsDraw::Split(
+                list.iter()
+                    .map(|b| {
+                        sum += b.percent;
+                        (b.bs, sum)
+                    })
+                    .collect(),
+            );
+        }
+        if let Some(r) = &job.bsrange {
+            let (lo, hi) = [r.read, r.write, r.trim][d];
+            if lo != hi {
+                return BsDraw::Range(lo, hi);
+            }
+            return BsDraw::Fixed(lo);
+        }
+        BsDraw::Fixed([job.bs.read, job.bs.write, job.bs.trim][d])
+    };
+    [pick(0), pick(1), pick(2)]
+}
+
+/// Bytes of `v` out of `whole`.
+fn bytes_of(v: SizeOrPct, whole: Option<u64>) -> Option<u64> {
+    match v {
+        SizeOrPct::Bytes(b) => Some(b),
+        SizeOrPct::Percent(p) => whole.map(|w| (w as u128 * u128::from(p) / 100) as u64),
+    }
+}
+
+/// The files of the run, by path, as jobs name them.
+struct Files {
+    list: Vec<FileEntry>,
+    by_path: HashMap<PathBuf, usize>,
+}
+
+impl Files {
+    /// The entry of `path`: what is there now, looked at once.
+    fn entry(&mut self, path: &Path, job: &Job, allow: Allow) -> Result<usize, String> {
+        if let Some(&i) = self.by_path.get(path) {
+            return Ok(i);
+        }
+        let at = if job.filename.is_some() {
+            "filename"
+        } else {
+            "directory"
+        };
+        let name = shown_path(path);
+        let (size, origin) = match std::fs::metadata(path) {
+            Ok(md) if md.file_type().is_block_device() => {
+                let writes = {
+                    let d = dirs_of(job.rw.kind, job.rwmixread);
+                    d[1] || d[2]
+                };
+                let dev = device::check(
+                    path,
+                    device::Access {
+                        write: writes,
+                        allow_destroy: allow.destroy,
+                        force: allow.force,
+                        direct: job.direct,
+                    },
+                )
+                .map_err(|why| {
+                    let hint = match why {
+                        device::Refusal::Destroy(_) => {
+                            ", or run with --allow-destroy to let the job write to it"
+                        }
+                        _ => "",
+                    };
+                    refuse(job, at, format!("{name}: {why}{hint}"))
+                })?;
+                for n in &dev.notes {
+                    eprintln!("iogauge: note: {name} {n}");
+                }
+                (dev.bytes, Origin::Device(dev))
+            }
+            Ok(md) if md.is_file() => (md.len(), Origin::Existing),
+            Ok(_) => {
+                return Err(refuse(
+                    job,
+                    at,
+                    format!("{name} is neither a regular file nor a block device"),
+                ));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => (0, Origin::Create),
+            Err(e) => {
+                return Err(refuse(
+                    job,
+                    at,
+                    format!("{name}: {}", crate::error::io_reason(&e)),
+                ));
+            }
+        };
+        self.list.push(FileEntry {
+            path: path.to_path_buf(),
+            size,
+            origin,
+            read: false,
+            write: false,
+        });
+        self.by_path.insert(path.to_path_buf(), self.list.len() - 1);
+        Ok(self.list.len() - 1)
+    }
+}
+
+/// The paths job `j` works on.
+fn paths_of(j: &Job) -> Vec<PathBuf> {
+    let dir = j.directory.as_deref().map(Path::new);
+    let under = |n: &str| -> PathBuf {
+        let p = Path::new(n);
+        match dir {
+            Some(d) if p.is_relative() => d.join(p),
+            _ => p.to_path_buf(),
+        }
+    };
+    match &j.filename {
+        Some(f) => split_names(f).iter().map(|n| under(n)).collect(),
+        None => (0..j.nrfiles)
+            .map(|i| under(&format!("{}.{}.{}", j.name, j.clone, i)))
+            .collect(),
+    }
+}
+
+/// Plan the run of `jobs` (in the order fio runs them).
+pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
+    let mut files = Files {
+        list: Vec::new(),
+        by_path: HashMap::new(),
+    };
+    let mut out = Plan::default();
+    let mut stage: Vec<JobPlan> = Vec::new();
+    for (index, j) in jobs.iter().enumerate() {
+        defaults_only(j)?;
+        let (choice, note) = engine_of(j);
+        if let Some(n) = note
+            && j.clone == 0
+        {
+            out.notes.push(n);
+        }
+        let queued = choice.caps().queued;
+        if j.iodepth > 1 && !queued && j.clone == 0 {
+            out.notes.push(format!(
+                "{}: ioengine={} issues one request at a time; iodepth={} is capped at 1, as fio does",
+                place(j, "iodepth"),
+                j.ioengine.name(),
+                j.iodepth
+            ));
+        }
+        let depth = if queued { j.iodepth } else { 1 };
+        let depth = u16::try_from(depth).map_err(|_| {
+            refuse(
+                j,
+                "iodepth",
+                format!("iodepth={depth}: at most {}", u16::MAX),
+            )
+        })?;
+        let batch =
+            |v: u32| u16::try_from(if v == 0 { j.iodepth } else { v }.min(u32::from(depth)));
+        let queue = QueueOpts {
+            batch: batch(j.iodepth_batch).unwrap_or(depth),
+            batch_complete: batch(j.iodepth_batch_complete_min).unwrap_or(1).max(1),
+            ..Default::default()
+        };
+        let d = dirs_of(j.rw.kind, j.rwmixread);
+        let access = if j.rw.kind.is_random() {
+            Access::Random
+        } else {
+            Access::Sequential
+        };
+        let engine = EngineSpec::new(choice)
+            .direct(j.direct)
+            .depth(depth)
+            .queue(if queued { queue } else { QueueOpts::default() })
+            .datasync(j.fdatasync != 0)
+            .access(access)
+            .fadvise(true);
+        engine.check().map_err(|e| refuse(j, "ioengine", e))?;
+        let bs = bs_of(j);
+        // files and regions
+        let paths = paths_of(j);
+        let nfiles = paths.len() as u64;
+        let mut idx = Vec::with_capacity(paths.len());
+        for p in &paths {
+            let i = files.entry(p, j, allow)?;
+            let e = &mut files.list[i];
+            e.read |= d[0];
+            e.write |= d[1] || d[2];
+            idx.push(i);
+        }
+        let existing: Vec<Option<u64>> = idx
+            .iter()
+            .map(|&i| match files.list[i].origin {
+                Origin::Create => None,
+                _ => Some(files.list[i].size),
+            })
+            .collect();
+        let total_size = match j.size {
+            Some(SizeOrPct::Bytes(b)) => Some(b),
+            Some(SizeOrPct::Percent(p)) => {
+                if existing.iter().any(Option::is_none) {
+                    return Err(refuse(
+                        j,
+                        "size",
+                        format!(
+                            "size={p}% needs files that exist: {} does not",
+                            shown_path(
+                                &files.list
+                                    [idx[existing.iter().position(Option::is_none).unwrap_or(0)]]
+                                .path
+                            )
+                        ),
+                    ));
+                }
+                Some(
+                    existing
+                        .iter()
+                        .flatten()
+                        .map(|s| s * u64::from(p) / 100)
+                        .sum(),
+                )
+            }
+            None => None,
+        };
+        let mut rng = crate::workload::worker_rng(j.randseed, index);
+        let mut regions = Vec::with_capacity(idx.len());
+        for (k, &fi) in idx.iter().enumerate() {
+            let have = existing[k];
+            let file_len = match (j.filesize, total_size) {
+                (Some((lo, hi)), _) => Some(if lo == hi {
+                    lo
+                } else {
+                    lo + below(&mut rng, hi - lo + 1)
+                }),
+                (None, Some(t)) => Some(t / nfiles),
+                (None, None) => None,
+            };
+            let base = bytes_of(j.offset, have).ok_or_else(|| {
+                refuse(j, "offset", "an offset in percent needs a file that exists")
+            })?;
+            let inc = bytes_of(j.offset_increment, have).ok_or_else(|| {
+                refuse(
+                    j,
+                    "offset_increment",
+                    "an offset_increment in percent needs a file that exists",
+                )
+            })?;
+            let start = base.saturating_add(inc.saturating_mul(u64::from(j.clone)));
+            let len = match (file_len, have) {
+                (Some(l), _) => l,
+                (None, Some(h)) => h.saturating_sub(start),
+                (None, None) => {
+                    return Err(refuse(
+                        j,
+                        "size",
+                        format!(
+                            "{} does not exist: give size= (or filesize=) for the job to create it",
+                            shown_path(&files.list[fi].path)
+                        ),
+                    ));
+                }
+            };
+            let min_bs = (0..3)
+                .filter(|&x| d[x])
+                .map(|x| bs[x].min())
+                .min()
+                .unwrap_or(1);
+            if len < min_bs {
+                return Err(refuse(
+                    j,
+                    "size",
+                    format!(
+                        "{} gets {len} bytes from offset {start}, less than one {min_bs}-byte block",
+                        shown_path(&files.list[fi].path)
+                    ),
+                ));
+            }
+            let end = start
+                .checked_add(len)
+                .ok_or_else(|| refuse(j, "offset", "the offset and size go past 2^64 bytes"))?;
+            let e = &mut files.list[fi];
+            match &e.origin {
+                Origin::Create => e.size = e.size.max(end),
+                Origin::Existing | Origin::Device(_) if end > e.size => {
+                    return Err(refuse(
+                        j,
+                        if j.size.is_some() { "size" } else { "offset" },
+                        format!(
+                            "{} holds {} bytes; the job's part of it ends at byte {end} (iogauge does not extend a file it did not create)",
+                            shown_path(&e.path),
+                            e.size
+                        ),
+                    ));
+                }
+                _ => {}
+            }
+            if matches!(e.origin, Origin::Existing) && (d[1] || d[2]) && !allow.write {
+                return Err(refuse(
+                    j,
+                    if j.filename.is_some() {
+                        "filename"
+                    } else {
+                        "rw"
+                    },
+                    format!(
+                        "{} exists and the job would write to it: run with --allow-write to let it, or remove the file",
+                        shown_path(&e.path)
+                    ),
+                ));
+            }
+            regions.push(Region {
+                file: fi,
+                start,
+                len,
+            });
+        }
+        let io_size: u64 = match total_size {
+            Some(t) if j.filesize.is_none() => t,
+            _ => regions.iter().map(|r| r.len).sum(),
+        };
+        let budget = (!j.time_based).then(|| io_size.saturating_mul(u64::from(j.loops.max(1))));
+        let dist =
+            dist::parse(&j.random_distribution).map_err(|e| refuse(j, "random_distribution", e))?;
+        let fixed = (0..3)
+            .filter(|&x| d[x])
+            .map(|x| match bs[x] {
+                BsDraw::Fixed(b) => Some(b),
+                _ => None,
+            })
+            .collect::<Vec<_>>();
+        let one_bs = fixed.iter().all(|b| b.is_some() && *b == fixed[0]);
+        let random_map =
+            j.rw.kind.is_random() && !j.norandommap && one_bs && matches!(dist, Dist::Random);
+        let seed = if j.randrepeat {
+            j.randseed
+        } else {
+            crate::measure::clock::now_ns() ^ u64::from(std::process::id())
+        };
+        let plan = JobPlan {
+            job: j.clone(),
+            index,
+            regions,
+            engine,
+            pace: pace_of(j, &bs)?,
+            bs,
+            budget,
+            runtime: (j.runtime_ns != 0).then(|| Duration::from_nanos(j.runtime_ns)),
+            sync_every: match (j.fsync, j.fdatasync) {
+                (0, 0) => None,
+                (0, n) | (n, _) => Some(u64::from(n)),
+            },
+            dist,
+            random_map,
+            seed,
+        };
+        // a stonewall (or a wait_for that is one) starts a new stage
+        let waits = j.stonewall && j.clone == 0;
+        if let Some(w) = &j.wait_for
+            && j.clone == 0
+            && !stage.is_empty()
+            && !stage.iter().all(|p| &p.job.name == w)
+        {
+            return Err(refuse(
+                j,
+                "wait_for",
+                format!(
+                    "wait_for={w} while other jobs run beside {w}: iogauge runs jobs in stages; give stonewall to wait for all of them"
+                ),
+            ));
+        }
+        if (waits || (j.wait_for.is_some() && j.clone == 0)) && !stage.is_empty() {
+            out.stages.push(std::mem::take(&mut stage));
+        }
+        stage.push(plan);
+    }
+    if !stage.is_empty() {
+        out.stages.push(stage);
+    }
+    for st in &out.stages {
+        let ramps: Vec<u64> = st.iter().map(|p| p.job.ramp_time_ns).collect();
+        if ramps.iter().any(|r| *r != ramps[0]) {
+            let j = &st[ramps.iter().position(|r| *r != ramps[0]).unwrap_or(0)].job;
+            return Err(refuse(
+                j,
+                "ramp_time",
+                "jobs that run together with different ramp_time are not supported: give them one ramp_time",
+            ));
+        }
+    }
+    out.files = files.list;
+    Ok(out)
+}
+
+/// The default text of `rw` for the report (`randrw`, `read`, …).
+pub fn rw_text(j: &Job) -> String {
+    j.rw.to_string()
+}
+
+/// fio's bs pairs for the header: (min, max) per direction.
+pub fn bs_pairs(p: &JobPlan) -> [(u64, u64); 3] {
+    [0, 1, 2].map(|d| (p.bs[d].min(), p.bs[d].max()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suites::fio::jobfile::{self, Machine, Settings};
+
+    fn jobs(text: &str) -> Vec<Job> {
+        let env = |_: &str| None;
+        let body = text.as_bytes().to_vec();
+        let read = move |_: &Path| Ok(body.clone());
+        let s = Settings {
+            sections: vec![],
+            ignore_unsupported: false,
+            env: &env,
+            machine: Machine {
+                ncpus: 2,
+                pagesize: 4096,
+                mb_memory: 1024,
+            },
+            read: &read,
+        };
+        jobfile::parse(&[], &[PathBuf::from("t.fio")], &s)
+            .unwrap()
+            .jobs
+    }
+
+    fn planned(text: &str) -> Result<Plan, String> {
+        plan(&jobs(text), Allow::default())
+    }
+
+    #[test]
+    fn names_split_on_colons_but_not_escaped_ones() {
+        assert_eq!(split_names("a:b\\:c::d"), vec!["a", "b:c", "d"]);
+        assert_eq!(split_names("/dev/sda"), vec!["/dev/sda"]);
+    }
+
+    #[test]
+    fn default_files_are_name_clone_number_in_the_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let p = planned(&format!(
+            "[global]\ndirectory={d}\nsize=64k\n[a]\nnrfiles=2\nnumjobs=2\nrw=randread\n"
+        ))
+        .unwrap();
+        let names: Vec<String> = p
+            .files
+            .iter()
+            .map(|f| f.path.file_name().unwrap().to_string_lossy().into())
+            .collect();
+        assert_eq!(names, vec!["a.0.0", "a.0.1", "a.1.0", "a.1.1"]);
+        assert!(
+            p.files
+                .iter()
+                .all(|f| f.size == 32 << 10 && f.read && !f.write)
+        );
+        assert_eq!(p.stages.len(), 1);
+        assert_eq!(p.stages[0].len(), 2);
+        assert_eq!(p.stages[0][0].budget, Some(64 << 10));
+        assert!(p.stages[0][0].random_map);
+    }
+
+    #[test]
+    fn stonewall_makes_stages_and_offsets_grow_per_clone() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let p = planned(&format!(
+            "[global]\ndirectory={d}\nfilename=shared\nsize=1m\n[w]\nrw=write\nnumjobs=2\noffset_increment=1m\n[r]\nstonewall\nrw=read\nbs=64k\n"
+        ))
+        .unwrap();
+        assert_eq!(p.files.len(), 1);
+        assert_eq!(p.files[0].size, 2 << 20, "two clones, 1 MiB apart");
+        assert!(p.files[0].read && p.files[0].write);
+        assert_eq!(p.stages.len(), 2);
+        let starts: Vec<u64> = p.stages[0].iter().map(|j| j.regions[0].start).collect();
+        assert_eq!(starts, vec![0, 1 << 20]);
+        assert_eq!(p.stages[1][0].bs[0], BsDraw::Fixed(64 << 10));
+    }
+
+    #[test]
+    fn rate_iops_is_a_byte_cap_at_the_smallest_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let p = planned(&format!(
+            "[j]\ndirectory={d}\nsize=1m\nrw=randrw\nbs=4k,8k\nrate_iops=100,50\n"
+        ))
+        .unwrap();
+        let cap = p.stages[0][0].pace.unwrap().cap;
+        assert_eq!(cap.read, Some(409_600.0));
+        assert_eq!(cap.write, Some(409_600.0));
+        assert!(!p.stages[0][0].random_map, "two block sizes: no map");
+    }
+
+    #[test]
+    fn what_cannot_run_is_refused_at_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let e = planned(&format!("[j]\ndirectory={d}\nrw=read\n")).unwrap_err();
+        assert!(
+            e.starts_with("t.fio:1: ") && e.contains("give size="),
+            "{e}"
+        );
+        let e = planned(&format!("[j]\ndirectory={d}\nsize=1m\nverify=crc32c\n")).unwrap_err();
+        assert!(e.starts_with("t.fio:4: "), "{e}");
+        let e = planned(&format!("[j]\ndirectory={d}\nsize=1m\ntime_based\n")).unwrap_err();
+        assert!(e.contains("needs a runtime"), "{e}");
+        let e = planned(&format!(
+            "[a]\ndirectory={d}\nsize=1m\n[b]\ndirectory={d}\nsize=1m\n[c]\ndirectory={d}\nsize=1m\nwait_for=a\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.starts_with("t.fio:10: ") && e.contains("stonewall"),
+            "{e}"
+        );
+        // a file of the user's is not written without --allow-write
+        std::fs::write(dir.path().join("mine"), vec![0u8; 1 << 20]).unwrap();
+        let e = planned(&format!("[j]\ndirectory={d}\nfilename=mine\nrw=write\n")).unwrap_err();
+        assert!(e.contains("--allow-write"), "{e}");
+        // nor extended
+        let e = planned(&format!("[j]\ndirectory={d}\nfilename=mine\nsize=2m\n")).unwrap_err();
+        assert!(e.contains("does not extend"), "{e}");
+        // but read, whole, without a size
+        let p = planned(&format!("[j]\ndirectory={d}\nfilename=mine\n")).unwrap();
+        assert_eq!(p.stages[0][0].regions[0].len, 1 << 20);
+        assert!(matches!(p.files[0].origin, Origin::Existing));
+    }
+
+    #[test]
+    fn block_sizes_draw_as_fio_does() {
+        let mut rng = crate::workload::worker_rng(1, 0);
+        let r = BsDraw::Range(4096, 65536);
+        for _ in 0..1000 {
+            let b = r.draw(&mut rng);
+            assert!((4096..=65536).contains(&b) && b.is_multiple_of(4096), "{b}");
+        }
+        let s = BsDraw::Split(vec![(4096, 10), (65536, 100)]);
+        let small = (0..10_000).filter(|_| s.draw(&mut rng) == 4096).count();
+        assert!((800..1200).contains(&small), "{small}");
+    }
+}

@@ -100,9 +100,130 @@ pub struct Args {
     pub cluster: common::ClusterArgs,
     #[command(flatten)]
     pub verify: super::verify::VerifyArgs,
+    #[command(flatten)]
+    pub logs: LogArgs,
     /// Check every unit of a file set kept by --verify --keep against its manifest, or of a directory a killed --verify-crash run left against its journal; change nothing, and report (exit code 3 when a unit is wrong).
     #[arg(long, value_name = "DIR", conflicts_with_all = ["verify", "verify_crash", "file", "device", "shared_file"], help_heading = "Verification")]
     pub verify_only: Option<PathBuf>,
+}
+
+/// fio's per-I/O logs (write_lat_log, write_bw_log, write_iops_log,
+/// log_avg_msec), in fio's format (docs/logs.md).
+#[derive(clap::Args, Debug, Clone, Default)]
+#[command(next_help_heading = "fio's per-I/O logs")]
+pub struct LogArgs {
+    /// Write fio's latency logs PREFIX_lat.N.log, PREFIX_clat.N.log and PREFIX_slat.N.log (ns; N the worker's number from 1), relative to the current directory as fio's write_lat_log.
+    #[arg(long, value_name = "PREFIX", value_parser = log_prefix_arg)]
+    pub write_lat_log: Option<PathBuf>,
+    /// Write fio's bandwidth log PREFIX_bw.N.log (KiB/s), as fio's write_bw_log.
+    #[arg(long, value_name = "PREFIX", value_parser = log_prefix_arg)]
+    pub write_bw_log: Option<PathBuf>,
+    /// Write fio's IOPS log PREFIX_iops.N.log, as fio's write_iops_log.
+    #[arg(long, value_name = "PREFIX", value_parser = log_prefix_arg)]
+    pub write_iops_log: Option<PathBuf>,
+    /// fio's log_avg_msec: one line per window of N ms and data direction (the window's mean latency, its bandwidth and IOPS) instead of one per I/O; 0 (the default) logs every I/O.
+    #[arg(long, value_name = "N", value_parser = log_avg_msec_arg)]
+    pub log_avg_msec: Option<u64>,
+    /// fio's log_max_value: with --log-avg-msec, each window's largest latency instead of its mean.
+    #[arg(long)]
+    pub log_max_value: bool,
+    /// fio's log_offset: each line of a per-I/O log holds the request's offset in bytes too.
+    #[arg(long)]
+    pub log_offset: bool,
+}
+
+/// `--write-*-log`: a file name prefix, not empty, not a directory.
+fn log_prefix_arg(s: &str) -> Result<PathBuf, String> {
+    if s.is_empty() {
+        return Err("the prefix is empty; give one, e.g. 'job' for job_lat.1.log".into());
+    }
+    if s == "-" || s.ends_with('/') {
+        return Err(format!(
+            "'{}' names no file; give a prefix such as 'job' or 'logs/job'",
+            crate::error::shown(s)
+        ));
+    }
+    Ok(PathBuf::from(s))
+}
+
+/// `--log-avg-msec`: a whole number of ms, as fio's int.
+fn log_avg_msec_arg(s: &str) -> Result<u64, String> {
+    match s.trim().parse::<u64>() {
+        Ok(n) if n <= i32::MAX as u64 => Ok(n),
+        Ok(n) => Err(format!("{n} ms is longer than fio takes ({} ms)", i32::MAX)),
+        Err(_) => Err(format!(
+            "'{}' is not a whole number of milliseconds",
+            crate::error::shown(s)
+        )),
+    }
+}
+
+impl LogArgs {
+    /// Whether a log is asked for.
+    pub fn any(&self) -> bool {
+        self.write_lat_log.is_some() || self.write_bw_log.is_some() || self.write_iops_log.is_some()
+    }
+
+    /// The logs asked for, as job 1's (worker `i` writes job `i + 1`'s);
+    /// refused when an option would do nothing.
+    pub fn spec(&self) -> Result<Option<crate::runner::iolog::LogSpec>> {
+        let avg = self.log_avg_msec.unwrap_or(0);
+        if !self.any() {
+            for (given, flag) in [
+                (self.log_avg_msec.is_some(), "--log-avg-msec"),
+                (self.log_max_value, "--log-max-value"),
+                (self.log_offset, "--log-offset"),
+            ] {
+                if given {
+                    crate::usage!(
+                        "{flag} shapes fio's per-I/O logs, and none is asked for: add --write-lat-log, --write-bw-log or --write-iops-log"
+                    );
+                }
+            }
+            return Ok(None);
+        }
+        if self.log_max_value && avg == 0 {
+            crate::usage!(
+                "--log-max-value takes the largest latency of each --log-avg-msec window; give --log-avg-msec N (without it every I/O has its own line)"
+            );
+        }
+        if self.log_offset && avg > 0 {
+            crate::usage!(
+                "--log-offset: a --log-avg-msec window has no offset (fio writes 0); drop one of them"
+            );
+        }
+        Ok(Some(crate::runner::iolog::LogSpec {
+            avg_msec: avg,
+            max_value: self.log_max_value,
+            offset: self.log_offset,
+            ..crate::runner::iolog::LogSpec::new(
+                self.write_lat_log.clone(),
+                self.write_bw_log.clone(),
+                self.write_iops_log.clone(),
+            )
+        }))
+    }
+
+    /// Refuse, before any work, log files that cannot be written or that
+    /// are another output of the run (`workers` write one set each), and
+    /// add them to `paths`.
+    pub fn outputs(&self, workers: usize, paths: &mut common::Paths) -> Result<()> {
+        let Some(spec) = self.spec()? else {
+            return Ok(());
+        };
+        for i in 0..workers {
+            for (kind, p) in spec.for_job(i as u32 + 1).files() {
+                let flag = match kind {
+                    crate::runner::iolog::LogKind::Bw => "--write-bw-log",
+                    crate::runner::iolog::LogKind::Iops => "--write-iops-log",
+                    _ => "--write-lat-log",
+                };
+                common::check_output(flag, &p)?;
+                paths.output(format!("{flag} ({})", p.display()), &p);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How the workers run.
@@ -130,6 +251,11 @@ common::cmd!(run.out, {
 impl Args {
     /// The workload at a load point, refused as its own run refuses it.
     fn point(&self) -> Result<GenericPoint> {
+        if self.logs.any() {
+            crate::usage!(
+                "--write-lat-log, --write-bw-log and --write-iops-log log one run; scale makes many: log a single 'iogauge run' instead"
+            );
+        }
         if self.ops.is_some() {
             crate::usage!(
                 "--ops: each repetition of a point runs for --duration; scale takes no op budget"
@@ -294,9 +420,27 @@ impl Args {
 
 pub fn main(a: Args) -> Result<Status> {
     if let Some(dir) = &a.verify_only {
+        if a.logs.any() {
+            crate::usage!("--verify-only runs no I/O to log; drop --write-*-log");
+        }
         return super::verify::verify_only(dir, &a.run.out);
     }
-    a.run.out.check_with(&mut a.inputs())?;
+    let mut paths = a.inputs();
+    a.logs.outputs(a.processes, &mut paths)?;
+    a.run.out.check_with(&mut paths)?;
+    let logs = a.logs.spec()?;
+    if logs.is_some() {
+        if a.workers_as == WorkersAs::Processes {
+            crate::usage!(
+                "--write-*-log: fio's logs are kept by workers that run as threads; drop --workers-as processes"
+            );
+        }
+        if crate::cluster::launched_ranks().is_some() {
+            crate::usage!(
+                "--write-*-log is not available under mpirun (every rank would write the same files); log each machine on its own without mpirun"
+            );
+        }
+    }
     a.cluster.apply()?;
     let target = a.target()?;
     let spec = a.spec(&target)?;
@@ -314,6 +458,9 @@ pub fn main(a: Args) -> Result<Status> {
             describe(&spec, &setup, target.file())
         )));
     }
+    if let Some(spec) = logs {
+        crate::runner::iolog::enable(spec);
+    }
     let bar = Bar::new("run", rule.duration, rule.ops, a.run.out.progress());
     let mut result = crate::session::generic::run_generic_verified(
         &spec,
@@ -327,6 +474,10 @@ pub fn main(a: Args) -> Result<Status> {
     drop(bar);
     if let Some(v) = result.verify.clone() {
         super::verify::add_metrics(&mut result, &v);
+    }
+    if a.logs.any() {
+        // written after the run, untimed, as fio writes its logs at exit
+        result.io_logs = crate::runner::iolog::write(&crate::runner::iolog::take())?;
     }
     common::finish_with::<GenericRun>(&a.run.out, &result)
 }

@@ -215,7 +215,7 @@ fn option_line() -> BoxedStrategy<String> {
     prop_oneof![
         60 => supported,
         2 => prop::sample::select(vec![
-            "cpus_allowed=0-3", "hipri", "write_lat_log=x", "blocksize=8k", "readwrite=randrw",
+            "cpus_allowed=0-3", "hipri", "log_hist_msec=10", "blocksize=8k", "readwrite=randrw",
             "nr_files=2", "timeout=10", "iodepth_batch_submit=4", "wait_for_previous",
             "name=renamed", "numjobs=5000", "numjobs=3", "time_based",
         ])

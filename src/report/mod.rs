@@ -217,6 +217,10 @@ pub struct RunResult {
     /// every mismatch found (docs/verify.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<crate::verify::track::Section>,
+    /// fio's per-I/O logs the run wrote (`--write-lat-log` and the
+    /// others; docs/logs.md).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub io_logs: Vec<crate::runner::iolog::Written>,
 }
 
 /// How the workers' engines were set up ([`crate::engine::Engine::mode`]):

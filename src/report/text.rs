@@ -107,10 +107,25 @@ pub fn render(r: &RunResult) -> String {
     }
     latency_table(&mut o, r);
     per_second(&mut o, &r.timeseries.ops);
+    io_logs(&mut o, &r.io_logs);
     if let Some(c) = &r.cluster {
         o += &c.render();
     }
     o
+}
+
+/// fio's per-I/O logs written: one line each.
+fn io_logs(o: &mut String, logs: &[crate::runner::iolog::Written]) {
+    for l in logs {
+        let _ = writeln!(
+            o,
+            "  {} log: {} ({} line{})",
+            l.log,
+            l.path,
+            l.lines,
+            if l.lines == 1 { "" } else { "s" }
+        );
+    }
 }
 
 /// The latency of each op kind and, in an open loop, its response time.

@@ -565,7 +565,8 @@ impl Io {
             }
             let arrival = self.arrival[usize::from(c.req.slot)];
             match &mut run {
-                Some((first, n)) if arrival == 0 && alike(first, &c) => *n += 1,
+                // fio's logs take each request on its own (its offset)
+                Some((first, n)) if arrival == 0 && !ctx.logs_io() && alike(first, &c) => *n += 1,
                 _ => {
                     if let Some((first, n)) = run.take() {
                         self.record(ctx, &first, n);

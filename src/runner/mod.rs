@@ -11,6 +11,7 @@
 mod fdtable;
 pub mod histlog;
 pub mod io;
+pub mod iolog;
 pub mod limits;
 pub mod live;
 pub mod names;
@@ -218,6 +219,8 @@ pub struct Ctx<'a> {
     end_ns: u64,
     /// The bandwidth caps ([`Pace::cap`]), if any.
     capper: Option<pace::Capper>,
+    /// fio's per-I/O logs, when the worker keeps them ([`Worker::io_log`]).
+    log: Option<Box<iolog::IoLog>>,
 }
 
 impl<'a> Ctx<'a> {
@@ -273,6 +276,7 @@ impl<'a> Ctx<'a> {
             arrival_ns: 0,
             end_ns: 0,
             capper,
+            log: None,
         }
     }
 
@@ -475,6 +479,37 @@ impl<'a> Ctx<'a> {
     #[inline(always)]
     pub fn record(&mut self, c: &Completion) {
         self.record_op(c.req.kind, c.lat_ns, c.bytes, c.done_ns);
+        if self.log.is_some() {
+            self.log_io(c, 1);
+        }
+    }
+
+    /// Whether this worker keeps fio's per-I/O logs: a driver then records
+    /// each request on its own, never a run of them at once.
+    #[inline(always)]
+    pub(crate) fn logs_io(&self) -> bool {
+        self.log.is_some()
+    }
+
+    /// `n` requests alike, just recorded, in the per-I/O logs (unless
+    /// they fell in the ramp).
+    #[inline(never)]
+    fn log_io(&mut self, c: &Completion, n: u64) {
+        if let Some(l) = &mut self.log
+            && self.measuring
+        {
+            l.record(c, n, c.done_ns.saturating_sub(self.t0_ns));
+        }
+    }
+
+    /// After the worker's run: its per-I/O logs, closed at the end of its
+    /// measured phase (`end`, clock ns; `None` if it never left the ramp),
+    /// handed to [`iolog::keep`].
+    fn keep_log(&mut self, end: Option<u64>) {
+        if let Some(mut l) = self.log.take() {
+            l.finish(end.map(|e| e.saturating_sub(self.t0_ns)));
+            iolog::keep(*l);
+        }
     }
 
     /// Record `n` finished requests alike (the same kind, latency, split,
@@ -491,6 +526,9 @@ impl<'a> Ctx<'a> {
         if c.sub_ns != crate::engine::SUB_NONE && self.measuring {
             let comp = c.lat_ns.saturating_sub(c.sub_ns);
             self.stats.record_split(c.req.kind, c.sub_ns, comp, n);
+        }
+        if self.log.is_some() {
+            self.log_io(c, n);
         }
         self.arrival_ns = current;
     }
@@ -589,6 +627,14 @@ pub trait Worker: Send {
     fn pace(&self) -> Option<Pace> {
         None
     }
+    /// Before the run (untimed): the fio logs worker `index` keeps
+    /// ([`iolog`]), `None` for none. By default, what [`iolog::enable`]
+    /// asked of every worker; a suite with logs of its own per worker (a
+    /// fio job's) says them here. Logs are kept by workers that run as
+    /// threads; a worker process keeps none.
+    fn io_log(&self, index: usize) -> Option<iolog::LogSpec> {
+        iolog::planned(index)
+    }
 }
 
 impl Worker for Box<dyn Worker> {
@@ -609,6 +655,9 @@ impl Worker for Box<dyn Worker> {
     }
     fn pace(&self) -> Option<Pace> {
         (**self).pace()
+    }
+    fn io_log(&self, index: usize) -> Option<iolog::LogSpec> {
+        (**self).io_log(index)
     }
 }
 
@@ -765,6 +814,7 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
     };
     let stats = WorkerStats::new(w.kinds());
     let own_pace = w.pace();
+    let log = w.io_log(i).map(|s| Box::new(iolog::IoLog::new(s, budget)));
     sh.barrier.wait();
     let began = *sh
         .start
@@ -784,6 +834,7 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
         },
         rule.duration,
     );
+    ctx.log = log;
     let r = w.run(&mut ctx);
     let end = now_ns();
     ctx.settle_arrivals();
@@ -794,6 +845,7 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
         sh.main_thread.unpark();
     }
     let measured = ctx.measured_end(end);
+    ctx.keep_log(measured);
     let extra = w.finish();
     let mode = w.engine_mode();
     drop(w);
@@ -939,6 +991,8 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     // Ctrl-C is the only stop here, and it means at once
     let counter = Published::default();
     let stats = WorkerStats::new(w.kinds());
+    let budget = ops.unwrap_or(u64::MAX);
+    let log = w.io_log(0).map(|s| Box::new(iolog::IoLog::new(s, budget)));
     let cpu_start = CpuTimes::now();
     let machine_start = Snapshot::now();
     let t0 = now_ns();
@@ -950,16 +1004,19 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
         &counter,
         t0,
         0,
-        ops.unwrap_or(u64::MAX),
+        budget,
         (&Pace::default(), 0, 1),
         None,
     );
+    ctx.log = log;
     // a panic is an error of this run, as a worker thread's would be
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| w.run(&mut ctx)))
         .unwrap_or_else(|p| Err(anyhow::anyhow!("internal error: {}", panic_text(&*p))));
     let end = now_ns();
     let cpu = CpuTimes::now().since(&cpu_start);
     let machine = machine_start.end(&cpu);
+    let measured = ctx.measured_end(end);
+    ctx.keep_log(measured);
     let interrupted = signals::interrupted();
     let error = r.err();
     let extra = w.finish();

@@ -23,6 +23,7 @@ mod fio_out;
 mod fio_run;
 mod given_file;
 mod input;
+mod io_logs;
 mod iobench;
 mod iobench_spectrum;
 mod iozone;

@@ -274,7 +274,18 @@ pub const SUPPORTED: &[&str] = &[
     "stonewall",
     "new_group",
     "wait_for",
+    // fio's per-I/O logs (crate::runner::iolog)
+    "write_lat_log",
+    "write_bw_log",
+    "write_iops_log",
+    "log_avg_msec",
+    "log_max_value",
+    "log_offset",
+    "per_job_logs",
 ];
+
+/// The options whose value may be left out: a log named after the job.
+const OPTIONAL_VALUE: &[&str] = &["write_lat_log", "write_bw_log", "write_iops_log"];
 
 /// The options that take no value (fio's `FIO_OPT_STR_SET`): named alone
 /// they mean 1.
@@ -389,6 +400,16 @@ pub struct Job {
     pub stonewall: bool,
     pub new_group: bool,
     pub wait_for: Option<String>,
+    /// fio's per-I/O logs: each prefix as given, empty for the job's name
+    /// (the option named alone); see [`Job::log_spec`].
+    pub write_lat_log: Option<String>,
+    pub write_bw_log: Option<String>,
+    pub write_iops_log: Option<String>,
+    /// 0: a line per I/O.
+    pub log_avg_msec: u64,
+    pub log_max_value: bool,
+    pub log_offset: bool,
+    pub per_job_logs: bool,
     /// Where each option that was set came from, and its text (by the
     /// name in [`SUPPORTED`]).
     pub origin: BTreeMap<&'static str, (Place, String)>,
@@ -457,6 +478,13 @@ impl Job {
             stonewall: false,
             new_group: false,
             wait_for: None,
+            write_lat_log: None,
+            write_bw_log: None,
+            write_iops_log: None,
+            log_avg_msec: 0,
+            log_max_value: false,
+            log_offset: false,
+            per_job_logs: true,
             origin: BTreeMap::new(),
         }
     }
@@ -468,6 +496,8 @@ impl Job {
         let c =
             canonical(name).ok_or_else(|| format!("'{name}' is not an option iogauge takes"))?;
         let v = match value {
+            Some(v) if OPTIONAL_VALUE.contains(&c) => v,
+            None if OPTIONAL_VALUE.contains(&c) => "",
             Some(v) if v.trim().is_empty() && !FLAGS.contains(&c) => {
                 return Err("an empty value (an unset ${VAR} becomes nothing, as in fio)".into());
             }
@@ -612,6 +642,13 @@ impl Job {
             "stonewall" => self.stonewall = value::boolean(v)?,
             "new_group" => self.new_group = value::boolean(v)?,
             "wait_for" => self.wait_for = Some(nonempty(v)?),
+            "write_lat_log" => self.write_lat_log = Some(v.trim().to_string()),
+            "write_bw_log" => self.write_bw_log = Some(v.trim().to_string()),
+            "write_iops_log" => self.write_iops_log = Some(v.trim().to_string()),
+            "log_avg_msec" => self.log_avg_msec = value::int(v, kb, INT_MAX)?,
+            "log_max_value" => self.log_max_value = value::boolean(v)?,
+            "log_offset" => self.log_offset = value::boolean(v)?,
+            "per_job_logs" => self.per_job_logs = value::boolean(v)?,
             _ => unreachable!("every name of SUPPORTED is handled"),
         }
         let key = if c == "buffered" { "direct" } else { c };
@@ -716,11 +753,58 @@ impl Job {
                 "stonewall" => b(self.stonewall),
                 "new_group" => b(self.new_group),
                 "wait_for" => opt(&self.wait_for),
+                "write_lat_log" | "write_bw_log" | "write_iops_log" => {
+                    match self.log_prefix(name) {
+                        Some(p) => p,
+                        None => "(none)".into(),
+                    }
+                }
+                "log_avg_msec" => self.log_avg_msec.to_string(),
+                "log_max_value" => b(self.log_max_value),
+                "log_offset" => b(self.log_offset),
+                "per_job_logs" => b(self.per_job_logs),
                 _ => unreachable!("every name of SUPPORTED is shown"),
             };
             out.push((name, v));
         }
         out
+    }
+
+    /// The prefix of log option `name` (`write_lat_log`, …) if set: as
+    /// given, or the job's name when the option was named alone (fio's
+    /// `make_log_name`).
+    fn log_prefix(&self, name: &str) -> Option<String> {
+        let p = match name {
+            "write_lat_log" => &self.write_lat_log,
+            "write_bw_log" => &self.write_bw_log,
+            _ => &self.write_iops_log,
+        };
+        p.as_ref().map(|p| {
+            if p.is_empty() {
+                self.name.clone()
+            } else {
+                p.clone()
+            }
+        })
+    }
+
+    /// The per-I/O logs this job writes as job number `job_no` (fio's
+    /// `thread_number`, from 1, over every job and clone), `None` when it
+    /// writes none.
+    pub fn log_spec(&self, job_no: u32) -> Option<crate::runner::iolog::LogSpec> {
+        let spec = crate::runner::iolog::LogSpec {
+            avg_msec: self.log_avg_msec,
+            max_value: self.log_max_value,
+            offset: self.log_offset,
+            per_job: self.per_job_logs,
+            job_no,
+            ..crate::runner::iolog::LogSpec::new(
+                self.log_prefix("write_lat_log").map(Into::into),
+                self.log_prefix("write_bw_log").map(Into::into),
+                self.log_prefix("write_iops_log").map(Into::into),
+            )
+        };
+        spec.any().then_some(spec)
     }
 
     /// The files the job uses, as fio names them: `filename`'s list
@@ -1155,6 +1239,51 @@ mod tests {
         assert_eq!(j.bs.read, 4000);
         assert!(job(&["verify=crc32c"]).is_ok());
         assert!(job(&["verify=crc99"]).is_err());
+    }
+
+    #[test]
+    fn log_options_are_taken() {
+        let j = job(&[]).unwrap();
+        assert_eq!(j.log_spec(1), None);
+        assert!(j.per_job_logs);
+        // named alone: the log is named after the job
+        let j = job(&["write_lat_log", "write_iops_log=x/io", "log_avg_msec=250"]).unwrap();
+        let s = j.log_spec(3).unwrap();
+        assert_eq!(s.lat.as_deref(), Some(std::path::Path::new("j")));
+        assert_eq!(s.iops.as_deref(), Some(std::path::Path::new("x/io")));
+        assert_eq!(s.bw, None);
+        assert_eq!((s.avg_msec, s.job_no, s.per_job), (250, 3, true));
+        let shown: Vec<_> = j
+            .values()
+            .into_iter()
+            .filter(|(n, _)| n.contains("log"))
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                "write_lat_log=j",
+                "write_bw_log=(none)",
+                "write_iops_log=x/io",
+                "log_avg_msec=250",
+                "log_max_value=0",
+                "log_offset=0",
+                "per_job_logs=1"
+            ]
+        );
+        let j = job(&[
+            "write_bw_log=",
+            "log_offset=1",
+            "log_max_value=1",
+            "per_job_logs=0",
+        ])
+        .unwrap();
+        let s = j.log_spec(1).unwrap();
+        assert_eq!(s.bw.as_deref(), Some(std::path::Path::new("j")));
+        assert!(s.offset && s.max_value && !s.per_job);
+        assert!(job(&["log_avg_msec=-1"]).is_err());
+        assert!(job(&["log_avg_msec=x"]).is_err());
+        assert!(job(&["log_offset=maybe"]).is_err());
     }
 
     #[test]

@@ -380,6 +380,11 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
     drop(bar);
     let disks: Vec<DiskUtil> = watched.and_then(|w| w.finish()).into_iter().collect();
     let reports = reports_of(&done);
+    let logs: Vec<crate::runner::iolog::IoLog> = done
+        .iter_mut()
+        .flat_map(|(_, so)| std::mem::take(&mut so.logs))
+        .collect();
+    let written = crate::runner::iolog::write(&logs)?;
     for f in how.formats {
         match f {
             OutputFormat::Normal => text.push_str(&fio_text::render(&reports, &disks)),
@@ -407,7 +412,10 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
         }
     }
     if let Some(p) = how.json {
-        let doc = collection(&plan, &done, &started, failure.as_ref());
+        let mut doc = collection(&plan, &done, &started, failure.as_ref());
+        if !written.is_empty() {
+            doc.set("io_logs", &written);
+        }
         crate::report::write_json(p, &doc)?;
     }
     drop(made);

@@ -277,3 +277,43 @@ fn refusals_name_their_line_and_make_nothing() {
     std::fs::remove_file(dir.path().join("t.fio")).unwrap();
     assert_untouched(dir.path());
 }
+
+/// A job's write_lat_log / write_iops_log give fio's log files, named by
+/// the job's number, one line per request (or per window with
+/// log_avg_msec), listed in --json.
+#[test]
+fn job_logs_are_written_as_fio_names_them() {
+    let dir = work_dir();
+    std::fs::write(
+        dir.path().join("t.fio"),
+        "[global]\nioengine=null\n[a]\nrw=read\nsize=1m\nwrite_lat_log=a\n[b]\nrw=randread\nsize=1g\nruntime=1\ntime_based\nwrite_iops_log=b\nlog_avg_msec=100\n",
+    )
+    .unwrap();
+    let (code, _, err) = fio_in(dir.path(), &["--json", "r.json", "t.fio"]);
+    assert_eq!(code, 0, "{err}");
+    let lat = std::fs::read_to_string(dir.path().join("a_lat.1.log")).unwrap();
+    assert_eq!(lat.lines().count(), 256, "1 MiB in 4 KiB reads");
+    for l in lat.lines() {
+        let f: Vec<&str> = l.split(", ").collect();
+        assert_eq!(f.len(), 5, "{l}");
+        assert_eq!((f[2], f[3], f[4]), ("0", "4096", "0"), "{l}");
+    }
+    let iops = std::fs::read_to_string(dir.path().join("b_iops.2.log")).unwrap();
+    let n = iops.lines().count();
+    assert!(
+        (9..=11).contains(&n),
+        "{n} windows of 100 ms in 1 s: {iops}"
+    );
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let logs: Vec<&str> = v["io_logs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["path"].as_str().unwrap())
+        .collect();
+    assert!(
+        logs.contains(&"a_lat.1.log") && logs.contains(&"b_iops.2.log"),
+        "{logs:?}"
+    );
+}

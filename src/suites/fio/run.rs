@@ -407,6 +407,8 @@ pub struct FioWorker {
     /// Its own runtime, when the stage runs longer.
     own_runtime: Option<u64>,
     span: Span,
+    /// fio's per-I/O logs the job asked for.
+    log: Option<crate::runner::iolog::LogSpec>,
 }
 
 impl FioWorker {
@@ -453,6 +455,8 @@ impl FioWorker {
             pace: p.pace,
             own_runtime: own.filter(|r| stage_runtime != Some(*r)),
             span: Span::default(),
+            // fio numbers its jobs from 1, in the order they run
+            log: p.job.log_spec(p.index as u32 + 1),
         })
     }
 }
@@ -472,6 +476,10 @@ impl Worker for FioWorker {
 
     fn pace(&self) -> Option<Pace> {
         self.pace
+    }
+
+    fn io_log(&self, _index: usize) -> Option<crate::runner::iolog::LogSpec> {
+        self.log.clone()
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
@@ -588,6 +596,9 @@ pub struct StageOutcome {
     pub outcome: Outcome,
     /// Each job's span, in the stage's order.
     pub spans: Vec<Span>,
+    /// The per-I/O logs its jobs kept, to be written after the last stage
+    /// (a log file several jobs share holds each one's lines in turn).
+    pub logs: Vec<crate::runner::iolog::IoLog>,
 }
 
 /// Run one stage's jobs together.
@@ -619,7 +630,11 @@ pub fn run_stage(plan: &Plan, stage: &[JobPlan], progress: &dyn Progress) -> Res
         .iter()
         .map(|v| serde_json::from_value(v.clone()).unwrap_or_default())
         .collect();
-    Ok(StageOutcome { outcome, spans })
+    Ok(StageOutcome {
+        outcome,
+        spans,
+        logs: crate::runner::iolog::take(),
+    })
 }
 
 #[cfg(test)]

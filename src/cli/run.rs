@@ -88,6 +88,8 @@ pub struct Args {
     #[command(flatten)]
     pub sync: SyncArgs,
     #[command(flatten)]
+    pub pin: super::pin::PinArgs,
+    #[command(flatten)]
     pub run: common::PointArgs,
     /// Under mpirun: the ranks share one file in --dir (IOR's N-to-1), rank r working in bytes [r·U, (r+1)·U) of it, U = --unique-bytes.
     #[arg(
@@ -144,6 +146,7 @@ impl Args {
             pace: self.run.load.pace(self.seed())?,
             target,
             processes: self.workers_as == WorkersAs::Processes,
+            pin: self.pin.pinning()?,
         })
     }
 
@@ -287,6 +290,7 @@ impl Args {
             duration,
             ramp: self.ramp,
             pace: self.run.load.pace(self.seed())?,
+            pin: self.pin.pinning()?,
             ..Default::default()
         })
     }

@@ -15,6 +15,7 @@ pub mod limits;
 pub mod live;
 pub mod names;
 pub mod pace;
+pub mod pin;
 pub mod procs;
 pub mod signals;
 pub mod tx;
@@ -55,6 +56,9 @@ pub struct StopRule {
     /// time, or at a rate (open loop). Honoured by workers that ask for
     /// their turn with [`Ctx::next_request`].
     pub pace: Pace,
+    /// Which CPUs each worker runs on and where its memory goes; set by
+    /// each worker as it starts ([`pin`]).
+    pub pin: pin::Pinning,
 }
 
 impl StopRule {
@@ -651,6 +655,7 @@ pub fn run_with<W: Worker>(
         && !rule.pace.is_paced()
         && !progress.shown()
         && !watch.polled()
+        && !rule.pin.is_set()
     {
         let w = workers.pop().expect("one worker");
         return run_here(rule.ops, w);
@@ -694,6 +699,7 @@ pub fn run_with<W: Worker>(
                         Some(anyhow::anyhow!("internal error: {}", panic_text(&*p))),
                         serde_json::Value::Null,
                         None,
+                        None,
                     )
                 })
             })
@@ -733,18 +739,20 @@ struct Shared {
 }
 
 /// What a worker hands back: its stats, when its measured phase ended,
-/// its error, its extra and its engine's mode.
+/// its error, its extra, its engine's mode and where it was pinned.
 type Ended = (
     WorkerStats,
     Option<u64>,
     Option<anyhow::Error>,
     serde_json::Value,
     Option<String>,
+    Option<crate::measure::placed::Placed>,
 );
 
 /// Worker `i`'s thread: ready before the barrier, run from it on.
 fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared) -> Ended {
     let n = sh.counters.len();
+    let placed = pin_worker(&rule.pin, i);
     let table = if w.own_fd_table() {
         fdtable::unshare()
     } else {
@@ -768,7 +776,10 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
         &rule.pace,
         rule.duration,
     );
-    let r = w.run(&mut ctx);
+    let (r, placed) = match placed {
+        Ok(p) => (w.run(&mut ctx), p),
+        Err(e) => (Err(e), None),
+    };
     let end = now_ns();
     ctx.settle_arrivals();
     if r.is_err() {
@@ -786,7 +797,17 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
         let mut o = sh.orphans.lock().unwrap_or_else(|p| p.into_inner());
         o.extend(closed);
     }
-    (ctx.stats, measured, r.err(), extra, mode)
+    (ctx.stats, measured, r.err(), extra, mode, placed)
+}
+
+/// Pin the calling thread as worker `i`, when `pin` pins anything: where
+/// it was placed, or why it could not be (the worker then fails without
+/// running).
+fn pin_worker(pin: &pin::Pinning, i: usize) -> Result<Option<crate::measure::placed::Placed>> {
+    if !pin.is_set() {
+        return Ok(None);
+    }
+    Ok(Some(pin.place(i)?))
 }
 
 /// The controlling thread from the start until every worker has returned:
@@ -857,7 +878,9 @@ fn merge_ended(mut results: Vec<Ended>, t0: u64, cpu: CpuTimes) -> Outcome {
     let mut extras = Vec::with_capacity(n);
     let mut failures = Vec::with_capacity(n);
     let mut modes = Vec::with_capacity(n);
-    for (s, _, e, x, m) in results {
+    let mut pinned = Vec::new();
+    for (s, _, e, x, m, p) in results {
+        pinned.extend(p);
         if n == 1 {
             // one worker: its stats are the whole (no copy of its histograms)
             stats = s;
@@ -874,6 +897,7 @@ fn merge_ended(mut results: Vec<Ended>, t0: u64, cpu: CpuTimes) -> Outcome {
     }
     let mut o = outcome(stats, per_worker, n, elapsed, cpu, error, extras, failures);
     o.engine_modes = modes;
+    o.pinned = pinned;
     o
 }
 
@@ -904,6 +928,7 @@ fn outcome(
         extras,
         failures,
         engine_modes: Vec::new(),
+        pinned: Vec::new(),
         machine: MachineLoad::default(),
     }
 }
@@ -964,6 +989,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
         error,
         extras: vec![extra],
         engine_modes: vec![mode],
+        pinned: Vec::new(),
         machine,
     }
 }

@@ -313,8 +313,12 @@ pub fn main(a: Args) -> Result<Status> {
         if let Some(v) = &verify {
             crate::session::generic::check_verify(&spec, &setup, &target, v)?;
         }
+        let pinned = match rule.pin.describe() {
+            d if d.is_empty() => d,
+            d => format!("; pinned: {d}"),
+        };
         return Ok(common::checked(&format!(
-            "iogauge run: {}",
+            "iogauge run: {}{pinned}",
             describe(&spec, &setup, target.file())
         )));
     }

@@ -253,14 +253,18 @@ pub fn describe_all(ps: &[Placed]) -> String {
         }
         format!("by worker {s}")
     };
-    let cpus = by_worker(&|p| p.cpus.to_string());
+    let cpus = match by_worker(&|p| p.cpus.to_string()) {
+        d if d.starts_with("by worker") => format!("CPUs {d}"),
+        // the same for all
+        _ => ps.first().map(|p| p.cpus.named("CPU")).unwrap_or_default(),
+    };
     let nodes = ps.iter().fold(IdSet::EMPTY, |s, p| s.or(&p.nodes));
     let mem = by_worker(&|p| match &p.mem_nodes {
         Some(n) => format!("{}:{n}", p.mem_policy),
         None => p.mem_policy.clone(),
     });
     let mut line = format!(
-        "{} worker{}, CPUs {cpus}",
+        "{} worker{}, {cpus}",
         ps.len(),
         if ps.len() == 1 { "" } else { "s" }
     );
@@ -373,7 +377,7 @@ mod tests {
         );
         assert_eq!(
             describe_all(&[q.clone(), q.clone()]),
-            "2 workers, CPUs 0 (node 0), memory bind:0"
+            "2 workers, CPU 0 (node 0), memory bind:0"
         );
         let many: Vec<Placed> = (0..20)
             .map(|i| Placed {

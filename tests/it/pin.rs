@@ -78,11 +78,30 @@ fn cpus_allowed_0_puts_every_worker_on_cpu_0() {
         assert_eq!(per_worker(&v, "mem_policy"), ["default", "default"]);
         assert_eq!(v["config"]["pinning"]["cpus"], "0");
         assert_eq!(v["config"]["pinning"]["policy"], "shared");
-        assert!(
-            report.contains("\n  pinned: 2 workers, CPUs 0 "),
-            "{report}"
-        );
+        assert!(report.contains("\n  pinned: 2 workers, CPU 0 "), "{report}");
     }
+    // --check says the pinning it checked, and makes nothing
+    let d = work_dir();
+    let out = iogauge()
+        .args([
+            "run",
+            "--check",
+            "--unique-bytes",
+            "256K",
+            "--cpus-allowed",
+            "0",
+        ])
+        .args(["--dir", p(d.path())])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("; pinned: CPU 0 shared"), "{text}");
+    assert_untouched(d.path());
 }
 
 #[test]

@@ -584,6 +584,13 @@ pub trait Worker: Send {
     fn engine_mode(&self) -> Option<String> {
         None
     }
+    /// Where this worker runs when it is not where the run's
+    /// [`StopRule::pin`] puts every worker (a fio job's own
+    /// `cpus_allowed` among other jobs' in one run): its thread, or its
+    /// process once the worker is built, is pinned with it as it starts.
+    fn pinning(&self) -> Option<pin::Pinning> {
+        None
+    }
 }
 
 impl Worker for Box<dyn Worker> {
@@ -601,6 +608,9 @@ impl Worker for Box<dyn Worker> {
     }
     fn engine_mode(&self) -> Option<String> {
         (**self).engine_mode()
+    }
+    fn pinning(&self) -> Option<pin::Pinning> {
+        (**self).pinning()
     }
 }
 
@@ -656,6 +666,7 @@ pub fn run_with<W: Worker>(
         && !progress.shown()
         && !watch.polled()
         && !rule.pin.is_set()
+        && workers.iter().all(|w| w.pinning().is_none())
     {
         let w = workers.pop().expect("one worker");
         return run_here(rule.ops, w);
@@ -752,7 +763,7 @@ type Ended = (
 /// Worker `i`'s thread: ready before the barrier, run from it on.
 fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared) -> Ended {
     let n = sh.counters.len();
-    let placed = pin_worker(&rule.pin, i);
+    let placed = pin_worker(&w.pinning().unwrap_or(rule.pin), i);
     let table = if w.own_fd_table() {
         fdtable::unshare()
     } else {
@@ -1073,6 +1084,42 @@ mod tests {
 
     struct Shown;
     impl Progress for Shown {}
+
+    /// Pinned to a CPU of its own when it says one.
+    struct OwnPin(Option<usize>);
+    impl Worker for OwnPin {
+        fn kinds(&self) -> &[OpKind] {
+            &[]
+        }
+        fn run(&mut self, _ctx: &mut Ctx) -> Result<()> {
+            Ok(())
+        }
+        fn pinning(&self) -> Option<pin::Pinning> {
+            self.0.map(|c| pin::Pinning {
+                cpus: Some(crate::measure::placed::IdSet::only(c)),
+                ..Default::default()
+            })
+        }
+    }
+
+    #[test]
+    fn a_worker_placed_on_its_own_is_pinned_there_and_the_caller_never() {
+        let before = pin::affinity().unwrap();
+        let cpu = before.nth(0).unwrap();
+        let o = run(
+            StopRule::default(),
+            vec![OwnPin(None), OwnPin(Some(cpu))],
+            &NoProgress,
+        );
+        assert!(o.complete);
+        assert_eq!(o.pinned.len(), 1, "{:?}", o.pinned);
+        assert_eq!(o.pinned[0].worker, 1);
+        assert_eq!(o.pinned[0].cpus.to_string(), cpu.to_string());
+        // alone, it gets a thread of its own: the calling thread stays as it was
+        let o = run(StopRule::default(), vec![OwnPin(Some(cpu))], &NoProgress);
+        assert_eq!(o.pinned.len(), 1);
+        assert_eq!(pin::affinity().unwrap(), before);
+    }
 
     #[test]
     fn one_worker_runs_on_the_calling_thread_unless_the_main_thread_has_work() {

@@ -23,6 +23,11 @@
 //! exist: that thread runs under the union of the workers' CPUs and the
 //! memory policy while it builds them ([`Pinning::around`]), then goes
 //! back to what it had.
+//!
+//! A worker placed apart from the others of its run (a fio job with its
+//! own `cpus_allowed` beside other jobs) says so itself
+//! ([`super::Worker::pinning`]); its thread, or its process once the
+//! worker is built, is pinned with that instead.
 
 use crate::measure::placed::{IdSet, Placed, WORDS};
 use serde::{Deserialize, Serialize};

@@ -873,6 +873,14 @@ fn work(fd: RawFd, index: usize, build: &Build) -> Result<Option<(Report, bool)>
         Ok(w) => w,
         Err(e) => return done(Report::failed(&e), false),
     };
+    // a worker placed on its own is pinned again, now that it is built
+    let placed = match w.pinning() {
+        Some(own) => match super::pin_worker(&own, index) {
+            Ok(p) => p,
+            Err(e) => return done(Report::failed(&e), false),
+        },
+        None => placed,
+    };
     let stats = WorkerStats::new(w.kinds());
     cell.state.store(READY, Ordering::Release);
     loop {

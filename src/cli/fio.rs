@@ -603,6 +603,7 @@ fn collection(
                 extras: Vec::new(),
                 failures: vec![failed],
                 engine_modes: o.engine_modes.get(i).cloned().into_iter().collect(),
+                pinned: o.pinned.iter().filter(|x| x.worker == i).cloned().collect(),
                 machine: o.machine.clone(),
             };
             let config = serde_json::json!({

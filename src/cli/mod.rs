@@ -20,6 +20,7 @@ mod iobench;
 mod iostone;
 mod iozone;
 mod laddis;
+mod pin;
 mod postmark;
 mod progress;
 mod repeat;

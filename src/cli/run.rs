@@ -88,6 +88,8 @@ pub struct Args {
     #[command(flatten)]
     pub sync: SyncArgs,
     #[command(flatten)]
+    pub pin: super::pin::PinArgs,
+    #[command(flatten)]
     pub run: common::PointArgs,
     /// Under mpirun: the ranks share one file in --dir (IOR's N-to-1), rank r working in bytes [r·U, (r+1)·U) of it, U = --unique-bytes.
     #[arg(
@@ -270,6 +272,7 @@ impl Args {
             pace: self.run.load.pace(self.seed())?,
             target,
             processes: self.workers_as == WorkersAs::Processes,
+            pin: self.pin.pinning()?,
         })
     }
 
@@ -413,6 +416,7 @@ impl Args {
             duration,
             ramp: self.ramp,
             pace: self.run.load.pace(self.seed())?,
+            pin: self.pin.pinning()?,
             ..Default::default()
         })
     }
@@ -453,8 +457,12 @@ pub fn main(a: Args) -> Result<Status> {
         if let Some(v) = &verify {
             crate::session::generic::check_verify(&spec, &setup, &target, v)?;
         }
+        let pinned = match rule.pin.describe() {
+            d if d.is_empty() => d,
+            d => format!("; pinned: {d}"),
+        };
         return Ok(common::checked(&format!(
-            "iogauge run: {}",
+            "iogauge run: {}{pinned}",
             describe(&spec, &setup, target.file())
         )));
     }

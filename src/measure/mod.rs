@@ -19,6 +19,7 @@ pub mod depth;
 pub mod histlog;
 pub mod interval;
 pub mod machine;
+pub mod placed;
 mod series;
 pub mod significance;
 pub mod steady;
@@ -883,6 +884,10 @@ pub struct Outcome {
     /// ([`crate::engine::Engine::mode`]), in worker order; empty when no
     /// worker was asked.
     pub engine_modes: Vec<Option<String>>,
+    /// Where each worker was pinned, as it read it back
+    /// ([`crate::runner::pin`]), in worker order; empty when the run pinned
+    /// nothing (a worker that never got so far is missing).
+    pub pinned: Vec<placed::Placed>,
     /// How busy the machine was over the measured phase (other processes,
     /// steal, load average); empty when not measured.
     pub machine: machine::MachineLoad,

@@ -186,6 +186,10 @@ pub struct RunResult {
     /// `config` asked (io_uring: the setup flags the kernel took).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<EngineSetup>,
+    /// Where each worker was pinned (`--cpus-allowed`, `--numa-node`), as
+    /// it read its CPUs and memory policy back; empty when nothing was.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinning: Vec<crate::measure::placed::Placed>,
     pub environment: Environment,
     pub started_at: String,
     pub elapsed_s: f64,
@@ -321,6 +325,9 @@ impl RunResult {
         // an outcome remade from parts asked no engine: keep what was known
         if !o.engine_modes.is_empty() {
             self.engine = EngineSetup::of(&o.engine_modes);
+        }
+        if !o.pinned.is_empty() {
+            self.pinning = o.pinned.clone();
         }
         self.error = o.error.as_ref().map(crate::error::cause);
         // measured by the runner, else what the session saw around the run

@@ -43,6 +43,10 @@ pub fn render(r: &RunResult) -> String {
     if let Some(e) = &r.engine {
         let _ = writeln!(o, "  engine set up: {}", e.describe());
     }
+    if !r.pinning.is_empty() {
+        let line = crate::measure::placed::describe_all(&r.pinning);
+        let _ = writeln!(o, "  pinned: {line}");
+    }
     if let Some(d) = &r.environment.block_device {
         let _ = writeln!(o, "  on block device {}", d.describe());
     }

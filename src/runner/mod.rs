@@ -16,6 +16,7 @@ pub mod limits;
 pub mod live;
 pub mod names;
 pub mod pace;
+pub mod pin;
 pub mod procs;
 pub mod signals;
 pub mod tx;
@@ -56,6 +57,9 @@ pub struct StopRule {
     /// time, or at a rate (open loop). Honoured by workers that ask for
     /// their turn with [`Ctx::next_request`].
     pub pace: Pace,
+    /// Which CPUs each worker runs on and where its memory goes; set by
+    /// each worker as it starts ([`pin`]).
+    pub pin: pin::Pinning,
 }
 
 impl StopRule {
@@ -635,6 +639,13 @@ pub trait Worker: Send {
     fn io_log(&self, index: usize) -> Option<iolog::LogSpec> {
         iolog::planned(index)
     }
+    /// Where this worker runs when it is not where the run's
+    /// [`StopRule::pin`] puts every worker (a fio job's own
+    /// `cpus_allowed` among other jobs' in one run): its thread, or its
+    /// process once the worker is built, is pinned with it as it starts.
+    fn pinning(&self) -> Option<pin::Pinning> {
+        None
+    }
 }
 
 impl Worker for Box<dyn Worker> {
@@ -658,6 +669,9 @@ impl Worker for Box<dyn Worker> {
     }
     fn io_log(&self, index: usize) -> Option<iolog::LogSpec> {
         (**self).io_log(index)
+    }
+    fn pinning(&self) -> Option<pin::Pinning> {
+        (**self).pinning()
     }
 }
 
@@ -713,6 +727,8 @@ pub fn run_with<W: Worker>(
         && workers[0].pace().is_none()
         && !progress.shown()
         && !watch.polled()
+        && !rule.pin.is_set()
+        && workers.iter().all(|w| w.pinning().is_none())
     {
         let w = workers.pop().expect("one worker");
         return run_here(rule.ops, w);
@@ -756,6 +772,7 @@ pub fn run_with<W: Worker>(
                         Some(anyhow::anyhow!("internal error: {}", panic_text(&*p))),
                         serde_json::Value::Null,
                         None,
+                        None,
                     )
                 })
             })
@@ -795,18 +812,20 @@ struct Shared {
 }
 
 /// What a worker hands back: its stats, when its measured phase ended,
-/// its error, its extra and its engine's mode.
+/// its error, its extra, its engine's mode and where it was pinned.
 type Ended = (
     WorkerStats,
     Option<u64>,
     Option<anyhow::Error>,
     serde_json::Value,
     Option<String>,
+    Option<crate::measure::placed::Placed>,
 );
 
 /// Worker `i`'s thread: ready before the barrier, run from it on.
 fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared) -> Ended {
     let n = sh.counters.len();
+    let placed = pin_worker(&w.pinning().unwrap_or(rule.pin), i);
     let table = if w.own_fd_table() {
         fdtable::unshare()
     } else {
@@ -835,7 +854,10 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
         rule.duration,
     );
     ctx.log = log;
-    let r = w.run(&mut ctx);
+    let (r, placed) = match placed {
+        Ok(p) => (w.run(&mut ctx), p),
+        Err(e) => (Err(e), None),
+    };
     let end = now_ns();
     ctx.settle_arrivals();
     if r.is_err() {
@@ -854,7 +876,17 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
         let mut o = sh.orphans.lock().unwrap_or_else(|p| p.into_inner());
         o.extend(closed);
     }
-    (ctx.stats, measured, r.err(), extra, mode)
+    (ctx.stats, measured, r.err(), extra, mode, placed)
+}
+
+/// Pin the calling thread as worker `i`, when `pin` pins anything: where
+/// it was placed, or why it could not be (the worker then fails without
+/// running).
+fn pin_worker(pin: &pin::Pinning, i: usize) -> Result<Option<crate::measure::placed::Placed>> {
+    if !pin.is_set() {
+        return Ok(None);
+    }
+    Ok(Some(pin.place(i)?))
 }
 
 /// The controlling thread from the start until every worker has returned:
@@ -925,7 +957,9 @@ fn merge_ended(mut results: Vec<Ended>, t0: u64, cpu: CpuTimes) -> Outcome {
     let mut extras = Vec::with_capacity(n);
     let mut failures = Vec::with_capacity(n);
     let mut modes = Vec::with_capacity(n);
-    for (s, _, e, x, m) in results {
+    let mut pinned = Vec::new();
+    for (s, _, e, x, m, p) in results {
+        pinned.extend(p);
         if n == 1 {
             // one worker: its stats are the whole (no copy of its histograms)
             stats = s;
@@ -942,6 +976,7 @@ fn merge_ended(mut results: Vec<Ended>, t0: u64, cpu: CpuTimes) -> Outcome {
     }
     let mut o = outcome(stats, per_worker, n, elapsed, cpu, error, extras, failures);
     o.engine_modes = modes;
+    o.pinned = pinned;
     o
 }
 
@@ -972,6 +1007,7 @@ fn outcome(
         extras,
         failures,
         engine_modes: Vec::new(),
+        pinned: Vec::new(),
         machine: MachineLoad::default(),
     }
 }
@@ -1036,6 +1072,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
         error,
         extras: vec![extra],
         engine_modes: vec![mode],
+        pinned: Vec::new(),
         machine,
     }
 }
@@ -1119,6 +1156,42 @@ mod tests {
 
     struct Shown;
     impl Progress for Shown {}
+
+    /// Pinned to a CPU of its own when it says one.
+    struct OwnPin(Option<usize>);
+    impl Worker for OwnPin {
+        fn kinds(&self) -> &[OpKind] {
+            &[]
+        }
+        fn run(&mut self, _ctx: &mut Ctx) -> Result<()> {
+            Ok(())
+        }
+        fn pinning(&self) -> Option<pin::Pinning> {
+            self.0.map(|c| pin::Pinning {
+                cpus: Some(crate::measure::placed::IdSet::only(c)),
+                ..Default::default()
+            })
+        }
+    }
+
+    #[test]
+    fn a_worker_placed_on_its_own_is_pinned_there_and_the_caller_never() {
+        let before = pin::affinity().unwrap();
+        let cpu = before.nth(0).unwrap();
+        let o = run(
+            StopRule::default(),
+            vec![OwnPin(None), OwnPin(Some(cpu))],
+            &NoProgress,
+        );
+        assert!(o.complete);
+        assert_eq!(o.pinned.len(), 1, "{:?}", o.pinned);
+        assert_eq!(o.pinned[0].worker, 1);
+        assert_eq!(o.pinned[0].cpus.to_string(), cpu.to_string());
+        // alone, it gets a thread of its own: the calling thread stays as it was
+        let o = run(StopRule::default(), vec![OwnPin(Some(cpu))], &NoProgress);
+        assert_eq!(o.pinned.len(), 1);
+        assert_eq!(pin::affinity().unwrap(), before);
+    }
 
     #[test]
     fn one_worker_runs_on_the_calling_thread_unless_the_main_thread_has_work() {

@@ -44,6 +44,7 @@ use std::time::{Duration, Instant};
 const MAGIC: u64 = u64::from_le_bytes(*b"IOGWORK1");
 const HEADER: usize = 4096;
 const CELL: usize = 128;
+const _: () = assert!(std::mem::size_of::<Header>() <= HEADER);
 
 /// Gate values.
 const WAIT: u32 = 0;
@@ -79,6 +80,8 @@ struct Header {
     duration_ns: u64,
     /// `--log-hist`'s interval in ns (0: no interval histograms).
     log_interval_ns: u64,
+    /// Where the workers are pinned ([`super::pin::Pinning::to_wire`]).
+    pin: super::pin::Wire,
     gate: AtomicU32,
     _pad: u32,
     t0_ns: AtomicU64,
@@ -229,6 +232,7 @@ impl Region {
             h.cap_poisson = u64::from(c.process == super::CapProcess::Poisson);
             h.duration_ns = rule.duration.map_or(0, |d| d.as_nanos() as u64);
             h.log_interval_ns = super::histlog::interval_ns().unwrap_or(0);
+            h.pin = rule.pin.to_wire();
             let mut at = ptr.add(payload_off);
             for part in [kind.as_bytes(), payload] {
                 std::ptr::copy_nonoverlapping(part.as_ptr(), at, part.len());
@@ -338,6 +342,9 @@ struct Report {
     /// How its engine was set up ([`super::Worker::engine_mode`]).
     #[serde(default)]
     engine_mode: Option<String>,
+    /// Where it was pinned, as it read it back.
+    #[serde(default)]
+    placed: Option<crate::measure::placed::Placed>,
 }
 
 /// A pipe, both ends close-on-exec: (read end, write end).
@@ -710,6 +717,7 @@ fn merge_reports(reports: &[Vec<u8>], ended: &Ended, t0: u64, cpu: CpuTimes) -> 
     let mut per_worker = Vec::with_capacity(n);
     let (mut extras, mut failures) = (Vec::with_capacity(n), Vec::with_capacity(n));
     let mut modes = Vec::with_capacity(n);
+    let mut pinned = Vec::new();
     let mut end = t0;
     for (i, bytes) in reports.iter().enumerate() {
         let rep: Option<Report> = serde_json::from_slice(bytes).ok();
@@ -720,6 +728,7 @@ fn merge_reports(reports: &[Vec<u8>], ended: &Ended, t0: u64, cpu: CpuTimes) -> 
                 if let Some(e) = r.end_ns {
                     end = end.max(e);
                 }
+                pinned.extend(r.placed);
                 (s, r.error, r.extra, r.engine_mode)
             }
             None => (
@@ -753,6 +762,7 @@ fn merge_reports(reports: &[Vec<u8>], ended: &Ended, t0: u64, cpu: CpuTimes) -> 
     });
     let mut o = super::outcome(stats, per_worker, n, elapsed, cpu, error, extras, failures);
     o.engine_modes = modes;
+    o.pinned = pinned;
     Ok(o)
 }
 
@@ -770,6 +780,7 @@ fn interrupted_before_start(n: usize) -> Outcome {
         extras: vec![serde_json::Value::Null; n],
         failures: vec![None; n],
         engine_modes: Vec::new(),
+        pinned: Vec::new(),
         machine: Default::default(),
     }
 }
@@ -829,6 +840,7 @@ impl Report {
             error: Some(crate::error::cause(e)),
             extra: serde_json::Value::Null,
             engine_mode: None,
+            placed: None,
         }
     }
 }
@@ -848,6 +860,11 @@ fn work(fd: RawFd, index: usize, build: &Build) -> Result<Option<(Report, bool)>
         cell.state.store(DONE, Ordering::Release);
         Ok(Some((rep, ok)))
     };
+    // pinned before it is built: its buffers go where its memory policy says
+    let placed = match super::pin_worker(&super::pin::Pinning::from_wire(&h.pin), index) {
+        Ok(p) => p,
+        Err(e) => return done(Report::failed(&e), false),
+    };
     let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         build(region.kind(), region.payload(), index)
     }))
@@ -855,6 +872,14 @@ fn work(fd: RawFd, index: usize, build: &Build) -> Result<Option<(Report, bool)>
     let mut w = match built {
         Ok(w) => w,
         Err(e) => return done(Report::failed(&e), false),
+    };
+    // a worker placed on its own is pinned again, now that it is built
+    let placed = match w.pinning() {
+        Some(own) => match super::pin_worker(&own, index) {
+            Ok(p) => p,
+            Err(e) => return done(Report::failed(&e), false),
+        },
+        None => placed,
     };
     let stats = WorkerStats::new(w.kinds());
     cell.state.store(READY, Ordering::Release);
@@ -925,6 +950,7 @@ fn work(fd: RawFd, index: usize, build: &Build) -> Result<Option<(Report, bool)>
             error: r.err().map(|e| crate::error::cause(&e)),
             extra,
             engine_mode: w.engine_mode(),
+            placed,
         },
         ok,
     )

@@ -112,7 +112,11 @@ fn run_here<W: Workers>(
 ) -> Result<Outcome> {
     match placement {
         Placement::Threads => {
-            let workers = W::workers(payload, 0..n)?;
+            // built where the workers will run, under their memory policy
+            let workers = rule
+                .pin
+                .around(|| W::workers(payload, 0..n))
+                .context("cannot pin the thread that builds the workers")??;
             Ok(super::run_with(rule, workers, progress, watch))
         }
         Placement::Processes { inherit } => {

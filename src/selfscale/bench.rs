@@ -322,6 +322,7 @@ impl<'a> Bench<'a> {
             extras: Vec::new(),
             failures: Vec::new(),
             engine_modes: Vec::new(),
+            pinned: Vec::new(),
             machine: self.machine.clone(),
         };
         let mut r = RunResult::new(benchmark, config, environment, started).with_outcome(&outcome);

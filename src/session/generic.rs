@@ -819,6 +819,7 @@ pub fn run_generic_verified(
         user_file: target.file().cloned(),
         shared_file: matches!(target, Target::Shared(_)),
         verify,
+        pinning: rule.pin.is_set().then_some(rule.pin),
     };
     let plan = places(spec, setup, target, processes).config(config);
     let mut session = plan.begin()?;
@@ -1052,6 +1053,10 @@ pub struct RunPlan {
     /// files are kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyPlan>,
+    /// `--cpus-allowed`, `--numa-node`: the CPUs the workers were given,
+    /// how they share them, and their memory policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pinning: Option<crate::runner::pin::Pinning>,
 }
 
 /// The generic workload's figures.

@@ -50,7 +50,7 @@ fn unsupported_and_unknown_options_are_named_with_their_place() {
     let e = refused(&["--parse-only", "unsupported.fio"]);
     assert!(
         e.starts_with(
-            "iogauge: unsupported.fio:6: fio option 'cpus_allowed' is not supported by iogauge"
+            "iogauge: unsupported.fio:6: fio option 'cpumask' is not supported by iogauge"
         ),
         "{e}"
     );
@@ -89,7 +89,7 @@ fn ignore_unsupported_lists_what_it_left_out() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.ends_with(
-        "fio options left out (--ignore-unsupported):\n  cpus_allowed=0-3  [job]  unsupported.fio:6\n  hipri  [job]  unsupported.fio:7\n1 job in 1 group; parsed only, nothing was run\n"
+        "fio options left out (--ignore-unsupported):\n  cpumask=0xf  [job]  unsupported.fio:6\n  hipri  [job]  unsupported.fio:7\n1 job in 1 group; parsed only, nothing was run\n"
     ), "{text}");
 }
 
@@ -135,10 +135,10 @@ fn the_command_line_form_and_json() {
         doc["jobs"][0]["origin"]["bs"][0],
         "command line, argument 2"
     );
-    let e = refused(&["--parse-only", "--name=a", "--cpus_allowed=1"]);
+    let e = refused(&["--parse-only", "--name=a", "--cpumask=1"]);
     assert_eq!(
         e,
-        "iogauge: command line, argument 4: fio option 'cpus_allowed' is not supported by iogauge (--ignore-unsupported lists it and goes on)\n"
+        "iogauge: command line, argument 4: fio option 'cpumask' is not supported by iogauge (--ignore-unsupported lists it and goes on)\n"
     );
     let e = refused(&["--parse-only", "--output-format=xml", "--name=a"]);
     assert!(e.contains("'xml' is not an output format"), "{e}");

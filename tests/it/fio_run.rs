@@ -317,3 +317,39 @@ fn job_logs_are_written_as_fio_names_them() {
         "{logs:?}"
     );
 }
+
+/// cpus_allowed with the split policy gives each clone its own CPU, by
+/// fio's job numbers; a CPU the machine lacks is refused at its place.
+#[test]
+fn cpus_allowed_split_pins_each_clone() {
+    let dir = work_dir();
+    let (code, _, err) = fio_in(
+        dir.path(),
+        &[
+            "--json",
+            "r.json",
+            "--output-format=json",
+            "--name=a",
+            "--ioengine=null",
+            "--size=1m",
+            "--numjobs=2",
+            "--cpus_allowed=0",
+            "--cpus_allowed_policy=split",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    for e in v["entries"].as_array().unwrap() {
+        assert_eq!(e["result"]["pinning"][0]["cpus"], "0", "{e}");
+    }
+    let (code, _, err) = fio_in(
+        dir.path(),
+        &["--name=a", "--size=1m", "--cpus_allowed=4095"],
+    );
+    assert_eq!(code, 2);
+    assert!(
+        err.starts_with("iogauge: command line, argument ") && err.contains("CPU 4095"),
+        "{err}"
+    );
+}

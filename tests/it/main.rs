@@ -39,6 +39,7 @@ mod mpi_faults;
 #[cfg(feature = "mpi")]
 mod mpi_laddis;
 mod numbers;
+mod pin;
 mod postmark;
 mod predict;
 mod queue;

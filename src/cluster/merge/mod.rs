@@ -238,6 +238,7 @@ pub fn merge(mut reports: Vec<RankReport>, hosts: &[String]) -> Result<(Outcome,
         extras,
         failures,
         engine_modes: modes,
+        pinned: Vec::new(),
         machine: Default::default(),
     };
     Ok((outcome, phase))

@@ -37,6 +37,7 @@ fn rank(
         extras: vec![serde_json::json!({ "rank": r })],
         failures: vec![None],
         engine_modes: vec![None],
+        pinned: Vec::new(),
         machine: Default::default(),
     };
     (RankReport::of(r, host, &o, start), lats)

@@ -988,6 +988,7 @@ pub fn test_result(whole: &RunResult, m: &Measured) -> RunResult {
         extras: Vec::new(),
         failures: Vec::new(),
         engine_modes: Vec::new(),
+        pinned: Vec::new(),
         machine: Default::default(),
     };
     let mut r = whole.clone().with_outcome(&o);
@@ -1077,6 +1078,7 @@ fn combined(
         extras: Vec::new(),
         failures: Vec::new(),
         engine_modes: Vec::new(),
+        pinned: Vec::new(),
         machine: Default::default(),
     }
 }

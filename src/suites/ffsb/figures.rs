@@ -226,6 +226,7 @@ pub fn result_of(o: &Options, out: &Outcome, started: String) -> (RunResult, Fig
         extras: vec![serde_json::Value::Null],
         failures: vec![None],
         engine_modes: out.engine_modes.clone(),
+        pinned: Vec::new(),
         machine: out.machine.clone(),
     };
     let mut r = begun(o, started).with_outcome(&run);

@@ -9,6 +9,8 @@
 
 use super::names;
 use super::value::{self, KB_BASE, SizeOrPct, TimeUnit};
+use crate::measure::placed::IdSet;
+use crate::runner::pin::{self, MemPolicy, PinRequest, Policy};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -252,6 +254,11 @@ pub const SUPPORTED: &[&str] = &[
     "buffered",
     "thread",
     "numjobs",
+    // where the jobs run (runner::pin)
+    "cpus_allowed",
+    "cpus_allowed_policy",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
     "runtime",
     "time_based",
     "ramp_time",
@@ -374,6 +381,16 @@ pub struct Job {
     pub direct: bool,
     pub thread: bool,
     pub numjobs: u32,
+    /// `cpus_allowed`: the CPUs the job's threads may run on (checked
+    /// against the machine when the job runs).
+    pub cpus_allowed: Option<IdSet>,
+    /// `cpus_allowed_policy`: shared (the default) or split.
+    pub cpus_allowed_policy: Policy,
+    /// `numa_cpu_nodes`: the NUMA nodes whose CPUs the job runs on
+    /// ([`pin::ALL_NODES`] for `all`).
+    pub numa_cpu_nodes: Option<IdSet>,
+    /// `numa_mem_policy`: `bind:NODES`, `local` or `default`.
+    pub numa_mem_policy: MemPolicy,
     /// 0: no time limit.
     pub runtime_ns: u64,
     pub time_based: bool,
@@ -456,6 +473,10 @@ impl Job {
             direct: false,
             thread: false,
             numjobs: 1,
+            cpus_allowed: None,
+            cpus_allowed_policy: Policy::Shared,
+            numa_cpu_nodes: None,
+            numa_mem_policy: MemPolicy::Unchanged,
             runtime_ns: 0,
             time_based: false,
             ramp_time_ns: 0,
@@ -592,6 +613,16 @@ impl Job {
             "buffered" => self.direct = !value::boolean(v)?,
             "thread" => self.thread = value::boolean(v)?,
             "numjobs" => self.numjobs = at_least(int(v)?, 1, "numjobs")?,
+            "cpus_allowed" => self.cpus_allowed = Some(IdSet::parse_list(v, "CPU")?),
+            "cpus_allowed_policy" => {
+                self.cpus_allowed_policy = match v.trim() {
+                    "shared" => Policy::Shared,
+                    "split" => Policy::Split,
+                    t => return Err(format!("'{t}': cpus_allowed_policy is shared or split")),
+                }
+            }
+            "numa_cpu_nodes" => self.numa_cpu_nodes = Some(pin::parse_nodes(v)?),
+            "numa_mem_policy" => self.numa_mem_policy = pin::parse_mem_policy(v)?,
             "runtime" => self.runtime_ns = time(v, TimeUnit::Seconds)?,
             "time_based" => self.time_based = value::boolean(v)?,
             "ramp_time" => self.ramp_time_ns = time(v, TimeUnit::Seconds)?,
@@ -728,6 +759,17 @@ impl Job {
                 "buffered" => continue,
                 "thread" => b(self.thread),
                 "numjobs" => self.numjobs.to_string(),
+                "cpus_allowed" => self.cpus_allowed.map_or("(none)".into(), |c| c.to_string()),
+                "cpus_allowed_policy" => self.cpus_allowed_policy.name().into(),
+                "numa_cpu_nodes" => match self.numa_cpu_nodes {
+                    None => "(none)".into(),
+                    Some(n) if n == pin::ALL_NODES => "all".into(),
+                    Some(n) => n.to_string(),
+                },
+                "numa_mem_policy" => self
+                    .numa_mem_policy
+                    .fio_form()
+                    .unwrap_or_else(|| "(none)".into()),
                 "runtime" => ns(self.runtime_ns),
                 "time_based" => b(self.time_based),
                 "ramp_time" => ns(self.ramp_time_ns),
@@ -805,6 +847,19 @@ impl Job {
             )
         };
         spec.any().then_some(spec)
+    }
+
+    /// What the job asks of where it runs, for [`Pinning::resolve`]
+    /// (`numa_cpu_nodes` narrows `cpus_allowed`, as fio applies both).
+    ///
+    /// [`Pinning::resolve`]: crate::runner::pin::Pinning::resolve
+    pub fn pin_request(&self) -> PinRequest {
+        PinRequest {
+            cpus: self.cpus_allowed,
+            policy: self.cpus_allowed_policy,
+            cpu_nodes: self.numa_cpu_nodes,
+            mem: self.numa_mem_policy,
+        }
     }
 
     /// The files the job uses, as fio names them: `filename`'s list
@@ -1290,7 +1345,8 @@ mod tests {
     fn names_are_classified() {
         assert_eq!(classify("bs"), Ok("bs"));
         assert_eq!(classify("blocksize"), Ok("bs"));
-        assert_eq!(classify("cpus_allowed"), Err(NotTaken::Unsupported));
+        assert_eq!(classify("cpus_allowed"), Ok("cpus_allowed"));
+        assert_eq!(classify("cpumask"), Err(NotTaken::Unsupported));
         assert_eq!(classify("hipri"), Err(NotTaken::Unsupported));
         assert_eq!(classify("blocksz"), Err(NotTaken::Unknown));
         // every option iogauge takes is one of fio's
@@ -1299,6 +1355,65 @@ mod tests {
         }
         for (a, c) in ALIASES {
             assert!(names::is_fio_option(a) && SUPPORTED.contains(c), "{a}");
+        }
+    }
+
+    #[test]
+    fn pinning_options_as_fio_writes_them() {
+        let j = job(&[
+            "cpus_allowed=0-3,6",
+            "cpus_allowed_policy=split",
+            "numa_cpu_nodes=0-1",
+            "numa_mem_policy=bind:1",
+        ])
+        .unwrap();
+        assert_eq!(j.cpus_allowed.unwrap().to_string(), "0-3,6");
+        assert_eq!(j.cpus_allowed_policy, Policy::Split);
+        assert_eq!(j.numa_cpu_nodes.unwrap().to_string(), "0-1");
+        assert_eq!(j.numa_mem_policy, MemPolicy::Bind(IdSet::only(1)));
+        let r = j.pin_request();
+        assert_eq!((r.cpus, r.policy), (j.cpus_allowed, Policy::Split));
+        let shown: BTreeMap<_, _> = j.values().into_iter().collect();
+        assert_eq!(shown["cpus_allowed"], "0-3,6");
+        assert_eq!(shown["cpus_allowed_policy"], "split");
+        assert_eq!(shown["numa_cpu_nodes"], "0-1");
+        assert_eq!(shown["numa_mem_policy"], "bind:1");
+        let d: BTreeMap<_, _> = job(&[]).unwrap().values().into_iter().collect();
+        assert_eq!(
+            (
+                d["cpus_allowed"].as_str(),
+                d["cpus_allowed_policy"].as_str()
+            ),
+            ("(none)", "shared")
+        );
+        let j = job(&["numa_cpu_nodes=all", "numa_mem_policy=local"]).unwrap();
+        assert_eq!(j.numa_cpu_nodes, Some(pin::ALL_NODES));
+        assert_eq!(
+            j.values()
+                .iter()
+                .find(|v| v.0 == "numa_cpu_nodes")
+                .unwrap()
+                .1,
+            "all"
+        );
+        assert_eq!(j.numa_mem_policy, MemPolicy::Local);
+        assert_eq!(
+            job(&["numa_mem_policy=default"]).unwrap().numa_mem_policy,
+            MemPolicy::Default
+        );
+        for (bad, says) in [
+            ("cpus_allowed=0-", "not a CPU number"),
+            ("cpus_allowed=3-1", "runs backwards"),
+            ("cpus_allowed_policy=spread", "shared or split"),
+            ("numa_cpu_nodes=x", "not a NUMA node number"),
+            ("numa_cpu_nodes=!0", "not supported"),
+            ("numa_mem_policy=interleave:0", "not supported by iogauge"),
+            ("numa_mem_policy=prefer:0", "not supported by iogauge"),
+            ("numa_mem_policy=bind", "needs its nodes"),
+            ("numa_mem_policy=local:0", "no node list"),
+        ] {
+            let e = job(&[bad]).unwrap_err();
+            assert!(e.contains(says), "{bad}: {e}");
         }
     }
 

@@ -797,9 +797,9 @@ mod tests {
 
     #[test]
     fn errors_name_the_place() {
-        let e = run(&[("a.fio", "[j]\nbs=4k\ncpus_allowed=0-3\n")], &[], &[]).unwrap_err();
+        let e = run(&[("a.fio", "[j]\nbs=4k\ncpumask=0xf\n")], &[], &[]).unwrap_err();
         assert!(
-            e.starts_with("a.fio:3: fio option 'cpus_allowed' is not supported by iogauge"),
+            e.starts_with("a.fio:3: fio option 'cpumask' is not supported by iogauge"),
             "{e}"
         );
         let e = run(&[("a.fio", "[j]\nblocksz=4k\n")], &[], &[]).unwrap_err();
@@ -829,7 +829,7 @@ mod tests {
     #[test]
     fn ignore_unsupported_lists_them() {
         let p = run_with(
-            &[("a.fio", "[global]\nhipri\n[j]\ncpus_allowed=0-3\nbs=8k\n")],
+            &[("a.fio", "[global]\nhipri\n[j]\ncpumask=0xf\nbs=8k\n")],
             &[],
             &[],
             &[],
@@ -842,10 +842,7 @@ mod tests {
             .iter()
             .map(|i| format!("{} {} {}", i.job, i.option, i.at))
             .collect();
-        assert_eq!(
-            got,
-            vec!["global hipri a.fio:2", "j cpus_allowed=0-3 a.fio:4"]
-        );
+        assert_eq!(got, vec!["global hipri a.fio:2", "j cpumask=0xf a.fio:4"]);
         // unknown names are refused all the same
         assert!(run_with(&[("a.fio", "[j]\nxyz=1\n")], &[], &[], &[], true).is_err());
     }

@@ -149,6 +149,10 @@ pub struct JobPlan {
     pub random_map: bool,
     /// The seed of its offsets and sizes.
     pub seed: u64,
+    /// Where it runs (`cpus_allowed`, `cpus_allowed_policy`,
+    /// `numa_cpu_nodes`, `numa_mem_policy`), split counted over every
+    /// job as fio numbers its threads; `None`: where it is.
+    pub pin: Option<crate::runner::pin::Pinning>,
 }
 
 impl JobPlan {
@@ -534,6 +538,7 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
     };
     let mut out = Plan::default();
     let mut stage: Vec<JobPlan> = Vec::new();
+    let mut topology: Option<crate::runner::pin::Topology> = None;
     for (index, j) in jobs.iter().enumerate() {
         defaults_only(j)?;
         let (choice, note) = engine_of(j);
@@ -733,7 +738,33 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
         } else {
             crate::measure::clock::now_ns() ^ u64::from(std::process::id())
         };
+        let req = j.pin_request();
+        let pin = if req == crate::runner::pin::PinRequest::default() {
+            None
+        } else {
+            if topology.is_none() {
+                topology = Some(crate::runner::pin::Topology::detect().map_err(|e| {
+                    refuse(
+                        j,
+                        "cpus_allowed",
+                        format!(
+                            "cannot read this machine's CPUs and nodes: {}",
+                            crate::error::io_reason(&e)
+                        ),
+                    )
+                })?);
+            }
+            let topo = topology.as_ref().expect("detected above");
+            use crate::runner::pin::{Pinning, Refusal};
+            let p = Pinning::resolve(&req, topo).map_err(|r| match r {
+                Refusal::Cpus(w) => refuse(j, "cpus_allowed", w),
+                Refusal::CpuNodes(w) => refuse(j, "numa_cpu_nodes", w),
+                Refusal::MemNodes(w) => refuse(j, "numa_mem_policy", w),
+            })?;
+            p.is_set().then_some(p)
+        };
         let plan = JobPlan {
+            pin,
             job: j.clone(),
             index,
             regions,

@@ -409,12 +409,20 @@ pub struct FioWorker {
     span: Span,
     /// fio's per-I/O logs the job asked for.
     log: Option<crate::runner::iolog::LogSpec>,
+    /// Where it runs, when the job says.
+    pin: Option<crate::runner::pin::Pinning>,
 }
 
 impl FioWorker {
     /// Job `p`'s worker, its files opened; `stage_runtime` is when the
     /// runner stops the stage (the job keeps its own end when earlier).
-    pub fn new(p: &JobPlan, plan: &Plan, stage_runtime: Option<u64>) -> Result<FioWorker> {
+    /// `at` is its place in the stage (the runner's worker number).
+    pub fn new(
+        p: &JobPlan,
+        plan: &Plan,
+        stage_runtime: Option<u64>,
+        at: usize,
+    ) -> Result<FioWorker> {
         let max = p.max_len() as usize;
         let depth = p.engine.depth.max(1);
         let mut io = Io::new(&p.engine, depth, max, p.seed ^ p.index as u64)?;
@@ -457,6 +465,8 @@ impl FioWorker {
             span: Span::default(),
             // fio numbers its jobs from 1, in the order they run
             log: p.job.log_spec(p.index as u32 + 1),
+            // split counts the job's number, where the runner counts `at`
+            pin: p.pin.map(|x| x.first_worker(p.index - at)),
         })
     }
 }
@@ -480,6 +490,10 @@ impl Worker for FioWorker {
 
     fn io_log(&self, _index: usize) -> Option<crate::runner::iolog::LogSpec> {
         self.log.clone()
+    }
+
+    fn pinning(&self) -> Option<crate::runner::pin::Pinning> {
+        self.pin
     }
 
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
@@ -613,8 +627,8 @@ pub fn run_stage(plan: &Plan, stage: &[JobPlan], progress: &dyn Progress) -> Res
         None
     };
     let mut workers = Vec::with_capacity(stage.len());
-    for p in stage {
-        workers.push(FioWorker::new(p, plan, stage_runtime)?);
+    for (at, p) in stage.iter().enumerate() {
+        workers.push(FioWorker::new(p, plan, stage_runtime, at)?);
     }
     invalidate(plan, stage);
     let ramp = stage[0].job.ramp_time_ns;

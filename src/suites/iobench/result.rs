@@ -403,6 +403,7 @@ pub fn result_of(run: &Run, figures: &Figures, results_file: Option<&Path>) -> R
         extras: Vec::new(),
         failures: Vec::new(),
         engine_modes: Vec::new(),
+        pinned: Vec::new(),
         machine: Default::default(),
     };
     let mut r = RunResult::new(

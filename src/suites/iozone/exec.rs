@@ -294,6 +294,7 @@ pub fn execute(cfg: &Config, x: &Exec, hooks: &dyn Hooks) -> Result<Report> {
         extras: vec![Value::Null],
         failures: vec![None],
         engine_modes: vec![o.engine_mode.clone()],
+        pinned: Vec::new(),
         machine: Default::default(),
     };
     let mut result = session.finish(&merged);
@@ -383,6 +384,7 @@ fn merge_throughput(o: &throughput::Outcome, cpu: &CpuTimes) -> Outcome {
         extras: vec![Value::Null],
         failures: vec![None],
         engine_modes: Vec::new(),
+        pinned: Vec::new(),
         machine: Default::default(),
     }
 }
@@ -410,6 +412,7 @@ pub fn column_result(rep: &Report, c: Column) -> RunResult {
         extras: Vec::new(),
         failures: Vec::new(),
         engine_modes: Vec::new(),
+        pinned: Vec::new(),
         machine: Default::default(),
     };
     let mut r = rep.result.clone().with_outcome(&part);

@@ -24,6 +24,8 @@ pub struct GenericPoint {
     pub target: Target,
     /// The workers run as processes of their own.
     pub processes: bool,
+    /// Where the workers run and their memory goes.
+    pub pin: crate::runner::pin::Pinning,
 }
 
 impl LoadPoint for GenericPoint {
@@ -58,6 +60,7 @@ impl LoadPoint for GenericPoint {
             duration: Some(self.duration),
             ramp: self.ramp,
             pace: r.pace(self.pace),
+            pin: self.pin,
             ..Default::default()
         };
         let label = format!("run {}", load.label());

@@ -994,6 +994,7 @@ pub fn merge(parts: Vec<Outcome>) -> Outcome {
         extras: vec![serde_json::Value::Null],
         failures: vec![failure],
         engine_modes,
+        pinned: Vec::new(),
         machine,
     }
 }
@@ -1126,6 +1127,7 @@ mod tests {
             extras: vec![serde_json::Value::Null],
             failures: vec![None],
             engine_modes: Vec::new(),
+            pinned: Vec::new(),
             machine: Default::default(),
         }
     }

@@ -1160,3 +1160,15 @@ mod tests {
         assert_eq!(s.series.ops(), &[2]);
     }
 }
+
+/// A per-I/O log file a run wrote (fio's `write_lat_log` and the others):
+/// where, which log, how many lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IoLogFile {
+    /// The file, as given (relative to the current directory as in fio).
+    pub path: String,
+    /// Which log: lat, clat, slat, bw or iops.
+    pub log: String,
+    /// Lines written.
+    pub lines: u64,
+}

@@ -224,7 +224,7 @@ pub struct RunResult {
     /// fio's per-I/O logs the run wrote (`--write-lat-log` and the
     /// others; docs/logs.md).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub io_logs: Vec<crate::runner::iolog::Written>,
+    pub io_logs: Vec<crate::measure::IoLogFile>,
 }
 
 /// How the workers' engines were set up ([`crate::engine::Engine::mode`]):

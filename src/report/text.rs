@@ -119,7 +119,7 @@ pub fn render(r: &RunResult) -> String {
 }
 
 /// fio's per-I/O logs written: one line each.
-fn io_logs(o: &mut String, logs: &[crate::runner::iolog::Written]) {
+fn io_logs(o: &mut String, logs: &[crate::measure::IoLogFile]) {
     for l in logs {
         let _ = writeln!(
             o,

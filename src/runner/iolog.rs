@@ -493,16 +493,9 @@ impl IoLog {
     }
 }
 
-/// A log file written: where, which log, how many lines.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Written {
-    /// The file, as given (relative to the current directory as in fio).
-    pub path: String,
-    /// Which log: lat, clat, slat, bw or iops.
-    pub log: String,
-    /// Lines written.
-    pub lines: u64,
-}
+/// A log file written (kept in the measurement layer, which the result
+/// documents read).
+pub use crate::measure::IoLogFile as Written;
 
 /// Write every file of `logs`, each job's in turn: a file shared by
 /// several jobs (no `per_job`) holds each job's lines one job after the

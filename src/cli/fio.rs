@@ -348,15 +348,17 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
         std::io::IsTerminal::is_terminal(&std::io::stderr()),
     );
     let progress = super::progress::sink(&bar);
-    let watched = plan.files.first().and_then(|f| match &f.origin {
-        Origin::Device(d) => disk::Watch::start(&d.path),
-        _ => disk::Watch::start(f.path.parent().unwrap_or(Path::new("."))),
-    });
     let mut done: Vec<(Vec<JobPlan>, StageOutcome)> = Vec::new();
     let mut failure: Option<anyhow::Error> = None;
+    let mut watched = None;
     match run::make_files(&plan, &mut made, progress) {
         Err(e) => failure = Some(e),
         Ok(()) => {
+            // the device's counts from after the layout, as fio's
+            watched = plan.files.first().and_then(|f| match &f.origin {
+                Origin::Device(d) => disk::Watch::start(&d.path),
+                _ => disk::Watch::start(f.path.parent().unwrap_or(Path::new("."))),
+            });
             for stage in &plan.stages {
                 if crate::runner::signals::interrupted() {
                     break;
@@ -510,12 +512,7 @@ fn reports_of(done: &[(Vec<JobPlan>, StageOutcome)]) -> Vec<FioJobReport> {
     for (stage, so) in done {
         let o = &so.outcome;
         for (i, p) in stage.iter().enumerate() {
-            let stats = if o.per_worker.is_empty() {
-                o.stats.clone()
-            } else {
-                o.per_worker.get(i).cloned().unwrap_or_default()
-            };
-            let span = so.spans.get(i).copied().unwrap_or_default();
+            let (stats, span) = job_of(so, i);
             if grouped.contains(&p.job.group) {
                 match merged.iter_mut().find(|m| m.0 == p.job.group) {
                     Some(m) => m.2.push((stats, span)),
@@ -548,6 +545,18 @@ fn reports_of(done: &[(Vec<JobPlan>, StageOutcome)]) -> Vec<FioJobReport> {
         out[at] = head.from_stats(&st, members.len(), dur(runtime), &cpu_of(&spans));
     }
     out
+}
+
+/// A stage's figures of its `i`th job: its stats (the run's own when it
+/// was the only worker) and its span.
+fn job_of(so: &StageOutcome, i: usize) -> (WorkerStats, Span) {
+    let o = &so.outcome;
+    let stats = if o.per_worker.is_empty() {
+        o.stats.clone()
+    } else {
+        o.per_worker.get(i).cloned().unwrap_or_default()
+    };
+    (stats, so.spans.get(i).copied().unwrap_or_default())
 }
 
 fn dur(ns: u64) -> std::time::Duration {
@@ -583,12 +592,7 @@ fn collection(
     for (stage, so) in done {
         let o = &so.outcome;
         for (i, p) in stage.iter().enumerate() {
-            let stats = if o.per_worker.is_empty() {
-                o.stats.clone()
-            } else {
-                o.per_worker.get(i).cloned().unwrap_or_default()
-            };
-            let span = so.spans.get(i).copied().unwrap_or_default();
+            let (stats, span) = job_of(so, i);
             let failed = o.failures.get(i).cloned().flatten();
             let one = Outcome {
                 stats,

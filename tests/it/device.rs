@@ -500,3 +500,68 @@ fn mmap_maps_a_device_at_its_size() {
     assert!(u64_at(&v, "summary.bytes_read") >= 1 << 20, "{v}");
     l.assert_intact();
 }
+
+/// fio jobs name a device with filename=/dev/…: read it whole without a
+/// size, and write it only with --allow-destroy; nothing is made or removed.
+#[test]
+fn fio_jobs_read_a_device_and_write_it_only_when_allowed() {
+    let Some(l) = LoopDev::new("fio on a device", 8 << 20, &[]) else {
+        return;
+    };
+    let before = l.image_bytes();
+    let dir = work_dir();
+    let run = |args: &[&str]| {
+        iogauge()
+            .current_dir(dir.path())
+            .arg("fio")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let name = format!("--filename={}", l.dev);
+    let out = run(&[
+        "--output-format=json",
+        "--name=r",
+        &name,
+        "--rw=read",
+        "--bs=64k",
+        "--direct=1",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["jobs"][0]["read"]["total_ios"], 128,
+        "8 MiB in 64 KiB reads"
+    );
+    assert_eq!(l.image_bytes(), before, "a read job wrote");
+    let out = run(&["--name=w", &name, "--rw=randwrite", "--size=1m"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--allow-destroy") && err.lines().count() == 1,
+        "{err}"
+    );
+    assert_eq!(l.image_bytes(), before, "a refused job wrote");
+    let out = run(&[
+        "--allow-destroy",
+        "--name=w",
+        &name,
+        "--rw=randwrite",
+        "--size=1m",
+        "--direct=1",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_ne!(l.image_bytes(), before, "the writes reached the device");
+    assert_untouched(dir.path());
+    l.assert_intact();
+}

@@ -475,6 +475,9 @@ impl Files {
                     format!("{name} is neither a regular file nor a block device"),
                 ));
             }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && path.starts_with("/dev") => {
+                return Err(refuse(job, at, format!("{name}: no such device")));
+            }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 let parent = match path.parent() {
                     Some(p) if !p.as_os_str().is_empty() => p,

@@ -261,6 +261,11 @@ fn refusals_name_their_line_and_make_nothing() {
         ),
         ("[a]\nsize=1m\nrate=1m\nrate_iops=10\n", 4, "give one"),
         ("[a]\nfilename=/dev/iogauge-none\n", 2, "no such device"),
+        (
+            "[a]\nsize=2t\nbs=1t\nrw=write\n",
+            3,
+            "more than iogauge issues at once",
+        ),
     ] {
         std::fs::write(dir.path().join("t.fio"), text).unwrap();
         let (code, out, err) = fio_in(dir.path(), &["t.fio"]);

@@ -589,6 +589,43 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             .fadvise(true);
         engine.check().map_err(|e| refuse(j, "ioengine", e))?;
         let bs = bs_of(j);
+        // every request slot holds the largest block: refuse what no
+        // memory holds (the same bound as the scientific workloads')
+        let largest = (0..3)
+            .filter(|&x| d[x])
+            .map(|x| bs[x].max())
+            .max()
+            .unwrap_or(0);
+        if largest > crate::suites::scientific::MAX_REQUEST {
+            return Err(refuse(
+                j,
+                if j.bssplit.is_some() {
+                    "bssplit"
+                } else if j.bsrange.is_some() {
+                    "bsrange"
+                } else {
+                    "bs"
+                },
+                format!(
+                    "a block of {} is more than iogauge issues at once ({})",
+                    crate::units::fmt_bytes(largest),
+                    crate::units::fmt_bytes(crate::suites::scientific::MAX_REQUEST)
+                ),
+            ));
+        }
+        let slots = largest.saturating_mul(u64::from(depth));
+        let room = crate::env::mem_total() / 2;
+        if room > 0 && slots > room {
+            return Err(refuse(
+                j,
+                "iodepth",
+                format!(
+                    "iodepth={depth} buffers of {} need {}, more than half of this machine's memory",
+                    crate::units::fmt_bytes(largest),
+                    crate::units::fmt_bytes(slots)
+                ),
+            ));
+        }
         // files and regions
         let paths = paths_of(j);
         let nfiles = paths.len() as u64;

@@ -543,10 +543,7 @@ pub fn check_output(flag: &str, p: &Path) -> Result<()> {
             name.len()
         );
     }
-    let dir = p
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = crate::runner::names::dir_of(p);
     if !dir.is_dir() {
         crate::usage!(
             "{flag} {shown}: the directory {} does not exist",
@@ -644,6 +641,9 @@ pub struct DepthArgs {
     /// Reap at least N completions per wait (default 1).
     #[arg(long, value_name = "N", help_heading = "Queued engines")]
     pub iodepth_batch_complete: Option<u16>,
+    /// Take at most N completions per wait; the rest wait for the next one (default: all there are).
+    #[arg(long, value_name = "N", help_heading = "Queued engines")]
+    pub iodepth_batch_complete_max: Option<u16>,
     /// Register the I/O buffers with the kernel once (io_uring).
     #[arg(long, help_heading = "Queued engines")]
     pub fixedbufs: bool,
@@ -673,6 +673,7 @@ impl Default for DepthArgs {
             iodepth: 1,
             iodepth_batch: None,
             iodepth_batch_complete: None,
+            iodepth_batch_complete_max: None,
             fixedbufs: false,
             registerfiles: false,
             sqthread_poll: false,
@@ -690,6 +691,7 @@ impl DepthArgs {
         QueueOpts {
             batch: self.iodepth_batch.unwrap_or(0),
             batch_complete: self.iodepth_batch_complete.unwrap_or(0),
+            batch_complete_max: self.iodepth_batch_complete_max.unwrap_or(0),
             fixed_bufs: self.fixedbufs,
             register_files: self.registerfiles,
             sqpoll: self.sqthread_poll,

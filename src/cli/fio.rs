@@ -357,7 +357,7 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
             // the device's counts from after the layout, as fio's
             watched = plan.files.first().and_then(|f| match &f.origin {
                 Origin::Device(d) => disk::Watch::start(&d.path),
-                _ => disk::Watch::start(f.path.parent().unwrap_or(Path::new("."))),
+                _ => disk::Watch::start(crate::runner::names::dir_of(&f.path)),
             });
             for stage in &plan.stages {
                 if crate::runner::signals::interrupted() {
@@ -568,6 +568,9 @@ fn cpu_of(spans: &[Span]) -> CpuTimes {
         user: dur(spans.iter().map(|s| s.user_ns).sum()),
         sys: dur(spans.iter().map(|s| s.sys_ns).sum()),
         max_rss_kib: 0,
+        ctx_switches: spans.iter().map(|s| s.ctx).sum(),
+        major_faults: spans.iter().map(|s| s.majf).sum(),
+        minor_faults: spans.iter().map(|s| s.minf).sum(),
     }
 }
 

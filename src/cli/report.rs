@@ -77,10 +77,7 @@ fn check_output(out: &Path) -> Result<()> {
     if out.is_dir() {
         crate::usage!("-o {name}: is a directory; give the HTML file's path");
     }
-    let dir = match out.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
+    let dir = crate::runner::names::dir_of(out);
     if !dir.is_dir() {
         crate::usage!(
             "-o {name}: the directory {} does not exist",

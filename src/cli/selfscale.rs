@@ -425,7 +425,7 @@ fn validate(
     report: &dyn Fn(&str, &str),
 ) -> Result<Status> {
     let out = match (&a.model, &a.out) {
-        (None, _) => model_path.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        (None, _) => crate::runner::names::dir_of(&model_path).to_path_buf(),
         (Some(_), o) => selfscale::make_out_dir(o.as_deref(), "selfscale-validate")?,
     };
     let vo = ValidateOptions {

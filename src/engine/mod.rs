@@ -247,6 +247,12 @@ pub struct QueueOpts {
     /// (`--iodepth-batch-complete`); 0 waits for one.
     #[serde(skip_serializing_if = "is_zero")]
     pub batch_complete: u16,
+    /// Take at most this many completions per wait
+    /// (`--iodepth-batch-complete-max`, fio's `iodepth_batch_complete_max`);
+    /// 0: every one that is there. The rest wait for the next reap, as
+    /// they would in the kernel.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub batch_complete_max: u16,
     /// Register the buffers with the kernel once: it then maps no pages
     /// per request.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
@@ -341,6 +347,7 @@ impl QueueOpts {
         for (n, flag) in [
             (self.batch, "--iodepth-batch"),
             (self.batch_complete, "--iodepth-batch-complete"),
+            (self.batch_complete_max, "--iodepth-batch-complete-max"),
         ] {
             if n > depth {
                 return Err(format!(

@@ -2,13 +2,20 @@
 
 use std::time::Duration;
 
-/// User and system CPU time consumed so far, with peak resident memory.
+/// User and system CPU time consumed so far, with peak resident memory,
+/// context switches and page faults (what fio's `cpu` line shows).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CpuTimes {
     pub user: Duration,
     pub sys: Duration,
     /// Peak resident set size in KiB (`ru_maxrss`).
     pub max_rss_kib: u64,
+    /// Context switches, voluntary and not (`ru_nvcsw + ru_nivcsw`).
+    pub ctx_switches: u64,
+    /// Page faults that read from storage (`ru_majflt`).
+    pub major_faults: u64,
+    /// Page faults served without I/O (`ru_minflt`).
+    pub minor_faults: u64,
 }
 
 fn tv(t: libc::timeval) -> Duration {
@@ -42,6 +49,9 @@ impl CpuTimes {
             user: tv(u.ru_utime),
             sys: tv(u.ru_stime),
             max_rss_kib: u.ru_maxrss.max(0) as u64,
+            ctx_switches: (u.ru_nvcsw.max(0) + u.ru_nivcsw.max(0)) as u64,
+            major_faults: u.ru_majflt.max(0) as u64,
+            minor_faults: u.ru_minflt.max(0) as u64,
         }
     }
 
@@ -51,6 +61,9 @@ impl CpuTimes {
             user: self.user.saturating_sub(earlier.user),
             sys: self.sys.saturating_sub(earlier.sys),
             max_rss_kib: self.max_rss_kib,
+            ctx_switches: self.ctx_switches.saturating_sub(earlier.ctx_switches),
+            major_faults: self.major_faults.saturating_sub(earlier.major_faults),
+            minor_faults: self.minor_faults.saturating_sub(earlier.minor_faults),
         }
     }
 }
@@ -76,5 +89,13 @@ mod tests {
         assert!(d.user + d.sys >= Duration::from_millis(30), "{d:?}");
         assert!(d.user > Duration::ZERO, "{d:?}");
         assert!(d.max_rss_kib > 0);
+        // a sleep is a voluntary switch; touching new pages, minor faults
+        let before = CpuTimes::thread();
+        std::thread::sleep(Duration::from_millis(2));
+        let pages = vec![1u8; 1 << 22];
+        std::hint::black_box(&pages);
+        let after = CpuTimes::thread().since(&before);
+        assert!(after.ctx_switches >= 1, "{after:?}");
+        assert!(after.minor_faults >= 1, "{after:?}");
     }
 }

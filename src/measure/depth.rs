@@ -15,6 +15,29 @@ pub struct Depths {
     pub issues: [u64; 7],
     /// The most in flight at once.
     pub max: u32,
+    /// Submissions (a commit of queued requests to the kernel) per count
+    /// submitted at once, in fio's `io_u_submit` buckets: 0, 1–4, 5–8,
+    /// 9–16, 17–32, 33–64, more. Counted only where requests are queued.
+    #[serde(default)]
+    pub submits: [u64; 7],
+    /// Waits for completions per count reaped at once, in the same buckets
+    /// (fio's `io_u_complete`): a wait that came back empty counts in 0.
+    #[serde(default)]
+    pub completes: [u64; 7],
+}
+
+/// fio's bucket of a count submitted or reaped at once (`__io_u_mark_map`).
+#[inline]
+pub fn batch_bucket(n: usize) -> usize {
+    match n {
+        0 => 0,
+        1..=4 => 1,
+        5..=8 => 2,
+        9..=16 => 3,
+        17..=32 => 4,
+        33..=64 => 5,
+        _ => 6,
+    }
 }
 
 impl Depths {
@@ -27,8 +50,26 @@ impl Depths {
         self.max = self.max.max(n);
     }
 
+    /// One submission of `n` queued requests.
+    #[inline]
+    pub fn record_submit(&mut self, n: usize) {
+        self.submits[batch_bucket(n)] += 1;
+    }
+
+    /// One wait for completions that brought `n` back.
+    #[inline]
+    pub fn record_complete(&mut self, n: usize) {
+        self.completes[batch_bucket(n)] += 1;
+    }
+
     pub fn merge(&mut self, o: &Depths) {
         for (a, b) in self.issues.iter_mut().zip(o.issues) {
+            *a += b;
+        }
+        for (a, b) in self.submits.iter_mut().zip(o.submits) {
+            *a += b;
+        }
+        for (a, b) in self.completes.iter_mut().zip(o.completes) {
             *a += b;
         }
         self.max = self.max.max(o.max);
@@ -77,5 +118,20 @@ mod tests {
         one.record(16);
         assert_eq!(one.mean_bound(), 24.0);
         assert_eq!(Depths::default().mean_bound(), 0.0);
+    }
+
+    #[test]
+    fn batches_fall_in_fios_submit_buckets() {
+        let mut d = Depths::default();
+        for n in [0, 1, 4, 5, 8, 9, 16, 17, 32, 33, 64, 65, 1000] {
+            d.record_submit(n);
+            d.record_complete(n);
+        }
+        assert_eq!(d.submits, [1, 2, 2, 2, 2, 2, 2]);
+        let mut e = Depths::default();
+        e.record_complete(3);
+        e.merge(&d);
+        assert_eq!(e.completes, [1, 3, 2, 2, 2, 2, 2]);
+        assert_eq!(e.submits, d.submits);
     }
 }

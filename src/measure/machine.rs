@@ -267,7 +267,7 @@ mod tests {
         let own = CpuTimes {
             user: Duration::from_millis(400),
             sys: Duration::from_millis(100),
-            max_rss_kib: 0,
+            ..Default::default()
         };
         let a = MachineLoad::of_phase(ticks, 100.0, Duration::from_secs(1), &own, 3.0);
         assert_eq!(a.capacity_s, 2.0);

@@ -71,6 +71,14 @@ pub struct Summary {
     pub cpu_util: f64,
     pub workers: usize,
     pub max_rss_kib: u64,
+    /// Context switches and page faults of the run's process (and worker
+    /// processes) over the measured phase (fio's `ctx`, `majf`, `minf`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub ctx_switches: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub major_faults: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub minor_faults: u64,
     /// Open loop only: the rate offered and what was issued of it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_loop: Option<OpenLoop>,
@@ -103,6 +111,12 @@ pub struct IoDepth {
     /// Share of issues per bucket, as fio's "IO depths" line; only the
     /// buckets that saw issues.
     pub buckets: Vec<DepthShare>,
+    /// Submissions per count submitted at once and waits per count
+    /// reaped, in fio's buckets (0, 1–4, 5–8, 9–16, 17–32, 33–64, more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit: Option<[u64; 7]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complete: Option<[u64; 7]>,
 }
 
 /// One bucket of [`IoDepth`].
@@ -349,6 +363,9 @@ impl RunResult {
             cpu_util: per_s(cpu),
             workers,
             max_rss_kib: o.cpu.max_rss_kib,
+            ctx_switches: o.cpu.ctx_switches,
+            major_faults: o.cpu.major_faults,
+            minor_faults: o.cpu.minor_faults,
             open_loop: (st.arrivals.rate > 0.0).then(|| OpenLoop {
                 rate_offered: st.arrivals.rate,
                 rate_issued: per_s(st.arrivals.issued as f64),
@@ -368,6 +385,18 @@ impl RunResult {
                             share: c as f64 / n,
                         })
                         .collect(),
+                    submit: st
+                        .depths
+                        .submits
+                        .iter()
+                        .any(|&c| c > 0)
+                        .then_some(st.depths.submits),
+                    complete: st
+                        .depths
+                        .completes
+                        .iter()
+                        .any(|&c| c > 0)
+                        .then_some(st.depths.completes),
                 }
             }),
             cancelled: st.cancelled,

@@ -88,6 +88,10 @@ pub struct Io {
     batch: usize,
     /// Reap at least this many per wait.
     batch_complete: usize,
+    /// Take at most this many per wait (0: all there are); the others are
+    /// held, and handed out first by the next waits.
+    batch_complete_max: usize,
+    held: std::collections::VecDeque<Completion>,
     /// Requests queued since the last submit.
     uncommitted: usize,
     /// EAGAIN completions are requests refused under `--nowait`.
@@ -107,6 +111,7 @@ impl Io {
         let mut io = Io::with_engine(engine, usize::from(spec.depth));
         io.batch = spec.queue.submit_batch(spec.direct);
         io.batch_complete = usize::from(spec.queue.batch_complete);
+        io.batch_complete_max = usize::from(spec.queue.batch_complete_max);
         io.nowait = spec.queue.nowait;
         Ok(io)
     }
@@ -122,6 +127,8 @@ impl Io {
             data_in_flight: 0,
             batch: 0,
             batch_complete: 0,
+            batch_complete_max: 0,
+            held: std::collections::VecDeque::new(),
             uncommitted: 0,
             nowait: false,
             covered_until: 0,
@@ -257,7 +264,7 @@ impl Io {
             while let Some(&slot) = self.free.last() {
                 // a think time must not hold queued requests back
                 if self.uncommitted > 0 && ctx.is_paced() {
-                    self.commit()?;
+                    self.commit(ctx)?;
                 }
                 let req = match src.owed() {
                     Some(r) => r,
@@ -278,7 +285,7 @@ impl Io {
             if exhausted || self.in_flight() == 0 || ctx.stopped() {
                 return self.settle(ctx, src, true);
             }
-            self.commit()?;
+            self.commit(ctx)?;
             let want = self.batch_complete.clamp(1, self.in_flight());
             self.reap(ctx, src, want)?;
         }
@@ -312,7 +319,7 @@ impl Io {
                 };
                 self.put(ctx, src, req, slot)?;
             }
-            self.commit()?;
+            self.commit(ctx)?;
             match next_at {
                 // every slot taken: the next arrival waits for one
                 None => self.reap(ctx, src, 1)?,
@@ -352,7 +359,7 @@ impl Io {
         }
         self.issue(ctx, src, req)?;
         if self.batch > 0 && self.uncommitted >= self.batch {
-            self.commit()?;
+            self.commit(ctx)?;
         }
         Ok(())
     }
@@ -371,7 +378,7 @@ impl Io {
             if self.in_flight() == 0 {
                 ctx.sleep_until(at);
             } else {
-                self.commit()?;
+                self.commit(ctx)?;
                 self.reap_until(ctx, src, at)?;
             }
         }
@@ -384,11 +391,14 @@ impl Io {
         self.depth - self.free.len()
     }
 
-    /// Submit what is queued.
+    /// Submit what is queued, counting the batch (fio's `submit` line).
     #[inline]
-    fn commit(&mut self) -> io::Result<()> {
+    fn commit(&mut self, ctx: &mut Ctx) -> io::Result<()> {
         // always asked: an engine the kernel pushed back keeps requests
         // from an earlier commit
+        if self.uncommitted > 0 {
+            ctx.stats.depths.record_submit(self.uncommitted);
+        }
         self.uncommitted = 0;
         self.engine.commit()
     }
@@ -402,7 +412,10 @@ impl Io {
             let in_flight = self.in_flight() as u32 + 1;
             match self.engine.queue(req).map_err(|e| self.failed(req, e))? {
                 Queued::Done(c) => {
+                    // submitted and completed in one call
                     ctx.stats.depths.record(in_flight);
+                    ctx.stats.depths.record_submit(1);
+                    ctx.stats.depths.record_complete(1);
                     let mut out = std::mem::take(&mut self.done);
                     out.push(c);
                     // as if it had flown: finish_all frees its slot again
@@ -424,7 +437,7 @@ impl Io {
                             self.engine.info().name
                         );
                     }
-                    self.commit()?;
+                    self.commit(ctx)?;
                     self.reap(ctx, src, 1)?;
                 }
             }
@@ -449,9 +462,16 @@ impl Io {
     /// never complete must not keep a stopped run waiting).
     fn reap<S: Source>(&mut self, ctx: &mut Ctx, src: &mut S, min: usize) -> anyhow::Result<()> {
         let mut out = std::mem::take(&mut self.done);
-        let r = self
-            .engine
-            .reap_until(min, now_ns() + SETTLE_WAIT_NS, &mut out);
+        // held ones first; the kernel's only for what they leave short
+        let n = self.take_held(&mut out);
+        let r = if n >= min {
+            Ok(n)
+        } else {
+            self.engine
+                .reap_until(min - n, now_ns() + SETTLE_WAIT_NS, &mut out)
+                .map(|k| k + n)
+        };
+        let r = self.hold_over(r, &mut out);
         self.finish_reaped(ctx, src, out, r, true)
     }
 
@@ -464,8 +484,51 @@ impl Io {
         deadline_ns: u64,
     ) -> anyhow::Result<()> {
         let mut out = std::mem::take(&mut self.done);
-        let r = self.engine.reap_until(1, deadline_ns, &mut out);
+        let r = match self.take_held(&mut out) {
+            0 => self.engine.reap_until(1, deadline_ns, &mut out),
+            n => Ok(n),
+        };
+        let r = self.hold_over(r, &mut out);
         self.finish_reaped(ctx, src, out, r, true)
+    }
+
+    /// Completions held from an earlier wait, up to the most one wait
+    /// takes, into `out`: reaped now, so their latency runs to now (as
+    /// when they wait in the kernel's queue). Returns how many.
+    #[inline]
+    fn take_held(&mut self, out: &mut Vec<Completion>) -> usize {
+        if self.held.is_empty() {
+            return 0;
+        }
+        self.take_held_cold(out)
+    }
+
+    #[cold]
+    fn take_held_cold(&mut self, out: &mut Vec<Completion>) -> usize {
+        let n = self
+            .held
+            .len()
+            .min(self.batch_complete_max.max(self.batch_complete).max(1));
+        let now = now_ns();
+        for mut c in self.held.drain(..n) {
+            c.lat_ns += now.saturating_sub(c.done_ns);
+            c.done_ns = c.done_ns.max(now);
+            out.push(c);
+        }
+        n
+    }
+
+    /// A wait that brought more than the most one takes: the rest held.
+    #[inline]
+    fn hold_over(&mut self, r: io::Result<usize>, out: &mut Vec<Completion>) -> io::Result<usize> {
+        let max = self.batch_complete_max.max(self.batch_complete);
+        match r {
+            Ok(n) if self.batch_complete_max > 0 && out.len() > max => {
+                self.held.extend(out.drain(max..));
+                Ok(n.min(max))
+            }
+            r => r,
+        }
     }
 
     /// What a reap brought back: recorded when `record`, else only freed.
@@ -479,7 +542,10 @@ impl Io {
         record: bool,
     ) -> anyhow::Result<()> {
         let r = match reaped {
-            Ok(_) if record => self.finish_all(ctx, &mut out, src),
+            Ok(n) if record => {
+                ctx.stats.depths.record_complete(n);
+                self.finish_all(ctx, &mut out, src)
+            }
             Ok(_) => {
                 for c in out.drain(..) {
                     self.release(&c);
@@ -508,7 +574,15 @@ impl Io {
         src: &mut S,
         record: bool,
     ) -> anyhow::Result<()> {
-        self.commit()?;
+        self.commit(ctx)?;
+        if !self.held.is_empty() {
+            let mut out = std::mem::take(&mut self.done);
+            let mut n = 0;
+            while !self.held.is_empty() {
+                n += self.take_held(&mut out);
+            }
+            self.finish_reaped(ctx, src, out, Ok(n), record)?;
+        }
         let mut cancelled_at = None;
         while self.in_flight() > 0 {
             let n = self.in_flight();
@@ -780,6 +854,51 @@ mod tests {
             assert_eq!(d.total(), want);
             // most issues find the queue full
             assert!(d.issues[5] > want / 2, "{d:?}");
+        }
+    }
+
+    /// fio's default reaps one completion per wait however many are done:
+    /// with `batch_complete_max` 1 the rest wait for the next reaps, so the
+    /// queue is refilled one at a time and stays full; every request is
+    /// still recorded once, and the last ones are collected at the end.
+    #[test]
+    fn at_most_max_completions_are_taken_per_wait() {
+        for (max, min) in [(0u16, 0u16), (1, 0), (4, 4)] {
+            let spec = EngineSpec::new(Choice::NULLQ)
+                .depth(16)
+                .queue(crate::engine::QueueOpts {
+                    batch: 1,
+                    batch_complete: min,
+                    batch_complete_max: max,
+                    ..Default::default()
+                });
+            let mut io = Io::new(&spec, 1, 4096, 7).unwrap();
+            let file = io.open(Path::new("x"), OpenHow::READ).unwrap();
+            let reads = Reads {
+                file,
+                left: 10_000,
+                next: 0,
+                seen: 0,
+            };
+            let o = crate::runner::run(StopRule::default(), vec![Driven(io, reads)], &NoProgress);
+            assert!(o.complete, "{:?}", o.error);
+            assert_eq!(o.stats.kind(OpKind::Read).unwrap().count, 10_000);
+            let d = o.stats.depths;
+            let waits: u64 = d.completes.iter().sum();
+            let submits: u64 = d.submits.iter().sum();
+            assert_eq!(submits, 10_000, "one request per submit: {d:?}");
+            match max {
+                // the null queue completes several at once: taken together
+                0 => assert!(d.completes[2] + d.completes[3] > waits / 4, "{d:?}"),
+                // one (or four) per wait, all but the two of the final
+                // collection (what was held, and what was still out)
+                _ => {
+                    assert!(d.completes[1] >= waits - 2, "{d:?}");
+                    assert!(waits >= 10_000 / u64::from(max) - 16, "{d:?}");
+                    // refilled as one completes: the queue stays full
+                    assert!(d.issues[4] > 9_000, "{d:?}");
+                }
+            }
         }
     }
 

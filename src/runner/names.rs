@@ -71,6 +71,17 @@ impl Place {
     }
 }
 
+/// The directory `path` is in: "." for a bare name (whose parent is the
+/// empty path, which no system call takes), `path` itself for the root.
+pub fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if p.as_os_str().is_empty() => Path::new("."),
+        Some(p) => p,
+        None if path.as_os_str().is_empty() => Path::new("."),
+        None => path,
+    }
+}
+
 /// Decide where `name` goes; `what` is how messages name it (`-f
 /// ../notes.txt`, `ctl:3: FILE0 = a/b`). See the module doc for the rule.
 pub fn place(what: &str, name: &Path, allow: Allow) -> Result<Place, String> {
@@ -366,6 +377,15 @@ impl Paths {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_bare_names_directory_is_the_working_one() {
+        assert_eq!(dir_of(Path::new("f")), Path::new("."));
+        assert_eq!(dir_of(Path::new("a/f")), Path::new("a"));
+        assert_eq!(dir_of(Path::new("/f")), Path::new("/"));
+        assert_eq!(dir_of(Path::new("/")), Path::new("/"));
+        assert_eq!(dir_of(Path::new("")), Path::new("."));
+    }
+
     use super::*;
 
     const NONE: Allow = Allow {

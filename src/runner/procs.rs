@@ -530,6 +530,9 @@ pub fn run(
             user: own.user + kids.user,
             sys: own.sys + kids.sys,
             max_rss_kib: own.max_rss_kib.max(kids.max_rss_kib),
+            ctx_switches: own.ctx_switches + kids.ctx_switches,
+            major_faults: own.major_faults + kids.major_faults,
+            minor_faults: own.minor_faults + kids.minor_faults,
         }
     };
     let machine = machine0.end(&cpu);

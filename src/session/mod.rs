@@ -371,7 +371,7 @@ impl Began {
         let both = CpuTimes {
             user: own.user + kids.user,
             sys: own.sys + kids.sys,
-            max_rss_kib: 0,
+            ..Default::default()
         };
         self.machine.end(&both)
     }

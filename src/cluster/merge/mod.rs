@@ -231,6 +231,7 @@ pub fn merge(mut reports: Vec<RankReport>, hosts: &[String]) -> Result<(Outcome,
             user: Duration::from_nanos(user),
             sys: Duration::from_nanos(sys),
             max_rss_kib: rss,
+            ..Default::default()
         },
         complete,
         interrupted,

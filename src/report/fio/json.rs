@@ -171,16 +171,16 @@ fn job(j: &FioJobReport, g: &Group, plus: bool) -> Node {
     v.push(("job_runtime", int(j.runtime_ms)));
     v.push(("usr_cpu", Node::Float(j.usr_cpu())));
     v.push(("sys_cpu", Node::Float(j.sys_cpu())));
-    v.push(("ctx", int(0)));
-    v.push(("majf", int(0)));
-    v.push(("minf", int(0)));
+    v.push(("ctx", int(j.ctx)));
+    v.push(("majf", int(j.majf)));
+    v.push(("minf", int(j.minf)));
     let d = j.depth_dist();
     let level = ["1", "2", "4", "8", "16", "32", ">=64"];
     v.push(("iodepth_level", shares(&level, &d)));
-    let s = j.submit_dist();
+    let (s, c) = j.batch_dists();
     let sub = ["0", "4", "8", "16", "32", "64", ">=64"];
     v.push(("iodepth_submit", shares(&sub, &s)));
-    v.push(("iodepth_complete", shares(&sub, &s)));
+    v.push(("iodepth_complete", shares(&sub, &c)));
     let (n, u, m) = j.latency_buckets();
     let r = [
         "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",

@@ -210,6 +210,11 @@ pub struct FioJobReport {
     pub runtime_ms: u64,
     pub usr_cpu_ms: f64,
     pub sys_cpu_ms: f64,
+    /// Context switches, major and minor page faults (fio's `ctx`,
+    /// `majf`, `minf`) of the job's threads.
+    pub ctx: u64,
+    pub majf: u64,
+    pub minf: u64,
     /// In-flight counts at each issue; `None`: not counted.
     pub depths: Option<Depths>,
     pub submission: Submission,
@@ -262,6 +267,9 @@ impl FioJobReport {
             runtime_ms: 0,
             usr_cpu_ms: 0.0,
             sys_cpu_ms: 0.0,
+            ctx: 0,
+            majf: 0,
+            minf: 0,
             depths: None,
             submission: Submission::OnePerCall,
             error: 0,
@@ -285,6 +293,7 @@ impl FioJobReport {
         self.runtime_ms = runtime_ms;
         self.usr_cpu_ms = cpu.user.as_secs_f64() * 1000.0;
         self.sys_cpu_ms = cpu.sys.as_secs_f64() * 1000.0;
+        (self.ctx, self.majf, self.minf) = (cpu.ctx_switches, cpu.major_faults, cpu.minor_faults);
         let queued = OpKind::ALL.iter().any(|&k| st.submission(k).is_some());
         self.submission = if queued {
             Submission::Queued
@@ -355,6 +364,11 @@ impl FioJobReport {
         self.members = r.summary.workers.max(1) as u32;
         self.usr_cpu_ms = r.summary.cpu_user_s * 1000.0;
         self.sys_cpu_ms = r.summary.cpu_sys_s * 1000.0;
+        (self.ctx, self.majf, self.minf) = (
+            r.summary.ctx_switches,
+            r.summary.major_faults,
+            r.summary.minor_faults,
+        );
         let queued = r.ops.values().any(|o| o.submission_ns.is_some());
         self.submission = if queued {
             Submission::Queued
@@ -396,6 +410,8 @@ impl FioJobReport {
                 let total = self.ios_total();
                 let mut x = Depths {
                     max: d.max,
+                    submits: d.submit.unwrap_or_default(),
+                    completes: d.complete.unwrap_or_default(),
                     ..Default::default()
                 };
                 for b in &d.buckets {
@@ -411,6 +427,7 @@ impl FioJobReport {
             None => Depths {
                 issues: [self.ios_total(), 0, 0, 0, 0, 0, 0],
                 max: 1,
+                ..Default::default()
             },
         });
         if r.error.is_some() && !r.complete {
@@ -457,15 +474,20 @@ impl FioJobReport {
         dist(&issues)
     }
 
-    /// fio's `io_u_submit` / `io_u_complete` shares: with one request per
-    /// call every submit and reap carries one (fio's "4" bucket, 1 to 4);
-    /// with a queue iogauge does not count them: all zero.
-    pub fn submit_dist(&self) -> [f64; 7] {
-        match self.submission {
-            Submission::OnePerCall if self.ios_total() > 0 => {
-                dist(&[0, self.ios_total(), 0, 0, 0, 0, 0])
+    /// fio's `io_u_submit` and `io_u_complete` shares, percent of the
+    /// calls: with one request per call every submit and reap carries one
+    /// (fio's "4" bucket, 1 to 4); with a queue, the batches the runner
+    /// counted at each commit and each wait for completions (all zero
+    /// only where none were counted, as in a result written before they
+    /// were).
+    pub fn batch_dists(&self) -> ([f64; 7], [f64; 7]) {
+        match (self.submission, &self.depths) {
+            (Submission::OnePerCall, _) if self.ios_total() > 0 => {
+                let one = dist(&[0, self.ios_total(), 0, 0, 0, 0, 0]);
+                (one, one)
             }
-            _ => [0.0; 7],
+            (Submission::Queued, Some(d)) => (dist(&d.submits), dist(&d.completes)),
+            _ => ([0.0; 7], [0.0; 7]),
         }
     }
 
@@ -769,10 +791,24 @@ mod tests {
         });
         r.depths = Some(Depths::default());
         assert_eq!(r.depth_dist()[0], 100.0);
-        assert_eq!(r.submit_dist()[1], 100.0);
+        assert_eq!(r.batch_dists().0[1], 100.0);
+        assert_eq!(r.batch_dists().1[1], 100.0);
         r.submission = Submission::Queued;
         assert_eq!(r.depth_dist(), [0.0; 7]);
-        assert_eq!(r.submit_dist(), [0.0; 7]);
+        assert_eq!(r.batch_dists(), ([0.0; 7], [0.0; 7]));
+        // a queue: 3 commits of 1 and one of 8; 2 waits of 1, one of 10
+        let mut d = Depths::default();
+        for n in [1, 1, 1, 8] {
+            d.record_submit(n);
+        }
+        for n in [1, 1, 10] {
+            d.record_complete(n);
+        }
+        r.depths = Some(d);
+        let (sub, comp) = r.batch_dists();
+        assert_eq!(sub, [0.0, 75.0, 25.0, 0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(comp[1], 200.0 / 3.0);
+        assert_eq!(comp[3], 100.0 / 3.0);
     }
 
     #[test]

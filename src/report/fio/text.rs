@@ -193,9 +193,12 @@ pub fn job(out: &mut String, j: &FioJobReport, g: &Group) {
     }
     let _ = writeln!(
         out,
-        "  cpu          : usr={}%, sys={}%, ctx=0, majf=0, minf=0",
+        "  cpu          : usr={}%, sys={}%, ctx={}, majf={}, minf={}",
         fixed(j.usr_cpu(), 2),
-        fixed(j.sys_cpu(), 2)
+        fixed(j.sys_cpu(), 2),
+        j.ctx,
+        j.majf,
+        j.minf
     );
     let d = j.depth_dist();
     let _ = writeln!(
@@ -209,8 +212,8 @@ pub fn job(out: &mut String, j: &FioJobReport, g: &Group) {
         fixed(d[5], 1),
         fixed(d[6], 1)
     );
-    let s = j.submit_dist();
-    for what in ["submit    ", "complete  "] {
+    let (sub, comp) = j.batch_dists();
+    for (what, s) in [("submit    ", sub), ("complete  ", comp)] {
         let _ = writeln!(
             out,
             "     {what}: 0={}%, 4={}%, 8={}%, 16={}%, 32={}%, 64={}%, >=64={}%",

@@ -1071,6 +1071,7 @@ fn combined(
             user,
             sys,
             max_rss_kib: CpuTimes::now().max_rss_kib,
+            ..Default::default()
         },
         complete: error.is_none() && !interrupted,
         interrupted,

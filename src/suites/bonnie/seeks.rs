@@ -326,7 +326,7 @@ fn seekers_cpu(o: &runner::Outcome) -> CpuTimes {
     CpuTimes {
         user: Duration::from_nanos(s.iter().map(|r| r.cpu_user_ns).sum()),
         sys: Duration::from_nanos(s.iter().map(|r| r.cpu_sys_ns).sum()),
-        max_rss_kib: 0,
+        ..Default::default()
     }
 }
 

@@ -260,16 +260,6 @@ fn defaults_only(job: &Job) -> Result<(), String> {
             ),
         ));
     }
-    if job.iodepth_batch_complete_max != 0
-        && job.iodepth_batch_complete_max != job.iodepth_batch_complete_min
-        && job.iodepth_batch_complete_max < depth
-    {
-        return Err(refuse(
-            job,
-            "iodepth_batch_complete_max",
-            "iodepth_batch_complete_max below iodepth is not supported: iogauge reaps every completion that is there",
-        ));
-    }
     if job.thinktime_spin_ns != 0 {
         return Err(refuse(
             job,
@@ -479,10 +469,7 @@ impl Files {
                 return Err(refuse(job, at, format!("{name}: no such device")));
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let parent = match path.parent() {
-                    Some(p) if !p.as_os_str().is_empty() => p,
-                    _ => Path::new("."),
-                };
+                let parent = crate::runner::names::dir_of(path);
                 if !parent.is_dir() {
                     return Err(refuse(
                         job,
@@ -569,9 +556,18 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
         })?;
         let batch =
             |v: u32| u16::try_from(if v == 0 { j.iodepth } else { v }.min(u32::from(depth)));
+        let min_reap =
+            u16::try_from(j.iodepth_batch_complete_min.clamp(1, u32::from(depth))).unwrap_or(depth);
         let queue = QueueOpts {
             batch: batch(j.iodepth_batch).unwrap_or(depth),
-            batch_complete: batch(j.iodepth_batch_complete_min).unwrap_or(1).max(1),
+            // a full queue waits for one at least (0 too: fio then waits
+            // for one when full, and iogauge waits only when full)
+            batch_complete: min_reap,
+            // fio's default takes as many per wait as it waits for: one
+            batch_complete_max: match j.iodepth_batch_complete_max {
+                0 => min_reap,
+                m => batch(m).unwrap_or(depth).max(min_reap),
+            },
             ..Default::default()
         };
         let d = dirs_of(j.rw.kind, j.rwmixread);

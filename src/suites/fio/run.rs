@@ -394,6 +394,13 @@ pub struct Span {
     /// Its own thread's CPU over the run.
     pub user_ns: u64,
     pub sys_ns: u64,
+    /// Its thread's context switches and page faults over the run.
+    #[serde(default)]
+    pub ctx: u64,
+    #[serde(default)]
+    pub majf: u64,
+    #[serde(default)]
+    pub minf: u64,
 }
 
 /// One job's worker.
@@ -513,6 +520,9 @@ impl Worker for FioWorker {
             runtime_ns: now_ns().saturating_sub(t0),
             user_ns: used.user.as_nanos() as u64,
             sys_ns: used.sys.as_nanos() as u64,
+            ctx: used.ctx_switches,
+            majf: used.major_faults,
+            minf: used.minor_faults,
         };
         r
     }

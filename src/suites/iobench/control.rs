@@ -326,7 +326,7 @@ fn plan_paths(
                         );
                     }
                 } else if !fake {
-                    let dir = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+                    let dir = crate::runner::names::dir_of(path).to_path_buf();
                     match per_dir.iter_mut().find(|(d, _)| *d == dir) {
                         Some((_, n)) => *n += need,
                         None => per_dir.push((dir, need)),

@@ -129,7 +129,7 @@ fn data_bytes(cfg: &Config, files: &[(String, Place)]) -> (u64, Vec<(PathBuf, u6
     for (_, f) in files {
         match f {
             Place::Outside { path, .. } => {
-                let parent = path.parent().unwrap_or(Path::new("/")).to_path_buf();
+                let parent = crate::runner::names::dir_of(path).to_path_buf();
                 outside.push((parent, per));
             }
             Place::Work(_) => inside += per,
@@ -316,6 +316,7 @@ fn cpu_since(own: CpuTimes, children: CpuTimes) -> CpuTimes {
         user: (now.user + kids.user).saturating_sub(own.user + children.user),
         sys: (now.sys + kids.sys).saturating_sub(own.sys + children.sys),
         max_rss_kib: now.max_rss_kib.max(kids.max_rss_kib),
+        ..Default::default()
     }
 }
 

@@ -235,12 +235,7 @@ impl Remount {
                 "-U {shown}: this is the root file system, which cannot be unmounted; give the mount point of another file system"
             ));
         }
-        let dir = file.parent().unwrap_or(Path::new("."));
-        let dir = if dir.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            dir
-        };
+        let dir = crate::runner::names::dir_of(file);
         let on = |p: &Path| -> Result<bool, String> {
             Ok(mount_of(&mounts, p)
                 .map_err(|e| format!("-U {shown}: {}: {e}", p.display()))?

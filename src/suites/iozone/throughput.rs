@@ -572,6 +572,7 @@ impl<K: Engines> Parent<'_, K> {
             user: a.user + t.cpu.user,
             sys: a.sys + t.cpu.sys,
             max_rss_kib: a.max_rss_kib,
+            ..Default::default()
         });
         Ok(PhaseRun {
             result: PhaseResult {
@@ -916,7 +917,7 @@ impl Tally {
         let cpu = CpuTimes {
             user: Duration::from_nanos(self.user_ns),
             sys: Duration::from_nanos(self.sys_ns),
-            max_rss_kib: 0,
+            ..Default::default()
         };
         let t = ChildTimes { wall_s: 0.0, cpu };
         let wall_s = (self.wall_ns as f64 / 1e9).max(t.cpu_s());
@@ -1693,7 +1694,7 @@ mod tests {
                 cpu: CpuTimes {
                     user: Duration::from_millis(300),
                     sys: Duration::from_millis(200),
-                    max_rss_kib: 0,
+                    ..Default::default()
                 },
             }],
         };

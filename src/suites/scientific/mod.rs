@@ -1120,6 +1120,7 @@ mod tests {
                 user: Duration::from_millis(1),
                 sys: Duration::from_millis(2),
                 max_rss_kib: 10,
+                ..Default::default()
             },
             complete: true,
             interrupted: false,

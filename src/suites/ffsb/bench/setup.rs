@@ -427,7 +427,7 @@ fn base_of(fs: &FileSystem, here: &str) -> Result<PathBuf, String> {
         )),
         Err(_) if fs.run_makes_location => {
             // DIR/fs<i> of --location DIR: made by the run, in DIR
-            Ok(loc.parent().unwrap_or(Path::new(".")).to_path_buf())
+            Ok(crate::runner::names::dir_of(loc).to_path_buf())
         }
         Err(e) => Err(format!(
             "{here}: location {} {}; make the directory first, or give --location DIR",

@@ -359,3 +359,34 @@ fn cpus_allowed_split_pins_each_clone() {
         "{err}"
     );
 }
+
+/// A queued job keeps its queue full as fio does (one completion taken per
+/// wait, so the queue is refilled one at a time): fio's depth, submit and
+/// complete shares are measured, as are the context switches; a job file
+/// naming its file bare gets the disk stats of the working directory's
+/// device (where it is on one).
+#[test]
+fn a_queued_job_reports_its_depth_submits_and_completions_as_fio() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = work_dir();
+    let v = json_run(
+        dir.path(),
+        "[q]\nrw=randread\nbs=4k\nsize=4m\nioengine=libaio\niodepth=8\nloops=3\n",
+        &[],
+    );
+    let j = job(&v, "q");
+    assert_eq!(ios(j, "read"), 3 * 1024);
+    let pct = |k: &str, b: &str| j[k][b].as_f64().unwrap();
+    // the first 7 issues find fewer in flight; every other one, 8
+    assert!(pct("iodepth_level", "8") > 98.0, "{j}");
+    assert_eq!(pct("iodepth_submit", "4"), 100.0, "{j}");
+    // one per wait, but the last waits of each pass collect the rest
+    assert!(pct("iodepth_complete", "4") > 98.0, "{j}");
+    assert!(j["ctx"].as_u64().unwrap() > 0, "{j}");
+    let on_a_disk = std::fs::metadata(dir.path()).unwrap().dev() >> 8 != 0
+        && std::path::Path::new("/proc/diskstats").exists();
+    let disks = v["disk_util"].as_array().map_or(0, Vec::len);
+    if on_a_disk {
+        assert_eq!(disks, 1, "{v}");
+    }
+}

@@ -103,6 +103,11 @@ fn is_zero(n: &u64) -> bool {
     *n == 0
 }
 
+/// Bucket counts, where any was counted.
+fn counted(b: [u64; 7]) -> Option<[u64; 7]> {
+    b.iter().any(|&c| c > 0).then_some(b)
+}
+
 /// How deep the queue ran: in-flight counts seen at each issue.
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct IoDepth {
@@ -385,18 +390,8 @@ impl RunResult {
                             share: c as f64 / n,
                         })
                         .collect(),
-                    submit: st
-                        .depths
-                        .submits
-                        .iter()
-                        .any(|&c| c > 0)
-                        .then_some(st.depths.submits),
-                    complete: st
-                        .depths
-                        .completes
-                        .iter()
-                        .any(|&c| c > 0)
-                        .then_some(st.depths.completes),
+                    submit: counted(st.depths.submits),
+                    complete: counted(st.depths.completes),
                 }
             }),
             cancelled: st.cancelled,

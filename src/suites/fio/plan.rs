@@ -153,6 +153,8 @@ pub struct JobPlan {
     /// `numa_cpu_nodes`, `numa_mem_policy`), split counted over every
     /// job as fio numbers its threads; `None`: where it is.
     pub pin: Option<crate::runner::pin::Pinning>,
+    /// fio's verify phase (`verify=`), when the job has one.
+    pub verify: Option<super::verify::VerifySpec>,
 }
 
 impl JobPlan {
@@ -302,16 +304,6 @@ fn defaults_only(job: &Job) -> Result<(), String> {
             job,
             "fdatasync",
             "fsync and fdatasync together are not supported: give one",
-        ));
-    }
-    if job.verify != "0" {
-        return Err(refuse(
-            job,
-            "verify",
-            format!(
-                "verify={} is not run by iogauge fio yet; iogauge run --verify checks every block it wrote",
-                job.verify
-            ),
         ));
     }
     if job
@@ -633,8 +625,9 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
         for p in &paths {
             let i = files.entry(p, j, allow)?;
             let e = &mut files.list[i];
-            e.read |= d[0];
-            e.write |= d[1] || d[2];
+            // verify_only reads back what an earlier run wrote
+            e.read |= d[0] || j.verify_only;
+            e.write |= (d[1] || d[2]) && !j.verify_only;
             idx.push(i);
         }
         let existing: Vec<Option<u64>> = idx
@@ -743,7 +736,11 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
                 }
                 _ => {}
             }
-            if matches!(e.origin, Origin::Existing) && (d[1] || d[2]) && !allow.write {
+            if matches!(e.origin, Origin::Existing)
+                && (d[1] || d[2])
+                && !j.verify_only
+                && !allow.write
+            {
                 return Err(refuse(
                     j,
                     if j.filename.is_some() {
@@ -803,7 +800,9 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             })?;
             p.is_set().then_some(p)
         };
+        let verify = super::verify::spec(j, &bs, &regions, io_size, seed, random_map)?;
         let plan = JobPlan {
+            verify,
             pin,
             job: j.clone(),
             index,
@@ -855,6 +854,7 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             ));
         }
     }
+    super::verify::check_stages(&out.stages, &files.list)?;
     out.files = files.list;
     Ok(out)
 }

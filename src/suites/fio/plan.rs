@@ -801,6 +801,13 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             p.is_set().then_some(p)
         };
         let verify = super::verify::spec(j, &bs, &regions, io_size, seed, random_map)?;
+        if verify.is_some() && j.verify_async != 0 && j.clone == 0 {
+            out.notes.push(format!(
+                "{}: verify_async={}: iogauge checks each verify read in the job's own thread as it completes (the same checks, no offload threads)",
+                place(j, "verify_async"),
+                j.verify_async
+            ));
+        }
         let plan = JobPlan {
             verify,
             pin,
@@ -992,6 +999,46 @@ mod tests {
         let p = planned(&format!("[j]\ndirectory={d}\nfilename=mine\n")).unwrap();
         assert_eq!(p.stages[0][0].regions[0].len, 1 << 20);
         assert!(matches!(p.files[0].origin, Origin::Existing));
+    }
+
+    #[test]
+    fn verify_takes_fios_interval_and_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let v = |extra: &str| {
+            planned(&format!(
+                "[j]\ndirectory={d}\nsize=1m\nrw=randwrite\nverify=md5\n{extra}\n"
+            ))
+            .map(|p| p.stages[0][0].verify.unwrap())
+        };
+        let s = v("").unwrap();
+        assert_eq!(
+            (s.unit, s.phase, s.sorted, s.only),
+            (4096, true, false, false)
+        );
+        assert!(v("norandommap").unwrap().sorted, "writes may overlap");
+        assert!(v("random_distribution=zipf:1.2").unwrap().sorted);
+        assert_eq!(v("bssplit=8k/50:64k/50").unwrap().unit, 8192);
+        assert_eq!(v("bs=16k\nverify_interval=4k").unwrap().unit, 4096);
+        assert!(!v("do_verify=0").unwrap().phase);
+        // the seed is the job's: another name, another payload
+        let a = v("").unwrap().seed;
+        let b = planned(&format!(
+            "[k]\ndirectory={d}\nsize=1m\nrw=randwrite\nverify=md5\n"
+        ))
+        .unwrap()
+        .stages[0][0]
+            .verify
+            .unwrap()
+            .seed;
+        assert_ne!(a, b);
+        // fio falls back to the block when the interval does not divide it
+        assert_eq!(v("verify_interval=100").unwrap().unit, 4096);
+        let e = v("bs=1000").unwrap_err();
+        assert!(
+            e.starts_with("t.fio:6: ") && e.contains("multiple of 512"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -114,7 +114,10 @@ pub fn spec(
         return Err(refuse(
             j,
             "verify",
-            "verify= on a job that does not write is not supported: fio checks its own headers in whatever it reads, iogauge's units carry a generation only their writer knows; give verify= to the job that writes (its verify phase reads every block back), or give it verify_only=1 to check what an earlier run of it wrote",
+            format!(
+                "verify={} on a job that does not write is not supported: fio checks its own headers in whatever it reads, iogauge's units carry a generation only their writer knows; give verify= to the job that writes (its verify phase reads every block back), or give it verify_only=1 to check what an earlier run of it wrote",
+                j.verify
+            ),
         ));
     }
     if d[2] {

@@ -17,6 +17,7 @@ use crate::suites::fio::job::{self, Place};
 use crate::suites::fio::jobfile::{self, Machine, Parsed, Settings};
 use crate::suites::fio::plan::{self, Allow, JobPlan, Origin, Plan};
 use crate::suites::fio::run::{self, Made, Span, StageOutcome};
+use crate::verify::track::Section;
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -387,9 +388,22 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
         .flat_map(|(_, so)| std::mem::take(&mut so.logs))
         .collect();
     let written = crate::runner::iolog::write(&logs)?;
+    let verified = verify_text(&done);
+    for (_, so) in &done {
+        for v in so.verify.iter().flatten() {
+            for l in &v.lines {
+                eprintln!("{l}");
+            }
+        }
+    }
     for f in how.formats {
         match f {
-            OutputFormat::Normal => text.push_str(&fio_text::render(&reports, &disks)),
+            OutputFormat::Normal => {
+                text.push_str(&fio_text::render(&reports, &disks));
+                if let Some((v, _)) = &verified {
+                    text.push_str(v);
+                }
+            }
             OutputFormat::Json | OutputFormat::JsonPlus => {
                 let v = exporter::version();
                 let doc = fio_json::Doc {
@@ -421,6 +435,21 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
         crate::report::write_json(p, &doc)?;
     }
     drop(made);
+    // wrong data outranks every other ending
+    if let Some((_, v)) = &verified
+        && v.mismatches > 0
+    {
+        eprintln!(
+            "iogauge: verify found {} unit(s) that do not hold what was written{}",
+            v.mismatches,
+            if v.stopped_at_first {
+                " (stopped at the first, verify_fatal)"
+            } else {
+                ""
+            }
+        );
+        return Ok(Status::Mismatch);
+    }
     if let Some(e) = failure {
         return Err(e);
     }
@@ -524,6 +553,7 @@ fn reports_of(done: &[(Vec<JobPlan>, StageOutcome)]) -> Vec<FioJobReport> {
                 continue;
             }
             let mut r = head_of(p).from_stats(&stats, 1, dur(span.runtime_ns), &cpu_of(&[span]));
+            phase_runtimes(&mut r, &[span]);
             if let Some(Some(why)) = o.failures.get(i) {
                 r.error = o
                     .error
@@ -543,8 +573,56 @@ fn reports_of(done: &[(Vec<JobPlan>, StageOutcome)]) -> Vec<FioJobReport> {
         let runtime = spans.iter().map(|s| s.runtime_ns).max().unwrap_or(0);
         let head = out[at].clone();
         out[at] = head.from_stats(&st, members.len(), dur(runtime), &cpu_of(&spans));
+        phase_runtimes(&mut out[at], &spans);
     }
     out
+}
+
+/// A verified job's runtimes per direction, as fio keeps them: writes
+/// over its write passes, reads over its verify phases (and its write
+/// passes too when it also reads there: [`Span::phases`]).
+fn phase_runtimes(r: &mut FioJobReport, spans: &[Span]) {
+    let Some(w) = spans.iter().filter_map(|s| s.phases).map(|p| p.0).max() else {
+        return;
+    };
+    let v = spans
+        .iter()
+        .filter_map(|s| s.phases)
+        .map(|p| p.1)
+        .max()
+        .unwrap_or(0);
+    if let Some(d) = r.write.as_mut() {
+        d.runtime_ms = (w / 1_000_000).max(1);
+    }
+    if let Some(d) = r.read.as_mut() {
+        d.runtime_ms = (v / 1_000_000).max(1);
+    }
+}
+
+/// The verify blocks of the run's verified jobs, and the section of all.
+fn verify_text(done: &[(Vec<JobPlan>, StageOutcome)]) -> Option<(String, Section)> {
+    let mut text = String::new();
+    let mut all: Option<Section> = None;
+    for (stage, so) in done {
+        for (p, v) in stage.iter().zip(&so.verify) {
+            let Some(v) = v else { continue };
+            let name = if p.job.clone == 0 {
+                p.job.name.clone()
+            } else {
+                format!("{}.{}", p.job.name, p.job.clone)
+            };
+            text.push_str(&v.section.render().replacen(
+                "\nVerify\n",
+                &format!("\nVerify ({name})\n"),
+                1,
+            ));
+            match all.as_mut() {
+                None => all = Some(v.section.clone()),
+                Some(a) => a.merge(&v.section),
+            }
+        }
+    }
+    all.map(|a| (text, a))
 }
 
 /// A stage's figures of its `i`th job: its stats (the run's own when it
@@ -629,8 +707,9 @@ fn collection(
             } else {
                 format!("{}.{}", p.job.name, p.job.clone)
             };
-            let r =
+            let mut r =
                 RunResult::new("fio", config, env.clone(), started.to_string()).with_outcome(&one);
+            r.verify = so.verify.get(i).cloned().flatten().map(|v| v.section);
             c.push(Entry::new(name, r));
         }
     }

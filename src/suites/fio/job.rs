@@ -277,6 +277,15 @@ pub const SUPPORTED: &[&str] = &[
     "randrepeat",
     "randseed",
     "verify",
+    // fio's verify phase (suites::fio::verify)
+    "do_verify",
+    "verify_interval",
+    "verify_offset",
+    "verify_fatal",
+    "verify_only",
+    "verify_async",
+    "verify_backlog",
+    "verify_backlog_batch",
     "group_reporting",
     "stonewall",
     "new_group",
@@ -413,6 +422,16 @@ pub struct Job {
     pub randrepeat: bool,
     pub randseed: u64,
     pub verify: String,
+    /// Run the verify phase after the writes (fio's default, 1).
+    pub do_verify: bool,
+    /// Bytes per checked unit; 0: fio's default (the write block size).
+    pub verify_interval: u64,
+    pub verify_offset: u64,
+    pub verify_fatal: bool,
+    pub verify_only: bool,
+    pub verify_async: u32,
+    pub verify_backlog: u64,
+    pub verify_backlog_batch: u64,
     pub group_reporting: bool,
     pub stonewall: bool,
     pub new_group: bool,
@@ -495,6 +514,14 @@ impl Job {
             randrepeat: true,
             randseed: 0x89,
             verify: "0".into(),
+            do_verify: true,
+            verify_interval: 0,
+            verify_offset: 0,
+            verify_fatal: false,
+            verify_only: false,
+            verify_async: 0,
+            verify_backlog: 0,
+            verify_backlog_batch: 0,
             group_reporting: false,
             stonewall: false,
             new_group: false,
@@ -669,6 +696,14 @@ impl Job {
                 }
                 self.verify = t.to_string();
             }
+            "do_verify" => self.do_verify = value::boolean(v)?,
+            "verify_interval" => self.verify_interval = value::size(v, kb)?,
+            "verify_offset" => self.verify_offset = value::size(v, kb)?,
+            "verify_fatal" => self.verify_fatal = value::boolean(v)?,
+            "verify_only" => self.verify_only = value::boolean(v)?,
+            "verify_async" => self.verify_async = int(v)?,
+            "verify_backlog" => self.verify_backlog = value::size(v, kb)?,
+            "verify_backlog_batch" => self.verify_backlog_batch = value::size(v, kb)?,
             "group_reporting" => self.group_reporting = value::boolean(v)?,
             "stonewall" => self.stonewall = value::boolean(v)?,
             "new_group" => self.new_group = value::boolean(v)?,
@@ -791,6 +826,14 @@ impl Job {
                 "randrepeat" => b(self.randrepeat),
                 "randseed" => self.randseed.to_string(),
                 "verify" => self.verify.clone(),
+                "do_verify" => b(self.do_verify),
+                "verify_interval" => self.verify_interval.to_string(),
+                "verify_offset" => self.verify_offset.to_string(),
+                "verify_fatal" => b(self.verify_fatal),
+                "verify_only" => b(self.verify_only),
+                "verify_async" => self.verify_async.to_string(),
+                "verify_backlog" => self.verify_backlog.to_string(),
+                "verify_backlog_batch" => self.verify_backlog_batch.to_string(),
                 "group_reporting" => b(self.group_reporting),
                 "stonewall" => b(self.stonewall),
                 "new_group" => b(self.new_group),
@@ -1311,7 +1354,7 @@ mod tests {
         let shown: Vec<_> = j
             .values()
             .into_iter()
-            .filter(|(n, _)| n.contains("log"))
+            .filter(|(n, _)| n.contains("log") && !n.contains("backlog"))
             .map(|(n, v)| format!("{n}={v}"))
             .collect();
         assert_eq!(

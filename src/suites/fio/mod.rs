@@ -10,6 +10,7 @@ pub mod plan;
 pub mod run;
 pub mod show;
 pub mod value;
+pub mod verify;
 
 pub use job::{Job, Place};
 pub use jobfile::{Parsed, Settings, parse};

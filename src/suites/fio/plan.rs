@@ -153,6 +153,8 @@ pub struct JobPlan {
     /// `numa_cpu_nodes`, `numa_mem_policy`), split counted over every
     /// job as fio numbers its threads; `None`: where it is.
     pub pin: Option<crate::runner::pin::Pinning>,
+    /// fio's verify phase (`verify=`), when the job has one.
+    pub verify: Option<super::verify::VerifySpec>,
 }
 
 impl JobPlan {
@@ -292,16 +294,6 @@ fn defaults_only(job: &Job) -> Result<(), String> {
             job,
             "fdatasync",
             "fsync and fdatasync together are not supported: give one",
-        ));
-    }
-    if job.verify != "0" {
-        return Err(refuse(
-            job,
-            "verify",
-            format!(
-                "verify={} is not run by iogauge fio yet; iogauge run --verify checks every block it wrote",
-                job.verify
-            ),
         ));
     }
     if job
@@ -629,8 +621,9 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
         for p in &paths {
             let i = files.entry(p, j, allow)?;
             let e = &mut files.list[i];
-            e.read |= d[0];
-            e.write |= d[1] || d[2];
+            // verify_only reads back what an earlier run wrote
+            e.read |= d[0] || j.verify_only;
+            e.write |= (d[1] || d[2]) && !j.verify_only;
             idx.push(i);
         }
         let existing: Vec<Option<u64>> = idx
@@ -739,7 +732,11 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
                 }
                 _ => {}
             }
-            if matches!(e.origin, Origin::Existing) && (d[1] || d[2]) && !allow.write {
+            if matches!(e.origin, Origin::Existing)
+                && (d[1] || d[2])
+                && !j.verify_only
+                && !allow.write
+            {
                 return Err(refuse(
                     j,
                     if j.filename.is_some() {
@@ -799,7 +796,16 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             })?;
             p.is_set().then_some(p)
         };
+        let verify = super::verify::spec(j, &bs, &regions, io_size, seed, random_map)?;
+        if verify.is_some() && j.verify_async != 0 && j.clone == 0 {
+            out.notes.push(format!(
+                "{}: verify_async={}: iogauge checks each verify read in the job's own thread as it completes (the same checks, no offload threads)",
+                place(j, "verify_async"),
+                j.verify_async
+            ));
+        }
         let plan = JobPlan {
+            verify,
             pin,
             job: j.clone(),
             index,
@@ -851,6 +857,7 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             ));
         }
     }
+    super::verify::check_stages(&out.stages, &files.list)?;
     out.files = files.list;
     Ok(out)
 }
@@ -988,6 +995,46 @@ mod tests {
         let p = planned(&format!("[j]\ndirectory={d}\nfilename=mine\n")).unwrap();
         assert_eq!(p.stages[0][0].regions[0].len, 1 << 20);
         assert!(matches!(p.files[0].origin, Origin::Existing));
+    }
+
+    #[test]
+    fn verify_takes_fios_interval_and_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let v = |extra: &str| {
+            planned(&format!(
+                "[j]\ndirectory={d}\nsize=1m\nrw=randwrite\nverify=md5\n{extra}\n"
+            ))
+            .map(|p| p.stages[0][0].verify.unwrap())
+        };
+        let s = v("").unwrap();
+        assert_eq!(
+            (s.unit, s.phase, s.sorted, s.only),
+            (4096, true, false, false)
+        );
+        assert!(v("norandommap").unwrap().sorted, "writes may overlap");
+        assert!(v("random_distribution=zipf:1.2").unwrap().sorted);
+        assert_eq!(v("bssplit=8k/50:64k/50").unwrap().unit, 8192);
+        assert_eq!(v("bs=16k\nverify_interval=4k").unwrap().unit, 4096);
+        assert!(!v("do_verify=0").unwrap().phase);
+        // the seed is the job's: another name, another payload
+        let a = v("").unwrap().seed;
+        let b = planned(&format!(
+            "[k]\ndirectory={d}\nsize=1m\nrw=randwrite\nverify=md5\n"
+        ))
+        .unwrap()
+        .stages[0][0]
+            .verify
+            .unwrap()
+            .seed;
+        assert_ne!(a, b);
+        // fio falls back to the block when the interval does not divide it
+        assert_eq!(v("verify_interval=100").unwrap().unit, 4096);
+        let e = v("bs=1000").unwrap_err();
+        assert!(
+            e.starts_with("t.fio:6: ") && e.contains("multiple of 512"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -148,6 +148,8 @@ pub struct FioSource {
     sync_every: Option<u64>,
     writes: u64,
     owed: Option<Req>,
+    /// End at the end of each pass (a verified job verifies then).
+    pub stop_at_pass_end: bool,
 }
 
 impl FioSource {
@@ -211,7 +213,23 @@ impl FioSource {
             sync_every: p.sync_every,
             writes: 0,
             owed: None,
+            stop_at_pass_end: false,
         })
+    }
+
+    /// Start the next pass (after a verify phase).
+    pub fn begin_pass(&mut self) {
+        self.new_pass();
+    }
+
+    /// Whether the job moved all its bytes.
+    pub fn budget_done(&self) -> bool {
+        self.left == Some(0)
+    }
+
+    /// Whether the job's own runtime is over.
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| now_ns() >= d)
     }
 
     /// Bytes count once the clock passes `t0` (the end of the ramp).
@@ -306,6 +324,9 @@ impl Source for FioSource {
             return None;
         }
         if self.pass_left == 0 {
+            if self.stop_at_pass_end {
+                return None;
+            }
             self.new_pass();
         }
         let d = self.direction();
@@ -336,6 +357,10 @@ impl Source for FioSource {
                     }
                     None => {
                         // this file's map is full: the pass is over
+                        if self.stop_at_pass_end {
+                            self.pass_left = 0;
+                            return None;
+                        }
                         self.new_pass();
                         return self.next();
                     }
@@ -401,6 +426,11 @@ pub struct Span {
     pub majf: u64,
     #[serde(default)]
     pub minf: u64,
+    /// A verified job: its time in write passes, and in verify phases
+    /// plus write passes when it reads there too (fio's write and read
+    /// runtimes).
+    #[serde(default)]
+    pub phases: Option<(u64, u64)>,
 }
 
 /// One job's worker.
@@ -418,6 +448,11 @@ pub struct FioWorker {
     log: Option<crate::runner::iolog::LogSpec>,
     /// Where it runs, when the job says.
     pin: Option<crate::runner::pin::Pinning>,
+    /// `verify=`: its checked units and verify phase.
+    verify: Option<Box<super::verify::Checker>>,
+    max_len: usize,
+    /// The job's own requests read (rw, randrw).
+    reads: bool,
 }
 
 impl FioWorker {
@@ -434,7 +469,8 @@ impl FioWorker {
         let depth = p.engine.depth.max(1);
         let mut io = Io::new(&p.engine, depth, max, p.seed ^ p.index as u64)?;
         let dirs = p.dirs();
-        let how = if dirs[1] || dirs[2] {
+        let verify_only = p.verify.is_some_and(|v| v.only);
+        let how = if (dirs[1] || dirs[2]) && !verify_only {
             OpenHow::READ_WRITE
         } else {
             OpenHow::READ
@@ -453,7 +489,8 @@ impl FioWorker {
             .into_iter()
             .enumerate()
         {
-            if dirs[d] {
+            // a verify phase reads
+            if dirs[d] || (d == 0 && p.verify.is_some_and(|v| v.phase)) {
                 kinds.push(k);
             }
         }
@@ -464,7 +501,7 @@ impl FioWorker {
         Ok(FioWorker {
             io,
             src,
-            files: ids,
+            files: ids.clone(),
             kinds,
             end_fsync: p.job.end_fsync,
             pace: p.pace,
@@ -474,6 +511,11 @@ impl FioWorker {
             log: p.job.log_spec(p.index as u32 + 1),
             // split counts the job's number, where the runner counts `at`
             pin: p.pin.map(|x| x.first_worker(p.index - at)),
+            verify: p
+                .verify
+                .map(|v| Box::new(super::verify::Checker::new(p, plan, &ids, v))),
+            max_len: max,
+            reads: dirs[0],
         })
     }
 }
@@ -508,7 +550,12 @@ impl Worker for FioWorker {
         self.src.count_from(t0);
         self.src.deadline = self.own_runtime.map(|r| t0.saturating_add(r));
         let cpu = CpuTimes::thread();
-        let r = self.io.drive(ctx, &mut self.src);
+        let r = match self.verify.as_deref_mut() {
+            None => self.io.drive(ctx, &mut self.src),
+            Some(c) => {
+                super::verify::run_job(&mut self.io, ctx, &mut self.src, c, t0, self.max_len)
+            }
+        };
         if r.is_ok() && self.end_fsync && !runner::signals::interrupted() {
             for &f in &self.files {
                 let c = self.io.exec_named(Req::fsync(f))?;
@@ -523,12 +570,23 @@ impl Worker for FioWorker {
             ctx: used.ctx_switches,
             majf: used.major_faults,
             minf: used.minor_faults,
+            phases: self.verify.as_deref().filter(|c| c.spec.phase).map(|c| {
+                let reads = if self.reads { c.write_ns } else { 0 };
+                (c.write_ns, c.verify_ns + reads)
+            }),
         };
         r
     }
 
     fn finish(&mut self) -> serde_json::Value {
-        serde_json::to_value(self.span).unwrap_or(serde_json::Value::Null)
+        let mut v = serde_json::to_value(self.span).unwrap_or(serde_json::Value::Null);
+        if let (Some(c), Some(o)) = (self.verify.as_deref(), v.as_object_mut()) {
+            o.insert(
+                "verify".into(),
+                serde_json::to_value(c.report()).unwrap_or_default(),
+            );
+        }
+        v
     }
 }
 
@@ -623,6 +681,8 @@ pub struct StageOutcome {
     /// The per-I/O logs its jobs kept, to be written after the last stage
     /// (a log file several jobs share holds each one's lines in turn).
     pub logs: Vec<crate::runner::iolog::IoLog>,
+    /// What each verified job's verify found, in the stage's order.
+    pub verify: Vec<Option<super::verify::JobVerify>>,
 }
 
 /// Run one stage's jobs together.
@@ -654,7 +714,16 @@ pub fn run_stage(plan: &Plan, stage: &[JobPlan], progress: &dyn Progress) -> Res
         .iter()
         .map(|v| serde_json::from_value(v.clone()).unwrap_or_default())
         .collect();
+    let verify = outcome
+        .extras
+        .iter()
+        .map(|v| {
+            v.get("verify")
+                .and_then(|x| serde_json::from_value(x.clone()).ok())
+        })
+        .collect();
     Ok(StageOutcome {
+        verify,
         outcome,
         spans,
         logs: crate::runner::iolog::take(),

@@ -253,7 +253,7 @@ fn refusals_name_their_line_and_make_nothing() {
         ("[a]\nsize=1m\ntime_based\n", 3, "needs a runtime"),
         ("[a]\nsize=1m\ndirectory=nowhere\n", 3, "does not exist"),
         ("[a]\nsize=1m\nverify=md5\n", 3, "verify=md5"),
-        ("[a]\nsize=1m\nrw=read:-4k\n", 3, "backwards"),
+        ("[a]\nsize=1m\nrw=read:-2k\n", 3, "backwards"),
         (
             "[a]\nsize=1m\n[b]\nsize=1m\n[c]\nsize=1m\nwait_for=a\n",
             7,

@@ -82,10 +82,12 @@ pub enum RwKind {
     RandRw,
     /// Sequential trims, each followed by a write of the same blocks.
     TrimWrite,
+    /// Random trims, each followed by a write of the same blocks.
+    RandTrimWrite,
 }
 
 impl RwKind {
-    const ALL: [(&'static str, RwKind); 10] = [
+    const ALL: [(&'static str, RwKind); 11] = [
         ("read", RwKind::Read),
         ("write", RwKind::Write),
         ("trim", RwKind::Trim),
@@ -96,6 +98,7 @@ impl RwKind {
         ("readwrite", RwKind::ReadWrite),
         ("randrw", RwKind::RandRw),
         ("trimwrite", RwKind::TrimWrite),
+        ("randtrimwrite", RwKind::RandTrimWrite),
     ];
     pub fn name(self) -> &'static str {
         Self::ALL
@@ -106,7 +109,11 @@ impl RwKind {
     pub fn is_random(self) -> bool {
         matches!(
             self,
-            RwKind::RandRead | RwKind::RandWrite | RwKind::RandTrim | RwKind::RandRw
+            RwKind::RandRead
+                | RwKind::RandWrite
+                | RwKind::RandTrim
+                | RwKind::RandRw
+                | RwKind::RandTrimWrite
         )
     }
 }
@@ -269,6 +276,8 @@ pub const SUPPORTED: &[&str] = &[
     "thinktime",
     "thinktime_spin",
     "thinktime_blocks",
+    "thinktime_blocks_type",
+    "thinktime_iotime",
     "fsync",
     "fdatasync",
     "end_fsync",
@@ -413,6 +422,11 @@ pub struct Job {
     pub thinktime_ns: u64,
     pub thinktime_spin_ns: u64,
     pub thinktime_blocks: u32,
+    /// `thinktime_blocks` counts completed blocks (fio's default,
+    /// `complete`) or issued ones (`issue`).
+    pub thinktime_blocks_issue: bool,
+    /// Think once this much time passed since the last think; 0: never.
+    pub thinktime_iotime_ns: u64,
     pub fsync: u32,
     pub fdatasync: u32,
     pub end_fsync: bool,
@@ -506,6 +520,8 @@ impl Job {
             thinktime_ns: 0,
             thinktime_spin_ns: 0,
             thinktime_blocks: 1,
+            thinktime_blocks_issue: false,
+            thinktime_iotime_ns: 0,
             fsync: 0,
             fdatasync: 0,
             end_fsync: false,
@@ -677,6 +693,16 @@ impl Job {
             "thinktime" => self.thinktime_ns = time(v, TimeUnit::Micros)?,
             "thinktime_spin" => self.thinktime_spin_ns = time(v, TimeUnit::Micros)?,
             "thinktime_blocks" => self.thinktime_blocks = at_least(int(v)?, 1, "thinktime_blocks")?,
+            "thinktime_blocks_type" => {
+                self.thinktime_blocks_issue = match v.trim() {
+                    "complete" => false,
+                    "issue" => true,
+                    t => {
+                        return Err(format!("'{t}': thinktime_blocks_type is complete or issue"));
+                    }
+                }
+            }
+            "thinktime_iotime" => self.thinktime_iotime_ns = time(v, TimeUnit::Seconds)?,
             "fsync" => self.fsync = int(v)?,
             "fdatasync" => self.fdatasync = int(v)?,
             "end_fsync" => self.end_fsync = value::boolean(v)?,
@@ -818,6 +844,13 @@ impl Job {
                 "thinktime" => ns(self.thinktime_ns),
                 "thinktime_spin" => ns(self.thinktime_spin_ns),
                 "thinktime_blocks" => self.thinktime_blocks.to_string(),
+                "thinktime_blocks_type" => if self.thinktime_blocks_issue {
+                    "issue"
+                } else {
+                    "complete"
+                }
+                .into(),
+                "thinktime_iotime" => ns(self.thinktime_iotime_ns),
                 "fsync" => self.fsync.to_string(),
                 "fdatasync" => self.fdatasync.to_string(),
                 "end_fsync" => b(self.end_fsync),
@@ -1028,12 +1061,9 @@ fn rw(v: &str, kb: u64) -> Result<Rw, String> {
     let name = name.split(',').next().unwrap_or(name).trim();
     let kind = match RwKind::ALL.iter().find(|(n, _)| *n == name) {
         Some((_, k)) => *k,
-        None if name == "randtrimwrite" => {
-            return Err("rw=randtrimwrite is not supported by iogauge".into());
-        }
         None => {
             return Err(format!(
-                "'{name}' is not a pattern of fio (read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite)"
+                "'{name}' is not a pattern of fio (read, write, trim, randread, randwrite, randtrim, rw, readwrite, randrw, trimwrite, randtrimwrite)"
             ));
         }
     };
@@ -1268,10 +1298,9 @@ mod tests {
         assert_eq!(job(&["rw=trimwrite"]).unwrap().rw.kind, RwKind::TrimWrite);
         assert!(job(&["rw=randread:0"]).is_err());
         assert!(job(&["rw=rand"]).is_err());
-        assert!(
-            job(&["rw=randtrimwrite"])
-                .unwrap_err()
-                .contains("not supported")
+        assert_eq!(
+            job(&["rw=randtrimwrite"]).unwrap().rw.kind,
+            RwKind::RandTrimWrite
         );
         assert_eq!(job(&["rwmixwrite=30"]).unwrap().rwmixread, 70);
         assert!(job(&["rwmixread=101"]).is_err());

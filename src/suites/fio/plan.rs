@@ -141,6 +141,11 @@ pub struct JobPlan {
     /// The job's own runtime limit; `None`: none.
     pub runtime: Option<Duration>,
     pub pace: Option<Pace>,
+    /// fio's think times (`thinktime` and its options); `None`: none.
+    pub think: Option<Think>,
+    /// Drain the queue to this depth once it is full before queueing
+    /// again (fio's `iodepth_low`); `None`: refill at once.
+    pub depth_low: Option<u16>,
     /// A sync after every N writes (fdatasync with the engine's datasync).
     pub sync_every: Option<u64>,
     pub dist: Dist,
@@ -181,7 +186,7 @@ pub fn dirs_of(kind: RwKind, rwmixread: u32) -> [bool; 3] {
         RwKind::Write | RwKind::RandWrite => [false, true, false],
         RwKind::Trim | RwKind::RandTrim => [false, false, true],
         RwKind::ReadWrite | RwKind::RandRw => [rwmixread > 0, rwmixread < 100, false],
-        RwKind::TrimWrite => [false, true, true],
+        RwKind::TrimWrite | RwKind::RandTrimWrite => [false, true, true],
     }
 }
 
@@ -251,44 +256,7 @@ fn engine_of(job: &Job) -> (Choice, Option<String>) {
 /// The options iogauge reads but runs only at fio's default: a job that
 /// sets another value is refused there.
 fn defaults_only(job: &Job) -> Result<(), String> {
-    let depth = job.iodepth;
-    if job.iodepth_low != 0 && job.iodepth_low != depth {
-        return Err(refuse(
-            job,
-            "iodepth_low",
-            format!(
-                "iodepth_low={} is not supported: iogauge refills the queue as soon as a request completes (fio's iodepth_low=iodepth)",
-                job.iodepth_low
-            ),
-        ));
-    }
-    if job.thinktime_spin_ns != 0 {
-        return Err(refuse(
-            job,
-            "thinktime_spin",
-            "thinktime_spin is not supported: iogauge sleeps the whole think time",
-        ));
-    }
-    if job.thinktime_blocks != 1 && job.thinktime_ns != 0 {
-        return Err(refuse(
-            job,
-            "thinktime_blocks",
-            "thinktime_blocks other than 1 is not supported: iogauge thinks before every request",
-        ));
-    }
-    if job.rw.seq_add < 0 {
-        return Err(refuse(
-            job,
-            "rw",
-            format!(
-                "{}: going backwards is not supported",
-                job.origin.get("rw").map_or("rw", |o| o.1.as_str())
-            ),
-        ));
-    }
-    if job.rw.kind == RwKind::TrimWrite {
-        return Err(refuse(job, "rw", "rw=trimwrite is not supported"));
-    }
+    rw_refusal(job)?;
     if job.fsync != 0 && job.fdatasync != 0 {
         return Err(refuse(
             job,
@@ -317,9 +285,83 @@ fn defaults_only(job: &Job) -> Result<(), String> {
     Ok(())
 }
 
+/// What iogauge does not run of `rw`: a negative skip smaller than a
+/// block (fio then steps forward over blocks it read), and a trimwrite
+/// whose trims and writes differ in size (fio then lets the two drift
+/// apart).
+fn rw_refusal(job: &Job) -> Result<(), String> {
+    let text = || job.origin.get("rw").map_or("rw", |o| o.1.as_str());
+    let bs = bs_of(job);
+    if job.rw.seq_add < 0 && !job.rw.kind.is_random() {
+        let largest = bs.iter().map(BsDraw::max).max().unwrap_or(1);
+        if job.rw.seq_add.unsigned_abs() < largest {
+            return Err(refuse(
+                job,
+                "rw",
+                format!(
+                    "{}: a backwards skip smaller than the largest block ({largest} bytes) is not supported (fio then steps forwards over blocks it just read)",
+                    text()
+                ),
+            ));
+        }
+    }
+    if matches!(job.rw.kind, RwKind::TrimWrite | RwKind::RandTrimWrite) && bs[1] != bs[2] {
+        return Err(refuse(
+            job,
+            "rw",
+            format!(
+                "{}: trims and writes of different block sizes are not supported: give them one bs",
+                text()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// fio's think time, as `handle_thinktime` takes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Think {
+    /// The whole think time, ns.
+    pub total_ns: u64,
+    /// The part of it spent spinning the CPU (the rest sleeps), ns.
+    pub spin_ns: u64,
+    /// Think after this many blocks since the last think (0: only by time).
+    pub blocks: u64,
+    /// Count issued blocks, not completed ones.
+    pub issue: bool,
+    /// Think once this long passed since the last think, ns; 0: never.
+    pub iotime_ns: u64,
+}
+
+/// A job's think time: `None` without `thinktime`.
+fn think_of(job: &Job) -> Option<Think> {
+    if job.thinktime_ns == 0 {
+        return None;
+    }
+    // fio: with thinktime_iotime and no thinktime_blocks set, time alone
+    // decides (the default of one block would think after each)
+    let by_time_only = job.thinktime_iotime_ns != 0 && !job.origin.contains_key("thinktime_blocks");
+    Some(Think {
+        total_ns: job.thinktime_ns,
+        spin_ns: job.thinktime_spin_ns,
+        blocks: if by_time_only {
+            0
+        } else {
+            u64::from(job.thinktime_blocks)
+        },
+        issue: job.thinktime_blocks_issue,
+        iotime_ns: job.thinktime_iotime_ns,
+    })
+}
+
+/// fio's `iodepth_low`: 0 or more than the depth is the depth (no drain).
+fn depth_low_of(job: &Job, depth: u16) -> Option<u16> {
+    let low = job.iodepth_low;
+    (low != 0 && low < u32::from(depth)).then_some(low as u16)
+}
+
 /// The pace of a job's own: `rate` and `rate_iops` as a byte cap per
-/// direction (fio turns IOPS into bytes with the smallest block), or
-/// `thinktime` before each request.
+/// direction (fio turns IOPS into bytes with the smallest block).
 fn pace_of(job: &Job, bs: &[BsDraw; 3]) -> Result<Option<Pace>, String> {
     let mut cap = ByteCap {
         process: match job.rate_process {
@@ -345,21 +387,20 @@ fn pace_of(job: &Job, bs: &[BsDraw; 3]) -> Result<Option<Pace>, String> {
             *lane = Some(iops[d] as f64 * bs[d].min() as f64);
         }
     }
-    let think = (job.thinktime_ns != 0).then(|| Duration::from_nanos(job.thinktime_ns));
-    if think.is_some() && !cap.is_none() {
+    if job.thinktime_ns != 0 && !cap.is_none() {
         return Err(refuse(
             job,
             "thinktime",
             "thinktime with rate or rate_iops is not supported: give one",
         ));
     }
-    if cap.is_none() && think.is_none() {
+    if cap.is_none() {
         return Ok(None);
     }
     let pace = Pace {
         rate: None,
         arrivals: Arrivals::Uniform,
-        think,
+        think: None,
         seed: job.randseed,
         cap,
     };
@@ -760,7 +801,13 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             Some(t) if j.filesize.is_none() => t,
             _ => regions.iter().map(|r| r.len).sum(),
         };
-        let budget = (!j.time_based).then(|| io_size.saturating_mul(u64::from(j.loops.max(1))));
+        // a trimwrite trims each byte, then writes it: twice the bytes
+        let twice = if d[1] && d[2] { 2 } else { 1 };
+        let budget = (!j.time_based).then(|| {
+            io_size
+                .saturating_mul(u64::from(j.loops.max(1)))
+                .saturating_mul(twice)
+        });
         let dist =
             dist::parse(&j.random_distribution).map_err(|e| refuse(j, "random_distribution", e))?;
         // fio's random map covers any block sizes (in blocks of the
@@ -804,6 +851,14 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
                 j.verify_async
             ));
         }
+        let think = think_of(j);
+        if verify.as_ref().is_some_and(|v| v.phase) && think.is_some() {
+            return Err(refuse(
+                j,
+                "thinktime",
+                "thinktime with verify is not supported: the verify phase drives the writes without pauses",
+            ));
+        }
         let plan = JobPlan {
             verify,
             pin,
@@ -812,6 +867,8 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             regions,
             engine,
             pace: pace_of(j, &bs)?,
+            think,
+            depth_low: depth_low_of(j, depth),
             bs,
             budget,
             runtime: (j.runtime_ns != 0).then(|| Duration::from_nanos(j.runtime_ns)),
@@ -1035,6 +1092,56 @@ mod tests {
             e.starts_with("t.fio:6: ") && e.contains("multiple of 512"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn think_times_depth_low_and_patterns_plan_as_fio() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let one = |extra: &str| {
+            planned(&format!("[j]\ndirectory={d}\nsize=64k\n{extra}"))
+                .map(|p| p.stages[0][0].clone())
+        };
+        let j = one("thinktime=1ms\nthinktime_spin=200\nthinktime_blocks=8\n").unwrap();
+        assert_eq!(
+            j.think,
+            Some(Think {
+                total_ns: 1_000_000,
+                spin_ns: 200_000,
+                blocks: 8,
+                issue: false,
+                iotime_ns: 0
+            })
+        );
+        assert!(j.pace.is_none(), "a think time is not the runner's pace");
+        // thinktime_iotime alone: time decides, not the default 1 block
+        let j = one("thinktime=1ms\nthinktime_iotime=2\nthinktime_blocks_type=issue\n").unwrap();
+        let t = j.think.unwrap();
+        assert_eq!((t.blocks, t.iotime_ns, t.issue), (0, 2_000_000_000, true));
+        assert!(one("thinktime_blocks=8\n").unwrap().think.is_none());
+        // iodepth_low: 0 or at least the depth is no drain
+        let j = one("ioengine=libaio\niodepth=16\niodepth_low=4\n").unwrap();
+        assert_eq!(j.depth_low, Some(4));
+        assert_eq!(
+            one("ioengine=libaio\niodepth=16\niodepth_low=32\n")
+                .unwrap()
+                .depth_low,
+            None
+        );
+        assert_eq!(
+            one("iodepth=16\niodepth_low=4\n").unwrap().depth_low,
+            None,
+            "psync: depth 1"
+        );
+        // trimwrite moves twice the bytes: each trimmed, then written
+        let j = one("rw=trimwrite\n").unwrap();
+        assert_eq!((j.dirs(), j.budget), ([false, true, true], Some(128 << 10)));
+        assert!(one("rw=randtrimwrite\n").unwrap().random_map);
+        let e = one("rw=trimwrite\nbs=4k,8k,4k\n").unwrap_err();
+        assert!(e.starts_with("t.fio:4: ") && e.contains("one bs"), "{e}");
+        let e = one("rw=read:-2k\n").unwrap_err();
+        assert!(e.contains("smaller than the largest block"), "{e}");
+        assert_eq!(one("rw=read:-8k\n").unwrap().job.rw.seq_add, -8192);
     }
 
     #[test]

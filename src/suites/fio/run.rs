@@ -4,7 +4,7 @@
 //! back as the runner's [`Outcome`] with each job's own span and CPU.
 
 use super::job::RwKind;
-use super::plan::{BsDraw, JobPlan, Origin, Plan};
+use super::plan::{BsDraw, JobPlan, Origin, Plan, Think};
 use crate::engine::{FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind};
@@ -114,6 +114,126 @@ struct FileState {
     seq_next: u64,
     /// A descriptor to drop the region's pages by (buffered jobs only).
     cache: Option<std::fs::File>,
+    /// Backwards: fio's `last_pos` per direction (the end of the last
+    /// request, in the file), and the file's size.
+    last: [u64; 3],
+    real: u64,
+    /// trimwrite: the trim just issued (offset in the region, length),
+    /// whose blocks the next write of this file covers.
+    trimmed: Option<(u64, u64)>,
+}
+
+/// fio's `get_next_seq_offset` with a negative skip of `back` bytes:
+/// the next offset in the file (not the region) after the request that
+/// ended at `last`, in the region that starts at `start`, `io_size` long,
+/// of a file of `real` bytes; `None` where fio finds no next offset (the
+/// job's end). The first request is at the region's start; the next one
+/// wraps to its end, less the skip, and each goes down from there.
+/// `reset`: fio's time-based rewind of a job with one file. fio's own
+/// arithmetic is kept, unsigned wrap and all: with an offset, the wrap
+/// lands `start` bytes higher than the region's end less the skip.
+pub fn back_step(
+    last: &mut u64,
+    start: u64,
+    io_size: u64,
+    real: u64,
+    back: u64,
+    reset: bool,
+) -> Option<u64> {
+    if reset && *last >= io_size.saturating_add(start) {
+        *last = start;
+    }
+    if *last >= real {
+        return None;
+    }
+    let end = io_size.min(real);
+    if *last == start && start != 0 {
+        *last = end;
+    }
+    let mut pos = last.wrapping_sub(start);
+    if pos != 0 {
+        pos = pos.wrapping_sub(back);
+        if pos >= real {
+            pos = end.wrapping_sub(back);
+        }
+    }
+    let abs = pos.wrapping_add(start);
+    (abs < real).then_some(abs)
+}
+
+/// A job's think times as fio's `handle_thinktime` takes them: after
+/// every `blocks` blocks (issued, or completed) or once `iotime` passed,
+/// the queue drains and the job spins, then sleeps, the think time.
+#[derive(Clone, Debug)]
+pub struct Thinker {
+    spec: Think,
+    issued: u64,
+    completed: u64,
+    /// The block count at the last think.
+    last_blocks: u64,
+    /// When the last think ended (clock ns).
+    last_at: u64,
+    /// A think is due; the count it was decided at.
+    due: Option<u64>,
+}
+
+impl Thinker {
+    pub fn new(spec: Think) -> Thinker {
+        Thinker {
+            spec,
+            issued: 0,
+            completed: 0,
+            last_blocks: 0,
+            last_at: now_ns(),
+            due: None,
+        }
+    }
+
+    /// Whether the job thinks before its next request (fio asks after
+    /// each request it issued: the same point).
+    #[inline]
+    fn check(&mut self) -> bool {
+        let mut stall = false;
+        if self.spec.iotime_ns != 0 {
+            if now_ns().saturating_sub(self.last_at) >= self.spec.iotime_ns {
+                stall = true;
+            } else if self.spec.blocks == 0 {
+                return false;
+            }
+        }
+        let b = if self.spec.issue {
+            self.issued
+        } else {
+            self.completed
+        };
+        if self.spec.blocks != 0 && b >= self.last_blocks + self.spec.blocks {
+            stall = true;
+        }
+        if stall {
+            self.due = Some(b);
+        }
+        stall
+    }
+
+    /// Think now, nothing in flight: spin `spin`, sleep the rest of the
+    /// think time, ending at `end` (clock ns) or at the run's stop.
+    pub fn think(&mut self, ctx: &Ctx, end: u64) {
+        let Some(b) = self.due.take() else {
+            return;
+        };
+        let t = now_ns();
+        let spin_to = t.saturating_add(self.spec.spin_ns).min(end);
+        while now_ns() < spin_to && !ctx.stopped() {
+            std::hint::spin_loop();
+        }
+        let spun = now_ns().saturating_sub(t);
+        let left = self.spec.total_ns.saturating_sub(spun);
+        if left > 0 && !ctx.stopped() {
+            ctx.sleep_until(now_ns().saturating_add(left).min(end));
+        }
+        self.last_blocks = b;
+        self.last_at = now_ns();
+    }
 }
 
 /// The requests of one fio job, as fio's `get_next_offset`,
@@ -133,6 +253,14 @@ pub struct FioSource {
     unit: u64,
     seq_nr: u32,
     seq_add: u64,
+    /// A negative skip's size (fio's negative `ddir_seq_add`); 0: forwards.
+    back: u64,
+    time_based: bool,
+    /// trimwrite / randtrimwrite: each trim followed by a write of its
+    /// blocks.
+    trimwrite: bool,
+    /// Think times, when the job has them.
+    pub think: Option<Thinker>,
     /// Bytes left to move (counted after the ramp); `None`: time-based.
     left: Option<u64>,
     /// Bytes of one pass over the regions, and what is left of this one:
@@ -189,9 +317,15 @@ impl FioSource {
                 seq_left: 0,
                 seq_next: 0,
                 cache,
+                last: [r.start; 3],
+                real: f.size,
+                trimmed: None,
             });
         }
-        let pass: u64 = p.regions.iter().map(|r| r.len).sum();
+        let trimwrite = matches!(p.job.rw.kind, RwKind::TrimWrite | RwKind::RandTrimWrite);
+        // a trimwrite pass trims every byte and writes it
+        let pass: u64 =
+            p.regions.iter().map(|r| r.len).sum::<u64>() * if trimwrite { 2 } else { 1 };
         Ok(FioSource {
             rng,
             files,
@@ -204,6 +338,14 @@ impl FioSource {
             unit,
             seq_nr: p.job.rw.seq_nr.max(1),
             seq_add: u64::try_from(p.job.rw.seq_add).unwrap_or(0),
+            back: if p.job.rw.seq_add < 0 {
+                p.job.rw.seq_add.unsigned_abs()
+            } else {
+                0
+            },
+            time_based: p.budget.is_none(),
+            trimwrite,
+            think: p.think.map(Thinker::new),
             left: p.budget,
             pass,
             pass_left: pass,
@@ -236,13 +378,49 @@ impl FioSource {
     pub fn count_from(&mut self, t0: u64) {
         self.counting_from = t0;
         self.counting = now_ns() >= t0;
+        if let Some(t) = self.think.as_mut() {
+            t.last_at = now_ns();
+        }
+    }
+
+    /// Whether the source stopped for a think time (not at its end).
+    pub fn thinking(&self) -> bool {
+        self.think.as_ref().is_some_and(|t| t.due.is_some())
+    }
+
+    /// A sequential offset in file `fi` (in its region) for a request of
+    /// direction `d`, `len` long; `None`: fio's end of the file.
+    #[inline]
+    fn seq_offset(&mut self, fi: usize, d: usize, len: u64) -> Option<u64> {
+        let one = self.files.len() == 1;
+        let f = &mut self.files[fi];
+        if self.back != 0 {
+            let abs = back_step(
+                &mut f.last[d],
+                f.start,
+                f.len,
+                f.real,
+                self.back,
+                self.time_based && one,
+            )?;
+            f.last[d] = abs + len;
+            return Some(abs - f.start);
+        }
+        let mut off = f.pos[d];
+        if off + len > f.len {
+            off = 0;
+        }
+        f.pos[d] = off + len + self.seq_add;
+        Some(off)
     }
 
     #[inline]
     fn direction(&mut self) -> usize {
         match self.kind {
             RwKind::Read | RwKind::RandRead => 0,
-            RwKind::Write | RwKind::RandWrite | RwKind::TrimWrite => 1,
+            RwKind::Write | RwKind::RandWrite => 1,
+            // the trim before each write: see `next`
+            RwKind::TrimWrite | RwKind::RandTrimWrite => 2,
             RwKind::Trim | RwKind::RandTrim => 2,
             RwKind::ReadWrite | RwKind::RandRw => {
                 if below(&mut self.rng, 100) < self.rwmixread {
@@ -320,6 +498,12 @@ impl Source for FioSource {
         if !self.counting && now_ns() >= self.counting_from {
             self.counting = true;
         }
+        // fio thinks after a request, the last one too
+        if let Some(t) = self.think.as_mut()
+            && t.check()
+        {
+            return None;
+        }
         if self.left == Some(0) {
             return None;
         }
@@ -329,14 +513,19 @@ impl Source for FioSource {
             }
             self.new_pass();
         }
-        let d = self.direction();
-        let mut len = self.bs[d].draw(&mut self.rng);
         let fi = self.next_file;
         self.next_file = if fi + 1 == self.files.len() {
             0
         } else {
             fi + 1
         };
+        if self.trimwrite
+            && let Some((off, len)) = self.files[fi].trimmed.take()
+        {
+            return self.trimmed_write(fi, off, len);
+        }
+        let d = self.direction();
+        let mut len = self.bs[d].draw(&mut self.rng);
         len = len.min(self.files[fi].len);
         if let (Some(left), true) = (self.left, self.counting)
             && len > left
@@ -367,16 +556,53 @@ impl Source for FioSource {
                 }
             }
         } else {
-            let f = &mut self.files[fi];
-            let mut off = f.pos[d];
-            if off + len > f.len {
-                off = 0;
-            }
-            f.pos[d] = off + len + self.seq_add;
-            off
+            self.seq_offset(fi, d, len)?
         };
+        Some(self.emit(fi, d, off, len))
+    }
+
+    #[inline]
+    fn owed(&mut self) -> Option<Req> {
+        self.owed.take()
+    }
+
+    #[inline]
+    fn done(&mut self, c: &crate::engine::Completion) -> anyhow::Result<()> {
+        if let Some(t) = self.think.as_mut()
+            && c.req.kind != OpKind::Fsync
+        {
+            t.completed += 1;
+        }
+        Ok(())
+    }
+}
+
+impl FioSource {
+    /// trimwrite: the write of the blocks file `fi`'s last trim covered
+    /// (`off` in its region, `len` long), as fio's `get_next_block` and
+    /// `get_next_buflen` give it.
+    #[inline]
+    fn trimmed_write(&mut self, fi: usize, off: u64, mut len: u64) -> Option<Req> {
+        if let (Some(left), true) = (self.left, self.counting)
+            && len > left
+        {
+            len = left;
+        }
+        Some(self.emit(fi, 1, off, len))
+    }
+
+    /// The request of direction `d` at `off` in file `fi`'s region, `len`
+    /// long, counted.
+    #[inline]
+    fn emit(&mut self, fi: usize, d: usize, off: u64, len: u64) -> Req {
         let f = &mut self.files[fi];
         f.seq_next = off + len;
+        if self.trimwrite && d == 2 {
+            f.trimmed = Some((off, len));
+        }
+        if let Some(t) = self.think.as_mut() {
+            t.issued += 1;
+        }
         self.pass_left = self.pass_left.saturating_sub(len);
         if self.counting
             && let Some(left) = self.left.as_mut()
@@ -396,18 +622,13 @@ impl Source for FioSource {
                 self.owed = Some(Req::fsync(f.id));
             }
         }
-        Some(Req {
+        Req {
             kind,
             file: f.id,
             offset: f.start + off,
             len: len as u32,
             slot: 0,
-        })
-    }
-
-    #[inline]
-    fn owed(&mut self) -> Option<Req> {
-        self.owed.take()
+        }
     }
 }
 
@@ -468,6 +689,9 @@ impl FioWorker {
         let max = p.max_len() as usize;
         let depth = p.engine.depth.max(1);
         let mut io = Io::new(&p.engine, depth, max, p.seed ^ p.index as u64)?;
+        if let Some(low) = p.depth_low {
+            io.drain_to(usize::from(low));
+        }
         let dirs = p.dirs();
         let verify_only = p.verify.is_some_and(|v| v.only);
         let how = if (dirs[1] || dirs[2]) && !verify_only {
@@ -520,6 +744,25 @@ impl FioWorker {
     }
 }
 
+impl FioWorker {
+    /// Drive the job's requests; with think times, the source stops at
+    /// each think, the driver returns with nothing in flight (fio drains
+    /// the queue before it thinks), the job thinks, and driving resumes.
+    /// A think is no request's latency: none is in flight.
+    fn drive_thinking(&mut self, ctx: &mut Ctx) -> Result<()> {
+        loop {
+            self.io.drive(ctx, &mut self.src)?;
+            if !self.src.thinking() || ctx.stopped() || runner::signals::interrupted() {
+                return Ok(());
+            }
+            let end = self.src.deadline.unwrap_or(u64::MAX);
+            if let Some(t) = self.src.think.as_mut() {
+                t.think(ctx, end);
+            }
+        }
+    }
+}
+
 impl Worker for FioWorker {
     fn kinds(&self) -> &[OpKind] {
         &self.kinds
@@ -550,8 +793,10 @@ impl Worker for FioWorker {
         self.src.count_from(t0);
         self.src.deadline = self.own_runtime.map(|r| t0.saturating_add(r));
         let cpu = CpuTimes::thread();
+        // a verified job's passes are driven by its verify phase (a think
+        // time with verify is refused when planned)
         let r = match self.verify.as_deref_mut() {
-            None => self.io.drive(ctx, &mut self.src),
+            None => self.drive_thinking(ctx),
             Some(c) => {
                 super::verify::run_job(&mut self.io, ctx, &mut self.src, c, t0, self.max_len)
             }
@@ -770,6 +1015,75 @@ mod tests {
         }
         assert_eq!(m.next_free(0), None);
         assert_eq!(m.pick(&mut worker_rng(1, 0)), None);
+    }
+
+    /// The offsets `back_step` gives, KiB, for requests of `len` KiB.
+    fn backwards(start: u64, size: u64, real: u64, back: u64, len: u64, n: usize) -> Vec<u64> {
+        let k = 1024;
+        let mut last = start * k;
+        let mut out = Vec::new();
+        for _ in 0..n {
+            match back_step(&mut last, start * k, size * k, real * k, back * k, false) {
+                Some(off) => {
+                    out.push(off / k);
+                    last = off + len * k;
+                }
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// The offsets fio 3.33 gives (its write_iolog, ioengine=null) for a
+    /// negative skip: the first request at the region's start, the next
+    /// at its end less the skip, then down; with an offset, fio's wrap
+    /// lands `offset` higher than the region's end less the skip.
+    #[test]
+    fn backwards_offsets_are_fios() {
+        assert_eq!(
+            backwards(0, 64, 64, 8, 4, 17),
+            [
+                0, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0, 56
+            ]
+        );
+        assert_eq!(
+            backwards(0, 64, 64, 12, 4, 9),
+            [0, 52, 44, 36, 28, 20, 12, 4, 52]
+        );
+        assert_eq!(
+            backwards(0, 32, 32, 16, 4, 6),
+            [0, 16, 4, 16, 4, 16],
+            "rw=read:-16k, size=32k"
+        );
+        assert_eq!(backwards(0, 64, 64, 4, 4, 3), [0, 0, 0], "skip = block");
+        assert_eq!(backwards(0, 64, 64, 6, 4, 4), [0, 58, 56, 54]);
+        // offset=16k size=32k in a 64 KiB file
+        assert_eq!(
+            backwards(16, 32, 64, 8, 4, 9),
+            [24, 20, 16, 40, 36, 32, 28, 24, 20]
+        );
+        // bsrange 4k-8k: an 8 KiB request that ends at the file's end ends
+        // the job (fio: 0/4, 24/8, then no offset)
+        let mut last = 0;
+        assert_eq!(
+            back_step(&mut last, 0, 32 << 10, 32 << 10, 8 << 10, false),
+            Some(0)
+        );
+        last = 4 << 10;
+        assert_eq!(
+            back_step(&mut last, 0, 32 << 10, 32 << 10, 8 << 10, false),
+            Some(24 << 10)
+        );
+        last = 32 << 10;
+        assert_eq!(
+            back_step(&mut last, 0, 32 << 10, 32 << 10, 8 << 10, false),
+            None
+        );
+        // time-based with one file: back to the start instead
+        assert_eq!(
+            back_step(&mut last, 0, 32 << 10, 32 << 10, 8 << 10, true),
+            Some(0)
+        );
     }
 
     /// With fio's map, bssplit=4k/50:16k/30:64k/20 gives a mean request

@@ -127,8 +127,8 @@ pub struct IoDepth {
 /// One bucket of [`IoDepth`].
 #[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 pub struct DepthShare {
-    /// The bucket's bound: issues with more in flight than the bound below
-    /// and at most this many (64 takes everything above 32).
+    /// The bucket's lowest count: issues that found at least this many in
+    /// flight and fewer than twice as many (64: 64 or more), as fio's.
     pub depth: u32,
     /// Share of all issues, 0 to 1.
     pub share: f64,

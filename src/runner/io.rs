@@ -880,8 +880,9 @@ mod tests {
             assert_eq!(d.max, 32, "{d:?}");
             assert_eq!(d.issues[6], 0, "never above 32: {d:?}");
             assert_eq!(d.total(), want);
-            // most issues find the queue full
-            assert!(d.issues[5] > want / 2, "{d:?}");
+            // most issues find the queue at least half full (the null
+            // queue completes several at once)
+            assert!(d.issues[4] + d.issues[5] > want / 2, "{d:?}");
         }
     }
 
@@ -923,8 +924,12 @@ mod tests {
                 _ => {
                     assert!(d.completes[1] >= waits - 2, "{d:?}");
                     assert!(waits >= 10_000 / u64::from(max) - 16, "{d:?}");
-                    // refilled as one completes: the queue stays full
-                    assert!(d.issues[4] > 9_000, "{d:?}");
+                    // refilled as they complete: the queue stays full (at
+                    // 16, fio's bucket 16) or within the batch of it
+                    match max {
+                        1 => assert!(d.issues[4] > 9_000, "{d:?}"),
+                        _ => assert!(d.issues[3] + d.issues[4] > 9_000, "{d:?}"),
+                    }
                 }
             }
         }
@@ -932,7 +937,7 @@ mod tests {
 
     /// With `drain_to` (fio's `iodepth_low`), a full queue drains to the
     /// low mark before it is filled again: requests go out at depths from
-    /// low + 1 to the depth, evenly; without it, at the depth.
+    /// low + 1 to the depth; without it, near the depth.
     #[test]
     fn a_full_queue_drains_to_the_low_mark() {
         let want = 12_000;
@@ -942,16 +947,21 @@ mod tests {
         assert!(o.complete, "{:?}", o.error);
         assert_eq!(o.stats.kind(OpKind::Read).unwrap().count, want);
         let d = o.stats.depths;
-        // buckets 1, 2, 3-4, 5-8, 9-16: 5..16 is 4 in 5-8, 8 in 9-16 (a
-        // reap may take the queue below the mark: the engine gives what
-        // completed, as fio's getevents does)
+        // fio's buckets 1, 2-3, 4-7, 8-15, 16-31: issues at 5..16 fall
+        // mostly in 4-7 and 8-15, one in twelve in 16-31 (a reap may take
+        // the queue below the mark: the engine gives what completed, as
+        // fio's getevents does)
         let share = |i: usize| d.issues[i] as f64 / want as f64;
-        assert!(share(0) + share(1) + share(2) < 0.2, "{d:?}");
-        assert!((0.2..0.4).contains(&share(3)), "{d:?}");
-        assert!((0.5..0.7).contains(&share(4)), "{d:?}");
+        assert!(share(0) + share(1) < 0.15, "{d:?}");
+        assert!(share(2) > 0.15, "{d:?}");
+        assert!(share(4) < 0.3, "{d:?}");
         let o = crate::runner::run(StopRule::default(), vec![driven(16, want)], &NoProgress);
         let d = o.stats.depths;
-        assert!(d.issues[4] as f64 > 0.9 * want as f64, "{d:?}");
+        // without: refilled from where the completions left it (the null
+        // queue completes several at once), never drained to 4-7
+        let share = |i: usize| d.issues[i] as f64 / want as f64;
+        assert!(share(3) + share(4) > 0.9, "{d:?}");
+        assert!(share(2) < 0.05, "{d:?}");
     }
 
     /// Page-cache hits submitted by one call and reaped by one are alike

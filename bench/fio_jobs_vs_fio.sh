@@ -310,7 +310,7 @@ say ""
 say "  files: $((accepted + refused))  accepted: $accepted  refused: $refused"
 say "  of the accepted: compared $compared, over ${LIMIT}s with fio $over (of which compared shortened: $shortened)"
 say "  refusals by cause (count, cause):"
-printf '%s\n' "${reasons[@]}" | sort | uniq -c | sort -rn | sed 's/^/    /'
+((${#reasons[@]})) && printf '%s\n' "${reasons[@]}" | sort | uniq -c | sort -rn | sed 's/^/    /'
 say ""
 
 # ------------------------------------------------------------ own job files

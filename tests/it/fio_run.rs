@@ -8,21 +8,6 @@ use crate::common::*;
 use serde_json::Value;
 use std::path::Path;
 
-/// `iogauge fio ARGS` in `dir`; (exit code, stdout, stderr).
-fn fio_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = iogauge()
-        .current_dir(dir)
-        .arg("fio")
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
-
 /// Run a job file's text in `dir` with fio's JSON on stdout.
 fn json_run(dir: &Path, job: &str, extra: &[&str]) -> Value {
     std::fs::write(dir.join("t.fio"), job).unwrap();

@@ -513,3 +513,18 @@ pub fn signal_and_wait(
     let status = wait_for(child, std::time::Duration::from_secs(5));
     (status, t.elapsed())
 }
+
+/// `iogauge fio ARGS` in `dir`; (exit code, stdout, stderr).
+pub fn fio_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = iogauge()
+        .current_dir(dir)
+        .arg("fio")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}

@@ -133,9 +133,10 @@ fn value_of(name: &'static str) -> BoxedStrategy<String> {
         "size" | "offset" | "offset_increment" | "randseed" => size(),
         "runtime" | "ramp_time" | "thinktime" | "thinktime_spin" => time(),
         "direct" | "buffered" | "thread" | "time_based" | "end_fsync" | "norandommap"
-        | "randrepeat" | "group_reporting" | "stonewall" | "new_group" => {
-            words(&["0", "1", "1", "2", "yes", ""])
-        }
+        | "randrepeat" | "group_reporting" | "stonewall" | "new_group" | "invalidate"
+        | "overwrite" | "create_fsync" => words(&["0", "1", "1", "2", "yes", ""]),
+        "fallocate" => words(&["native", "none", "posix", "1", "2", "x"]),
+        "fadvise_hint" => words(&["0", "1", "random", "noreuse", "x"]),
         "kb_base" => words(&["1024", "1000", "1001"]),
         "rate_process" => words(&["linear", "poisson", "x"]),
         "verify" => words(&["0", "md5", "crc32c", "crc99"]),
@@ -177,6 +178,8 @@ fn good_value(name: &'static str) -> BoxedStrategy<String> {
         "thinktime" | "thinktime_spin" => &["0", "50", "1ms", "(2*1ms)"],
         "kb_base" => &["1024", "1000"],
         "rate_process" => &["linear", "poisson"],
+        "fallocate" => &["native", "none", "posix", "keep", "truncate", "0", "1"],
+        "fadvise_hint" => &["0", "1", "random", "sequential"],
         "verify" => &["0", "md5", "crc32c"],
         "rwmixread" | "rwmixwrite" => &["0", "30", "70", "100"],
         "random_distribution" => &["random", "zipf:1.2"],
@@ -187,7 +190,8 @@ fn good_value(name: &'static str) -> BoxedStrategy<String> {
         "numjobs" => &["1", "2", "$ncpus", "$ncpus*2"],
         "iodepth" => &["1", "16", "1k", "$ncpus"],
         "direct" | "buffered" | "thread" | "time_based" | "end_fsync" | "norandommap"
-        | "randrepeat" | "group_reporting" | "stonewall" | "new_group" => &["0", "1"],
+        | "randrepeat" | "group_reporting" | "stonewall" | "new_group" | "invalidate"
+        | "overwrite" | "create_fsync" => &["0", "1"],
         _ => &["1", "2", "4"],
     };
     prop::sample::select(w.to_vec())

@@ -187,6 +187,85 @@ pub enum RateProcess {
     Poisson,
 }
 
+/// `fallocate`: how a file the run creates is given its blocks before
+/// the jobs start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fallocate {
+    /// Sparse: blocks come as the jobs write (`none`, `0`).
+    None,
+    /// fallocate(2), mode 0 (fio's default on Linux); where the file
+    /// system does not have it, as `none`.
+    Native,
+    /// posix_fallocate(3) (`posix`, `1`).
+    Posix,
+    /// fallocate(2) with FALLOC_FL_KEEP_SIZE (`keep`).
+    Keep,
+    /// ftruncate(2) only (`truncate`): sparse, as `none`.
+    Truncate,
+}
+
+impl Fallocate {
+    const ALL: [(&'static str, Fallocate); 7] = [
+        ("none", Fallocate::None),
+        ("native", Fallocate::Native),
+        ("posix", Fallocate::Posix),
+        ("keep", Fallocate::Keep),
+        ("truncate", Fallocate::Truncate),
+        ("0", Fallocate::None),
+        ("1", Fallocate::Posix),
+    ];
+    pub fn name(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("native", |(n, _)| n)
+    }
+    fn parse(v: &str) -> Result<Fallocate, String> {
+        let t = v.trim();
+        Self::ALL
+            .iter()
+            .find(|(n, _)| *n == t)
+            .map(|(_, k)| *k)
+            .ok_or_else(|| {
+                format!("'{t}': fallocate is none, native, posix, keep, truncate, 0 or 1")
+            })
+    }
+}
+
+/// `fadvise_hint`: the advice given to the kernel on each data file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FadviseHint {
+    /// `0`: none.
+    None,
+    /// `1` (fio's default): RANDOM for a random pattern, else SEQUENTIAL.
+    Pattern,
+    Random,
+    Sequential,
+}
+
+impl FadviseHint {
+    pub fn name(self) -> &'static str {
+        match self {
+            FadviseHint::None => "0",
+            FadviseHint::Pattern => "1",
+            FadviseHint::Random => "random",
+            FadviseHint::Sequential => "sequential",
+        }
+    }
+    fn parse(v: &str) -> Result<FadviseHint, String> {
+        match v.trim() {
+            "0" => Ok(FadviseHint::None),
+            "1" => Ok(FadviseHint::Pattern),
+            "random" => Ok(FadviseHint::Random),
+            "sequential" => Ok(FadviseHint::Sequential),
+            "noreuse" => Err("fadvise_hint=noreuse is not supported by iogauge (it takes 0, 1, random or sequential)".into()),
+            t => Err(format!("'{t}': fadvise_hint is 0, 1, random, sequential or noreuse")),
+        }
+    }
+}
+
 /// One block size of a `bssplit` and its share in percent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct BsShare {
@@ -281,6 +360,12 @@ pub const SUPPORTED: &[&str] = &[
     "fsync",
     "fdatasync",
     "end_fsync",
+    // how created files are laid out, and the page cache
+    "fallocate",
+    "overwrite",
+    "create_fsync",
+    "invalidate",
+    "fadvise_hint",
     "random_distribution",
     "norandommap",
     "randrepeat",
@@ -430,6 +515,16 @@ pub struct Job {
     pub fsync: u32,
     pub fdatasync: u32,
     pub end_fsync: bool,
+    pub fallocate: Fallocate,
+    /// A writing job's created file is filled with data first, as for a
+    /// reader (fio's `overwrite`).
+    pub overwrite: bool,
+    /// fsync a created file after laying it out (fio's default, 1).
+    pub create_fsync: bool,
+    /// Drop the file's pages from the page cache at the start and at each
+    /// new pass (fio's default, 1; buffered I/O only).
+    pub invalidate: bool,
+    pub fadvise_hint: FadviseHint,
     /// As written; read by the workload's distribution parser.
     pub random_distribution: String,
     pub norandommap: bool,
@@ -525,6 +620,11 @@ impl Job {
             fsync: 0,
             fdatasync: 0,
             end_fsync: false,
+            fallocate: Fallocate::Native,
+            overwrite: false,
+            create_fsync: true,
+            invalidate: true,
+            fadvise_hint: FadviseHint::Pattern,
             random_distribution: "random".into(),
             norandommap: false,
             randrepeat: true,
@@ -706,6 +806,11 @@ impl Job {
             "fsync" => self.fsync = int(v)?,
             "fdatasync" => self.fdatasync = int(v)?,
             "end_fsync" => self.end_fsync = value::boolean(v)?,
+            "fallocate" => self.fallocate = Fallocate::parse(v)?,
+            "overwrite" => self.overwrite = value::boolean(v)?,
+            "create_fsync" => self.create_fsync = value::boolean(v)?,
+            "invalidate" => self.invalidate = value::boolean(v)?,
+            "fadvise_hint" => self.fadvise_hint = FadviseHint::parse(v)?,
             "random_distribution" => self.random_distribution = nonempty(v)?.trim().to_string(),
             "norandommap" => self.norandommap = value::boolean(v)?,
             "randrepeat" => self.randrepeat = value::boolean(v)?,
@@ -854,6 +959,11 @@ impl Job {
                 "fsync" => self.fsync.to_string(),
                 "fdatasync" => self.fdatasync.to_string(),
                 "end_fsync" => b(self.end_fsync),
+                "fallocate" => self.fallocate.name().into(),
+                "overwrite" => b(self.overwrite),
+                "create_fsync" => b(self.create_fsync),
+                "invalidate" => b(self.invalidate),
+                "fadvise_hint" => self.fadvise_hint.name().into(),
                 "random_distribution" => self.random_distribution.clone(),
                 "norandommap" => b(self.norandommap),
                 "randrepeat" => b(self.randrepeat),
@@ -1209,6 +1319,40 @@ mod tests {
             j.apply(n, v, &at())?;
         }
         Ok(j)
+    }
+
+    #[test]
+    fn layout_and_cache_options_read_as_fio() {
+        let j = job(&[]).unwrap();
+        assert_eq!(j.fallocate, Fallocate::Native);
+        assert!(j.invalidate && j.create_fsync && !j.overwrite);
+        assert_eq!(j.fadvise_hint, FadviseHint::Pattern);
+        for (v, want) in [
+            ("none", Fallocate::None),
+            ("0", Fallocate::None),
+            ("1", Fallocate::Posix),
+            ("posix", Fallocate::Posix),
+            ("keep", Fallocate::Keep),
+            ("truncate", Fallocate::Truncate),
+            ("native", Fallocate::Native),
+        ] {
+            assert_eq!(job(&[&format!("fallocate={v}")]).unwrap().fallocate, want);
+        }
+        assert!(job(&["fallocate=2"]).is_err());
+        for (v, want) in [
+            ("0", FadviseHint::None),
+            ("1", FadviseHint::Pattern),
+            ("random", FadviseHint::Random),
+            ("sequential", FadviseHint::Sequential),
+        ] {
+            let j = job(&[&format!("fadvise_hint={v}")]).unwrap();
+            assert_eq!(j.fadvise_hint, want);
+            assert_eq!(j.fadvise_hint.name(), v);
+        }
+        let e = job(&["fadvise_hint=noreuse"]).unwrap_err();
+        assert!(e.contains("not supported"), "{e}");
+        let j = job(&["invalidate=0", "overwrite=1", "create_fsync=0"]).unwrap();
+        assert!(!j.invalidate && j.overwrite && !j.create_fsync);
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //!   `wait_for`, which iogauge takes as a stonewall when it names the only
 //!   job running before it): that job starts once all before it ended.
 
-use super::job::{IoEngine, Job, Place, RateProcess, RwKind};
+use super::job::{FadviseHint, Fallocate, IoEngine, Job, Place, RateProcess, RwKind};
 use super::value::SizeOrPct;
 use crate::engine::{Access, Choice, EngineSpec, QueueOpts};
 use crate::env::device::{self, BlockDevice};
@@ -68,6 +68,14 @@ pub struct FileEntry {
     pub read: bool,
     /// Some job writes or trims it.
     pub write: bool,
+    /// A created file is filled with data first: some job reads it, or
+    /// writes it with `overwrite` (fio's new layout).
+    pub fill: bool,
+    /// How a created file gets its blocks (`fallocate` of the job that
+    /// named it first).
+    pub fallocate: Fallocate,
+    /// fsync a created file once laid out (`create_fsync`).
+    pub create_fsync: bool,
 }
 
 /// A job's part of one file.
@@ -529,6 +537,9 @@ impl Files {
             origin,
             read: false,
             write: false,
+            fill: false,
+            fallocate: job.fallocate,
+            create_fsync: job.create_fsync,
         });
         self.by_path.insert(path.to_path_buf(), self.list.len() - 1);
         Ok(self.list.len() - 1)
@@ -604,18 +615,40 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             ..Default::default()
         };
         let d = dirs_of(j.rw.kind, j.rwmixread);
-        let access = if j.rw.kind.is_random() {
+        let pattern = if j.rw.kind.is_random() {
             Access::Random
         } else {
             Access::Sequential
         };
+        // the advice of fadvise_hint; the mmap engine's madvise follows
+        // `access` too, where fio's follows the pattern
+        let access = match j.fadvise_hint {
+            FadviseHint::None | FadviseHint::Pattern => pattern,
+            FadviseHint::Random => Access::Random,
+            FadviseHint::Sequential => Access::Sequential,
+        };
+        if choice == Choice::MMAP && access != pattern {
+            return Err(refuse(
+                j,
+                "fadvise_hint",
+                format!(
+                    "fadvise_hint={} with ioengine=mmap on a {} pattern is not supported: iogauge's mmap engine advises the mapping as the file",
+                    j.fadvise_hint.name(),
+                    if pattern == Access::Random {
+                        "random"
+                    } else {
+                        "sequential"
+                    }
+                ),
+            ));
+        }
         let engine = EngineSpec::new(choice)
             .direct(j.direct)
             .depth(depth)
             .queue(if queued { queue } else { QueueOpts::default() })
             .datasync(j.fdatasync != 0)
             .access(access)
-            .fadvise(true);
+            .fadvise(j.fadvise_hint != FadviseHint::None);
         engine.check().map_err(|e| refuse(j, "ioengine", e))?;
         let bs = bs_of(j);
         // every request slot holds the largest block: refuse what no
@@ -665,6 +698,7 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             // verify_only reads back what an earlier run wrote
             e.read |= d[0] || j.verify_only;
             e.write |= (d[1] || d[2]) && !j.verify_only;
+            e.fill |= e.read || (d[1] && j.overwrite);
             idx.push(i);
         }
         let existing: Vec<Option<u64>> = idx

@@ -3,7 +3,7 @@
 //! request stream ([`FioSource`]) and pace. What a stage measured comes
 //! back as the runner's [`Outcome`] with each job's own span and CPU.
 
-use super::job::RwKind;
+use super::job::{Fallocate, RwKind};
 use super::plan::{BsDraw, JobPlan, Origin, Plan, Think};
 use crate::engine::{FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
@@ -302,11 +302,13 @@ impl FioSource {
                 }
             };
             let f = &plan.files[r.file];
-            let cache = if p.engine.direct || matches!(f.origin, Origin::Device(_)) {
-                None
-            } else {
-                std::fs::File::open(&f.path).ok()
-            };
+            // fio drops a buffered file's pages at each new pass
+            let cache =
+                if p.engine.direct || !p.job.invalidate || matches!(f.origin, Origin::Device(_)) {
+                    None
+                } else {
+                    std::fs::File::open(&f.path).ok()
+                };
             files.push(FileState {
                 id,
                 start: r.start,
@@ -853,8 +855,10 @@ impl Drop for Made {
 }
 
 /// Make the files the plan creates: each made new (`O_EXCL`: never one
-/// that appeared meanwhile), filled with data when a job reads it, else
-/// given its size (as fio lays out files). Untimed.
+/// that appeared meanwhile), given its blocks as `fallocate` says, then
+/// filled with data when a job reads it (or writes it with `overwrite`)
+/// and fsynced (`create_fsync`), as fio lays out files. A file no job
+/// fills is given its size without data. Untimed.
 pub fn make_files(plan: &Plan, made: &mut Made, progress: &dyn Progress) -> Result<()> {
     let mut buf = vec![0u8; 1 << 20];
     for (n, f) in plan.files.iter().enumerate() {
@@ -868,35 +872,75 @@ pub fn make_files(plan: &Plan, made: &mut Made, progress: &dyn Progress) -> Resu
             .open(&f.path)
             .with_context(|| format!("cannot create {}", f.path.display()))?;
         made.paths.push(f.path.clone());
-        if f.read {
-            progress.status(&format!("laying out {}", f.path.display()));
-            let mut left = f.size;
-            let mut chunk = 0u64;
-            while left > 0 {
-                if runner::signals::interrupted() {
-                    return Ok(());
-                }
-                crate::data::fill_random(&mut buf, chunk ^ ((n as u64) << 40));
-                chunk += 1;
-                let k = left.min(buf.len() as u64) as usize;
-                file.write_all(&buf[..k])
-                    .with_context(|| format!("cannot write {}", f.path.display()))?;
-                left -= k as u64;
+        allocate(&file, f.size, f.fallocate).with_context(|| {
+            format!("cannot allocate {} bytes for {}", f.size, f.path.display())
+        })?;
+        file.set_len(f.size)
+            .with_context(|| format!("cannot size {}", f.path.display()))?;
+        if !f.fill {
+            continue;
+        }
+        progress.status(&format!("laying out {}", f.path.display()));
+        let mut left = f.size;
+        let mut chunk = 0u64;
+        while left > 0 {
+            if runner::signals::interrupted() {
+                return Ok(());
             }
+            crate::data::fill_random(&mut buf, chunk ^ ((n as u64) << 40));
+            chunk += 1;
+            let k = left.min(buf.len() as u64) as usize;
+            file.write_all(&buf[..k])
+                .with_context(|| format!("cannot write {}", f.path.display()))?;
+            left -= k as u64;
+        }
+        if f.create_fsync {
             file.sync_all()
                 .with_context(|| format!("cannot fsync {}", f.path.display()))?;
-        } else {
-            file.set_len(f.size)
-                .with_context(|| format!("cannot size {}", f.path.display()))?;
         }
     }
     Ok(())
 }
 
+/// Give a new, empty file `size` bytes of blocks as fio's `fallocate`
+/// mode does. `native` and `keep` on a file system without fallocate(2)
+/// leave the file sparse, as fio does; running out of space is an error.
+fn allocate(file: &std::fs::File, size: u64, mode: Fallocate) -> std::io::Result<()> {
+    if size == 0 {
+        return Ok(());
+    }
+    let len =
+        libc::off_t::try_from(size).map_err(|_| std::io::Error::from_raw_os_error(libc::EFBIG))?;
+    let fd = file.as_raw_fd();
+    let r = match mode {
+        Fallocate::None | Fallocate::Truncate => return Ok(()),
+        // SAFETY: fallocate(2) on an open descriptor of ours.
+        Fallocate::Native => unsafe { libc::fallocate(fd, 0, 0, len) },
+        // SAFETY: as above.
+        Fallocate::Keep => unsafe { libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, len) },
+        Fallocate::Posix => {
+            // SAFETY: posix_fallocate(3) on an open descriptor of ours;
+            // it returns the error number instead of setting errno.
+            match unsafe { libc::posix_fallocate(fd, 0, len) } {
+                0 => return Ok(()),
+                e => return Err(std::io::Error::from_raw_os_error(e)),
+            }
+        }
+    };
+    if r == 0 {
+        return Ok(());
+    }
+    let e = std::io::Error::last_os_error();
+    match e.raw_os_error() {
+        Some(libc::EOPNOTSUPP | libc::ENOSYS) => Ok(()),
+        _ => Err(e),
+    }
+}
+
 /// Drop the regular files' pages from the page cache before a stage (fio's
 /// `invalidate=1`, its default): buffered reads then start cold.
 pub fn invalidate(plan: &Plan, stage: &[JobPlan]) {
-    for p in stage {
+    for p in stage.iter().filter(|p| p.job.invalidate) {
         for r in &p.regions {
             let f = &plan.files[r.file];
             if matches!(f.origin, Origin::Device(_)) {

@@ -592,10 +592,10 @@ fn phase_runtimes(r: &mut FioJobReport, spans: &[Span]) {
         .max()
         .unwrap_or(0);
     if let Some(d) = r.write.as_mut() {
-        d.runtime_ms = (w / 1_000_000).max(1);
+        d.runtime_ms = (w / 1000).div_ceil(1000).max(1);
     }
     if let Some(d) = r.read.as_mut() {
-        d.runtime_ms = (v / 1_000_000).max(1);
+        d.runtime_ms = (v / 1000).div_ceil(1000).max(1);
     }
 }
 

@@ -288,7 +288,8 @@ impl FioJobReport {
         elapsed: std::time::Duration,
         cpu: &crate::measure::CpuTimes,
     ) -> Self {
-        let runtime_ms = elapsed.as_millis() as u64;
+        // fio rounds a runtime up to the millisecond (update_runtime)
+        let runtime_ms = (elapsed.as_micros() as u64).div_ceil(1000);
         self.members = members.max(1) as u32;
         self.runtime_ms = runtime_ms;
         self.usr_cpu_ms = cpu.user.as_secs_f64() * 1000.0;
@@ -359,7 +360,7 @@ impl FioJobReport {
     /// Fill the figures from a result document (`--json`): the latency
     /// histograms kept there (the total latency's) give the percentiles.
     pub fn from_result(mut self, r: &RunResult) -> Self {
-        let runtime_ms = (r.elapsed_s * 1000.0) as u64;
+        let runtime_ms = ((r.elapsed_s * 1e6) as u64).div_ceil(1000);
         self.runtime_ms = runtime_ms;
         self.members = r.summary.workers.max(1) as u32;
         self.usr_cpu_ms = r.summary.cpu_user_s * 1000.0;

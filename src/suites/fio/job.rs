@@ -310,6 +310,25 @@ const ALIASES: &[(&str, &str)] = &[
     ("timeout", "runtime"),
     ("allrandrepeat", "randrepeat"),
     ("wait_for_previous", "stonewall"),
+    ("io_limit", "io_size"),
+];
+
+/// The options of fio's built-in profiles (`tiobench`, `act`) that are
+/// not options of a job: fio takes them in any job file and, without
+/// `profile=`, does nothing with them. iogauge takes them the same way,
+/// with a note.
+pub const PROFILE_OPTIONS: &[&str] = &[
+    "block",
+    "numruns",
+    "dir",
+    "threads",
+    "device-names",
+    "load",
+    "test-duration",
+    "threads-per-queue",
+    "read-req-num-512-blocks",
+    "large-block-op-kbytes",
+    "prep",
 ];
 
 /// Every option iogauge takes, by its fio name (aliases in [`ALIASES`];
@@ -330,6 +349,7 @@ pub const SUPPORTED: &[&str] = &[
     "directory",
     "offset",
     "offset_increment",
+    "io_size",
     "ioengine",
     "iodepth",
     "iodepth_batch",
@@ -384,6 +404,7 @@ pub const SUPPORTED: &[&str] = &[
     "stonewall",
     "new_group",
     "wait_for",
+    "gtod_reduce",
     // fio's per-I/O logs (crate::runner::iolog)
     "write_lat_log",
     "write_bw_log",
@@ -414,7 +435,11 @@ pub fn canonical(name: &str) -> Option<&'static str> {
         .iter()
         .find(|(a, _)| *a == name)
         .map_or(name, |(_, c)| c);
-    SUPPORTED.iter().copied().find(|s| *s == n)
+    SUPPORTED
+        .iter()
+        .chain(PROFILE_OPTIONS)
+        .copied()
+        .find(|s| *s == n)
 }
 
 /// Whether `name` takes no value.
@@ -473,6 +498,8 @@ pub struct Job {
     pub directory: Option<String>,
     pub offset: SizeOrPct,
     pub offset_increment: SizeOrPct,
+    /// Bytes to move per loop instead of `size` (fio's `io_size`).
+    pub io_size: Option<SizeOrPct>,
     pub ioengine: IoEngine,
     pub iodepth: u32,
     pub iodepth_batch: u32,
@@ -515,6 +542,10 @@ pub struct Job {
     pub fsync: u32,
     pub fdatasync: u32,
     pub end_fsync: bool,
+    /// fio's `gtod_reduce`: taken, latencies measured anyway (a note).
+    pub gtod_reduce: bool,
+    /// Options of fio's profiles the job named (they do nothing).
+    pub profile_options: Vec<String>,
     pub fallocate: Fallocate,
     /// A writing job's created file is filled with data first, as for a
     /// reader (fio's `overwrite`).
@@ -592,6 +623,7 @@ impl Job {
             directory: None,
             offset: SizeOrPct::Bytes(0),
             offset_increment: SizeOrPct::Bytes(0),
+            io_size: None,
             ioengine: IoEngine::Psync,
             iodepth: 1,
             iodepth_batch: 1,
@@ -620,6 +652,8 @@ impl Job {
             fsync: 0,
             fdatasync: 0,
             end_fsync: false,
+            gtod_reduce: false,
+            profile_options: Vec::new(),
             fallocate: Fallocate::Native,
             overwrite: false,
             create_fsync: true,
@@ -746,6 +780,13 @@ impl Job {
             "directory" => self.directory = Some(nonempty(v)?),
             "offset" => self.offset = value::size_or_pct(v, kb)?,
             "offset_increment" => self.offset_increment = value::size_or_pct(v, kb)?,
+            "io_size" => self.io_size = Some(value::size_or_pct(v, kb)?),
+            "gtod_reduce" => self.gtod_reduce = value::boolean(v)?,
+            p if PROFILE_OPTIONS.contains(&p) => {
+                if !self.profile_options.iter().any(|o| o == p) {
+                    self.profile_options.push(p.to_string());
+                }
+            }
             "ioengine" => self.ioengine = engine(v)?,
             "iodepth" => self.iodepth = at_least(int(v)?, 1, "iodepth")?,
             "iodepth_batch" => self.iodepth_batch = int(v)?,
@@ -915,6 +956,8 @@ impl Job {
                 "directory" => opt(&self.directory),
                 "offset" => self.offset.to_string(),
                 "offset_increment" => self.offset_increment.to_string(),
+                "io_size" => self.io_size.map_or("(none)".into(), |s| s.to_string()),
+                "gtod_reduce" => b(self.gtod_reduce),
                 "ioengine" => self.ioengine.name().into(),
                 "iodepth" => self.iodepth.to_string(),
                 "iodepth_batch" => self.iodepth_batch.to_string(),

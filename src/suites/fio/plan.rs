@@ -581,6 +581,20 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
         {
             out.notes.push(n);
         }
+        if j.clone == 0 {
+            if j.gtod_reduce {
+                out.notes.push(format!(
+                    "{}: gtod_reduce: iogauge measures every latency anyway (two clock reads per request, about 40 ns), and reports them",
+                    place(j, "gtod_reduce")
+                ));
+            }
+            for o in &j.profile_options {
+                out.notes.push(format!(
+                    "{}: {o} is an option of fio's built-in profiles (tiobench, act): without profile= it does nothing, in fio as here",
+                    place(j, o)
+                ));
+            }
+        }
         let queued = choice.caps().queued;
         if j.iodepth > 1 && !queued && j.clone == 0 {
             out.notes.push(format!(
@@ -835,10 +849,38 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             Some(t) if j.filesize.is_none() => t,
             _ => regions.iter().map(|r| r.len).sum(),
         };
+        // fio's io_size: the bytes of a loop, passes over the regions
+        // repeated (or cut short) to move them
+        let loop_bytes = match j.io_size {
+            None => io_size,
+            Some(SizeOrPct::Bytes(b)) => b,
+            Some(SizeOrPct::Percent(p)) => {
+                let b = (u128::from(io_size) * u128::from(p) / 100) as u64;
+                let unit = (0..3)
+                    .filter(|&x| d[x])
+                    .map(|x| bs[x].min())
+                    .min()
+                    .unwrap_or(1);
+                b - b % unit
+            }
+        };
+        if j.io_size.is_some() && loop_bytes == 0 {
+            return Err(refuse(j, "io_size", "io_size comes to 0 bytes"));
+        }
+        if j.io_size.is_some() && loop_bytes != io_size && j.verify != "0" {
+            return Err(refuse(
+                j,
+                "io_size",
+                format!(
+                    "io_size={} with verify is not supported: the verify phase checks one pass of {io_size} bytes",
+                    loop_bytes
+                ),
+            ));
+        }
         // a trimwrite trims each byte, then writes it: twice the bytes
         let twice = if d[1] && d[2] { 2 } else { 1 };
         let budget = (!j.time_based).then(|| {
-            io_size
+            loop_bytes
                 .saturating_mul(u64::from(j.loops.max(1)))
                 .saturating_mul(twice)
         });

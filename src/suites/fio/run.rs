@@ -121,6 +121,9 @@ struct FileState {
     /// trimwrite: the trim just issued (offset in the region, length),
     /// whose blocks the next write of this file covers.
     trimmed: Option<(u64, u64)>,
+    /// Done for this pass: its next sequential request did not fit in
+    /// its region (fio's file done).
+    done: bool,
 }
 
 /// fio's `get_next_seq_offset` with a negative skip of `back` bytes:
@@ -261,8 +264,22 @@ pub struct FioSource {
     trimwrite: bool,
     /// Think times, when the job has them.
     pub think: Option<Thinker>,
-    /// Bytes left to move (counted after the ramp); `None`: time-based.
+    /// Bytes left to issue (counted after the ramp; fio's issue limit,
+    /// `loops` times `io_size` or `size`); `None`: time-based. A request
+    /// is never cut to it: the last may go past it, as in fio.
     left: Option<u64>,
+    /// The job's bytes: `left` at the start.
+    budget: u64,
+    /// fio's `loops`: passes made whatever they move, and passes made.
+    loops: u32,
+    passes: u32,
+    /// The bytes of one loop (`io_size`, or `size`): past `loops` passes,
+    /// another is made while fewer were issued, by a block at least.
+    loop_bytes: u64,
+    /// The largest request.
+    max_bs: u64,
+    /// The job has `io_size`: passes go on after its files are done.
+    io_size: bool,
     /// Bytes of one pass over the regions, and what is left of this one:
     /// at its end fio closes and opens the files again, which drops their
     /// pages (buffered) and clears the random maps.
@@ -322,6 +339,7 @@ impl FioSource {
                 last: [r.start; 3],
                 real: f.size,
                 trimmed: None,
+                done: false,
             });
         }
         let trimwrite = matches!(p.job.rw.kind, RwKind::TrimWrite | RwKind::RandTrimWrite);
@@ -349,6 +367,12 @@ impl FioSource {
             trimwrite,
             think: p.think.map(Thinker::new),
             left: p.budget,
+            budget: p.budget.unwrap_or(0),
+            loops: p.job.loops.max(1),
+            passes: 0,
+            loop_bytes: p.budget.unwrap_or(0) / u64::from(p.job.loops.max(1)),
+            max_bs: p.max_len(),
+            io_size: p.job.io_size.is_some(),
             pass,
             pass_left: pass,
             deadline: None,
@@ -456,9 +480,46 @@ impl FioSource {
             }
             f.pos = [0; 3];
             f.seq_left = 0;
+            f.done = false;
         }
         self.next_file = 0;
         self.pass_left = self.pass;
+    }
+
+    /// The end of a pass: whether the job goes on (a new pass begun) or
+    /// ends, as fio's `keep_running`: `loops` passes whatever they moved
+    /// (while bytes are left to issue), then more while fewer than a
+    /// loop's bytes were issued, by a block at least, unless the pass
+    /// ended with its files done (no block left in them) and the job has
+    /// no `io_size`. A verified job stops at each pass end; when it should
+    /// not go on, its budget is spent.
+    #[cold]
+    fn pass_over(&mut self, files_done: bool) -> bool {
+        let go = match self.left {
+            None => true,
+            Some(left) => {
+                self.passes += 1;
+                let issued = self.budget - left;
+                if self.passes < self.loops {
+                    left > 0
+                } else {
+                    issued < self.loop_bytes
+                        && self.loop_bytes - issued >= self.max_bs
+                        && (self.io_size || !files_done)
+                }
+            }
+        };
+        if self.stop_at_pass_end {
+            self.pass_left = 0;
+            if !go {
+                self.left = Some(0);
+            }
+            return false;
+        }
+        if go {
+            self.new_pass();
+        }
+        go
     }
 
     /// A random offset in file `fi` for a request of direction `d`, and
@@ -509,18 +570,16 @@ impl Source for FioSource {
         if self.left == Some(0) {
             return None;
         }
-        if self.pass_left == 0 {
-            if self.stop_at_pass_end {
-                return None;
-            }
-            self.new_pass();
+        if self.pass_left == 0 && !self.pass_over(false) {
+            return None;
         }
-        let fi = self.next_file;
-        self.next_file = if fi + 1 == self.files.len() {
-            0
-        } else {
-            fi + 1
-        };
+        // files take turns; a file done this pass is passed over
+        let n = self.files.len();
+        let mut fi = self.next_file;
+        while self.files[fi].done {
+            fi = if fi + 1 == n { 0 } else { fi + 1 };
+        }
+        self.next_file = if fi + 1 == n { 0 } else { fi + 1 };
         if self.trimwrite
             && let Some((off, len)) = self.files[fi].trimmed.take()
         {
@@ -529,11 +588,6 @@ impl Source for FioSource {
         let d = self.direction();
         let mut len = self.bs[d].draw(&mut self.rng);
         len = len.min(self.files[fi].len);
-        if let (Some(left), true) = (self.left, self.counting)
-            && len > left
-        {
-            len = left;
-        }
         let off = if self.random {
             let f = &mut self.files[fi];
             if f.seq_left > 0 && f.seq_next + len <= f.len {
@@ -548,16 +602,36 @@ impl Source for FioSource {
                     }
                     None => {
                         // this file's map is full: the pass is over
-                        if self.stop_at_pass_end {
-                            self.pass_left = 0;
+                        if !self.pass_over(true) {
                             return None;
                         }
-                        self.new_pass();
                         return self.next();
                     }
                 }
             }
+        } else if self.back != 0 {
+            self.seq_offset(fi, d, len)?
         } else {
+            // as fio's get_next_buflen: a request that does not fit before
+            // the region's end is drawn again while the smallest fits; when
+            // none fits, the file is done for this pass
+            let f = &mut self.files[fi];
+            let mut off = f.pos[d];
+            // fio wraps a skipping stream that passed the file's end
+            if self.seq_add > 0 && off >= f.real {
+                off = 0;
+                f.pos[d] = 0;
+            }
+            if off + self.ba[d] > f.len {
+                f.done = true;
+                if self.files.iter().all(|f| f.done) && !self.pass_over(true) {
+                    return None;
+                }
+                return self.next();
+            }
+            while off + len > f.len {
+                len = self.bs[d].draw(&mut self.rng);
+            }
             self.seq_offset(fi, d, len)?
         };
         Some(self.emit(fi, d, off, len))
@@ -609,7 +683,7 @@ impl FioSource {
         if self.counting
             && let Some(left) = self.left.as_mut()
         {
-            *left -= len;
+            *left = left.saturating_sub(len);
         }
         let kind = match d {
             0 => OpKind::Read,

@@ -21,6 +21,7 @@ mod ffsb;
 mod fio;
 mod fio_opts;
 mod fio_out;
+mod fio_pvsync;
 mod fio_run;
 mod fio_verify;
 mod given_file;

@@ -237,20 +237,49 @@ fn engine_of(job: &Job) -> (Choice, Option<String>) {
     match job.ioengine {
         IoEngine::Psync => (Choice::PSYNC, None),
         IoEngine::Sync => (Choice::SYNC, None),
-        IoEngine::Pvsync | IoEngine::Pvsync2 => (
-            Choice::PSYNC,
-            Some(format!(
-                "{}: ioengine={} runs as psync (pread/pwrite of one buffer, as preadv/pwritev of one vector)",
-                place(job, "ioengine"),
-                job.ioengine.name()
-            )),
-        ),
+        IoEngine::Pvsync => (Choice::PVSYNC, None),
+        IoEngine::Pvsync2 => (Choice::PVSYNC2, None),
         IoEngine::IoUring => (Choice::IO_URING, None),
         IoEngine::Libaio => (Choice::LIBAIO, None),
         IoEngine::Mmap => (Choice::MMAP, None),
         IoEngine::Null if queued => (Choice::NULLQ, None),
         IoEngine::Null => (Choice::NULL, None),
     }
+}
+
+/// pvsync2's flags (`hipri`, `hipri_percentage`, `nowait`, `uncached`) as
+/// the engine takes them, as fio's `fio_pvsyncio2_queue` sets them: no
+/// RWF_DONTCACHE with O_DIRECT, no RWF_HIPRI share without `hipri`. A
+/// request `nowait` turns away ends the run, as it ends fio's job.
+fn pvsync2_of(j: &Job, notes: &mut Vec<String>) -> Result<QueueOpts, String> {
+    let uncached = j.uncached && !j.direct;
+    if uncached {
+        if !crate::engine::kernel_has_dontcache() {
+            return Err(refuse(
+                j,
+                "uncached",
+                format!(
+                    "uncached asks RWF_DONTCACHE of the kernel, which has it from Linux 6.14 on (this one is {})",
+                    crate::engine::kernel_release()
+                ),
+            ));
+        }
+        if j.clone == 0 {
+            notes.push(format!(
+                "{}: uncached sets RWF_DONTCACHE (0x80, Linux 6.14+), as fio does since 3.40; fio 3.33 sends 0x40, its RWF_UNCACHED, which no kernel took and Linux 6.11+ reads as RWF_ATOMIC (its reads then fail with EOPNOTSUPP)",
+                place(j, "uncached")
+            ));
+        }
+    }
+    let share = u8::try_from(j.hipri_percentage).unwrap_or(100);
+    Ok(QueueOpts {
+        hipri: j.hipri,
+        hipri_percentage: (j.hipri && share != 100).then_some(share),
+        nowait: j.nowait,
+        uncached,
+        eagain_fails: j.nowait,
+        ..Default::default()
+    })
 }
 
 /// The options iogauge reads but runs only at fio's default: a job that
@@ -609,10 +638,17 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
         } else {
             Access::Sequential
         };
+        let queue = if queued {
+            queue
+        } else if choice == Choice::PVSYNC2 {
+            pvsync2_of(j, &mut out.notes)?
+        } else {
+            QueueOpts::default()
+        };
         let engine = EngineSpec::new(choice)
             .direct(j.direct)
             .depth(depth)
-            .queue(if queued { queue } else { QueueOpts::default() })
+            .queue(queue)
             .datasync(j.fdatasync != 0)
             .access(access)
             .fadvise(true);

@@ -1042,6 +1042,55 @@ mod tests {
         assert_eq!(p.stages[1][0].bs[0], BsDraw::Fixed(64 << 10));
     }
 
+    /// pvsync and pvsync2 run as themselves; pvsync2's options become its
+    /// flags as fio sets them: no share without hipri, no RWF_DONTCACHE
+    /// with O_DIRECT, a nowait EAGAIN that ends the job.
+    #[test]
+    fn pvsync2_options_become_its_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let engine = |opts: &str| {
+            let p = planned(&format!("[j]\ndirectory={d}\nsize=64k\n{opts}")).unwrap();
+            (p.stages[0][0].engine, p.notes)
+        };
+        let (e, notes) = engine("ioengine=pvsync\n");
+        assert_eq!((e.choice, e.queue), (Choice::PVSYNC, QueueOpts::default()));
+        assert!(notes.is_empty(), "{notes:?}");
+        let (e, _) = engine("ioengine=pvsync2\nhipri\nhipri_percentage=30\nnowait=1\n");
+        assert_eq!(e.choice, Choice::PVSYNC2);
+        let want = QueueOpts {
+            hipri: true,
+            hipri_percentage: Some(30),
+            nowait: true,
+            eagain_fails: true,
+            ..Default::default()
+        };
+        assert_eq!(e.queue, want);
+        // a share alone asks nothing, as in fio; 100 is every request
+        let (e, _) = engine("ioengine=pvsync2\nhipri_percentage=30\n");
+        assert_eq!(e.queue, QueueOpts::default());
+        let (e, _) = engine("ioengine=pvsync2\nhipri\nhipri_percentage=100\n");
+        assert_eq!((e.queue.hipri, e.queue.hipri_percentage), (true, None));
+        // RWF_DONTCACHE on buffered I/O only
+        let (e, _) = engine("ioengine=pvsync2\nuncached=1\ndirect=1\n");
+        assert!(!e.queue.uncached && e.direct);
+        let p = planned(&format!(
+            "[j]\ndirectory={d}\nsize=64k\nioengine=pvsync2\nuncached=1\n"
+        ));
+        if crate::engine::kernel_has_dontcache() {
+            let p = p.unwrap();
+            assert!(p.stages[0][0].engine.queue.uncached);
+            assert!(
+                p.notes[0].contains("uncached sets RWF_DONTCACHE"),
+                "{:?}",
+                p.notes
+            );
+        } else {
+            let e = p.unwrap_err();
+            assert!(e.contains(":5: uncached asks RWF_DONTCACHE"), "{e}");
+        }
+    }
+
     #[test]
     fn rate_iops_is_a_byte_cap_at_the_smallest_block() {
         let dir = tempfile::tempdir().unwrap();

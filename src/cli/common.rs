@@ -656,13 +656,16 @@ pub struct DepthArgs {
     /// Bind the polling thread to this CPU (with --sqthread-poll).
     #[arg(long, value_name = "CPU", help_heading = "Queued engines")]
     pub sqthread_cpu: Option<u16>,
-    /// Poll the device for completions; needs --direct and a device with poll queues (io_uring).
+    /// Poll the device for completions; needs --direct and a device with poll queues (io_uring), or set RWF_HIPRI on each request (pvsync2).
     #[arg(long, help_heading = "Queued engines")]
     pub hipri: bool,
-    /// A request that would block fails instead (RWF_NOWAIT), counted apart.
+    /// With --hipri: set RWF_HIPRI on this share of requests, 0 to 100, drawn per request as fio does (pvsync2; default 100).
+    #[arg(long, value_name = "PCT", value_parser = clap::value_parser!(u8).range(0..=100), help_heading = "Queued engines")]
+    pub hipri_percentage: Option<u8>,
+    /// A request that would block fails instead (RWF_NOWAIT), counted apart (io_uring, libaio, pvsync2).
     #[arg(long, help_heading = "Queued engines")]
     pub nowait: bool,
-    /// Buffered I/O that leaves no pages in the page cache (RWF_DONTCACHE; Linux 6.14+).
+    /// Buffered I/O that leaves no pages in the page cache (RWF_DONTCACHE; Linux 6.14+; io_uring, pvsync2).
     #[arg(long, help_heading = "Queued engines")]
     pub uncached: bool,
 }
@@ -679,6 +682,7 @@ impl Default for DepthArgs {
             sqthread_poll: false,
             sqthread_cpu: None,
             hipri: false,
+            hipri_percentage: None,
             nowait: false,
             uncached: false,
         }
@@ -697,8 +701,10 @@ impl DepthArgs {
             sqpoll: self.sqthread_poll,
             sqpoll_cpu: self.sqthread_cpu,
             hipri: self.hipri,
+            hipri_percentage: self.hipri_percentage,
             nowait: self.nowait,
             uncached: self.uncached,
+            eagain_fails: false,
         }
     }
 }

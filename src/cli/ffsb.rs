@@ -53,6 +53,8 @@ common::cmd!(run.out, {
         Choice::BUFFERED,
         Choice::IO_URING,
         Choice::LIBAIO,
+        Choice::PVSYNC,
+        Choice::PVSYNC2,
     ]);
 });
 

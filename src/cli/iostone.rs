@@ -44,6 +44,8 @@ common::cmd!(out, {
         Choice::NULLQ,
         Choice::IO_URING,
         Choice::LIBAIO,
+        Choice::PVSYNC,
+        Choice::PVSYNC2,
     ]);
 });
 

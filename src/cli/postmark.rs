@@ -52,6 +52,8 @@ impl super::Cmd for Args {
         Choice::NULLQ,
         Choice::IO_URING,
         Choice::LIBAIO,
+        Choice::PVSYNC,
+        Choice::PVSYNC2,
     ]);
     fn main(self) -> Result<Status> {
         main(self)

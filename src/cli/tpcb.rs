@@ -58,6 +58,8 @@ common::cmd!(run.out, {
         Choice::SYNC,
         Choice::IO_URING,
         Choice::LIBAIO,
+        Choice::PVSYNC,
+        Choice::PVSYNC2,
     ]);
     const LOAD_ABOUT: Option<&'static str> =
         Some("TPC-B (its flags as 'iogauge tpcb'); the load is its terminals.");

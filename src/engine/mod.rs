@@ -20,12 +20,14 @@ mod mmap;
 mod null;
 mod nullq;
 mod psync;
+mod pvsync;
 mod sync;
 #[cfg(test)]
 mod testkit;
 mod uring;
 
 pub use buffer::AlignedBuf;
+pub use pvsync::{kernel_has_dontcache, kernel_release};
 
 use crate::measure::OpKind;
 use crate::measure::clock::now_ns;
@@ -204,6 +206,9 @@ pub struct Caps {
     /// Can poll for completions instead of waiting for interrupts
     /// (`--hipri`).
     pub polled: bool,
+    /// Can ask for polling on a share of its requests
+    /// (`--hipri-percentage`).
+    pub polled_share: bool,
     /// Can ask that a request fail rather than block (`--nowait`).
     pub nowait: bool,
     /// Can do uncached buffered I/O (`--uncached`, RWF_DONTCACHE).
@@ -226,6 +231,7 @@ impl Caps {
         registered: false,
         sqpoll: false,
         polled: false,
+        polled_share: false,
         nowait: false,
         uncached: false,
         grows_files: false,
@@ -271,12 +277,21 @@ pub struct QueueOpts {
     /// queues).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub hipri: bool,
+    /// Ask for polling on this share of requests, percent, drawn per
+    /// request as fio's pvsync2 draws it (`--hipri-percentage`); None:
+    /// every one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hipri_percentage: Option<u8>,
     /// RWF_NOWAIT: a request that would block fails with EAGAIN instead.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub nowait: bool,
     /// RWF_DONTCACHE: buffered I/O that leaves no pages in the cache.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub uncached: bool,
+    /// Under `nowait`, a request turned away with EAGAIN fails the run (as
+    /// a fio job with pvsync2 ends) instead of being counted apart.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub eagain_fails: bool,
 }
 
 fn is_zero(n: &u16) -> bool {
@@ -306,7 +321,7 @@ impl QueueOpts {
     /// at `depth` or with `direct`: one line naming the flag.
     fn check(&self, name: &str, caps: Caps, depth: u16, direct: bool) -> Result<(), String> {
         type Has = fn(&Caps) -> bool;
-        let wants: [(bool, &str, &str, Has); 6] = [
+        let wants: [(bool, &str, &str, Has); 7] = [
             (self.fixed_bufs, "--fixedbufs", "registered buffers", |c| {
                 c.registered
             }),
@@ -323,6 +338,12 @@ impl QueueOpts {
                 |c| c.sqpoll,
             ),
             (self.hipri, "--hipri", "polled completions", |c| c.polled),
+            (
+                self.hipri_percentage.is_some(),
+                "--hipri-percentage",
+                "polling on a share of requests",
+                |c| c.polled_share,
+            ),
             (self.nowait, "--nowait", "non-blocking requests", |c| {
                 c.nowait
             }),
@@ -358,7 +379,21 @@ impl QueueOpts {
         if self.sqpoll_cpu.is_some() && !self.sqpoll {
             return Err("--sqthread-cpu: needs --sqthread-poll".into());
         }
-        if self.hipri && !direct {
+        if let Some(p) = self.hipri_percentage {
+            if p > 100 {
+                return Err(format!(
+                    "--hipri-percentage {p}: a share of requests, 0 to 100"
+                ));
+            }
+            if !self.hipri {
+                return Err(
+                    "--hipri-percentage: a share of the requests --hipri polls; add --hipri".into(),
+                );
+            }
+        }
+        // a queued engine's polling ring refuses buffered files; a
+        // synchronous engine's RWF_HIPRI is taken and does nothing there
+        if self.hipri && !direct && caps.queued {
             return Err(
                 "--hipri: polled completions need --direct (the page cache does not poll)".into(),
             );
@@ -878,6 +913,8 @@ pub const ENGINES: &[EngineInfo] = &[
     uring::INFO,
     aio::INFO,
     mmap::INFO,
+    pvsync::INFO,
+    pvsync::INFO2,
 ];
 
 fn find(name: &str) -> Option<&'static EngineInfo> {
@@ -908,6 +945,8 @@ impl Choice {
     pub const IO_URING: Choice = Choice(&ENGINES[5]);
     pub const LIBAIO: Choice = Choice(&ENGINES[6]);
     pub const MMAP: Choice = Choice(&ENGINES[7]);
+    pub const PVSYNC: Choice = Choice(&ENGINES[8]);
+    pub const PVSYNC2: Choice = Choice(&ENGINES[9]);
 
     /// The engine called `name`; the one place that knows the names.
     pub fn parse(name: &str) -> Result<Choice, String> {
@@ -1322,7 +1361,7 @@ mod tests {
     #[test]
     fn engines_round_trip_data() {
         let dir = tempfile::tempdir().unwrap();
-        for name in ["psync", "sync", "buffered"] {
+        for name in ["psync", "sync", "buffered", "pvsync", "pvsync2"] {
             let mut e = make(name, &EngineOpts::default()).unwrap();
             let path = dir.path().join(name);
             let f = e.open(&path, OpenHow::CREATE).unwrap();

@@ -32,6 +32,7 @@ pub const INFO: EngineInfo = EngineInfo {
         registered: true,
         sqpoll: true,
         polled: true,
+        polled_share: false,
         nowait: true,
         uncached: true,
         grows_files: true,
@@ -746,7 +747,7 @@ fn check_polls(path: &Path, f: &File) -> io::Result<()> {
 /// Refuse `--uncached` on a file whose kernel or file system does no
 /// uncached buffered I/O: a one-byte RWF_DONTCACHE read says (one of no
 /// bytes is not checked by the kernel).
-fn check_uncached(path: &Path, f: &File) -> io::Result<()> {
+pub(super) fn check_uncached(path: &Path, f: &File) -> io::Result<()> {
     let probe = |fd: i32| {
         let mut byte = 0u8;
         let iov = libc::iovec {
@@ -999,7 +1000,7 @@ impl Drop for Uring {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::testkit::{file_with, opts};
     use super::*;
 
@@ -1503,7 +1504,7 @@ mod tests {
     }
 
     /// How many of `path`'s pages are in the page cache (mincore(2)).
-    fn resident_pages(path: &Path) -> usize {
+    pub(crate) fn resident_pages(path: &Path) -> usize {
         let f = File::open(path).unwrap();
         let len = f.metadata().unwrap().len() as usize;
         // SAFETY: a read-only shared mapping of an open file, unmapped

@@ -345,28 +345,32 @@ fn help_offers_only_what_the_command_takes() {
     let help = |cmd: &str| {
         let out = iogauge().args([cmd, "--help"]).output().unwrap();
         assert!(out.status.success());
-        String::from_utf8(out.stdout).unwrap()
+        // as one line: the engine list may wrap
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.split_whitespace().collect::<Vec<_>>().join(" ")
     };
     let tpcb = help("tpcb");
     assert!(!tpcb.contains("--direct"), "{tpcb}");
     assert!(
-        tpcb.contains("I/O engine: psync, sync, io_uring, libaio ("),
+        tpcb.contains("I/O engine: psync, sync, io_uring, libaio, pvsync, pvsync2 ("),
         "{tpcb}"
     );
     let ffsb = help("ffsb");
     assert!(
-        ffsb.contains("I/O engine: psync, sync, buffered, io_uring, libaio ("),
+        ffsb.contains("I/O engine: psync, sync, buffered, io_uring, libaio, pvsync, pvsync2 ("),
         "{ffsb}"
     );
     // an unknown engine is told the ones the command takes
     let line = assert_usage_error(&["tpcb", "--engine", "warp"]);
     assert!(
-        line.contains("the engines are: psync, sync, io_uring, libaio ("),
+        line.contains("the engines are: psync, sync, io_uring, libaio, pvsync, pvsync2 ("),
         "{line}"
     );
     let line = assert_usage_error(&["ffsb", FFSB_PROFILE, "--engine", "warp"]);
     assert!(
-        line.contains("the engines are: psync, sync, buffered, io_uring, libaio ("),
+        line.contains(
+            "the engines are: psync, sync, buffered, io_uring, libaio, pvsync, pvsync2 ("
+        ),
         "{line}"
     );
     // what is not offered is still refused with its reason

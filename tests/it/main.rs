@@ -23,6 +23,7 @@ mod fio_bytes;
 mod fio_layout;
 mod fio_opts;
 mod fio_out;
+mod fio_pvsync;
 mod fio_run;
 mod fio_verify;
 mod given_file;

@@ -358,6 +358,11 @@ pub const SUPPORTED: &[&str] = &[
     "iodepth_low",
     "direct",
     "buffered",
+    // pvsync2's own (engine::pvsync; ENGINE_OWN says whose)
+    "hipri",
+    "hipri_percentage",
+    "nowait",
+    "uncached",
     "thread",
     "numjobs",
     // where the jobs run (runner::pin)
@@ -421,12 +426,23 @@ const OPTIONAL_VALUE: &[&str] = &["write_lat_log", "write_bw_log", "write_iops_l
 /// The options that take no value (fio's `FIO_OPT_STR_SET`): named alone
 /// they mean 1.
 const FLAGS: &[&str] = &[
+    "hipri",
     "time_based",
     "norandommap",
     "group_reporting",
     "stonewall",
     "new_group",
     "thread",
+];
+
+/// The options of [`SUPPORTED`] that belong to one engine (fio's engine
+/// options), and that engine: with another, they are options iogauge does
+/// not support.
+pub const ENGINE_OWN: &[(&str, IoEngine)] = &[
+    ("hipri", IoEngine::Pvsync2),
+    ("hipri_percentage", IoEngine::Pvsync2),
+    ("nowait", IoEngine::Pvsync2),
+    ("uncached", IoEngine::Pvsync2),
 ];
 
 /// The name `name` is known by in [`SUPPORTED`], if iogauge takes it.
@@ -509,6 +525,14 @@ pub struct Job {
     /// 0: as iodepth (fio's default).
     pub iodepth_low: u32,
     pub direct: bool,
+    /// pvsync2's `hipri`: RWF_HIPRI on a share of requests.
+    pub hipri: bool,
+    /// That share, percent (fio's default 100).
+    pub hipri_percentage: u32,
+    /// pvsync2's `nowait`: RWF_NOWAIT.
+    pub nowait: bool,
+    /// pvsync2's `uncached`: RWF_DONTCACHE on buffered requests.
+    pub uncached: bool,
     pub thread: bool,
     pub numjobs: u32,
     /// `cpus_allowed`: the CPUs the job's threads may run on (checked
@@ -631,6 +655,10 @@ impl Job {
             iodepth_batch_complete_max: 0,
             iodepth_low: 0,
             direct: false,
+            hipri: false,
+            hipri_percentage: 100,
+            nowait: false,
+            uncached: false,
             thread: false,
             numjobs: 1,
             cpus_allowed: None,
@@ -795,6 +823,15 @@ impl Job {
             "iodepth_low" => self.iodepth_low = int(v)?,
             "direct" => self.direct = value::boolean(v)?,
             "buffered" => self.direct = !value::boolean(v)?,
+            "hipri" => self.hipri = value::boolean(v)?,
+            "hipri_percentage" => {
+                self.hipri_percentage = value::int(v, kb, 100)
+                    .map_err(|e| format!("{e} (a percentage, 0 to 100)"))?
+                    as u32;
+            }
+            "nowait" => self.nowait = value::boolean(v)?,
+            // an int in fio: any other number than 0 asks it
+            "uncached" => self.uncached = int(v)? != 0,
             "thread" => self.thread = value::boolean(v)?,
             "numjobs" => self.numjobs = at_least(int(v)?, 1, "numjobs")?,
             "cpus_allowed" => self.cpus_allowed = Some(IdSet::parse_list(v, "CPU")?),
@@ -904,6 +941,41 @@ impl Job {
         Ok(())
     }
 
+    /// Whether `name` is an option of another engine than the job's
+    /// ([`ENGINE_OWN`]).
+    fn foreign(&self, name: &str) -> bool {
+        ENGINE_OWN
+            .iter()
+            .any(|&(n, e)| n == name && e != self.ioengine)
+    }
+
+    /// The engine options set for an engine the job does not use, each
+    /// with its place and text, in [`SUPPORTED`]'s order.
+    pub fn foreign_engine_options(&self) -> Vec<(&'static str, Place, String)> {
+        ENGINE_OWN
+            .iter()
+            .filter(|&&(n, _)| self.foreign(n))
+            .filter_map(|&(n, _)| {
+                let (at, text) = self.origin.get(n)?;
+                Some((n, at.clone(), text.clone()))
+            })
+            .collect()
+    }
+
+    /// Put engine option `name` back at fio's default, as if it had not
+    /// been given (an option `--ignore-unsupported` leaves out).
+    pub fn unset_engine_option(&mut self, name: &str) {
+        let d = Job::new("", self.at.clone());
+        match name {
+            "hipri" => self.hipri = d.hipri,
+            "hipri_percentage" => self.hipri_percentage = d.hipri_percentage,
+            "nowait" => self.nowait = d.nowait,
+            "uncached" => self.uncached = d.uncached,
+            _ => return,
+        }
+        self.origin.remove(name);
+    }
+
     /// Each option's value as `--parse-only` prints it, in [`SUPPORTED`]'s
     /// order (`buffered` is shown as `direct`).
     pub fn values(&self) -> Vec<(&'static str, String)> {
@@ -966,6 +1038,12 @@ impl Job {
                 "iodepth_low" => self.iodepth_low.to_string(),
                 "direct" => b(self.direct),
                 "buffered" => continue,
+                // shown for the engine they belong to only
+                n if self.foreign(n) => continue,
+                "hipri" => b(self.hipri),
+                "hipri_percentage" => self.hipri_percentage.to_string(),
+                "nowait" => b(self.nowait),
+                "uncached" => b(self.uncached),
                 "thread" => b(self.thread),
                 "numjobs" => self.numjobs.to_string(),
                 "cpus_allowed" => self.cpus_allowed.map_or("(none)".into(), |c| c.to_string()),
@@ -1494,6 +1572,44 @@ mod tests {
     }
 
     #[test]
+    fn pvsync2_options() {
+        let j = job(&[
+            "ioengine=pvsync2",
+            "hipri",
+            "hipri_percentage=25",
+            "nowait=1",
+            "uncached=2",
+        ])
+        .unwrap();
+        assert!(j.hipri && j.nowait && j.uncached);
+        assert_eq!(j.hipri_percentage, 25);
+        assert!(j.foreign_engine_options().is_empty());
+        let d = job(&[]).unwrap();
+        assert!(!d.hipri && !d.nowait && !d.uncached);
+        assert_eq!(d.hipri_percentage, 100);
+        assert!(!job(&["hipri=0"]).unwrap().hipri);
+        assert!(!job(&["uncached=0"]).unwrap().uncached);
+        for bad in [
+            "hipri_percentage=101",
+            "hipri_percentage=-1",
+            "nowait=yes",
+            "hipri=2",
+        ] {
+            assert!(job(&[bad]).is_err(), "{bad}");
+        }
+        // another engine's: named, and shown only for pvsync2
+        let mut j = job(&["ioengine=io_uring", "hipri", "nowait=1"]).unwrap();
+        let names: Vec<_> = j.foreign_engine_options().iter().map(|o| o.0).collect();
+        assert_eq!(names, ["hipri", "nowait"]);
+        assert!(!j.values().iter().any(|(n, _)| *n == "hipri"));
+        j.unset_engine_option("hipri");
+        j.unset_engine_option("nowait");
+        assert!(!j.hipri && !j.nowait && j.foreign_engine_options().is_empty());
+        let shown = job(&["ioengine=pvsync2"]).unwrap().values();
+        assert!(shown.contains(&("hipri_percentage", "100".to_string())));
+    }
+
+    #[test]
     fn engines() {
         assert_eq!(
             job(&["ioengine=io_uring"]).unwrap().ioengine,
@@ -1606,7 +1722,8 @@ mod tests {
         assert_eq!(classify("blocksize"), Ok("bs"));
         assert_eq!(classify("cpus_allowed"), Ok("cpus_allowed"));
         assert_eq!(classify("cpumask"), Err(NotTaken::Unsupported));
-        assert_eq!(classify("hipri"), Err(NotTaken::Unsupported));
+        assert_eq!(classify("sqthread_poll"), Err(NotTaken::Unsupported));
+        assert_eq!(classify("hipri"), Ok("hipri"));
         assert_eq!(classify("blocksz"), Err(NotTaken::Unknown));
         // every option iogauge takes is one of fio's
         for s in SUPPORTED {

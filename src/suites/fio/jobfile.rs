@@ -400,6 +400,7 @@ impl Reader<'_> {
             self.apply_all(&mut j, &g, name)?;
         }
         self.apply_all(&mut j, &opts, name)?;
+        self.foreign_engine_options(&mut j)?;
         if first_of_file && !j.stonewall {
             j.stonewall = true;
             j.origin.insert(
@@ -461,6 +462,36 @@ impl Reader<'_> {
             c.group = self.group;
             self.prev_group_jobs += 1;
             self.jobs.push(c);
+        }
+        Ok(())
+    }
+
+    /// Refuse the options of another engine than the job's (pvsync2's
+    /// `hipri` on a psync job), or leave them out and list them with
+    /// `--ignore-unsupported`, as any option iogauge does not support.
+    fn foreign_engine_options(&mut self, j: &mut Job) -> Result<(), String> {
+        for (name, at, text) in j.foreign_engine_options() {
+            if !self.s.ignore_unsupported {
+                return Err(format!(
+                    "{at}: fio option '{name}' is not supported by iogauge with ioengine={} (it is taken for {}) (--ignore-unsupported lists it and goes on)",
+                    j.ioengine.name(),
+                    job::ENGINE_OWN
+                        .iter()
+                        .filter(|o| o.0 == name)
+                        .map(|o| o.1.name())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            let i = Ignored {
+                job: j.name.clone(),
+                option: text,
+                at,
+            };
+            if !self.ignored.contains(&i) {
+                self.ignored.push(i);
+            }
+            j.unset_engine_option(name);
         }
         Ok(())
     }
@@ -829,7 +860,10 @@ mod tests {
     #[test]
     fn ignore_unsupported_lists_them() {
         let p = run_with(
-            &[("a.fio", "[global]\nhipri\n[j]\ncpumask=0xf\nbs=8k\n")],
+            &[(
+                "a.fio",
+                "[global]\nsqthread_poll\n[j]\ncpumask=0xf\nbs=8k\n",
+            )],
             &[],
             &[],
             &[],
@@ -842,7 +876,27 @@ mod tests {
             .iter()
             .map(|i| format!("{} {} {}", i.job, i.option, i.at))
             .collect();
-        assert_eq!(got, vec!["global hipri a.fio:2", "j cpumask=0xf a.fio:4"]);
+        assert_eq!(
+            got,
+            vec!["global sqthread_poll a.fio:2", "j cpumask=0xf a.fio:4"]
+        );
+        // another engine's option is left out and listed too; with its
+        // engine it is taken
+        let two = "[global]\nhipri\nnowait=1\n[a]\n[b]\nioengine=pvsync2\n";
+        let p = run_with(&[("a.fio", two)], &[], &[], &[], true).unwrap();
+        let got: Vec<String> = p
+            .ignored
+            .iter()
+            .map(|i| format!("{} {} {}", i.job, i.option, i.at))
+            .collect();
+        assert_eq!(got, vec!["a hipri a.fio:2", "a nowait=1 a.fio:3"]);
+        assert!(!p.jobs[0].hipri && !p.jobs[0].nowait);
+        assert!(p.jobs[1].hipri && p.jobs[1].nowait);
+        let e = run_with(&[("a.fio", two)], &[], &[], &[], false).unwrap_err();
+        assert!(
+            e.starts_with("a.fio:2: fio option 'hipri' is not supported by iogauge with ioengine=psync (it is taken for pvsync2)"),
+            "{e}"
+        );
         // unknown names are refused all the same
         assert!(run_with(&[("a.fio", "[j]\nxyz=1\n")], &[], &[], &[], true).is_err());
     }

@@ -245,20 +245,49 @@ fn engine_of(job: &Job) -> (Choice, Option<String>) {
     match job.ioengine {
         IoEngine::Psync => (Choice::PSYNC, None),
         IoEngine::Sync => (Choice::SYNC, None),
-        IoEngine::Pvsync | IoEngine::Pvsync2 => (
-            Choice::PSYNC,
-            Some(format!(
-                "{}: ioengine={} runs as psync (pread/pwrite of one buffer, as preadv/pwritev of one vector)",
-                place(job, "ioengine"),
-                job.ioengine.name()
-            )),
-        ),
+        IoEngine::Pvsync => (Choice::PVSYNC, None),
+        IoEngine::Pvsync2 => (Choice::PVSYNC2, None),
         IoEngine::IoUring => (Choice::IO_URING, None),
         IoEngine::Libaio => (Choice::LIBAIO, None),
         IoEngine::Mmap => (Choice::MMAP, None),
         IoEngine::Null if queued => (Choice::NULLQ, None),
         IoEngine::Null => (Choice::NULL, None),
     }
+}
+
+/// pvsync2's flags (`hipri`, `hipri_percentage`, `nowait`, `uncached`) as
+/// the engine takes them, as fio's `fio_pvsyncio2_queue` sets them: no
+/// RWF_DONTCACHE with O_DIRECT, no RWF_HIPRI share without `hipri`. A
+/// request `nowait` turns away ends the run, as it ends fio's job.
+fn pvsync2_of(j: &Job, notes: &mut Vec<String>) -> Result<QueueOpts, String> {
+    let uncached = j.uncached && !j.direct;
+    if uncached {
+        if !crate::engine::kernel_has_dontcache() {
+            return Err(refuse(
+                j,
+                "uncached",
+                format!(
+                    "uncached asks RWF_DONTCACHE of the kernel, which has it from Linux 6.14 on (this one is {})",
+                    crate::engine::kernel_release()
+                ),
+            ));
+        }
+        if j.clone == 0 {
+            notes.push(format!(
+                "{}: uncached sets RWF_DONTCACHE (0x80, Linux 6.14+), as fio does since 3.40; fio 3.33 sends 0x40, its RWF_UNCACHED, which no kernel took and Linux 6.11+ reads as RWF_ATOMIC (its reads then fail with EOPNOTSUPP)",
+                place(j, "uncached")
+            ));
+        }
+    }
+    let share = u8::try_from(j.hipri_percentage).unwrap_or(100);
+    Ok(QueueOpts {
+        hipri: j.hipri,
+        hipri_percentage: (j.hipri && share != 100).then_some(share),
+        nowait: j.nowait,
+        uncached,
+        eagain_fails: j.nowait,
+        ..Default::default()
+    })
 }
 
 /// The options iogauge reads but runs only at fio's default: a job that
@@ -656,10 +685,17 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
                 ),
             ));
         }
+        let queue = if queued {
+            queue
+        } else if choice == Choice::PVSYNC2 {
+            pvsync2_of(j, &mut out.notes)?
+        } else {
+            QueueOpts::default()
+        };
         let engine = EngineSpec::new(choice)
             .direct(j.direct)
             .depth(depth)
-            .queue(if queued { queue } else { QueueOpts::default() })
+            .queue(queue)
             .datasync(j.fdatasync != 0)
             .access(access)
             .fadvise(j.fadvise_hint != FadviseHint::None);
@@ -1080,6 +1116,55 @@ mod tests {
         let starts: Vec<u64> = p.stages[0].iter().map(|j| j.regions[0].start).collect();
         assert_eq!(starts, vec![0, 1 << 20]);
         assert_eq!(p.stages[1][0].bs[0], BsDraw::Fixed(64 << 10));
+    }
+
+    /// pvsync and pvsync2 run as themselves; pvsync2's options become its
+    /// flags as fio sets them: no share without hipri, no RWF_DONTCACHE
+    /// with O_DIRECT, a nowait EAGAIN that ends the job.
+    #[test]
+    fn pvsync2_options_become_its_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path().display();
+        let engine = |opts: &str| {
+            let p = planned(&format!("[j]\ndirectory={d}\nsize=64k\n{opts}")).unwrap();
+            (p.stages[0][0].engine, p.notes)
+        };
+        let (e, notes) = engine("ioengine=pvsync\n");
+        assert_eq!((e.choice, e.queue), (Choice::PVSYNC, QueueOpts::default()));
+        assert!(notes.is_empty(), "{notes:?}");
+        let (e, _) = engine("ioengine=pvsync2\nhipri\nhipri_percentage=30\nnowait=1\n");
+        assert_eq!(e.choice, Choice::PVSYNC2);
+        let want = QueueOpts {
+            hipri: true,
+            hipri_percentage: Some(30),
+            nowait: true,
+            eagain_fails: true,
+            ..Default::default()
+        };
+        assert_eq!(e.queue, want);
+        // a share alone asks nothing, as in fio; 100 is every request
+        let (e, _) = engine("ioengine=pvsync2\nhipri_percentage=30\n");
+        assert_eq!(e.queue, QueueOpts::default());
+        let (e, _) = engine("ioengine=pvsync2\nhipri\nhipri_percentage=100\n");
+        assert_eq!((e.queue.hipri, e.queue.hipri_percentage), (true, None));
+        // RWF_DONTCACHE on buffered I/O only
+        let (e, _) = engine("ioengine=pvsync2\nuncached=1\ndirect=1\n");
+        assert!(!e.queue.uncached && e.direct);
+        let p = planned(&format!(
+            "[j]\ndirectory={d}\nsize=64k\nioengine=pvsync2\nuncached=1\n"
+        ));
+        if crate::engine::kernel_has_dontcache() {
+            let p = p.unwrap();
+            assert!(p.stages[0][0].engine.queue.uncached);
+            assert!(
+                p.notes[0].contains("uncached sets RWF_DONTCACHE"),
+                "{:?}",
+                p.notes
+            );
+        } else {
+            let e = p.unwrap_err();
+            assert!(e.contains(":5: uncached asks RWF_DONTCACHE"), "{e}");
+        }
     }
 
     #[test]

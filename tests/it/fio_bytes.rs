@@ -121,3 +121,51 @@ fn io_size_with_verify_is_refused_and_notes_are_given() {
     std::fs::remove_file(dir.path().join("t.fio")).unwrap();
     assert_eq!(tree(dir.path()), tree(work_dir().path()));
 }
+
+/// `ba` aligns random offsets (here to 4 KiB under 512-byte requests,
+/// without the random map: with it, refused), and
+/// `random_generator=lfsr` visits each block once per pass, also with
+/// `norandommap` (with a note).
+#[test]
+fn blockalign_aligns_random_offsets_and_lfsr_keeps_the_map() {
+    let dir = work_dir();
+    let offsets = |extra: &str| -> Vec<u64> {
+        let job = format!(
+            "[j]\nioengine=null\nrw=randread\nsize=256k\nwrite_lat_log=x\nlog_offset=1\n{extra}"
+        );
+        std::fs::write(dir.path().join("t.fio"), job).unwrap();
+        let (code, _, err) = fio_in(dir.path(), &["t.fio"]);
+        assert_eq!(code, 0, "{extra}: {err}");
+        let text = std::fs::read_to_string(dir.path().join("x_lat.1.log")).unwrap();
+        for f in ["t.fio", "x_lat.1.log", "x_clat.1.log", "x_slat.1.log"] {
+            std::fs::remove_file(dir.path().join(f)).unwrap();
+        }
+        text.lines()
+            .map(|l| l.split(", ").nth(4).unwrap().parse().unwrap())
+            .collect()
+    };
+    let plain = offsets("bs=512\n");
+    assert!(
+        plain.iter().any(|o| o % 4096 != 0),
+        "512-byte blocks: {plain:?}"
+    );
+    let aligned = offsets("bs=512\nba=4k\nnorandommap\n");
+    assert!(!aligned.is_empty());
+    assert!(aligned.iter().all(|o| o % 4096 == 0), "{aligned:?}");
+    std::fs::write(
+        dir.path().join("t.fio"),
+        "[j]\nioengine=null\nrw=randread\nsize=256k\nbs=512\nba=4k\n",
+    )
+    .unwrap();
+    let (code, _, err) = fio_in(dir.path(), &["t.fio"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with("iogauge: t.fio:6: ba other than the smallest block"),
+        "{err}"
+    );
+    std::fs::remove_file(dir.path().join("t.fio")).unwrap();
+    let mut lfsr = offsets("bs=4k\nnorandommap\nrandom_generator=lfsr\n");
+    lfsr.sort_unstable();
+    assert_eq!(lfsr, (0..64).map(|b| b * 4096).collect::<Vec<u64>>());
+    assert_eq!(tree(dir.path()), tree(work_dir().path()));
+}

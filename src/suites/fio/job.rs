@@ -311,6 +311,7 @@ const ALIASES: &[(&str, &str)] = &[
     ("allrandrepeat", "randrepeat"),
     ("wait_for_previous", "stonewall"),
     ("io_limit", "io_size"),
+    ("blockalign", "ba"),
 ];
 
 /// The options of fio's built-in profiles (`tiobench`, `act`) that are
@@ -342,6 +343,7 @@ pub const SUPPORTED: &[&str] = &[
     "bs",
     "bsrange",
     "bssplit",
+    "ba",
     "size",
     "filesize",
     "nrfiles",
@@ -395,6 +397,7 @@ pub const SUPPORTED: &[&str] = &[
     "norandommap",
     "randrepeat",
     "randseed",
+    "random_generator",
     "verify",
     // fio's verify phase (suites::fio::verify)
     "do_verify",
@@ -502,6 +505,9 @@ pub struct Job {
     /// 100 minus it).
     pub rwmixread: u32,
     pub bs: Dir<u64>,
+    /// Alignment of random offsets per direction (fio's `ba`); 0: the
+    /// direction's smallest block.
+    pub ba: Dir<u64>,
     /// `bsrange`: the smallest and largest block per direction.
     pub bsrange: Option<Dir<(u64, u64)>>,
     pub bssplit: Option<Dir<Vec<BsShare>>>,
@@ -585,6 +591,9 @@ pub struct Job {
     pub norandommap: bool,
     pub randrepeat: bool,
     pub randseed: u64,
+    /// fio's `random_generator`: `tausworthe` (default), `tausworthe64`
+    /// or `lfsr`.
+    pub random_generator: String,
     pub verify: String,
     /// Run the verify phase after the writes (fio's default, 1).
     pub do_verify: bool,
@@ -638,6 +647,7 @@ impl Job {
             },
             rwmixread: 50,
             bs: Dir::all(4096),
+            ba: Dir::all(0),
             bsrange: None,
             bssplit: None,
             size: None,
@@ -691,6 +701,7 @@ impl Job {
             norandommap: false,
             randrepeat: true,
             randseed: 0x89,
+            random_generator: "tausworthe".into(),
             verify: "0".into(),
             do_verify: true,
             verify_interval: 0,
@@ -760,6 +771,30 @@ impl Job {
                 for (d, p) in value::per_direction(&pieces).into_iter().enumerate() {
                     if let Some(b) = p {
                         self.bs.set(d, b);
+                    }
+                }
+            }
+            "ba" => {
+                let pieces = pieces(v, false, |s| {
+                    let b = value::size(s, kb)?;
+                    if b == 0 {
+                        return Err(format!("'{s}': an alignment is at least 1 byte"));
+                    }
+                    Ok(b)
+                })?;
+                for (d, p) in value::per_direction(&pieces).into_iter().enumerate() {
+                    if let Some(b) = p {
+                        self.ba.set(d, b);
+                    }
+                }
+            }
+            "random_generator" => {
+                self.random_generator = match v.trim() {
+                    t @ ("tausworthe" | "tausworthe64" | "lfsr") => t.to_string(),
+                    t => {
+                        return Err(format!(
+                            "'{t}': random_generator is tausworthe, lfsr or tausworthe64"
+                        ));
                     }
                 }
             }
@@ -998,6 +1033,14 @@ impl Job {
                 "rwmixread" => self.rwmixread.to_string(),
                 "rwmixwrite" => (100 - self.rwmixread).to_string(),
                 "bs" => dir(&self.bs),
+                "ba" => {
+                    if self.ba == Dir::all(0) {
+                        "(none)".into()
+                    } else {
+                        dir(&self.ba)
+                    }
+                }
+                "random_generator" => self.random_generator.clone(),
                 "bsrange" => match &self.bsrange {
                     None => "(none)".into(),
                     Some(r) => [r.read, r.write, r.trim]

@@ -924,7 +924,34 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             dist::parse(&j.random_distribution).map_err(|e| refuse(j, "random_distribution", e))?;
         // fio's random map covers any block sizes (in blocks of the
         // smallest); a skewed distribution draws without it
-        let random_map = j.rw.kind.is_random() && !j.norandommap && matches!(dist, Dist::Random);
+        // fio's lfsr visits each block once per pass without a map, also
+        // with norandommap: the random map does the same here
+        let lfsr = j.random_generator == "lfsr";
+        let random_map =
+            j.rw.kind.is_random() && (!j.norandommap || lfsr) && matches!(dist, Dist::Random);
+        if random_map {
+            let bs = bs_of(j);
+            let ba = [j.ba.read, j.ba.write, j.ba.trim];
+            if (0..3).any(|x| d[x] && ba[x] != 0 && ba[x] != bs[x].min()) {
+                return Err(refuse(
+                    j,
+                    "ba",
+                    "ba other than the smallest block with fio's random map or lfsr is not supported (fio's map then counts blocks of one size and offsets of the other): add norandommap",
+                ));
+            }
+        }
+        if j.clone == 0 && j.origin.contains_key("random_generator") {
+            out.notes.push(format!(
+                "{}: random_generator={}: iogauge draws offsets from its own generator (fio's sequence is not reproduced){}",
+                place(j, "random_generator"),
+                j.random_generator,
+                if lfsr {
+                    "; each block once per pass, as lfsr, by the random map"
+                } else {
+                    ""
+                }
+            ));
+        }
         let seed = if j.randrepeat {
             j.randseed
         } else {

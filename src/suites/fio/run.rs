@@ -300,7 +300,12 @@ pub struct FioSource {
 impl FioSource {
     pub fn new(p: &JobPlan, plan: &Plan, ids: &[FileId]) -> Result<FioSource, String> {
         let mut rng = worker_rng(p.seed, p.index);
-        let ba = [0, 1, 2].map(|d| p.bs[d].min().max(1));
+        // fio's `ba`, by default the direction's smallest block
+        let align = [p.job.ba.read, p.job.ba.write, p.job.ba.trim];
+        let ba = [0, 1, 2].map(|d| match align[d] {
+            0 => p.bs[d].min().max(1),
+            a => a,
+        });
         let random = p.job.rw.kind.is_random();
         let dirs = p.dirs();
         let unit = (0..3)

@@ -250,8 +250,11 @@ pub struct FioSource {
     /// Percent of mixed requests that read.
     rwmixread: u64,
     bs: [BsDraw; 3],
-    /// Alignment of random offsets per direction (the smallest block).
+    /// Alignment of random offsets per direction (`ba`, by default the
+    /// smallest block).
     ba: [u64; 3],
+    /// The smallest block per direction.
+    min_bs: [u64; 3],
     /// The random map's block (the smallest request of any direction).
     unit: u64,
     seq_nr: u32,
@@ -360,6 +363,7 @@ impl FioSource {
             rwmixread: u64::from(p.job.rwmixread),
             bs: p.bs.clone(),
             ba,
+            min_bs: [0, 1, 2].map(|d| p.bs[d].min().max(1)),
             unit,
             seq_nr: p.job.rw.seq_nr.max(1),
             seq_add: u64::try_from(p.job.rw.seq_add).unwrap_or(0),
@@ -627,7 +631,7 @@ impl Source for FioSource {
                 off = 0;
                 f.pos[d] = 0;
             }
-            if off + self.ba[d] > f.len {
+            if off + self.min_bs[d] > f.len {
                 f.done = true;
                 if self.files.iter().all(|f| f.done) && !self.pass_over(true) {
                     return None;

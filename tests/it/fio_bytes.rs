@@ -62,6 +62,11 @@ fn jobs_move_what_fio_moves() {
             "--ioengine=psync --size=20k --rw=randread --bs=8k",
             (16384, 2),
         ),
+        // an alignment below the block does not make a tail fit
+        (
+            "--ioengine=null --size=20k --rw=read --bs=8k --ba=512",
+            (16384, 2),
+        ),
         (
             "--ioengine=psync --size=20k --rw=write --bs=8k --loops=3",
             (49152, 6),

@@ -359,8 +359,9 @@ impl QueueOpts {
                 .collect();
             return Err(match who.as_slice() {
                 [] => format!("{flag}: no engine here has {what}"),
+                [one] => format!("{flag}: engine '{name}' has no {what} ({one} has)"),
                 _ => format!(
-                    "{flag}: engine '{name}' has no {what} ({} has)",
+                    "{flag}: engine '{name}' has no {what} ({} have)",
                     who.join(", ")
                 ),
             });

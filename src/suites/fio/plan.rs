@@ -930,7 +930,6 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
         let random_map =
             j.rw.kind.is_random() && (!j.norandommap || lfsr) && matches!(dist, Dist::Random);
         if random_map {
-            let bs = bs_of(j);
             let ba = [j.ba.read, j.ba.write, j.ba.trim];
             if (0..3).any(|x| d[x] && ba[x] != 0 && ba[x] != bs[x].min()) {
                 return Err(refuse(

@@ -29,7 +29,7 @@ pub struct Args {
     #[arg(long = "parse-only")]
     pub parse_only: bool,
     /// fio's output formats, comma-separated: normal, json, json+, terse.
-    #[arg(long = "output-format", value_name = "FORMAT", default_value = "normal", value_parser = output_formats)]
+    #[arg(long = "output-format", value_name = "FORMAT", default_value = "normal", value_delimiter = ',', value_parser = output_format)]
     pub output_format: Vec<OutputFormat>,
     /// Write the report to FILE instead of standard output (fio's --output).
     #[arg(long, value_name = "FILE")]
@@ -90,18 +90,6 @@ fn output_format(s: &str) -> Result<OutputFormat, String> {
             shown(t)
         )),
     }
-}
-
-/// `--output-format`'s list; clap collects one value per flag, and each
-/// value may hold several, comma-separated.
-fn output_formats(s: &str) -> Result<OutputFormat, String> {
-    // the first of the list here; `split` reads the others again
-    let mut it = s.split(',');
-    let first = output_format(it.next().unwrap_or(""))?;
-    for f in it {
-        output_format(f)?;
-    }
-    Ok(first)
 }
 
 /// The trailing arguments sorted: iogauge's flags, the job files, fio's
@@ -546,7 +534,9 @@ fn reports_of(done: &[(Vec<JobPlan>, StageOutcome)]) -> Vec<FioJobReport> {
                 match merged.iter_mut().find(|m| m.0 == p.job.group) {
                     Some(m) => m.2.push((stats, span)),
                     None => {
-                        out.push(head_of(p));
+                        let mut head = head_of(p);
+                        head.steadystate = so.steady.clone();
+                        out.push(head);
                         merged.push((p.job.group, out.len() - 1, vec![(stats, span)]));
                     }
                 }
@@ -554,6 +544,7 @@ fn reports_of(done: &[(Vec<JobPlan>, StageOutcome)]) -> Vec<FioJobReport> {
             }
             let mut r = head_of(p).from_stats(&stats, 1, dur(span.runtime_ns), &cpu_of(&[span]));
             phase_runtimes(&mut r, &[span]);
+            r.steadystate = so.steady.clone();
             if let Some(Some(why)) = o.failures.get(i) {
                 r.error = o
                     .error
@@ -710,6 +701,13 @@ fn collection(
             let mut r =
                 RunResult::new("fio", config, env.clone(), started.to_string()).with_outcome(&one);
             r.verify = so.verify.get(i).cloned().flatten().map(|v| v.section);
+            // fio's steady-state verdict, the stage's (docs/fio.md)
+            if let Some(ss) = &so.steady {
+                r.metrics.insert(
+                    "steadystate".into(),
+                    serde_json::to_value(ss).unwrap_or_default(),
+                );
+            }
             c.push(Entry::new(name, r));
         }
     }

@@ -25,6 +25,7 @@ mod fio_opts;
 mod fio_out;
 mod fio_pvsync;
 mod fio_run;
+mod fio_steady;
 mod fio_verify;
 mod given_file;
 mod input;

@@ -5,6 +5,7 @@
 use super::num::fixed;
 use super::text::{Group, groups, moments};
 use super::{DirReport, DiskUtil, FioJobReport, LatStat, PercentilesOf, ctime};
+use crate::suites::fio::steady::SsReport;
 use std::fmt::Write;
 
 /// A JSON value that keeps its keys' order and writes numbers as fio does.
@@ -192,7 +193,37 @@ fn job(j: &FioJobReport, g: &Group, plus: bool) -> Node {
     v.push(("latency_target", int(0)));
     v.push(("latency_percentile", Node::Float(100.0)));
     v.push(("latency_window", int(0)));
+    if let Some(ss) = &j.steadystate {
+        v.push(("steadystate", steadystate(ss)));
+    }
     obj(v)
+}
+
+/// fio's `steadystate` object: the criterion, whether it was attained,
+/// and the window's samples.
+fn steadystate(ss: &SsReport) -> Node {
+    let ints = |v: &[u64]| Node::Arr(v.iter().map(|x| int(*x)).collect());
+    let pct = if ss.criterion.pct { "%" } else { "" };
+    obj(vec![
+        ("ss", Node::Str(ss.criterion.fio_form())),
+        ("duration", int(ss.duration_s)),
+        ("attained", int(i32::from(ss.attained))),
+        (
+            "criterion",
+            Node::Str(format!("{:.6}{pct}", ss.value as f32)),
+        ),
+        ("max_deviation", Node::Float(ss.max_deviation)),
+        ("slope", Node::Float(ss.slope)),
+        (
+            "data",
+            obj(vec![
+                ("bw_mean", int(ss.bw_mean())),
+                ("iops_mean", int(ss.iops_mean())),
+                ("iops", ints(&ss.iops)),
+                ("bw", ints(&ss.bw)),
+            ]),
+        ),
+    ])
 }
 
 fn shares(keys: &[&str], vals: &[f64]) -> Node {

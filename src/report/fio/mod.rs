@@ -224,6 +224,8 @@ pub struct FioJobReport {
     /// Unix time (ms) the job ended, for `time` and the job line.
     pub ended_ms: u64,
     pub pid: u32,
+    /// fio's steady-state detection, when the job asked for it.
+    pub steadystate: Option<crate::suites::fio::steady::SsReport>,
 }
 
 /// The op kinds that make up each fio direction, by name (so a kind added
@@ -274,6 +276,7 @@ impl FioJobReport {
             submission: Submission::OnePerCall,
             error: 0,
             error_text: None,
+            steadystate: None,
             ended_ms: now_ms(),
             pid: std::process::id(),
         }

@@ -4,6 +4,7 @@
 
 use super::num::{Unit, fixed, num2str};
 use super::{DirReport, DiskUtil, FioJobReport, LatStat, PercentilesOf, ctime};
+use crate::suites::fio::steady::{SsMetric, SsReport};
 use std::fmt::Write;
 
 /// fio's defaults: 4 significant figures, KiB (1024) and bytes.
@@ -240,6 +241,37 @@ pub fn job(out: &mut String, j: &FioJobReport, g: &Group) {
         out,
         "     latency   : target=0, window=0, percentile=100.00%, depth={}",
         j.iodepth
+    );
+    if let Some(ss) = &j.steadystate {
+        steadystate(out, ss);
+    }
+}
+
+/// fio's `show_ss_normal`: the window's mean bandwidth (in `kb_base`
+/// units, shown with both prefixes as fio shows it), its mean IOPS and
+/// the last criterion.
+fn steadystate(out: &mut String, ss: &SsReport) {
+    let kb = ss.kb_base.max(1);
+    let pow2 = kb.is_power_of_two();
+    let bw = ss.bw_mean() / kb;
+    let _ = writeln!(
+        out,
+        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
+        if ss.attained { "yes" } else { "no" },
+        num2str(bw, SIG_FIGS, kb, pow2, Unit::BytePerSec),
+        num2str(bw, SIG_FIGS, kb, !pow2, Unit::BytePerSec),
+        num2str(ss.iops_mean(), SIG_FIGS, 1, false, Unit::None),
+        match ss.criterion.metric {
+            SsMetric::Iops => "iops",
+            SsMetric::Bw => "bw",
+        },
+        if ss.criterion.slope {
+            " slope"
+        } else {
+            " mean dev"
+        },
+        ss.value,
+        if ss.criterion.pct { "%" } else { "" }
     );
 }
 

@@ -312,6 +312,10 @@ const ALIASES: &[(&str, &str)] = &[
     ("wait_for_previous", "stonewall"),
     ("io_limit", "io_size"),
     ("blockalign", "ba"),
+    ("ss", "steadystate"),
+    ("ss_dur", "steadystate_duration"),
+    ("ss_ramp", "steadystate_ramp_time"),
+    ("ss_interval", "steadystate_check_interval"),
 ];
 
 /// The options of fio's built-in profiles (`tiobench`, `act`) that are
@@ -375,6 +379,11 @@ pub const SUPPORTED: &[&str] = &[
     "runtime",
     "time_based",
     "ramp_time",
+    // fio's steady-state detection (suites::fio::steady)
+    "steadystate",
+    "steadystate_duration",
+    "steadystate_ramp_time",
+    "steadystate_check_interval",
     "loops",
     "rate",
     "rate_iops",
@@ -555,6 +564,14 @@ pub struct Job {
     pub runtime_ns: u64,
     pub time_based: bool,
     pub ramp_time_ns: u64,
+    /// `steadystate`: the criterion judged once `steadystate_duration`
+    /// is not 0 (fio's default criterion is `iops_slope:0.01%`).
+    pub ss: super::steady::SsCriterion,
+    /// `steadystate_duration`, `steadystate_ramp_time`,
+    /// `steadystate_check_interval` (ns); a duration of 0 judges nothing.
+    pub ss_dur_ns: u64,
+    pub ss_ramp_ns: u64,
+    pub ss_interval_ns: u64,
     pub loops: u32,
     /// Bytes per second per direction; 0: no cap.
     pub rate: Dir<u64>,
@@ -678,6 +695,10 @@ impl Job {
             runtime_ns: 0,
             time_based: false,
             ramp_time_ns: 0,
+            ss: super::steady::SsCriterion::default(),
+            ss_dur_ns: 0,
+            ss_ramp_ns: 0,
+            ss_interval_ns: 1_000_000_000,
             loops: 1,
             rate: Dir::all(0),
             rate_iops: Dir::all(0),
@@ -882,6 +903,18 @@ impl Job {
             "runtime" => self.runtime_ns = time(v, TimeUnit::Seconds)?,
             "time_based" => self.time_based = value::boolean(v)?,
             "ramp_time" => self.ramp_time_ns = time(v, TimeUnit::Seconds)?,
+            "steadystate" => self.ss = super::steady::SsCriterion::parse(v, kb)?,
+            "steadystate_duration" => self.ss_dur_ns = time(v, TimeUnit::Seconds)?,
+            "steadystate_ramp_time" => self.ss_ramp_ns = time(v, TimeUnit::Seconds)?,
+            "steadystate_check_interval" => {
+                self.ss_interval_ns = time(v, TimeUnit::Seconds)?;
+                if self.ss_interval_ns < 1_000_000_000 {
+                    return Err(format!(
+                        "'{}': the steady-state check interval must be at least 1s (as fio says)",
+                        v.trim()
+                    ));
+                }
+            }
             "loops" => self.loops = at_least(int(v)?, 1, "loops")?,
             "rate" | "rate_iops" => {
                 let pieces = pieces(v, false, |s| value::size(s, kb))?;
@@ -1103,6 +1136,10 @@ impl Job {
                 "runtime" => ns(self.runtime_ns),
                 "time_based" => b(self.time_based),
                 "ramp_time" => ns(self.ramp_time_ns),
+                "steadystate" => self.ss.fio_form(),
+                "steadystate_duration" => ns(self.ss_dur_ns),
+                "steadystate_ramp_time" => ns(self.ss_ramp_ns),
+                "steadystate_check_interval" => ns(self.ss_interval_ns),
                 "loops" => self.loops.to_string(),
                 "rate" => dir(&self.rate),
                 "rate_iops" => dir(&self.rate_iops),

@@ -9,6 +9,7 @@ pub mod names;
 pub mod plan;
 pub mod run;
 pub mod show;
+pub mod steady;
 pub mod value;
 pub mod verify;
 

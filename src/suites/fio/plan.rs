@@ -1052,6 +1052,9 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             ));
         }
     }
+    for st in &out.stages {
+        super::steady::stage_settings(st)?;
+    }
     super::verify::check_stages(&out.stages, &files.list)?;
     out.files = files.list;
     Ok(out)

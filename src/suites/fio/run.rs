@@ -1055,6 +1055,8 @@ pub struct StageOutcome {
     pub logs: Vec<crate::runner::iolog::IoLog>,
     /// What each verified job's verify found, in the stage's order.
     pub verify: Vec<Option<super::verify::JobVerify>>,
+    /// What the steady-state detection found, when the stage asked for it.
+    pub steady: Option<super::steady::SsReport>,
 }
 
 /// Run one stage's jobs together.
@@ -1080,7 +1082,13 @@ pub fn run_stage(plan: &Plan, stage: &[JobPlan], progress: &dyn Progress) -> Res
         ramp: (ramp != 0).then(|| std::time::Duration::from_nanos(ramp)),
         ..Default::default()
     };
-    let outcome = runner::run(rule, workers, progress);
+    let steady = super::steady::stage_settings(stage)
+        .map_err(crate::error::UsageError::new)?
+        .map(super::steady::SsWatch::new);
+    let outcome = match &steady {
+        Some(w) => runner::run_with(rule, workers, progress, w),
+        None => runner::run(rule, workers, progress),
+    };
     let spans = outcome
         .extras
         .iter()
@@ -1095,6 +1103,7 @@ pub fn run_stage(plan: &Plan, stage: &[JobPlan], progress: &dyn Progress) -> Res
         })
         .collect();
     Ok(StageOutcome {
+        steady: steady.map(|w| w.report(stage[0].job.kb_base)),
         verify,
         outcome,
         spans,

@@ -617,6 +617,14 @@ mod tests {
     }
 
     #[test]
+    fn every_option_is_taken_and_shown() {
+        for o in OPTIONS {
+            assert!(super::super::job::SUPPORTED.contains(o), "{o}");
+            assert!(!BufferOpts::default().value(o).is_empty(), "{o}");
+        }
+    }
+
+    #[test]
     fn options_parse_and_print() {
         let mut o = BufferOpts::default();
         assert_eq!(o.value("scramble_buffers"), "1");

@@ -5,7 +5,8 @@
 #
 #   a. ioengine=null, bs=4k, a write job of 4 M requests: iogauge's own cost
 #      per write, nothing reaches the kernel
-#   b. psync, bs=4k writes to a 256 MiB file on tmpfs (DIR), time-based
+#   b. psync, bs=4k buffered writes over a 64 MiB file in DIR (the page
+#      cache holds it), time-based
 #
 # Settings: scramble_buffers=0 (the buffer as it is), the default (each
 # write scrambled: 3 stores per 512-byte sector), refill_buffers (new random
@@ -16,9 +17,11 @@
 # Environment:
 #   B        the iogauge binary measured (default: built from this tree)
 #   A        optional: an older binary to compare the default with
-#   DIR      where the tmpfs file goes (default /dev/shm)
+#   DIR      where the file goes (default /tmp; iogauge fio takes a path
+#            under /dev as a device, so not /dev/shm)
 #   RUNTIME  seconds of (b) (default 5)
 #   REPS     repetitions (default 5)
+#   JOBS     which of them (default "null cached")
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -38,7 +41,7 @@ fi
 [[ -z ${A:-} || -x $A ]] || die "A=$A is not an executable"
 json_reader
 
-base=${DIR:-/dev/shm}
+base=${DIR:-/tmp}
 [[ -d $base ]] || die "DIR=$base is not a directory"
 work=$(mktemp -d "$base/fbuf.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -51,10 +54,12 @@ run() {
     local bin=$1 job=$2 set=$3 args
     case $job in
         null) args=(--ioengine=null --rw=write --bs=4k --size=16g) ;;
-        tmpfs) args=(--ioengine=psync --rw=write --bs=4k --size=256m --time_based "--runtime=$RUNTIME" "--filename=$work/f") ;;
+        cached) args=(--ioengine=psync --rw=write --bs=4k --size=64m --time_based "--runtime=$RUNTIME" "--directory=$work" --filename=f) ;;
     esac
+    rm -f "$work/o.json"
     # shellcheck disable=SC2086
-    "$bin" fio --name=w "${args[@]}" $set --output-format=json --output="$work/o.json" >/dev/null
+    "$bin" fio --name=w "${args[@]}" $set --output-format=json --output="$work/o.json" >/dev/null ||
+        die "$bin fio ${args[*]} $set failed"
     jget "$work/o.json" '.jobs[0].write.iops'
     rm -f "$work/f"
 }
@@ -63,7 +68,7 @@ median() { sort -g | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+
 
 say "fio_buffers_cost.sh: B = $B ($("$B" --version))${A:+; A = $A ($("$A" --version))}"
 say "  in $work; RUNTIME=$RUNTIME REPS=$REPS; load $(cut -d' ' -f1-3 /proc/loadavg)"
-for job in null tmpfs; do
+for job in ${JOBS:-null cached}; do
     declare -A got=()
     for ((r = 0; r < REPS; r++)); do
         [[ -n ${A:-} ]] && got[A]+="$(run "$A" "$job" "") "

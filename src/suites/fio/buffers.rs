@@ -345,10 +345,13 @@ pub struct Fill {
     content: Content,
     /// Fill every write anew.
     refill: bool,
+    /// A fixed content ([`Fill::fixed`]), decided once.
+    fixed: bool,
     /// Scramble every write (fio's default).
     scramble: bool,
-    /// Which buffer slots hold the content (a fixed content, filled once
-    /// per slot and again after a read used it).
+    /// Which buffer slots hold the content (a fixed content: zeros, a
+    /// pattern, a compressible fill without refills; filled once per slot
+    /// and again after a read used it).
     filled: Vec<bool>,
     dedupe: u32,
     /// `working_set`: the first this many unique writes are the set.
@@ -409,6 +412,7 @@ impl Fill {
         let size: u64 = p.regions.iter().map(|r| r.len).sum();
         let seed = p.seed ^ ((p.index as u64) << 20) ^ 0x6275_6666;
         Fill {
+            fixed: !refill && content != Content::Random,
             content,
             refill,
             scramble,
@@ -428,19 +432,13 @@ impl Fill {
         }
     }
 
-    /// Whether the job writes what the engine was made with, scrambled or
-    /// not, and nothing else (nothing to fill before the first write).
-    fn fixed(&self) -> bool {
-        !self.refill && self.content != Content::Random
-    }
-
     /// Make `buf` (the whole buffer slot of `req`) what `req` writes; a read
     /// marks its slot as needing a fill again.
     #[inline]
     pub fn fill(&mut self, req: &Req, buf: &mut [u8]) {
         match req.kind {
             OpKind::Write => {}
-            OpKind::Read if self.fixed() => {
+            OpKind::Read if self.fixed => {
                 if let Some(f) = self.filled.get_mut(usize::from(req.slot)) {
                     *f = false;
                 }
@@ -452,7 +450,7 @@ impl Fill {
         let len = (req.len as usize).min(buf.len());
         if self.refill {
             self.fill_content(&mut buf[..len]);
-        } else if self.fixed() {
+        } else if self.fixed {
             let s = usize::from(req.slot);
             if self.filled.len() <= s {
                 self.filled.resize(s + 1, false);

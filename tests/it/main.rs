@@ -19,6 +19,7 @@ mod faultfs;
 mod faults;
 mod ffsb;
 mod fio;
+mod fio_buffers;
 mod fio_bytes;
 mod fio_layout;
 mod fio_opts;

@@ -408,6 +408,17 @@ pub const SUPPORTED: &[&str] = &[
     "randseed",
     "random_generator",
     "verify",
+    // what a job writes: fio's buffer options (suites::fio::buffers::OPTIONS)
+    "zero_buffers",
+    "refill_buffers",
+    "scramble_buffers",
+    "buffer_pattern",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
+    "dedupe_mode",
+    "dedupe_working_set_percentage",
+    "verify_pattern",
     // fio's verify phase (suites::fio::verify)
     "do_verify",
     "verify_interval",
@@ -445,6 +456,9 @@ const FLAGS: &[&str] = &[
     "stonewall",
     "new_group",
     "thread",
+    // fio's FIO_OPT_STR_SET buffer options
+    "zero_buffers",
+    "refill_buffers",
 ];
 
 /// The options of [`SUPPORTED`] that belong to one engine (fio's engine
@@ -622,6 +636,8 @@ pub struct Job {
     pub verify_async: u32,
     pub verify_backlog: u64,
     pub verify_backlog_batch: u64,
+    /// What the job writes (fio's buffer options and `verify_pattern`).
+    pub buffers: super::buffers::BufferOpts,
     pub group_reporting: bool,
     pub stonewall: bool,
     pub new_group: bool,
@@ -732,6 +748,7 @@ impl Job {
             verify_async: 0,
             verify_backlog: 0,
             verify_backlog_batch: 0,
+            buffers: Default::default(),
             group_reporting: false,
             stonewall: false,
             new_group: false,
@@ -992,6 +1009,7 @@ impl Job {
             "log_max_value" => self.log_max_value = value::boolean(v)?,
             "log_offset" => self.log_offset = value::boolean(v)?,
             "per_job_logs" => self.per_job_logs = value::boolean(v)?,
+            n if super::buffers::OPTIONS.contains(&n) => self.buffers.set(n, v, kb)?,
             _ => unreachable!("every name of SUPPORTED is handled"),
         }
         let key = if c == "buffered" { "direct" } else { c };
@@ -1192,6 +1210,7 @@ impl Job {
                 "log_max_value" => b(self.log_max_value),
                 "log_offset" => b(self.log_offset),
                 "per_job_logs" => b(self.per_job_logs),
+                n if super::buffers::OPTIONS.contains(&n) => self.buffers.value(n),
                 _ => unreachable!("every name of SUPPORTED is shown"),
             };
             out.push((name, v));

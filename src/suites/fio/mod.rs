@@ -3,6 +3,7 @@
 //! value's place for later errors. docs/fio.md says what is taken, how
 //! each option maps, and what is refused.
 
+pub mod buffers;
 pub mod job;
 pub mod jobfile;
 pub mod names;

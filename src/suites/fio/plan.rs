@@ -981,6 +981,7 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
             })?;
             p.is_set().then_some(p)
         };
+        super::buffers::check(j)?;
         let verify = super::verify::spec(j, &bs, &regions, io_size, seed, random_map)?;
         if verify.is_some() && j.verify_async != 0 && j.clone == 0 {
             out.notes.push(format!(

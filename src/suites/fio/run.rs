@@ -298,6 +298,8 @@ pub struct FioSource {
     owed: Option<Req>,
     /// End at the end of each pass (a verified job verifies then).
     pub stop_at_pass_end: bool,
+    /// What its writes carry (fio's buffer options; suites::fio::buffers).
+    fill: super::buffers::Fill,
 }
 
 impl FioSource {
@@ -391,6 +393,7 @@ impl FioSource {
             writes: 0,
             owed: None,
             stop_at_pass_end: false,
+            fill: super::buffers::Fill::new(p),
         })
     }
 
@@ -560,6 +563,14 @@ impl FioSource {
 }
 
 impl Source for FioSource {
+    /// fio scrambles or refills each write by default (buffers::Fill).
+    const FILLS: bool = true;
+
+    #[inline]
+    fn fill(&mut self, req: &Req, buf: &mut [u8]) {
+        self.fill.fill(req, buf);
+    }
+
     #[inline]
     fn next(&mut self) -> Option<Req> {
         if let Some(d) = self.deadline

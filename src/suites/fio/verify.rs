@@ -51,6 +51,9 @@ pub struct VerifySpec {
     pub sorted: bool,
     /// The seed of the units' payload.
     pub seed: u64,
+    /// `verify=pattern`: the job writes `verify_pattern` (no header) and
+    /// checks it byte for byte.
+    pub pattern: bool,
 }
 
 fn refuse(job: &Job, opt: &str, why: impl std::fmt::Display) -> String {
@@ -99,6 +102,21 @@ pub fn spec(
     seed: u64,
     random_map: bool,
 ) -> Result<Option<VerifySpec>, String> {
+    let vp = j.buffers.verify_pattern.is_some();
+    if vp && j.verify != "pattern" {
+        return Err(refuse(
+            j,
+            "verify_pattern",
+            if j.verify == "0" || j.verify == "pattern_hdr" {
+                "verify_pattern without verify=pattern makes fio write its own verify header in each block (verify=pattern_hdr), which iogauge does not write; give verify=pattern (the pattern alone, checked byte for byte)".to_string()
+            } else {
+                format!(
+                    "verify_pattern with verify={}: iogauge's checked units carry their own bytes, not the pattern; give verify=pattern (the pattern alone, checked byte for byte)",
+                    j.verify
+                )
+            },
+        ));
+    }
     if j.verify == "0" {
         if j.verify_only {
             return Err(refuse(
@@ -124,14 +142,18 @@ pub fn spec(
         return Err(refuse(j, "rw", "verify with trims is not supported"));
     }
     match j.verify.as_str() {
-        "pattern" | "pattern_hdr" => {
+        "pattern" if !vp => {
             return Err(refuse(
                 j,
                 "verify",
-                format!(
-                    "verify={} is not supported: iogauge writes its own checked units, not verify_pattern; give a checksum (crc32c, md5, …)",
-                    j.verify
-                ),
+                "verify=pattern needs verify_pattern= (the bytes to write and check)",
+            ));
+        }
+        "pattern_hdr" => {
+            return Err(refuse(
+                j,
+                "verify",
+                "verify=pattern_hdr is not supported: iogauge does not write fio's verify header; give verify=pattern with verify_pattern= (the pattern alone), or a checksum (crc32c, md5, …)",
             ));
         }
         "null" => {
@@ -196,7 +218,13 @@ pub fn spec(
     } else {
         bs_opt
     };
-    crate::verify::check_unit(unit).map_err(|e| {
+    // the pattern is checked byte for byte: any unit will do
+    let checked = if vp {
+        Ok(0)
+    } else {
+        crate::verify::check_unit(unit)
+    };
+    checked.map_err(|e| {
         refuse(
             j,
             vi_opt,
@@ -279,6 +307,7 @@ pub fn spec(
         fatal: j.verify_fatal,
         sorted,
         seed: seed ^ fnv(&j.name) ^ (u64::from(j.clone) << 32) ^ 0x6669_6f76,
+        pattern: vp,
     }))
 }
 
@@ -431,6 +460,8 @@ pub struct Checker {
     /// Time in write and verify phases (clock ns, after the ramp).
     pub write_ns: u64,
     pub verify_ns: u64,
+    /// `verify=pattern`: what is written and checked in place of units.
+    vpat: Option<super::buffers::Pattern>,
 }
 
 impl Checker {
@@ -484,6 +515,11 @@ impl Checker {
             stop: false,
             write_ns: 0,
             verify_ns: 0,
+            vpat: if spec.pattern {
+                p.job.buffers.verify_pattern.clone()
+            } else {
+                None
+            },
         }
     }
 
@@ -505,7 +541,11 @@ impl Checker {
     #[inline]
     fn fill_write(&mut self, req: &Req, buf: &mut [u8]) {
         let rel = self.rel(req);
-        self.tracker.fill(&rel, buf);
+        match &self.vpat {
+            // fio's fill_verify_pattern: %o is the write's file offset
+            Some(p) => p.fill(&mut buf[..req.len as usize], req.offset),
+            None => self.tracker.fill(&rel, buf),
+        }
         if self.spec.phase {
             self.hist.log(Piece {
                 file: self.region(req.file) as u32,
@@ -518,6 +558,10 @@ impl Checker {
     /// Check a verify read; a wrong unit gets its line (and stops the job
     /// under `verify_fatal`).
     fn check(&mut self, c: &Completion, buf: &[u8]) -> anyhow::Result<()> {
+        if self.vpat.is_some() {
+            self.check_pattern(c, buf);
+            return Ok(());
+        }
         let before = self.tracker.counts.mismatches;
         let kept = self.tracker.counts.first.len();
         let rel = Completion {
@@ -559,6 +603,75 @@ impl Checker {
         Ok(())
     }
 
+    /// A write completed: its units count as written.
+    fn written(&mut self, c: &Completion) {
+        if self.vpat.is_some() {
+            self.tracker.counts.units_written += u64::from(c.req.len) / self.spec.unit;
+            return;
+        }
+        let rel = Completion {
+            req: self.rel(&c.req),
+            ..*c
+        };
+        self.tracker.done(&rel);
+    }
+
+    /// A verify read (or the buffer before it, `poison`) against the
+    /// pattern: each unit of the read compared byte for byte with what the
+    /// write at that offset wrote (fio's `verify_io_u_pattern`).
+    fn check_pattern(&mut self, c: &Completion, buf: &[u8]) {
+        let Some(p) = &self.vpat else { return };
+        let unit = self.spec.unit as usize;
+        let len = c.req.len as usize;
+        let mut want = vec![0u8; len];
+        p.fill(&mut want, c.req.offset);
+        let got = (c.bytes as usize).min(len) / unit;
+        let counts = &mut self.tracker.counts;
+        counts.not_checked.short_read += ((len / unit) - got) as u64;
+        let region = self.region_of[c.req.file.0 as usize] as usize;
+        for (i, (u, w)) in buf[..got * unit]
+            .chunks_exact(unit)
+            .zip(want.chunks_exact(unit))
+            .enumerate()
+        {
+            counts.units_checked += 1;
+            if u == w {
+                continue;
+            }
+            let bad: Vec<usize> = (0..unit).filter(|&k| u[k] != w[k]).collect();
+            let bits: u32 = bad.iter().map(|&k| (u[k] ^ w[k]).count_ones()).sum();
+            let kind = if u.iter().all(|&x| x == 0) {
+                crate::verify::Kind::Lost
+            } else {
+                crate::verify::Kind::BitFlip
+            };
+            let offset = c.req.offset + (i * unit) as u64;
+            if self.lines.len() < KEEP_FIRST {
+                self.lines.push(format!(
+                    "verify: {kind} at file {} offset {offset}, length {unit} (requested block: offset={}, length={}): expected verify_pattern {}, found {} byte(s) that differ ({bits} bit(s)), the first at byte {}",
+                    self.paths[region],
+                    c.req.offset,
+                    c.req.len,
+                    p.text,
+                    bad.len(),
+                    bad[0]
+                ));
+            }
+            // counted by kind; the line above says where and what (the
+            // units' generations of a Mismatch do not apply to a pattern)
+            counts.mismatches += 1;
+            match kind {
+                crate::verify::Kind::Lost => counts.by_kind.lost += 1,
+                _ => counts.by_kind.bit_flip += 1,
+            }
+            if self.spec.fatal {
+                self.stop = true;
+                counts.stopped_at_first = true;
+                return;
+            }
+        }
+    }
+
     /// The dry run of `verify_only`: the pass's writes drawn, tracked and
     /// logged, nothing issued.
     fn dry_run(&mut self, src: &mut FioSource, scratch: &mut [u8]) -> u64 {
@@ -570,9 +683,7 @@ impl Checker {
                 continue;
             }
             self.fill_write(&req, scratch);
-            let rel = self.rel(&req);
-            self.tracker
-                .done(&Completion::sync(rel, u64::from(req.len), 0, 0));
+            self.written(&Completion::sync(req, u64::from(req.len), 0, 0));
             bytes += u64::from(req.len);
         }
         self.tracker.counts.units_written = written;
@@ -637,11 +748,7 @@ impl Source for Writes<'_> {
     #[inline]
     fn done(&mut self, c: &Completion) -> anyhow::Result<()> {
         if c.req.kind == OpKind::Write {
-            let rel = Completion {
-                req: self.c.rel(&c.req),
-                ..*c
-            };
-            self.c.tracker.done(&rel);
+            self.c.written(c);
             self.bytes += c.bytes;
         }
         self.src.done(c)
@@ -675,8 +782,18 @@ impl Source for Reads<'_> {
 
     #[inline]
     fn fill(&mut self, req: &Req, buf: &mut [u8]) {
-        let rel = self.c.rel(req);
-        self.c.tracker.fill(&rel, buf);
+        match &self.c.vpat {
+            // what a read that brings nothing leaves: never the pattern
+            Some(p) => {
+                let b = &mut buf[..req.len as usize];
+                p.fill(b, req.offset);
+                b.iter_mut().for_each(|x| *x = !*x);
+            }
+            None => {
+                let rel = self.c.rel(req);
+                self.c.tracker.fill(&rel, buf);
+            }
+        }
     }
 
     #[inline]

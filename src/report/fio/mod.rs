@@ -18,6 +18,7 @@ pub mod disk;
 pub mod exporter;
 pub mod json;
 pub mod num;
+pub mod terse;
 pub mod text;
 
 use crate::measure::{KindStats, OpKind, Outcome, WorkerStats, depth::Depths};
@@ -224,6 +225,8 @@ pub struct FioJobReport {
     /// Unix time (ms) the job ended, for `time` and the job line.
     pub ended_ms: u64,
     pub pid: u32,
+    /// The job's `description` (the terse line's last field).
+    pub description: Option<String>,
 }
 
 /// The op kinds that make up each fio direction, by name (so a kind added
@@ -276,6 +279,7 @@ impl FioJobReport {
             error_text: None,
             ended_ms: now_ms(),
             pid: std::process::id(),
+            description: None,
         }
     }
 

@@ -474,11 +474,21 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
     match run::make_files(&plan, &mut made, progress) {
         Err(e) => failure = Some(e),
         Ok(()) => {
-            // the device's counts from after the layout, as fio's
-            watched = plan.files.first().and_then(|f| match &f.origin {
-                Origin::Device(d) => disk::Watch::start(&d.path),
-                _ => disk::Watch::start(crate::runner::names::dir_of(&f.path)),
-            });
+            // the device's counts from after the layout, as fio's; the
+            // null engine does no disk I/O (fio's FIO_DISKLESSIO): none
+            let diskless = plan
+                .stages
+                .iter()
+                .flatten()
+                .all(|p| p.job.ioengine == job::IoEngine::Null);
+            watched = plan
+                .files
+                .first()
+                .filter(|_| !diskless)
+                .and_then(|f| match &f.origin {
+                    Origin::Device(d) => disk::Watch::start(&d.path),
+                    _ => disk::Watch::start(crate::runner::names::dir_of(&f.path)),
+                });
             for stage in &plan.stages {
                 if crate::runner::signals::interrupted() {
                     break;

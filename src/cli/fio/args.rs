@@ -777,6 +777,19 @@ mod tests {
     }
 
     #[test]
+    fn every_program_option_is_in_the_docs_table() {
+        let doc = include_str!("../../../docs/fio.md");
+        let table = &doc[doc.find("## fio's command-line options").unwrap()..];
+        for o in PROGRAM {
+            assert!(
+                table.contains(&format!("`--{}", o.name)),
+                "docs/fio.md has no row for --{}",
+                o.name
+            );
+        }
+    }
+
+    #[test]
     fn every_run_option_is_handled_and_every_refused_one_says_why() {
         for o in PROGRAM {
             let v = match o.takes {

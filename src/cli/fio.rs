@@ -109,6 +109,11 @@ fn main(a: Args) -> Result<Status> {
     }
     s.parse_only |= a.parse_only;
     s.ignore_unsupported |= a.ignore_unsupported;
+    if a.section.iter().any(|x| x == "global") {
+        crate::usage!(
+            "--section: global cannot be the only section (fio refuses it too); name a job"
+        );
+    }
     s.sections.extend(a.section);
     // clap's --output-format came first; one here replaces it, as fio's
     // last one does, and --append-terse adds to either

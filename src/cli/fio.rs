@@ -10,7 +10,7 @@ use super::common::Status;
 use crate::error::{UsageError, shown, shown_path};
 use crate::measure::{CpuTimes, Outcome, WorkerStats};
 use crate::report::fio::{
-    DiskUtil, FioJobReport, disk, exporter, json as fio_json, text as fio_text,
+    DiskUtil, FioJobReport, disk, exporter, json as fio_json, terse as fio_terse, text as fio_text,
 };
 use crate::report::{Collection, Entry, RunResult};
 use crate::suites::fio::job::{self, Place};
@@ -22,6 +22,10 @@ use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod args;
+mod eta;
+use args::{Eta, Info, split};
+
 /// fio's job files (and fio's --name=… --rw=… command-line form), read as fio reads them: sections, [global], include, ${ENV}, $ncpus, size and time suffixes, expressions, stonewall, new_group, wait_for, numjobs. Every fio option iogauge does not run is named with its file:line and refused (or listed, with --ignore-unsupported).
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -29,8 +33,8 @@ pub struct Args {
     #[arg(long = "parse-only")]
     pub parse_only: bool,
     /// fio's output formats, comma-separated: normal, json, json+, terse.
-    #[arg(long = "output-format", value_name = "FORMAT", default_value = "normal", value_delimiter = ',', value_parser = output_format)]
-    pub output_format: Vec<OutputFormat>,
+    #[arg(long = "output-format", value_name = "FORMAT", default_value = "normal", value_parser = output_formats)]
+    pub output_format: Vec<String>,
     /// Write the report to FILE instead of standard output (fio's --output).
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -79,109 +83,13 @@ pub enum OutputFormat {
     Terse,
 }
 
-fn output_format(s: &str) -> Result<OutputFormat, String> {
-    match s.trim() {
-        "normal" => Ok(OutputFormat::Normal),
-        "json" => Ok(OutputFormat::Json),
-        "json+" => Ok(OutputFormat::JsonPlus),
-        "terse" => Ok(OutputFormat::Terse),
-        t => Err(format!(
-            "'{}' is not an output format (normal, json, json+, terse)",
-            shown(t)
-        )),
+/// `--output-format`'s list, checked; clap collects one value per flag,
+/// and each value may hold several, comma-separated (`main` reads them).
+fn output_formats(s: &str) -> Result<String, String> {
+    for f in s.split(',') {
+        args::output_format(f)?;
     }
-}
-
-/// The trailing arguments sorted: iogauge's flags, the job files, fio's
-/// options (each with its position, `--opt value` joined as `--opt=value`
-/// for options iogauge takes).
-#[derive(Debug, Default, PartialEq)]
-pub struct Split {
-    pub files: Vec<PathBuf>,
-    pub options: Vec<(usize, String)>,
-    pub parse_only: bool,
-    pub ignore_unsupported: bool,
-    pub output_format: Vec<OutputFormat>,
-    pub output: Option<PathBuf>,
-    pub sections: Vec<String>,
-    pub json: Option<PathBuf>,
-    pub allow_write: bool,
-    pub allow_destroy: bool,
-    pub force: bool,
-    pub keep_files: bool,
-    pub check: bool,
-}
-
-/// Sort `rest` (its first word at position `first`) as fio's getopt does.
-pub fn split(rest: &[String], first: usize) -> Result<Split, String> {
-    let mut s = Split::default();
-    let mut i = 0;
-    while i < rest.len() {
-        let pos = first + i;
-        let a = &rest[i];
-        i += 1;
-        let Some(body) = a.strip_prefix("--") else {
-            if a.is_empty() {
-                return Err(format!("argument {pos} is empty; a job file is needed"));
-            }
-            s.files.push(PathBuf::from(a));
-            continue;
-        };
-        let (name, inline) = match body.split_once('=') {
-            Some((n, v)) => (n, Some(v.to_string())),
-            None => (body, None),
-        };
-        let mut value = |what: &str| -> Result<String, String> {
-            match &inline {
-                Some(v) => Ok(v.clone()),
-                None if i < rest.len() => {
-                    i += 1;
-                    Ok(rest[i - 1].clone())
-                }
-                None => Err(format!("--{name} needs {what}")),
-            }
-        };
-        match name {
-            "parse-only" | "ignore-unsupported" | "allow-write" | "allow-destroy" | "force"
-            | "keep-files" | "check"
-                if inline.is_some() =>
-            {
-                return Err(format!("--{name} takes no value"));
-            }
-            "parse-only" => s.parse_only = true,
-            "ignore-unsupported" => s.ignore_unsupported = true,
-            "allow-write" => s.allow_write = true,
-            "allow-destroy" => s.allow_destroy = true,
-            "force" => s.force = true,
-            "keep-files" => s.keep_files = true,
-            "check" => s.check = true,
-            "output-format" => {
-                for f in value("a format (normal, json, json+, terse)")?.split(',') {
-                    s.output_format.push(output_format(f)?);
-                }
-            }
-            "output" => s.output = Some(PathBuf::from(value("a file")?)),
-            "section" => s.sections.push(value("a job name")?),
-            "json" => s.json = Some(PathBuf::from(value("a path")?)),
-            _ => {
-                // `--opt value`: only for options iogauge takes, that are
-                // no flags; others need `--opt=value`
-                let joined = match inline {
-                    None if job::canonical(name).is_some()
-                        && !job::is_flag(name)
-                        && i < rest.len()
-                        && !rest[i].starts_with("--") =>
-                    {
-                        i += 1;
-                        format!("--{name}={}", rest[i - 1])
-                    }
-                    _ => a.clone(),
-                };
-                s.options.push((pos, joined));
-            }
-        }
-    }
-    Ok(s)
+    Ok(s.to_string())
 }
 
 impl super::Cmd for Args {
@@ -196,18 +104,60 @@ fn main(a: Args) -> Result<Status> {
     // argument 1 is `fio`
     let first = std::env::args().count().saturating_sub(a.rest.len()).max(2);
     let mut s = split(&a.rest, first).map_err(UsageError::new)?;
+    if let Some(info) = &s.info {
+        return show_info(info);
+    }
     s.parse_only |= a.parse_only;
     s.ignore_unsupported |= a.ignore_unsupported;
+    if a.section.iter().any(|x| x == "global") {
+        crate::usage!(
+            "--section: global cannot be the only section (fio refuses it too); name a job"
+        );
+    }
     s.sections.extend(a.section);
-    let formats: Vec<OutputFormat> = if s.output_format.is_empty() {
-        a.output_format
-    } else {
+    // clap's --output-format came first; one here replaces it, as fio's
+    // last one does, and --append-terse adds to either
+    let formats: Vec<OutputFormat> = if s.formats_reset {
         s.output_format.clone()
+    } else {
+        let mut f = Vec::new();
+        for list in &a.output_format {
+            for one in list.split(',') {
+                let one = args::output_format(one).map_err(UsageError::new)?;
+                if !f.contains(&one) {
+                    f.push(one);
+                }
+            }
+        }
+        for one in &s.output_format {
+            if !f.contains(one) {
+                f.push(*one);
+            }
+        }
+        f
     };
     let output = s.output.clone().or(a.output);
     let json = s.json.clone().or(a.json);
     if s.files.is_empty() && s.options.is_empty() {
         crate::usage!("no jobs: name a job file or give fio options (--name=job --rw=read …)");
+    }
+    let mut notes: Vec<String> = Vec::new();
+    if let Some(kib) = s.alloc_size {
+        notes.push(format!(
+            "--alloc-size={kib}: iogauge's workers are threads that keep their state on the heap; there is no shared-memory pool to size"
+        ));
+    }
+    if let Some(p) = &s.aux_path {
+        if !p.is_dir() {
+            crate::usage!(
+                "--aux-path: {} is not a directory",
+                shown(&p.display().to_string())
+            );
+        }
+        notes.push(format!(
+            "--aux-path={}: iogauge writes no state files there (fio's verify state files; verify_state_save is not supported)",
+            shown(&p.display().to_string())
+        ));
     }
     let env = |k: &str| std::env::var(k).ok();
     let read = |p: &std::path::Path| std::fs::read(p);
@@ -219,8 +169,23 @@ fn main(a: Args) -> Result<Status> {
         read: &read,
     };
     let parsed = jobfile::parse(&s.options, &s.files, &settings).map_err(UsageError::new)?;
+    if s.showcmd {
+        print!("{}", showcmd(&parsed));
+        return Ok(Status::Done);
+    }
     if parsed.jobs.is_empty() {
         crate::usage!("no jobs to run: the job files define none (or --section chose none)");
+    }
+    if s.readonly {
+        read_only(&parsed).map_err(UsageError::new)?;
+    }
+    if let Some(max) = s.max_jobs
+        && parsed.jobs.len() as u64 > max
+    {
+        crate::usage!(
+            "{} jobs (numjobs clones counted) are more than --max-jobs={max}",
+            parsed.jobs.len()
+        );
     }
     if !s.parse_only {
         let allow = Allow {
@@ -234,8 +199,19 @@ fn main(a: Args) -> Result<Status> {
             json: json.as_deref(),
             keep_files: s.keep_files || a.keep_files,
             check: s.check || a.check.check,
+            terse_version: s.terse_version.unwrap_or(3),
+            warnings_fatal: s.warnings_fatal,
+            notes,
+            eta: EtaHow {
+                eta: s.eta,
+                interval: s.eta_interval,
+                newline: s.eta_newline,
+            },
         };
         return run_jobs(&parsed, allow, &how);
+    }
+    for n in &notes {
+        eprintln!("iogauge: note: {n}");
     }
     let text = crate::suites::fio::show::parse_report(&parsed);
     match &output {
@@ -266,6 +242,143 @@ fn main(a: Args) -> Result<Status> {
     Ok(Status::Done)
 }
 
+/// `--version`, `--help`, `--cmdhelp`, `--enghelp`: print and stop.
+fn show_info(info: &Info) -> Result<Status> {
+    let text = match info {
+        Info::Version => format!(
+            "{} (commit {})\n",
+            exporter::version(),
+            crate::report::COMMIT
+        ),
+        Info::Help => {
+            let mut c = super::command();
+            match c.find_subcommand_mut("fio") {
+                Some(f) => f.render_long_help().to_string(),
+                None => String::new(),
+            }
+        }
+        Info::CmdHelp(name) => cmdhelp(name.as_deref()).map_err(UsageError::new)?,
+        Info::EngHelp(name) => enghelp(name.as_deref()).map_err(UsageError::new)?,
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(Status::Done)
+}
+
+/// fio's `--cmdhelp`: without a name (or `all`), the job options iogauge
+/// runs; with one, whether iogauge runs it.
+fn cmdhelp(name: Option<&str>) -> Result<String, String> {
+    match name.map(str::trim).filter(|n| !n.is_empty() && *n != "all") {
+        None => {
+            let mut out =
+                String::from("The fio job options iogauge runs (docs/fio.md says how):\n");
+            for o in job::SUPPORTED {
+                out.push_str(&format!("  {o}\n"));
+            }
+            Ok(out)
+        }
+        Some(n) => match job::classify(n) {
+            Ok(c) if c == n => Ok(format!("{n}: a fio job option iogauge runs\n")),
+            Ok(c) => Ok(format!(
+                "{n}: a fio job option iogauge runs (another name of {c})\n"
+            )),
+            Err(job::NotTaken::Unsupported) => Err(format!(
+                "{}: a fio job option iogauge does not run (docs/fio.md lists why)",
+                shown(n)
+            )),
+            Err(job::NotTaken::Unknown) => {
+                Err(format!("{}: no fio job option of that name", shown(n)))
+            }
+        },
+    }
+}
+
+/// fio's `--enghelp`: without a name, the engines iogauge runs; with one,
+/// whether iogauge runs it and the engine options it takes for it.
+fn enghelp(name: Option<&str>) -> Result<String, String> {
+    let Some(n) = name.map(str::trim).filter(|n| !n.is_empty()) else {
+        let mut out = String::from("The fio engines iogauge runs:\n");
+        for (e, _) in job::IoEngine::ALL {
+            out.push_str(&format!("  {e}\n"));
+        }
+        return Ok(out);
+    };
+    // fio's `--enghelp=ENGINE,OPTION`: the engine is before the comma
+    let engine = n.split(',').next().unwrap_or(n);
+    match job::IoEngine::ALL.iter().find(|(e, _)| *e == engine) {
+        Some((_, e)) => {
+            let own: Vec<&str> = job::ENGINE_OWN
+                .iter()
+                .filter(|(_, x)| x == e)
+                .map(|(o, _)| *o)
+                .collect();
+            Ok(if own.is_empty() {
+                format!("{engine}: an engine iogauge runs; it takes no options of its own\n")
+            } else {
+                format!(
+                    "{engine}: an engine iogauge runs; its own options iogauge takes: {}\n",
+                    own.join(", ")
+                )
+            })
+        }
+        None if crate::suites::fio::names::ENGINES.contains(&engine) => Err(format!(
+            "{}: a fio engine iogauge does not run (it runs {})",
+            shown(engine),
+            job::IoEngine::ALL.map(|(e, _)| e).join(", ")
+        )),
+        None => Err(format!("{}: no fio engine of that name", shown(engine))),
+    }
+}
+
+/// fio's `--showcmd`: each job file as one command line (`fio`, then each
+/// section's `--name=` and options as written; a global section's options
+/// without a name). Jobs given on the command line are one already, and
+/// fio prints nothing for them.
+fn showcmd(parsed: &Parsed) -> String {
+    let mut out = String::new();
+    for (_, sections) in &parsed.files {
+        let mut first = true;
+        for (name, opts) in sections {
+            if first {
+                out.push_str("fio ");
+                first = false;
+            }
+            if let Some(n) = name {
+                out.push_str(&format!("--name={n} "));
+            }
+            for o in opts {
+                match o.split_once('=') {
+                    Some((k, v)) if k.trim() == "description" => {
+                        out.push_str(&format!("--{}=\"{}\" ", k.trim(), v.trim()))
+                    }
+                    Some((k, v)) => out.push_str(&format!("--{}={} ", k.trim(), v.trim())),
+                    None => out.push_str(&format!("--{} ", o.trim())),
+                }
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// fio's `--readonly`: a job that writes or trims is refused, as fio
+/// refuses it while it reads the job.
+fn read_only(parsed: &Parsed) -> Result<(), String> {
+    use crate::suites::fio::job::RwKind;
+    for j in &parsed.jobs {
+        if !matches!(j.rw.kind, RwKind::Read | RwKind::RandRead) {
+            let at = j.origin.get("rw").map_or(&j.at, |o| &o.0);
+            return Err(format!(
+                "{at}: job <{}> has write or trim bit set (rw={}), but --readonly is given (fio refuses it too)",
+                j.name,
+                j.rw.kind.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Where and how the run's reports go.
 struct How<'a> {
     formats: &'a [OutputFormat],
@@ -274,15 +387,24 @@ struct How<'a> {
     keep_files: bool,
     /// Only plan the jobs (`--check`).
     check: bool,
+    /// fio's `--terse-version`.
+    terse_version: u8,
+    /// Notes stop the run (`--warnings-fatal`).
+    warnings_fatal: bool,
+    /// Notes from the command line, printed with the plan's.
+    notes: Vec<String>,
+    eta: EtaHow,
+}
+
+/// `--eta`, `--eta-interval`, `--eta-newline`.
+struct EtaHow {
+    eta: Eta,
+    interval: Option<std::time::Duration>,
+    newline: Option<std::time::Duration>,
 }
 
 /// Run the jobs stage by stage and report as fio does.
 fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
-    if how.formats.contains(&OutputFormat::Terse) {
-        crate::usage!(
-            "--output-format=terse is not supported: give normal, json or json+ (iogauge's own result: --json)"
-        );
-    }
     let plan = plan::plan(&parsed.jobs, allow).map_err(UsageError::new)?;
     if how.check {
         let jobs: usize = plan.stages.iter().map(Vec::len).sum();
@@ -293,14 +415,25 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
             if plan.stages.len() == 1 { "" } else { "s" }
         )));
     }
-    for n in &plan.notes {
-        eprintln!("iogauge: note: {n}");
+    let notes: Vec<String> = how
+        .notes
+        .iter()
+        .cloned()
+        .chain(plan.notes.iter().cloned())
+        .chain(parsed.ignored.iter().map(|ig| {
+            format!(
+                "{}: {} is not supported by iogauge; the job runs without it (--ignore-unsupported)",
+                ig.at, ig.option
+            )
+        }))
+        .collect();
+    if how.warnings_fatal
+        && let Some(n) = notes.first()
+    {
+        crate::usage!("{n} (--warnings-fatal: a note stops the run)");
     }
-    for ig in &parsed.ignored {
-        eprintln!(
-            "iogauge: note: {}: {} is not supported by iogauge; the job runs without it (--ignore-unsupported)",
-            ig.at, ig.option
-        );
+    for n in &notes {
+        eprintln!("iogauge: note: {n}");
     }
     let normal = how.formats.contains(&OutputFormat::Normal);
     let mut text = String::new();
@@ -330,24 +463,37 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
         paths: Vec::new(),
         keep: how.keep_files,
     };
-    let bar = super::progress::Bar::new(
-        "fio",
-        None,
-        None,
-        std::io::IsTerminal::is_terminal(&std::io::stderr()),
-    );
-    let progress = super::progress::sink(&bar);
+    let shows = eta::Shows::of(how.eta.eta, how.eta.interval, how.eta.newline);
+    let (bar, lines) = match shows {
+        eta::Shows::Bar => (super::progress::Bar::new("fio", None, None, true), None),
+        eta::Shows::Lines(l) => (None, Some(l)),
+        eta::Shows::Nothing => (None, None),
+    };
+    let progress: &dyn crate::runner::Progress = match &lines {
+        Some(l) => l,
+        None => super::progress::sink(&bar),
+    };
     let mut done: Vec<(Vec<JobPlan>, StageOutcome)> = Vec::new();
     let mut failure: Option<anyhow::Error> = None;
     let mut watched = None;
     match run::make_files(&plan, &mut made, progress) {
         Err(e) => failure = Some(e),
         Ok(()) => {
-            // the device's counts from after the layout, as fio's
-            watched = plan.files.first().and_then(|f| match &f.origin {
-                Origin::Device(d) => disk::Watch::start(&d.path),
-                _ => disk::Watch::start(crate::runner::names::dir_of(&f.path)),
-            });
+            // the device's counts from after the layout, as fio's; the
+            // null engine does no disk I/O (fio's FIO_DISKLESSIO): none
+            let diskless = plan
+                .stages
+                .iter()
+                .flatten()
+                .all(|p| p.job.ioengine == job::IoEngine::Null);
+            watched = plan
+                .files
+                .first()
+                .filter(|_| !diskless)
+                .and_then(|f| match &f.origin {
+                    Origin::Device(d) => disk::Watch::start(&d.path),
+                    _ => disk::Watch::start(crate::runner::names::dir_of(&f.path)),
+                });
             for stage in &plan.stages {
                 if crate::runner::signals::interrupted() {
                     break;
@@ -369,6 +515,7 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
         }
     }
     drop(bar);
+    drop(lines);
     let disks: Vec<DiskUtil> = watched.and_then(|w| w.finish()).into_iter().collect();
     let reports = reports_of(&done);
     let logs: Vec<crate::runner::iolog::IoLog> = done
@@ -383,6 +530,15 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
                 eprintln!("{l}");
             }
         }
+    }
+    // fio writes the terse lines before its other formats
+    if how.formats.contains(&OutputFormat::Terse) {
+        text.push_str(&fio_terse::render(
+            &reports,
+            &disks,
+            &exporter::version(),
+            how.terse_version,
+        ));
     }
     for f in how.formats {
         match f {
@@ -495,6 +651,7 @@ fn head_of(p: &JobPlan) -> FioJobReport {
         j.iodepth,
     );
     r.bs = plan::bs_pairs(p);
+    r.description = j.description.clone();
     let mut opts: Vec<(&Place, &str, &String)> =
         j.origin.iter().map(|(k, (at, v))| (at, *k, v)).collect();
     opts.sort_by(|a, b| (&a.0.file, a.0.line).cmp(&(&b.0.file, b.0.line)));
@@ -716,57 +873,4 @@ fn collection(
         c.error = Some(crate::error::cause(e));
     }
     c
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn v(a: &[&str]) -> Vec<String> {
-        a.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn the_trailing_words_are_sorted_as_getopt_would() {
-        let s = split(
-            &v(&[
-                "a.fio",
-                "--rw",
-                "randread",
-                "--parse-only",
-                "--output-format=json,normal",
-                "--section",
-                "x",
-                "--time_based",
-                "b.fio",
-                "--hipri",
-                "c.fio",
-                "--json=-",
-            ]),
-            2,
-        )
-        .unwrap();
-        assert_eq!(
-            s.files,
-            vec![PathBuf::from("a.fio"), "b.fio".into(), "c.fio".into()]
-        );
-        assert_eq!(
-            s.options,
-            vec![
-                (3, "--rw=randread".to_string()),
-                (9, "--time_based".to_string()),
-                (11, "--hipri".to_string())
-            ]
-        );
-        assert!(s.parse_only);
-        assert_eq!(
-            s.output_format,
-            vec![OutputFormat::Json, OutputFormat::Normal]
-        );
-        assert_eq!(s.sections, vec!["x"]);
-        assert_eq!(s.json, Some(PathBuf::from("-")));
-        assert!(split(&v(&["--output-format=xml"]), 1).is_err());
-        assert!(split(&v(&["--section"]), 1).is_err());
-        assert!(split(&v(&["--parse-only=1"]), 1).is_err());
-    }
 }

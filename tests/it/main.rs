@@ -21,6 +21,7 @@ mod ffsb;
 mod fio;
 mod fio_buffers;
 mod fio_bytes;
+mod fio_cmdline;
 mod fio_layout;
 mod fio_opts;
 mod fio_out;

@@ -18,6 +18,7 @@ pub mod disk;
 pub mod exporter;
 pub mod json;
 pub mod num;
+pub mod terse;
 pub mod text;
 
 use crate::measure::{KindStats, OpKind, Outcome, WorkerStats, depth::Depths};
@@ -226,6 +227,8 @@ pub struct FioJobReport {
     pub pid: u32,
     /// fio's steady-state detection, when the job asked for it.
     pub steadystate: Option<crate::suites::fio::steady::SsReport>,
+    /// The job's `description` (the terse line's last field).
+    pub description: Option<String>,
 }
 
 /// The op kinds that make up each fio direction, by name (so a kind added
@@ -279,6 +282,7 @@ impl FioJobReport {
             steadystate: None,
             ended_ms: now_ms(),
             pid: std::process::id(),
+            description: None,
         }
     }
 

@@ -157,7 +157,7 @@ pub enum IoEngine {
 }
 
 impl IoEngine {
-    const ALL: [(&'static str, IoEngine); 8] = [
+    pub const ALL: [(&'static str, IoEngine); 8] = [
         ("psync", IoEngine::Psync),
         ("sync", IoEngine::Sync),
         ("pvsync", IoEngine::Pvsync),

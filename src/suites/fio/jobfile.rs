@@ -93,7 +93,15 @@ pub struct Ignored {
 pub struct Parsed {
     pub jobs: Vec<Job>,
     pub ignored: Vec<Ignored>,
+    /// Each job file's sections as read, for fio's `--showcmd`: the
+    /// file, and per section its name (`None`: a global one) and its
+    /// options as written (`name` or `name=value`, after substitution).
+    #[serde(skip)]
+    pub files: Vec<(String, Vec<ReadSection>)>,
 }
+
+/// A section of a job file as read: its name (`None`: global) and options.
+pub type ReadSection = (Option<String>, Vec<String>);
 
 /// One `name[=value]` of a section, after substitution.
 #[derive(Clone, Debug)]
@@ -120,6 +128,7 @@ struct Reader<'a> {
     globals: Vec<Vec<Opt>>,
     jobs: Vec<Job>,
     ignored: Vec<Ignored>,
+    files: Vec<(String, Vec<ReadSection>)>,
     group: u32,
     prev_group_jobs: u32,
 }
@@ -133,6 +142,7 @@ pub fn parse(args: &[(usize, String)], files: &[PathBuf], s: &Settings) -> Resul
         globals: Vec::new(),
         jobs: Vec::new(),
         ignored: Vec::new(),
+        files: Vec::new(),
         group: 0,
         prev_group_jobs: 0,
     };
@@ -143,6 +153,7 @@ pub fn parse(args: &[(usize, String)], files: &[PathBuf], s: &Settings) -> Resul
     Ok(Parsed {
         jobs: r.jobs,
         ignored: r.ignored,
+        files: r.files,
     })
 }
 
@@ -219,6 +230,7 @@ impl Reader<'_> {
         let mut current: Option<(String, Place, Vec<Opt>, bool)> = None;
         let mut skipping = false;
         let mut stack = vec![(canonical(path), shown_path.clone())];
+        self.files.push((shown_path.clone(), Vec::new()));
         for (n, raw) in bytes.split(|&b| b == b'\n').enumerate() {
             let at = Place {
                 file: shown_path.clone(),
@@ -271,6 +283,10 @@ impl Reader<'_> {
         global: bool,
         stonewall: &mut bool,
     ) -> Result<(), String> {
+        if let Some((_, sections)) = self.files.last_mut() {
+            let texts = opts.iter().map(Opt::text).collect();
+            sections.push(((!global).then(|| name.to_string()), texts));
+        }
         if global {
             return self.add_global(opts);
         }

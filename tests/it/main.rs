@@ -20,6 +20,7 @@ mod faults;
 mod ffsb;
 mod fio;
 mod fio_bytes;
+mod fio_control;
 mod fio_layout;
 mod fio_opts;
 mod fio_out;

@@ -1974,4 +1974,38 @@ mod tests {
         let j = job(&["filename=a\\:b:c:/x"]).unwrap();
         assert_eq!(j.file_names(), vec!["a:b", "c", "/x"]);
     }
+
+    #[test]
+    fn start_and_stop_controls_read_as_fio_reads_them() {
+        let s = 1_000_000_000;
+        assert_eq!(
+            job(&["startdelay=5"]).unwrap().startdelay_ns,
+            (5 * s, 5 * s)
+        );
+        assert_eq!(
+            job(&["startdelay=5-10"]).unwrap().startdelay_ns,
+            (5 * s, 10 * s)
+        );
+        assert_eq!(
+            job(&["startdelay=2s-500ms"]).unwrap().startdelay_ns,
+            (s / 2, 2 * s),
+            "swapped"
+        );
+        assert!(job(&["startdelay=1-x"]).is_err());
+        assert!(job(&["startdelay=-1"]).is_err());
+        assert_eq!(job(&["number_ios=1k"]).unwrap().number_ios, 1024);
+        let j = job(&["exitall", "exit_what=stonewall", "exitall_on_error"]).unwrap();
+        assert!(j.exitall && j.exitall_on_error);
+        assert_eq!(j.exit_what, ExitWhat::Stonewall);
+        assert!(job(&["exit_what=everything"]).is_err());
+        let j = job(&["ratemin=1m,2m", "ratecycle=500"]).unwrap();
+        assert_eq!(
+            (j.rate_min.read, j.rate_min.write, j.rate_min.trim),
+            (1 << 20, 2 << 20, 0)
+        );
+        assert_eq!(j.rate_cycle_ms, 500);
+        assert!(j.origin.contains_key("rate_min") && j.origin.contains_key("rate_cycle"));
+        assert_eq!(job(&["rate_iops_min=,50"]).unwrap().rate_iops_min.write, 50);
+        assert_eq!(Job::new("j", at()).rate_cycle_ms, 1000, "fio's default");
+    }
 }

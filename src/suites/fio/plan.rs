@@ -1475,4 +1475,36 @@ mod tests {
         let small = (0..10_000).filter(|_| s.draw(&mut rng) == 4096).count();
         assert!((800..1200).contains(&small), "{small}");
     }
+
+    /// number_ios times loops, twice for trimwrite, none when time-based;
+    /// a startdelay range drawn inside it; exitall anywhere is the run's.
+    #[test]
+    fn start_and_stop_controls_are_planned_as_fio_runs_them() {
+        let p = planned(
+            "[global]\nioengine=null\nsize=1m\nnumber_ios=100\n[a]\nloops=3\n\
+             [b]\nrw=trimwrite\n[c]\ntime_based\nruntime=1\n\
+             [d]\nstartdelay=1-2\nexitall\nexit_what=stonewall\n[e]\nexitall_on_error\nnumber_ios=0\n",
+        )
+        .unwrap();
+        let st = &p.stages[0];
+        let n: Vec<Option<u64>> = st.iter().map(|j| j.number_ios).collect();
+        assert_eq!(n, [Some(300), Some(200), None, Some(100), None]);
+        let d = st[3].start_delay;
+        assert!(
+            d >= Duration::from_secs(1) && d <= Duration::from_secs(2),
+            "{d:?}"
+        );
+        assert!(st[0].start_delay.is_zero());
+        // exitall in job d holds for all; each keeps its own exit_what
+        assert!(st.iter().all(|j| j.exit.is_some_and(|e| e.always)));
+        assert_eq!(st[3].exit.unwrap().what, ExitWhat::Stonewall);
+        assert_eq!(st[0].exit.unwrap().what, ExitWhat::Group);
+        let p =
+            planned("[a]\nioengine=null\nsize=1m\nexitall_on_error\nrate_iops_min=5\n").unwrap();
+        let a = &p.stages[0][0];
+        assert_eq!(a.exit.map(|e| e.always), Some(false));
+        assert_eq!(a.min_rate.unwrap().iops, [5, 5, 5]);
+        assert_eq!(a.min_rate.unwrap().cycle_ns, 1_000_000_000);
+        assert!(planned("[a]\nsize=1m\nrw=write\nverify=md5\nnumber_ios=5\n").is_err());
+    }
 }

@@ -789,6 +789,8 @@ impl RateCheck {
             if self.bytes[d] > 0
                 && let Some(why) = self.look(d, c.done_ns)
             {
+                // fio says it as it happens (log_err), whatever else runs
+                eprintln!("{why}");
                 return Err(
                     anyhow::Error::new(std::io::Error::from_raw_os_error(libc::EIO)).context(why),
                 );
@@ -1499,5 +1501,101 @@ mod tests {
         assert_eq!(bytes, n * unit, "every block once");
         let mean = bytes as f64 / ios as f64;
         assert!((11_000.0..12_500.0).contains(&mean), "mean {mean}");
+    }
+
+    fn completion(kind: OpKind, bytes: u64, done_ns: u64) -> crate::engine::Completion {
+        crate::engine::Completion {
+            req: Req {
+                kind,
+                file: FileId(0),
+                offset: 0,
+                len: bytes as u32,
+                slot: 0,
+            },
+            bytes,
+            lat_ns: 0,
+            done_ns,
+            sub_ns: crate::engine::SUB_NONE,
+            err: 0,
+        }
+    }
+
+    /// fio's check_min_rate: nothing for 2 s, then a first look that only
+    /// notes the counts, then a rate over each cycle (whole ms).
+    #[test]
+    fn the_least_rate_is_checked_as_fio_checks_it() {
+        let ms = 1_000_000u64;
+        let min = MinRate {
+            bytes: [0; 3],
+            iops: [100, 0, 0],
+            cycle_ns: 1000 * ms,
+        };
+        let mut c = RateCheck::new(min, "x");
+        c.start_ns = 10 * ms;
+        // 50 IOPS for 2.5 s: nothing until 2 s, the first look at 2 s
+        // notes, the next one 1 s later fails
+        let mut t = 10 * ms;
+        let mut failed = None;
+        for _ in 0..400 {
+            t += 20 * ms;
+            if let Err(e) = c.completed(&completion(OpKind::Read, 4096, t)) {
+                failed = Some((t - 10 * ms, format!("{e:#}")));
+                break;
+            }
+        }
+        let (at, why) = failed.expect("fails");
+        assert_eq!(at, 3000 * ms, "fails one cycle after the first look");
+        assert!(
+            why.starts_with("x: rate_iops_min=100 not met, got 50 IOPS"),
+            "{why}"
+        );
+        // a direction without a least rate, and syncs, are never looked at
+        let mut c = RateCheck::new(min, "x");
+        for k in 1..400 {
+            c.completed(&completion(OpKind::Write, 4096, k * 20 * ms))
+                .unwrap();
+            c.completed(&completion(OpKind::Fsync, 0, k * 20 * ms))
+                .unwrap();
+        }
+        // bytes: 4 KiB every 10 ms is 409,600 B/s
+        let min = MinRate {
+            bytes: [0, 500_000, 0],
+            iops: [0; 3],
+            cycle_ns: 500 * ms,
+        };
+        let mut c = RateCheck::new(min, "w");
+        let e = (1..1000)
+            .find_map(|k| {
+                c.completed(&completion(OpKind::Write, 4096, k * 10 * ms))
+                    .err()
+            })
+            .expect("fails");
+        assert!(
+            format!("{e}").starts_with("w: rate_min=500000B/s not met, got 409600B/s"),
+            "{e}"
+        );
+    }
+
+    /// exit_what: a group ends its own group; stonewall and all end every
+    /// group of the stage, and all the run.
+    #[test]
+    fn halting_ends_the_groups_exit_what_names() {
+        let h = Halt {
+            groups: vec![0, 3],
+            ended: vec![AtomicBool::new(false), AtomicBool::new(false)],
+            all: AtomicBool::new(false),
+        };
+        assert_eq!(h.index(3), 1);
+        assert!(!h.end(ExitWhat::Group, 1), "group 0 runs on");
+        assert!(h.ended(1) && !h.ended(0));
+        assert!(h.end(ExitWhat::Group, 0));
+        assert!(!h.ended_all());
+        let h = Halt {
+            groups: vec![0, 1],
+            ended: vec![AtomicBool::new(false), AtomicBool::new(false)],
+            all: AtomicBool::new(false),
+        };
+        assert!(h.end(ExitWhat::Stonewall, 0) && !h.ended_all());
+        assert!(h.end(ExitWhat::All, 0) && h.ended_all());
     }
 }

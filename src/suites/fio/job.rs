@@ -2001,7 +2001,8 @@ mod tests {
         let j = job(&["ratemin=1m,2m", "ratecycle=500"]).unwrap();
         assert_eq!(
             (j.rate_min.read, j.rate_min.write, j.rate_min.trim),
-            (1 << 20, 2 << 20, 0)
+            (1 << 20, 2 << 20, 2 << 20),
+            "the last value given holds for the directions after it, as bs"
         );
         assert_eq!(j.rate_cycle_ms, 500);
         assert!(j.origin.contains_key("rate_min") && j.origin.contains_key("rate_cycle"));

@@ -500,7 +500,8 @@ fn run_jobs(parsed: &Parsed, allow: Allow, how: &How) -> Result<Status> {
                 }
                 match run::run_stage(&plan, stage, progress) {
                     Ok(so) => {
-                        let stop = so.outcome.error.is_some() || so.outcome.interrupted;
+                        let stop =
+                            so.outcome.error.is_some() || so.outcome.interrupted || so.ended_all;
                         done.push((stage.clone(), so));
                         if stop {
                             break;

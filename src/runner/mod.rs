@@ -461,6 +461,12 @@ impl<'a> Ctx<'a> {
         self.stop.load(Ordering::Relaxed)
     }
 
+    /// Stop the run: every worker ends as at its deadline (fio's
+    /// `exitall`, one job's end ending the others).
+    pub fn stop_run(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+    }
+
     /// Whether the run must end at once: Ctrl-C, or the grace after the
     /// stop is over. A worker waiting on something (a lock) gives up.
     pub fn hurry(&self) -> bool {
@@ -646,6 +652,24 @@ pub trait Worker: Send {
     fn pinning(&self) -> Option<pin::Pinning> {
         None
     }
+    /// An op budget of the worker's own (fio's per-job `number_ios`),
+    /// instead of its share of [`StopRule::ops`]; counted as that is.
+    fn op_budget(&self) -> Option<u64> {
+        None
+    }
+    /// How long after the run's start the worker starts (fio's
+    /// `startdelay`): its ramp, pace and measured phase begin then. A run
+    /// stopped before then never starts it. Threads only.
+    fn start_delay(&self) -> Duration {
+        Duration::ZERO
+    }
+    /// Whether the worker's error stops the run (the default): a worker
+    /// that says no ends alone and the others go on (a fio job, whose
+    /// error ends others only under `exitall_on_error`). The run's
+    /// outcome still carries the error.
+    fn error_stops_run(&self) -> bool {
+        true
+    }
 }
 
 impl Worker for Box<dyn Worker> {
@@ -672,6 +696,15 @@ impl Worker for Box<dyn Worker> {
     }
     fn pinning(&self) -> Option<pin::Pinning> {
         (**self).pinning()
+    }
+    fn op_budget(&self) -> Option<u64> {
+        (**self).op_budget()
+    }
+    fn start_delay(&self) -> Duration {
+        (**self).start_delay()
+    }
+    fn error_stops_run(&self) -> bool {
+        (**self).error_stops_run()
     }
 }
 
@@ -729,6 +762,7 @@ pub fn run_with<W: Worker>(
         && !watch.polled()
         && !rule.pin.is_set()
         && workers.iter().all(|w| w.pinning().is_none())
+        && workers[0].start_delay().is_zero()
     {
         let w = workers.pop().expect("one worker");
         return run_here(rule.ops, w);
@@ -833,12 +867,21 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
     };
     let stats = WorkerStats::new(w.kinds());
     let own_pace = w.pace();
+    let budget = w.op_budget().unwrap_or(budget);
     let log = w.io_log(i).map(|s| Box::new(iolog::IoLog::new(s, budget)));
+    let delay = u64::try_from(w.start_delay().as_nanos()).unwrap_or(u64::MAX);
     sh.barrier.wait();
-    let began = *sh
+    let mut began = *sh
         .start
         .get()
         .expect("start is set before the barrier opens");
+    // a late start: everything of the worker's counts from it; a run
+    // stopped meanwhile never starts the worker
+    let mut skip = false;
+    if delay > 0 {
+        began = began.saturating_add(delay);
+        skip = pace::sleep_until(began, &sh.stop).is_err();
+    }
     let mut ctx = Ctx::new(
         i,
         stats,
@@ -855,18 +898,19 @@ fn work<W: Worker>(i: usize, mut w: W, budget: u64, rule: &StopRule, sh: &Shared
     );
     ctx.log = log;
     let (r, placed) = match placed {
+        Ok(p) if skip => (Ok(()), p),
         Ok(p) => (w.run(&mut ctx), p),
         Err(e) => (Err(e), None),
     };
     let end = now_ns();
     ctx.settle_arrivals();
-    if r.is_err() {
+    if r.is_err() && w.error_stops_run() {
         sh.stop.store(true, Ordering::Relaxed);
     }
     if sh.finished.fetch_add(1, Ordering::Release) + 1 == n {
         sh.main_thread.unpark();
     }
-    let measured = ctx.measured_end(end);
+    let measured = if skip { None } else { ctx.measured_end(end) };
     ctx.keep_log(measured);
     let extra = w.finish();
     let mode = w.engine_mode();
@@ -1027,7 +1071,7 @@ fn run_here<W: Worker>(ops: Option<u64>, mut w: W) -> Outcome {
     // Ctrl-C is the only stop here, and it means at once
     let counter = Published::default();
     let stats = WorkerStats::new(w.kinds());
-    let budget = ops.unwrap_or(u64::MAX);
+    let budget = w.op_budget().or(ops).unwrap_or(u64::MAX);
     let log = w.io_log(0).map(|s| Box::new(iolog::IoLog::new(s, budget)));
     let cpu_start = CpuTimes::now();
     let machine_start = Snapshot::now();

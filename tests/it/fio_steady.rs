@@ -167,6 +167,11 @@ fn steady_state_refusals_name_their_line() {
             "at least 1s",
         ),
         (
+            "[a]\nioengine=null\nsize=1m\nss_dur=2\nstartdelay=1\n",
+            "t.fio:5",
+            "startdelay",
+        ),
+        (
             "[a]\nioengine=null\nsize=1m\nss=iops\nss_dur=2\n",
             "t.fio:4",
             "criterion and its limit",

@@ -22,6 +22,7 @@ mod fio;
 mod fio_buffers;
 mod fio_bytes;
 mod fio_cmdline;
+mod fio_control;
 mod fio_layout;
 mod fio_opts;
 mod fio_out;

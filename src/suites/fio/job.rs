@@ -187,6 +187,36 @@ pub enum RateProcess {
     Poisson,
 }
 
+/// `exit_what`: which jobs end with a job that ends under `exitall`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExitWhat {
+    /// The jobs of its reporting group (fio's default).
+    Group,
+    /// Every job running; the jobs after the next stonewall still run.
+    Stonewall,
+    /// Every job: those not started never start.
+    All,
+}
+
+impl ExitWhat {
+    pub fn name(self) -> &'static str {
+        match self {
+            ExitWhat::Group => "group",
+            ExitWhat::Stonewall => "stonewall",
+            ExitWhat::All => "all",
+        }
+    }
+    fn parse(v: &str) -> Result<ExitWhat, String> {
+        match v.trim() {
+            "group" => Ok(ExitWhat::Group),
+            "stonewall" => Ok(ExitWhat::Stonewall),
+            "all" => Ok(ExitWhat::All),
+            t => Err(format!("'{t}': exit_what is group, stonewall or all")),
+        }
+    }
+}
+
 /// `fallocate`: how a file the run creates is given its blocks before
 /// the jobs start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -316,6 +346,8 @@ const ALIASES: &[(&str, &str)] = &[
     ("ss_dur", "steadystate_duration"),
     ("ss_ramp", "steadystate_ramp_time"),
     ("ss_interval", "steadystate_check_interval"),
+    ("ratemin", "rate_min"),
+    ("ratecycle", "rate_cycle"),
 ];
 
 /// The options of fio's built-in profiles (`tiobench`, `act`) that are
@@ -441,6 +473,15 @@ pub const SUPPORTED: &[&str] = &[
     "log_max_value",
     "log_offset",
     "per_job_logs",
+    // when jobs start and stop (startdelay, number_ios, exitall, rate_min)
+    "startdelay",
+    "number_ios",
+    "exitall",
+    "exit_what",
+    "exitall_on_error",
+    "rate_min",
+    "rate_iops_min",
+    "rate_cycle",
 ];
 
 /// The options whose value may be left out: a log named after the job.
@@ -459,6 +500,8 @@ const FLAGS: &[&str] = &[
     // fio's FIO_OPT_STR_SET buffer options
     "zero_buffers",
     "refill_buffers",
+    "exitall",
+    "exitall_on_error",
 ];
 
 /// The options of [`SUPPORTED`] that belong to one engine (fio's engine
@@ -652,6 +695,23 @@ pub struct Job {
     pub log_max_value: bool,
     pub log_offset: bool,
     pub per_job_logs: bool,
+    /// `startdelay`: the least and the most delay before the job starts,
+    /// ns (one value: both the same); each job draws its own in between.
+    pub startdelay_ns: (u64, u64),
+    /// `number_ios`: the job ends after this many requests (reads, writes
+    /// and trims; per loop); 0: no such end.
+    pub number_ios: u64,
+    /// `exitall`: when a job ends, the jobs [`Job::exit_what`] says end.
+    pub exitall: bool,
+    pub exit_what: ExitWhat,
+    /// `exitall_on_error`: as `exitall`, for a job that ends in error.
+    pub exitall_on_error: bool,
+    /// `rate_min`, bytes per second per direction; 0: none.
+    pub rate_min: Dir<u64>,
+    /// `rate_iops_min`, I/Os per second per direction; 0: none.
+    pub rate_iops_min: Dir<u64>,
+    /// `rate_cycle`: the minimum rates are averaged over this, ms.
+    pub rate_cycle_ms: u64,
     /// Where each option that was set came from, and its text (by the
     /// name in [`SUPPORTED`]).
     pub origin: BTreeMap<&'static str, (Place, String)>,
@@ -760,6 +820,14 @@ impl Job {
             log_max_value: false,
             log_offset: false,
             per_job_logs: true,
+            startdelay_ns: (0, 0),
+            number_ios: 0,
+            exitall: false,
+            exit_what: ExitWhat::Group,
+            exitall_on_error: false,
+            rate_min: Dir::all(0),
+            rate_iops_min: Dir::all(0),
+            rate_cycle_ms: 1000,
             origin: BTreeMap::new(),
         }
     }
@@ -1010,6 +1078,34 @@ impl Job {
             "log_offset" => self.log_offset = value::boolean(v)?,
             "per_job_logs" => self.per_job_logs = value::boolean(v)?,
             n if super::buffers::OPTIONS.contains(&n) => self.buffers.set(n, v, kb)?,
+            "startdelay" => self.startdelay_ns = time_range(v)?,
+            "number_ios" => {
+                self.number_ios = value::size(v, kb).map_err(|e| format!("{e} (a count)"))?;
+            }
+            "exitall" => self.exitall = value::boolean(v)?,
+            "exit_what" => self.exit_what = ExitWhat::parse(v)?,
+            "exitall_on_error" => self.exitall_on_error = value::boolean(v)?,
+            "rate_min" | "rate_iops_min" => {
+                let int_max = c == "rate_iops_min";
+                let pieces = pieces(v, false, |s| {
+                    if int_max {
+                        value::int(s, kb, INT_MAX)
+                    } else {
+                        value::size(s, kb)
+                    }
+                })?;
+                let dir = if c == "rate_min" {
+                    &mut self.rate_min
+                } else {
+                    &mut self.rate_iops_min
+                };
+                for (d, p) in value::per_direction(&pieces).into_iter().enumerate() {
+                    if let Some(x) = p {
+                        dir.set(d, x);
+                    }
+                }
+            }
+            "rate_cycle" => self.rate_cycle_ms = value::int(v, kb, INT_MAX)?,
             _ => unreachable!("every name of SUPPORTED is handled"),
         }
         let key = if c == "buffered" { "direct" } else { c };
@@ -1211,6 +1307,17 @@ impl Job {
                 "log_offset" => b(self.log_offset),
                 "per_job_logs" => b(self.per_job_logs),
                 n if super::buffers::OPTIONS.contains(&n) => self.buffers.value(n),
+                "startdelay" => match self.startdelay_ns {
+                    (lo, hi) if lo == hi => ns(lo),
+                    (lo, hi) => format!("{lo}-{hi} ns"),
+                },
+                "number_ios" => self.number_ios.to_string(),
+                "exitall" => b(self.exitall),
+                "exit_what" => self.exit_what.name().into(),
+                "exitall_on_error" => b(self.exitall_on_error),
+                "rate_min" => dir(&self.rate_min),
+                "rate_iops_min" => dir(&self.rate_iops_min),
+                "rate_cycle" => self.rate_cycle_ms.to_string(),
                 _ => unreachable!("every name of SUPPORTED is shown"),
             };
             out.push((name, v));
@@ -1338,6 +1445,24 @@ fn at_least(n: u32, min: u32, what: &str) -> Result<u32, String> {
 
 fn time(v: &str, unit: TimeUnit) -> Result<u64, String> {
     value::time_ns(v, unit)
+}
+
+/// fio's time range (`startdelay=5-10`, seconds without a unit): one
+/// time is both ends; the ends given the other way round are swapped.
+fn time_range(v: &str) -> Result<(u64, u64), String> {
+    // a '-' after the first character splits (none is negative)
+    match v.trim().char_indices().skip(1).find(|&(_, c)| c == '-') {
+        Some((at, _)) => {
+            let t = v.trim();
+            let a = time(&t[..at], TimeUnit::Seconds)?;
+            let b = time(&t[at + 1..], TimeUnit::Seconds)?;
+            Ok((a.min(b), a.max(b)))
+        }
+        None => {
+            let t = time(v, TimeUnit::Seconds)?;
+            Ok((t, t))
+        }
+    }
 }
 
 /// Each piece of `v` read by `f`; an empty piece is `None`.
@@ -1904,5 +2029,40 @@ mod tests {
         assert!(job(&["nrfiles=2000000"]).is_err());
         let j = job(&["filename=a\\:b:c:/x"]).unwrap();
         assert_eq!(j.file_names(), vec!["a:b", "c", "/x"]);
+    }
+
+    #[test]
+    fn start_and_stop_controls_read_as_fio_reads_them() {
+        let s = 1_000_000_000;
+        assert_eq!(
+            job(&["startdelay=5"]).unwrap().startdelay_ns,
+            (5 * s, 5 * s)
+        );
+        assert_eq!(
+            job(&["startdelay=5-10"]).unwrap().startdelay_ns,
+            (5 * s, 10 * s)
+        );
+        assert_eq!(
+            job(&["startdelay=2s-500ms"]).unwrap().startdelay_ns,
+            (s / 2, 2 * s),
+            "swapped"
+        );
+        assert!(job(&["startdelay=1-x"]).is_err());
+        assert!(job(&["startdelay=-1"]).is_err());
+        assert_eq!(job(&["number_ios=1k"]).unwrap().number_ios, 1024);
+        let j = job(&["exitall", "exit_what=stonewall", "exitall_on_error"]).unwrap();
+        assert!(j.exitall && j.exitall_on_error);
+        assert_eq!(j.exit_what, ExitWhat::Stonewall);
+        assert!(job(&["exit_what=everything"]).is_err());
+        let j = job(&["ratemin=1m,2m", "ratecycle=500"]).unwrap();
+        assert_eq!(
+            (j.rate_min.read, j.rate_min.write, j.rate_min.trim),
+            (1 << 20, 2 << 20, 2 << 20),
+            "the last value given holds for the directions after it, as bs"
+        );
+        assert_eq!(j.rate_cycle_ms, 500);
+        assert!(j.origin.contains_key("rate_min") && j.origin.contains_key("rate_cycle"));
+        assert_eq!(job(&["rate_iops_min=,50"]).unwrap().rate_iops_min.write, 50);
+        assert_eq!(Job::new("j", at()).rate_cycle_ms, 1000, "fio's default");
     }
 }

@@ -22,7 +22,7 @@
 //!   `wait_for`, which iogauge takes as a stonewall when it names the only
 //!   job running before it): that job starts once all before it ended.
 
-use super::job::{FadviseHint, Fallocate, IoEngine, Job, Place, RateProcess, RwKind};
+use super::job::{ExitWhat, FadviseHint, Fallocate, IoEngine, Job, Place, RateProcess, RwKind};
 use super::value::SizeOrPct;
 use crate::engine::{Access, Choice, EngineSpec, QueueOpts};
 use crate::env::device::{self, BlockDevice};
@@ -168,6 +168,39 @@ pub struct JobPlan {
     pub pin: Option<crate::runner::pin::Pinning>,
     /// fio's verify phase (`verify=`), when the job has one.
     pub verify: Option<super::verify::VerifySpec>,
+    /// How long after the run's start the job starts (`startdelay`, a
+    /// range drawn once per job).
+    pub start_delay: Duration,
+    /// The job ends after this many requests (fio's `number_ios` times
+    /// `loops`, twice that for trimwrite); `None`: no such end.
+    pub number_ios: Option<u64>,
+    /// The least rates the job must keep (`rate_min`, `rate_iops_min`).
+    pub min_rate: Option<MinRate>,
+    /// The jobs that end with this one (fio's `exitall` anywhere, or
+    /// `exitall_on_error` when it fails); `None`: none.
+    pub exit: Option<Exit>,
+}
+
+/// What a job's end ends beside it (fio's `fio_terminate_threads`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Exit {
+    /// Which jobs (`exit_what`).
+    pub what: ExitWhat,
+    /// Whenever the job ends (`exitall`), or only when it fails
+    /// (`exitall_on_error`).
+    pub always: bool,
+}
+
+/// fio's least rates, per direction (read, write, trim): a job below one,
+/// averaged over a cycle, ends in error (fio's `check_min_rate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MinRate {
+    /// Bytes per second; 0: none.
+    pub bytes: [u64; 3],
+    /// I/Os per second; 0: none.
+    pub iops: [u64; 3],
+    /// The cycle, ns (`rate_cycle`).
+    pub cycle_ns: u64,
 }
 
 impl JobPlan {
@@ -602,8 +635,17 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
     let mut out = Plan::default();
     let mut stage: Vec<JobPlan> = Vec::new();
     let mut topology: Option<crate::runner::pin::Topology> = None;
+    // fio's exitall is the run's: named by any job, every job's end ends
+    // others (each by its own exit_what)
+    let exitall = jobs.iter().any(|j| j.exitall);
     for (index, j) in jobs.iter().enumerate() {
         defaults_only(j)?;
+        if j.clone == 0 && j.number_ios != 0 && j.time_based {
+            out.notes.push(format!(
+                "{}: number_ios with time_based: the job runs to its runtime whatever the count, as in fio",
+                place(j, "number_ios")
+            ));
+        }
         let (choice, note) = engine_of(j);
         if let Some(n) = note
             && j.clone == 0
@@ -998,7 +1040,23 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
                 "thinktime with verify is not supported: the verify phase drives the writes without pauses",
             ));
         }
+        let (start_delay, number_ios, min_rate) = control_of(j, seed, index, verify.is_some())?;
+        let exit = match (exitall, j.exitall_on_error) {
+            (true, _) => Some(Exit {
+                what: j.exit_what,
+                always: true,
+            }),
+            (false, true) => Some(Exit {
+                what: j.exit_what,
+                always: false,
+            }),
+            (false, false) => None,
+        };
         let plan = JobPlan {
+            start_delay,
+            number_ios,
+            min_rate,
+            exit,
             verify,
             pin,
             job: j.clone(),
@@ -1059,6 +1117,80 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
     super::verify::check_stages(&out.stages, &files.list)?;
     out.files = files.list;
     Ok(out)
+}
+
+/// A job's start and stop controls: its start delay (a range drawn from
+/// its seed and number), its request budget and its least rates.
+fn control_of(
+    j: &Job,
+    seed: u64,
+    index: usize,
+    verified: bool,
+) -> Result<(Duration, Option<u64>, Option<MinRate>), String> {
+    let (lo, hi) = j.startdelay_ns;
+    let delay = if hi > lo {
+        let mut rng = crate::workload::worker_rng(seed ^ 0x5741_5254, index);
+        lo + below(&mut rng, hi - lo + 1)
+    } else {
+        lo
+    };
+    // fio ignores number_ios in a time-based job (its loop runs on to the
+    // runtime whatever the count)
+    let number_ios = if j.number_ios == 0 || j.time_based {
+        None
+    } else {
+        if verified {
+            return Err(refuse(
+                j,
+                "number_ios",
+                "number_ios with verify is not supported: the verify phase reads what the writes wrote",
+            ));
+        }
+        let twice = matches!(j.rw.kind, RwKind::TrimWrite | RwKind::RandTrimWrite);
+        Some(
+            j.number_ios
+                .saturating_mul(u64::from(j.loops.max(1)))
+                .saturating_mul(if twice { 2 } else { 1 }),
+        )
+    };
+    let bytes = [j.rate_min.read, j.rate_min.write, j.rate_min.trim];
+    let iops = [
+        j.rate_iops_min.read,
+        j.rate_iops_min.write,
+        j.rate_iops_min.trim,
+    ];
+    if bytes.iter().any(|&b| b != 0) && iops.iter().any(|&b| b != 0) {
+        return Err(refuse(
+            j,
+            "rate_iops_min",
+            "rate_min and rate_iops_min are mutually exclusive (as in fio): give one",
+        ));
+    }
+    let rate = [j.rate.read, j.rate.write, j.rate.trim];
+    let rate_iops = [j.rate_iops.read, j.rate_iops.write, j.rate_iops.trim];
+    for d in 0..3 {
+        if (rate[d] != 0 && rate[d] < bytes[d]) || (rate_iops[d] != 0 && rate_iops[d] < iops[d]) {
+            let opt = if bytes[d] != 0 {
+                "rate_min"
+            } else {
+                "rate_iops_min"
+            };
+            return Err(refuse(
+                j,
+                opt,
+                format!(
+                    "the least {} rate is above the job's rate cap (fio: minimum rate exceeds rate)",
+                    ["read", "write", "trim"][d]
+                ),
+            ));
+        }
+    }
+    let min_rate = (bytes.iter().chain(&iops).any(|&x| x != 0)).then(|| MinRate {
+        bytes,
+        iops,
+        cycle_ns: j.rate_cycle_ms.saturating_mul(1_000_000),
+    });
+    Ok((Duration::from_nanos(delay), number_ios, min_rate))
 }
 
 /// The default text of `rw` for the report (`randrw`, `read`, …).
@@ -1346,5 +1478,37 @@ mod tests {
         let s = BsDraw::Split(vec![(4096, 10), (65536, 100)]);
         let small = (0..10_000).filter(|_| s.draw(&mut rng) == 4096).count();
         assert!((800..1200).contains(&small), "{small}");
+    }
+
+    /// number_ios times loops, twice for trimwrite, none when time-based;
+    /// a startdelay range drawn inside it; exitall anywhere is the run's.
+    #[test]
+    fn start_and_stop_controls_are_planned_as_fio_runs_them() {
+        let p = planned(
+            "[global]\nioengine=null\nsize=1m\nnumber_ios=100\n[a]\nloops=3\n\
+             [b]\nrw=trimwrite\n[c]\ntime_based\nruntime=1\n\
+             [d]\nstartdelay=1-2\nexitall\nexit_what=stonewall\n[e]\nexitall_on_error\nnumber_ios=0\n",
+        )
+        .unwrap();
+        let st = &p.stages[0];
+        let n: Vec<Option<u64>> = st.iter().map(|j| j.number_ios).collect();
+        assert_eq!(n, [Some(300), Some(200), None, Some(100), None]);
+        let d = st[3].start_delay;
+        assert!(
+            d >= Duration::from_secs(1) && d <= Duration::from_secs(2),
+            "{d:?}"
+        );
+        assert!(st[0].start_delay.is_zero());
+        // exitall in job d holds for all; each keeps its own exit_what
+        assert!(st.iter().all(|j| j.exit.is_some_and(|e| e.always)));
+        assert_eq!(st[3].exit.unwrap().what, ExitWhat::Stonewall);
+        assert_eq!(st[0].exit.unwrap().what, ExitWhat::Group);
+        let p =
+            planned("[a]\nioengine=null\nsize=1m\nexitall_on_error\nrate_iops_min=5\n").unwrap();
+        let a = &p.stages[0][0];
+        assert_eq!(a.exit.map(|e| e.always), Some(false));
+        assert_eq!(a.min_rate.unwrap().iops, [5, 5, 5]);
+        assert_eq!(a.min_rate.unwrap().cycle_ns, 1_000_000_000);
+        assert!(planned("[a]\nsize=1m\nrw=write\nverify=md5\nnumber_ios=5\n").is_err());
     }
 }

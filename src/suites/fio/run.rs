@@ -3,8 +3,9 @@
 //! request stream ([`FioSource`]) and pace. What a stage measured comes
 //! back as the runner's [`Outcome`] with each job's own span and CPU.
 
+use super::job::ExitWhat;
 use super::job::{Fallocate, RwKind};
-use super::plan::{BsDraw, JobPlan, Origin, Plan, Think};
+use super::plan::{BsDraw, Exit, JobPlan, MinRate, Origin, Plan, Think};
 use crate::engine::{FileId, OpenHow, Req};
 use crate::measure::clock::now_ns;
 use crate::measure::{CpuTimes, OpKind};
@@ -16,6 +17,9 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// fio's random map: one bit per block of the smallest request size. A
 /// random request starts at a block drawn uniformly, or, when that one was
@@ -300,6 +304,10 @@ pub struct FioSource {
     pub stop_at_pass_end: bool,
     /// What its writes carry (fio's buffer options; suites::fio::buffers).
     fill: super::buffers::Fill,
+    /// Its group's end under `exitall` (the flags, its group's index).
+    halt: Option<(Arc<Halt>, usize)>,
+    /// The least rates it must keep.
+    min_rate: Option<Box<RateCheck>>,
 }
 
 impl FioSource {
@@ -394,6 +402,8 @@ impl FioSource {
             owed: None,
             stop_at_pass_end: false,
             fill: super::buffers::Fill::new(p),
+            halt: None,
+            min_rate: p.min_rate.map(|m| Box::new(RateCheck::new(m, &p.job.name))),
         })
     }
 
@@ -416,6 +426,9 @@ impl FioSource {
     pub fn count_from(&mut self, t0: u64) {
         self.counting_from = t0;
         self.counting = now_ns() >= t0;
+        if let Some(m) = self.min_rate.as_mut() {
+            m.start_ns = t0;
+        }
         if let Some(t) = self.think.as_mut() {
             t.last_at = now_ns();
         }
@@ -578,6 +591,11 @@ impl Source for FioSource {
         {
             return None;
         }
+        if let Some((h, g)) = &self.halt
+            && h.ended(*g)
+        {
+            return None;
+        }
         if !self.counting && now_ns() >= self.counting_from {
             self.counting = true;
         }
@@ -669,6 +687,9 @@ impl Source for FioSource {
         {
             t.completed += 1;
         }
+        if let Some(m) = self.min_rate.as_mut() {
+            m.completed(c)?;
+        }
         Ok(())
     }
 }
@@ -728,6 +749,165 @@ impl FioSource {
     }
 }
 
+/// fio's `check_min_rate`: after a settling time of 2 s from the start
+/// of its measured phase, every `rate_cycle` a job compares what each
+/// direction moved since the last look against its least rate, and ends
+/// in error (EIO) below it. A direction is looked at once it moved bytes.
+#[derive(Clone, Debug)]
+pub struct RateCheck {
+    min: MinRate,
+    name: String,
+    /// The start of the job's measured phase (clock ns).
+    start_ns: u64,
+    bytes: [u64; 3],
+    blocks: [u64; 3],
+    last_bytes: [u64; 3],
+    last_blocks: [u64; 3],
+    last_ns: [u64; 3],
+}
+
+/// fio's settling time before the first look at the least rates.
+const RATE_SETTLE_NS: u64 = 2_000_000_000;
+
+impl RateCheck {
+    pub fn new(min: MinRate, name: &str) -> RateCheck {
+        RateCheck {
+            min,
+            name: name.to_string(),
+            start_ns: 0,
+            bytes: [0; 3],
+            blocks: [0; 3],
+            last_bytes: [0; 3],
+            last_blocks: [0; 3],
+            last_ns: [0; 3],
+        }
+    }
+
+    /// A request completed; the error when a least rate is not met.
+    pub fn completed(&mut self, c: &crate::engine::Completion) -> Result<()> {
+        let d = match c.req.kind {
+            OpKind::Read => 0,
+            OpKind::Write => 1,
+            OpKind::Trim => 2,
+            _ => return Ok(()),
+        };
+        if c.done_ns < self.start_ns {
+            return Ok(());
+        }
+        self.bytes[d] += c.bytes;
+        self.blocks[d] += 1;
+        for d in 0..3 {
+            if self.bytes[d] > 0
+                && let Some(why) = self.look(d, c.done_ns)
+            {
+                // fio says it as it happens (log_err), whatever else runs
+                eprintln!("{why}");
+                return Err(
+                    anyhow::Error::new(std::io::Error::from_raw_os_error(libc::EIO)).context(why),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Direction `d` at clock `now`: fio's message when it fell below.
+    fn look(&mut self, d: usize, now: u64) -> Option<String> {
+        let (min_bytes, min_iops) = (self.min.bytes[d], self.min.iops[d]);
+        if min_bytes == 0 && min_iops == 0 {
+            return None;
+        }
+        if now.saturating_sub(self.start_ns) < RATE_SETTLE_NS {
+            return None;
+        }
+        if self.last_bytes[d] != 0 || self.last_blocks[d] != 0 {
+            // whole milliseconds, as fio's mtime_since
+            let spent_ms = now.saturating_sub(self.last_ns[d]) / 1_000_000;
+            if spent_ms == 0 || spent_ms * 1_000_000 < self.min.cycle_ns {
+                return None;
+            }
+            if min_bytes != 0 {
+                let rate = (self.bytes[d] - self.last_bytes[d]) * 1000 / spent_ms;
+                if rate < min_bytes {
+                    return Some(format!(
+                        "{}: rate_min={min_bytes}B/s not met, got {rate}B/s",
+                        self.name
+                    ));
+                }
+            } else {
+                let rate = (self.blocks[d] - self.last_blocks[d]) * 1000 / spent_ms;
+                if rate < min_iops {
+                    return Some(format!(
+                        "{}: rate_iops_min={min_iops} not met, got {rate} IOPS",
+                        self.name
+                    ));
+                }
+            }
+        }
+        self.last_bytes[d] = self.bytes[d];
+        self.last_blocks[d] = self.blocks[d];
+        self.last_ns[d] = now;
+        None
+    }
+}
+
+/// The ends of a stage's reporting groups under fio's `exitall` (and
+/// `exitall_on_error`): a job that ends sets its group's, or every
+/// group's (`exit_what=stonewall`, `all`); a job whose group ended
+/// issues nothing more (one relaxed load per request, only in a stage
+/// where a job can end others).
+#[derive(Debug)]
+pub struct Halt {
+    groups: Vec<u32>,
+    ended: Vec<AtomicBool>,
+    /// `exit_what=all` fired: the stages after this one never start.
+    all: AtomicBool,
+}
+
+impl Halt {
+    pub fn new(stage: &[JobPlan]) -> Halt {
+        let mut groups: Vec<u32> = stage.iter().map(|p| p.job.group).collect();
+        groups.sort_unstable();
+        groups.dedup();
+        Halt {
+            ended: groups.iter().map(|_| AtomicBool::new(false)).collect(),
+            groups,
+            all: AtomicBool::new(false),
+        }
+    }
+
+    /// The index of reporting group `g`.
+    pub fn index(&self, g: u32) -> usize {
+        self.groups.iter().position(|&x| x == g).unwrap_or(0)
+    }
+
+    #[inline]
+    pub fn ended(&self, g: usize) -> bool {
+        self.ended[g].load(Ordering::Relaxed)
+    }
+
+    /// A job of group `g` ended with `what`: whether every group of the
+    /// stage has now ended.
+    pub fn end(&self, what: ExitWhat, g: usize) -> bool {
+        match what {
+            ExitWhat::Group => self.ended[g].store(true, Ordering::Relaxed),
+            ExitWhat::Stonewall | ExitWhat::All => {
+                for e in &self.ended {
+                    e.store(true, Ordering::Relaxed);
+                }
+                if what == ExitWhat::All {
+                    self.all.store(true, Ordering::Relaxed);
+                }
+            }
+        }
+        self.ended.iter().all(|e| e.load(Ordering::Relaxed))
+    }
+
+    /// Whether a job ended every job of the run (`exit_what=all`).
+    pub fn ended_all(&self) -> bool {
+        self.all.load(Ordering::Relaxed)
+    }
+}
+
 /// What a job's worker hands back beside its stats.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Span {
@@ -770,6 +950,14 @@ pub struct FioWorker {
     max_len: usize,
     /// The job's own requests read (rw, randrw).
     reads: bool,
+    /// How long after the stage's start it starts.
+    start_delay: Duration,
+    /// Its own request budget (`number_ios`).
+    number_ios: Option<u64>,
+    /// What its end ends beside it (`exitall`, `exitall_on_error`), and
+    /// the stage's group ends with its group's index.
+    exit: Option<Exit>,
+    halt: Option<(Arc<Halt>, usize)>,
 }
 
 impl FioWorker {
@@ -836,7 +1024,36 @@ impl FioWorker {
                 .map(|v| Box::new(super::verify::Checker::new(p, plan, &ids, v))),
             max_len: max,
             reads: dirs[0],
+            start_delay: Duration::ZERO,
+            number_ios: p.number_ios,
+            exit: p.exit,
+            halt: None,
         })
+    }
+
+    /// Start `delay` after the stage (with a runtime of its own, then,
+    /// from its start), and watch the stage's group ends `halt`, if any.
+    pub fn control(&mut self, p: &JobPlan, delay: Duration, halt: Option<&Arc<Halt>>) {
+        self.start_delay = delay;
+        if !delay.is_zero() {
+            self.own_runtime = p.runtime.map(|r| r.as_nanos() as u64);
+        }
+        if let Some(h) = halt {
+            let g = h.index(p.job.group);
+            self.halt = Some((Arc::clone(h), g));
+            self.src.halt = Some((Arc::clone(h), g));
+        }
+    }
+
+    /// This job ended (in error when `failed`): end the jobs its exit
+    /// says, and the whole stage when none is left.
+    fn ended(&self, ctx: &Ctx, failed: bool) {
+        let (Some(e), Some((h, g))) = (self.exit, self.halt.as_ref()) else {
+            return;
+        };
+        if (e.always || failed) && h.end(e.what, *g) {
+            ctx.stop_run();
+        }
     }
 }
 
@@ -884,7 +1101,26 @@ impl Worker for FioWorker {
         self.pin
     }
 
+    fn op_budget(&self) -> Option<u64> {
+        self.number_ios
+    }
+
+    fn start_delay(&self) -> Duration {
+        self.start_delay
+    }
+
+    fn error_stops_run(&self) -> bool {
+        false
+    }
+
     fn run(&mut self, ctx: &mut Ctx) -> Result<()> {
+        // its group ended before it started: it never starts (fio's
+        // "killed by other thread")
+        if let Some((h, g)) = &self.halt
+            && h.ended(*g)
+        {
+            return Ok(());
+        }
         let t0 = ctx.t0_ns();
         self.src.count_from(t0);
         self.src.deadline = self.own_runtime.map(|r| t0.saturating_add(r));
@@ -916,6 +1152,7 @@ impl Worker for FioWorker {
                 (c.write_ns, c.verify_ns + reads)
             }),
         };
+        self.ended(ctx, r.is_err());
         r
     }
 
@@ -1068,22 +1305,53 @@ pub struct StageOutcome {
     pub verify: Vec<Option<super::verify::JobVerify>>,
     /// What the steady-state detection found, when the stage asked for it.
     pub steady: Option<super::steady::SsReport>,
+    /// A job ended every job of the run (`exitall` with
+    /// `exit_what=all`): no later stage runs.
+    pub ended_all: bool,
+}
+
+/// When the first stage of this process's run began (clock ns): fio
+/// counts `startdelay` from its start of the run (its genesis), not from
+/// the stage's, so a delayed job after a stonewall starts late only if
+/// the stages before took less than its delay.
+static GENESIS: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+/// Each job's start after the stage's (`startdelay`, less what the run
+/// already took), and the stage's runtime: the latest of each job's
+/// delay plus runtime, when every job has a runtime.
+fn schedule(stage: &[JobPlan], elapsed_ns: u64) -> (Vec<Duration>, Option<u64>) {
+    let delays: Vec<Duration> = stage
+        .iter()
+        .map(|p| {
+            let d = u64::try_from(p.start_delay.as_nanos()).unwrap_or(u64::MAX);
+            Duration::from_nanos(d.saturating_sub(elapsed_ns))
+        })
+        .collect();
+    let ends: Option<Vec<u64>> = stage
+        .iter()
+        .zip(&delays)
+        .map(|(p, d)| {
+            p.runtime
+                .map(|r| (r.as_nanos() as u64).saturating_add(d.as_nanos() as u64))
+        })
+        .collect();
+    (delays, ends.and_then(|e| e.into_iter().max()))
 }
 
 /// Run one stage's jobs together.
 pub fn run_stage(plan: &Plan, stage: &[JobPlan], progress: &dyn Progress) -> Result<StageOutcome> {
-    let runtimes: Vec<Option<u64>> = stage
+    let now = now_ns();
+    let genesis = *GENESIS.get_or_init(|| now);
+    let (delays, stage_runtime) = schedule(stage, now.saturating_sub(genesis));
+    let halt = stage
         .iter()
-        .map(|p| p.runtime.map(|r| r.as_nanos() as u64))
-        .collect();
-    let stage_runtime = if runtimes.iter().all(Option::is_some) {
-        runtimes.iter().flatten().max().copied()
-    } else {
-        None
-    };
+        .any(|p| p.exit.is_some())
+        .then(|| Arc::new(Halt::new(stage)));
     let mut workers = Vec::with_capacity(stage.len());
     for (at, p) in stage.iter().enumerate() {
-        workers.push(FioWorker::new(p, plan, stage_runtime, at)?);
+        let mut w = FioWorker::new(p, plan, stage_runtime, at)?;
+        w.control(p, delays[at], halt.as_ref());
+        workers.push(w);
     }
     invalidate(plan, stage);
     let ramp = stage[0].job.ramp_time_ns;
@@ -1115,6 +1383,7 @@ pub fn run_stage(plan: &Plan, stage: &[JobPlan], progress: &dyn Progress) -> Res
         .collect();
     Ok(StageOutcome {
         steady: steady.map(|w| w.report(stage[0].job.kb_base)),
+        ended_all: halt.as_ref().is_some_and(|h| h.ended_all()),
         verify,
         outcome,
         spans,
@@ -1252,5 +1521,101 @@ mod tests {
         assert_eq!(bytes, n * unit, "every block once");
         let mean = bytes as f64 / ios as f64;
         assert!((11_000.0..12_500.0).contains(&mean), "mean {mean}");
+    }
+
+    fn completion(kind: OpKind, bytes: u64, done_ns: u64) -> crate::engine::Completion {
+        crate::engine::Completion {
+            req: Req {
+                kind,
+                file: FileId(0),
+                offset: 0,
+                len: bytes as u32,
+                slot: 0,
+            },
+            bytes,
+            lat_ns: 0,
+            done_ns,
+            sub_ns: crate::engine::SUB_NONE,
+            err: 0,
+        }
+    }
+
+    /// fio's check_min_rate: nothing for 2 s, then a first look that only
+    /// notes the counts, then a rate over each cycle (whole ms).
+    #[test]
+    fn the_least_rate_is_checked_as_fio_checks_it() {
+        let ms = 1_000_000u64;
+        let min = MinRate {
+            bytes: [0; 3],
+            iops: [100, 0, 0],
+            cycle_ns: 1000 * ms,
+        };
+        let mut c = RateCheck::new(min, "x");
+        c.start_ns = 10 * ms;
+        // 50 IOPS for 2.5 s: nothing until 2 s, the first look at 2 s
+        // notes, the next one 1 s later fails
+        let mut t = 10 * ms;
+        let mut failed = None;
+        for _ in 0..400 {
+            t += 20 * ms;
+            if let Err(e) = c.completed(&completion(OpKind::Read, 4096, t)) {
+                failed = Some((t - 10 * ms, format!("{e:#}")));
+                break;
+            }
+        }
+        let (at, why) = failed.expect("fails");
+        assert_eq!(at, 3000 * ms, "fails one cycle after the first look");
+        assert!(
+            why.starts_with("x: rate_iops_min=100 not met, got 50 IOPS"),
+            "{why}"
+        );
+        // a direction without a least rate, and syncs, are never looked at
+        let mut c = RateCheck::new(min, "x");
+        for k in 1..400 {
+            c.completed(&completion(OpKind::Write, 4096, k * 20 * ms))
+                .unwrap();
+            c.completed(&completion(OpKind::Fsync, 0, k * 20 * ms))
+                .unwrap();
+        }
+        // bytes: 4 KiB every 10 ms is 409,600 B/s
+        let min = MinRate {
+            bytes: [0, 500_000, 0],
+            iops: [0; 3],
+            cycle_ns: 500 * ms,
+        };
+        let mut c = RateCheck::new(min, "w");
+        let e = (1..1000)
+            .find_map(|k| {
+                c.completed(&completion(OpKind::Write, 4096, k * 10 * ms))
+                    .err()
+            })
+            .expect("fails");
+        assert!(
+            format!("{e}").starts_with("w: rate_min=500000B/s not met, got 409600B/s"),
+            "{e}"
+        );
+    }
+
+    /// exit_what: a group ends its own group; stonewall and all end every
+    /// group of the stage, and all the run.
+    #[test]
+    fn halting_ends_the_groups_exit_what_names() {
+        let h = Halt {
+            groups: vec![0, 3],
+            ended: vec![AtomicBool::new(false), AtomicBool::new(false)],
+            all: AtomicBool::new(false),
+        };
+        assert_eq!(h.index(3), 1);
+        assert!(!h.end(ExitWhat::Group, 1), "group 0 runs on");
+        assert!(h.ended(1) && !h.ended(0));
+        assert!(h.end(ExitWhat::Group, 0));
+        assert!(!h.ended_all());
+        let h = Halt {
+            groups: vec![0, 1],
+            ended: vec![AtomicBool::new(false), AtomicBool::new(false)],
+            all: AtomicBool::new(false),
+        };
+        assert!(h.end(ExitWhat::Stonewall, 0) && !h.ended_all());
+        assert!(h.end(ExitWhat::All, 0) && h.ended_all());
     }
 }

@@ -171,6 +171,12 @@ pub fn stage_settings(stage: &[JobPlan]) -> Result<Option<SsSettings>, String> {
     };
     for p in stage {
         let o = &p.job;
+        if !p.start_delay.is_zero() {
+            return Err(format!(
+                "{}: steady state with startdelay is not supported by iogauge: it samples from the stage's start, where fio samples each job from its own",
+                at(o, "startdelay")
+            ));
+        }
         if stage.len() > 1 && !(o.group_reporting && o.group == j.group) {
             return Err(format!(
                 "{}: steady state for one job of several that run together is not supported by iogauge: it judges the counts of all the jobs that run together; give them group_reporting (fio then judges the group as one) or run the job alone (stonewall)",

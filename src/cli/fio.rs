@@ -507,6 +507,7 @@ fn head_of(p: &JobPlan) -> FioJobReport {
         j.iodepth,
     );
     r.bs = plan::bs_pairs(p);
+    r.opts = j.report_opts();
     let mut opts: Vec<(&Place, &str, &String)> =
         j.origin.iter().map(|(k, (at, v))| (at, *k, v)).collect();
     opts.sort_by(|a, b| (&a.0.file, a.0.line).cmp(&(&b.0.file, b.0.line)));

@@ -24,6 +24,7 @@ mod fio_layout;
 mod fio_opts;
 mod fio_out;
 mod fio_pvsync;
+mod fio_report_opts;
 mod fio_run;
 mod fio_verify;
 mod given_file;

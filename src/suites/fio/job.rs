@@ -1254,14 +1254,15 @@ impl Job {
                 "log_max_value" => b(self.log_max_value),
                 "log_offset" => b(self.log_offset),
                 "per_job_logs" => b(self.per_job_logs),
-                "percentile_list" => {
-                    let o = self.report_opts();
-                    o.percentiles
+                "percentile_list" => match &self.percentile_list {
+                    // fio's 17, shown short
+                    None => "1:5:10:...:99.99".into(),
+                    Some((list, precision)) => list
                         .iter()
-                        .map(|p| format!("{p:.*}", o.precision))
+                        .map(|p| format!("{p:.*}", precision))
                         .collect::<Vec<_>>()
-                        .join(":")
-                }
+                        .join(":"),
+                },
                 "clat_percentiles" => b(self.clat_percentiles),
                 "lat_percentiles" => b(self.lat_percentiles),
                 "slat_percentiles" => b(self.slat_percentiles),

@@ -653,6 +653,7 @@ fn head_of(p: &JobPlan) -> FioJobReport {
     );
     r.bs = plan::bs_pairs(p);
     r.description = j.description.clone();
+    r.opts = j.report_opts();
     let mut opts: Vec<(&Place, &str, &String)> =
         j.origin.iter().map(|(k, (at, v))| (at, *k, v)).collect();
     opts.sort_by(|a, b| (&a.0.file, a.0.line).cmp(&(&b.0.file, b.0.line)));

@@ -27,6 +27,7 @@ mod fio_layout;
 mod fio_opts;
 mod fio_out;
 mod fio_pvsync;
+mod fio_report_opts;
 mod fio_run;
 mod fio_steady;
 mod fio_verify;

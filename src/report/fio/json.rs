@@ -4,7 +4,9 @@
 
 use super::num::fixed;
 use super::text::{Group, groups, moments};
-use super::{DirReport, DiskUtil, FioJobReport, LatStat, PercentilesOf, ctime};
+use super::{
+    DirReport, DiskUtil, FioJobReport, LatStat, PercentilesOf, ReportOpts, Unified, ctime,
+};
 use crate::suites::fio::steady::SsReport;
 use std::fmt::Write;
 
@@ -147,6 +149,10 @@ fn options(opts: &[(String, String)]) -> Node {
 
 fn job(j: &FioJobReport, g: &Group, plus: bool) -> Node {
     let elapsed_s = j.runtime_ms.div_ceil(1000);
+    if !j.opts.stats {
+        return unkept(elapsed_s, plus);
+    }
+    let o = &j.opts;
     let mut v = vec![
         ("jobname", Node::Str(j.name.clone())),
         ("groupid", int(j.groupid)),
@@ -157,18 +163,27 @@ fn job(j: &FioJobReport, g: &Group, plus: bool) -> Node {
     if !j.options.is_empty() {
         v.push(("job options", options(&j.options)));
     }
-    for (i, name) in ["read", "write", "trim"].into_iter().enumerate() {
-        let d = j.dirs()[i];
-        v.push((name, ddir(d, g, i, plus)));
+    if o.unified == Unified::Mixed {
+        // the sum alone, and no sync (fio's add_ddir_status_json)
+        v.push(("mixed", ddir(j.dirs()[0], g, 0, o, plus)));
+    } else {
+        for (i, name) in ["read", "write", "trim"].into_iter().enumerate() {
+            let d = j.dirs()[i];
+            v.push((name, ddir(d, g, i, o, plus)));
+        }
+        let sync = j.sync.clone().unwrap_or_default();
+        let p = (o.clat_percentiles || o.lat_percentiles).then_some(&o.percentiles[..]);
+        v.push((
+            "sync",
+            obj(vec![
+                ("total_ios", int(sync.n)),
+                ("lat_ns", lat(&sync, p, plus)),
+            ]),
+        ));
+        if o.unified == Unified::Both {
+            v.push(("mixed", ddir(j.mixed.as_ref(), g, 0, o, plus)));
+        }
     }
-    let sync = j.sync.clone().unwrap_or_default();
-    v.push((
-        "sync",
-        obj(vec![
-            ("total_ios", int(sync.n)),
-            ("lat_ns", lat(&sync, true, plus)),
-        ]),
-    ));
     v.push(("job_runtime", int(j.runtime_ms)));
     v.push(("usr_cpu", Node::Float(j.usr_cpu())));
     v.push(("sys_cpu", Node::Float(j.sys_cpu())));
@@ -226,6 +241,48 @@ fn steadystate(ss: &SsReport) -> Node {
     ])
 }
 
+/// A job with `stats=0`: fio lists a thread's figures it never filled
+/// (no name, group -1, eta `INT_MAX`), everything at zero.
+fn unkept(elapsed_s: u64, plus: bool) -> Node {
+    let g = Group::default();
+    let o = ReportOpts::default();
+    let mut v = vec![
+        ("groupid", int(u32::MAX)),
+        ("error", int(0)),
+        ("eta", int(i32::MAX)),
+        ("elapsed", int(elapsed_s)),
+    ];
+    for (i, name) in ["read", "write", "trim"].into_iter().enumerate() {
+        v.push((name, ddir(None, &g, i, &o, plus)));
+    }
+    let none = LatStat::default();
+    v.push((
+        "sync",
+        obj(vec![
+            ("total_ios", int(0)),
+            ("lat_ns", lat(&none, None, plus)),
+        ]),
+    ));
+    v.push(("job_runtime", int(0)));
+    v.push(("usr_cpu", Node::Float(0.0)));
+    v.push(("sys_cpu", Node::Float(0.0)));
+    for k in ["ctx", "majf", "minf"] {
+        v.push((k, int(0)));
+    }
+    let level = ["1", "2", "4", "8", "16", "32", ">=64"];
+    let sub = ["0", "4", "8", "16", "32", "64", ">=64"];
+    v.push(("iodepth_level", shares(&level, &[0.0; 7])));
+    v.push(("iodepth_submit", shares(&sub, &[0.0; 7])));
+    v.push(("iodepth_complete", shares(&sub, &[0.0; 7])));
+    let r = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+    ];
+    v.push(("latency_ns", shares(&r[..10], &[0.0; 10])));
+    v.push(("latency_us", shares(&r[..10], &[0.0; 10])));
+    v.push(("latency_ms", shares(&r, &[0.0; 12])));
+    obj(v)
+}
+
 fn shares(keys: &[&str], vals: &[f64]) -> Node {
     Node::Obj(
         keys.iter()
@@ -237,11 +294,17 @@ fn shares(keys: &[&str], vals: &[f64]) -> Node {
 
 /// fio's `add_ddir_status_json`: a direction that did nothing keeps every
 /// key, at zero.
-fn ddir(d: Option<&DirReport>, g: &Group, i: usize, plus: bool) -> Node {
+fn ddir(d: Option<&DirReport>, g: &Group, i: usize, o: &ReportOpts, plus: bool) -> Node {
     let empty = DirReport::default();
     let d = d.unwrap_or(&empty);
     let bw_bytes = d.bw_bytes();
-    let (of, _) = d.percentile_source();
+    let blocks = d.percentile_blocks(o);
+    let has = |w: PercentilesOf| {
+        blocks
+            .iter()
+            .any(|(of, _)| *of == w)
+            .then_some(&o.percentiles[..])
+    };
     let none = LatStat::default();
     let mut v = vec![
         ("io_bytes", int(d.io_bytes)),
@@ -255,17 +318,21 @@ fn ddir(d: Option<&DirReport>, g: &Group, i: usize, plus: bool) -> Node {
         ("drop_ios", int(0)),
         (
             "slat_ns",
-            lat(d.slat.as_ref().unwrap_or(&none), false, plus),
+            lat(
+                d.slat.as_ref().unwrap_or(&none),
+                has(PercentilesOf::Slat),
+                plus,
+            ),
         ),
         (
             "clat_ns",
             lat(
                 d.clat.as_ref().unwrap_or(&none),
-                of == PercentilesOf::Clat,
+                has(PercentilesOf::Clat),
                 plus,
             ),
         ),
-        ("lat_ns", lat(&d.lat, of == PercentilesOf::Lat, plus)),
+        ("lat_ns", lat(&d.lat, has(PercentilesOf::Lat), plus)),
     ];
     let (min, max, mean, dev, agg) = match moments(&d.bw_samples) {
         Some((min, max, mean, dev)) => (min, max, mean, dev, g.share(i, mean)),
@@ -287,9 +354,9 @@ fn ddir(d: Option<&DirReport>, g: &Group, i: usize, plus: bool) -> Node {
 }
 
 /// fio's `add_ddir_lat_json`: min, max, mean, stddev, N, and the
-/// percentiles (and `bins` for json+) when this is the latency they are
-/// kept for.
-fn lat(s: &LatStat, with_percentiles: bool, plus: bool) -> Node {
+/// percentiles of `list` (and `bins` for json+) when this is a latency
+/// they are shown for.
+fn lat(s: &LatStat, list: Option<&[f64]>, plus: bool) -> Node {
     let mut v = vec![
         ("min", int(s.min)),
         ("max", int(s.max)),
@@ -297,9 +364,9 @@ fn lat(s: &LatStat, with_percentiles: bool, plus: bool) -> Node {
         ("stddev", Node::Float(s.stddev)),
         ("N", int(s.n)),
     ];
-    if with_percentiles
+    if let Some(list) = list
         && s.n > 0
-        && let Some(p) = s.percentiles()
+        && let Some(p) = s.percentiles_of(list)
     {
         v.push((
             "percentile",

@@ -31,6 +31,70 @@ pub const PERCENTILES: [f64; 17] = [
     99.99,
 ];
 
+/// How fio's report options shape a job's report (fio's `percentile_list`,
+/// `clat_percentiles`, `lat_percentiles`, `slat_percentiles`,
+/// `unified_rw_reporting`, `disable_lat`/`disable_clat`/`disable_slat`,
+/// `stats`, `significant_figures`, `bwavgtime`, `iopsavgtime` and
+/// `unit_base`). The default is fio's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReportOpts {
+    /// The percentiles shown, sorted (at most 20; empty: none).
+    pub percentiles: Vec<f64>,
+    /// Digits after the point of each percentile's name in the text.
+    pub precision: usize,
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    pub slat_percentiles: bool,
+    pub unified: Unified,
+    pub disable_lat: bool,
+    pub disable_clat: bool,
+    pub disable_slat: bool,
+    /// `stats=0`: the job's figures are not kept at all.
+    pub stats: bool,
+    /// Significant figures of the normal output's sizes, rates and IOPS.
+    pub sig_figs: usize,
+    /// Bandwidth and IOPS sampling periods, ms (multiples of 1000: the
+    /// runner's series counts whole seconds).
+    pub bw_avg_ms: u64,
+    pub iops_avg_ms: u64,
+    /// Rates in bits rather than bytes (`unit_base=1`).
+    pub bits: bool,
+}
+
+/// fio's `unified_rw_reporting`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unified {
+    /// Each direction on its own (`none`, `0`).
+    #[default]
+    Split,
+    /// The directions summed into one, `mixed` (`mixed`, `1`).
+    Mixed,
+    /// Each direction, then the sum (`both`).
+    Both,
+}
+
+impl Default for ReportOpts {
+    fn default() -> Self {
+        ReportOpts {
+            percentiles: PERCENTILES.to_vec(),
+            precision: 2,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            unified: Unified::Split,
+            disable_lat: false,
+            disable_clat: false,
+            disable_slat: false,
+            stats: true,
+            sig_figs: 4,
+            bw_avg_ms: 1000,
+            iops_avg_ms: 1000,
+            bits: false,
+        }
+    }
+}
+
 /// Latency figures as fio keeps them (`struct io_stat`): min, max, mean,
 /// and the *sample* standard deviation (n − 1, as fio's `calc_lat`), in ns;
 /// with the histogram when iogauge kept one.
@@ -93,22 +157,84 @@ impl LatStat {
 
     /// fio's default percentiles, or nothing without a histogram.
     pub fn percentiles(&self) -> Option<Vec<(f64, u64)>> {
+        self.percentiles_of(&PERCENTILES)
+    }
+
+    /// The percentiles of `list` (sorted, as `percentile_list` gives
+    /// them), or nothing without a histogram or with an empty list.
+    pub fn percentiles_of(&self, list: &[f64]) -> Option<Vec<(f64, u64)>> {
         if let Some(p) = &self.given_percentiles {
             return Some(p.clone());
         }
-        PERCENTILES
-            .iter()
+        if list.is_empty() {
+            return None;
+        }
+        list.iter()
             .map(|&p| self.percentile(p).map(|v| (p, v)))
             .collect()
+    }
+
+    /// Whether percentiles can be had: a histogram or given ones.
+    pub fn kept(&self) -> bool {
+        self.n > 0 && (self.hist.is_some() || self.given_percentiles.is_some())
+    }
+
+    /// The figures of `a` and `b` together (histograms added; the
+    /// variance pooled), as fio's `sum_stat` merges two directions.
+    pub fn merged(a: &LatStat, b: &LatStat) -> LatStat {
+        if a.n == 0 {
+            return b.clone();
+        }
+        if b.n == 0 {
+            return a.clone();
+        }
+        let n = a.n + b.n;
+        let mean = (a.mean * a.n as f64 + b.mean * b.n as f64) / n as f64;
+        // back to sums of squares about each mean (sample sd: n − 1)
+        let ss = |s: &LatStat| s.stddev.powi(2) * (s.n as f64 - 1.0).max(0.0);
+        let (da, db) = (a.mean - mean, b.mean - mean);
+        let total = ss(a) + ss(b) + a.n as f64 * da * da + b.n as f64 * db * db;
+        let hist = match (&a.hist, &b.hist) {
+            (Some(x), Some(y)) => {
+                let mut h = x.clone();
+                h.add(y).ok().map(|()| h)
+            }
+            _ => None,
+        };
+        LatStat {
+            n,
+            min: a.min.min(b.min),
+            max: a.max.max(b.max),
+            mean,
+            stddev: if n > 1 {
+                (total / (n as f64 - 1.0)).sqrt()
+            } else {
+                0.0
+            },
+            hist,
+            given_percentiles: None,
+        }
     }
 }
 
 /// Whose histogram the percentiles come from: fio's `clat_percentiles`
-/// (the default) or `lat_percentiles`.
+/// (the default), `lat_percentiles` or `slat_percentiles`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PercentilesOf {
+    Slat,
     Clat,
     Lat,
+}
+
+impl PercentilesOf {
+    /// The name fio gives the block: `clat percentiles (nsec):`.
+    pub fn name(self) -> &'static str {
+        match self {
+            PercentilesOf::Slat => "slat",
+            PercentilesOf::Clat => "clat",
+            PercentilesOf::Lat => "lat",
+        }
+    }
 }
 
 /// One direction (read, write, trim) of a job.
@@ -146,6 +272,37 @@ impl DirReport {
         } else {
             1000.0 * self.total_ios as f64 / self.runtime_ms as f64
         }
+    }
+
+    /// The percentile blocks fio shows for this direction under `o`, in
+    /// its order (slat, clat, lat): each latency whose percentiles are
+    /// asked for and that has samples. A completion latency without a
+    /// histogram (a result document of a queued engine keeps only the
+    /// total latency's) gives way to the total latency's, under `lat`.
+    pub fn percentile_blocks(&self, o: &ReportOpts) -> Vec<(PercentilesOf, &LatStat)> {
+        let mut out = Vec::new();
+        if o.percentiles.is_empty() {
+            return out;
+        }
+        if o.slat_percentiles
+            && let Some(s) = self.slat.as_ref().filter(|s| s.kept())
+        {
+            out.push((PercentilesOf::Slat, s));
+        }
+        let clat = self.clat.as_ref().filter(|c| c.kept());
+        if o.clat_percentiles {
+            match clat {
+                Some(c) => out.push((PercentilesOf::Clat, c)),
+                None if !o.lat_percentiles && self.clat.is_some() && self.lat.kept() => {
+                    out.push((PercentilesOf::Lat, &self.lat));
+                }
+                None => {}
+            }
+        }
+        if o.lat_percentiles && self.lat.kept() {
+            out.push((PercentilesOf::Lat, &self.lat));
+        }
+        out
     }
 
     /// The histogram the percentiles and latency buckets come from.
@@ -205,6 +362,11 @@ pub struct FioJobReport {
     pub read: Option<DirReport>,
     pub write: Option<DirReport>,
     pub trim: Option<DirReport>,
+    /// The directions summed (`unified_rw_reporting=both`; with `mixed`
+    /// the sum stands in `read` and the others are `None`).
+    pub mixed: Option<DirReport>,
+    /// The report options the job gave.
+    pub opts: ReportOpts,
     /// fsync / fdatasync calls.
     pub sync: Option<LatStat>,
     /// The job's run time, ms (fio's `job_runtime`).
@@ -268,6 +430,8 @@ impl FioJobReport {
             read: None,
             write: None,
             trim: None,
+            mixed: None,
+            opts: ReportOpts::default(),
             sync: None,
             runtime_ms: 0,
             usr_cpu_ms: 0.0,
@@ -315,6 +479,7 @@ impl FioJobReport {
             .map(|(k, _)| k)
             .collect();
         let full_secs = (elapsed.as_nanos() / 1_000_000_000) as usize;
+        let every = self.opts.sample_secs();
         let mut dirs: [Option<DirReport>; 3] = Default::default();
         for (slot, names) in dirs.iter_mut().zip(DIRS) {
             let kinds = kinds_named(names);
@@ -325,7 +490,7 @@ impl FioJobReport {
             let comp = merged(kinds.iter().filter_map(|&k| st.completion(k)));
             let alone = io_kinds.iter().all(|k| kinds.contains(k));
             let (bw, iops) = if alone {
-                samples(st.series.bytes(), st.series.ops(), full_secs)
+                samples(st.series.bytes(), st.series.ops(), full_secs, every)
             } else {
                 (Vec::new(), Vec::new())
             };
@@ -351,6 +516,47 @@ impl FioJobReport {
             .map(LatStat::of_kind);
         self.depths = Some(st.depths);
         self.ended_ms = now_ms();
+        let all = samples(st.series.bytes(), st.series.ops(), full_secs, every);
+        self.shaped(all)
+    }
+
+    /// The report as its options shape it: the latencies fio would not
+    /// keep dropped, the directions summed for `unified_rw_reporting`,
+    /// nothing at all with `stats=0`. `all` is the bandwidth and IOPS
+    /// samples of every direction together (those of the sum).
+    fn shaped(mut self, all: (Vec<f64>, Vec<f64>)) -> Self {
+        let o = self.opts.clone();
+        if !o.stats {
+            (self.read, self.write, self.trim, self.sync) = (None, None, None, None);
+            self.depths = None;
+            return self;
+        }
+        for d in [&mut self.read, &mut self.write, &mut self.trim]
+            .into_iter()
+            .flatten()
+        {
+            if o.disable_slat {
+                d.slat = None;
+            }
+            if o.disable_clat {
+                d.clat = None;
+            }
+            if o.disable_lat {
+                d.lat = LatStat::default();
+            }
+        }
+        if o.disable_clat {
+            self.sync = None;
+        }
+        if o.unified != Unified::Split {
+            let m = DirReport::sum(&self.dirs(), all);
+            match o.unified {
+                Unified::Mixed => {
+                    (self.read, self.write, self.trim) = (m, None, None);
+                }
+                _ => self.mixed = m,
+            }
+        }
         self
     }
 
@@ -390,6 +596,7 @@ impl FioJobReport {
             .filter(|n| OpKind::ALL.iter().any(|k| k.name() == *n && k.is_io()))
             .collect();
         let full_secs = (r.elapsed_s.max(0.0)) as usize;
+        let every = self.opts.sample_secs();
         let mut dirs: [Option<DirReport>; 3] = Default::default();
         for (slot, names) in dirs.iter_mut().zip(DIRS) {
             let ops: Vec<&OpSummary> = names.iter().filter_map(|n| r.ops.get(*n)).collect();
@@ -398,7 +605,7 @@ impl FioJobReport {
             };
             let alone = io_names.iter().all(|n| names.contains(n));
             let (bw, iops) = if alone {
-                samples(&r.timeseries.bytes, &r.timeseries.ops, full_secs)
+                samples(&r.timeseries.bytes, &r.timeseries.ops, full_secs, every)
             } else {
                 (Vec::new(), Vec::new())
             };
@@ -442,7 +649,8 @@ impl FioJobReport {
             self.error = libc::EINTR;
             self.error_text = r.error.clone();
         }
-        self
+        let all = samples(&r.timeseries.bytes, &r.timeseries.ops, full_secs, every);
+        self.shaped(all)
     }
 
     /// Reads, writes and trims issued.
@@ -507,7 +715,13 @@ impl FioJobReport {
         let mut u = [0u64; 10];
         let mut m = [0u64; 12];
         let total = self.ios_total();
-        for d in self.dirs().into_iter().flatten() {
+        // fio counts them with the completion latency: not without it
+        let dirs = if self.opts.disable_clat {
+            [None; 3]
+        } else {
+            self.dirs()
+        };
+        for d in dirs.into_iter().flatten() {
             let (_, Some(src)) = d.percentile_source() else {
                 continue;
             };
@@ -582,15 +796,66 @@ fn pct(ms: f64, runtime_ms: u64) -> f64 {
     }
 }
 
-/// Per-second samples of bandwidth (KiB/s) and IOPS over the whole seconds
-/// of the run (the last, partial one left out, as fio leaves out a sample
-/// period that did not end).
-fn samples(bytes: &[u64], ops: &[u64], full_secs: usize) -> (Vec<f64>, Vec<f64>) {
+/// Samples of bandwidth (KiB/s) and IOPS, one per period of `every.0`
+/// (bandwidth) and `every.1` (IOPS) whole seconds of the run (a last
+/// period cut short left out, as fio leaves out a sample period that did
+/// not end): fio's `bwavgtime` and `iopsavgtime`.
+fn samples(
+    bytes: &[u64],
+    ops: &[u64],
+    full_secs: usize,
+    every: (usize, usize),
+) -> (Vec<f64>, Vec<f64>) {
     let n = full_secs.min(bytes.len()).min(ops.len());
-    (
-        bytes[..n].iter().map(|&b| (b / 1024) as f64).collect(),
-        ops[..n].iter().map(|&o| o as f64).collect(),
-    )
+    let per = |xs: &[u64], k: usize, unit: u64| -> Vec<f64> {
+        let k = k.max(1);
+        xs[..n]
+            .chunks_exact(k)
+            .map(|c| (c.iter().sum::<u64>() / k as u64 / unit) as f64)
+            .collect()
+    };
+    (per(bytes, every.0, 1024), per(ops, every.1, 1))
+}
+
+impl ReportOpts {
+    /// The bandwidth and IOPS sampling periods in whole seconds.
+    pub fn sample_secs(&self) -> (usize, usize) {
+        let s = |ms: u64| ((ms / 1000).max(1)) as usize;
+        (s(self.bw_avg_ms), s(self.iops_avg_ms))
+    }
+}
+
+impl DirReport {
+    /// The directions of `dirs` summed into one (fio's `mixed`): bytes and
+    /// I/Os added, the longest runtime, latencies merged; `all` gives the
+    /// bandwidth and IOPS samples of the whole job. `None` when no
+    /// direction ran.
+    pub fn sum(dirs: &[Option<&DirReport>], all: (Vec<f64>, Vec<f64>)) -> Option<DirReport> {
+        let live: Vec<&DirReport> = dirs.iter().flatten().copied().collect();
+        if live.is_empty() {
+            return None;
+        }
+        let lat = |f: fn(&DirReport) -> Option<&LatStat>| {
+            live.iter()
+                .filter_map(|d| f(d))
+                .fold(None, |acc: Option<LatStat>, s| {
+                    Some(match acc {
+                        None => s.clone(),
+                        Some(a) => LatStat::merged(&a, s),
+                    })
+                })
+        };
+        Some(DirReport {
+            io_bytes: live.iter().map(|d| d.io_bytes).sum(),
+            total_ios: live.iter().map(|d| d.total_ios).sum(),
+            runtime_ms: live.iter().map(|d| d.runtime_ms).max().unwrap_or(0),
+            slat: lat(|d| d.slat.as_ref()),
+            clat: lat(|d| d.clat.as_ref()),
+            lat: lat(|d| Some(&d.lat)).unwrap_or_default(),
+            bw_samples: all.0,
+            iops_samples: all.1,
+        })
+    }
 }
 
 /// One direction from the op summaries of a result document.
@@ -833,6 +1098,70 @@ mod tests {
             s.stddev
         );
         assert_eq!((s.min, s.max, s.mean), (1000, 3000, 2000.0));
+    }
+
+    #[test]
+    fn samples_per_period_of_whole_seconds() {
+        let bytes = [1024, 3072, 2048, 4096, 9999];
+        let ops = [1, 3, 2, 4, 9];
+        // four whole seconds, the fifth cut short
+        let (bw, io) = samples(&bytes, &ops, 4, (1, 1));
+        assert_eq!(bw, [1.0, 3.0, 2.0, 4.0]);
+        assert_eq!(io, [1.0, 3.0, 2.0, 4.0]);
+        let (bw, io) = samples(&bytes, &ops, 4, (2, 3));
+        assert_eq!(bw, [2.0, 3.0]);
+        assert_eq!(io, [2.0]);
+    }
+
+    #[test]
+    fn directions_sum_as_fios_mixed() {
+        let mut st = WorkerStats::new(&[OpKind::Read, OpKind::Write]);
+        for lat in [100, 300] {
+            st.record(OpKind::Read, lat, 4096, 0);
+        }
+        st.record(OpKind::Write, 1100, 8192, 0);
+        let cpu = crate::measure::CpuTimes::default();
+        let run = |u: Unified| {
+            let mut r = FioJobReport::new("x", 0, "randrw", "psync", 1);
+            r.opts.unified = u;
+            r.from_stats(&st, 1, std::time::Duration::from_millis(10), &cpu)
+        };
+        let m = run(Unified::Mixed);
+        assert!(m.write.is_none() && m.trim.is_none() && m.mixed.is_none());
+        let d = m.read.as_ref().unwrap();
+        assert_eq!((d.total_ios, d.io_bytes, d.lat.n), (3, 16384, 3));
+        assert_eq!((d.lat.min, d.lat.max), (100, 1100));
+        assert_eq!(d.lat.mean, 500.0);
+        // sample sd of 100, 300, 1100: sqrt(280000)
+        assert!(
+            (d.lat.stddev - 280_000f64.sqrt()).abs() < 1e-6,
+            "{}",
+            d.lat.stddev
+        );
+        assert_eq!(d.lat.percentile(50.0), Some(300));
+        let b = run(Unified::Both);
+        assert_eq!(b.read.as_ref().unwrap().total_ios, 2);
+        assert_eq!(b.mixed.as_ref().unwrap().total_ios, 3);
+        let mut r = FioJobReport::new("x", 0, "randrw", "psync", 1);
+        r.opts.stats = false;
+        let r = r.from_stats(&st, 1, std::time::Duration::from_millis(10), &cpu);
+        assert!(!r.did_io() && r.sync.is_none());
+    }
+
+    #[test]
+    fn disabled_latencies_are_dropped() {
+        let mut st = WorkerStats::new(&[OpKind::Read]);
+        st.record(OpKind::Read, 500, 4096, 0);
+        let cpu = crate::measure::CpuTimes::default();
+        let mut r = FioJobReport::new("x", 0, "read", "psync", 1);
+        r.opts.disable_clat = true;
+        r.opts.disable_lat = true;
+        let r = r.from_stats(&st, 1, std::time::Duration::from_millis(1), &cpu);
+        let d = r.read.as_ref().unwrap();
+        assert!(d.clat.is_none() && d.lat.n == 0);
+        assert!(d.percentile_blocks(&r.opts).is_empty());
+        let (n, _, _) = r.latency_buckets();
+        assert_eq!(n, [0.0; 10]);
     }
 
     #[test]

@@ -3,12 +3,9 @@
 //! stat.c), line for line.
 
 use super::num::{Unit, fixed, num2str};
-use super::{DirReport, DiskUtil, FioJobReport, LatStat, PercentilesOf, ctime};
+use super::{DirReport, DiskUtil, FioJobReport, LatStat, ReportOpts, Unified, ctime};
 use crate::suites::fio::steady::{SsMetric, SsReport};
 use std::fmt::Write;
-
-/// fio's defaults: 4 significant figures, KiB (1024) and bytes.
-const SIG_FIGS: usize = 4;
 
 /// The figures of one reporting group, per direction (fio's
 /// `group_run_stats`).
@@ -23,6 +20,9 @@ pub struct Group {
     pub max_bw: [u64; 3],
     pub min_run: [u64; 3],
     pub max_run: [u64; 3],
+    /// The report options of the group's first job (fio's
+    /// `group_run_stats` takes them from it): figures, units, `MIXED`.
+    pub opts: ReportOpts,
 }
 
 impl Group {
@@ -31,6 +31,7 @@ impl Group {
         let mut g = Group {
             id,
             min_bw: [u64::MAX; 3],
+            opts: jobs.first().map(|j| j.opts.clone()).unwrap_or_default(),
             ..Default::default()
         };
         for j in jobs {
@@ -90,7 +91,7 @@ pub fn groups(jobs: &[FioJobReport]) -> Vec<(Group, Vec<&FioJobReport>)> {
 pub fn header(jobs: &[FioJobReport], version: &str) -> String {
     let mut out = String::new();
     for j in jobs {
-        let b = |v: u64| num2str(v, SIG_FIGS, 1, true, Unit::Byte);
+        let b = |v: u64| num2str(v, j.opts.sig_figs, 1, true, Unit::Byte);
         let _ = writeln!(
             out,
             "{}: (g={}): rw={}, bs=(R) {}-{}, (W) {}-{}, (T) {}-{}, ioengine={}, iodepth={}",
@@ -118,7 +119,7 @@ pub fn header(jobs: &[FioJobReport], version: &str) -> String {
 pub fn render(jobs: &[FioJobReport], disks: &[DiskUtil]) -> String {
     let mut out = String::new();
     let groups = groups(jobs);
-    if jobs.iter().any(FioJobReport::did_io) {
+    if jobs.iter().any(|j| j.did_io() || !j.opts.stats) {
         out.push('\n');
     }
     for (g, members) in &groups {
@@ -176,10 +177,16 @@ pub fn job(out: &mut String, j: &FioJobReport, g: &Group) {
             );
         }
     }
+    let mixed = j.opts.unified == Unified::Mixed;
     for (i, d) in j.dirs().into_iter().enumerate() {
         if let Some(d) = d.filter(|d| d.io_bytes > 0) {
-            ddir(out, i, d, g);
+            let name = if mixed { "mixed" } else { DIR_NAMES[i] };
+            ddir(out, i, name, d, g, &j.opts);
         }
+    }
+    // fio's show_mixed_ddir_status: the sum, as a read of the group
+    if let Some(d) = j.mixed.as_ref().filter(|d| d.io_bytes > 0) {
+        ddir(out, 0, "mixed", d, g, &j.opts);
     }
     let (n, u, m) = j.latency_buckets();
     lat_lines(out, &n, &RANGES[..10], "nsec");
@@ -188,8 +195,8 @@ pub fn job(out: &mut String, j: &FioJobReport, g: &Group) {
     if let Some(s) = j.sync.as_ref().filter(|s| s.n > 0) {
         let _ = writeln!(out, "  fsync/fdatasync/sync_file_range:");
         display_lat(out, "sync", s);
-        if let Some(p) = s.percentiles() {
-            percentiles(out, "sync", &p);
+        if let Some(p) = s.percentiles_of(&j.opts.percentiles) {
+            percentiles(out, "sync", &p, j.opts.precision);
         }
     }
     let _ = writeln!(
@@ -243,14 +250,15 @@ pub fn job(out: &mut String, j: &FioJobReport, g: &Group) {
         j.iodepth
     );
     if let Some(ss) = &j.steadystate {
-        steadystate(out, ss);
+        steadystate(out, ss, &j.opts);
     }
 }
 
 /// fio's `show_ss_normal`: the window's mean bandwidth (in `kb_base`
 /// units, shown with both prefixes as fio shows it), its mean IOPS and
 /// the last criterion.
-fn steadystate(out: &mut String, ss: &SsReport) {
+fn steadystate(out: &mut String, ss: &SsReport, o: &ReportOpts) {
+    let (sig, unit) = (o.sig_figs, rate_unit(o));
     let kb = ss.kb_base.max(1);
     let pow2 = kb.is_power_of_two();
     let bw = ss.bw_mean() / kb;
@@ -258,9 +266,9 @@ fn steadystate(out: &mut String, ss: &SsReport) {
         out,
         "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}",
         if ss.attained { "yes" } else { "no" },
-        num2str(bw, SIG_FIGS, kb, pow2, Unit::BytePerSec),
-        num2str(bw, SIG_FIGS, kb, !pow2, Unit::BytePerSec),
-        num2str(ss.iops_mean(), SIG_FIGS, 1, false, Unit::None),
+        num2str(bw, sig, kb, pow2, unit),
+        num2str(bw, sig, kb, !pow2, unit),
+        num2str(ss.iops_mean(), sig, 1, false, Unit::None),
         match ss.criterion.metric {
             SsMetric::Iops => "iops",
             SsMetric::Bw => "bw",
@@ -280,23 +288,37 @@ const RANGES: [&str; 12] = [
     "2=", "4=", "10=", "20=", "50=", "100=", "250=", "500=", "750=", "1000=", "2000=", ">=2000=",
 ];
 
-/// One direction of a job (fio's `show_ddir_status`).
-fn ddir(out: &mut String, i: usize, d: &DirReport, g: &Group) {
+/// The unit of rates: bytes, or bits with `unit_base=1`.
+fn rate_unit(o: &ReportOpts) -> Unit {
+    if o.bits {
+        Unit::BitPerSec
+    } else {
+        Unit::BytePerSec
+    }
+}
+
+/// One direction of a job (fio's `show_ddir_status`), shown as `name`.
+fn ddir(out: &mut String, i: usize, name: &str, d: &DirReport, g: &Group, o: &ReportOpts) {
     if d.runtime_ms == 0 {
         return;
     }
     let bw = d.bw_bytes();
     let iops = (1000 * d.total_ios as u128 / d.runtime_ms as u128) as u64;
+    let sig = o.sig_figs;
     let _ = writeln!(
         out,
         "  {}: IOPS={}, BW={} ({})({}/{}msec){}",
-        DIR_NAMES[i],
-        num2str(iops, SIG_FIGS, 1, false, Unit::None),
-        num2str(bw, SIG_FIGS, 1, true, Unit::BytePerSec),
-        num2str(bw, SIG_FIGS, 1, false, Unit::BytePerSec),
-        num2str(d.io_bytes, SIG_FIGS, 1, true, Unit::Byte),
+        name,
+        num2str(iops, sig, 1, false, Unit::None),
+        num2str(bw, sig, 1, true, rate_unit(o)),
+        num2str(bw, sig, 1, false, rate_unit(o)),
+        num2str(d.io_bytes, sig, 1, true, Unit::Byte),
         d.runtime_ms,
-        if i == 1 { "; 0 zone resets" } else { "" }
+        if name == "write" {
+            "; 0 zone resets"
+        } else {
+            ""
+        }
     );
     if let Some(s) = d.slat.as_ref().filter(|s| s.n > 0) {
         display_lat(out, "slat", s);
@@ -307,22 +329,22 @@ fn ddir(out: &mut String, i: usize, d: &DirReport, g: &Group) {
     if d.lat.n > 0 {
         display_lat(out, " lat", &d.lat);
     }
-    if let (of, Some(src)) = d.percentile_source()
-        && let Some(p) = src.percentiles()
-    {
-        let pre = match of {
-            PercentilesOf::Clat => "clat",
-            PercentilesOf::Lat => "lat",
-        };
-        percentiles(out, pre, &p);
+    for (of, src) in d.percentile_blocks(o) {
+        if let Some(p) = src.percentiles_of(&o.percentiles) {
+            percentiles(out, of.name(), &p, o.precision);
+        }
     }
     if let Some((min, max, mean, dev)) = moments(&d.bw_samples) {
         let share = g.share(i, mean);
-        let (mut min, mut max, mut mean, mut dev) = (min, max, mean, dev);
-        let mut unit = "KiB";
+        // fio truncates min and max to integers (KiB/s) before scaling
+        let (mut min, mut max, mut mean, mut dev) = (min.trunc(), max.trunc(), mean, dev);
+        let mut unit = if o.bits { "Kibit" } else { "KiB" };
+        if o.bits {
+            (min, max, mean, dev) = (min * 8.0, max * 8.0, mean * 8.0, dev * 8.0);
+        }
         if mean > 1024.0 * 1024.0 {
             (min, max, mean, dev) = (min / 1024.0, max / 1024.0, mean / 1024.0, dev / 1024.0);
-            unit = "MiB";
+            unit = if o.bits { "Mibit" } else { "MiB" };
         }
         let _ = writeln!(
             out,
@@ -389,8 +411,9 @@ fn display_lat(out: &mut String, name: &str, s: &LatStat) {
     );
 }
 
-/// The percentile block (fio's `show_clat_percentiles`, precision 2).
-pub fn percentiles(out: &mut String, pre: &str, p: &[(f64, u64)]) {
+/// The percentile block (fio's `show_clat_percentiles`), each name with
+/// `precision` digits after the point (2 for fio's default list).
+pub fn percentiles(out: &mut String, pre: &str, p: &[(f64, u64)], precision: usize) {
     let minv = p.iter().map(|x| x.1).min().unwrap_or(0);
     let maxv = p.iter().map(|x| x.1).max().unwrap_or(0);
     let (scale, divisor, unit) = if minv > 2_000_000 && maxv > 99_999_999 {
@@ -403,7 +426,6 @@ pub fn percentiles(out: &mut String, pre: &str, p: &[(f64, u64)]) {
     let _ = write!(out, "    {pre} percentiles ({unit}):\n     |");
     let q = maxv / divisor;
     let width = 5.max(if q == 0 { 0 } else { q.ilog10() as usize + 1 });
-    let precision = 2;
     let per_line = (80 - 7) / (precision + 10 + width);
     for (j, &(pct, v)) in p.iter().enumerate() {
         if j != 0 && j % per_line == 0 {
@@ -416,9 +438,10 @@ pub fn percentiles(out: &mut String, pre: &str, p: &[(f64, u64)]) {
         }
         let _ = write!(
             out,
-            " {:>5}th=[{v:>width$}]{}",
-            fixed(pct, 2),
-            if last { '\n' } else { ',' }
+            " {:>w$}th=[{v:>width$}]{}",
+            fixed(pct, precision),
+            if last { '\n' } else { ',' },
+            w = precision + 3
         );
         if last {
             break;
@@ -461,25 +484,55 @@ fn lat_lines(out: &mut String, shares: &[f64], ranges: &[&str], unit: &str) {
 pub fn group(out: &mut String, g: &Group) {
     const NAMES: [&str; 3] = ["   READ", "  WRITE", "   TRIM"];
     let _ = writeln!(out, "\nRun status group {} (all jobs):", g.id);
+    let line =
+        |out: &mut String, name: &str, io: u64, agg: u64, bw: (u64, u64), run: (u64, u64)| {
+            let sig = g.opts.sig_figs;
+            let b = |v: u64, p2: bool| num2str(v, sig, 1, p2, rate_unit(&g.opts));
+            let _ = writeln!(
+                out,
+                "{}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
+                name,
+                b(agg, true),
+                b(agg, false),
+                b(bw.0, true),
+                b(bw.1, true),
+                b(bw.0, false),
+                b(bw.1, false),
+                num2str(io, sig, 1, true, Unit::Byte),
+                num2str(io, sig, 1, false, Unit::Byte),
+                run.0,
+                run.1
+            );
+        };
+    let mixed = g.opts.unified == Unified::Mixed;
     for (i, name) in NAMES.iter().enumerate() {
         if g.max_run[i] == 0 {
             continue;
         }
-        let b = |v: u64, p2: bool| num2str(v, SIG_FIGS, 1, p2, Unit::BytePerSec);
-        let _ = writeln!(
+        line(
             out,
-            "{}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec",
-            name,
-            b(g.agg[i], true),
-            b(g.agg[i], false),
-            b(g.min_bw[i], true),
-            b(g.max_bw[i], true),
-            b(g.min_bw[i], false),
-            b(g.max_bw[i], false),
-            num2str(g.iobytes[i], SIG_FIGS, 1, true, Unit::Byte),
-            num2str(g.iobytes[i], SIG_FIGS, 1, false, Unit::Byte),
-            g.min_run[i],
-            g.max_run[i]
+            if mixed { "  MIXED" } else { name },
+            g.iobytes[i],
+            g.agg[i],
+            (g.min_bw[i], g.max_bw[i]),
+            (g.min_run[i], g.max_run[i]),
         );
+    }
+    // fio's show_mixed_group_stats: the directions' figures together
+    if g.opts.unified == Unified::Both {
+        let ran: Vec<usize> = (0..3).filter(|&i| g.max_run[i] > 0).collect();
+        if !ran.is_empty() {
+            let sum = |f: &[u64; 3]| ran.iter().map(|&i| f[i]).sum::<u64>();
+            let lo = |f: &[u64; 3]| ran.iter().map(|&i| f[i]).min().unwrap_or(0);
+            let hi = |f: &[u64; 3]| ran.iter().map(|&i| f[i]).max().unwrap_or(0);
+            line(
+                out,
+                "  MIXED",
+                sum(&g.iobytes),
+                sum(&g.agg),
+                (lo(&g.min_bw), hi(&g.max_bw)),
+                (lo(&g.min_run), hi(&g.max_run)),
+            );
+        }
     }
 }

@@ -10,6 +10,7 @@
 use super::names;
 use super::value::{self, KB_BASE, SizeOrPct, TimeUnit};
 use crate::measure::placed::IdSet;
+use crate::report::fio::{ReportOpts, Unified};
 use crate::runner::pin::{self, MemPolicy, PinRequest, Policy};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -348,6 +349,7 @@ const ALIASES: &[(&str, &str)] = &[
     ("ss_interval", "steadystate_check_interval"),
     ("ratemin", "rate_min"),
     ("ratecycle", "rate_cycle"),
+    ("disable_bw", "disable_bw_measurement"),
 ];
 
 /// The options of fio's built-in profiles (`tiobench`, `act`) that are
@@ -482,6 +484,21 @@ pub const SUPPORTED: &[&str] = &[
     "rate_min",
     "rate_iops_min",
     "rate_cycle",
+    // what fio's report shows (report::fio::ReportOpts)
+    "percentile_list",
+    "clat_percentiles",
+    "lat_percentiles",
+    "slat_percentiles",
+    "unified_rw_reporting",
+    "disable_lat",
+    "disable_clat",
+    "disable_slat",
+    "disable_bw_measurement",
+    "stats",
+    "significant_figures",
+    "bwavgtime",
+    "iopsavgtime",
+    "unit_base",
 ];
 
 /// The options whose value may be left out: a log named after the job.
@@ -712,6 +729,26 @@ pub struct Job {
     pub rate_iops_min: Dir<u64>,
     /// `rate_cycle`: the minimum rates are averaged over this, ms.
     pub rate_cycle_ms: u64,
+    /// fio's report options ([`Job::report_opts`]): `percentile_list`
+    /// sorted with its precision, `None` for fio's default list.
+    pub percentile_list: Option<(Vec<f64>, usize)>,
+    pub clat_percentiles: bool,
+    pub lat_percentiles: bool,
+    pub slat_percentiles: bool,
+    pub unified_rw_reporting: Unified,
+    pub disable_lat: bool,
+    pub disable_clat: bool,
+    pub disable_slat: bool,
+    /// fio's `disable_bw_measurement`: only its per-I/O bandwidth log
+    /// would change, which is refused with it ([`Job::report_opts`]).
+    pub disable_bw: bool,
+    pub stats: bool,
+    pub significant_figures: u32,
+    /// `bwavgtime`, `iopsavgtime` in ms; `None`: iogauge's one second.
+    pub bwavgtime: Option<u64>,
+    pub iopsavgtime: Option<u64>,
+    /// Rates in bits (`unit_base=1`) rather than bytes (0, 8).
+    pub unit_bits: bool,
     /// Where each option that was set came from, and its text (by the
     /// name in [`SUPPORTED`]).
     pub origin: BTreeMap<&'static str, (Place, String)>,
@@ -828,6 +865,20 @@ impl Job {
             rate_min: Dir::all(0),
             rate_iops_min: Dir::all(0),
             rate_cycle_ms: 1000,
+            percentile_list: None,
+            clat_percentiles: true,
+            lat_percentiles: false,
+            slat_percentiles: false,
+            unified_rw_reporting: Unified::Split,
+            disable_lat: false,
+            disable_clat: false,
+            disable_slat: false,
+            disable_bw: false,
+            stats: true,
+            significant_figures: 4,
+            bwavgtime: None,
+            iopsavgtime: None,
+            unit_bits: false,
             origin: BTreeMap::new(),
         }
     }
@@ -1106,6 +1157,54 @@ impl Job {
                 }
             }
             "rate_cycle" => self.rate_cycle_ms = value::int(v, kb, INT_MAX)?,
+            "percentile_list" => self.percentile_list = Some(percentile_list(v)?),
+            "clat_percentiles" => self.clat_percentiles = value::boolean(v)?,
+            "lat_percentiles" => self.lat_percentiles = value::boolean(v)?,
+            "slat_percentiles" => self.slat_percentiles = value::boolean(v)?,
+            "unified_rw_reporting" => {
+                self.unified_rw_reporting = match v.trim() {
+                    "none" | "0" => Unified::Split,
+                    "mixed" | "1" => Unified::Mixed,
+                    "both" => Unified::Both,
+                    t => {
+                        return Err(format!(
+                            "'{t}': unified_rw_reporting is none, mixed or both (or 0, 1)"
+                        ));
+                    }
+                }
+            }
+            "disable_lat" => self.disable_lat = value::boolean(v)?,
+            "disable_clat" => self.disable_clat = value::boolean(v)?,
+            "disable_slat" => self.disable_slat = value::boolean(v)?,
+            "disable_bw_measurement" => self.disable_bw = value::boolean(v)?,
+            "stats" => self.stats = value::boolean(v)?,
+            "significant_figures" => {
+                let n = int(v)?;
+                if !(1..=10).contains(&n) {
+                    return Err(format!("significant_figures is 1 to 10, not {n}"));
+                }
+                self.significant_figures = n;
+            }
+            "bwavgtime" | "iopsavgtime" => {
+                let ms = value::int(v, kb, INT_MAX)?;
+                if ms == 0 || ms % 1000 != 0 {
+                    return Err(format!(
+                        "iogauge counts bytes and I/Os per whole second, so it samples over a multiple of 1000 ms (1000, 2000, …); it cannot sample every {ms} ms as fio would"
+                    ));
+                }
+                if c == "bwavgtime" {
+                    self.bwavgtime = Some(ms);
+                } else {
+                    self.iopsavgtime = Some(ms);
+                }
+            }
+            "unit_base" => {
+                self.unit_bits = match v.trim() {
+                    "0" | "8" => false,
+                    "1" => true,
+                    t => return Err(format!("'{t}': unit_base is 0, 8 (bytes) or 1 (bits)")),
+                }
+            }
             _ => unreachable!("every name of SUPPORTED is handled"),
         }
         let key = if c == "buffered" { "direct" } else { c };
@@ -1318,11 +1417,64 @@ impl Job {
                 "rate_min" => dir(&self.rate_min),
                 "rate_iops_min" => dir(&self.rate_iops_min),
                 "rate_cycle" => self.rate_cycle_ms.to_string(),
+                "percentile_list" => match &self.percentile_list {
+                    // fio's 17, shown short
+                    None => "1:5:10:...:99.99".into(),
+                    Some((list, precision)) => list
+                        .iter()
+                        .map(|p| format!("{p:.*}", precision))
+                        .collect::<Vec<_>>()
+                        .join(":"),
+                },
+                "clat_percentiles" => b(self.clat_percentiles),
+                "lat_percentiles" => b(self.lat_percentiles),
+                "slat_percentiles" => b(self.slat_percentiles),
+                "unified_rw_reporting" => match self.unified_rw_reporting {
+                    Unified::Split => "none",
+                    Unified::Mixed => "mixed",
+                    Unified::Both => "both",
+                }
+                .into(),
+                "disable_lat" => b(self.disable_lat),
+                "disable_clat" => b(self.disable_clat),
+                "disable_slat" => b(self.disable_slat),
+                "disable_bw_measurement" => b(self.disable_bw),
+                "stats" => b(self.stats),
+                "significant_figures" => self.significant_figures.to_string(),
+                "bwavgtime" => format!("{} ms", self.bwavgtime.unwrap_or(1000)),
+                "iopsavgtime" => format!("{} ms", self.iopsavgtime.unwrap_or(1000)),
+                "unit_base" => if self.unit_bits { "1" } else { "8" }.into(),
                 _ => unreachable!("every name of SUPPORTED is shown"),
             };
             out.push((name, v));
         }
         out
+    }
+
+    /// How the job's report looks: its report options as
+    /// [`ReportOpts`].
+    pub fn report_opts(&self) -> ReportOpts {
+        let d = ReportOpts::default();
+        let (percentiles, precision) = self
+            .percentile_list
+            .clone()
+            .unwrap_or((d.percentiles, d.precision));
+        ReportOpts {
+            percentiles,
+            precision,
+            clat_percentiles: self.clat_percentiles,
+            lat_percentiles: self.lat_percentiles,
+            slat_percentiles: self.slat_percentiles,
+            unified: self.unified_rw_reporting,
+            disable_lat: self.disable_lat,
+            disable_clat: self.disable_clat,
+            disable_slat: self.disable_slat,
+            stats: self.stats,
+            sig_figs: self.significant_figures as usize,
+            bw_avg_ms: self.bwavgtime.unwrap_or(d.bw_avg_ms),
+            iops_avg_ms: self.iopsavgtime.unwrap_or(d.iops_avg_ms),
+            bits: self.unit_bits,
+        }
     }
 
     /// The prefix of log option `name` (`write_lat_log`, …) if set: as
@@ -1427,6 +1579,42 @@ impl Job {
         };
         (names, total)
     }
+}
+
+/// fio's `percentile_list`: values from 0 to 100 separated by `:`, at most
+/// 20 (`FIO_IO_U_LIST_MAX_LEN`); the list ends at the first 0, as fio
+/// counts it, and is sorted. With it, the precision the text shows them
+/// with: the most digits after a point among them.
+pub fn percentile_list(v: &str) -> Result<(Vec<f64>, usize), String> {
+    const MAX_LEN: usize = 20;
+    let mut list = Vec::new();
+    let mut precision = 0;
+    for (i, t) in v.trim().split(':').enumerate() {
+        if i >= MAX_LEN {
+            return Err(format!("the list exceeding max length {MAX_LEN}"));
+        }
+        let t = t.trim();
+        let x: f64 = t
+            .parse()
+            .map_err(|_| format!("not a floating point value: {t}"))?;
+        if x.is_nan() || x > 100.0 {
+            return Err(format!(
+                "value out of range: {x:.6} (range max: 100.000000)"
+            ));
+        }
+        if x < 0.0 {
+            return Err(format!("value out of range: {x:.6} (range min: 0.000000)"));
+        }
+        if let Some((_, frac)) = t.split_once('.') {
+            precision = precision.max(frac.chars().take_while(char::is_ascii_digit).count());
+        }
+        list.push(x);
+    }
+    if let Some(z) = list.iter().position(|&x| x == 0.0) {
+        list.truncate(z);
+    }
+    list.sort_by(f64::total_cmp);
+    Ok((list, precision))
 }
 
 fn nonempty(v: &str) -> Result<String, String> {
@@ -1664,6 +1852,91 @@ mod tests {
             j.apply(n, v, &at())?;
         }
         Ok(j)
+    }
+
+    #[test]
+    fn percentile_list_read_as_fio_reads_it() {
+        assert_eq!(percentile_list("99:99.9").unwrap(), (vec![99.0, 99.9], 1));
+        assert_eq!(percentile_list("99.5").unwrap(), (vec![99.5], 1));
+        assert_eq!(
+            percentile_list("99.99:50:1").unwrap(),
+            (vec![1.0, 50.0, 99.99], 2)
+        );
+        // fio's list ends at its first 0
+        assert_eq!(percentile_list("50:0:99").unwrap(), (vec![50.0], 0));
+        assert_eq!(percentile_list("100").unwrap(), (vec![100.0], 0));
+        let twenty: Vec<String> = (1..=20).map(|i| i.to_string()).collect();
+        let twenty = twenty.join(":");
+        assert_eq!(percentile_list(&twenty).unwrap().0.len(), 20);
+        assert_eq!(
+            percentile_list(&format!("{twenty}:21")).unwrap_err(),
+            "the list exceeding max length 20"
+        );
+        assert_eq!(
+            percentile_list("100.5").unwrap_err(),
+            "value out of range: 100.500000 (range max: 100.000000)"
+        );
+        assert!(percentile_list("-1").unwrap_err().contains("range min"));
+        assert!(percentile_list("nan").is_err());
+        assert_eq!(
+            percentile_list("50:x").unwrap_err(),
+            "not a floating point value: x"
+        );
+    }
+
+    #[test]
+    fn report_options_read_as_fio() {
+        let d = job(&[]).unwrap().report_opts();
+        assert_eq!(d, ReportOpts::default());
+        assert_eq!(d.percentiles.len(), 17);
+        let o = job(&[
+            "percentile_list=99.9:50",
+            "lat_percentiles=1",
+            "clat_percentiles=0",
+            "slat_percentiles=1",
+            "unified_rw_reporting=both",
+            "disable_lat=1",
+            "disable_clat=1",
+            "disable_slat=1",
+            "disable_bw=1",
+            "stats=0",
+            "significant_figures=6",
+            "bwavgtime=2000",
+            "iopsavgtime=3000",
+            "unit_base=1",
+        ])
+        .unwrap()
+        .report_opts();
+        assert_eq!((o.percentiles.clone(), o.precision), (vec![50.0, 99.9], 1));
+        assert!(o.lat_percentiles && !o.clat_percentiles && o.slat_percentiles);
+        assert_eq!(o.unified, Unified::Both);
+        assert!(o.disable_lat && o.disable_clat && o.disable_slat && !o.stats);
+        assert_eq!((o.sig_figs, o.bw_avg_ms, o.iops_avg_ms), (6, 2000, 3000));
+        assert_eq!(o.sample_secs(), (2, 3));
+        assert!(o.bits);
+        for (v, want) in [
+            ("none", Unified::Split),
+            ("0", Unified::Split),
+            ("mixed", Unified::Mixed),
+            ("1", Unified::Mixed),
+            ("both", Unified::Both),
+        ] {
+            let j = job(&[&format!("unified_rw_reporting={v}")]).unwrap();
+            assert_eq!(j.unified_rw_reporting, want, "{v}");
+        }
+        for bad in [
+            "unified_rw_reporting=2",
+            "significant_figures=0",
+            "significant_figures=11",
+            "bwavgtime=500",
+            "iopsavgtime=0",
+            "bwavgtime=1500",
+            "unit_base=4",
+            "stats=maybe",
+        ] {
+            assert!(job(&[bad]).is_err(), "{bad}");
+        }
+        assert!(!job(&["unit_base=8"]).unwrap().report_opts().bits);
     }
 
     #[test]

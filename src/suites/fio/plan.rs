@@ -253,6 +253,44 @@ fn refuse(job: &Job, opt: &str, why: impl std::fmt::Display) -> String {
     format!("{}: {why}", place(job, opt))
 }
 
+/// The report options that iogauge cannot follow with the job's per-I/O
+/// logs: fio leaves out of them what `disable_*` and `stats=0` turn off,
+/// iogauge's logs record every request.
+fn report_options_with_logs(j: &Job) -> Result<(), String> {
+    let lat_log = j.write_lat_log.is_some();
+    let any_log = lat_log || j.write_bw_log.is_some() || j.write_iops_log.is_some();
+    if !j.stats && any_log {
+        return Err(refuse(
+            j,
+            "stats",
+            "stats=0 with write_*_log: fio then logs nothing, iogauge's logs record every request; drop one of them",
+        ));
+    }
+    for (on, name) in [
+        (j.disable_lat, "disable_lat"),
+        (j.disable_clat, "disable_clat"),
+        (j.disable_slat, "disable_slat"),
+    ] {
+        if on && lat_log {
+            return Err(refuse(
+                j,
+                name,
+                format!(
+                    "{name}=1 with write_lat_log: fio leaves that latency out of its lat/clat/slat logs, iogauge's logs keep all three; drop one of them"
+                ),
+            ));
+        }
+    }
+    if j.disable_bw && j.write_bw_log.is_some() && j.log_avg_msec == 0 {
+        return Err(refuse(
+            j,
+            "disable_bw_measurement",
+            "disable_bw_measurement=1 with a per-I/O write_bw_log (log_avg_msec=0): fio then leaves that log empty, iogauge writes it; set log_avg_msec or drop one of them",
+        ));
+    }
+    Ok(())
+}
+
 /// fio's `filename` list: `:` separates, `\:` is a colon.
 pub fn split_names(s: &str) -> Vec<String> {
     let mut out = vec![String::new()];
@@ -646,6 +684,7 @@ pub fn plan(jobs: &[Job], allow: Allow) -> Result<Plan, String> {
                 place(j, "number_ios")
             ));
         }
+        report_options_with_logs(j)?;
         let (choice, note) = engine_of(j);
         if let Some(n) = note
             && j.clone == 0

@@ -501,8 +501,10 @@ fn ffsb_takes_an_open_loop_as_a_labelled_extension() {
         report.contains("iogauge extension, not FFSB: open loop"),
         "{report}"
     );
+    // the issue rate over a 1 s run: within 5 % (a loaded machine has
+    // made a late arrival cost 2.4 %)
     let issued = f64_at(&v, "summary.open_loop.rate_issued");
-    assert!((issued / 500.0 - 1.0).abs() < 0.02, "{issued}");
+    assert!((issued / 500.0 - 1.0).abs() < 0.05, "{issued}");
     assert_eq!(tree(&loc), Vec::<String>::new(), "the run left something");
     assert_untouched(dir.path());
 }

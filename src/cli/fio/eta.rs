@@ -81,16 +81,7 @@ struct State {
 impl Lines {
     /// The text of a line at `t` with `ops` done, `rate` per second.
     fn text(&self, t: Duration, ops: u64, rate: f64, what: &str) -> String {
-        let s = t.as_secs();
-        let mut l = format!(
-            "fio: [{:02}m:{:02}s] {ops} I/Os, {rate:.0} IOPS",
-            s / 60,
-            s % 60
-        );
-        if !what.is_empty() {
-            l.push_str(&format!(" ({what})"));
-        }
-        l
+        crate::report::fio::text::eta_line(t.as_secs(), ops, rate, what)
     }
 
     /// The line at `t`: rewritten in place, or kept (`keep`).

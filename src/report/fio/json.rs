@@ -3,11 +3,11 @@
 //! writes its floats with six decimals, so `0.000000` stays a float).
 
 use super::num::fixed;
+use super::steady::SsReport;
 use super::text::{Group, groups, moments};
 use super::{
     DirReport, DiskUtil, FioJobReport, LatStat, PercentilesOf, ReportOpts, Unified, ctime,
 };
-use crate::suites::fio::steady::SsReport;
 use std::fmt::Write;
 
 /// A JSON value that keeps its keys' order and writes numbers as fio does.

@@ -18,6 +18,7 @@ pub mod disk;
 pub mod exporter;
 pub mod json;
 pub mod num;
+pub mod steady;
 pub mod terse;
 pub mod text;
 
@@ -388,7 +389,7 @@ pub struct FioJobReport {
     pub ended_ms: u64,
     pub pid: u32,
     /// fio's steady-state detection, when the job asked for it.
-    pub steadystate: Option<crate::suites::fio::steady::SsReport>,
+    pub steadystate: Option<steady::SsReport>,
     /// The job's `description` (the terse line's last field).
     pub description: Option<String>,
 }

@@ -3,8 +3,8 @@
 //! stat.c), line for line.
 
 use super::num::{Unit, fixed, num2str};
+use super::steady::{SsMetric, SsReport};
 use super::{DirReport, DiskUtil, FioJobReport, LatStat, ReportOpts, Unified, ctime};
-use crate::suites::fio::steady::{SsMetric, SsReport};
 use std::fmt::Write;
 
 /// The figures of one reporting group, per direction (fio's
@@ -535,4 +535,19 @@ pub fn group(out: &mut String, g: &Group) {
             );
         }
     }
+}
+
+/// fio's progress line (`--eta=always`, `--eta-newline`) at `s` seconds
+/// with `ops` done at `rate` per second, and what is being done before
+/// the timed phase, if anything.
+pub fn eta_line(s: u64, ops: u64, rate: f64, what: &str) -> String {
+    let mut l = format!(
+        "fio: [{:02}m:{:02}s] {ops} I/Os, {rate:.0} IOPS",
+        s / 60,
+        s % 60
+    );
+    if !what.is_empty() {
+        l.push_str(&format!(" ({what})"));
+    }
+    l
 }

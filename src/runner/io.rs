@@ -44,8 +44,16 @@ pub trait Source {
     fn next(&mut self) -> Option<Req>;
 
     /// Fill the buffer of `req` before it is issued (when
-    /// [`Source::FILLS`]): a source that writes patterns.
+    /// [`Source::FILLS`] and [`Source::fills`]): a source that writes
+    /// patterns.
     fn fill(&mut self, _req: &Req, _buf: &mut [u8]) {}
+
+    /// Whether this source fills anything in this run (checked before the
+    /// buffer is looked up, so a source that could fill but does not
+    /// costs nothing per request).
+    fn fills(&self) -> bool {
+        Self::FILLS
+    }
 
     /// A request owed to the one before it (a sync after every Nth write):
     /// issued before the next [`Source::next`], without a turn of its own
@@ -239,7 +247,7 @@ impl Io {
             if ctx.is_capped() && !ctx.cap_wait(req.kind, u64::from(req.len)) {
                 return Ok(());
             }
-            if S::FILLS {
+            if S::FILLS && src.fills() {
                 src.fill(&req, self.engine.buf_mut(0));
             }
             let mut c = match self.engine.exec(req) {
@@ -379,7 +387,7 @@ impl Io {
         if ctx.is_capped() {
             self.wait_cap(ctx, src, &req)?;
         }
-        if S::FILLS {
+        if S::FILLS && src.fills() {
             src.fill(&req, self.engine.buf_mut(slot));
         }
         if req.kind == OpKind::Fsync && self.in_flight() > 0 {

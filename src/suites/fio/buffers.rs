@@ -432,6 +432,13 @@ impl Fill {
         }
     }
 
+    /// Whether [`Fill::fill`] does anything: a refill, a fixed content
+    /// or the scramble.
+    #[inline]
+    pub fn active(&self) -> bool {
+        self.refill || self.fixed || self.scramble
+    }
+
     /// Make `buf` (the whole buffer slot of `req`) what `req` writes; a read
     /// marks its slot as needing a fill again.
     #[inline]

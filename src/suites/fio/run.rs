@@ -585,6 +585,11 @@ impl Source for FioSource {
     }
 
     #[inline]
+    fn fills(&self) -> bool {
+        self.fill.active()
+    }
+
+    #[inline]
     fn next(&mut self) -> Option<Req> {
         if let Some(d) = self.deadline
             && now_ns() >= d

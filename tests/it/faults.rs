@@ -550,9 +550,9 @@ fn every_command() -> Vec<(Vec<&'static str>, u32, When)> {
             32,
         ),
         v(&["andrew"], 32),
-        v(&["sdet", "--max-procs", "2", "--duration", "0.5s"], 32),
+        v(&["sdet", "--max-procs", "2", "--duration", "1s"], 32),
         (
-            vec!["sdet", "--max-procs", "2", "--duration", "0.5s"],
+            vec!["sdet", "--max-procs", "2", "--duration", "1s"],
             32,
             When::Open(40),
         ),
